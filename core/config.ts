@@ -1,0 +1,50 @@
+// Runtime configuration: environment variables with defaults, validated once at start so a
+// typo fails with one clear line instead of a surprise deep inside a stage.
+import path from 'node:path';
+import { z } from 'zod';
+
+const cronMap = z.record(z.string(), z.string());
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  SERVICE_PREFIX: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'must be empty or like /api (no trailing slash)')
+    .default('/api'),
+  SEARCH_BUDGET_MS: z.coerce.number().int().positive().default(2000),
+  ADMIN_TOKEN: z.string().optional(),
+  KEEP_GENERATIONS: z.coerce.number().int().min(1).default(5),
+  /** JSON object: stage (or "run") -> node-cron expression. */
+  PIPELINE_SCHEDULE: z
+    .string()
+    .default('{"run":"0 * * * *"}')
+    .transform((s, ctx) => {
+      try {
+        return cronMap.parse(JSON.parse(s));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of stage -> cron expression' });
+        return z.NEVER;
+      }
+    }),
+  DEFAULT_CORPUS_POSTS: z.coerce.number().int().positive().default(20000),
+  DEFAULT_CORPUS_SEED: z.coerce.number().int().default(42),
+  DUCKDB_MEMORY_LIMIT: z.string().default('3GB'),
+  DUCKDB_THREADS: z.coerce.number().int().positive().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof schema> & { dataDir: string };
+
+export class ConfigError extends Error {}
+
+/** Parse configuration from an environment (process.env by default); throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'env'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+  }
+  return { ...parsed.data, dataDir: path.resolve(parsed.data.DATA_DIR) };
+}

@@ -1,0 +1,38 @@
+// The data directory layout (DESIGN.md 4.3), in one place so the pipeline, the server and the
+// tests never spell a path twice.
+import path from 'node:path';
+
+export interface DataDirLayout {
+  root: string;
+  landing: string;
+  quarantine: string;
+  snapshots: string;
+  current: string;
+  ledger: string;
+  jobs: string;
+  /** Pipeline working state: the DuckDB working store and stage artifacts awaiting publish. */
+  work: string;
+  workDb: string;
+  artifacts: string;
+  lock: string;
+  truth: string;
+}
+
+export function dataDirLayout(root: string): DataDirLayout {
+  const r = path.resolve(root);
+  const work = path.join(r, 'work');
+  return {
+    root: r,
+    landing: path.join(r, 'landing'),
+    quarantine: path.join(r, 'quarantine'),
+    snapshots: path.join(r, 'snapshots'),
+    current: path.join(r, 'snapshots', 'CURRENT'),
+    ledger: path.join(r, 'ledger'),
+    jobs: path.join(r, 'jobs'),
+    work,
+    workDb: path.join(work, 'pipeline.duckdb'),
+    artifacts: path.join(work, 'artifacts'),
+    lock: path.join(work, 'pipeline.lock'),
+    truth: path.join(r, 'truth'),
+  };
+}

@@ -1,0 +1,60 @@
+// Small durability primitives. A rename is only durable once the directory holding it is
+// fsynced, and a file's bytes only once the file is; every "atomic switch" in the project is
+// built from these three steps.
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+export async function fsyncPath(p: string): Promise<void> {
+  const fh = await fs.open(p, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** fsync a directory so entries created or renamed in it survive a power cut. */
+export const fsyncDir = fsyncPath;
+
+/** Write a file so that readers see either the old content or the new, never a mix. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.tmp-${path.basename(file)}-${process.pid}-${Date.now()}`);
+  const fh = await fs.open(tmp, 'w');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fs.rename(tmp, file);
+  await fsyncDir(dir);
+}
+
+export async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** fsync every file below dir, then every directory bottom-up. */
+export async function fsyncTree(dir: string): Promise<void> {
+  const entries = await fs.readdir(dir, { withFileTypes: true });
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) await fsyncTree(p);
+    else if (e.isFile()) await fsyncPath(p);
+  }
+  await fsyncDir(dir);
+}
+
+export async function exists(p: string): Promise<boolean> {
+  try {
+    await fs.access(p);
+    return true;
+  } catch {
+    return false;
+  }
+}

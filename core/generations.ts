@@ -1,0 +1,68 @@
+// Snapshot generations (DESIGN.md 4.3): DATA_DIR/snapshots/<G>/ holds one immutable generation
+// and DATA_DIR/snapshots/CURRENT names the one served. Readers (the server, benchmarks, tests)
+// use only this module, never the pipeline's work store.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { DataDirLayout } from './data-dir.ts';
+import type { WindowBounds, WindowKey } from './windows.ts';
+
+export const SNAPSHOT_SCHEMA_VERSION = 1;
+const GEN_RE = /^g(\d{6,})$/;
+
+export interface ManifestFile {
+  name: string;
+  bytes: number;
+  sha256: string;
+  /** Row count for tables; null for index and other binary files. */
+  rows: number | null;
+}
+
+export interface Manifest {
+  schema_version: number;
+  generation: string;
+  previous_generation: string | null;
+  computed_at: string;
+  as_of: string;
+  windows: Record<WindowKey, WindowBounds>;
+  embedder: { model: string; version: string } | null;
+  files: ManifestFile[];
+  counts: Record<string, number>;
+}
+
+export function generationId(n: number): string {
+  return `g${String(n).padStart(6, '0')}`;
+}
+
+export function generationNumber(id: string): number | null {
+  const m = GEN_RE.exec(id);
+  return m ? Number(m[1]) : null;
+}
+
+/** Published generation ids, oldest first. */
+export async function listGenerations(layout: DataDirLayout): Promise<string[]> {
+  let names: string[] = [];
+  try {
+    names = await fs.readdir(layout.snapshots);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  return names.filter((n) => GEN_RE.test(n)).sort((a, b) => generationNumber(a)! - generationNumber(b)!);
+}
+
+export async function readCurrent(layout: DataDirLayout): Promise<string | null> {
+  try {
+    const id = (await fs.readFile(layout.current, 'utf8')).trim();
+    return GEN_RE.test(id) ? id : null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+export function generationDir(layout: DataDirLayout, id: string): string {
+  return path.join(layout.snapshots, id);
+}
+
+export async function readManifest(layout: DataDirLayout, id: string): Promise<Manifest> {
+  return JSON.parse(await fs.readFile(path.join(generationDir(layout, id), 'manifest.json'), 'utf8')) as Manifest;
+}

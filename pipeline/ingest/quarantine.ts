@@ -1,0 +1,31 @@
+// Rejected records go to DATA_DIR/quarantine/<sha12>-<file>.ndjson, one JSON line each:
+// {source_file, source_sha256, record, reasons, original}. The name derives from the input's
+// checksum, so a crashed ingest that is retried overwrites the same file instead of doubling it.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { DataDirLayout } from '../../core/data-dir.ts';
+import { sqlString, type DuckDB } from '../../core/duckdb.ts';
+import { fsyncDir, fsyncPath } from '../../core/durable-fs.ts';
+import type { LandingFile } from './discover.ts';
+
+export function quarantineFileFor(layout: DataDirLayout, f: LandingFile): string {
+  const safe = f.rel.replace(/[^A-Za-z0-9._-]+/g, '_');
+  return path.join(layout.quarantine, `${f.sha256.slice(0, 12)}-${safe}.rejects.ndjson`);
+}
+
+export async function writeQuarantine(db: DuckDB, layout: DataDirLayout, f: LandingFile, opts: { wholeFileError?: string }): Promise<string> {
+  await fs.mkdir(layout.quarantine, { recursive: true });
+  const out = quarantineFileFor(layout, f);
+  const tmp = `${out}.tmp`;
+  const head = `SELECT ${sqlString(f.rel)} AS source_file, ${sqlString(f.sha256)} AS source_sha256`;
+  const query = opts.wholeFileError !== undefined
+    ? `${head}, NULL::BIGINT AS record, [${sqlString(`file could not be read: ${opts.wholeFileError}`)}] AS reasons, NULL::VARCHAR AS original`
+    : `${head}, rec AS record, reasons, raw AS original FROM (
+         SELECT rec, reasons, raw FROM checked2 WHERE len(reasons) > 0
+         UNION ALL SELECT rec, [reason], raw FROM pre_rejected) ORDER BY rec`;
+  await db.run(`COPY (${query}) TO ${sqlString(tmp)} (FORMAT json)`);
+  await fsyncPath(tmp);
+  await fs.rename(tmp, out);
+  await fsyncDir(layout.quarantine);
+  return out;
+}

@@ -1,0 +1,131 @@
+// The ingest stage: every new landing file (by sha256) is read, validated, normalised and merged
+// into the work store in one DuckDB transaction, its rejected records written to quarantine
+// first. A file is never ingested twice, and a kill -9 at any point either leaves the file
+// un-ingested (it is retried next run) or fully recorded.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { num, sqlString, type DuckDB } from '../../core/duckdb.ts';
+import type { Stage, StageContext, StageSummary } from '../stage.ts';
+import { StageAborted } from '../stage.ts';
+import { bumpStageVersion } from '../work-store.ts';
+import { discoverLandingFiles, type LandingFile } from './discover.ts';
+import { mergeValid } from './merge.ts';
+import { writeQuarantine } from './quarantine.ts';
+import { readRecords } from './read-records.ts';
+import { validationSql } from './validate-sql.ts';
+
+export interface FileReport {
+  file: string;
+  sha256: string;
+  format: string;
+  status: 'ingested' | 'unreadable';
+  error?: string;
+  read: number;
+  accepted: number;
+  updated: number;
+  quarantined: number;
+  countsChanged: number;
+  quarantineFile?: string;
+  ms: number;
+}
+
+export interface IngestReport extends StageSummary {
+  files: number;
+  skippedFiles: number;
+  read: number;
+  accepted: number;
+  updated: number;
+  quarantined: number;
+  unreadableFiles: number;
+  posts: number;
+  perFile: FileReport[];
+}
+
+async function markMediaUniverse(db: DuckDB, root: string, landing: string): Promise<void> {
+  // Every file under landing/, relative to DATA_DIR: media references are checked against this.
+  await db.run(`CREATE OR REPLACE TEMP TABLE landing_files AS
+    SELECT substr(file, ${root.length + 2}) AS rel FROM glob(${sqlString(path.join(landing, '**'))})`);
+}
+
+async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile): Promise<FileReport> {
+  const t0 = performance.now();
+  const ingestedAt = new Date().toISOString();
+  const fileDirRel = path.relative(ctx.layout.root, path.dirname(f.path)).split(path.sep).join('/');
+  const base = { file: f.rel, sha256: f.sha256, format: f.format };
+  try {
+    await readRecords(db, f.path, f.format);
+  } catch (err) {
+    // The file as a whole could not be read (corrupt Parquet, bad CSV header): record it, say why,
+    // and move on; its checksum keeps it from being retried until the file changes.
+    const error = (err as Error).message.split('\n')[0]!.slice(0, 500);
+    const quarantineFile = await writeQuarantine(db, ctx.layout, f, { wholeFileError: error });
+    await db.run(`INSERT INTO ingested_files VALUES (?, ?, ?, ?, 'unreadable', ?, 0, 0, 0, 0, ?::TIMESTAMPTZ)`,
+      [f.sha256, f.rel, f.format, f.bytes, error, ingestedAt]);
+    return { ...base, status: 'unreadable', error, read: 0, accepted: 0, updated: 0, quarantined: 0, countsChanged: 0, quarantineFile, ms: performance.now() - t0 };
+  }
+  // From here on an error is ours, not the file's: it fails the run and the file is retried.
+  for (const sql of validationSql(fileDirRel)) await db.run(sql);
+  await db.run(`CREATE OR REPLACE TEMP TABLE missing_media AS
+    SELECT rec, 'media file not found: ' || string_agg(p, ', ' ORDER BY p) AS reason
+    FROM (SELECT rec, unnest(media_paths) AS p FROM checked2) m ANTI JOIN landing_files l ON l.rel = m.p
+    GROUP BY rec`);
+  await db.run(`UPDATE checked2 SET reasons = list_append(reasons, mm.reason) FROM missing_media mm WHERE checked2.rec = mm.rec`);
+
+  const [c] = await db.all(`SELECT (SELECT count(*) FROM checked2) + (SELECT count(*) FROM pre_rejected) AS read,
+    (SELECT count(*) FROM checked2 WHERE len(reasons) > 0) + (SELECT count(*) FROM pre_rejected) AS quarantined`);
+  const read = num(c?.read);
+  const quarantined = num(c?.quarantined);
+  const quarantineFile = quarantined > 0 ? await writeQuarantine(db, ctx.layout, f, {}) : undefined;
+
+  ctx.signal.throwIfAborted();
+  await db.run('BEGIN TRANSACTION');
+  try {
+    const m = await mergeValid(db, f.sha256, ingestedAt);
+    await db.run(`INSERT INTO ingested_files VALUES (?, ?, ?, ?, 'ingested', NULL, ?, ?, ?, ?, ?::TIMESTAMPTZ)`,
+      [f.sha256, f.rel, f.format, f.bytes, read, m.accepted, m.updated, quarantined, ingestedAt]);
+    await db.run('COMMIT');
+    return { ...base, status: 'ingested', read, accepted: m.accepted, updated: m.updated, quarantined, countsChanged: m.countsChanged, quarantineFile, ms: performance.now() - t0 };
+  } catch (err) {
+    await db.run('ROLLBACK').catch(() => {});
+    throw err;
+  }
+}
+
+export async function runIngest(ctx: StageContext): Promise<IngestReport> {
+  const db = await ctx.db();
+  await fs.mkdir(ctx.layout.landing, { recursive: true });
+  const known = new Set((await db.all<{ sha256: string }>(`SELECT sha256 FROM ingested_files`)).map((r) => r.sha256));
+  const { fresh, skipped } = await discoverLandingFiles(ctx.layout, known);
+  const report: IngestReport = { files: fresh.length, skippedFiles: skipped, read: 0, accepted: 0, updated: 0, quarantined: 0, unreadableFiles: 0, posts: 0, perFile: [] };
+  if (fresh.length > 0) await markMediaUniverse(db, ctx.layout.root, ctx.layout.landing);
+
+  const bar = ctx.progress('ingest', fresh.length);
+  try {
+    for (const [i, f] of fresh.entries()) {
+      if (ctx.signal.aborted) throw new StageAborted('ingest');
+      const r = await ingestOne(ctx, db, f);
+      ctx.log.info({ stage: 'ingest', ...r, ms: Math.round(r.ms) }, 'file ingested');
+      report.perFile.push(r);
+      report.read += r.read;
+      report.accepted += r.accepted;
+      report.updated += r.updated;
+      report.quarantined += r.quarantined;
+      if (r.status === 'unreadable') report.unreadableFiles++;
+      bar.update(i + 1);
+    }
+  } finally {
+    bar.stop();
+  }
+  const [p] = await db.all(`SELECT count(*) AS n FROM posts`);
+  report.posts = num(p?.n);
+  if (report.accepted + report.updated > 0) {
+    await bumpStageVersion(db, 'ingest', { read: report.read, accepted: report.accepted, updated: report.updated, quarantined: report.quarantined });
+  }
+  return report;
+}
+
+export const ingestStage: Stage = {
+  name: 'ingest',
+  description: 'validate and merge new landing files (NDJSON, CSV, Parquet) into the work store; bad records to quarantine',
+  run: runIngest,
+};

@@ -1,0 +1,51 @@
+// A pipeline run lock: one run at a time per data directory, across processes (CLI, schedule,
+// npm start). The lock file is created with O_EXCL and names its owner's pid; a lock whose owner
+// is gone (kill -9) is stale and taken over, so a crash never wedges the schedule.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+export interface Lock {
+  release(): Promise<void>;
+}
+
+export class LockHeld extends Error {
+  constructor(readonly owner: { pid: number; since: string }) {
+    super(`another pipeline run holds the lock (pid ${owner.pid}, since ${owner.since})`);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export async function acquireLock(file: string): Promise<Lock> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const body = JSON.stringify({ pid: process.pid, since: new Date().toISOString() });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fh = await fs.open(file, 'wx');
+      await fh.writeFile(body);
+      await fh.sync();
+      await fh.close();
+      return { release: () => fs.rm(file, { force: true }) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    let owner: { pid: number; since: string } = { pid: 0, since: '?' };
+    try {
+      owner = JSON.parse(await fs.readFile(file, 'utf8'));
+    } catch {
+      // Torn lock file from a crash between create and write: treat as stale.
+    }
+    if (owner.pid && owner.pid !== process.pid && alive(owner.pid)) throw new LockHeld(owner);
+    // Stale: move it aside atomically so two contenders cannot both delete a fresh lock.
+    await fs.rename(file, `${file}.stale-${process.pid}`).catch(() => {});
+    await fs.rm(`${file}.stale-${process.pid}`, { force: true });
+  }
+  throw new Error(`could not acquire pipeline lock ${file}`);
+}

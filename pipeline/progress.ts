@@ -1,0 +1,33 @@
+// Progress of long stages: a bar on a TTY (cli-progress), periodic JSON count lines otherwise, so
+// a scheduled run's log still says how far it got.
+import cliProgress from 'cli-progress';
+import type { Logger } from '../core/log.ts';
+
+export interface Progress {
+  update(done: number): void;
+  stop(): void;
+}
+
+export function createProgress(log: Logger, label: string, total: number, opts: { tty?: boolean; everyMs?: number } = {}): Progress {
+  const tty = opts.tty ?? Boolean(process.stderr.isTTY);
+  if (tty) {
+    const bar = new cliProgress.SingleBar(
+      { format: `${label.padEnd(12)} [{bar}] {percentage}% {value}/{total} eta {eta}s`, stream: process.stderr, hideCursor: true },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(total, 0);
+    return { update: (d) => bar.update(d), stop: () => bar.stop() };
+  }
+  const everyMs = opts.everyMs ?? 5000;
+  let last = Date.now();
+  return {
+    update(done) {
+      const now = Date.now();
+      if (now - last >= everyMs) {
+        last = now;
+        log.info({ progress: label, done, total }, 'progress');
+      }
+    },
+    stop() {},
+  };
+}

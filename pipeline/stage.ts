@@ -1,0 +1,34 @@
+// What every pipeline stage receives and returns. Stages are plain async functions over a shared
+// context, so the runner, the CLI, the scheduler and the tests drive them the same way.
+import type { Config } from '../core/config.ts';
+import type { DataDirLayout } from '../core/data-dir.ts';
+import type { DuckDB } from '../core/duckdb.ts';
+import type { Logger } from '../core/log.ts';
+import type { Progress } from './progress.ts';
+
+export interface StageContext {
+  config: Config;
+  layout: DataDirLayout;
+  /** The instant the snapshot describes; windows end here. */
+  asOf: Date;
+  log: Logger;
+  /** Aborted on SIGTERM: stages check it between units of work and stop cleanly. */
+  signal: AbortSignal;
+  progress(label: string, total: number): Progress;
+  /** The work store, opened once per run. */
+  db(): Promise<DuckDB>;
+}
+
+export type StageSummary = Record<string, unknown>;
+
+export interface Stage {
+  name: string;
+  description: string;
+  run(ctx: StageContext): Promise<StageSummary>;
+}
+
+export class StageAborted extends Error {
+  constructor(stage: string) {
+    super(`stage ${stage} abandoned on signal`);
+  }
+}

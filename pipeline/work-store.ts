@@ -1,0 +1,48 @@
+// The pipeline's working store: a DuckDB database file under DATA_DIR/work. DuckDB gives the
+// stages transactions (an ingest of one file commits whole or not at all, so a kill -9 leaves
+// nothing half-applied); the server never reads it, only the published Parquet snapshots.
+import fs from 'node:fs/promises';
+import { openDuckDB, type DuckDB } from '../core/duckdb.ts';
+import type { DataDirLayout } from '../core/data-dir.ts';
+import { POST_COLUMNS_SQL } from '../core/post-schema.ts';
+
+export async function openWorkStore(layout: DataDirLayout, opts: { memoryLimit?: string; threads?: number } = {}): Promise<DuckDB> {
+  await fs.mkdir(layout.work, { recursive: true });
+  const db = await openDuckDB(layout.workDb, {
+    memoryLimit: opts.memoryLimit ?? '3GB',
+    threads: opts.threads,
+    tempDirectory: `${layout.work}/duckdb-tmp`,
+  });
+  await db.run(`SET TimeZone = 'UTC'`);
+  await db.run(`CREATE TABLE IF NOT EXISTS posts (${POST_COLUMNS_SQL},
+    source_sha256 VARCHAR NOT NULL,
+    source_record BIGINT NOT NULL,
+    first_ingested_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL)`);
+  await db.run(`CREATE TABLE IF NOT EXISTS ingested_files (
+    sha256 VARCHAR PRIMARY KEY,
+    path VARCHAR NOT NULL,
+    format VARCHAR NOT NULL,
+    bytes BIGINT NOT NULL,
+    status VARCHAR NOT NULL,          -- 'ingested' | 'unreadable'
+    error VARCHAR,
+    read BIGINT NOT NULL,
+    accepted BIGINT NOT NULL,
+    updated BIGINT NOT NULL,
+    quarantined BIGINT NOT NULL,
+    ingested_at TIMESTAMPTZ NOT NULL)`);
+  // One row per stage run that changed data; later stages compare versions to skip work.
+  await db.run(`CREATE TABLE IF NOT EXISTS stage_state (
+    stage VARCHAR PRIMARY KEY, version BIGINT NOT NULL, finished_at TIMESTAMPTZ NOT NULL, detail JSON)`);
+  return db;
+}
+
+export async function bumpStageVersion(db: DuckDB, stage: string, detail: unknown): Promise<number> {
+  const rows = await db.all<{ version: number }>(
+    `INSERT INTO stage_state VALUES (?, 1, now(), ?::JSON)
+     ON CONFLICT (stage) DO UPDATE SET version = stage_state.version + 1, finished_at = now(), detail = excluded.detail
+     RETURNING version`,
+    [stage, JSON.stringify(detail)],
+  );
+  return Number(rows[0]?.version ?? 0);
+}
