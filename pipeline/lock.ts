@@ -23,6 +23,10 @@ function alive(pid: number): boolean {
   }
 }
 
+// Locks this process holds: a lock file naming our own pid is held by us only if it is in here
+// (otherwise it was left by an earlier process that happened to have our pid).
+const heldHere = new Set<string>();
+
 export async function acquireLock(file: string): Promise<Lock> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const body = JSON.stringify({ pid: process.pid, since: new Date().toISOString() });
@@ -32,7 +36,13 @@ export async function acquireLock(file: string): Promise<Lock> {
       await fh.writeFile(body);
       await fh.sync();
       await fh.close();
-      return { release: () => fs.rm(file, { force: true }) };
+      heldHere.add(file);
+      return {
+        release: async () => {
+          heldHere.delete(file);
+          await fs.rm(file, { force: true });
+        },
+      };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
@@ -42,7 +52,8 @@ export async function acquireLock(file: string): Promise<Lock> {
     } catch {
       // Torn lock file from a crash between create and write: treat as stale.
     }
-    if (owner.pid && owner.pid !== process.pid && alive(owner.pid)) throw new LockHeld(owner);
+    const ours = owner.pid === process.pid;
+    if ((ours && heldHere.has(file)) || (!ours && owner.pid && alive(owner.pid))) throw new LockHeld(owner);
     // Stale: move it aside atomically so two contenders cannot both delete a fresh lock.
     await fs.rename(file, `${file}.stale-${process.pid}`).catch(() => {});
     await fs.rm(`${file}.stale-${process.pid}`, { force: true });

@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { num, sqlString, type DuckDB } from '../../core/duckdb.ts';
+import { failpoint } from '../../core/failpoints.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { bumpStageVersion } from '../work-store.ts';
@@ -83,6 +84,7 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile): Promise
     const m = await mergeValid(db, f.sha256, ingestedAt);
     await db.run(`INSERT INTO ingested_files VALUES (?, ?, ?, ?, 'ingested', NULL, ?, ?, ?, ?, ?::TIMESTAMPTZ)`,
       [f.sha256, f.rel, f.format, f.bytes, read, m.accepted, m.updated, quarantined, ingestedAt]);
+    await failpoint('ingest.before-commit', ctx.signal);
     await db.run('COMMIT');
     return { ...base, status: 'ingested', read, accepted: m.accepted, updated: m.updated, quarantined, countsChanged: m.countsChanged, quarantineFile, ms: performance.now() - t0 };
   } catch (err) {

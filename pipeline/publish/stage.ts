@@ -94,7 +94,7 @@ export async function runPublish(ctx: StageContext): Promise<StageSummary> {
     files.push(await describeFile(tmp, name, num(r?.n)));
   }
   for (const name of await copyArtifacts(layout.artifacts, tmp)) files.push(await describeFile(tmp, name, null));
-  await failpoint('publish.after-tables');
+  await failpoint('publish.after-tables', ctx.signal);
 
   const [e] = await db.all<{ earliest: number | null }>(
     `SELECT epoch_ms(min(published_at)) AS earliest FROM posts WHERE published_at <= ?::TIMESTAMPTZ`, [asOf]);
@@ -111,12 +111,12 @@ export async function runPublish(ctx: StageContext): Promise<StageSummary> {
   };
   await fs.writeFile(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   await fsyncTree(tmp);
-  await failpoint('publish.before-rename');
+  await failpoint('publish.before-rename', ctx.signal);
 
   const final = generationDir(layout, gen);
   await fs.rename(tmp, final);
   await fsyncDir(layout.snapshots);
-  await failpoint('publish.before-current-switch');
+  await failpoint('publish.before-current-switch', ctx.signal);
 
   await writeFileAtomic(layout.current, `${gen}\n`);
   const pruned = await prune(ctx, gen);

@@ -1,0 +1,41 @@
+// Child processes for CLI and crash tests: spawn a TypeScript entry point under tsx, collect its
+// output, and wait for conditions by polling with a bound (never a bare sleep).
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+export interface Child {
+  proc: ChildProcess;
+  out(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnTs(entry: string, args: string[], env: Record<string, string> = {}): Child {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let buf = '';
+  proc.stdout!.on('data', (d) => (buf += d));
+  proc.stderr!.on('data', (d) => (buf += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  return { proc, out: () => buf, exited };
+}
+
+export async function runTs(entry: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+  const c = spawnTs(entry, args, env);
+  const { code } = await c.exited;
+  return { code, out: c.out() };
+}
+
+export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000, everyMs = 25): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

@@ -1,0 +1,71 @@
+// Runs every test/**/*.test.ts file in its own process (native addons and DuckDB instances stay
+// isolated; a crash fails one file, not the run), two at a time for the two cores, then prints
+// the uvu totals and a final line `N passed, N failed`.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 600_000);
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
+
+function findTests(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return findTests(p);
+    return e.name.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+interface Outcome { file: string; passed: number; failed: number; skipped: number; ms: number; output: string; code: number | null }
+
+function runFile(file: string): Promise<Outcome> {
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => {
+      output += `\n[run] killed after ${FILE_TIMEOUT_MS} ms\n`;
+      child.kill('SIGKILL');
+    }, FILE_TIMEOUT_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const grab = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
+      const total = grab('Total');
+      const passed = grab('Passed');
+      const skipped = grab('Skipped') || 0;
+      let failed = Number.isNaN(total) ? 1 : total - passed - skipped;
+      // A non-zero exit with every test "passed" (e.g. a crash after the summary) still fails.
+      if (code !== 0 && failed === 0) failed = 1;
+      resolve({ file, passed: Number.isNaN(passed) ? 0 : passed, failed, skipped, ms: Date.now() - t0, output, code });
+    });
+  });
+}
+
+const only = process.argv.slice(2);
+const files = findTests(here).sort().filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
+const queue = [...files];
+const outcomes: Outcome[] = [];
+await Promise.all(
+  Array.from({ length: Math.min(CONCURRENCY, files.length) }, async () => {
+    for (let f = queue.shift(); f; f = queue.shift()) {
+      const o = await runFile(f);
+      outcomes.push(o);
+      const rel = path.relative(process.cwd(), f);
+      process.stdout.write(`${o.failed ? 'FAIL' : 'ok  '} ${rel}  ${o.passed} passed, ${o.failed} failed, ${o.skipped} skipped (${(o.ms / 1000).toFixed(1)} s)\n`);
+      if (o.failed) process.stdout.write(o.output.replace(/^/gm, '    | ') + '\n');
+    }
+  }),
+);
+const passed = outcomes.reduce((a, o) => a + o.passed, 0);
+const failed = outcomes.reduce((a, o) => a + o.failed, 0);
+const skipped = outcomes.reduce((a, o) => a + o.skipped, 0);
+if (files.length === 0) process.stdout.write('no test files found\n');
+process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+process.exit(failed > 0 || files.length === 0 ? 1 : 0);
