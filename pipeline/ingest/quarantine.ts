@@ -21,7 +21,7 @@ export async function writeQuarantine(db: DuckDB, layout: DataDirLayout, f: Land
   const query = opts.wholeFileError !== undefined
     ? `${head}, NULL::BIGINT AS record, [${sqlString(`file could not be read: ${opts.wholeFileError}`)}] AS reasons, NULL::VARCHAR AS original`
     : `${head}, rec AS record, reasons, raw AS original FROM (
-         SELECT rec, reasons, raw FROM checked2 WHERE len(reasons) > 0
+         SELECT rec, reasons, raw FROM checked2 JOIN records USING (rec) WHERE len(reasons) > 0
          UNION ALL SELECT rec, [reason], raw FROM pre_rejected) ORDER BY rec`;
   await db.run(`COPY (${query}) TO ${sqlString(tmp)} (FORMAT json)`);
   await fsyncPath(tmp);

@@ -1,5 +1,5 @@
-// Reads one landing file into the temp table `records(rec, raw, j)`: one row per input record,
-// whatever the format, so validation is written once. `rec` is the 1-based record number in the
+// Reads one landing file into the temp table `records(rec, raw)`: one row per input record,
+// raw being the record as JSON text whatever the format, so validation is written once. `rec` is the 1-based record number in the
 // file (NDJSON: non-blank line; CSV: data row, header excluded; Parquet: row). Records the format
 // itself rejects (a CSV row with the wrong column count) go to `pre_rejected(rec, raw, reason)`.
 import { createReadStream } from 'node:fs';
@@ -26,10 +26,9 @@ const EMPTY_REJECTS = `CREATE OR REPLACE TEMP TABLE pre_rejected (rec BIGINT, ra
 
 async function readNdjson(db: DuckDB, file: string): Promise<void> {
   await db.run(`CREATE OR REPLACE TEMP TABLE records AS
-    SELECT row_number() OVER () AS rec, raw,
-           CASE WHEN json_valid(raw) AND json_type(raw) = 'OBJECT' THEN raw::JSON END AS j
+    SELECT row_number() OVER () AS rec, raw
     FROM read_csv(${sqlString(file)}, ${LINE_READER})
-    WHERE raw IS NOT NULL AND trim(raw) <> ''`);
+    WHERE raw IS NOT NULL AND NOT regexp_full_match(raw, '\\s*')`);
   await db.run(EMPTY_REJECTS);
 }
 
@@ -76,7 +75,7 @@ async function readCsv(db: DuckDB, file: string): Promise<void> {
   await db.run(`DROP TABLE IF EXISTS csv_rejects`);
   await db.run(`DROP TABLE IF EXISTS csv_reject_scans`);
   await db.run(`CREATE OR REPLACE TEMP TABLE records AS
-    SELECT row_number() OVER () AS data_ord, to_json(t) AS j, to_json(t)::VARCHAR AS raw
+    SELECT row_number() OVER () AS data_ord, to_json(t)::VARCHAR AS raw
     FROM read_csv(${sqlString(file)}, header = true, auto_detect = false, columns = {${columns}},
       delim = ',', quote = '"', escape = '"', store_rejects = true,
       rejects_table = 'csv_rejects', rejects_scan = 'csv_reject_scans', max_line_size = 33554432) t`);
@@ -90,13 +89,13 @@ async function readCsv(db: DuckDB, file: string): Promise<void> {
   await db.run(`CREATE OR REPLACE TEMP TABLE reject_gaps AS
     SELECT rec - row_number() OVER (ORDER BY rec) AS g, row_number() OVER (ORDER BY rec) AS i FROM pre_rejected`);
   await db.run(`CREATE OR REPLACE TEMP TABLE records AS
-    SELECT data_ord + coalesce((SELECT max(i) FROM reject_gaps WHERE g < data_ord), 0) AS rec, raw, j
+    SELECT data_ord + coalesce((SELECT max(i) FROM reject_gaps WHERE g < data_ord), 0) AS rec, raw
     FROM records`);
 }
 
 async function readParquet(db: DuckDB, file: string): Promise<void> {
   await db.run(`CREATE OR REPLACE TEMP TABLE records AS
-    SELECT row_number() OVER () AS rec, to_json(t)::VARCHAR AS raw, to_json(t) AS j
+    SELECT row_number() OVER () AS rec, to_json(t)::VARCHAR AS raw
     FROM read_parquet(${sqlString(file)}) t`);
   await db.run(EMPTY_REJECTS);
 }
