@@ -1,0 +1,39 @@
+// `npm run bench -- <suite> [options]`: benchmarks that print a table, write bench/results/<suite>.json
+// and update their section of bench/RESULTS.md.
+import { parseArgs } from 'node:util';
+import { benchPipeline } from './suites/pipeline.ts';
+
+const HELP = `usage: npm run bench -- <suite> [options]
+
+suites:
+  pipeline   --posts N (default 1000000) --stages ingest[,publish] (default ingest)
+             --runs R (default 3) --format ndjson|csv|parquet (default ndjson) --seed S (default 42)
+             posts/s and peak RSS of pipeline stages beside DuckDB's bare bulk load`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    posts: { type: 'string' }, stages: { type: 'string' }, runs: { type: 'string' }, format: { type: 'string' },
+    seed: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  },
+});
+const suite = positionals[0];
+if (values.help || !suite) {
+  process.stdout.write(HELP + '\n');
+  process.exit(values.help ? 0 : 2);
+}
+const int = (v: string | undefined, d: number, name: string) => {
+  const n = v === undefined ? d : Number(v);
+  if (!Number.isInteger(n) || n <= 0) { process.stderr.write(`bench: --${name} must be a positive integer\n`); process.exit(2); }
+  return n;
+};
+const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`;
+if (suite === 'pipeline') {
+  const format = (values.format ?? 'ndjson') as 'ndjson' | 'csv' | 'parquet';
+  if (!['ndjson', 'csv', 'parquet'].includes(format)) { process.stderr.write('bench: --format must be ndjson, csv or parquet\n'); process.exit(2); }
+  await benchPipeline({ posts: int(values.posts, 1_000_000, 'posts'), stages: (values.stages ?? 'ingest').split(','), runs: int(values.runs, 3, 'runs'),
+    format, seed: int(values.seed, 42, 'seed'), command });
+} else {
+  process.stderr.write(`bench: unknown suite "${suite}"\n${HELP}\n`);
+  process.exit(2);
+}

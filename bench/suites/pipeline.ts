@@ -1,0 +1,90 @@
+// `npm run bench -- pipeline --posts N --stages ingest[,publish] [--runs R] [--format F]`:
+// pipeline throughput (posts/s) and peak RSS, median over R runs, each on a fresh data dir in a
+// fresh process, beside DuckDB's bare bulk load of the same files (the peer).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { generateCorpus } from '../../fixtures/generate.ts';
+import { machine, median, writeResultsJson, writeResultsSection } from '../results-file.ts';
+
+export interface PipelineBenchOptions { posts: number; stages: string[]; runs: number; format: 'ndjson' | 'csv' | 'parquet'; seed: number; command: string }
+
+const AS_OF = '2026-11-01T00:00:00.000Z';
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+async function corpus(o: PipelineBenchOptions): Promise<{ dir: string; records: number; genMs: number }> {
+  const dir = path.join(ROOT, 'bench', '.cache', `corpus-${o.posts}-seed${o.seed}-${o.format}`);
+  const meta = path.join(dir, '.summary.json');
+  if (!fs.existsSync(meta)) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.stderr.write(`generating ${o.posts} posts (${o.format}, media off) into ${dir} ...\n`);
+    const s = await generateCorpus({ posts: o.posts, outDir: dir, seed: o.seed, asOf: AS_OF, media: false, format: o.format,
+      truthFile: `${dir}.truth.ndjson` });
+    fs.writeFileSync(meta, JSON.stringify(s));
+  }
+  const s = JSON.parse(fs.readFileSync(meta, 'utf8'));
+  return { dir, records: s.records, genMs: s.ms };
+}
+
+function child(script: string, args: string[]): Record<string, any> {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', script), ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`${script} failed: ${r.stderr.slice(-2000)}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
+/** A fresh data dir whose landing/ holds the corpus files, hard-linked (no copy of 0.5 GB per run). */
+function freshDataDir(corpusDir: string): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pipeline-'));
+  const landing = path.join(d, 'landing', 'corpus');
+  fs.mkdirSync(landing, { recursive: true });
+  for (const f of fs.readdirSync(corpusDir)) {
+    if (f.startsWith('.')) continue;
+    const src = path.join(corpusDir, f);
+    if (!fs.statSync(src).isFile()) continue;
+    try { fs.linkSync(src, path.join(landing, f)); } catch { fs.copyFileSync(src, path.join(landing, f)); }
+  }
+  return d;
+}
+
+export async function benchPipeline(o: PipelineBenchOptions): Promise<void> {
+  const c = await corpus(o);
+  const ours: Array<Record<string, any>> = [];
+  const peer: Array<Record<string, any>> = [];
+  for (let i = 0; i < o.runs; i++) {
+    const d = freshDataDir(c.dir);
+    try {
+      ours.push(child('run-stages.ts', [d, AS_OF, ...o.stages]));
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+    peer.push(child('run-peer-load.ts', [c.dir]));
+    process.stderr.write(`run ${i + 1}/${o.runs}: ours ${(ours[i]!.ms / 1000).toFixed(1)} s, peer ${(peer[i]!.ms / 1000).toFixed(1)} s\n`);
+  }
+  const oursMs = median(ours.map((r) => r.ms));
+  const peerMs = median(peer.map((r) => r.ms));
+  const ingest = ours[0]!.summaries.ingest ?? {};
+  const result = {
+    date: new Date().toISOString(), machine: machine(), command: o.command, posts: o.posts, records: c.records,
+    format: o.format, stages: o.stages, runs: o.runs,
+    ours: { medianMs: oursMs, recordsPerSec: c.records / (oursMs / 1000), maxRssMiB: Math.max(...ours.map((r) => r.maxRssMiB)),
+      stageMsMedian: Object.fromEntries(o.stages.map((s) => [s, median(ours.map((r) => r.stageMs[s]))])), ingest },
+    peer: { name: 'DuckDB bare bulk load (no validation)', medianMs: peerMs, recordsPerSec: c.records / (peerMs / 1000),
+      maxRssMiB: Math.max(...peer.map((r) => r.maxRssMiB)) },
+    ratioToPeer: oursMs / peerMs,
+  };
+  writeResultsJson('pipeline', result);
+  const f = (n: number) => Math.round(n).toLocaleString('en-US');
+  const md = `## Pipeline: ${o.stages.join(' + ')} of ${f(o.posts)} posts (${o.format}, media off)
+
+Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}; median of ${o.runs} runs, each a fresh data dir in a fresh process.
+
+| | median time | records/s | peak RSS |
+|---|---|---|---|
+| ours: ${o.stages.join(' + ')} (validate, normalise, quarantine, upsert${o.stages.includes('publish') ? ', publish' : ''}) | ${(oursMs / 1000).toFixed(1)} s | ${f(result.ours.recordsPerSec)} | ${f(result.ours.maxRssMiB)} MiB |
+| peer: DuckDB bare bulk load, no validation | ${(peerMs / 1000).toFixed(1)} s | ${f(result.peer.recordsPerSec)} | ${f(result.peer.maxRssMiB)} MiB |
+
+Ours takes ${result.ratioToPeer.toFixed(2)}x the peer's time. Records read ${f(Number(ingest.read ?? 0))} = accepted ${f(Number(ingest.accepted ?? 0))} + updated ${f(Number(ingest.updated ?? 0))} + quarantined ${f(Number(ingest.quarantined ?? 0))}. Stage medians: ${o.stages.map((s) => `${s} ${((result.ours.stageMsMedian[s] ?? 0) / 1000).toFixed(1)} s`).join(', ')}.`;
+  writeResultsSection('pipeline', md);
+  process.stdout.write(md + '\n');
+}

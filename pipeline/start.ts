@@ -1,0 +1,71 @@
+// `npm start`: the first-run experience. On an empty DATA_DIR it generates the default fixture
+// corpus into landing/, runs every stage and publishes generation 1; on later starts it serves
+// what is there. Then it keeps the data fresh on the PIPELINE_SCHEDULE.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { ConfigError, loadConfig, type Config } from '../core/config.ts';
+import { dataDirLayout } from '../core/data-dir.ts';
+import { readCurrent } from '../core/generations.ts';
+import { createLogger, type Logger } from '../core/log.ts';
+import { generateCorpus } from '../fixtures/generate.ts';
+import { resolveStages, runStages } from './runner.ts';
+import { startSchedule } from './schedule.ts';
+
+async function hasLandingData(landing: string): Promise<boolean> {
+  try {
+    const entries = await fs.readdir(landing, { recursive: true });
+    return entries.some((e) => /\.(ndjson|jsonl|csv|parquet)(\.gz)?$/i.test(String(e)));
+  } catch {
+    return false;
+  }
+}
+
+/** Generate the default corpus into landing/ (its ground truth beside, outside landing/). */
+export async function ensureCorpus(config: Config, log: Logger): Promise<void> {
+  const layout = dataDirLayout(config.dataDir);
+  if (await hasLandingData(layout.landing)) return;
+  const seed = config.DEFAULT_CORPUS_SEED;
+  const outDir = path.join(layout.landing, `fixture-seed${seed}`);
+  await fs.mkdir(layout.truth, { recursive: true });
+  log.info({ posts: config.DEFAULT_CORPUS_POSTS, seed, outDir }, 'empty data directory: generating the default fixture corpus');
+  const summary = await generateCorpus({
+    posts: config.DEFAULT_CORPUS_POSTS,
+    outDir,
+    seed,
+    truthFile: path.join(layout.truth, `fixture-seed${seed}.truth.ndjson`),
+  });
+  log.info({ records: summary.records, mediaFiles: summary.mediaFiles, ms: Math.round(summary.ms) }, 'fixture corpus generated');
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    process.stderr.write(`start: ${(err as ConfigError).message}\n`);
+    process.exit(2);
+  }
+  const log = createLogger('start', config.LOG_LEVEL);
+  const layout = dataDirLayout(config.dataDir);
+  try {
+    if (!(await readCurrent(layout))) {
+      await ensureCorpus(config, log);
+      const run = await runStages(resolveStages(['run']), { config, log });
+      log.info({ ms: run.ms }, 'first pipeline run published');
+    }
+    const gen = await readCurrent(layout);
+    log.info({ generation: gen, dataDir: layout.root }, 'current generation ready');
+  } catch (err) {
+    process.stderr.write(`start: ${(err as Error).message.split('\n')[0]}\n`);
+    process.exit(1);
+  }
+  const schedule = startSchedule(config, log);
+  const stop = async () => {
+    await schedule.stop();
+    process.exit(143);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+await main();
