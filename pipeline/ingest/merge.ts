@@ -1,8 +1,10 @@
 // Upsert of a validated batch into the work store's `posts`. A uuid seen before keeps its content
 // (the first version wins: edits are not part of the input contract) and takes the engagement
 // counts of its latest observation; within a batch the same rule applies record by record.
+// The common cases (no repeated uuid in the batch; no uuid already stored) skip the window
+// functions and the update, which would otherwise copy every row of a bulk load twice more.
 import type { DuckDB } from '../../core/duckdb.ts';
-import { num } from '../../core/duckdb.ts';
+import { num, sqlString } from '../../core/duckdb.ts';
 
 export interface MergeCounts {
   /** Valid records whose uuid was new: one post each. */
@@ -15,37 +17,39 @@ export interface MergeCounts {
 
 const CONTENT = `uuid, platform, content_type, creator_id, creator_handle, title, description, tags,
   published_at, content_url, media, language, text_embedding, visual_embedding`;
+const COUNTS = `like_count, comment_count, share_count, view_count, follower_count`;
 
 export async function mergeValid(db: DuckDB, sourceSha: string, ingestedAt: string): Promise<MergeCounts> {
-  await db.run(`CREATE OR REPLACE TEMP TABLE valid AS
-    SELECT *, coalesce(observed_at, ?::TIMESTAMPTZ) AS obs FROM checked2 WHERE len(reasons) = 0`, [ingestedAt]);
-  await db.run(`CREATE OR REPLACE TEMP TABLE firsts AS
-    SELECT ${CONTENT}, rec FROM valid QUALIFY row_number() OVER (PARTITION BY uuid ORDER BY rec) = 1`);
-  await db.run(`CREATE OR REPLACE TEMP TABLE latest AS
-    SELECT uuid, like_count, comment_count, share_count, view_count, follower_count, obs FROM valid
-    QUALIFY row_number() OVER (PARTITION BY uuid ORDER BY obs DESC, rec DESC) = 1`);
-  await db.run(`CREATE OR REPLACE TEMP TABLE new_uuids AS
-    SELECT uuid FROM firsts f WHERE NOT EXISTS (SELECT 1 FROM posts p WHERE p.uuid = f.uuid)`);
-
-  // Counted before the update: DuckDB has no UPDATE ... RETURNING inside a CTE, and returning
-  // every updated row to JS only to count it would be wasteful.
-  const changed = await db.all<{ n: number }>(
-    `SELECT count(*) AS n FROM posts p JOIN latest l USING (uuid) WHERE l.obs >= p.observed_at`,
-  );
-  await db.run(`UPDATE posts SET like_count = l.like_count, comment_count = l.comment_count, share_count = l.share_count,
-      view_count = l.view_count, follower_count = coalesce(l.follower_count, posts.follower_count),
-      observed_at = l.obs, updated_at = ?::TIMESTAMPTZ
-    FROM latest l WHERE posts.uuid = l.uuid AND l.obs >= posts.observed_at`, [ingestedAt]);
-
-  await db.run(`INSERT INTO posts BY NAME
-    SELECT f.* EXCLUDE (rec), l.like_count, l.comment_count, l.share_count, l.view_count, l.follower_count,
-      l.obs AS observed_at, ? AS source_sha256, f.rec AS source_record,
-      ?::TIMESTAMPTZ AS first_ingested_at, ?::TIMESTAMPTZ AS updated_at
-    FROM firsts f JOIN latest l USING (uuid) SEMI JOIN new_uuids n USING (uuid)`, [sourceSha, ingestedAt, ingestedAt]);
-
-  const [totals] = await db.all<{ valid: number; fresh: number }>(
-    `SELECT (SELECT count(*) FROM valid) AS valid, (SELECT count(*) FROM new_uuids) AS fresh`,
-  );
-  const accepted = num(totals?.fresh);
-  return { accepted, updated: num(totals?.valid) - accepted, countsChanged: num(changed[0]?.n) };
+  // Views take no parameters; ingestedAt is our own ISO timestamp, quoted as a literal.
+  await db.run(`CREATE OR REPLACE TEMP VIEW valid AS
+    SELECT *, coalesce(observed_at, ${sqlString(ingestedAt)}::TIMESTAMPTZ) AS obs FROM checked2 WHERE len(reasons) = 0`);
+  const [v] = await db.all(`SELECT count(*) AS n, count(DISTINCT uuid) AS distinct_n FROM valid`);
+  const validN = num(v?.n);
+  if (num(v?.distinct_n) === validN) {
+    await db.run(`CREATE OR REPLACE TEMP VIEW batch AS SELECT ${CONTENT}, ${COUNTS}, obs, rec FROM valid`);
+  } else {
+    await db.run(`CREATE OR REPLACE TEMP TABLE batch AS
+      SELECT f.*, l.* EXCLUDE (uuid) FROM
+        (SELECT ${CONTENT}, rec FROM valid QUALIFY row_number() OVER (PARTITION BY uuid ORDER BY rec) = 1) f
+      JOIN (SELECT uuid, ${COUNTS}, obs FROM valid QUALIFY row_number() OVER (PARTITION BY uuid ORDER BY obs DESC, rec DESC) = 1) l
+      USING (uuid)`);
+  }
+  const [e] = await db.all(`SELECT count(*) AS n, count(*) FILTER (WHERE b.obs >= p.observed_at) AS newer
+    FROM batch b JOIN posts p USING (uuid)`);
+  const existing = num(e?.n);
+  const insertCols = `${CONTENT}, ${COUNTS}, observed_at, source_sha256, source_record, first_ingested_at, updated_at`;
+  const insertSelect = `SELECT ${CONTENT}, ${COUNTS}, obs, ?, rec, ?::TIMESTAMPTZ, ?::TIMESTAMPTZ FROM batch`;
+  if (existing === 0) {
+    await db.run(`INSERT INTO posts (${insertCols}) ${insertSelect}`, [sourceSha, ingestedAt, ingestedAt]);
+  } else {
+    await db.run(`UPDATE posts SET like_count = b.like_count, comment_count = b.comment_count, share_count = b.share_count,
+        view_count = b.view_count, follower_count = coalesce(b.follower_count, posts.follower_count),
+        observed_at = b.obs, updated_at = ?::TIMESTAMPTZ
+      FROM batch b WHERE posts.uuid = b.uuid AND b.obs >= posts.observed_at`, [ingestedAt]);
+    await db.run(`INSERT INTO posts (${insertCols}) ${insertSelect} b WHERE NOT EXISTS (SELECT 1 FROM posts p WHERE p.uuid = b.uuid)`,
+      [sourceSha, ingestedAt, ingestedAt]);
+  }
+  const [b] = await db.all(`SELECT count(*) AS n FROM batch`);
+  const accepted = num(b?.n) - existing;
+  return { accepted, updated: validN - accepted, countsChanged: num(e?.newer) };
 }
