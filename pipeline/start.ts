@@ -53,8 +53,6 @@ async function main(): Promise<void> {
       const run = await runStages(resolveStages(['run']), { config, log });
       log.info({ ms: run.ms }, 'first pipeline run published');
     }
-    const gen = await readCurrent(layout);
-    log.info({ generation: gen, dataDir: layout.root }, 'current generation ready');
   } catch (err) {
     process.stderr.write(`start: ${(err as Error).message.split('\n')[0]}\n`);
     process.exit(1);
@@ -66,6 +64,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  // Logged last: once this line is out, the process is fully up (signals included).
+  log.info({ generation: await readCurrent(layout), dataDir: layout.root }, 'current generation ready');
 }
 
 await main();
