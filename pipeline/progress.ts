@@ -31,3 +31,24 @@ export function createProgress(log: Logger, label: string, total: number, opts: 
     stop() {},
   };
 }
+
+/**
+ * While a long DuckDB statement runs, feed its own progress estimate (0..100) to `onPercent`.
+ * DuckDB tracks progress only with its progress bar enabled; we enable it without its printing.
+ */
+export async function withQueryProgress<T>(
+  conn: { progress: { percentage: number } },
+  onPercent: (pct: number) => void,
+  work: () => Promise<T>,
+  everyMs = 500,
+): Promise<T> {
+  const timer = setInterval(() => {
+    const pct = conn.progress.percentage;
+    if (pct >= 0) onPercent(Math.min(100, pct));
+  }, everyMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -8,6 +8,7 @@ import { num, sqlString, type DuckDB } from '../../core/duckdb.ts';
 import { failpoint } from '../../core/failpoints.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
+import { withQueryProgress } from '../progress.ts';
 import { bumpStageVersion } from '../work-store.ts';
 import { discoverLandingFiles, type LandingFile } from './discover.ts';
 import { mergeValid } from './merge.ts';
@@ -48,7 +49,7 @@ async function markMediaUniverse(db: DuckDB, root: string, landing: string): Pro
     SELECT substr(file, ${root.length + 2}) AS rel FROM glob(${sqlString(path.join(landing, '**'))})`);
 }
 
-async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile): Promise<FileReport> {
+async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercent: (pct: number) => void): Promise<FileReport> {
   const t0 = performance.now();
   const ingestedAt = new Date().toISOString();
   const fileDirRel = path.relative(ctx.layout.root, path.dirname(f.path)).split(path.sep).join('/');
@@ -65,7 +66,10 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile): Promise
     return { ...base, status: 'unreadable', error, read: 0, accepted: 0, updated: 0, quarantined: 0, countsChanged: 0, quarantineFile, ms: performance.now() - t0 };
   }
   // From here on an error is ours, not the file's: it fails the run and the file is retried.
-  for (const sql of validationSql(fileDirRel)) await db.run(sql);
+  // The validation statement is most of a large file's time: report DuckDB's own progress on it.
+  await withQueryProgress(db.conn, onPercent, async () => {
+    for (const sql of validationSql(fileDirRel)) await db.run(sql);
+  });
   await db.run(`CREATE OR REPLACE TEMP TABLE missing_media AS
     SELECT rec, 'media file not found: ' || string_agg(p, ', ' ORDER BY p) AS reason
     FROM (SELECT rec, unnest(media_paths) AS p FROM checked2) m ANTI JOIN landing_files l ON l.rel = m.p
@@ -101,11 +105,14 @@ export async function runIngest(ctx: StageContext): Promise<IngestReport> {
   const report: IngestReport = { files: fresh.length, skippedFiles: skipped, read: 0, accepted: 0, updated: 0, quarantined: 0, unreadableFiles: 0, posts: 0, perFile: [] };
   if (fresh.length > 0) await markMediaUniverse(db, ctx.layout.root, ctx.layout.landing);
 
-  const bar = ctx.progress('ingest', fresh.length);
+  // Progress in percent of files: file i at p% is i*100 + p.
+  const bar = ctx.progress('ingest', fresh.length * 100);
+  await db.run(`SET enable_progress_bar = true`);
+  await db.run(`SET enable_progress_bar_print = false`);
   try {
     for (const [i, f] of fresh.entries()) {
       if (ctx.signal.aborted) throw new StageAborted('ingest');
-      const r = await ingestOne(ctx, db, f);
+      const r = await ingestOne(ctx, db, f, (pct) => bar.update(i * 100 + Math.round(pct)));
       ctx.log.info({ stage: 'ingest', ...r, ms: Math.round(r.ms) }, 'file ingested');
       report.perFile.push(r);
       report.read += r.read;
@@ -113,7 +120,7 @@ export async function runIngest(ctx: StageContext): Promise<IngestReport> {
       report.updated += r.updated;
       report.quarantined += r.quarantined;
       if (r.status === 'unreadable') report.unreadableFiles++;
-      bar.update(i + 1);
+      bar.update((i + 1) * 100);
     }
   } finally {
     bar.stop();
