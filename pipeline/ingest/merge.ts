@@ -23,32 +23,46 @@ export async function mergeValid(db: DuckDB, sourceSha: string, ingestedAt: stri
   // Views take no parameters; ingestedAt is our own ISO timestamp, quoted as a literal.
   await db.run(`CREATE OR REPLACE TEMP VIEW valid AS
     SELECT *, coalesce(observed_at, ${sqlString(ingestedAt)}::TIMESTAMPTZ) AS obs FROM checked2 WHERE len(reasons) = 0`);
-  const [v] = await db.all(`SELECT count(*) AS n, count(DISTINCT uuid) AS distinct_n FROM valid`);
+  // Only uuids repeated within the file need the first/latest resolution (window functions);
+  // the rest pass straight through.
+  await db.run(`CREATE OR REPLACE TEMP TABLE repeated AS SELECT uuid FROM valid GROUP BY uuid HAVING count(*) > 1`);
+  const [v] = await db.all(`SELECT (SELECT count(*) FROM valid) AS n, (SELECT count(*) FROM repeated) AS repeated`);
   const validN = num(v?.n);
-  if (num(v?.distinct_n) === validN) {
+  if (num(v?.repeated) === 0) {
     await db.run(`CREATE OR REPLACE TEMP VIEW batch AS SELECT ${CONTENT}, ${COUNTS}, obs, rec FROM valid`);
   } else {
     await db.run(`CREATE OR REPLACE TEMP TABLE batch AS
+      SELECT ${CONTENT}, ${COUNTS}, obs, rec FROM valid ANTI JOIN repeated USING (uuid)
+      UNION ALL BY NAME
       SELECT f.*, l.* EXCLUDE (uuid) FROM
-        (SELECT ${CONTENT}, rec FROM valid QUALIFY row_number() OVER (PARTITION BY uuid ORDER BY rec) = 1) f
-      JOIN (SELECT uuid, ${COUNTS}, obs FROM valid QUALIFY row_number() OVER (PARTITION BY uuid ORDER BY obs DESC, rec DESC) = 1) l
+        (SELECT ${CONTENT}, rec FROM valid SEMI JOIN repeated USING (uuid)
+         QUALIFY row_number() OVER (PARTITION BY uuid ORDER BY rec) = 1) f
+      JOIN (SELECT uuid, ${COUNTS}, obs FROM valid SEMI JOIN repeated USING (uuid)
+         QUALIFY row_number() OVER (PARTITION BY uuid ORDER BY obs DESC, rec DESC) = 1) l
       USING (uuid)`);
   }
-  const [e] = await db.all(`SELECT count(*) AS n, count(*) FILTER (WHERE b.obs >= p.observed_at) AS newer
+  // Batch rows whose uuid is already stored: usually a small set, so both the update and the
+  // insert's anti-join build their hash tables on it rather than on the (large) posts table.
+  await db.run(`CREATE OR REPLACE TEMP TABLE known AS
+    SELECT b.uuid, b.like_count, b.comment_count, b.share_count, b.view_count, b.follower_count, b.obs,
+           b.obs >= p.observed_at AS newer
     FROM batch b JOIN posts p USING (uuid)`);
+  const [e] = await db.all(`SELECT count(*) AS n, count(*) FILTER (WHERE newer) AS newer FROM known`);
   const existing = num(e?.n);
   const insertCols = `${CONTENT}, ${COUNTS}, observed_at, source_sha256, source_record, first_ingested_at, updated_at`;
   const insertSelect = `SELECT ${CONTENT}, ${COUNTS}, obs, ?, rec, ?::TIMESTAMPTZ, ?::TIMESTAMPTZ FROM batch`;
+  // Row order in the work store means nothing (publish sorts), so inserts may run unordered, in parallel.
+  await db.run(`SET preserve_insertion_order = false`);
   if (existing === 0) {
     await db.run(`INSERT INTO posts (${insertCols}) ${insertSelect}`, [sourceSha, ingestedAt, ingestedAt]);
   } else {
-    await db.run(`UPDATE posts SET like_count = b.like_count, comment_count = b.comment_count, share_count = b.share_count,
-        view_count = b.view_count, follower_count = coalesce(b.follower_count, posts.follower_count),
-        observed_at = b.obs, updated_at = ?::TIMESTAMPTZ
-      FROM batch b WHERE posts.uuid = b.uuid AND b.obs >= posts.observed_at`, [ingestedAt]);
-    await db.run(`INSERT INTO posts (${insertCols}) ${insertSelect} b WHERE NOT EXISTS (SELECT 1 FROM posts p WHERE p.uuid = b.uuid)`,
-      [sourceSha, ingestedAt, ingestedAt]);
+    await db.run(`UPDATE posts SET like_count = k.like_count, comment_count = k.comment_count, share_count = k.share_count,
+        view_count = k.view_count, follower_count = coalesce(k.follower_count, posts.follower_count),
+        observed_at = k.obs, updated_at = ?::TIMESTAMPTZ
+      FROM known k WHERE posts.uuid = k.uuid AND k.newer`, [ingestedAt]);
+    await db.run(`INSERT INTO posts (${insertCols}) ${insertSelect} ANTI JOIN known USING (uuid)`, [sourceSha, ingestedAt, ingestedAt]);
   }
+  await db.run(`SET preserve_insertion_order = true`);
   const [b] = await db.all(`SELECT count(*) AS n FROM batch`);
   const accepted = num(b?.n) - existing;
   return { accepted, updated: validN - accepted, countsChanged: num(e?.newer) };
