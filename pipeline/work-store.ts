@@ -14,6 +14,9 @@ export async function openWorkStore(layout: DataDirLayout, opts: { memoryLimit?:
     tempDirectory: `${layout.work}/duckdb-tmp`,
   });
   await db.run(`SET TimeZone = 'UTC'`);
+  // FSST string compression cost ~35% of insert time at 200k-record batches; the work store is
+  // internal (snapshots are zstd Parquet), so it trades some disk for ingest speed.
+  await db.run(`SET disabled_compression_methods = 'fsst'`);
   await db.run(`CREATE TABLE IF NOT EXISTS posts (${POST_COLUMNS_SQL},
     source_sha256 VARCHAR NOT NULL,
     source_record BIGINT NOT NULL,
