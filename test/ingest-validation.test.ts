@@ -176,6 +176,23 @@ test('an unreadable file is reported and quarantined whole, without stopping the
   assert.is(again.skippedFiles, 2);
 });
 
+test('a line that is not UTF-8 is quarantined alone; an empty file is zero records', async () => {
+  const d = tmpDir();
+  fs.mkdirSync(path.join(d, 'landing'), { recursive: true });
+  const line = (u: string) => Buffer.from(JSON.stringify({ uuid: u, ...ok }) + '\n');
+  fs.writeFileSync(path.join(d, 'landing', 'mixed.ndjson'), Buffer.concat([
+    line('a'), Buffer.from('\n'), Buffer.from('{"uuid":"bad\xff\xfe"}\n', 'latin1'), line('b'), line('c'),
+  ]));
+  fs.writeFileSync(path.join(d, 'landing', 'empty.ndjson'), '');
+  const s = summaryOf(await runPipeline(d), 'ingest');
+  assert.equal([s.files, s.read, s.accepted, s.quarantined, s.unreadableFiles], [2, 4, 3, 1, 0]);
+  const q = quarantined(d);
+  assert.is(q.length, 1);
+  assert.is(q[0]!.record, 3, 'record number = line number (blank lines count as lines)');
+  assert.match(q[0]!.reasons[0]!, /unreadable line: .*utf-8/i);
+  assert.equal((await readSnapshot(d, 'posts', 'uuid', 'ORDER BY uuid')).map((r) => r.uuid), ['a', 'b', 'c']);
+});
+
 test('blank lines are not records; dot-files and .part files are not read', async () => {
   const d = tmpDir();
   fs.mkdirSync(path.join(d, 'landing'), { recursive: true });

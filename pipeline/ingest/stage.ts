@@ -55,7 +55,7 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercen
   const fileDirRel = path.relative(ctx.layout.root, path.dirname(f.path)).split(path.sep).join('/');
   const base = { file: f.rel, sha256: f.sha256, format: f.format };
   try {
-    await readRecords(db, f.path, f.format);
+    await readRecords(db, f.path, f.format, f.bytes);
   } catch (err) {
     // The file as a whole could not be read (corrupt Parquet, bad CSV header): record it, say why,
     // and move on; its checksum keeps it from being retried until the file changes.
