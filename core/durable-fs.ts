@@ -49,12 +49,3 @@ export async function fsyncTree(dir: string): Promise<void> {
   }
   await fsyncDir(dir);
 }
-
-export async function exists(p: string): Promise<boolean> {
-  try {
-    await fs.access(p);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -15,13 +15,9 @@ export function windowBounds(asOf: Date, earliest: Date | null): Record<WindowKe
   const end = asOf.toISOString();
   const back = (days: number) => new Date(asOf.getTime() - days * DAY_MS).toISOString();
   return {
-    '7d': { start: back(7), end },
-    '30d': { start: back(30), end },
-    '90d': { start: back(90), end },
+    '7d': { start: back(WINDOW_DAYS['7d']), end },
+    '30d': { start: back(WINDOW_DAYS['30d']), end },
+    '90d': { start: back(WINDOW_DAYS['90d']), end },
     all: { start: (earliest && earliest < asOf ? earliest : asOf).toISOString(), end },
   };
-}
-
-export function isWindowKey(v: unknown): v is WindowKey {
-  return typeof v === 'string' && (WINDOW_KEYS as readonly string[]).includes(v);
 }

@@ -5,7 +5,3 @@ import { publishStage } from './publish/stage.ts';
 import type { Stage } from './stage.ts';
 
 export const STAGES: Stage[] = [ingestStage, publishStage];
-
-export function stageByName(name: string): Stage | undefined {
-  return STAGES.find((s) => s.name === name);
-}

@@ -13,7 +13,7 @@
 // list nor a string) gives those types; wrapped in try(), it doubles as the validity check.
 // Profiling at 200k real records: this shape is about twice as fast as per-field JSON values.
 
-import { CONTENT_TYPES, COUNT_FIELDS, PLATFORM_NAME } from '../../core/post-schema.ts';
+import { CONTENT_TYPES, COUNT_FIELDS, MEDIA_KINDS, PLATFORM_NAME } from '../../core/post-schema.ts';
 
 const FIELDS = [
   'uuid', 'platform', 'content_type', 'creator_id', 'creator_handle', 'follower_count', 'title',
@@ -125,7 +125,7 @@ function mediaField(fileDirRel: string): Column {
   const safePath = (p: string) => `(${p} IS NULL OR (NOT ${p} ^@ '/' AND NOT contains(${p}, '\\')
       AND NOT regexp_matches(${p}, '(^|/)\\.\\.(/|$)') AND NOT regexp_matches(${p}, '^[a-zA-Z][a-zA-Z0-9+.-]*:')))`;
   const elemOk = `lambda e: json_type(e) = 'OBJECT'
-      AND lower((e->>'$.kind')) IN ('image', 'video')
+      AND lower((e->>'$.kind')) IN (${MEDIA_KINDS.map((k) => `'${k}'`).join(', ')})
       AND coalesce(json_type(e, '$.path'), 'NULL') IN ('VARCHAR', 'NULL')
       AND coalesce(json_type(e, '$.url'), 'NULL') IN ('VARCHAR', 'NULL')
       AND ((e->>'$.path') IS NOT NULL OR (e->>'$.url') IS NOT NULL)
