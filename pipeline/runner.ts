@@ -5,7 +5,7 @@ import type { Config } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import type { DuckDB } from '../core/duckdb.ts';
 import type { Logger } from '../core/log.ts';
-import { acquireLock } from './lock.ts';
+import { acquireLock, LockHeld } from '../core/lock.ts';
 import { createProgress } from './progress.ts';
 import { StageAborted, type Stage, type StageContext, type StageSummary } from './stage.ts';
 import { STAGES } from './stages.ts';
@@ -35,7 +35,10 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
   const layout = dataDirLayout(opts.config.dataDir);
   const signal = opts.signal ?? new AbortController().signal;
   const asOf = opts.asOf ?? new Date();
-  const lock = await acquireLock(layout.lock);
+  const lock = await acquireLock(layout.lock).catch((err) => {
+    if (err instanceof LockHeld) throw new LockHeld(err.owner, 'another pipeline run holds the lock');
+    throw err;
+  });
   let db: DuckDB | null = null;
   const onAbort = () => db?.conn.interrupt();
   signal.addEventListener('abort', onAbort);

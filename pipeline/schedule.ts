@@ -5,7 +5,7 @@
 import cron from 'node-cron';
 import type { Config } from '../core/config.ts';
 import type { Logger } from '../core/log.ts';
-import { LockHeld } from './lock.ts';
+import { LockHeld } from '../core/lock.ts';
 import { resolveStages, runStages } from './runner.ts';
 
 export interface Schedule {

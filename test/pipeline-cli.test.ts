@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { loadConfig } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { readCurrent } from '../core/generations.ts';
-import { acquireLock, LockHeld } from '../pipeline/lock.ts';
+import { acquireLock, LockHeld } from '../core/lock.ts';
 import { runTs, spawnTs, waitFor } from './helpers/child.ts';
 import { cleanupTmp, tmpDir, writeLines } from './helpers/tmp.ts';
 

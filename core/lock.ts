@@ -1,6 +1,6 @@
-// A pipeline run lock: one run at a time per data directory, across processes (CLI, schedule,
-// npm start). The lock file is created with O_EXCL and names its owner's pid; a lock whose owner
-// is gone (kill -9) is stale and taken over, so a crash never wedges the schedule.
+// An exclusive, cross-process lock file: one pipeline run at a time per data directory, one
+// writer of the ledger. The file is created with O_EXCL and names its owner's pid; a lock whose
+// owner is gone (kill -9) is stale and taken over, so a crash never wedges anything.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -9,8 +9,8 @@ export interface Lock {
 }
 
 export class LockHeld extends Error {
-  constructor(readonly owner: { pid: number; since: string }) {
-    super(`another pipeline run holds the lock (pid ${owner.pid}, since ${owner.since})`);
+  constructor(readonly owner: { pid: number; since: string }, what = 'another process holds the lock') {
+    super(`${what} (pid ${owner.pid}, since ${owner.since})`);
   }
 }
 
@@ -58,5 +58,5 @@ export async function acquireLock(file: string): Promise<Lock> {
     await fs.rename(file, `${file}.stale-${process.pid}`).catch(() => {});
     await fs.rm(`${file}.stale-${process.pid}`, { force: true });
   }
-  throw new Error(`could not acquire pipeline lock ${file}`);
+  throw new Error(`could not acquire lock ${file}`);
 }

@@ -1,0 +1,171 @@
+// The ledger's state: the fold of its records in order. `apply` is the only code that changes
+// balances, used both live (right after a record is queued) and on replay, so the two can never
+// disagree. It re-checks every invariant and throws on a record that breaks one: on replay that
+// means the log is not a history this code could have written.
+import type { LedgerRecord } from './records.ts';
+import type { Location } from './segment-log.ts';
+
+export interface Account {
+  id: string;
+  name: string;
+  createdAt: string;
+  /** Top-ups minus settlements. */
+  balance: number;
+  /** Sum of open holds; available = balance - held, never negative. */
+  held: number;
+}
+
+export interface ApiKey {
+  id: string;
+  account: string;
+  name: string;
+  hash: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface Hold {
+  id: string;
+  account: string;
+  key: string | null;
+  amount: number;
+  ref: string;
+  what: string;
+  at: string;
+}
+
+export interface IdempotencyEntry {
+  bodyHash: string;
+  /** Location of the settle record holding the stored response. */
+  location: Location;
+  at: string;
+}
+
+export class InvariantViolation extends Error {}
+
+/** Growable list of record locations (numbers), cheap to keep for millions of entries. */
+export class LocationList {
+  private data = new Float64Array(16);
+  length = 0;
+  push(loc: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = loc;
+  }
+  at(i: number): number {
+    return this.data[i]!;
+  }
+  toArray(): number[] {
+    return Array.from(this.data.subarray(0, this.length));
+  }
+  static from(xs: number[]): LocationList {
+    const l = new LocationList();
+    for (const x of xs) l.push(x);
+    return l;
+  }
+}
+
+export const idemKey = (account: string, key: string) => `${account}\u0000${key}`;
+
+export class LedgerState {
+  accounts = new Map<string, Account>();
+  keys = new Map<string, ApiKey>();
+  keysByHash = new Map<string, ApiKey>();
+  holds = new Map<string, Hold>();
+  /** Usage entries (top-ups, settlements, refunds) per account and per key, oldest first. */
+  usageByAccount = new Map<string, LocationList>();
+  usageByKey = new Map<string, LocationList>();
+  idempotency = new Map<string, IdempotencyEntry>();
+  lastSeq = 0;
+
+  private account(id: string): Account {
+    const a = this.accounts.get(id);
+    if (!a) throw new InvariantViolation(`unknown account ${id}`);
+    return a;
+  }
+
+  private usage(account: string, key: string | null, loc: Location): void {
+    let l = this.usageByAccount.get(account);
+    if (!l) this.usageByAccount.set(account, (l = new LocationList()));
+    l.push(loc);
+    if (key) {
+      let k = this.usageByKey.get(key);
+      if (!k) this.usageByKey.set(key, (k = new LocationList()));
+      k.push(loc);
+    }
+  }
+
+  /** Apply one record; returns the hold a settle/release resolved, for callers that report it. */
+  apply(r: LedgerRecord, loc: Location): Hold | null {
+    if (r.seq !== this.lastSeq + 1) throw new InvariantViolation(`record seq ${r.seq} after ${this.lastSeq}`);
+    this.lastSeq = r.seq;
+    switch (r.t) {
+      case 'account':
+        if (this.accounts.has(r.id)) throw new InvariantViolation(`duplicate account ${r.id}`);
+        this.accounts.set(r.id, { id: r.id, name: r.name, createdAt: r.at, balance: 0, held: 0 });
+        return null;
+      case 'key': {
+        this.account(r.account);
+        if (this.keys.has(r.id) || this.keysByHash.has(r.hash)) throw new InvariantViolation(`duplicate key ${r.id}`);
+        const k: ApiKey = { id: r.id, account: r.account, name: r.name, hash: r.hash, createdAt: r.at, revokedAt: null };
+        this.keys.set(k.id, k);
+        this.keysByHash.set(k.hash, k);
+        return null;
+      }
+      case 'revoke': {
+        const k = this.keys.get(r.key);
+        if (!k) throw new InvariantViolation(`unknown key ${r.key}`);
+        k.revokedAt ??= r.at;
+        return null;
+      }
+      case 'topup': {
+        const a = this.account(r.account);
+        if (!(r.amount > 0)) throw new InvariantViolation(`top-up of ${r.amount}`);
+        a.balance += r.amount;
+        this.checkBalance(r.seq, a, r.balanceAfter);
+        this.usage(a.id, null, loc);
+        return null;
+      }
+      case 'hold': {
+        const a = this.account(r.account);
+        if (this.holds.has(r.id)) throw new InvariantViolation(`duplicate hold ${r.id}`);
+        if (!(r.amount >= 0) || a.balance - a.held < r.amount) {
+          throw new InvariantViolation(`hold ${r.id} of ${r.amount} exceeds available ${a.balance - a.held}`);
+        }
+        a.held += r.amount;
+        this.holds.set(r.id, { id: r.id, account: a.id, key: r.key, amount: r.amount, ref: r.ref, what: r.what, at: r.at });
+        return null;
+      }
+      case 'settle': {
+        const h = this.holds.get(r.hold);
+        if (!h) throw new InvariantViolation(`settle of hold ${r.hold}, which is not open`);
+        if (!(r.amount >= 0 && r.amount <= h.amount)) throw new InvariantViolation(`settle of ${r.amount} on a hold of ${h.amount}`);
+        const a = this.account(h.account);
+        a.held -= h.amount;
+        a.balance -= r.amount;
+        this.checkBalance(r.seq, a, r.balanceAfter);
+        this.holds.delete(h.id);
+        this.usage(a.id, h.key, loc);
+        if (r.idem) this.idempotency.set(idemKey(a.id, r.idem.key), { bodyHash: r.idem.bodyHash, location: loc, at: r.at });
+        return h;
+      }
+      case 'release': {
+        const h = this.holds.get(r.hold);
+        if (!h) throw new InvariantViolation(`release of hold ${r.hold}, which is not open`);
+        const a = this.account(h.account);
+        a.held -= h.amount;
+        this.checkBalance(r.seq, a, r.balanceAfter);
+        this.holds.delete(h.id);
+        this.usage(a.id, h.key, loc);
+        return h;
+      }
+    }
+  }
+
+  private checkBalance(seq: number, a: Account, recorded: number): void {
+    if (a.balance !== recorded) throw new InvariantViolation(`record ${seq}: balance ${a.balance} but the record says ${recorded}`);
+  }
+}
