@@ -1,0 +1,43 @@
+// Load generator for ledger crash tests and the crash soak: opens the ledger in DIR and runs
+// CONCURRENCY workers doing hold -> settle (or release) on ACCOUNT, plus occasional top-ups,
+// printing one line per operation *after* it is durable:
+//   ACK topup <note> <amount> | ACK hold <holdId> <amount> | ACK settle <holdId> <amount> | ACK release <holdId>
+// The parent kills it with SIGKILL at a moment of its choosing and checks every ACK survived.
+import { Ledger } from '../ledger/ledger.ts';
+
+const [dir, account, concurrencyArg = '16'] = process.argv.slice(2);
+if (!dir || !account) throw new Error('usage: ledger-load.ts DIR ACCOUNT [CONCURRENCY]');
+const ledger = await Ledger.open({ dir, checkpointEvery: 500 });
+const out: string[] = [];
+const flushOut = () => {
+  if (out.length) process.stdout.write(out.splice(0).join(''));
+};
+setInterval(flushOut, 5).unref();
+process.stdout.write(`READY ${ledger.recovery.releasedHolds}\n`);
+
+let n = 0;
+async function worker(w: number): Promise<never> {
+  for (;;) {
+    const i = n++;
+    if (i % 50 === 0) {
+      const amount = 1_000_000 + (i % 7);
+      await ledger.topup(account!, amount, `load-${i}`);
+      out.push(`ACK topup load-${i} ${amount}\n`);
+    }
+    const amount = 10_000 * (1 + ((i * 7919 + w) % 100));
+    const r = await ledger.hold({ account: account!, amount, ref: `req_${i}`, what: 'load' });
+    if (!r.ok) continue;
+    out.push(`ACK hold ${r.hold.id} ${amount}\n`);
+    if (i % 5 === 0) {
+      await ledger.release(r.hold.id, 'failed');
+      out.push(`ACK release ${r.hold.id}\n`);
+    } else {
+      const charge = Math.floor(amount / (1 + (i % 3)));
+      await ledger.settle(r.hold.id, charge);
+      out.push(`ACK settle ${r.hold.id} ${charge}\n`);
+    }
+    // Print acknowledgements promptly: a crash must not be able to hide an ACK we never printed.
+    flushOut();
+  }
+}
+await Promise.all(Array.from({ length: Number(concurrencyArg) }, (_, w) => worker(w)));
