@@ -1,0 +1,65 @@
+// The loopback admin endpoint: how the admin CLI changes the ledger while the server holds it
+// (one writer, always). Mounted by the server; answers only on a loopback address and only with
+// `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. Bodies are JSON.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import type Koa from 'koa';
+import { writeFileAtomic } from '../core/durable-fs.ts';
+import { AdminInputError, ADMIN_COMMANDS, runAdminCommand, type AdminCommand } from './admin-ops.ts';
+import { LedgerError, type Ledger } from './ledger.ts';
+
+export const ADMIN_ENDPOINT_FILE = 'admin-endpoint.json';
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export function isLoopback(ip: string): boolean {
+  return LOOPBACK.test(ip);
+}
+
+/** POST {prefix}/admin/<command> with the command's JSON input, e.g. /admin/credits.topup. */
+export function createAdminRouter(ledger: Ledger, token: string | undefined, prefix = ''): Router {
+  const router = new Router({ prefix: `${prefix}/admin` });
+  router.use(async (ctx: Koa.Context, next: Koa.Next) => {
+    if (!isLoopback(ctx.socket.remoteAddress ?? '')) {
+      ctx.status = 404;
+      ctx.body = { error: 'not found' };
+      return;
+    }
+    const given = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1] ?? '';
+    if (!token || !timingSafeEqual(digest(given), digest(token))) {
+      ctx.status = 401;
+      ctx.body = { error: token ? 'admin token required (Authorization: Bearer <ADMIN_TOKEN>)' : 'admin endpoint disabled: ADMIN_TOKEN is not set' };
+      return;
+    }
+    await next();
+  });
+  router.use(bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', onError: (_e, ctx) => ctx.throw(400, 'body is not valid JSON') }));
+  router.post('/:command', async (ctx) => {
+    const command = ctx.params.command as AdminCommand;
+    if (!ADMIN_COMMANDS.includes(command)) {
+      ctx.status = 404;
+      ctx.body = { error: `unknown admin command ${ctx.params.command} (commands: ${ADMIN_COMMANDS.join(', ')})` };
+      return;
+    }
+    try {
+      ctx.body = await runAdminCommand(ledger, command, ctx.request.body);
+    } catch (err) {
+      if (err instanceof AdminInputError) ctx.status = 400;
+      else if (err instanceof LedgerError) ctx.status = err.code === 'not_found' ? 404 : 400;
+      else throw err;
+      ctx.body = { error: (err as Error).message };
+    }
+  });
+  return router;
+}
+
+/** The server announces its admin endpoint so the CLI knows to go through it. */
+export async function announceAdminEndpoint(ledgerDir: string, url: string): Promise<() => Promise<void>> {
+  const file = path.join(ledgerDir, ADMIN_ENDPOINT_FILE);
+  await writeFileAtomic(file, JSON.stringify({ url, pid: process.pid }) + '\n');
+  return () => fs.rm(file, { force: true });
+}

@@ -1,0 +1,121 @@
+// `npm run admin -- <command>`: accounts, keys and credits, JSON out.
+// One writer, always: when a server holds the ledger and announces its loopback admin endpoint
+// (DATA_DIR/ledger/admin-endpoint.json), the CLI goes through it with ADMIN_TOKEN; otherwise it
+// opens the ledger itself under the ledger's exclusive lock.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../core/config.ts';
+import { dataDirLayout } from '../core/data-dir.ts';
+import { LockHeld } from '../core/lock.ts';
+import { ADMIN_ENDPOINT_FILE } from './admin-api.ts';
+import { AdminInputError, runAdminCommand, type AdminCommand } from './admin-ops.ts';
+import { Ledger, LedgerError } from './ledger.ts';
+
+const HELP = `usage: npm run admin -- <command> [options] [--data-dir DIR]
+
+  accounts create --name NAME
+  accounts show   --account ACCOUNT_ID
+  keys create     --account ACCOUNT_ID [--name NAME]     prints the secret once
+  keys revoke     --key KEY_ID
+  credits topup   --account ACCOUNT_ID --credits X [--note TEXT]
+
+Prints JSON. While a server holds the ledger, commands go through its loopback admin endpoint
+and need ADMIN_TOKEN in the environment; otherwise the ledger is opened directly.`;
+
+function out(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+function fail(message: string, code = 1, help = false): never {
+  process.stderr.write(JSON.stringify({ error: message }) + '\n' + (help ? HELP + '\n' : ''));
+  process.exit(code);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function viaEndpoint(url: string, command: AdminCommand, input: Record<string, unknown>, token: string | undefined): Promise<void> {
+  if (!token) fail('a server holds the ledger: set ADMIN_TOKEN to use its admin endpoint', 2);
+  let res: Response;
+  try {
+    res = await fetch(`${url}/admin/${command}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(input),
+    });
+  } catch (err) {
+    fail(`admin endpoint ${url} did not answer: ${(err as Error).message}`);
+  }
+  const body = (await res.json().catch(() => ({ error: `HTTP ${res.status}` }))) as { error?: string };
+  if (!res.ok) fail(body.error ?? `HTTP ${res.status}`);
+  out(body);
+}
+
+async function direct(dir: string, command: AdminCommand, input: Record<string, unknown>): Promise<void> {
+  let ledger: Ledger;
+  try {
+    ledger = await Ledger.open({ dir });
+  } catch (err) {
+    if (err instanceof LockHeld) fail(`the ledger is held by pid ${err.owner.pid}, which announces no admin endpoint; stop it or run it with ADMIN_TOKEN set`);
+    throw err;
+  }
+  try {
+    out(await runAdminCommand(ledger, command, input));
+  } catch (err) {
+    if (err instanceof AdminInputError || err instanceof LedgerError) fail(err.message, err instanceof AdminInputError ? 2 : 1);
+    throw err;
+  } finally {
+    await ledger.close();
+  }
+}
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' }, account: { type: 'string' }, key: { type: 'string' }, credits: { type: 'string' },
+        note: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    fail((err as Error).message.split('\n')[0]!, 2, true);
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(HELP + '\n');
+    process.exit(values.help ? 0 : 2);
+  }
+  const command = positionals.slice(0, 2).join('.') as AdminCommand;
+  const inputs: Record<AdminCommand, Record<string, unknown>> = {
+    'accounts.create': { name: values.name },
+    'accounts.show': { account: values.account },
+    'keys.create': { account: values.account, ...(values.name ? { name: values.name } : {}) },
+    'keys.revoke': { key: values.key },
+    'credits.topup': { account: values.account, credits: values.credits, ...(values.note ? { note: values.note } : {}) },
+  };
+  const input = inputs[command];
+  if (!input || positionals.length !== 2) fail(`unknown command "${positionals.join(' ')}"`, 2, true);
+  // Options a command does not take are an error, not silently ignored.
+  const missing = Object.entries(input).filter(([, v]) => v === undefined).map(([k]) => `--${k}`);
+  if (missing.length) fail(`${positionals.join(' ')} needs ${missing.join(', ')}`, 2);
+
+  const config = loadConfig(values['data-dir'] ? { ...process.env, DATA_DIR: values['data-dir'] } : process.env);
+  const dir = dataDirLayout(config.dataDir).ledger;
+  const announce = path.join(dir, ADMIN_ENDPOINT_FILE);
+  if (fs.existsSync(announce)) {
+    const { url, pid } = JSON.parse(fs.readFileSync(announce, 'utf8')) as { url: string; pid: number };
+    if (alive(pid)) return viaEndpoint(url, command, input, config.ADMIN_TOKEN);
+  }
+  return direct(dir, command, input);
+}
+
+await main();
