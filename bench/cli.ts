@@ -1,6 +1,7 @@
 // `npm run bench -- <suite> [options]`: benchmarks that print a table, write bench/results/<suite>.json
 // and update their section of bench/RESULTS.md.
 import { parseArgs } from 'node:util';
+import { benchLedger } from './suites/ledger.ts';
 import { benchPipeline } from './suites/pipeline.ts';
 
 const HELP = `usage: npm run bench -- <suite> [options]
@@ -8,13 +9,18 @@ const HELP = `usage: npm run bench -- <suite> [options]
 suites:
   pipeline   --posts N (default 1000000) --stages ingest[,publish] (default ingest)
              --runs R (default 3) --format ndjson|csv|parquet (default ndjson) --seed S (default 42)
-             posts/s and peak RSS of pipeline stages beside DuckDB's bare bulk load`;
+             posts/s and peak RSS of pipeline stages beside DuckDB's bare bulk load
+  ledger     --seconds S (default 3) --runs R (default 3) --recovery-entries N (default 1000000)
+             --crash-trials T (default 0)
+             durable hold+settle pairs/s at concurrency 1/16/256 vs fsync per operation,
+             recovery time of N entries, and T SIGKILL trials under load (lost must be 0)`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     posts: { type: 'string' }, stages: { type: 'string' }, runs: { type: 'string' }, format: { type: 'string' },
-    seed: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    seed: { type: 'string' }, seconds: { type: 'string' }, 'recovery-entries': { type: 'string' }, 'crash-trials': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   },
 });
 const suite = positionals[0];
@@ -33,6 +39,10 @@ if (suite === 'pipeline') {
   if (!['ndjson', 'csv', 'parquet'].includes(format)) { process.stderr.write('bench: --format must be ndjson, csv or parquet\n'); process.exit(2); }
   await benchPipeline({ posts: int(values.posts, 1_000_000, 'posts'), stages: (values.stages ?? 'ingest').split(','), runs: int(values.runs, 3, 'runs'),
     format, seed: int(values.seed, 42, 'seed'), command });
+} else if (suite === 'ledger') {
+  const nonNeg = (v: string | undefined, d: number, name: string) => (v === undefined ? d : v === '0' ? 0 : int(v, d, name));
+  await benchLedger({ seconds: int(values.seconds, 3, 'seconds'), runs: int(values.runs, 3, 'runs'),
+    recoveryEntries: nonNeg(values['recovery-entries'], 1_000_000, 'recovery-entries'), crashTrials: nonNeg(values['crash-trials'], 0, 'crash-trials'), command });
 } else {
   process.stderr.write(`bench: unknown suite "${suite}"\n${HELP}\n`);
   process.exit(2);

@@ -25,11 +25,16 @@ interface CheckpointFile {
   usageByKey: Array<[string, string]>;
 }
 
-const encodeList = (l: LocationList) => Buffer.from(new Float64Array(l.toArray()).buffer).toString('base64');
+const encodeList = (l: LocationList) => {
+  const f = l.toFloat64();
+  return Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString('base64');
+};
 function decodeList(b64: string): LocationList {
   const buf = Buffer.from(b64, 'base64');
-  const arr = new Float64Array(buf.buffer, buf.byteOffset, buf.length / 8);
-  return LocationList.from(Array.from(arr));
+  // Copy into an aligned buffer (a Buffer's byteOffset need not be a multiple of 8).
+  const bytes = new Uint8Array(buf.length);
+  bytes.set(buf);
+  return LocationList.fromFloat64(new Float64Array(bytes.buffer));
 }
 
 /** Serialise synchronously, so the snapshot is exactly the state after `seq`. */

@@ -58,12 +58,14 @@ export class LocationList {
   at(i: number): number {
     return this.data[i]!;
   }
-  toArray(): number[] {
-    return Array.from(this.data.subarray(0, this.length));
+  toFloat64(): Float64Array {
+    return this.data.subarray(0, this.length);
   }
-  static from(xs: number[]): LocationList {
+  static fromFloat64(xs: Float64Array): LocationList {
     const l = new LocationList();
-    for (const x of xs) l.push(x);
+    l.data = new Float64Array(Math.max(16, xs.length * 2));
+    l.data.set(xs);
+    l.length = xs.length;
     return l;
   }
 }
