@@ -11,6 +11,9 @@ import { machine, median, writeResultsJson, writeResultsSection } from '../resul
 
 export interface LedgerBenchOptions { seconds: number; runs: number; recoveryEntries: number; crashTrials: number; command: string }
 
+/** The ledger's default checkpoint interval (records). */
+const CHECKPOINT_INTERVAL = 100_000;
+
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ledger-'));
 
 /** Pairs completed per second by `concurrency` workers looping hold -> settle for `seconds`. */
@@ -41,19 +44,24 @@ async function pairsPerSecond(concurrency: number, groupCommit: boolean, seconds
 async function recovery(entries: number, runs: number): Promise<{ fullMs: number; checkpointMs: number; tailMs: number; tailRecords: number; records: number; bytes: number }> {
   const dir = tmp();
   try {
-    // Default checkpointing while filling, then no final checkpoint: what a crash leaves behind.
-    const l = await Ledger.open({ dir });
+    // The worst case a crash can leave with the default interval (100k records): a checkpoint,
+    // then a full interval of records after it, then no shutdown checkpoint.
+    const l = await Ledger.open({ dir, checkpointEvery: 0 });
     const acc = (await l.createAccount('bench')).id;
     await l.topup(acc, 1_000_000_000_000);
-    // Fill fast: 512 workers of hold+settle pairs (2 records each), group-committed.
-    let written = l.lastSeq;
-    await Promise.all(Array.from({ length: 512 }, async (_, w) => {
-      for (let i = 0; written < entries; i++) {
-        written += 2;
-        const h = await l.hold({ account: acc, amount: 1_000_000, ref: `w${w}-${i}`, what: 'search' });
-        if (h.ok) await l.settle(h.hold.id, 400_000);
-      }
-    }));
+    const fill = async (upTo: number) => {
+      let written = l.lastSeq;
+      await Promise.all(Array.from({ length: 512 }, async (_, w) => {
+        for (let i = 0; written < upTo; i++) {
+          written += 2;
+          const h = await l.hold({ account: acc, amount: 1_000_000, ref: `w${w}-${i}-${upTo}`, what: 'search' });
+          if (h.ok) await l.settle(h.hold.id, 400_000);
+        }
+      }));
+    };
+    await fill(Math.max(0, entries - CHECKPOINT_INTERVAL));
+    await l.checkpoint();
+    await fill(entries);
     const records = l.lastSeq;
     await l.close({ checkpoint: false });
     const bytes = fs.readdirSync(dir).filter((f) => f.startsWith('seg-')).reduce((a, f) => a + fs.statSync(path.join(dir, f)).size, 0);
