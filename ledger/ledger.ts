@@ -212,17 +212,18 @@ export class Ledger {
 
   /** Charge `amount` (0..hold) and release the rest. With `idem`, the response is stored with it, atomically. */
   async settle(holdId: string, amount: number, idem?: IdempotencyWrite): Promise<Balance & { charged: number }> {
-    const h = this.mustOpenHold(holdId);
-    assertMicro(amount, 'settlement');
-    if (amount > h.amount) throw new LedgerError('invalid', `settlement of ${amount} exceeds the hold of ${h.amount}`);
-    const a = this.state.accounts.get(h.account)!;
-    const { durable } = this.write({ t: 'settle', hold: holdId, amount, ...(idem ? { idem } : {}), ...this.resolution(h, a.balance - amount) });
+    const h = this.state.holds.get(holdId);
     try {
-      await durable;
+      if (!h) this.mustOpenHold(holdId);
+      assertMicro(amount, 'settlement');
+      if (amount > h!.amount) throw new LedgerError('invalid', `settlement of ${amount} exceeds the hold of ${h!.amount}`);
+      const a = this.state.accounts.get(h!.account)!;
+      await this.write({ t: 'settle', hold: holdId, amount, ...(idem ? { idem } : {}), ...this.resolution(h!, a.balance - amount) }).durable;
+      return { ...this.balance(a.id), charged: amount };
     } finally {
-      if (idem) this.inFlight.delete(idemKey(a.id, idem.key));
+      // Stored (replays from now on) or failed (the caller may retry): either way no longer running.
+      if (idem && h) this.inFlight.delete(idemKey(h.account, idem.key));
     }
-    return { ...this.balance(a.id), charged: amount };
   }
 
   /** Release a whole hold (a refund): failed calls, searches handed to a job, recovery. */

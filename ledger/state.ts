@@ -103,7 +103,13 @@ export class LedgerState {
   /** Apply one record; returns the hold a settle/release resolved, for callers that report it. */
   apply(r: LedgerRecord, loc: Location): Hold | null {
     if (r.seq !== this.lastSeq + 1) throw new InvariantViolation(`record seq ${r.seq} after ${this.lastSeq}`);
+    // Every case checks before it changes anything, so a refused record leaves no trace.
+    const resolved = this.applyChecked(r, loc);
     this.lastSeq = r.seq;
+    return resolved;
+  }
+
+  private applyChecked(r: LedgerRecord, loc: Location): Hold | null {
     switch (r.t) {
       case 'account':
         if (this.accounts.has(r.id)) throw new InvariantViolation(`duplicate account ${r.id}`);
@@ -126,8 +132,8 @@ export class LedgerState {
       case 'topup': {
         const a = this.account(r.account);
         if (!(r.amount > 0)) throw new InvariantViolation(`top-up of ${r.amount}`);
+        this.checkBalance(r.seq, a.balance + r.amount, r.balanceAfter);
         a.balance += r.amount;
-        this.checkBalance(r.seq, a, r.balanceAfter);
         this.usage(a.id, null, loc);
         return null;
       }
@@ -146,9 +152,9 @@ export class LedgerState {
         if (!h) throw new InvariantViolation(`settle of hold ${r.hold}, which is not open`);
         if (!(r.amount >= 0 && r.amount <= h.amount)) throw new InvariantViolation(`settle of ${r.amount} on a hold of ${h.amount}`);
         const a = this.account(h.account);
+        this.checkBalance(r.seq, a.balance - r.amount, r.balanceAfter);
         a.held -= h.amount;
         a.balance -= r.amount;
-        this.checkBalance(r.seq, a, r.balanceAfter);
         this.holds.delete(h.id);
         this.usage(a.id, h.key, loc);
         if (r.idem) this.idempotency.set(idemKey(a.id, r.idem.key), { bodyHash: r.idem.bodyHash, location: loc, at: r.at });
@@ -158,8 +164,8 @@ export class LedgerState {
         const h = this.holds.get(r.hold);
         if (!h) throw new InvariantViolation(`release of hold ${r.hold}, which is not open`);
         const a = this.account(h.account);
+        this.checkBalance(r.seq, a.balance, r.balanceAfter);
         a.held -= h.amount;
-        this.checkBalance(r.seq, a, r.balanceAfter);
         this.holds.delete(h.id);
         this.usage(a.id, h.key, loc);
         return h;
@@ -167,7 +173,7 @@ export class LedgerState {
     }
   }
 
-  private checkBalance(seq: number, a: Account, recorded: number): void {
-    if (a.balance !== recorded) throw new InvariantViolation(`record ${seq}: balance ${a.balance} but the record says ${recorded}`);
+  private checkBalance(seq: number, balance: number, recorded: number): void {
+    if (balance !== recorded) throw new InvariantViolation(`record ${seq}: balance ${balance} but the record says ${recorded}`);
   }
 }

@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { Ledger, LedgerError } from '../ledger/ledger.ts';
 import { toCredits, toMicro } from '../ledger/money.ts';
 import { LedgerCorruption } from '../ledger/segment-log.ts';
+import { LedgerState } from '../ledger/state.ts';
 import { rejects } from './helpers/assert.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -225,6 +226,17 @@ test('idempotency: replay returns the stored response, another body conflicts, a
   const later = await Ledger.open({ dir, now: () => now });
   assert.equal(later.idempotencyBegin(acc.id, 'idem-1', 'hashA'), { kind: 'new' }, 'forgotten after the TTL (48 h by default)');
   await later.close();
+});
+
+test('a record the state refuses leaves no trace: no sequence gap, no balance change', () => {
+  const st = new LedgerState();
+  st.apply({ t: 'account', seq: 1, at: 't', id: 'a', name: 'a' }, 0);
+  st.apply({ t: 'topup', seq: 2, at: 't', id: 't1', account: 'a', amount: 5, note: null, balanceAfter: 5 }, 1);
+  assert.throws(() => st.apply({ t: 'topup', seq: 3, at: 't', id: 't2', account: 'a', amount: 5, note: null, balanceAfter: 99 }, 2), /balance 10 but the record says 99/);
+  assert.throws(() => st.apply({ t: 'hold', seq: 3, at: 't', id: 'h', account: 'a', key: null, amount: 6, ref: 'r', what: 'w' }, 2), /exceeds available/);
+  assert.equal([st.lastSeq, st.accounts.get('a')!.balance, st.accounts.get('a')!.held], [2, 5, 0]);
+  st.apply({ t: 'hold', seq: 3, at: 't', id: 'h', account: 'a', key: null, amount: 5, ref: 'r', what: 'w' }, 2);
+  assert.is(st.lastSeq, 3);
 });
 
 test('one writer per ledger directory', async () => {
