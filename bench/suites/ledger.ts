@@ -2,6 +2,7 @@
 // durable hold+settle pairs per second at concurrency 1, 16 and 256, group commit against an
 // fdatasync-per-operation baseline in the same run; recovery time of N entries (full replay and
 // from a checkpoint); and a crash soak of T SIGKILL trials under load.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,31 +15,15 @@ export interface LedgerBenchOptions { seconds: number; runs: number; recoveryEnt
 /** The ledger's default checkpoint interval (records). */
 const CHECKPOINT_INTERVAL = 100_000;
 
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ledger-'));
 
-/** Pairs completed per second by `concurrency` workers looping hold -> settle for `seconds`. */
-async function pairsPerSecond(concurrency: number, groupCommit: boolean, seconds: number): Promise<number> {
-  const dir = tmp();
-  const l = await Ledger.open({ dir, groupCommit, checkpointEvery: 0 });
-  try {
-    const acc = (await l.createAccount('bench')).id;
-    await l.topup(acc, 1_000_000_000_000);
-    let pairs = 0;
-    const deadline = performance.now() + seconds * 1000;
-    const t0 = performance.now();
-    await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-      for (let i = 0; performance.now() < deadline; i++) {
-        const h = await l.hold({ account: acc, amount: 1_000_000, ref: `w${w}-${i}`, what: 'search' });
-        if (!h.ok) throw new Error('bench account ran dry');
-        await l.settle(h.hold.id, 400_000);
-        pairs++;
-      }
-    }));
-    return pairs / ((performance.now() - t0) / 1000);
-  } finally {
-    await l.close({ checkpoint: false });
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+/** Pairs completed per second by `concurrency` workers looping hold -> settle, in a fresh process. */
+function pairsPerSecond(concurrency: number, groupCommit: boolean, seconds: number): number {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'ledger-throughput.ts'), String(concurrency), groupCommit ? 'group' : 'single', String(seconds)],
+    { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ledger-throughput.ts failed: ${r.stderr.slice(-1000)}`);
+  return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { pairsPerSec: number }).pairsPerSec;
 }
 
 async function recovery(entries: number, runs: number): Promise<{ fullMs: number; checkpointMs: number; tailMs: number; tailRecords: number; records: number; bytes: number }> {
@@ -107,8 +92,8 @@ export async function benchLedger(o: LedgerBenchOptions): Promise<void> {
     const g: number[] = [];
     const b: number[] = [];
     for (let r = 0; r < o.runs; r++) {
-      g.push(await pairsPerSecond(c, true, o.seconds));
-      b.push(await pairsPerSecond(c, false, o.seconds));
+      g.push(pairsPerSecond(c, true, o.seconds));
+      b.push(pairsPerSecond(c, false, o.seconds));
     }
     throughput.push({ concurrency: c, groupCommit: median(g), baseline: median(b) });
     process.stderr.write(`concurrency ${c}: group commit ${Math.round(median(g))} pairs/s, fsync per op ${Math.round(median(b))} pairs/s\n`);
@@ -138,7 +123,7 @@ export async function benchLedger(o: LedgerBenchOptions): Promise<void> {
   const rows = throughput.map((t) => `| ${t.concurrency} | ${f(t.groupCommit)} | ${f(t.baseline)} | ${(t.groupCommit / t.baseline).toFixed(1)}x |`).join('\n');
   const md = `## Ledger: durable hold+settle pairs, recovery, crash soak
 
-Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}; medians of ${o.runs} runs of ${o.seconds} s each. Every pair is two records (hold, settle), each acknowledged only after the fdatasync covering it.
+Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}; medians of ${o.runs} runs of ${o.seconds} s each, every run in a fresh process. Every pair is two records (hold, settle), each acknowledged only after the fdatasync covering it.
 
 | concurrency | group commit (pairs/s) | fdatasync per operation (pairs/s) | ratio |
 |---|---|---|---|
