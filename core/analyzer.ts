@@ -1,0 +1,89 @@
+// The one text analyzer: the pipeline indexes with it and the ranking core analyses queries with
+// it, so a query term and a document term always mean the same thing.
+//
+// Steps: Unicode NFKC; URLs, @mentions, #hashtags and emoji recognised before tokenising (they
+// are social text's strongest signals); lower-case and diacritics folded (café = cafe); word
+// tokens of letters and digits; stop words of the post's language (or of all supported languages
+// when it is unknown) removed; a light English plural fold (phones = phone). Hashtags index as
+// the tag and its camel-case parts (#LineupLeak -> lineupleak, lineup, leak).
+import { deu, eng, fra, por, spa } from 'stopword';
+
+export interface Analyzed {
+  /** Index/query terms, in order, duplicates kept (term frequency matters). */
+  terms: string[];
+  hashtags: string[];
+  mentions: string[];
+  emoji: string[];
+  urls: string[];
+}
+
+export const ANALYZER_VERSION = 'analyzer-1';
+
+const STOP: Record<string, Set<string>> = {
+  en: new Set(eng), es: new Set(spa), pt: new Set(por), fr: new Set(fra), de: new Set(deu),
+};
+// Social filler the general lists miss, dropped whatever the language.
+const FILLER = new Set(['rt', 'via', 'amp', 'im', 'ive', 'dont', 'cant', 'thats', 'lol', 'ur']);
+const ALL_STOP = new Set([...Object.values(STOP).flatMap((s) => [...s]), ...FILLER]);
+
+const URL_RE = /\bhttps?:\/\/[^\s<>"']+|\bwww\.[^\s<>"']+/giu;
+const MENTION_RE = /(^|[^\p{L}\p{N}_])@([\p{L}\p{N}_.]{1,50})/gu;
+const HASHTAG_RE = /(^|[^\p{L}\p{N}_&])#([\p{L}\p{N}_]*\p{L}[\p{L}\p{N}_]*)/gu;
+const EMOJI_RE = /\p{Extended_Pictographic}(?:\uFE0F|\u200D\p{Extended_Pictographic}|\p{Emoji_Modifier})*/gu;
+const WORD_RE = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+
+export function fold(s: string): string {
+  return s.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+}
+
+/** Plural fold for English-looking words: cheap, and it joins the most common variant. */
+function stem(t: string): string {
+  if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
+  if (t.length > 3 && t.endsWith('s') && !t.endsWith('ss') && !t.endsWith('us') && !t.endsWith('is')) return t.slice(0, -1);
+  return t;
+}
+
+function camelParts(tag: string): string[] {
+  const parts = tag.split(/(?<=\p{Ll})(?=\p{Lu})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})|_/u).filter((p) => p.length > 1);
+  return parts.length > 1 ? parts : [];
+}
+
+export function analyze(text: string | null | undefined, language?: string | null): Analyzed {
+  const out: Analyzed = { terms: [], hashtags: [], mentions: [], emoji: [], urls: [] };
+  if (!text) return out;
+  let s = text.normalize('NFKC');
+  s = s.replace(URL_RE, (u) => {
+    out.urls.push(u);
+    return ' ';
+  });
+  s = s.replace(MENTION_RE, (_m, pre: string, name: string) => {
+    out.mentions.push(name.toLowerCase());
+    return `${pre} `;
+  });
+  const stop = (language && STOP[language.toLowerCase().slice(0, 2)]) || ALL_STOP;
+  const push = (raw: string) => {
+    const t = fold(raw).replace(/['’].*$/, '');
+    if (t.length < 2 && !/^\p{N}$/u.test(t)) return;
+    if (stop.has(t) || FILLER.has(t)) return;
+    out.terms.push(stem(t));
+  };
+  s = s.replace(HASHTAG_RE, (_m, pre: string, tag: string) => {
+    const folded = fold(tag);
+    out.hashtags.push(folded);
+    out.terms.push(folded);
+    for (const p of camelParts(tag)) push(p);
+    return `${pre} `;
+  });
+  s = s.replace(EMOJI_RE, (e) => {
+    out.emoji.push(e);
+    out.terms.push(e);
+    return ' ';
+  });
+  for (const m of s.matchAll(WORD_RE)) push(m[0]);
+  return out;
+}
+
+/** The terms of a query or document: what BM25 and the embedder see. */
+export function terms(text: string | null | undefined, language?: string | null): string[] {
+  return analyze(text, language).terms;
+}

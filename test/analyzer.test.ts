@@ -1,0 +1,35 @@
+// The shared text analyzer on the cases social text throws at it.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { analyze, terms } from '../core/analyzer.ts';
+
+test('hashtags index as the tag and its camel-case parts; mentions and urls are recognised, not indexed', () => {
+  const a = analyze('Huge news: #LineupLeak from @SolsticeFest https://t.co/abc123 check www.example.com now');
+  assert.equal(a.hashtags, ['lineupleak']);
+  assert.equal(a.mentions, ['solsticefest']);
+  assert.equal(a.urls, ['https://t.co/abc123', 'www.example.com']);
+  assert.ok(a.terms.includes('lineupleak') && a.terms.includes('lineup') && a.terms.includes('leak'));
+  assert.not.ok(a.terms.some((t) => t.includes('solstice') || t.includes('t.co') || t.includes('example')));
+});
+
+test('Unicode: NFKC, case and diacritics folded, emoji kept as terms', () => {
+  assert.equal(terms('Café CAFE café ＦＵＬＬＷＩＤＴＨ'), ['cafe', 'cafe', 'cafe', 'fullwidth']);
+  const a = analyze('love it 😍🔥 👍🏽');
+  assert.equal(a.emoji, ['😍', '🔥', '👍🏽']);
+  assert.ok(a.terms.includes('😍') && a.terms.includes('love'));
+});
+
+test('stop words by language, all supported languages when unknown; plural fold', () => {
+  assert.equal(terms('The phones are in the boxes'), ['phone', 'boxe']);
+  assert.equal(terms('la batería del coche eléctrico', 'es'), ['bateria', 'coche', 'electrico']);
+  assert.equal(terms('die Batterie ist leer', 'de'), ['batterie', 'leer']);
+  assert.equal(terms('RT via @user: lol ok'), ['ok']);
+});
+
+test('queries and documents analyse identically; empty input is no terms', () => {
+  assert.equal(terms('EV Battery RECALL: owners report swelling packs'), terms('ev battery recall owners report swelling packs'));
+  assert.equal(terms(''), []);
+  assert.equal(terms(null), []);
+});
+
+test.run();

@@ -1,0 +1,73 @@
+// The LSA embedder: deterministic, persisted exactly, and meaningful on the fixture corpus.
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { terms } from '../core/analyzer.ts';
+import { embed, fitEmbedder, loadEmbedder, saveEmbedder, type EmbedderParams } from '../core/embedder.ts';
+import { ROOT } from './helpers/child.ts';
+import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
+
+test.after.each(cleanupTmp);
+
+const SAMPLE = path.join(ROOT, 'fixtures', 'sample');
+const truth = new Map<string, string | null>();
+for (const line of fs.readFileSync(path.join(SAMPLE, 'truth.ndjson'), 'utf8').split('\n')) {
+  if (line.includes('"type":"post"')) {
+    const r = JSON.parse(line);
+    truth.set(r.uuid, r.narrative);
+  }
+}
+const posts: Array<{ uuid: string; text: string; language: string }> = [];
+for (const line of fs.readFileSync(path.join(SAMPLE, 'posts', 'posts-00001.ndjson'), 'utf8').split('\n')) {
+  try {
+    const r = JSON.parse(line);
+    if (truth.has(r.uuid) && !posts.some((p) => p.uuid === r.uuid)) posts.push({ uuid: r.uuid, text: `${r.title ?? ''} ${r.description ?? ''} ${(r.tags ?? []).map((t: string) => `#${t}`).join(' ')}`, language: r.language });
+  } catch {
+    // malformed lines are the planted bad records
+  }
+}
+const docs = posts.map((p) => terms(p.text, p.language));
+const params: EmbedderParams = { buckets: 1 << 14, dim: 48, sample: 10_000, oversample: 12, powerIterations: 2, seed: 7 };
+
+const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, v, i) => s + v * b[i]!, 0);
+
+test('fitting is deterministic: same corpus and seed, same model and version', () => {
+  const a = fitEmbedder(docs, params);
+  const b = fitEmbedder(docs, params);
+  assert.is(a.version, b.version);
+  assert.equal(Array.from(a.projection.subarray(0, 500)), Array.from(b.projection.subarray(0, 500)));
+  assert.is.not(fitEmbedder(docs, { ...params, seed: 8 }).version, a.version);
+});
+
+test('saved and loaded, the model embeds byte-identically; queries embed exactly as documents', async () => {
+  const m = fitEmbedder(docs, params);
+  const file = path.join(tmpDir(), 'embedder.bin');
+  await saveEmbedder(m, file);
+  const back = await loadEmbedder(file);
+  assert.is(back.version, m.version);
+  for (const d of docs.slice(0, 50)) assert.equal(Array.from(embed(back, d)), Array.from(embed(m, d)));
+  const v = embed(m, docs[3]!);
+  assert.ok(Math.abs(cos(v, v) - 1) < 1e-5, 'unit length');
+  assert.equal(Array.from(embed(m, [])), new Array(params.dim).fill(0));
+});
+
+test('posts of the same planted narrative are closer than posts of different narratives', () => {
+  const m = fitEmbedder(docs, params);
+  const vecs = docs.map((d) => embed(m, d));
+  let same = 0, sameN = 0, diff = 0, diffN = 0;
+  for (let i = 0; i < posts.length; i += 3) {
+    for (let j = i + 1; j < posts.length; j += 5) {
+      const ni = truth.get(posts[i]!.uuid), nj = truth.get(posts[j]!.uuid);
+      if (!ni || !nj) continue;
+      const c = cos(vecs[i]!, vecs[j]!);
+      if (ni === nj) (same += c), sameN++;
+      else (diff += c), diffN++;
+    }
+  }
+  assert.ok(sameN > 50 && diffN > 500);
+  const gap = same / sameN - diff / diffN;
+  assert.ok(gap > 0.3, `mean cosine same narrative ${(same / sameN).toFixed(3)} vs different ${(diff / diffN).toFixed(3)}`);
+});
+
+test.run();
