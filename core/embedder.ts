@@ -27,6 +27,16 @@ export interface EmbedderParams {
 
 export const DEFAULT_EMBEDDER: EmbedderParams = { buckets: 1 << 16, dim: 128, sample: 40_000, oversample: 16, powerIterations: 2, seed: 42 };
 
+/**
+ * Parameters for a corpus of `docs` documents: the hash space grows with the corpus (8 buckets a
+ * document, 2^13..2^16), since the fit's cost is linear in it and a small corpus has few distinct
+ * terms to keep apart. The choice is stored in the model, so queries embed exactly as documents.
+ */
+export function embedderParamsFor(docs: number, base: EmbedderParams = DEFAULT_EMBEDDER): EmbedderParams {
+  const want = 2 ** Math.ceil(Math.log2(Math.max(1, docs * 8)));
+  return { ...base, buckets: Math.min(base.buckets, Math.max(1 << 13, want)) };
+}
+
 export interface EmbedderModel {
   params: EmbedderParams;
   version: string;
@@ -38,7 +48,7 @@ export interface EmbedderModel {
 }
 
 /** FNV-1a over UTF-16 code units: fast, stable across runs and platforms. */
-function hashTerm(s: string): number {
+export function hashTerm(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
@@ -47,13 +57,20 @@ function hashTerm(s: string): number {
   return h >>> 0;
 }
 
-/** Sparse hashed features of analysed terms: unigrams and adjacent bigrams, raw counts. */
-export function hashedCounts(terms: string[], buckets: number): Map<number, number> {
+/** A document as the hashes of its analysed terms, in order (compact: 4 bytes a term). */
+export function termHashes(terms: string[]): Uint32Array {
+  const h = new Uint32Array(terms.length);
+  for (let i = 0; i < terms.length; i++) h[i] = hashTerm(terms[i]!);
+  return h;
+}
+
+/** Sparse hashed features: unigrams and adjacent bigrams (mixed from the two hashes), raw counts. */
+export function hashedCounts(hashes: Uint32Array, buckets: number): Map<number, number> {
   const m = new Map<number, number>();
   const add = (k: number) => m.set(k, (m.get(k) ?? 0) + 1);
-  for (let i = 0; i < terms.length; i++) {
-    add(hashTerm(terms[i]!) % buckets);
-    if (i > 0) add(hashTerm(`${terms[i - 1]} ${terms[i]}`) % buckets);
+  for (let i = 0; i < hashes.length; i++) {
+    add(hashes[i]! % buckets);
+    if (i > 0) add(((Math.imul(hashes[i - 1]!, 0x9e3779b1) ^ hashes[i]!) >>> 0) % buckets);
   }
   return m;
 }
@@ -121,18 +138,57 @@ function sparseTransposeTimesDense(rows: Sparse[], y: Float64Array, l: number, b
   return z;
 }
 
-/** Orthonormalise the l columns of a (n x l, row-major) in place: modified Gram-Schmidt. */
-function orthonormalise(a: Float64Array, n: number, l: number): void {
-  for (let c = 0; c < l; c++) {
-    for (let p = 0; p < c; p++) {
-      let dot = 0;
-      for (let r = 0; r < n; r++) dot += a[r * l + c]! * a[r * l + p]!;
-      for (let r = 0; r < n; r++) a[r * l + c]! -= dot * a[r * l + p]!;
+/** G = A^T A (l x l) for row-major A (n x l), accumulated row by row (cache-friendly). */
+function gram(a: Float64Array, n: number, l: number): Float64Array {
+  const g = new Float64Array(l * l);
+  for (let r = 0; r < n; r++) {
+    const o = r * l;
+    for (let i = 0; i < l; i++) {
+      const v = a[o + i]!;
+      if (v === 0) continue;
+      const gi = i * l;
+      for (let j = i; j < l; j++) g[gi + j]! += v * a[o + j]!;
     }
-    let norm = 0;
-    for (let r = 0; r < n; r++) norm += a[r * l + c]! ** 2;
-    norm = Math.sqrt(norm) || 1;
-    for (let r = 0; r < n; r++) a[r * l + c]! /= norm;
+  }
+  for (let i = 0; i < l; i++) for (let j = 0; j < i; j++) g[i * l + j] = g[j * l + i]!;
+  return g;
+}
+
+/**
+ * Orthonormalise the l columns of a (n x l, row-major) in place by CholeskyQR2 (Fukaya et al.):
+ * A = Q R with R from the Cholesky factor of A^T A, done twice for stability. Row-major passes
+ * only, which is what makes it fast in JS; columns that are (numerically) dependent are zeroed.
+ */
+function orthonormalise(a: Float64Array, n: number, l: number): void {
+  for (let pass = 0; pass < 2; pass++) {
+    const g = gram(a, n, l);
+    // Cholesky: g = R^T R, R upper triangular, stored in g's upper triangle.
+    const rdiag = new Float64Array(l);
+    for (let j = 0; j < l; j++) {
+      let d = g[j * l + j]!;
+      for (let k = 0; k < j; k++) d -= g[k * l + j]! ** 2;
+      const ok = d > 1e-10 * (g[j * l + j]! || 1);
+      rdiag[j] = ok ? Math.sqrt(d) : 0;
+      for (let i = j + 1; i < l; i++) {
+        let v = g[j * l + i]!;
+        for (let k = 0; k < j; k++) v -= g[k * l + j]! * g[k * l + i]!;
+        g[j * l + i] = ok ? v / rdiag[j]! : 0;
+      }
+      g[j * l + j] = rdiag[j]!;
+    }
+    // Each row x of A becomes x R^{-1}: solve y R = x by forward substitution.
+    for (let r = 0; r < n; r++) {
+      const o = r * l;
+      for (let j = 0; j < l; j++) {
+        if (rdiag[j] === 0) {
+          a[o + j] = 0;
+          continue;
+        }
+        let v = a[o + j]!;
+        for (let k = 0; k < j; k++) v -= a[o + k]! * g[k * l + j]!;
+        a[o + j] = v / rdiag[j]!;
+      }
+    }
   }
 }
 
@@ -146,9 +202,9 @@ function sampleIndices(n: number, sample: number, seed: number): number[] {
 
 /**
  * Fit idf on every document and the projection on a sample of them.
- * @param docs analysed terms of each document
+ * @param docs each document's term hashes (termHashes of its analysed terms)
  */
-export function fitEmbedder(docs: string[][], params: EmbedderParams = DEFAULT_EMBEDDER): EmbedderModel {
+export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAULT_EMBEDDER): EmbedderModel {
   const { buckets, dim, oversample, powerIterations, seed } = params;
   const df = new Uint32Array(buckets);
   for (const d of docs) for (const k of hashedCounts(d, buckets).keys()) df[k]!++;
@@ -158,59 +214,66 @@ export function fitEmbedder(docs: string[][], params: EmbedderParams = DEFAULT_E
 
   const rows = sampleIndices(docs.length, params.sample, seed).map((i) => weigh(hashedCounts(docs[i]!, buckets), idf));
   const l = Math.min(dim + oversample, Math.max(rows.length, 1));
-  const g = gaussian(seed);
+  const normal = gaussian(seed);
   const omega = new Float64Array(buckets * l);
-  for (let i = 0; i < omega.length; i++) omega[i] = g();
+  for (let i = 0; i < omega.length; i++) omega[i] = normal();
   // Range finder with power iterations: Q spans the dominant column space of X.
   let y = sparseTimesDense(rows, omega, l);
   orthonormalise(y, rows.length, l);
   for (let q = 0; q < powerIterations; q++) {
-    const z = sparseTransposeTimesDense(rows, y, l, buckets);
-    orthonormalise(z, buckets, l);
-    y = sparseTimesDense(rows, z, l);
+    // Orthonormalising Y each round keeps the iteration stable; the bucket-side product needs
+    // no separate orthonormalisation for the few rounds used here.
+    y = sparseTimesDense(rows, sparseTransposeTimesDense(rows, y, l, buckets), l);
     orthonormalise(y, rows.length, l);
   }
   // B^T = X^T Q (buckets x l); the right singular vectors of X are those of B: eigenvectors of
   // B B^T (l x l) give U_b and sigma^2, and V = B^T U_b / sigma.
   const bt = sparseTransposeTimesDense(rows, y, l, buckets);
+  const g = gram(bt, buckets, l);
   const bbt = new Matrix(l, l);
-  for (let i = 0; i < l; i++) {
-    for (let j = i; j < l; j++) {
-      let s = 0;
-      for (let k = 0; k < buckets; k++) s += bt[k * l + i]! * bt[k * l + j]!;
-      bbt.set(i, j, s);
-      bbt.set(j, i, s);
-    }
-  }
+  for (let i = 0; i < l; i++) for (let j = 0; j < l; j++) bbt.set(i, j, g[i * l + j]!);
   const evd = new EigenvalueDecomposition(bbt, { assumeSymmetric: true });
   const values = evd.realEigenvalues;
-  const vectors = evd.eigenvectorMatrix;
   const order = values.map((v, i) => [v, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, dim);
-  const projection = new Float32Array(buckets * dim);
+  // U_b's chosen columns scaled by 1/sigma, as a dense l x dim matrix; then V = B^T U (row-major).
+  const u = new Float64Array(l * dim);
   order.forEach(([sq, col], c) => {
     const sigma = Math.sqrt(Math.max(sq, 1e-12));
-    // Fix each vector's sign (largest |component| positive) so refits are comparable.
+    for (let j = 0; j < l; j++) u[j * dim + c] = evd.eigenvectorMatrix.get(j, col) / sigma;
+  });
+  const projection = new Float32Array(buckets * dim);
+  const acc = new Float64Array(dim);
+  for (let k = 0; k < buckets; k++) {
+    acc.fill(0);
+    const bo = k * l;
+    for (let j = 0; j < l; j++) {
+      const v = bt[bo + j]!;
+      if (v === 0) continue;
+      const uo = j * dim;
+      for (let c = 0; c < dim; c++) acc[c]! += v * u[uo + c]!;
+    }
+    for (let c = 0; c < dim; c++) projection[k * dim + c] = acc[c]!;
+  }
+  // Fix each vector's sign (largest |component| positive) so refits are comparable.
+  for (let c = 0; c < dim; c++) {
     let best = 0;
     let sign = 1;
     for (let k = 0; k < buckets; k++) {
-      let v = 0;
-      for (let j = 0; j < l; j++) v += bt[k * l + j]! * vectors.get(j, col);
-      v /= sigma;
-      projection[k * dim + c] = v;
+      const v = projection[k * dim + c]!;
       if (Math.abs(v) > best) (best = Math.abs(v)), (sign = Math.sign(v) || 1);
     }
     if (sign < 0) for (let k = 0; k < buckets; k++) projection[k * dim + c] = -projection[k * dim + c]!;
-  });
+  }
   const version = createHash('sha256').update(JSON.stringify(params)).update(ANALYZER_VERSION)
     .update(Buffer.from(idf.buffer)).update(Buffer.from(projection.buffer)).digest('hex').slice(0, 16);
   return { params, version: `lsa-${version}`, idf, projection, documents: docs.length };
 }
 
-/** Embed analysed terms: tf-idf, project, L2-normalise. A text with no known terms embeds to zeros. */
-export function embed(model: EmbedderModel, terms: string[], out = new Float32Array(model.params.dim)): Float32Array {
+/** Embed a document's term hashes: tf-idf, project, L2-normalise. No terms embeds to zeros. */
+export function embedHashes(model: EmbedderModel, hashes: Uint32Array, out: Float32Array = new Float32Array(model.params.dim)): Float32Array {
   const { buckets, dim } = model.params;
   out.fill(0);
-  const sp = weigh(hashedCounts(terms, buckets), model.idf);
+  const sp = weigh(hashedCounts(hashes, buckets), model.idf);
   for (let j = 0; j < sp.idx.length; j++) {
     const o = sp.idx[j]! * dim;
     const v = sp.val[j]!;
@@ -221,6 +284,11 @@ export function embed(model: EmbedderModel, terms: string[], out = new Float32Ar
   norm = Math.sqrt(norm);
   if (norm > 0) for (let c = 0; c < dim; c++) out[c]! /= norm;
   return out;
+}
+
+/** Embed analysed terms (queries): exactly what documents went through. */
+export function embed(model: EmbedderModel, terms: string[], out?: Float32Array): Float32Array {
+  return embedHashes(model, termHashes(terms), out);
 }
 
 // ---- persistence: a small JSON header and the two arrays as raw little-endian float32 ------

@@ -13,6 +13,7 @@ import {
 } from '../../core/generations.ts';
 import { SNAPSHOT_POST_COLUMNS } from '../../core/post-schema.ts';
 import { windowBounds } from '../../core/windows.ts';
+import { SNAPSHOT_ORDER, snapshotWhere, type ArtifactSource } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 
 const PARQUET = `FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880`;
@@ -23,7 +24,7 @@ function tableQueries(asOf: string): Record<string, string> {
   return {
     // Posts published after as-of belong to a later snapshot.
     'posts.parquet': `SELECT ${SNAPSHOT_POST_COLUMNS.join(', ')} FROM posts
-      WHERE published_at <= ${asOfLit} ORDER BY published_at, uuid`,
+      WHERE ${snapshotWhere(asOf)} ORDER BY ${SNAPSHOT_ORDER}`,
     'creators.parquet': `SELECT creator_id, platform,
         arg_max(creator_handle, observed_at) AS creator_handle,
         arg_max(follower_count, observed_at) AS follower_count,
@@ -33,6 +34,19 @@ function tableQueries(asOf: string): Record<string, string> {
       FROM posts WHERE creator_id IS NOT NULL AND published_at <= ${asOfLit}
       GROUP BY creator_id, platform ORDER BY creator_id, platform`,
   };
+}
+
+/** Per-row artifacts must describe exactly the rows being published. */
+async function checkArtifactsMatch(dir: string, asOf: string, rows: number): Promise<void> {
+  let source: ArtifactSource;
+  try {
+    source = JSON.parse(await fs.readFile(path.join(dir, 'source.json'), 'utf8')) as ArtifactSource;
+  } catch {
+    return; // no per-row artifacts yet (a publish of ingested posts only)
+  }
+  if (source.asOf !== asOf || source.rows !== rows) {
+    throw new Error(`index artifacts describe as-of ${source.asOf} with ${source.rows} rows, this publish is as-of ${asOf} with ${rows}: run the features and index stages (or run) first`);
+  }
 }
 
 async function sweepLeftovers(snapshots: string): Promise<string[]> {
@@ -93,6 +107,7 @@ export async function runPublish(ctx: StageContext): Promise<StageSummary> {
     counts[name.replace('.parquet', '')] = num(r?.n);
     files.push(await describeFile(tmp, name, num(r?.n)));
   }
+  await checkArtifactsMatch(layout.artifacts, asOf, counts.posts ?? 0);
   for (const name of await copyArtifacts(layout.artifacts, tmp)) files.push(await describeFile(tmp, name, null));
   await failpoint('publish.after-tables', ctx.signal);
 

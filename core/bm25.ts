@@ -1,0 +1,120 @@
+// BM25 (k1 1.2, b 0.75, Lucene's idf) over the analyzer's terms, as flat typed arrays: a term's
+// postings are docs[starts[t] .. starts[t+1]) with their term frequencies, doc ids ascending.
+// Built once per generation from the features stage's doc-terms; loads with one read.
+import fs from 'node:fs/promises';
+import { writeFileAtomic } from './durable-fs.ts';
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+
+export interface Bm25Index {
+  vocab: Map<string, number>;
+  starts: Uint32Array;
+  docs: Uint32Array;
+  tfs: Uint16Array;
+  docLen: Uint16Array;
+  avgdl: number;
+}
+
+/** Build postings from each row's term ids (offsets/ids as written by the features stage). */
+export function buildBm25(vocab: string[], offsets: Uint32Array, ids: Uint32Array): Bm25Index {
+  const rows = offsets.length - 1;
+  const terms = vocab.length;
+  const docLen = new Uint16Array(rows);
+  // Pass 1: document frequency of each term (a term counted once per row).
+  const df = new Uint32Array(terms);
+  const seen = new Int32Array(terms).fill(-1);
+  let total = 0;
+  for (let d = 0; d < rows; d++) {
+    docLen[d] = Math.min(65535, offsets[d + 1]! - offsets[d]!);
+    total += docLen[d]!;
+    for (let i = offsets[d]!; i < offsets[d + 1]!; i++) {
+      const t = ids[i]!;
+      if (seen[t] !== d) (seen[t] = d), df[t]!++;
+    }
+  }
+  const starts = new Uint32Array(terms + 1);
+  for (let t = 0; t < terms; t++) starts[t + 1] = starts[t]! + df[t]!;
+  const docs = new Uint32Array(starts[terms]!);
+  const tfs = new Uint16Array(starts[terms]!);
+  const fill = starts.slice(0, terms);
+  // Pass 2: rows in ascending order, so every posting list comes out sorted by doc id.
+  const tf = new Map<number, number>();
+  for (let d = 0; d < rows; d++) {
+    tf.clear();
+    for (let i = offsets[d]!; i < offsets[d + 1]!; i++) tf.set(ids[i]!, (tf.get(ids[i]!) ?? 0) + 1);
+    for (const [t, c] of tf) {
+      const at = fill[t]!++;
+      docs[at] = d;
+      tfs[at] = Math.min(65535, c);
+    }
+  }
+  return { vocab: new Map(vocab.map((w, i) => [w, i])), starts, docs, tfs, docLen, avgdl: rows ? total / rows : 0 };
+}
+
+export function idf(index: Bm25Index, df: number): number {
+  const n = index.docLen.length;
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * Score every row that contains a query term; returns the top `k` (row, score) by score, ties by
+ * row id. `accept` filters rows (the window) inside retrieval, before the top-k cut.
+ */
+export function searchBm25(index: Bm25Index, queryTerms: string[], k: number, accept?: (row: number) => boolean): Array<{ row: number; score: number }> {
+  const scores = new Map<number, number>();
+  for (const term of new Set(queryTerms)) {
+    const t = index.vocab.get(term);
+    if (t === undefined) continue;
+    const s = index.starts[t]!;
+    const e = index.starts[t + 1]!;
+    const w = idf(index, e - s);
+    for (let i = s; i < e; i++) {
+      const d = index.docs[i]!;
+      if (accept && !accept(d)) continue;
+      const tf = index.tfs[i]!;
+      const norm = tf + BM25_K1 * (1 - BM25_B + (BM25_B * index.docLen[d]!) / (index.avgdl || 1));
+      scores.set(d, (scores.get(d) ?? 0) + (w * tf * (BM25_K1 + 1)) / norm);
+    }
+  }
+  return [...scores].map(([row, score]) => ({ row, score })).sort((a, b) => b.score - a.score || a.row - b.row).slice(0, k);
+}
+
+// ---- persistence: [u32 header length][header JSON][vocab text padded][starts][docs][tfs][docLen]
+
+export async function saveBm25(index: Bm25Index, file: string): Promise<void> {
+  const words = new Array<string>(index.vocab.size);
+  for (const [w, i] of index.vocab) words[i] = w;
+  const text = Buffer.from(words.join('\n'), 'utf8');
+  const header = Buffer.from(JSON.stringify({ terms: words.length, postings: index.docs.length, rows: index.docLen.length, avgdl: index.avgdl, vocabBytes: text.length, k1: BM25_K1, b: BM25_B }));
+  const hl = Buffer.alloc(4);
+  hl.writeUInt32LE(header.length);
+  const pad = (n: number) => Buffer.alloc((4 - (n % 4)) % 4);
+  const parts = [hl, header, pad(4 + header.length), text, pad(text.length),
+    Buffer.from(index.starts.buffer, index.starts.byteOffset, index.starts.byteLength),
+    Buffer.from(index.docs.buffer, index.docs.byteOffset, index.docs.byteLength),
+    Buffer.from(index.tfs.buffer, index.tfs.byteOffset, index.tfs.byteLength), pad(index.tfs.byteLength),
+    Buffer.from(index.docLen.buffer, index.docLen.byteOffset, index.docLen.byteLength)];
+  await writeFileAtomic(file, Buffer.concat(parts));
+}
+
+export async function loadBm25(file: string): Promise<Bm25Index> {
+  const buf = await fs.readFile(file);
+  const hl = buf.readUInt32LE(0);
+  const h = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')) as { terms: number; postings: number; rows: number; avgdl: number; vocabBytes: number };
+  const al = (n: number) => n + ((4 - (n % 4)) % 4);
+  let at = al(4 + hl);
+  const words = h.terms ? buf.subarray(at, at + h.vocabBytes).toString('utf8').split('\n') : [];
+  at = al(at + h.vocabBytes);
+  const body = new Uint8Array(buf.length - at);
+  body.set(buf.subarray(at));
+  let o = 0;
+  const starts = new Uint32Array(body.buffer, o, h.terms + 1);
+  o += starts.byteLength;
+  const docs = new Uint32Array(body.buffer, o, h.postings);
+  o += docs.byteLength;
+  const tfs = new Uint16Array(body.buffer, o, h.postings);
+  o = al(o + tfs.byteLength);
+  const docLen = new Uint16Array(body.buffer, o, h.rows);
+  return { vocab: new Map(words.map((w, i) => [w, i])), starts, docs, tfs, docLen, avgdl: h.avgdl };
+}

@@ -1,0 +1,80 @@
+// Worker thread of the visual features: decodes each file with sharp to a 64x64 RGB thumbnail
+// and turns an item's frames into its vector and elements (visual-compute.ts). sharp's decoding
+// runs on libuv's pool; the pixel loops run on this thread, beside the other workers. A failing
+// file fails only its own item: every item resolves to a result, never to a rejected batch.
+import { readFile } from 'node:fs/promises';
+import { parentPort } from 'node:worker_threads';
+import sharp from 'sharp';
+import { DECODE_SIZE, frameFeatures, itemElements, itemFeatures, itemVector, type FrameFeatures, type VisualElements } from './visual-compute.ts';
+
+export interface WorkItem { i: number; kind: 'image' | 'video' | 'carousel'; paths: string[] }
+export interface WorkBatch { batch: number; items: WorkItem[] }
+export interface WorkResult { i: number; vector: Float32Array | null; elements: VisualElements | null; error?: string }
+export interface WorkReply { batch: number; results: WorkResult[] }
+
+// Decodes in flight per worker: enough to keep libuv's threads busy while this thread computes.
+const MAX_ACTIVE = Number(process.env.VT_ACTIVE ?? 3);
+let active = 0;
+const waiting: (() => void)[] = [];
+
+async function acquire(): Promise<void> {
+  while (active >= MAX_ACTIVE) await new Promise<void>((resolve) => waiting.push(resolve));
+  active++;
+}
+
+function release(): void {
+  active--;
+  waiting.shift()?.();
+}
+
+/** One file to frame features: EXIF-oriented, squeezed to 64x64 (aspect not kept), alpha over white, sRGB. */
+export async function decodeFrame(file: string): Promise<FrameFeatures> {
+  await acquire();
+  try {
+    const input = process.env.VT_BUF ? await readFile(file) : file;
+    const { data, info } = await sharp(input, { autoOrient: true, sequentialRead: true })
+      .resize(DECODE_SIZE, DECODE_SIZE, { fit: 'fill' })
+      .flatten({ background: '#ffffff' })
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    return frameFeatures(data, info.width, info.height, info.channels);
+  } finally {
+    release();
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export async function processItem(item: WorkItem): Promise<WorkResult> {
+  if (item.paths.length === 0) return { i: item.i, vector: null, elements: null, error: 'no media paths' };
+  const frames = await Promise.all(item.paths.map(async (p) => {
+    try {
+      return { frame: await decodeFrame(p) };
+    } catch (err) {
+      return { error: `${p}: ${message(err)}` };
+    }
+  }));
+  const failed = frames.find((f) => 'error' in f);
+  if (failed && 'error' in failed) return { i: item.i, vector: null, elements: null, error: failed.error };
+  try {
+    const f = itemFeatures(item.kind, frames.map((x) => (x as { frame: FrameFeatures }).frame));
+    return { i: item.i, vector: itemVector(f), elements: itemElements(f) };
+  } catch (err) {
+    return { i: item.i, vector: null, elements: null, error: message(err) };
+  }
+}
+
+const port = parentPort;
+if (port) {
+  // Every input is read once; caching decoded images only costs memory.
+  sharp.cache(false);
+  port.on('message', (batch: WorkBatch) => {
+    void Promise.all(batch.items.map(processItem)).then((results) => {
+      const transfer = results.flatMap((r) => (r.vector ? [r.vector.buffer as ArrayBuffer] : []));
+      port.postMessage({ batch: batch.batch, results } satisfies WorkReply, transfer);
+    });
+  });
+}

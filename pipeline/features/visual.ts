@@ -1,0 +1,175 @@
+// Visual features of posts' media: a fixed-length vector per item (image, carousel, video) for
+// similarity and clustering, and nameable elements (dominant colours, aesthetic style, layout,
+// motion) derived from the same numbers. Decoding and the pixel maths run in a pool of worker
+// threads (visual-worker.ts); the maths is in visual-compute.ts and the vocabularies in
+// visual-palette.ts. docs/visual-features.md documents the vector layout and the rules.
+//
+// Items go out in small batches, at most two per worker, so a slow item never idles the pool and
+// memory stays flat however long the list. A file that is missing or does not decode fails its
+// own item ({vector: null, elements: null, error}); a worker that dies fails only the items it
+// held, and a fresh worker takes its place.
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { VisualElements as ComputedElements } from './visual-compute.ts';
+import type { WorkBatch, WorkItem, WorkReply } from './visual-worker.ts';
+
+export { VISUAL_BLOCKS, VISUAL_DIM, VISUAL_FEATURES_VERSION } from './visual-compute.ts';
+export { COLOR_NAMES, LAYOUT_VOCABULARY, MOTION_VOCABULARY, STYLE_VOCABULARY } from './visual-palette.ts';
+
+export interface VisualItem {
+  key: string;
+  kind: 'image' | 'video' | 'carousel';
+  /** Absolute paths. image: one; carousel: its images; video: its frames in order. */
+  paths: string[];
+}
+
+export interface VisualElements {
+  /** 1-3 names from COLOR_NAMES, most dominant first. */
+  dominantColors: string[];
+  /** Zero or more of STYLE_VOCABULARY, in vocabulary order. */
+  aestheticStyle: string[];
+  /** One of LAYOUT_VOCABULARY. */
+  layout: string;
+  /** Videos: one of MOTION_VOCABULARY (null when fewer than two frames); null for images and carousels. */
+  motion: string | null;
+}
+
+export interface VisualResult { vector: Float32Array | null; elements: VisualElements | null; error?: string }
+
+export interface VisualOptions {
+  /** Worker threads; default os.availableParallelism(). */
+  threads?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+const MAX_BATCH = 16;
+const BATCHES_PER_WORKER = 2;
+
+// Compile-time check that the worker's elements fit the public shape.
+const _elementsFit = (e: ComputedElements): VisualElements => e;
+void _elementsFit;
+
+/** Workers are .ts modules, loaded through tsx's API so this works however the parent was started. */
+function spawn(): Worker {
+  const target = new URL('./visual-worker.ts', import.meta.url).href;
+  const api = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(api)}).then(({ tsImport }) => tsImport(${JSON.stringify(target)}, ${JSON.stringify(target)}))`;
+  return new Worker(boot, { eval: true });
+}
+
+interface Lane { worker: Worker; inflight: Map<number, WorkItem[]>; replied: boolean; dead: boolean }
+
+export async function computeVisualFeatures(items: VisualItem[], opts: VisualOptions = {}): Promise<Map<string, VisualResult>> {
+  const total = items.length;
+  const results: Array<VisualResult | undefined> = new Array(total);
+  const work: WorkItem[] = [];
+  let done = 0;
+  for (let i = 0; i < total; i++) {
+    const it = items[i]!;
+    if (it.kind !== 'image' && it.kind !== 'video' && it.kind !== 'carousel') results[i] = { vector: null, elements: null, error: `unknown kind ${String(it.kind)}` };
+    else if (!Array.isArray(it.paths) || it.paths.length === 0) results[i] = { vector: null, elements: null, error: 'no media paths' };
+    else if (it.kind === 'image' && it.paths.length !== 1) results[i] = { vector: null, elements: null, error: `an image has one path, got ${it.paths.length}` };
+    else { work.push({ i, kind: it.kind, paths: it.paths }); continue; }
+    done++;
+  }
+  if (done > 0) opts.onProgress?.(done, total);
+
+  if (work.length > 0) await runPool(work, results, done, opts);
+  const out = new Map<string, VisualResult>();
+  for (let i = 0; i < total; i++) out.set(items[i]!.key, results[i] ?? { vector: null, elements: null, error: 'not computed' });
+  return out;
+}
+
+function runPool(work: WorkItem[], results: Array<VisualResult | undefined>, doneBefore: number, opts: VisualOptions): Promise<void> {
+  const total = results.length;
+  const threadsWanted = Math.max(1, Math.floor(opts.threads ?? os.availableParallelism()));
+  const batchSize = Math.max(1, Math.min(MAX_BATCH, Math.ceil(work.length / (threadsWanted * BATCHES_PER_WORKER * 2))));
+  const threads = Math.min(threadsWanted, Math.ceil(work.length / batchSize));
+  let done = doneBefore;
+  let next = 0;
+  let batchId = 0;
+  let pending = work.length;
+  let startFailures = 0;
+  const retry: WorkItem[][] = [];
+  const lanes: Lane[] = [];
+
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const finish = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      const all = lanes.splice(0);
+      for (const l of all) l.dead = true;
+      const end = () => (err ? reject(err) : resolve());
+      void Promise.all(all.map((l) => l.worker.terminate())).then(end, end);
+    };
+
+    const feed = (lane: Lane) => {
+      while (!lane.dead && lane.inflight.size < BATCHES_PER_WORKER && (retry.length > 0 || next < work.length)) {
+        let batch = retry.shift();
+        if (!batch) {
+          batch = work.slice(next, next + batchSize);
+          next += batch.length;
+        }
+        const id = batchId++;
+        lane.inflight.set(id, batch);
+        lane.worker.postMessage({ batch: id, items: batch } satisfies WorkBatch);
+      }
+    };
+
+    const settle = (n: number) => {
+      pending -= n;
+      done += n;
+      opts.onProgress?.(done, total);
+      if (pending === 0) finish();
+    };
+
+    const fail = (lane: Lane, err: Error) => {
+      if (lane.dead || settled) return;
+      lane.dead = true;
+      const at = lanes.indexOf(lane);
+      if (at >= 0) lanes.splice(at, 1);
+      void lane.worker.terminate().catch(() => undefined);
+      let lost = 0;
+      if (!lane.replied) {
+        // Never answered: it could not start. Its batches go to the next worker, up to a limit.
+        retry.push(...lane.inflight.values());
+        if (++startFailures > threads + 2) {
+          finish(new Error(`visual workers cannot start: ${err.message}`));
+          return;
+        }
+      } else {
+        // It was working: the items it held fail (one of them may be what killed it).
+        for (const batch of lane.inflight.values()) {
+          for (const it of batch) results[it.i] = { vector: null, elements: null, error: `visual worker failed: ${err.message}` };
+          lost += batch.length;
+        }
+      }
+      lane.inflight.clear();
+      if (retry.length > 0 || next < work.length) start();
+      if (lost > 0) settle(lost);
+    };
+
+    const start = () => {
+      const lane: Lane = { worker: spawn(), inflight: new Map(), replied: false, dead: false };
+      lanes.push(lane);
+      lane.worker.on('message', (reply: WorkReply) => {
+        if (lane.dead) return;
+        lane.replied = true;
+        const batch = lane.inflight.get(reply.batch);
+        if (!batch) return;
+        lane.inflight.delete(reply.batch);
+        for (const r of reply.results) {
+          results[r.i] = r.error === undefined ? { vector: r.vector, elements: r.elements } : { vector: null, elements: null, error: r.error };
+        }
+        feed(lane);
+        settle(batch.length);
+      });
+      lane.worker.on('error', (err) => fail(lane, err));
+      lane.worker.on('exit', (code) => fail(lane, new Error(`worker exited with code ${code}`)));
+      feed(lane);
+    };
+
+    for (let t = 0; t < threads; t++) start();
+  });
+}

@@ -1,0 +1,106 @@
+// Features and index stages on the committed sample: BM25 scores by the formula, HNSW recall
+// against exact search, narrative queries against the ground truth, artifacts that load, and
+// publish refusing artifacts built for other rows.
+import fs from 'node:fs';
+import path from 'node:path';
+import hnswlib from 'hnswlib-node';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { terms } from '../core/analyzer.ts';
+import { BM25_B, BM25_K1, buildBm25, loadBm25, saveBm25, searchBm25 } from '../core/bm25.ts';
+import { dataDirLayout } from '../core/data-dir.ts';
+import { embed, loadEmbedder } from '../core/embedder.ts';
+import { generationDir, readCurrent, readManifest } from '../core/generations.ts';
+import { ROOT } from './helpers/child.ts';
+import { AS_OF, readSnapshot, runPipeline } from './helpers/pipeline.ts';
+import { rejects } from './helpers/assert.ts';
+import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
+
+test.after.each(cleanupTmp);
+
+test('BM25 scores follow the formula (k1 1.2, b 0.75, Lucene idf); filter applies before the cut; save/load is exact', async () => {
+  const vocab = ['battery', 'recall', 'phone', 'launch'];
+  const docs = [[0, 1, 0], [2, 3], [0, 2, 3, 3], [1]];
+  const offsets = new Uint32Array([0, 3, 5, 9, 10]);
+  const ids = new Uint32Array(docs.flat());
+  const idx = buildBm25(vocab, offsets, ids);
+  const avgdl = 10 / 4;
+  const idf = (df: number) => Math.log(1 + (4 - df + 0.5) / (df + 0.5));
+  const part = (tf: number, dl: number, df: number) => idf(df) * (tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * dl / avgdl));
+  const r = searchBm25(idx, ['battery', 'recall'], 10);
+  assert.equal(r.map((x) => x.row), [0, 3, 2]);
+  assert.ok(Math.abs(r[0]!.score - (part(2, 3, 2) + part(1, 3, 2))) < 1e-9);
+  assert.equal(searchBm25(idx, ['battery'], 10, (row) => row !== 0).map((x) => x.row), [2]);
+  assert.equal(searchBm25(idx, ['nothing'], 10), []);
+  const file = path.join(tmpDir(), 'bm25.bin');
+  await saveBm25(idx, file);
+  const back = await loadBm25(file);
+  assert.equal(searchBm25(back, ['battery', 'phone', 'launch'], 10), searchBm25(idx, ['battery', 'phone', 'launch'], 10));
+});
+
+async function publishedSample(): Promise<string> {
+  const d = tmpDir();
+  fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(d, 'landing', 'sample'), { recursive: true });
+  await runPipeline(d);
+  return d;
+}
+
+test('features + index on the sample: artifacts in the generation, HNSW recall@10 >= 0.95 vs exact, narrative queries hit their narrative', async () => {
+  const d = await publishedSample();
+  const layout = dataDirLayout(d);
+  const gen = (await readCurrent(layout))!;
+  const dir = generationDir(layout, gen);
+  const m = await readManifest(layout, gen);
+  for (const f of ['embedder.bin', 'text-vectors.f32', 'bm25.bin', 'text.hnsw']) assert.ok(m.files.some((x) => x.name === f), f);
+  const rows = m.counts.posts!;
+  const model = await loadEmbedder(path.join(dir, 'embedder.bin'));
+  const dim = model.params.dim;
+  const raw = fs.readFileSync(path.join(dir, 'text-vectors.f32'));
+  const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  assert.is(vectors.length, rows * dim);
+
+  // Exact top-10 by inner product vs HNSW's, for 100 query rows.
+  const hnsw = new hnswlib.HierarchicalNSW('ip', dim);
+  hnsw.readIndexSync(path.join(dir, 'text.hnsw'));
+  hnsw.setEf(100);
+  let hit = 0;
+  let total = 0;
+  for (let q = 0; q < rows; q += Math.ceil(rows / 100)) {
+    const qv = vectors.subarray(q * dim, (q + 1) * dim);
+    const exact = Array.from({ length: rows }, (_, r) => {
+      let s = 0;
+      for (let c = 0; c < dim; c++) s += qv[c]! * vectors[r * dim + c]!;
+      return { r, s };
+    }).sort((a, b) => b.s - a.s || a.r - b.r).slice(0, 10).map((x) => x.r);
+    const approx = new Set(hnsw.searchKnn(Array.from(qv), 10).neighbors);
+    hit += exact.filter((r) => approx.has(r)).length;
+    total += 10;
+  }
+  assert.ok(hit / total >= 0.95, `recall@10 ${hit / total}`);
+
+  // A narrative's own keywords find its posts, lexically and by vector.
+  const truthLines = fs.readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const narrativeOf = new Map(truthLines.filter((t) => t.type === 'post').map((t) => [t.uuid, t.narrative]));
+  const uuids = (await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid as string);
+  const bm25 = await loadBm25(path.join(dir, 'bm25.bin'));
+  let lexical = 0;
+  let vector = 0;
+  const narratives = truthLines.filter((t) => t.type === 'narrative');
+  for (const n of narratives) {
+    const query = terms(n.keywords.slice(0, 3).join(' '));
+    lexical += searchBm25(bm25, query, 10).filter((x) => narrativeOf.get(uuids[x.row]!) === n.id).length;
+    vector += hnsw.searchKnn(Array.from(embed(model, query)), 10).neighbors.filter((r) => narrativeOf.get(uuids[r]!) === n.id).length;
+  }
+  const pLex = lexical / (10 * narratives.length);
+  const pVec = vector / (10 * narratives.length);
+  assert.ok(pLex >= 0.8, `BM25 precision@10 ${pLex}`);
+  assert.ok(pVec >= 0.6, `vector precision@10 ${pVec}`);
+});
+
+test('publish refuses per-row artifacts built for another as-of or other rows', async () => {
+  const d = await publishedSample();
+  await rejects(() => runPipeline(d, ['publish'], new Date('2026-10-01T00:00:00Z')), /run the features and index stages/);
+  await rejects(() => runPipeline(d, ['index'], new Date('2026-10-01T00:00:00Z')), /run the features stage for/);
+});
+
+test.run();
