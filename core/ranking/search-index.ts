@@ -1,0 +1,93 @@
+// A generation loaded for ranking: the BM25 and HNSW indexes, the embedder, and the per-row
+// columns the scores need, as typed arrays read once from posts.parquet. Rows are in snapshot
+// order (published_at, uuid), so a time window is the contiguous range [windowStart[w], rows).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import hnswlib from 'hnswlib-node';
+import { loadBm25, type Bm25Index } from '../bm25.ts';
+import { openDuckDB, sqlString } from '../duckdb.ts';
+import { loadEmbedder, type EmbedderModel } from '../embedder.ts';
+import type { Manifest } from '../generations.ts';
+import { WINDOW_KEYS, type WindowKey } from '../windows.ts';
+
+export interface SearchIndex {
+  generation: string;
+  asOf: number;
+  rows: number;
+  uuid: string[];
+  publishedAt: Float64Array;
+  likes: Float64Array;
+  comments: Float64Array;
+  shares: Float64Array;
+  views: Float64Array;
+  /** NaN when unknown. */
+  followers: Float64Array;
+  /** 1 when the row has authored text (title or description), 0 when only tags, -1 when nothing. */
+  textKind: Int8Array;
+  windowStart: Record<WindowKey, number>;
+  /** Normalisers for the [0, 1] engagement and reach scores: log1p of the corpus maxima. */
+  maxEngagementLog: number;
+  maxFollowersLog: number;
+  bm25: Bm25Index;
+  hnsw: InstanceType<typeof hnswlib.HierarchicalNSW>;
+  embedder: EmbedderModel;
+  vectors: Float32Array;
+}
+
+/** First row whose published_at >= t (rows are sorted by published_at). */
+function lowerBound(a: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export function engagementOf(likes: number, comments: number, shares: number): number {
+  return likes + 2 * comments + 3 * shares;
+}
+
+export async function loadSearchIndex(generationDir: string): Promise<SearchIndex> {
+  const manifest = JSON.parse(await fs.readFile(path.join(generationDir, 'manifest.json'), 'utf8')) as Manifest;
+  const db = await openDuckDB();
+  let cols: Record<string, unknown[]>;
+  try {
+    const reader = await db.conn.runAndReadAll(`SELECT uuid, epoch_ms(published_at)::DOUBLE AS published_at,
+        like_count::DOUBLE AS likes, comment_count::DOUBLE AS comments, share_count::DOUBLE AS shares, view_count::DOUBLE AS views,
+        follower_count::DOUBLE AS followers,
+        CASE WHEN title IS NOT NULL OR description IS NOT NULL THEN 1 WHEN len(tags) > 0 THEN 0 ELSE -1 END::TINYINT AS text_kind
+      FROM read_parquet(${sqlString(path.join(generationDir, 'posts.parquet'))})`);
+    cols = reader.getColumnsObjectJS() as Record<string, unknown[]>;
+  } finally {
+    db.close();
+  }
+  const f64 = (name: string, nullAs = 0) => Float64Array.from(cols[name]!, (v) => (v === null ? nullAs : Number(v)));
+  const publishedAt = f64('published_at');
+  const rows = publishedAt.length;
+  const asOf = Date.parse(manifest.as_of);
+  const windowStart = Object.fromEntries(WINDOW_KEYS.map((w) => [w, lowerBound(publishedAt, Date.parse(manifest.windows[w].start))])) as Record<WindowKey, number>;
+  const likes = f64('likes');
+  const comments = f64('comments');
+  const shares = f64('shares');
+  const followers = f64('followers', NaN);
+  let maxE = 0;
+  let maxF = 0;
+  for (let r = 0; r < rows; r++) {
+    maxE = Math.max(maxE, engagementOf(likes[r]!, comments[r]!, shares[r]!));
+    if (followers[r]! > maxF) maxF = followers[r]!;
+  }
+  const embedder = await loadEmbedder(path.join(generationDir, 'embedder.bin'));
+  const raw = await fs.readFile(path.join(generationDir, 'text-vectors.f32'));
+  const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  const hnsw = new hnswlib.HierarchicalNSW('ip', embedder.params.dim);
+  hnsw.readIndexSync(path.join(generationDir, 'text.hnsw'));
+  return {
+    generation: manifest.generation, asOf, rows, uuid: cols.uuid as string[], publishedAt, likes, comments, shares,
+    views: f64('views'), followers, textKind: Int8Array.from(cols.text_kind!, (v) => Number(v)), windowStart,
+    maxEngagementLog: Math.log1p(maxE), maxFollowersLog: Math.log1p(maxF),
+    bm25: await loadBm25(path.join(generationDir, 'bm25.bin')), hnsw, embedder, vectors,
+  };
+}

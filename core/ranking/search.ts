@@ -1,0 +1,121 @@
+// The ranking core, callable without HTTP: hybrid retrieval (BM25 + HNSW) with the window applied
+// inside both retrievers, a relevance floor, Reciprocal Rank Fusion (k = 60), then a documented
+// blend with recency and engagement. Every score is defined in docs/fields.md.
+import { terms as analyzeTerms } from '../analyzer.ts';
+import { searchBm25 } from '../bm25.ts';
+import { embed } from '../embedder.ts';
+import type { WindowKey } from '../windows.ts';
+import { WINDOW_DAYS } from '../windows.ts';
+import { engagementOf, type SearchIndex } from './search-index.ts';
+
+export const RRF_K = 60;
+/** A row found only by the vector retriever must be at least this similar to count as a match. */
+export const VECTOR_FLOOR = 0.35;
+/** exampleRankingScore = W_REL relevance + W_REC recency + W_ENG engagement. */
+export const BLEND = { relevance: 0.7, recency: 0.15, engagement: 0.15 } as const;
+
+export type IntentEvidenceSource = 'authored_text' | 'no_match' | 'no_text' | 'tag_only';
+
+export interface RankedRow {
+  row: number;
+  uuid: string;
+  rawSimilarity: number;
+  similarity: number;
+  rrfScore: number;
+  relevance: number;
+  recencyScore: number;
+  engagementScore: number;
+  engagementDepth: number;
+  authorReach: number;
+  exampleRankingScore: number;
+  intentSimilarity: number | null;
+  intentEvidenceSource: IntentEvidenceSource;
+  lexicalRank: number | null;
+  vectorRank: number | null;
+}
+
+export interface SearchParams {
+  query: string;
+  limit: number;
+  window: WindowKey;
+}
+
+/** Half-life of the recency score: a third of the window (all: 30 days). */
+export function recencyHalfLifeDays(window: WindowKey): number {
+  return window === 'all' ? 30 : WINDOW_DAYS[window] / 3;
+}
+
+function cosine(index: SearchIndex, q: Float32Array, row: number): number {
+  const dim = q.length;
+  let s = 0;
+  for (let c = 0; c < dim; c++) s += q[c]! * index.vectors[row * dim + c]!;
+  return s;
+}
+
+export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
+  const start = index.windowStart[p.window];
+  const accept = (row: number) => row >= start;
+  const windowRows = index.rows - start;
+  if (windowRows <= 0 || p.limit <= 0) return [];
+  const qTerms = analyzeTerms(p.query);
+  if (qTerms.length === 0) return [];
+  // Each retriever returns a deeper list than asked for, so fusion has overlap to work with.
+  const depth = Math.min(windowRows, Math.max(p.limit * 2, 100));
+
+  const lexical = searchBm25(index.bm25, qTerms, depth, accept);
+  // Only terms the corpus knows are embedded: an unknown word's hash bucket is shared with some
+  // real term (feature hashing), which would otherwise pass for meaning.
+  const known = qTerms.filter((t) => index.bm25.vocab.has(t));
+  const qv = embed(index.embedder, known);
+  const hasVector = qv.some((x) => x !== 0);
+  let vector: Array<{ row: number; sim: number }> = [];
+  if (hasVector && index.hnsw.getCurrentCount() > 0) {
+    index.hnsw.setEf(Math.max(depth, 64));
+    const k = Math.min(depth, index.hnsw.getCurrentCount());
+    const res = start === 0 ? index.hnsw.searchKnn(Array.from(qv), k) : index.hnsw.searchKnn(Array.from(qv), k, accept);
+    vector = res.neighbors.map((row, i) => ({ row, sim: 1 - res.distances[i]! }))
+      .filter((v) => v.sim >= VECTOR_FLOOR)
+      .sort((a, b) => b.sim - a.sim || a.row - b.row);
+  }
+
+  const lexRank = new Map(lexical.map((x, i) => [x.row, i + 1]));
+  const vecRank = new Map(vector.map((x, i) => [x.row, i + 1]));
+  const candidates = new Set<number>([...lexRank.keys(), ...vecRank.keys()]);
+  const halfLife = recencyHalfLifeDays(p.window);
+  const out: RankedRow[] = [];
+  for (const row of candidates) {
+    const lr = lexRank.get(row) ?? null;
+    const vr = vecRank.get(row) ?? null;
+    const rrf = (lr ? 1 / (RRF_K + lr) : 0) + (vr ? 1 / (RRF_K + vr) : 0);
+    const raw = hasVector ? cosine(index, qv, row) : 0;
+    const ageDays = Math.max(0, (index.asOf - index.publishedAt[row]!) / 86_400_000);
+    const likes = index.likes[row]!;
+    const comments = index.comments[row]!;
+    const shares = index.shares[row]!;
+    const interactions = likes + comments + shares;
+    const followers = index.followers[row]!;
+    const relevance = rrf / (2 / (RRF_K + 1));
+    const recencyScore = Math.pow(0.5, ageDays / halfLife);
+    const engagementScore = index.maxEngagementLog > 0 ? Math.log1p(engagementOf(likes, comments, shares)) / index.maxEngagementLog : 0;
+    const kind = index.textKind[row]!;
+    const matched = lr !== null || raw >= VECTOR_FLOOR;
+    out.push({
+      row, uuid: index.uuid[row]!,
+      rawSimilarity: raw,
+      similarity: Math.max(0, raw),
+      rrfScore: rrf,
+      relevance,
+      recencyScore,
+      engagementScore,
+      engagementDepth: interactions > 0 ? (comments + shares) / interactions : 0,
+      authorReach: Number.isNaN(followers) || index.maxFollowersLog === 0 ? 0 : Math.log1p(followers) / index.maxFollowersLog,
+      exampleRankingScore: BLEND.relevance * relevance + BLEND.recency * recencyScore + BLEND.engagement * engagementScore,
+      intentSimilarity: kind === 1 ? raw : null,
+      intentEvidenceSource: kind === -1 ? 'no_text' : kind === 0 ? 'tag_only' : matched ? 'authored_text' : 'no_match',
+      lexicalRank: lr,
+      vectorRank: vr,
+    });
+  }
+  out.sort((a, b) => b.exampleRankingScore - a.exampleRankingScore || b.rrfScore - a.rrfScore || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+  return out.slice(0, p.limit);
+}

@@ -1,0 +1,90 @@
+// The ranking core on the published sample: relevance against planted narratives, the window
+// applied inside retrieval (checked against brute force), field ranges, determinism, no-match.
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { terms } from '../core/analyzer.ts';
+import { dataDirLayout } from '../core/data-dir.ts';
+import { generationDir, readCurrent } from '../core/generations.ts';
+import { search } from '../core/ranking/search.ts';
+import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
+import { WINDOW_KEYS } from '../core/windows.ts';
+import { ROOT } from './helpers/child.ts';
+import { runPipeline } from './helpers/pipeline.ts';
+import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
+
+const truth = fs.readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const narrativeOf = new Map(truth.filter((t) => t.type === 'post').map((t) => [t.uuid as string, t.narrative as string | null]));
+const narratives = truth.filter((t) => t.type === 'narrative');
+let index: SearchIndex;
+
+test.before(async () => {
+  const d = tmpDir();
+  fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(d, 'landing', 'sample'), { recursive: true });
+  await runPipeline(d);
+  const layout = dataDirLayout(d);
+  index = await loadSearchIndex(generationDir(layout, (await readCurrent(layout))!));
+});
+test.after(cleanupTmp);
+
+test('narrative queries rank that narrative\'s posts first (precision@10 over all planted narratives)', () => {
+  let hits = 0;
+  for (const n of narratives) {
+    const rows = search(index, { query: n.keywords.slice(0, 3).join(' '), limit: 10, window: 'all' });
+    hits += rows.filter((r) => narrativeOf.get(r.uuid) === n.id).length;
+  }
+  const p = hits / (10 * narratives.length);
+  assert.ok(p >= 0.7, `precision@10 ${p.toFixed(2)}`);
+});
+
+test('the window filters inside retrieval: every row in the window, and limit rows whenever the window holds that many matches', () => {
+  for (const n of narratives) {
+    const query = n.keywords.slice(0, 2).join(' ');
+    const q = new Set(terms(query));
+    for (const window of WINDOW_KEYS) {
+      const rows = search(index, { query, limit: 5, window });
+      for (const r of rows) assert.ok(r.row >= index.windowStart[window], `${window}: row published before the window`);
+      // Brute force: rows in the window containing a query term (lexical matches).
+      let matches = 0;
+      for (let row = index.windowStart[window]; row < index.rows; row++) {
+        const t = index.bm25;
+        for (const term of q) {
+          const id = t.vocab.get(term);
+          if (id === undefined) continue;
+          let found = false;
+          for (let i = t.starts[id]!; i < t.starts[id + 1]!; i++) if (t.docs[i] === row) found = true;
+          if (found) {
+            matches++;
+            break;
+          }
+        }
+      }
+      assert.is(rows.length >= Math.min(5, matches), true, `${window}: ${rows.length} rows for ${matches} matches`);
+    }
+  }
+});
+
+test('every score is in its documented range; results are deterministic and ordered', () => {
+  const a = search(index, { query: narratives[0].keywords.join(' '), limit: 50, window: '90d' });
+  const b = search(index, { query: narratives[0].keywords.join(' '), limit: 50, window: '90d' });
+  assert.equal(a, b);
+  assert.ok(a.length > 0 && a.length <= 50);
+  for (let i = 0; i < a.length; i++) {
+    const r = a[i]!;
+    assert.ok(r.rawSimilarity >= -1.0001 && r.rawSimilarity <= 1.0001);
+    for (const k of ['similarity', 'relevance', 'recencyScore', 'engagementScore', 'engagementDepth', 'authorReach', 'exampleRankingScore'] as const) {
+      assert.ok(r[k] >= 0 && r[k] <= 1.0000001, `${k} ${r[k]}`);
+    }
+    assert.ok(r.rrfScore > 0 && r.rrfScore <= 2 / 61 + 1e-12);
+    if (i > 0) assert.ok(a[i - 1]!.exampleRankingScore >= r.exampleRankingScore);
+  }
+});
+
+test('a query that matches nothing returns nothing (the relevance floor), and limit is respected', () => {
+  assert.equal(search(index, { query: 'zzqxv wubbalubba', limit: 100, window: 'all' }), []);
+  assert.equal(search(index, { query: '   ', limit: 100, window: 'all' }), []);
+  assert.is(search(index, { query: narratives[1].keywords.join(' '), limit: 3, window: 'all' }).length, 3);
+});
+
+test.run();
