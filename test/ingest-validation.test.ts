@@ -193,6 +193,23 @@ test('a line that is not UTF-8 is quarantined alone; an empty file is zero recor
   assert.equal((await readSnapshot(d, 'posts', 'uuid', 'ORDER BY uuid')).map((r) => r.uuid), ['a', 'b', 'c']);
 });
 
+test('precomputed embeddings of another dimension are quarantined with the expected one named', async () => {
+  const d = tmpDir();
+  const e = (n: number) => Array.from({ length: n }, (_, i) => i / n);
+  writeLines(path.join(d, 'landing', 'a.ndjson'), [
+    { uuid: 'a', ...ok, text_embedding: e(4) }, { uuid: 'b', ...ok, text_embedding: e(4) }, { uuid: 'c', ...ok, text_embedding: e(3) },
+    { uuid: 'd', ...ok, visual_embedding: e(8) },
+  ]);
+  const s = summaryOf(await runPipeline(d, ['ingest']), 'ingest');
+  assert.equal([s.accepted, s.quarantined], [3, 1]);
+  assert.match(reasonsOf(d, 3).join(), /text_embedding has 3 dimensions, expected 4 \(the most common dimension in this file\)/);
+  writeLines(path.join(d, 'landing', 'b.ndjson'), [{ uuid: 'e', ...ok, text_embedding: e(5) }, { uuid: 'f', ...ok, visual_embedding: e(2) }]);
+  const s2 = summaryOf(await runPipeline(d, ['ingest'], undefined, { VISUAL_EMBEDDING_DIM: '2' }), 'ingest');
+  assert.equal([s2.accepted, s2.quarantined], [1, 1]);
+  const q = quarantined(d).find((x) => x.source_file === 'b.ndjson')!;
+  assert.match(q.reasons.join(), /text_embedding has 5 dimensions, expected 4 \(the embeddings already ingested\)/);
+});
+
 test('blank lines are not records; dot-files and .part files are not read', async () => {
   const d = tmpDir();
   fs.mkdirSync(path.join(d, 'landing'), { recursive: true });

@@ -49,6 +49,32 @@ async function markMediaUniverse(db: DuckDB, root: string, landing: string): Pro
     SELECT substr(file, ${root.length + 2}) AS rel FROM glob(${sqlString(path.join(landing, '**'))})`);
 }
 
+/**
+ * Precomputed embeddings must all have one dimension per kind: the configured one, else the one
+ * already stored, else the most common one in this file. Other lengths are quarantined.
+ */
+async function checkEmbeddingDims(ctx: StageContext, db: DuckDB): Promise<void> {
+  for (const [col, configured, env] of [
+    ['text_embedding', ctx.config.TEXT_EMBEDDING_DIM, 'TEXT_EMBEDDING_DIM'],
+    ['visual_embedding', ctx.config.VISUAL_EMBEDDING_DIM, 'VISUAL_EMBEDDING_DIM'],
+  ] as const) {
+    let dim = configured ?? null;
+    let from: string = env;
+    if (dim === null) {
+      const [stored] = await db.all(`SELECT len(${col}) AS d FROM posts WHERE ${col} IS NOT NULL LIMIT 1`);
+      if (stored) (dim = num(stored.d)), (from = 'the embeddings already ingested');
+    }
+    if (dim === null) {
+      const [mode] = await db.all(`SELECT len(${col}) AS d, count(*) AS n FROM checked2 WHERE ${col} IS NOT NULL AND len(reasons) = 0
+        GROUP BY d ORDER BY n DESC, d LIMIT 1`);
+      if (mode) (dim = num(mode.d)), (from = 'the most common dimension in this file');
+    }
+    if (dim === null) continue;
+    await db.run(`UPDATE checked2 SET reasons = list_append(reasons, '${col} has ' || len(${col}) || ' dimensions, expected ${dim} (${from})')
+      WHERE ${col} IS NOT NULL AND len(${col}) <> ${dim}`);
+  }
+}
+
 async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercent: (pct: number) => void): Promise<FileReport> {
   const t0 = performance.now();
   const ingestedAt = new Date().toISOString();
@@ -75,6 +101,7 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercen
     FROM (SELECT rec, unnest(media_paths) AS p FROM checked2) m ANTI JOIN landing_files l ON l.rel = m.p
     GROUP BY rec`);
   await db.run(`UPDATE checked2 SET reasons = list_append(reasons, mm.reason) FROM missing_media mm WHERE checked2.rec = mm.rec`);
+  await checkEmbeddingDims(ctx, db);
 
   const [c] = await db.all(`SELECT (SELECT count(*) FROM checked2) + (SELECT count(*) FROM pre_rejected) AS read,
     (SELECT count(*) FROM checked2 WHERE len(reasons) > 0) + (SELECT count(*) FROM pre_rejected) AS quarantined`);
