@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { benchLedger } from './suites/ledger.ts';
 import { benchPipeline } from './suites/pipeline.ts';
+import { benchRanking } from './suites/ranking.ts';
 
 const HELP = `usage: npm run bench -- <suite> [options]
 
@@ -10,6 +11,9 @@ suites:
   pipeline   --posts N (default 1000000) --stages ingest[,publish] (default ingest)
              --runs R (default 3) --format ndjson|csv|parquet (default ndjson) --seed S (default 42)
              posts/s and peak RSS of pipeline stages beside DuckDB's bare bulk load
+  ranking    --posts N (default 100000) --queries Q (default 400)
+             p50/p99 and QPS of search(limit 100), HNSW recall@10 vs exact, beside an exact
+             brute-force hybrid; builds and caches the corpus and its generation under bench/.cache
   ledger     --seconds S (default 3) --runs R (default 3) --recovery-entries N (default 1000000)
              --crash-trials T (default 0)
              durable hold+settle pairs/s at concurrency 1/16/256 vs fsync per operation,
@@ -19,7 +23,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     posts: { type: 'string' }, stages: { type: 'string' }, runs: { type: 'string' }, format: { type: 'string' },
-    seed: { type: 'string' }, seconds: { type: 'string' }, 'recovery-entries': { type: 'string' }, 'crash-trials': { type: 'string' },
+    seed: { type: 'string' }, queries: { type: 'string' }, seconds: { type: 'string' }, 'recovery-entries': { type: 'string' }, 'crash-trials': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -39,6 +43,8 @@ if (suite === 'pipeline') {
   if (!['ndjson', 'csv', 'parquet'].includes(format)) { process.stderr.write('bench: --format must be ndjson, csv or parquet\n'); process.exit(2); }
   await benchPipeline({ posts: int(values.posts, 1_000_000, 'posts'), stages: (values.stages ?? 'ingest').split(','), runs: int(values.runs, 3, 'runs'),
     format, seed: int(values.seed, 42, 'seed'), command });
+} else if (suite === 'ranking') {
+  await benchRanking({ posts: int(values.posts, 100_000, 'posts'), queries: int(values.queries, 400, 'queries'), command });
 } else if (suite === 'ledger') {
   const nonNeg = (v: string | undefined, d: number, name: string) => (v === undefined ? d : v === '0' ? 0 : int(v, d, name));
   await benchLedger({ seconds: int(values.seconds, 3, 'seconds'), runs: int(values.runs, 3, 'runs'),
