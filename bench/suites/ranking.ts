@@ -40,15 +40,30 @@ async function publishedCorpus(posts: number): Promise<{ dataDir: string; stageM
   return { dataDir, truthFile, stageMs: (JSON.parse(fs.readFileSync(meta, 'utf8')) as { stageMs: Record<string, number> }).stageMs };
 }
 
+interface LabelledQuery { text: string; narrative: string }
+
 /** Queries users would type: each narrative's keywords in a few combinations, plus its hashtags. */
-function queriesFrom(truthFile: string, n: number): string[] {
-  const out: string[] = [];
+function queriesFrom(truthFile: string, n: number): LabelledQuery[] {
+  const out: LabelledQuery[] = [];
   for (const line of fs.readFileSync(truthFile, 'utf8').split('\n')) {
     if (!line.includes('"type":"narrative"')) continue;
-    const t = JSON.parse(line) as { keywords: string[]; hashtags: string[] };
-    out.push(t.keywords.slice(0, 2).join(' '), t.keywords.slice(2, 5).join(' '), `#${t.hashtags[0]}`, `${t.keywords[5] ?? t.keywords[0]} news`);
+    const t = JSON.parse(line) as { id: string; keywords: string[]; hashtags: string[] };
+    for (const text of [t.keywords.slice(0, 2).join(' '), t.keywords.slice(2, 5).join(' '), `#${t.hashtags[0]}`, `${t.keywords[5] ?? t.keywords[0]} news`]) {
+      out.push({ text, narrative: t.id });
+    }
   }
   return Array.from({ length: n }, (_, i) => out[i % out.length]!);
+}
+
+/** Planted narrative of every row (by uuid), from the ground truth. */
+function membership(truthFile: string): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const line of fs.readFileSync(truthFile, 'utf8').split('\n')) {
+    if (!line.includes('"type":"post"')) continue;
+    const t = JSON.parse(line) as { uuid: string; narrative: string | null };
+    if (t.narrative) m.set(t.uuid, t.narrative);
+  }
+  return m;
 }
 
 /** The peer: same BM25, exact vector scan of the window, same RRF. */
@@ -91,22 +106,43 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   const windows = WINDOW_KEYS;
 
   // Warm-up, then timed passes: ours and the peer on the same queries and windows.
-  for (const q of queries.slice(0, 20)) search(index, { query: q, limit: 100, window: '30d' });
+  for (const q of queries.slice(0, 20)) search(index, { query: q.text, limit: 100, window: '30d' });
   const ours: number[] = [];
   const peer: number[] = [];
   let overlap = 0;
   for (const [i, q] of queries.entries()) {
     const window = windows[i % windows.length]!;
     let t = performance.now();
-    const a = search(index, { query: q, limit: 100, window });
+    const a = search(index, { query: q.text, limit: 100, window });
     ours.push(performance.now() - t);
     t = performance.now();
-    const b = bruteForce(index, q, 100, window);
+    const b = bruteForce(index, q.text, 100, window);
     peer.push(performance.now() - t);
     // Same candidates? (orderings differ by design: ours blends in recency and engagement)
     const exactSet = new Set(b);
     overlap += b.length ? a.filter((r) => exactSet.has(r.row)).length / b.length : 1;
   }
+
+  // Relevance on the planted truth (window all): nDCG@10 (binary gain: the post belongs to the
+  // query's narrative) and recall@100 (share of the narrative's posts in the top 100, capped).
+  const member = membership(truthFile);
+  const size = new Map<string, number>();
+  for (const u of index.uuid) {
+    const n = member.get(u);
+    if (n) size.set(n, (size.get(n) ?? 0) + 1);
+  }
+  let ndcg = 0;
+  let recall100 = 0;
+  const distinct = [...new Map(queries.map((q) => [q.text, q])).values()];
+  for (const q of distinct) {
+    const rows = search(index, { query: q.text, limit: 100, window: 'all' });
+    const rel = rows.map((r) => (member.get(r.uuid) === q.narrative ? 1 : 0));
+    const dcg = rel.slice(0, 10).reduce((acc: number, g, i) => acc + g / Math.log2(i + 2), 0);
+    const ideal = Array.from({ length: Math.min(10, size.get(q.narrative) ?? 0) }, (_, i) => 1 / Math.log2(i + 2)).reduce((x, y) => x + y, 0);
+    ndcg += ideal ? dcg / ideal : 0;
+    recall100 += rel.reduce((x: number, y) => x + y, 0) / Math.max(1, Math.min(100, size.get(q.narrative) ?? 0));
+  }
+  const quality = { ndcgAt10: ndcg / distinct.length, recallAt100: recall100 / distinct.length, queries: distinct.length };
 
   // HNSW recall@10 against exact inner-product search, on the query embeddings.
   const dim = index.embedder.params.dim;
@@ -120,7 +156,7 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   let hit = 0;
   let total = 0;
   for (const q of queries) {
-    const qv = embed(index.embedder, terms(q).filter((t) => index.bm25.vocab.has(t)));
+    const qv = embed(index.embedder, terms(q.text).filter((t) => index.bm25.vocab.has(t)));
     if (!qv.some((x) => x !== 0)) continue;
     const truth = new Set(exact.searchKnn(Array.from(qv), 10).neighbors);
     hit += index.hnsw.searchKnn(Array.from(qv), 10).neighbors.filter((r) => truth.has(r)).length;
@@ -133,7 +169,7 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
     build: { featuresMs: stageMs.features, indexMs: stageMs.index, indexBytes }, loadMs,
     ours: { p50: pct(ours, 50), p99: pct(ours, 99), qps: queries.length / (sum(ours) / 1000) },
     peer: { name: 'exact brute-force hybrid', p50: pct(peer, 50), p99: pct(peer, 99), qps: queries.length / (sum(peer) / 1000) },
-    top100OverlapWithExact: overlap / queries.length, hnswRecallAt10: recall,
+    top100OverlapWithExact: overlap / queries.length, hnswRecallAt10: recall, quality,
   };
   writeResultsJson(`ranking-${o.posts}`, result);
   const f = (n: number, d = 1) => n.toFixed(d);
@@ -146,7 +182,7 @@ Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}; ${
 | ours: BM25 + HNSW, RRF, blend | ${f(result.ours.p50, 2)} ms | ${f(result.ours.p99, 2)} ms | ${f(result.ours.qps, 0)} |
 | peer: exact brute-force hybrid (same BM25, exact vector scan) | ${f(result.peer.p50, 2)} ms | ${f(result.peer.p99, 2)} ms | ${f(result.peer.qps, 0)} |
 
-p50 ratio peer/ours ${f(result.peer.p50 / result.ours.p50, 1)}x. HNSW recall@10 against exact search: **${f(recall, 3)}**. Share of the exact hybrid's top 100 that ours returns too: ${f(result.top100OverlapWithExact, 3)} (the orders differ by design: ours blends recency and engagement in). Build (pipeline stages): features ${f((stageMs.features ?? 0) / 1000)} s, index ${f((stageMs.index ?? 0) / 1000)} s; index files ${f(indexBytes / 2 ** 20)} MiB; load ${f(loadMs / 1000, 2)} s. LanceDB as a peer: not yet run.`;
+p50 ratio peer/ours ${f(result.peer.p50 / result.ours.p50, 1)}x. HNSW recall@10 against exact search: **${f(recall, 3)}**. Relevance against the planted narratives (${quality.queries} distinct queries, window all): nDCG@10 **${f(quality.ndcgAt10, 3)}**, recall@100 **${f(quality.recallAt100, 3)}**. Share of the exact hybrid's top 100 that ours returns too: ${f(result.top100OverlapWithExact, 3)} (the orders differ by design: ours blends recency and engagement in). Build (pipeline stages): features ${f((stageMs.features ?? 0) / 1000)} s, index ${f((stageMs.index ?? 0) / 1000)} s; index files ${f(indexBytes / 2 ** 20)} MiB; load ${f(loadMs / 1000, 2)} s. LanceDB as a peer: not yet run.`;
   writeResultsSection(`ranking-${o.posts}`, md);
   process.stdout.write(md + '\n');
 }
