@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { benchLedger } from './suites/ledger.ts';
 import { benchPipeline } from './suites/pipeline.ts';
+import { benchVisual } from './suites/visual.ts';
 import { benchRanking } from './suites/ranking.ts';
 
 const HELP = `usage: npm run bench -- <suite> [options]
@@ -14,6 +15,9 @@ suites:
   ranking    --posts N (default 100000) --queries Q (default 400)
              p50/p99 and QPS of search(limit 100), HNSW recall@10 vs exact, beside an exact
              brute-force hybrid; builds and caches the corpus and its generation under bench/.cache
+  visual     --items N (default 5000) --runs R (default 3) --threads T (default: cores)
+             thumbnails/s and peak RSS of visual features (sharp decode in worker threads)
+             on the sample's media, repeated to N items
   ledger     --seconds S (default 3) --runs R (default 3) --recovery-entries N (default 1000000)
              --crash-trials T (default 0)
              durable hold+settle pairs/s at concurrency 1/16/256 vs fsync per operation,
@@ -24,6 +28,7 @@ const { values, positionals } = parseArgs({
   options: {
     posts: { type: 'string' }, stages: { type: 'string' }, runs: { type: 'string' }, format: { type: 'string' },
     seed: { type: 'string' }, queries: { type: 'string' }, seconds: { type: 'string' }, 'recovery-entries': { type: 'string' }, 'crash-trials': { type: 'string' },
+    items: { type: 'string' }, threads: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -49,6 +54,9 @@ if (suite === 'pipeline') {
   const nonNeg = (v: string | undefined, d: number, name: string) => (v === undefined ? d : v === '0' ? 0 : int(v, d, name));
   await benchLedger({ seconds: int(values.seconds, 3, 'seconds'), runs: int(values.runs, 3, 'runs'),
     recoveryEntries: nonNeg(values['recovery-entries'], 1_000_000, 'recovery-entries'), crashTrials: nonNeg(values['crash-trials'], 0, 'crash-trials'), command });
+} else if (suite === 'visual') {
+  await benchVisual({ items: int(values.items, 5000, 'items'), runs: int(values.runs, 3, 'runs'),
+    threads: int(values.threads, (await import('node:os')).availableParallelism(), 'threads'), command });
 } else {
   process.stderr.write(`bench: unknown suite "${suite}"\n${HELP}\n`);
   process.exit(2);

@@ -98,6 +98,21 @@ export interface VisualElements {
 }
 
 let lut: Uint8Array | null = null;
+// Working planes of the 32x32 image, reused: frameFeatures is synchronous and overwrites every entry.
+const SCRATCH_R = new Float64Array(NPIX), SCRATCH_G = new Float64Array(NPIX), SCRATCH_B = new Float64Array(NPIX), SCRATCH_L = new Float64Array(NPIX);
+
+// Per-pixel cell indices of the 32x32 working image: colour-layout cell (x3), salient-mass cell, motion cell.
+const GRID_OF = new Int32Array(NPIX);
+const MASS_OF = new Int32Array(NPIX);
+const MOTION_OF = new Int32Array(NPIX);
+for (let y = 0; y < THUMB; y++) {
+  for (let x = 0; x < THUMB; x++) {
+    const i = y * THUMB + x;
+    GRID_OF[i] = (Math.floor((y * GRID) / THUMB) * GRID + Math.floor((x * GRID) / THUMB)) * 3;
+    MASS_OF[i] = Math.floor((y * MASS_GRID) / THUMB) * MASS_GRID + Math.floor((x * MASS_GRID) / THUMB);
+    MOTION_OF[i] = Math.floor((y * MOTION_SIZE) / THUMB) * MOTION_SIZE + Math.floor((x * MOTION_SIZE) / THUMB);
+  }
+}
 
 /**
  * Features of one picture from sharp's raw output (DECODE_SIZE x DECODE_SIZE, 1-4 channels;
@@ -109,7 +124,7 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
   if (data.length < width * height * channels) throw new Error('short pixel buffer');
   lut ??= buildColorNameLut();
   const f = DECODE_SIZE / THUMB;
-  const R = new Float64Array(NPIX), G = new Float64Array(NPIX), B = new Float64Array(NPIX), L = new Float64Array(NPIX);
+  const R = SCRATCH_R, G = SCRATCH_G, B = SCRATCH_B, L = SCRATCH_L;
   const scale = 1 / (f * f * 255);
   const grey = channels < 3;
   for (let y = 0; y < THUMB; y++) {
@@ -169,7 +184,7 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
       } else {
         hist[HUE_BINS * 4 + Math.min(3, Math.floor(v * 4))]! += 1;
       }
-      const gi = (Math.floor(y / cell) * GRID + Math.floor(x / cell)) * 3;
+      const gi = GRID_OF[i]!;
       grid[gi]! += luma - 0.5;
       grid[gi + 1]! += 2 * (-0.168736 * r - 0.331264 * g + 0.5 * b);
       grid[gi + 2]! += 2 * (0.5 * r - 0.418688 * g - 0.081312 * b);
@@ -187,12 +202,11 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
   const mass = new Float64Array(MASS_GRID * MASS_GRID);
   const mcell = THUMB / MASS_GRID;
   const salient2 = SALIENT * SALIENT * 3;
-  for (let y = 0; y < THUMB; y++) {
-    for (let x = 0; x < THUMB; x++) {
-      const i = y * THUMB + x;
-      const d = (R[i]! - br) ** 2 + (G[i]! - bg) ** 2 + (B[i]! - bb) ** 2;
-      if (d > salient2) mass[Math.floor(y / mcell) * MASS_GRID + Math.floor(x / mcell)]! += 1;
-    }
+  const luma16 = new Float64Array(MOTION_SIZE * MOTION_SIZE);
+  for (let i = 0; i < NPIX; i++) {
+    const dr = R[i]! - br, dg = G[i]! - bg, db = B[i]! - bb;
+    if (dr * dr + dg * dg + db * db > salient2) mass[MASS_OF[i]!]! += 1;
+    luma16[MOTION_OF[i]!]! += L[i]!;
   }
   for (let k = 0; k < mass.length; k++) mass[k]! /= mcell * mcell;
 
@@ -225,11 +239,8 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
     }
   }
 
-  const luma16 = new Float64Array(MOTION_SIZE * MOTION_SIZE);
-  const mf = THUMB / MOTION_SIZE;
-  for (let y = 0; y < THUMB; y++) {
-    for (let x = 0; x < THUMB; x++) luma16[Math.floor(y / mf) * MOTION_SIZE + Math.floor(x / mf)]! += L[y * THUMB + x]! / (mf * mf);
-  }
+  const perMotionCell = (THUMB / MOTION_SIZE) ** 2;
+  for (let k = 0; k < luma16.length; k++) luma16[k]! /= perMotionCell;
 
   const mean = (s: number) => s / NPIX;
   const sd = (s: number, sq: number) => Math.sqrt(Math.max(0, sq / NPIX - (s / NPIX) ** 2));

@@ -2,26 +2,31 @@
 // motion) and the lookup table that names a pixel's colour. Everything here is a constant: the
 // element rules in visual-compute.ts read these thresholds, and docs/visual-features.md lists them.
 
-/** Named colours: each name's reference sRGB colour. A pixel takes the name of the nearest reference in CIELAB. */
+/**
+ * Named colours and their prototypes in sRGB: a pixel takes the name of the nearest prototype in
+ * CIELAB. Several prototypes per name (light, typical, deep) keep a name's region from being
+ * carved up by its neighbours (a pure blue is nearer a single mid purple than a single mid blue).
+ */
 export const COLOR_NAMES = ['black', 'white', 'gray', 'red', 'orange', 'yellow', 'green', 'teal', 'blue', 'navy',
   'purple', 'pink', 'brown', 'beige'] as const;
 export type ColorName = (typeof COLOR_NAMES)[number];
 
-export const COLOR_REFERENCES: Readonly<Record<ColorName, readonly [number, number, number]>> = {
-  black: [20, 20, 20],
-  white: [245, 245, 245],
-  gray: [128, 128, 128],
-  red: [205, 35, 40],
-  orange: [245, 135, 35],
-  yellow: [245, 215, 45],
-  green: [55, 160, 65],
-  teal: [25, 150, 150],
-  blue: [45, 100, 225],
-  navy: [25, 35, 95],
-  purple: [125, 55, 175],
-  pink: [240, 130, 185],
-  brown: [125, 75, 35],
-  beige: [225, 205, 165],
+type Rgb = readonly [number, number, number];
+export const COLOR_PROTOTYPES: Readonly<Record<ColorName, readonly Rgb[]>> = {
+  black: [[0, 0, 0], [25, 25, 25]],
+  white: [[255, 255, 255], [240, 240, 240]],
+  gray: [[80, 80, 80], [128, 128, 128], [180, 180, 180]],
+  red: [[255, 0, 0], [205, 35, 40], [140, 20, 25]],
+  orange: [[255, 165, 0], [245, 130, 40], [255, 120, 80]],
+  yellow: [[255, 255, 0], [245, 215, 45], [255, 240, 130]],
+  green: [[0, 128, 0], [55, 160, 65], [130, 210, 90], [25, 80, 35], [110, 120, 30]],
+  teal: [[0, 128, 128], [25, 160, 150], [100, 215, 205]],
+  blue: [[0, 0, 255], [45, 100, 225], [120, 170, 240], [20, 60, 170], [170, 210, 235]],
+  navy: [[0, 0, 128], [25, 35, 95], [20, 25, 55]],
+  purple: [[128, 0, 128], [125, 55, 175], [180, 140, 220], [70, 25, 100]],
+  pink: [[255, 190, 205], [240, 130, 185], [225, 50, 130], [255, 0, 255]],
+  brown: [[90, 50, 20], [125, 75, 35], [165, 105, 60]],
+  beige: [[225, 205, 165], [200, 175, 130], [245, 230, 200]],
 };
 
 export const STYLE_VOCABULARY = ['vibrant', 'muted', 'pastel', 'dark', 'bright', 'high-contrast', 'low-contrast',
@@ -86,7 +91,8 @@ export function srgbToLab(r: number, g: number, b: number): [number, number, num
 
 /** Colour-name index for each 5-bit-per-channel RGB cell (32^3 cells, index (r>>3)<<10 | (g>>3)<<5 | b>>3). */
 export function buildColorNameLut(): Uint8Array {
-  const refs = COLOR_NAMES.map((n) => srgbToLab(...COLOR_REFERENCES[n]));
+  const refs: Array<[number, number, number, number]> = [];
+  COLOR_NAMES.forEach((n, k) => { for (const c of COLOR_PROTOTYPES[n]) refs.push([...srgbToLab(c[0], c[1], c[2]), k]); });
   const lut = new Uint8Array(32 * 32 * 32);
   for (let r = 0; r < 32; r++) {
     for (let g = 0; g < 32; g++) {
@@ -96,7 +102,7 @@ export function buildColorNameLut(): Uint8Array {
         for (let k = 0; k < refs.length; k++) {
           const ref = refs[k]!;
           const d = (L - ref[0]) ** 2 + (A - ref[1]) ** 2 + (B - ref[2]) ** 2;
-          if (d < bestD) { bestD = d; best = k; }
+          if (d < bestD) { bestD = d; best = ref[3]; }
         }
         lut[(r << 10) | (g << 5) | b] = best;
       }

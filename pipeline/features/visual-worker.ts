@@ -2,7 +2,7 @@
 // and turns an item's frames into its vector and elements (visual-compute.ts). sharp's decoding
 // runs on libuv's pool; the pixel loops run on this thread, beside the other workers. A failing
 // file fails only its own item: every item resolves to a result, never to a rejected batch.
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import sharp from 'sharp';
 import { DECODE_SIZE, frameFeatures, itemElements, itemFeatures, itemVector, type FrameFeatures, type VisualElements } from './visual-compute.ts';
@@ -10,10 +10,10 @@ import { DECODE_SIZE, frameFeatures, itemElements, itemFeatures, itemVector, typ
 export interface WorkItem { i: number; kind: 'image' | 'video' | 'carousel'; paths: string[] }
 export interface WorkBatch { batch: number; items: WorkItem[] }
 export interface WorkResult { i: number; vector: Float32Array | null; elements: VisualElements | null; error?: string }
-export interface WorkReply { batch: number; results: WorkResult[] }
+export type WorkReply = { ready: true } | { batch: number; results: WorkResult[] };
 
 // Decodes in flight per worker: enough to keep libuv's threads busy while this thread computes.
-const MAX_ACTIVE = Number(process.env.VT_ACTIVE ?? 3);
+const MAX_ACTIVE = 3;
 let active = 0;
 const waiting: (() => void)[] = [];
 
@@ -31,8 +31,10 @@ function release(): void {
 export async function decodeFrame(file: string): Promise<FrameFeatures> {
   await acquire();
   try {
-    const input = process.env.VT_BUF ? await readFile(file) : file;
-    const { data, info } = await sharp(input, { autoOrient: true, sequentialRead: true })
+    // Reading the bytes here (a worker thread may block) and decoding from memory costs less than
+    // libvips opening the file or a round trip through the thread pool for the read.
+    const bytes = readFileSync(file);
+    const { data, info } = await sharp(bytes, { autoOrient: true })
       .resize(DECODE_SIZE, DECODE_SIZE, { fit: 'fill' })
       .flatten({ background: '#ffffff' })
       .toColourspace('srgb')
@@ -44,11 +46,18 @@ export async function decodeFrame(file: string): Promise<FrameFeatures> {
   }
 }
 
+/** One line: libvips repeats its warnings, one per line. */
 function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  const text = err instanceof Error ? err.message : String(err);
+  return [...new Set(text.split('\n').map((l) => l.trim()).filter(Boolean))].join('; ');
 }
 
+// Test hook (like core/failpoints.ts): a worker that meets this exact path dies at once, so the
+// tests can check that the pool survives a dying worker. Unset in normal use.
+const CRASH_PATH = process.env.VISUAL_WORKER_CRASH_PATH;
+
 export async function processItem(item: WorkItem): Promise<WorkResult> {
+  if (CRASH_PATH && item.paths.includes(CRASH_PATH)) process.exit(70);
   if (item.paths.length === 0) return { i: item.i, vector: null, elements: null, error: 'no media paths' };
   const frames = await Promise.all(item.paths.map(async (p) => {
     try {
@@ -77,4 +86,5 @@ if (port) {
       port.postMessage({ batch: batch.batch, results } satisfies WorkReply, transfer);
     });
   });
+  port.postMessage({ ready: true } satisfies WorkReply);
 }

@@ -6,11 +6,11 @@
 //
 // Items go out in small batches, at most two per worker, so a slow item never idles the pool and
 // memory stays flat however long the list. A file that is missing or does not decode fails its
-// own item ({vector: null, elements: null, error}); a worker that dies fails only the items it
-// held, and a fresh worker takes its place.
+// own item ({vector: null, elements: null, error}). If a worker dies, a fresh one takes its place
+// and the items it held are retried one at a time, each alone on a worker, so only an item that
+// kills a worker again fails.
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { VisualElements as ComputedElements } from './visual-compute.ts';
 import type { WorkBatch, WorkItem, WorkReply } from './visual-worker.ts';
 
 export { VISUAL_BLOCKS, VISUAL_DIM, VISUAL_FEATURES_VERSION } from './visual-compute.ts';
@@ -45,10 +45,6 @@ export interface VisualOptions {
 const MAX_BATCH = 16;
 const BATCHES_PER_WORKER = 2;
 
-// Compile-time check that the worker's elements fit the public shape.
-const _elementsFit = (e: ComputedElements): VisualElements => e;
-void _elementsFit;
-
 /** Workers are .ts modules, loaded through tsx's API so this works however the parent was started. */
 function spawn(): Worker {
   const target = new URL('./visual-worker.ts', import.meta.url).href;
@@ -57,7 +53,9 @@ function spawn(): Worker {
   return new Worker(boot, { eval: true });
 }
 
-interface Lane { worker: Worker; inflight: Map<number, WorkItem[]>; replied: boolean; dead: boolean }
+/** A batch in flight; a suspect is one item retried alone after a worker died holding it. */
+interface Batch { items: WorkItem[]; suspect: boolean }
+interface Lane { worker: Worker; inflight: Map<number, Batch>; ready: boolean; dead: boolean }
 
 export async function computeVisualFeatures(items: VisualItem[], opts: VisualOptions = {}): Promise<Map<string, VisualResult>> {
   const total = items.length;
@@ -90,7 +88,7 @@ function runPool(work: WorkItem[], results: Array<VisualResult | undefined>, don
   let batchId = 0;
   let pending = work.length;
   let startFailures = 0;
-  const retry: WorkItem[][] = [];
+  const retry: Batch[] = [];
   const lanes: Lane[] = [];
 
   return new Promise<void>((resolve, reject) => {
@@ -105,15 +103,20 @@ function runPool(work: WorkItem[], results: Array<VisualResult | undefined>, don
     };
 
     const feed = (lane: Lane) => {
-      while (!lane.dead && lane.inflight.size < BATCHES_PER_WORKER && (retry.length > 0 || next < work.length)) {
-        let batch = retry.shift();
-        if (!batch) {
-          batch = work.slice(next, next + batchSize);
-          next += batch.length;
+      // A suspect runs alone on its worker, so if it kills the worker nothing else is lost.
+      const busyWithSuspect = () => [...lane.inflight.values()].some((b) => b.suspect);
+      while (!lane.dead && lane.inflight.size < BATCHES_PER_WORKER && !busyWithSuspect() && (retry.length > 0 || next < work.length)) {
+        let batch: Batch;
+        if (retry.length > 0) {
+          if (retry[0]!.suspect && lane.inflight.size > 0) break;
+          batch = retry.shift()!;
+        } else {
+          batch = { items: work.slice(next, next + batchSize), suspect: false };
+          next += batch.items.length;
         }
         const id = batchId++;
         lane.inflight.set(id, batch);
-        lane.worker.postMessage({ batch: id, items: batch } satisfies WorkBatch);
+        lane.worker.postMessage({ batch: id, items: batch.items } satisfies WorkBatch);
       }
     };
 
@@ -130,32 +133,41 @@ function runPool(work: WorkItem[], results: Array<VisualResult | undefined>, don
       const at = lanes.indexOf(lane);
       if (at >= 0) lanes.splice(at, 1);
       void lane.worker.terminate().catch(() => undefined);
+      const held = [...lane.inflight.values()];
+      lane.inflight.clear();
       let lost = 0;
-      if (!lane.replied) {
-        // Never answered: it could not start. Its batches go to the next worker, up to a limit.
-        retry.push(...lane.inflight.values());
+      if (!lane.ready) {
+        // It never loaded: its batches go to the next worker, up to a limit.
+        retry.unshift(...held);
         if (++startFailures > threads + 2) {
           finish(new Error(`visual workers cannot start: ${err.message}`));
           return;
         }
       } else {
-        // It was working: the items it held fail (one of them may be what killed it).
-        for (const batch of lane.inflight.values()) {
-          for (const it of batch) results[it.i] = { vector: null, elements: null, error: `visual worker failed: ${err.message}` };
-          lost += batch.length;
+        // It died working. The items it held are retried one at a time on a worker of their own
+        // (suspects); a suspect that kills its worker fails, so only the culprit is lost.
+        for (const batch of held) {
+          if (batch.suspect) {
+            results[batch.items[0]!.i] = { vector: null, elements: null, error: `visual worker failed: ${err.message}` };
+            lost++;
+          } else {
+            retry.unshift(...batch.items.map((it) => ({ items: [it], suspect: true })));
+          }
         }
       }
-      lane.inflight.clear();
       if (retry.length > 0 || next < work.length) start();
       if (lost > 0) settle(lost);
     };
 
     const start = () => {
-      const lane: Lane = { worker: spawn(), inflight: new Map(), replied: false, dead: false };
+      const lane: Lane = { worker: spawn(), inflight: new Map(), ready: false, dead: false };
       lanes.push(lane);
       lane.worker.on('message', (reply: WorkReply) => {
         if (lane.dead) return;
-        lane.replied = true;
+        if ('ready' in reply) {
+          lane.ready = true;
+          return;
+        }
         const batch = lane.inflight.get(reply.batch);
         if (!batch) return;
         lane.inflight.delete(reply.batch);
@@ -163,7 +175,7 @@ function runPool(work: WorkItem[], results: Array<VisualResult | undefined>, don
           results[r.i] = r.error === undefined ? { vector: r.vector, elements: r.elements } : { vector: null, elements: null, error: r.error };
         }
         feed(lane);
-        settle(batch.length);
+        settle(batch.items.length);
       });
       lane.worker.on('error', (err) => fail(lane, err));
       lane.worker.on('exit', (code) => fail(lane, new Error(`worker exited with code ${code}`)));
