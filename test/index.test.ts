@@ -51,8 +51,14 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   const gen = (await readCurrent(layout))!;
   const dir = generationDir(layout, gen);
   const m = await readManifest(layout, gen);
-  for (const f of ['embedder.bin', 'text-vectors.f32', 'bm25.bin', 'text.hnsw']) assert.ok(m.files.some((x) => x.name === f), f);
+  for (const f of ['embedder.bin', 'text-vectors.f32', 'bm25.bin', 'text.hnsw', 'visual-vectors.f32', 'visual-elements.parquet']) assert.ok(m.files.some((x) => x.name === f), f);
   const rows = m.counts.posts!;
+  // Every row with media has its visual vector and elements; rows without have zeros.
+  const withMedia = await readSnapshot(d, 'posts', 'count(*)::INT AS n', 'WHERE len(media) > 0');
+  const elements = await readSnapshot(d, 'visual-elements', 'count(*)::INT AS n, count(*) FILTER (WHERE visual_error IS NULL)::INT AS ok');
+  assert.equal([elements[0]!.n, elements[0]!.ok], [withMedia[0]!.n, withMedia[0]!.n]);
+  const vraw = fs.readFileSync(path.join(dir, 'visual-vectors.f32'));
+  assert.is(vraw.byteLength, rows * 160 * 4);
   const model = await loadEmbedder(path.join(dir, 'embedder.bin'));
   const dim = model.params.dim;
   const raw = fs.readFileSync(path.join(dir, 'text-vectors.f32'));

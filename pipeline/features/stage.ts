@@ -4,6 +4,7 @@
 //   artifacts/embedder.bin        the fitted model (published: queries embed with it)
 //   artifacts/text-vectors.f32    rows x dim float32, unit length (zeros for rows without text)
 //   intermediate/doc-terms.bin    vocabulary + each row's term ids, for the index stage's BM25
+// and the visual features of rows with media (visual-stage.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { analyze } from '../../core/analyzer.ts';
@@ -13,6 +14,7 @@ import { materialiseSnapshotRows, snapshotChunks, type ArtifactSource } from '..
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { writeDocTerms } from './doc-terms.ts';
+import { computeVisualArtifacts } from './visual-stage.ts';
 
 interface TextRow {
   row_id: number;
@@ -37,7 +39,7 @@ export async function ingestVersion(ctx: StageContext): Promise<number> {
 export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const db = await ctx.db();
   const asOf = ctx.asOf.toISOString();
-  const rows = await materialiseSnapshotRows(db, asOf, 'title, description, tags, language');
+  const rows = await materialiseSnapshotRows(db, asOf, 'title, description, tags, language, content_type, media');
   const vocab = new Map<string, number>();
   const docIds: Uint32Array[] = new Array(rows);
   const docHashes: Uint32Array[] = new Array(rows);
@@ -80,13 +82,14 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   await saveEmbedder(model, path.join(artifacts, 'embedder.bin'));
   await writeFileAtomic(path.join(artifacts, 'text-vectors.f32'), new Uint8Array(vectors.buffer));
   await writeDocTerms(path.join(intermediate, 'doc-terms.bin'), vocab, docIds);
+  const visual = await computeVisualArtifacts(ctx, rows);
   const source: ArtifactSource = { asOf, rows, ingestVersion: await ingestVersion(ctx) };
   await writeFileAtomic(path.join(intermediate, 'features-source.json'), JSON.stringify(source));
-  return { rows, vocabulary: vocab.size, embedder: model.version, dim, fitMs: Math.round(fitMs) };
+  return { rows, vocabulary: vocab.size, embedder: model.version, dim, fitMs: Math.round(fitMs), visualRows: visual.withMedia, visualFailed: visual.failed, visualMs: visual.ms };
 }
 
 export const featuresStage: Stage = {
   name: 'features',
-  description: 'analyse every snapshot row\'s text, fit the LSA embedder on the corpus, embed every row',
+  description: 'analyse and embed every post\'s text (LSA fitted on the corpus); visual features of its media',
   run: runFeatures,
 };
