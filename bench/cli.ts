@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { benchLedger } from './suites/ledger.ts';
 import { benchPipeline } from './suites/pipeline.ts';
+import { benchQualityText } from './suites/quality-text.ts';
 import { benchVisual } from './suites/visual.ts';
 import { benchRanking } from './suites/ranking.ts';
 
@@ -21,7 +22,11 @@ suites:
   ledger     --seconds S (default 3) --runs R (default 3) --recovery-entries N (default 1000000)
              --crash-trials T (default 0)
              durable hold+settle pairs/s at concurrency 1/16/256 vs fsync per operation,
-             recovery time of N entries, and T SIGKILL trials under load (lost must be 0)`;
+             recovery time of N entries, and T SIGKILL trials under load (lost must be 0)
+  quality    [--fit]
+             text enrichment on real labelled tweets (../shared/data/tweeteval or TWEETEVAL_DIR):
+             tone macro-recall on sentiment/val, emotionMood accuracy on emotion/val, per-class
+             recall, majority-class baselines; --fit first rebuilds core/enrichment/*-model.json`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -29,6 +34,7 @@ const { values, positionals } = parseArgs({
     posts: { type: 'string' }, stages: { type: 'string' }, runs: { type: 'string' }, format: { type: 'string' },
     seed: { type: 'string' }, queries: { type: 'string' }, seconds: { type: 'string' }, 'recovery-entries': { type: 'string' }, 'crash-trials': { type: 'string' },
     items: { type: 'string' }, threads: { type: 'string' },
+    fit: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -57,6 +63,8 @@ if (suite === 'pipeline') {
 } else if (suite === 'visual') {
   await benchVisual({ items: int(values.items, 5000, 'items'), runs: int(values.runs, 3, 'runs'),
     threads: int(values.threads, (await import('node:os')).availableParallelism(), 'threads'), command });
+} else if (suite === 'quality') {
+  await benchQualityText({ fit: values.fit ?? false, command });
 } else {
   process.stderr.write(`bench: unknown suite "${suite}"\n${HELP}\n`);
   process.exit(2);
