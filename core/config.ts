@@ -31,6 +31,8 @@ const schema = z.object({
   /** Expected dimension of precomputed embeddings in the input (else: the first one seen). */
   TEXT_EMBEDDING_DIM: z.coerce.number().int().min(2).max(4096).optional(),
   VISUAL_EMBEDDING_DIM: z.coerce.number().int().min(2).max(4096).optional(),
+  /** JSON list of {name, aliases?} brands for brandProducts (default: a built-in list). */
+  BRANDS_FILE: z.string().optional(),
   DEFAULT_CORPUS_POSTS: z.coerce.number().int().positive().default(20000),
   DEFAULT_CORPUS_SEED: z.coerce.number().int().default(42),
   DUCKDB_MEMORY_LIMIT: z.string().default('3GB'),

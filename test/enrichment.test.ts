@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { terms } from '../core/analyzer.ts';
 import {
-  attributeConfidence, brandProducts, compileBrands, EMOTION_LABELS, emotionMood, enrichText, idfFromDocumentFrequency,
+  attributeConfidence, brandProducts, compileBrands, DEFAULT_BRANDS, EMOTION_LABELS, emotionMood, enrichText, idfFromDocumentFrequency,
   loadBrandDictionary, noveltyScore, saturationScore, themes, tone, TONE_LABELS,
 } from '../core/enrichment/index.ts';
 import { hasTweetEval } from '../core/enrichment/tweeteval.ts';
@@ -186,5 +186,10 @@ if (hasTweetEval()) {
 } else {
   test.skip('quality floor on TweetEval val (data not found; set TWEETEVAL_DIR)', () => {});
 }
+
+test('folding diacritics never turns a word into a brand', () => {
+  assert.equal(brandProducts('Ich fahre über die Brücke', DEFAULT_BRANDS), []);
+  assert.equal(brandProducts('took an Uber home', DEFAULT_BRANDS), ['Uber']);
+});
 
 test.run();

@@ -151,9 +151,13 @@ export function brandProducts(text: string | null | undefined, dictionary: Brand
   const a = analyze(text);
   const hits: number[] = [];
   const t = a.terms;
+  // Folding diacritics must not turn a word into a brand (German "über" is not Uber): a
+  // one-word match of a plain-ASCII name must also be in the text as written.
+  const raw = text.normalize('NFKC').toLowerCase();
+  const plain = (s: string) => /^[\x00-\x7f]+$/.test(s);
   for (let i = 0; i < t.length; ) {
     const cands = dict.byFirst.get(t[i]!);
-    const hit = cands?.find((c) => c.seq.every((s, j) => t[i + j] === s));
+    const hit = cands?.find((c) => c.seq.every((s, j) => t[i + j] === s) && (c.seq.length > 1 || !plain(c.seq[0]!) || raw.includes(c.seq[0]!)));
     if (hit) {
       hits.push(hit.entry);
       i += hit.seq.length;

@@ -14,6 +14,7 @@ import { materialiseSnapshotRows, snapshotChunks, type ArtifactSource } from '..
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { writeDocTerms } from './doc-terms.ts';
+import { computeEnrichment } from './enrichment-stage.ts';
 import { computeVisualArtifacts } from './visual-stage.ts';
 
 interface TextRow {
@@ -43,12 +44,17 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const vocab = new Map<string, number>();
   const docIds: Uint32Array[] = new Array(rows);
   const docHashes: Uint32Array[] = new Array(rows);
+  const texts: string[] = new Array(rows);
+  const languages: Array<string | null> = new Array(rows);
   const bar = ctx.progress('features', rows * 2);
   let done = 0;
   for await (const chunk of snapshotChunks<TextRow>(db, 'row_id, title, description, tags, language', rows)) {
     if (ctx.signal.aborted) throw new StageAborted('features');
     for (const r of chunk) {
-      const terms = analyze(postText(r), r.language).terms;
+      const text = postText(r);
+      texts[Number(r.row_id)] = text;
+      languages[Number(r.row_id)] = r.language;
+      const terms = analyze(text, r.language).terms;
       const ids = new Uint32Array(terms.length);
       terms.forEach((t, i) => {
         let id = vocab.get(t);
@@ -83,9 +89,10 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   await writeFileAtomic(path.join(artifacts, 'text-vectors.f32'), new Uint8Array(vectors.buffer));
   await writeDocTerms(path.join(intermediate, 'doc-terms.bin'), vocab, docIds);
   const visual = await computeVisualArtifacts(ctx, rows);
+  const enrichment = await computeEnrichment(ctx, { texts, languages, vocab, docIds });
   const source: ArtifactSource = { asOf, rows, ingestVersion: await ingestVersion(ctx) };
   await writeFileAtomic(path.join(intermediate, 'features-source.json'), JSON.stringify(source));
-  return { rows, vocabulary: vocab.size, embedder: model.version, dim, fitMs: Math.round(fitMs), visualRows: visual.withMedia, visualFailed: visual.failed, visualMs: visual.ms };
+  return { rows, vocabulary: vocab.size, embedder: model.version, dim, fitMs: Math.round(fitMs), visualRows: visual.withMedia, visualFailed: visual.failed, visualMs: visual.ms, enrichmentMs: enrichment.ms, withTone: enrichment.withTone };
 }
 
 export const featuresStage: Stage = {
