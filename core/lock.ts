@@ -14,7 +14,8 @@ export class LockHeld extends Error {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it exists, owned by someone else). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -53,7 +54,7 @@ export async function acquireLock(file: string): Promise<Lock> {
       // Torn lock file from a crash between create and write: treat as stale.
     }
     const ours = owner.pid === process.pid;
-    if ((ours && heldHere.has(file)) || (!ours && owner.pid && alive(owner.pid))) throw new LockHeld(owner);
+    if ((ours && heldHere.has(file)) || (!ours && owner.pid && processAlive(owner.pid))) throw new LockHeld(owner);
     // Stale: move it aside atomically so two contenders cannot both delete a fresh lock.
     await fs.rename(file, `${file}.stale-${process.pid}`).catch(() => {});
     await fs.rm(`${file}.stale-${process.pid}`, { force: true });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
-import { LockHeld } from '../core/lock.ts';
+import { LockHeld, processAlive } from '../core/lock.ts';
 import { ADMIN_ENDPOINT_FILE } from './admin-api.ts';
 import { AdminInputError, runAdminCommand, type AdminCommand } from './admin-ops.ts';
 import { Ledger, LedgerError } from './ledger.ts';
@@ -30,15 +30,6 @@ function out(value: unknown): void {
 function fail(message: string, code = 1, help = false): never {
   process.stderr.write(JSON.stringify({ error: message }) + '\n' + (help ? HELP + '\n' : ''));
   process.exit(code);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 async function viaEndpoint(url: string, command: AdminCommand, input: Record<string, unknown>, token: string | undefined): Promise<void> {
@@ -113,7 +104,7 @@ async function main(): Promise<void> {
   const announce = path.join(dir, ADMIN_ENDPOINT_FILE);
   if (fs.existsSync(announce)) {
     const { url, pid } = JSON.parse(fs.readFileSync(announce, 'utf8')) as { url: string; pid: number };
-    if (alive(pid)) return viaEndpoint(url, command, input, config.ADMIN_TOKEN);
+    if (processAlive(pid)) return viaEndpoint(url, command, input, config.ADMIN_TOKEN);
   }
   return direct(dir, command, input);
 }

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import sharp from 'sharp';
 import { DECODE_SIZE, frameFeatures, itemElements, itemFeatures, itemVector, type FrameFeatures, type VisualElements } from './visual-compute.ts';
+import { semaphore } from '../../core/semaphore.ts';
 
 export interface WorkItem { i: number; kind: 'image' | 'video' | 'carousel'; paths: string[] }
 export interface WorkBatch { batch: number; items: WorkItem[] }
@@ -13,19 +14,7 @@ export interface WorkResult { i: number; vector: Float32Array | null; elements: 
 export type WorkReply = { ready: true } | { batch: number; results: WorkResult[] };
 
 // Decodes in flight per worker: enough to keep libuv's threads busy while this thread computes.
-const MAX_ACTIVE = 3;
-let active = 0;
-const waiting: (() => void)[] = [];
-
-async function acquire(): Promise<void> {
-  while (active >= MAX_ACTIVE) await new Promise<void>((resolve) => waiting.push(resolve));
-  active++;
-}
-
-function release(): void {
-  active--;
-  waiting.shift()?.();
-}
+const { acquire, release } = semaphore(3);
 
 /** One file to frame features: EXIF-oriented, squeezed to 64x64 (aspect not kept), alpha over white, sRGB. */
 export async function decodeFrame(file: string): Promise<FrameFeatures> {
