@@ -51,7 +51,7 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   const gen = (await readCurrent(layout))!;
   const dir = generationDir(layout, gen);
   const m = await readManifest(layout, gen);
-  for (const f of ['embedder.bin', 'text-vectors.f32', 'bm25.bin', 'text.hnsw', 'visual-vectors.f32', 'visual-elements.parquet']) assert.ok(m.files.some((x) => x.name === f), f);
+  for (const f of ['embedder.bin', 'text-vectors.f32', 'bm25.bin', 'text.hnsw', 'visual-vectors.f32', 'visual-elements.parquet', 'neighbour-scores.parquet']) assert.ok(m.files.some((x) => x.name === f), f);
   const rows = m.counts.posts!;
   // Every row with media has its visual vector and elements; rows without have zeros.
   const withMedia = await readSnapshot(d, 'posts', 'count(*)::INT AS n', 'WHERE len(media) > 0');
@@ -59,6 +59,23 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   assert.equal([elements[0]!.n, elements[0]!.ok], [withMedia[0]!.n, withMedia[0]!.n]);
   const vraw = fs.readFileSync(path.join(dir, 'visual-vectors.f32'));
   assert.is(vraw.byteLength, rows * 160 * 4);
+
+  // Novelty: a repost or near-duplicate repeats an earlier post, so it has (almost) none.
+  const kinds = new Map(fs.readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8').split('\n').filter((l) => l.includes('"type":"post"'))
+    .map((l) => JSON.parse(l)).map((t) => [t.uuid as string, t.kind as string]));
+  const scores = await readSnapshot(d, 'neighbour-scores', 'row_id::INT AS row, novelty_score AS novelty, saturation_score AS saturation, coverage_novelty AS covered', 'ORDER BY row_id');
+  assert.is(scores.length, rows);
+  const postUuids = (await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid as string);
+  const mean = (k: string[], f: 'novelty' | 'saturation') => {
+    const xs = scores.filter((x) => k.includes(kinds.get(postUuids[x.row as number]!)!)).map((x) => x[f] as number);
+    return xs.reduce((a, b) => a + b, 0) / xs.length;
+  };
+  for (const x of scores) {
+    assert.ok(x.covered === true && (x.novelty as number) >= 0 && (x.novelty as number) <= 1 && (x.saturation as number) >= 0 && (x.saturation as number) <= 1);
+  }
+  assert.ok(mean(['repost', 'near_duplicate'], 'novelty') < 0.05, 'copies are not novel');
+  assert.ok(mean(['original'], 'novelty') > 0.3, 'originals are');
+  assert.ok(mean(['repost', 'near_duplicate'], 'saturation') > mean(['original'], 'saturation'));
   const model = await loadEmbedder(path.join(dir, 'embedder.bin'));
   const dim = model.params.dim;
   const raw = fs.readFileSync(path.join(dir, 'text-vectors.f32'));

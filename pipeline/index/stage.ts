@@ -2,6 +2,7 @@
 // (hnswlib-node, inner product on unit vectors = cosine) over the text vectors, labels = rows.
 //   artifacts/bm25.bin     postings, term frequencies, document lengths
 //   artifacts/text.hnsw    the HNSW graph (rows without text are left out: nothing to match)
+//   artifacts/neighbour-scores.parquet  novelty and saturation from each row's HNSW neighbours
 //   artifacts/source.json  which as-of and rows these artifacts describe (publish checks it)
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { buildBm25, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { loadEmbedder } from '../../core/embedder.ts';
 import { readDocTerms } from '../features/doc-terms.ts';
+import { computeNeighbourScores } from './neighbour-scores.ts';
 import { ingestVersion } from '../features/stage.ts';
 import type { ArtifactSource } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
@@ -64,8 +66,10 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
   index.writeIndexSync(tmp);
   await fs.rename(tmp, path.join(artifacts, 'text.hnsw'));
   const hnswMs = performance.now() - t1;
+  const neighbours = await computeNeighbourScores(ctx, index, vectors, dim);
   await writeFileAtomic(path.join(artifacts, 'source.json'), JSON.stringify(source));
-  return { rows, terms: dt.vocab.length, postings: bm25.docs.length, hnswPoints: added, bm25Ms: Math.round(bm25Ms), hnswMs: Math.round(hnswMs) };
+  return { rows, terms: dt.vocab.length, postings: bm25.docs.length, hnswPoints: added, bm25Ms: Math.round(bm25Ms), hnswMs: Math.round(hnswMs),
+    noveltyScored: neighbours.scored, neighbourMs: neighbours.ms };
 }
 
 export const indexStage: Stage = {
