@@ -12,7 +12,7 @@ import { dataDirLayout } from '../core/data-dir.ts';
 import { embed, loadEmbedder } from '../core/embedder.ts';
 import { generationDir, readCurrent, readManifest } from '../core/generations.ts';
 import { ROOT } from './helpers/child.ts';
-import { AS_OF, readSnapshot, runPipeline } from './helpers/pipeline.ts';
+import { describeSnapshot, readSnapshot, runPipeline } from './helpers/pipeline.ts';
 import { rejects } from './helpers/assert.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -124,6 +124,21 @@ test('publish refuses per-row artifacts built for another as-of or other rows', 
   const d = await publishedSample();
   await rejects(() => runPipeline(d, ['publish'], new Date('2026-10-01T00:00:00Z')), /run the features and index stages/);
   await rejects(() => runPipeline(d, ['index'], new Date('2026-10-01T00:00:00Z')), /run the features stage for/);
+});
+
+test('an empty snapshot still publishes every per-row table with its columns', async () => {
+  const d = tmpDir();
+  fs.mkdirSync(path.join(d, 'landing'), { recursive: true });
+  fs.writeFileSync(path.join(d, 'landing', 'bad.ndjson'), '{"platform":"x"}\n');
+  await runPipeline(d);
+  for (const [table, expected] of [
+    ['enrichment', ['row_id', 'tone', 'tone_confidence', 'emotion_mood', 'brand_products', 'themes', 'attribute_confidence', 'coverage_sentiment', 'coverage_attributes']],
+    ['visual-elements', ['row_id', 'dominant_colors', 'aesthetic_style', 'layout', 'motion', 'visual_error']],
+    ['neighbour-scores', ['row_id', 'novelty_score', 'saturation_score', 'coverage_novelty']],
+  ] as const) {
+    const names = (await describeSnapshot(d, table)).map((r) => r.column_name);
+    assert.equal(names, [...expected], table);
+  }
 });
 
 test.run();

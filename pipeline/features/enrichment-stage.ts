@@ -3,10 +3,8 @@
 //   artifacts/enrichment.parquet  row_id, tone, tone_confidence, emotion_mood[], brand_products[],
 //                                 themes[], attribute_confidence, coverage_sentiment, coverage_attributes
 // Novelty and saturation need the HNSW neighbours and are added by the index stage's successor.
-import path from 'node:path';
-import { sqlString } from '../../core/duckdb.ts';
-import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { enrichText, idfFromDocumentFrequency, loadBrandDictionary } from '../../core/enrichment/index.ts';
+import { writeRowTable } from '../row-table.ts';
 import type { StageContext } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 
@@ -33,31 +31,26 @@ export async function computeEnrichment(ctx: StageContext, input: EnrichmentInpu
     return id === undefined ? 0 : df[id]!;
   }, rows);
   const brands = loadBrandDictionary(ctx.config.BRANDS_FILE ?? null);
-  const lines: string[] = [];
+  const out: unknown[] = [];
   let withTone = 0;
   const bar = ctx.progress('enrichment', rows);
   for (let r = 0; r < rows; r++) {
     const terms = Array.from(input.docIds[r]!, (id) => words[id]!);
     const e = enrichText(input.texts[r], input.languages[r], { brands, idf, terms });
     if (e.tone) withTone++;
-    lines.push(JSON.stringify({
+    out.push({
       row_id: r, tone: e.tone, tone_confidence: e.toneConfidence, emotion_mood: e.emotionMood, brand_products: e.brandProducts,
       themes: e.themes, attribute_confidence: e.attributeConfidence, coverage_sentiment: e.coverage.sentiment, coverage_attributes: e.coverage.attributes,
-    }));
+    });
     if (r % 5000 === 0) {
       bar.update(r);
       if (ctx.signal.aborted) throw new StageAborted('features');
     }
   }
   bar.stop();
-  const tmp = path.join(ctx.layout.work, 'intermediate', 'enrichment.ndjson');
-  await writeFileAtomic(tmp, lines.join('\n') + (lines.length ? '\n' : ''));
-  const db = await ctx.db();
-  const columns = `{row_id: 'BIGINT', tone: 'VARCHAR', tone_confidence: 'DOUBLE', emotion_mood: 'VARCHAR[]', brand_products: 'VARCHAR[]',
-    themes: 'VARCHAR[]', attribute_confidence: 'DOUBLE', coverage_sentiment: 'BOOLEAN', coverage_attributes: 'BOOLEAN'}`;
-  const source = lines.length
-    ? `SELECT * FROM read_json(${sqlString(tmp)}, format = 'newline_delimited', columns = ${columns}) ORDER BY row_id`
-    : `SELECT * FROM (SELECT NULL::BIGINT AS row_id) WHERE false`;
-  await db.run(`COPY (${source}) TO ${sqlString(path.join(ctx.layout.artifacts, 'enrichment.parquet'))} (FORMAT parquet)`);
+  await writeRowTable(ctx, 'enrichment', {
+    row_id: 'BIGINT', tone: 'VARCHAR', tone_confidence: 'DOUBLE', emotion_mood: 'VARCHAR[]', brand_products: 'VARCHAR[]',
+    themes: 'VARCHAR[]', attribute_confidence: 'DOUBLE', coverage_sentiment: 'BOOLEAN', coverage_attributes: 'BOOLEAN',
+  }, out);
   return { ms: Math.round(performance.now() - t0), withTone };
 }

@@ -260,13 +260,7 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
 }
 
 /** An item's aggregated features: per-frame features averaged, plus motion for videos. */
-export interface ItemFeatures {
-  hist: Float64Array;
-  grid: Float64Array;
-  edges: Float64Array;
-  stats: Float64Array;
-  names: Float64Array;
-  mass: Float64Array;
+export interface ItemFeatures extends Omit<FrameFeatures, 'luma16'> {
   /** Videos with two or more frames: 4x4 cells then overall; else null. */
   motion: Float64Array | null;
 }

@@ -3,8 +3,8 @@
 //   artifacts/visual-vectors.f32       rows x VISUAL_DIM float32 (zeros: no media, or unreadable)
 //   artifacts/visual-elements.parquet  row_id, dominant_colors, aesthetic_style, layout, motion, visual_error
 import path from 'node:path';
-import { sqlString } from '../../core/duckdb.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
+import { writeRowTable } from '../row-table.ts';
 import { snapshotChunks } from '../snapshot-rows.ts';
 import type { StageContext } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
@@ -59,13 +59,8 @@ export async function computeVisualArtifacts(ctx: StageContext, rows: number): P
   }
   bar.stop();
   await writeFileAtomic(path.join(ctx.layout.artifacts, 'visual-vectors.f32'), new Uint8Array(vectors.buffer));
-  // Elements through DuckDB, so the table is plain Parquet like every other snapshot table.
-  const tmpJson = path.join(ctx.layout.work, 'intermediate', 'visual-elements.ndjson');
-  await writeFileAtomic(tmpJson, elements.map((e) => JSON.stringify(e)).join('\n') + (elements.length ? '\n' : ''));
-  const out = path.join(ctx.layout.artifacts, 'visual-elements.parquet');
-  const source = elements.length
-    ? `SELECT * FROM read_json(${sqlString(tmpJson)}, format = 'newline_delimited', columns = {row_id: 'BIGINT', dominant_colors: 'VARCHAR[]', aesthetic_style: 'VARCHAR[]', layout: 'VARCHAR', motion: 'VARCHAR', visual_error: 'VARCHAR'}) ORDER BY row_id`
-    : `SELECT NULL::BIGINT AS row_id, NULL::VARCHAR[] AS dominant_colors, NULL::VARCHAR[] AS aesthetic_style, NULL::VARCHAR AS layout, NULL::VARCHAR AS motion, NULL::VARCHAR AS visual_error WHERE false`;
-  await db.run(`COPY (${source}) TO ${sqlString(out)} (FORMAT parquet)`);
+  await writeRowTable(ctx, 'visual-elements', {
+    row_id: 'BIGINT', dominant_colors: 'VARCHAR[]', aesthetic_style: 'VARCHAR[]', layout: 'VARCHAR', motion: 'VARCHAR', visual_error: 'VARCHAR',
+  }, elements);
   return { withMedia, failed, ms: Math.round(performance.now() - t0) };
 }

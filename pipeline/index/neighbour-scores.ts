@@ -5,11 +5,9 @@
 //   saturationScore share of near-duplicates (similarity >= 0.9) among its 10 nearest neighbours
 // Written to artifacts/neighbour-scores.parquet: row_id, novelty_score, saturation_score,
 // coverage_novelty (false for rows without a text vector: nothing to compare).
-import path from 'node:path';
 import type hnswlib from 'hnswlib-node';
-import { sqlString } from '../../core/duckdb.ts';
-import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { noveltyScore, saturationScore } from '../../core/enrichment/index.ts';
+import { writeRowTable } from '../row-table.ts';
 import type { StageContext } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 
@@ -17,15 +15,15 @@ export const NEIGHBOURS = 10;
 
 export async function computeNeighbourScores(ctx: StageContext, index: InstanceType<typeof hnswlib.HierarchicalNSW>, vectors: Float32Array, dim: number): Promise<{ scored: number; ms: number }> {
   const t0 = performance.now();
-  const rows = vectors.length / dim;
+  const count = vectors.length / dim;
   const points = index.getCurrentCount();
   index.setEf(64);
-  const lines: string[] = [];
+  const rows: unknown[] = [];
   let scored = 0;
-  for (let r = 0; r < rows; r++) {
+  for (let r = 0; r < count; r++) {
     const v = vectors.subarray(r * dim, (r + 1) * dim);
     if (points < 2 || !v.some((x) => x !== 0)) {
-      lines.push(JSON.stringify({ row_id: r, novelty_score: null, saturation_score: null, coverage_novelty: false }));
+      rows.push({ row_id: r, novelty_score: null, saturation_score: null, coverage_novelty: false });
       continue;
     }
     const res = index.searchKnn(Array.from(v), Math.min(NEIGHBOURS + 1, points));
@@ -38,16 +36,10 @@ export async function computeNeighbourScores(ctx: StageContext, index: InstanceT
       if (n < r) earlier.push(sim);
     });
     const neighbours = sims.slice(0, NEIGHBOURS);
-    lines.push(JSON.stringify({ row_id: r, novelty_score: noveltyScore(earlier), saturation_score: saturationScore(neighbours), coverage_novelty: true }));
+    rows.push({ row_id: r, novelty_score: noveltyScore(earlier), saturation_score: saturationScore(neighbours), coverage_novelty: true });
     scored++;
     if (r % 20_000 === 0 && ctx.signal.aborted) throw new StageAborted('index');
   }
-  const tmp = path.join(ctx.layout.work, 'intermediate', 'neighbour-scores.ndjson');
-  await writeFileAtomic(tmp, lines.join('\n') + (lines.length ? '\n' : ''));
-  const db = await ctx.db();
-  const source = lines.length
-    ? `SELECT * FROM read_json(${sqlString(tmp)}, format = 'newline_delimited', columns = {row_id: 'BIGINT', novelty_score: 'DOUBLE', saturation_score: 'DOUBLE', coverage_novelty: 'BOOLEAN'}) ORDER BY row_id`
-    : `SELECT * FROM (SELECT NULL::BIGINT AS row_id) WHERE false`;
-  await db.run(`COPY (${source}) TO ${sqlString(path.join(ctx.layout.artifacts, 'neighbour-scores.parquet'))} (FORMAT parquet)`);
+  await writeRowTable(ctx, 'neighbour-scores', { row_id: 'BIGINT', novelty_score: 'DOUBLE', saturation_score: 'DOUBLE', coverage_novelty: 'BOOLEAN' }, rows);
   return { scored, ms: Math.round(performance.now() - t0) };
 }

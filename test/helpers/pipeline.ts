@@ -32,3 +32,16 @@ export async function readSnapshot(dataDir: string, table: string, select = '*',
     db.close();
   }
 }
+
+/** Column names of a table of the current generation, in order. */
+export async function describeSnapshot(dataDir: string, table: string): Promise<Array<{ column_name: string }>> {
+  const layout = dataDirLayout(dataDir);
+  const gen = await readCurrent(layout);
+  if (!gen) throw new Error('no current generation');
+  const db = await openDuckDB();
+  try {
+    return await db.all(`SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet(${sqlString(`${generationDir(layout, gen)}/${table}.parquet`)}))`);
+  } finally {
+    db.close();
+  }
+}
