@@ -25,7 +25,7 @@ export interface RankingBenchOptions { posts: number; queries: number; command: 
 const AS_OF = '2026-11-01T00:00:00.000Z';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-async function publishedCorpus(posts: number): Promise<{ dataDir: string; stageMs: Record<string, number>; truthFile: string }> {
+async function publishedCorpus(posts: number): Promise<{ dataDir: string; stageMs: Record<string, number>; truthFile: string; builtAt: string }> {
   const dataDir = path.join(ROOT, 'bench', '.cache', `ranking-${posts}`);
   const truthFile = path.join(ROOT, 'bench', '.cache', `ranking-${posts}.truth.ndjson`);
   const meta = path.join(dataDir, 'bench-build.json');
@@ -35,9 +35,12 @@ async function publishedCorpus(posts: number): Promise<{ dataDir: string; stageM
     await generateCorpus({ posts, outDir: path.join(dataDir, 'landing', 'corpus'), truthFile, seed: 42, asOf: AS_OF, media: false });
     const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     const run = await runStages(resolveStages(['run']), { config, log: createLogger('bench', 'silent'), asOf: new Date(AS_OF), tty: false });
-    fs.writeFileSync(meta, JSON.stringify({ stageMs: Object.fromEntries(run.stages.map((s) => [s.stage, s.ms])) }));
+    fs.writeFileSync(meta, JSON.stringify({ builtAt: new Date().toISOString(), stageMs: Object.fromEntries(run.stages.map((s) => [s.stage, s.ms])) }));
   }
-  return { dataDir, truthFile, stageMs: (JSON.parse(fs.readFileSync(meta, 'utf8')) as { stageMs: Record<string, number> }).stageMs };
+  const m = JSON.parse(fs.readFileSync(meta, 'utf8')) as { stageMs: Record<string, number>; builtAt?: string };
+  // The build is cached: its timings are those of the run that made it, by the code of that day.
+  const builtAt = m.builtAt ?? fs.statSync(meta).mtime.toISOString();
+  return { dataDir, truthFile, stageMs: m.stageMs, builtAt };
 }
 
 interface LabelledQuery { text: string; narrative: string }
@@ -93,7 +96,7 @@ function pct(xs: number[], p: number): number {
 }
 
 export async function benchRanking(o: RankingBenchOptions): Promise<void> {
-  const { dataDir, stageMs, truthFile } = await publishedCorpus(o.posts);
+  const { dataDir, stageMs, truthFile, builtAt } = await publishedCorpus(o.posts);
   const layout = dataDirLayout(dataDir);
   const gen = (await readCurrent(layout))!;
   const dir = generationDir(layout, gen);
@@ -187,7 +190,7 @@ Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}; ${
 | ours: BM25 + HNSW, RRF, blend | ${f(result.ours.p50, 2)} ms | ${f(result.ours.p99, 2)} ms | ${f(result.ours.qps, 0)} |
 | peer: exact brute-force hybrid (same BM25, exact vector scan) | ${f(result.peer.p50, 2)} ms | ${f(result.peer.p99, 2)} ms | ${f(result.peer.qps, 0)} |
 
-p50 ratio peer/ours ${f(result.peer.p50 / result.ours.p50, 1)}x. HNSW recall@10 against exact search (hnswlib BruteforceSearch): **${f(recall, 3)}** at ef 200, the ef the ranking core uses for limit 100 (${f(recallEf100, 3)} at ef 100). Relevance against the planted narratives (${quality.queries} distinct queries, window all): nDCG@10 **${f(quality.ndcgAt10, 3)}**, recall@100 **${f(quality.recallAt100, 3)}**. Share of the exact hybrid's top 100 that ours returns too: ${f(result.top100OverlapWithExact, 3)} (the orders differ by design: ours blends recency and engagement in). Build (pipeline stages): features ${f((stageMs.features ?? 0) / 1000)} s, index ${f((stageMs.index ?? 0) / 1000)} s; index files ${f(indexBytes / 2 ** 20)} MiB; load ${f(loadMs / 1000, 2)} s. LanceDB as a peer: not yet run.`;
+p50 ratio peer/ours ${f(result.peer.p50 / result.ours.p50, 1)}x. HNSW recall@10 against exact search (hnswlib BruteforceSearch): **${f(recall, 3)}** at ef 200, the ef the ranking core uses for limit 100 (${f(recallEf100, 3)} at ef 100). Relevance against the planted narratives (${quality.queries} distinct queries, window all): nDCG@10 **${f(quality.ndcgAt10, 3)}**, recall@100 **${f(quality.recallAt100, 3)}**. Share of the exact hybrid's top 100 that ours returns too: ${f(result.top100OverlapWithExact, 3)} (the orders differ by design: ours blends recency and engagement in). Build (pipeline stages of the cached build made ${builtAt.slice(0, 16).replace('T', ' ')} UTC; delete bench/.cache/ranking-${o.posts} to rebuild): features ${f((stageMs.features ?? 0) / 1000)} s, index ${f((stageMs.index ?? 0) / 1000)} s; index files ${f(indexBytes / 2 ** 20)} MiB; load ${f(loadMs / 1000, 2)} s. LanceDB as a peer: not yet run.`;
   writeResultsSection(`ranking-${o.posts}`, md);
   process.stdout.write(md + '\n');
 }
