@@ -1,6 +1,7 @@
 // VADER (Hutto & Gilbert 2014), the rule-based social-media sentiment model: a 7,500-entry
 // human-rated lexicon plus rules for negation ("not good"), boosters ("very"), ALL CAPS, "!!!",
-// "but" and idioms; package `vader-sentiment` (the JavaScript port by the VADER authors' org).
+// "but" and idioms; package `vader-sentiment` (the JavaScript port by the VADER authors' org), run
+// through vader-engine.ts (the package's own scorer with a faster tokenizer).
 //
 // Before VADER reads a post, the project analyzer finds its URLs and emoji: URLs and @mentions are
 // removed (no sentiment, and "@user" noise), HTML entities decoded and curly apostrophes made ASCII
@@ -12,8 +13,8 @@
 //
 // Non-English posts: VADER's lexicon is English, so only language-independent signals are read
 // (emoji and Western emoticons); `evidence` says whether any of them carried sentiment.
-import vader from 'vader-sentiment';
 import { analyze } from '../analyzer.ts';
+import { polarityScores } from './vader-engine.ts';
 
 export interface VaderScores {
   /** Normalised sum of valences, -1..1. */
@@ -113,6 +114,6 @@ export function vaderScores(text: string | null | undefined, language?: string |
   const english = isEnglishOrUnknown(language);
   const s = text ? prepareForVader(text, english) : '';
   if (!s) return { compound: 0, pos: 0, neg: 0, neu: 0, text: s, evidence: false, english };
-  const p = vader.SentimentIntensityAnalyzer.polarity_scores(s);
+  const p = polarityScores(s);
   return { compound: p.compound, pos: p.pos, neg: p.neg, neu: p.neu, text: s, evidence: english || p.pos + p.neg > 0, english };
 }
