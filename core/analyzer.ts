@@ -48,9 +48,26 @@ function camelParts(tag: string): string[] {
   return parts.length > 1 ? parts : [];
 }
 
+// The enrichment reads a post through the analyzer several times (its terms, its URLs and emoji
+// for VADER, its brand mentions), one post after another: the last few results are kept, and
+// frozen, since callers share them.
+const RECENT = 4;
+const recent: Array<{ text: string; stop: Set<string>; out: Analyzed } | undefined> = new Array(RECENT);
+let recentAt = 0;
+
 export function analyze(text: string | null | undefined, language?: string | null): Analyzed {
+  if (!text) return { terms: [], hashtags: [], mentions: [], emoji: [], urls: [] };
+  const stop = (language && STOP[language.toLowerCase().slice(0, 2)]) || ALL_STOP;
+  for (const r of recent) if (r && r.text === text && r.stop === stop) return r.out;
+  const out = analyzeUncached(text, stop);
+  for (const k of ['terms', 'hashtags', 'mentions', 'emoji', 'urls'] as const) Object.freeze(out[k]);
+  recent[recentAt] = { text, stop, out: Object.freeze(out) };
+  recentAt = (recentAt + 1) % RECENT;
+  return out;
+}
+
+function analyzeUncached(text: string, stop: Set<string>): Analyzed {
   const out: Analyzed = { terms: [], hashtags: [], mentions: [], emoji: [], urls: [] };
-  if (!text) return out;
   let s = text.normalize('NFKC');
   s = s.replace(URL_RE, (u) => {
     out.urls.push(u);
@@ -60,7 +77,6 @@ export function analyze(text: string | null | undefined, language?: string | nul
     out.mentions.push(name.toLowerCase());
     return `${pre} `;
   });
-  const stop = (language && STOP[language.toLowerCase().slice(0, 2)]) || ALL_STOP;
   const push = (raw: string) => {
     const t = fold(raw).replace(/['’].*$/, '');
     if (t.length < 2 && !/^\p{N}$/u.test(t)) return;

@@ -37,6 +37,10 @@ const schema = z.object({
   DEFAULT_CORPUS_SEED: z.coerce.number().int().default(42),
   DUCKDB_MEMORY_LIMIT: z.string().default('3GB'),
   DUCKDB_THREADS: z.coerce.number().int().positive().optional(),
+  /** Worker threads of the features and index stages (default: the machine's cores). */
+  PIPELINE_THREADS: z.coerce.number().int().positive().optional(),
+  /** HNSW graphs are split into time shards (built in parallel) of at least this many rows. */
+  HNSW_MIN_SHARD_ROWS: z.coerce.number().int().positive().default(50_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

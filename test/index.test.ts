@@ -3,7 +3,6 @@
 // publish refusing artifacts built for other rows.
 import fs from 'node:fs';
 import path from 'node:path';
-import hnswlib from 'hnswlib-node';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { terms } from '../core/analyzer.ts';
@@ -11,6 +10,7 @@ import { BM25_B, BM25_K1, buildBm25, loadBm25, saveBm25, searchBm25 } from '../c
 import { dataDirLayout } from '../core/data-dir.ts';
 import { embed, loadEmbedder } from '../core/embedder.ts';
 import { generationDir, readCurrent, readManifest } from '../core/generations.ts';
+import { loadShards, planShards, searchShards, shardPoints, type LoadedShards } from '../core/ranking/hnsw-shards.ts';
 import { ROOT } from './helpers/child.ts';
 import { describeSnapshot, readSnapshot, runPipeline } from './helpers/pipeline.ts';
 import { rejects } from './helpers/assert.ts';
@@ -38,12 +38,70 @@ test('BM25 scores follow the formula (k1 1.2, b 0.75, Lucene idf); filter applie
   assert.equal(searchBm25(back, ['battery', 'phone', 'launch'], 10), searchBm25(idx, ['battery', 'phone', 'launch'], 10));
 });
 
-async function publishedSample(): Promise<string> {
+async function publishedSample(env: Record<string, string> = {}): Promise<string> {
   const d = tmpDir();
   fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(d, 'landing', 'sample'), { recursive: true });
-  await runPipeline(d);
+  await runPipeline(d, ['run'], undefined, env);
   return d;
 }
+
+/** HNSW recall@10 against an exact scan, for 100 query rows, in each window (rows >= start). */
+function windowedRecall(set: LoadedShards, vectors: Float32Array, dim: number, rows: number, starts: number[]): number {
+  let hit = 0;
+  let total = 0;
+  for (const start of starts) {
+    for (let q = 0; q < rows; q += Math.ceil(rows / 100)) {
+      const qv = vectors.subarray(q * dim, (q + 1) * dim);
+      const exact = Array.from({ length: rows - start }, (_, i) => {
+        const r = start + i;
+        let s = 0;
+        for (let c = 0; c < dim; c++) s += qv[c]! * vectors[r * dim + c]!;
+        return { r, s };
+      }).sort((a, b) => b.s - a.s || a.r - b.r).slice(0, 10).map((x) => x.r);
+      const approx = new Set(searchShards(set, qv, 10, 100, start).map((n) => n.row));
+      hit += exact.filter((r) => approx.has(r)).length;
+      total += exact.length;
+    }
+  }
+  return hit / total;
+}
+
+test('time shards: contiguous ranges, boundaries snapped to window starts when balanced', () => {
+  assert.equal(planShards(100, 1), [[0, 100]]);
+  assert.equal(planShards(100, 2), [[0, 50], [50, 100]]);
+  assert.equal(planShards(100, 2, [55, 90]), [[0, 55], [55, 100]]);
+  assert.equal(planShards(100, 2, [75]), [[0, 50], [50, 100]], 'too far from balanced: not snapped');
+  assert.equal(planShards(3, 4), [[0, 1], [1, 2], [2, 3]]);
+  assert.equal(planShards(0, 2), [[0, 0]]);
+});
+
+test('sharded graphs: the sample split in time shards finds what one graph finds, in every window', async () => {
+  const one = await publishedSample();
+  const many = await publishedSample({ HNSW_MIN_SHARD_ROWS: '150', PIPELINE_THREADS: '3' });
+  const dirOf = async (d: string) => generationDir(dataDirLayout(d), (await readCurrent(dataDirLayout(d)))!);
+  const [d1, d2] = [await dirOf(one), await dirOf(many)];
+  const s1 = loadShards(d1, 'text');
+  const s2 = loadShards(d2, 'text');
+  assert.is(s1.shards.length, 1);
+  assert.is(s2.shards.length, 3);
+  const rows = (await readManifest(dataDirLayout(many), path.basename(d2))).counts.posts!;
+  assert.equal(s2.shards.map((s) => [s.firstRow, s.endRow]).flat(), [0, s2.shards[0]!.endRow, s2.shards[0]!.endRow, s2.shards[1]!.endRow, s2.shards[1]!.endRow, rows]);
+  assert.is(shardPoints(s1), shardPoints(s2));
+  // Same features either way: the graphs differ, the vectors do not.
+  assert.ok(fs.readFileSync(path.join(d1, 'text-vectors.f32')).equals(fs.readFileSync(path.join(d2, 'text-vectors.f32'))));
+  const raw = fs.readFileSync(path.join(d2, 'text-vectors.f32'));
+  const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  const starts = [0, Math.floor(rows / 3), Math.floor((2 * rows) / 3), rows - 20];
+  const r2 = windowedRecall(s2, vectors, s2.dim, rows, starts);
+  assert.ok(r2 >= 0.95, `sharded recall@10 ${r2}`);
+  // The visual graph holds every row with media.
+  const visual = loadShards(d2, 'visual');
+  const withMedia = await readSnapshot(many, 'visual-elements', 'count(*)::INT AS n', 'WHERE visual_error IS NULL');
+  assert.is(shardPoints(visual), withMedia[0]!.n);
+  const some = new Float32Array(fs.readFileSync(path.join(d2, 'visual-vectors.f32')).buffer.slice(0));
+  const firstRow = Array.from({ length: rows }, (_, r) => r).find((r) => some.subarray(r * 160, (r + 1) * 160).some((x) => x !== 0))!;
+  assert.is(searchShards(visual, some.subarray(firstRow * 160, (firstRow + 1) * 160), 1, 50)[0]!.row, firstRow);
+});
 
 test('features + index on the sample: artifacts in the generation, HNSW recall@10 >= 0.95 vs exact, narrative queries hit their narrative', async () => {
   const d = await publishedSample();
@@ -51,7 +109,7 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   const gen = (await readCurrent(layout))!;
   const dir = generationDir(layout, gen);
   const m = await readManifest(layout, gen);
-  for (const f of ['embedder.bin', 'text-vectors.f32', 'bm25.bin', 'text.hnsw', 'visual-vectors.f32', 'visual-elements.parquet', 'neighbour-scores.parquet']) assert.ok(m.files.some((x) => x.name === f), f);
+  for (const f of ['embedder.bin', 'text-vectors.f32', 'bm25.bin', 'text-hnsw.json', 'text.0.hnsw', 'visual-hnsw.json', 'visual.0.hnsw', 'visual-vectors.f32', 'visual-elements.parquet', 'neighbour-scores.parquet']) assert.ok(m.files.some((x) => x.name === f), f);
   const rows = m.counts.posts!;
   // Every row with media has its visual vector and elements; rows without have zeros.
   const withMedia = await readSnapshot(d, 'posts', 'count(*)::INT AS n', 'WHERE len(media) > 0');
@@ -82,24 +140,10 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
   assert.is(vectors.length, rows * dim);
 
-  // Exact top-10 by inner product vs HNSW's, for 100 query rows.
-  const hnsw = new hnswlib.HierarchicalNSW('ip', dim);
-  hnsw.readIndexSync(path.join(dir, 'text.hnsw'));
-  hnsw.setEf(100);
-  let hit = 0;
-  let total = 0;
-  for (let q = 0; q < rows; q += Math.ceil(rows / 100)) {
-    const qv = vectors.subarray(q * dim, (q + 1) * dim);
-    const exact = Array.from({ length: rows }, (_, r) => {
-      let s = 0;
-      for (let c = 0; c < dim; c++) s += qv[c]! * vectors[r * dim + c]!;
-      return { r, s };
-    }).sort((a, b) => b.s - a.s || a.r - b.r).slice(0, 10).map((x) => x.r);
-    const approx = new Set(hnsw.searchKnn(Array.from(qv), 10).neighbors);
-    hit += exact.filter((r) => approx.has(r)).length;
-    total += 10;
-  }
-  assert.ok(hit / total >= 0.95, `recall@10 ${hit / total}`);
+  // Exact top-10 by inner product vs HNSW's, for 100 query rows, over all rows and in a late window.
+  const hnsw = loadShards(dir, 'text');
+  const recall = windowedRecall(hnsw, vectors, dim, rows, [0, Math.floor(rows / 2)]);
+  assert.ok(recall >= 0.95, `recall@10 ${recall}`);
 
   // A narrative's own keywords find its posts, lexically and by vector.
   const truthLines = fs.readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
@@ -112,7 +156,7 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   for (const n of narratives) {
     const query = terms(n.keywords.slice(0, 3).join(' '));
     lexical += searchBm25(bm25, query, 10).filter((x) => narrativeOf.get(uuids[x.row]!) === n.id).length;
-    vector += hnsw.searchKnn(Array.from(embed(model, query)), 10).neighbors.filter((r) => narrativeOf.get(uuids[r]!) === n.id).length;
+    vector += searchShards(hnsw, embed(model, query), 10, 100).filter((x) => narrativeOf.get(uuids[x.row]!) === n.id).length;
   }
   const pLex = lexical / (10 * narratives.length);
   const pVec = vector / (10 * narratives.length);

@@ -3,12 +3,12 @@
 // order (published_at, uuid), so a time window is the contiguous range [windowStart[w], rows).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import hnswlib from 'hnswlib-node';
 import { loadBm25, type Bm25Index } from '../bm25.ts';
 import { openDuckDB, sqlString } from '../duckdb.ts';
 import { loadEmbedder, type EmbedderModel } from '../embedder.ts';
 import type { Manifest } from '../generations.ts';
 import { WINDOW_KEYS, type WindowKey } from '../windows.ts';
+import { loadShards, type LoadedShards } from './hnsw-shards.ts';
 
 export interface SearchIndex {
   generation: string;
@@ -29,7 +29,8 @@ export interface SearchIndex {
   maxEngagementLog: number;
   maxFollowersLog: number;
   bm25: Bm25Index;
-  hnsw: InstanceType<typeof hnswlib.HierarchicalNSW>;
+  /** The text HNSW graphs, one per time shard. */
+  hnsw: LoadedShards;
   embedder: EmbedderModel;
   vectors: Float32Array;
 }
@@ -82,8 +83,8 @@ export async function loadSearchIndex(generationDir: string): Promise<SearchInde
   const embedder = await loadEmbedder(path.join(generationDir, 'embedder.bin'));
   const raw = await fs.readFile(path.join(generationDir, 'text-vectors.f32'));
   const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
-  const hnsw = new hnswlib.HierarchicalNSW('ip', embedder.params.dim);
-  hnsw.readIndexSync(path.join(generationDir, 'text.hnsw'));
+  const hnsw = loadShards(generationDir, 'text');
+  if (hnsw.dim !== embedder.params.dim) throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the embedder ${embedder.params.dim}`);
   return {
     generation: manifest.generation, asOf, rows, uuid: cols.uuid as string[], publishedAt, likes, comments, shares,
     views: f64('views'), followers, textKind: Int8Array.from(cols.text_kind!, (v) => Number(v)), windowStart,

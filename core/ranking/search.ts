@@ -6,6 +6,7 @@ import { searchBm25 } from '../bm25.ts';
 import { embed } from '../embedder.ts';
 import type { WindowKey } from '../windows.ts';
 import { WINDOW_DAYS } from '../windows.ts';
+import { searchShards } from './hnsw-shards.ts';
 import { engagementOf, type SearchIndex } from './search-index.ts';
 
 export const RRF_K = 60;
@@ -69,13 +70,8 @@ export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
   const qv = embed(index.embedder, known);
   const hasVector = qv.some((x) => x !== 0);
   let vector: Array<{ row: number; sim: number }> = [];
-  if (hasVector && index.hnsw.getCurrentCount() > 0) {
-    index.hnsw.setEf(Math.max(depth, 64));
-    const k = Math.min(depth, index.hnsw.getCurrentCount());
-    const res = start === 0 ? index.hnsw.searchKnn(Array.from(qv), k) : index.hnsw.searchKnn(Array.from(qv), k, accept);
-    vector = res.neighbors.map((row, i) => ({ row, sim: 1 - res.distances[i]! }))
-      .filter((v) => v.sim >= VECTOR_FLOOR)
-      .sort((a, b) => b.sim - a.sim || a.row - b.row);
+  if (hasVector) {
+    vector = searchShards(index.hnsw, qv, depth, Math.max(depth, 64), start).filter((v) => v.sim >= VECTOR_FLOOR);
   }
 
   const lexRank = new Map(lexical.map((x, i) => [x.row, i + 1]));

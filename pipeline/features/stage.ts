@@ -7,14 +7,16 @@
 // and the visual features of rows with media (visual-stage.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { analyze } from '../../core/analyzer.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
-import { embedderParamsFor, embedHashes, fitEmbedder, saveEmbedder, termHashes } from '../../core/embedder.ts';
+import { embedderParamsFor, embedHashes, fitEmbedder, saveEmbedder } from '../../core/embedder.ts';
 import { materialiseSnapshotRows, snapshotChunks, type ArtifactSource } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { writeDocTerms } from './doc-terms.ts';
-import { computeEnrichment } from './enrichment-stage.ts';
+import { loadBrandDictionary } from '../../core/enrichment/index.ts';
+import { TaskPool } from '../workers/task-pool.ts';
+import { writeEnrichment } from './enrichment-stage.ts';
+import { DOC_SEP, TERM_SEP, type TextEnrichmentRow, type TextResult, type TextTask, type TextWorkerData } from './text-task.ts';
 import { computeVisualArtifacts } from './visual-stage.ts';
 
 interface TextRow {
@@ -37,6 +39,9 @@ export async function ingestVersion(ctx: StageContext): Promise<number> {
   return Number(r?.v ?? 0);
 }
 
+/** Rows a worker analyses per task: large enough to amortise messaging, small enough to balance. */
+const CHUNK_ROWS = 2_000;
+
 export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const db = await ctx.db();
   const asOf = ctx.asOf.toISOString();
@@ -44,33 +49,56 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const vocab = new Map<string, number>();
   const docIds: Uint32Array[] = new Array(rows);
   const docHashes: Uint32Array[] = new Array(rows);
-  const texts: string[] = new Array(rows);
-  const languages: Array<string | null> = new Array(rows);
+  const enrichment: TextEnrichmentRow[] = new Array(rows);
   const bar = ctx.progress('features', rows * 2);
   let done = 0;
-  for await (const chunk of snapshotChunks<TextRow>(db, 'row_id, title, description, tags, language', rows)) {
-    if (ctx.signal.aborted) throw new StageAborted('features');
-    for (const r of chunk) {
-      const text = postText(r);
-      texts[Number(r.row_id)] = text;
-      languages[Number(r.row_id)] = r.language;
-      const terms = analyze(text, r.language).terms;
-      const ids = new Uint32Array(terms.length);
-      terms.forEach((t, i) => {
-        let id = vocab.get(t);
-        if (id === undefined) vocab.set(t, (id = vocab.size));
-        ids[i] = id;
+  // Analysis and enrichment run in worker threads; the replies are merged in chunk order, so the
+  // vocabulary's ids (and every file built from them) do not depend on which worker was faster.
+  const brandsFile = ctx.config.BRANDS_FILE ?? null;
+  loadBrandDictionary(brandsFile); // a bad dictionary fails here, with its own message
+  const pool = new TaskPool<TextTask, TextResult>(new URL('./text-worker.ts', import.meta.url), { workerData: { brandsFile } satisfies TextWorkerData });
+  const tText = performance.now();
+  try {
+    let merged: Promise<void> = Promise.resolve();
+    const merge = (r: TextResult) => {
+      const docs = r.terms.split(DOC_SEP);
+      r.rows.forEach((row, i) => {
+        const terms = docs[i] ? docs[i]!.split(TERM_SEP) : [];
+        const ids = new Uint32Array(terms.length);
+        for (let j = 0; j < terms.length; j++) {
+          let id = vocab.get(terms[j]!);
+          if (id === undefined) vocab.set(terms[j]!, (id = vocab.size));
+          ids[j] = id;
+        }
+        docIds[row] = ids;
+        docHashes[row] = r.hashes.subarray(r.offsets[i]!, r.offsets[i + 1]!);
+        enrichment[row] = r.enrichment[i]!;
       });
-      docIds[Number(r.row_id)] = ids;
-      docHashes[Number(r.row_id)] = termHashes(terms);
+      bar.update((done += r.rows.length));
+    };
+    for await (const block of snapshotChunks<TextRow>(db, 'row_id, title, description, tags, language', rows)) {
+      for (let at = 0; at < block.length; at += CHUNK_ROWS) {
+        if (ctx.signal.aborted) throw new StageAborted('features');
+        const chunk = block.slice(at, at + CHUNK_ROWS);
+        const task: TextTask = { rows: chunk.map((r) => Number(r.row_id)), texts: chunk.map(postText), languages: chunk.map((r) => r.language) };
+        const reply = pool.run(task);
+        reply.catch(() => undefined); // observed through `merged`
+        merged = merged.then(() => reply).then(merge);
+        // Bound memory: at most a few chunks waiting per worker.
+        while (pool.inFlight > pool.size * 3) await Promise.race([reply, merged]);
+      }
     }
-    bar.update((done += chunk.length));
+    await merged;
+  } finally {
+    await pool.close();
   }
+  const textMs = performance.now() - tText;
 
   const t0 = performance.now();
   const model = fitEmbedder(docHashes, embedderParamsFor(rows));
   const fitMs = performance.now() - t0;
   const dim = model.params.dim;
+  const tEmbed = performance.now();
   const vectors = new Float32Array(rows * dim);
   for (let i = 0; i < rows; i++) {
     embedHashes(model, docHashes[i]!, vectors.subarray(i * dim, (i + 1) * dim));
@@ -80,6 +108,7 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
     }
   }
   bar.stop();
+  const embedMs = performance.now() - tEmbed;
 
   const { artifacts, work } = ctx.layout;
   const intermediate = path.join(work, 'intermediate');
@@ -89,10 +118,10 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   await writeFileAtomic(path.join(artifacts, 'text-vectors.f32'), new Uint8Array(vectors.buffer));
   await writeDocTerms(path.join(intermediate, 'doc-terms.bin'), vocab, docIds);
   const visual = await computeVisualArtifacts(ctx, rows);
-  const enrichment = await computeEnrichment(ctx, { texts, languages, vocab, docIds });
+  const enriched = await writeEnrichment(ctx, { partial: enrichment, vocab, docIds });
   const source: ArtifactSource = { asOf, rows, ingestVersion: await ingestVersion(ctx) };
   await writeFileAtomic(path.join(intermediate, 'features-source.json'), JSON.stringify(source));
-  return { rows, vocabulary: vocab.size, embedder: model.version, dim, fitMs: Math.round(fitMs), visualRows: visual.withMedia, visualFailed: visual.failed, visualMs: visual.ms, enrichmentMs: enrichment.ms, withTone: enrichment.withTone };
+  return { rows, vocabulary: vocab.size, embedder: model.version, dim, textMs: Math.round(textMs), fitMs: Math.round(fitMs), embedMs: Math.round(embedMs), visualRows: visual.withMedia, visualFailed: visual.failed, visualMs: visual.ms, themesMs: enriched.ms, withTone: enriched.withTone };
 }
 
 export const featuresStage: Stage = {

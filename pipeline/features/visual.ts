@@ -10,7 +10,8 @@
 // and the items it held are retried one at a time, each alone on a worker, so only an item that
 // kills a worker again fails.
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnTsWorker } from '../workers/spawn.ts';
 import type { WorkBatch, WorkItem, WorkReply } from './visual-worker.ts';
 
 export { VISUAL_BLOCKS, VISUAL_DIM, VISUAL_FEATURES_VERSION } from './visual-compute.ts';
@@ -45,12 +46,8 @@ export interface VisualOptions {
 const MAX_BATCH = 16;
 const BATCHES_PER_WORKER = 2;
 
-/** Workers are .ts modules, loaded through tsx's API so this works however the parent was started. */
 function spawn(): Worker {
-  const target = new URL('./visual-worker.ts', import.meta.url).href;
-  const api = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(api)}).then(({ tsImport }) => tsImport(${JSON.stringify(target)}, ${JSON.stringify(target)}))`;
-  return new Worker(boot, { eval: true });
+  return spawnTsWorker(new URL('./visual-worker.ts', import.meta.url));
 }
 
 /** A batch in flight; a suspect is one item retried alone after a worker died holding it. */

@@ -1,23 +1,53 @@
-// The index stage: BM25 postings from the features stage's doc-terms, and an HNSW graph
-// (hnswlib-node, inner product on unit vectors = cosine) over the text vectors, labels = rows.
-//   artifacts/bm25.bin     postings, term frequencies, document lengths
-//   artifacts/text.hnsw    the HNSW graph (rows without text are left out: nothing to match)
-//   artifacts/neighbour-scores.parquet  novelty and saturation from each row's HNSW neighbours
-//   artifacts/source.json  which as-of and rows these artifacts describe (publish checks it)
+// The index stage: BM25 postings from the features stage's doc-terms, and HNSW graphs (hnswlib-node)
+// over the text vectors (inner product on unit vectors = cosine) and the visual vectors (cosine),
+// split into time shards built side by side in worker threads (core/ranking/hnsw-shards.ts).
+//   artifacts/bm25.bin                      postings, term frequencies, document lengths
+//   artifacts/text-hnsw.json, text.<i>.hnsw     text graphs; labels = rows; rows without text left out
+//   artifacts/visual-hnsw.json, visual.<i>.hnsw visual graphs; rows without a visual vector left out
+//   artifacts/neighbour-scores.parquet      novelty and saturation from each row's text neighbours
+//   artifacts/source.json                   which as-of and rows these artifacts describe (publish checks it)
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import hnswlib from 'hnswlib-node';
+import os from 'node:os';
 import { buildBm25, saveBm25 } from '../../core/bm25.ts';
+import { sqlString } from '../../core/duckdb.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { loadEmbedder } from '../../core/embedder.ts';
+import { HNSW_PARAMS, planShards, shardPoints, shardSetFile, type HnswSpace, type ShardSet } from '../../core/ranking/hnsw-shards.ts';
+import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
+import { VISUAL_DIM } from '../features/visual.ts';
 import { readDocTerms } from '../features/doc-terms.ts';
-import { computeNeighbourScores } from './neighbour-scores.ts';
 import { ingestVersion } from '../features/stage.ts';
-import type { ArtifactSource } from '../snapshot-rows.ts';
+import { snapshotWhere, type ArtifactSource } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
+import { TaskPool } from '../workers/task-pool.ts';
+import type { BuildResult, HnswResult, HnswTask } from './hnsw-task.ts';
+import { computeNeighbourScores } from './neighbour-scores.ts';
 
-export const HNSW_PARAMS = { m: 16, efConstruction: 200, seed: 42 };
+/** Row where each window starts (rows are in published_at order): shard boundaries snap to these. */
+async function windowStartRows(ctx: StageContext, asOf: string): Promise<number[]> {
+  const db = await ctx.db();
+  const bounds = windowBounds(ctx.asOf, null);
+  const cols = WINDOW_KEYS.filter((w) => w !== 'all').map((w) => `count(*) FILTER (WHERE published_at < ${sqlString(bounds[w].start)}::TIMESTAMPTZ)::BIGINT AS "${w}"`);
+  const [r] = await db.all<Record<string, number>>(`SELECT ${cols.join(', ')} FROM posts WHERE ${snapshotWhere(asOf)}`);
+  return Object.values(r ?? {}).map(Number);
+}
+
+interface Graph { name: string; space: HnswSpace; dim: number; vectorsFile: string }
+
+function buildGraph(pool: TaskPool<HnswTask, HnswResult>, artifacts: string, g: Graph, ranges: Array<[number, number]>): Promise<ShardSet> {
+  const parts = ranges.map(([firstRow, endRow], i) => {
+    const file = `${g.name}.${i}.hnsw`;
+    return pool.run({ kind: 'build', vectorsFile: g.vectorsFile, dim: g.dim, firstRow, endRow, space: g.space, params: HNSW_PARAMS, out: path.join(artifacts, file) })
+      .then((r) => ({ file, firstRow, endRow, points: (r as BuildResult).points }));
+  });
+  return Promise.all(parts).then(async (shards) => {
+    const set: ShardSet = { space: g.space, dim: g.dim, params: HNSW_PARAMS, shards };
+    await writeFileAtomic(shardSetFile(artifacts, g.name), JSON.stringify(set));
+    return set;
+  });
+}
 
 export async function runIndex(ctx: StageContext): Promise<StageSummary> {
   const { artifacts, work } = ctx.layout;
@@ -32,48 +62,51 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
   if (source.asOf !== asOf || source.ingestVersion !== (await ingestVersion(ctx))) {
     throw new Error(`features were computed for as-of ${source.asOf} (ingest version ${source.ingestVersion}); run the features stage for ${asOf} first`);
   }
-
-  const t0 = performance.now();
-  const dt = await readDocTerms(path.join(intermediate, 'doc-terms.bin'));
-  const bm25 = buildBm25(dt.vocab, dt.offsets, dt.ids);
-  await saveBm25(bm25, path.join(artifacts, 'bm25.bin'));
-  const bm25Ms = performance.now() - t0;
-
-  const t1 = performance.now();
+  const rows = source.rows;
   const model = await loadEmbedder(path.join(artifacts, 'embedder.bin'));
-  const dim = model.params.dim;
-  const raw = await fs.readFile(path.join(artifacts, 'text-vectors.f32'));
-  const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
-  const rows = vectors.length / dim;
-  if (rows !== source.rows) throw new Error(`text-vectors.f32 holds ${rows} rows, features said ${source.rows}`);
-  const index = new hnswlib.HierarchicalNSW('ip', dim);
-  index.initIndex(Math.max(rows, 1), HNSW_PARAMS.m, HNSW_PARAMS.efConstruction, HNSW_PARAMS.seed);
-  const bar = ctx.progress('index', rows);
-  let added = 0;
-  for (let r = 0; r < rows; r++) {
-    const v = vectors.subarray(r * dim, (r + 1) * dim);
-    if (v.some((x) => x !== 0)) {
-      index.addPoint(Array.from(v), r);
-      added++;
-    }
-    if (r % 20_000 === 0) {
-      bar.update(r);
-      if (ctx.signal.aborted) throw new StageAborted('index');
-    }
+  const text: Graph = { name: 'text', space: 'ip', dim: model.params.dim, vectorsFile: path.join(artifacts, 'text-vectors.f32') };
+  const visual: Graph = { name: 'visual', space: 'cosine', dim: VISUAL_DIM, vectorsFile: path.join(artifacts, 'visual-vectors.f32') };
+  for (const g of [text, visual]) {
+    const bytes = (await fs.stat(g.vectorsFile)).size;
+    if (bytes !== rows * g.dim * 4) throw new Error(`${path.basename(g.vectorsFile)} holds ${bytes / 4 / g.dim} rows, features said ${rows}`);
   }
-  bar.stop();
-  const tmp = path.join(artifacts, `.text.hnsw.${process.pid}`);
-  index.writeIndexSync(tmp);
-  await fs.rename(tmp, path.join(artifacts, 'text.hnsw'));
-  const hnswMs = performance.now() - t1;
-  const neighbours = await computeNeighbourScores(ctx, index, vectors, dim);
-  await writeFileAtomic(path.join(artifacts, 'source.json'), JSON.stringify(source));
-  return { rows, terms: dt.vocab.length, postings: bm25.docs.length, hnswPoints: added, bm25Ms: Math.round(bm25Ms), hnswMs: Math.round(hnswMs),
-    noveltyScored: neighbours.scored, neighbourMs: neighbours.ms };
+  for (const f of await fs.readdir(artifacts)) if (/^(text|visual)(\.\d+\.hnsw|-hnsw\.json)$|^text\.hnsw$/.test(f)) await fs.rm(path.join(artifacts, f));
+
+  // The graphs build in worker threads while this thread builds BM25.
+  const threads = ctx.config.PIPELINE_THREADS ?? os.availableParallelism();
+  const shards = Math.max(1, Math.min(threads, Math.floor(rows / ctx.config.HNSW_MIN_SHARD_ROWS)));
+  const ranges = planShards(rows, shards, await windowStartRows(ctx, asOf));
+  const pool = new TaskPool<HnswTask, HnswResult>(new URL('./hnsw-worker.ts', import.meta.url), { threads: Math.min(threads, Math.max(2, shards)) });
+  try {
+    const t0 = performance.now();
+    const textSet = buildGraph(pool, artifacts, text, ranges);
+    const visualSet = buildGraph(pool, artifacts, visual, [[0, rows]]);
+    textSet.catch(() => undefined);
+    visualSet.catch(() => undefined);
+
+    const tb = performance.now();
+    const dt = await readDocTerms(path.join(intermediate, 'doc-terms.bin'));
+    const bm25 = buildBm25(dt.vocab, dt.offsets, dt.ids);
+    await saveBm25(bm25, path.join(artifacts, 'bm25.bin'));
+    const bm25Ms = performance.now() - tb;
+
+    const [ts, vs] = await Promise.all([textSet, visualSet]);
+    const hnswMs = performance.now() - t0;
+    if (ctx.signal.aborted) throw new StageAborted('index');
+    const neighbours = await computeNeighbourScores(ctx, pool, { dir: artifacts, name: 'text', vectorsFile: text.vectorsFile, rows, points: shardPoints(ts) });
+    await writeFileAtomic(path.join(artifacts, 'source.json'), JSON.stringify(source));
+    return {
+      rows, terms: dt.vocab.length, postings: bm25.docs.length, textShards: ts.shards.map((s) => `${s.firstRow}-${s.endRow}:${s.points}`).join(' '),
+      hnswPoints: shardPoints(ts), visualPoints: shardPoints(vs), bm25Ms: Math.round(bm25Ms), hnswMs: Math.round(hnswMs),
+      noveltyScored: neighbours.scored, neighbourMs: neighbours.ms,
+    };
+  } finally {
+    await pool.close();
+  }
 }
 
 export const indexStage: Stage = {
   name: 'index',
-  description: 'build BM25 postings and the HNSW text index over the features',
+  description: 'build BM25 postings and the HNSW text and visual graphs (time shards, in parallel) over the features',
   run: runIndex,
 };

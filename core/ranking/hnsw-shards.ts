@@ -1,0 +1,78 @@
+// HNSW indexes split into time shards: contiguous row ranges of the snapshot (rows are sorted by
+// published_at), each its own hnswlib graph whose labels are global row numbers.
+//
+// Why shards: hnswlib-node inserts on one thread, and the graph of a million posts takes minutes to
+// build; shards build side by side in worker threads. Because rows are in time order, a shard is a
+// time range, and the boundaries are snapped to window starts where that keeps the shards
+// balanced: a 30-day search then reads only the shards that overlap the window, unfiltered where
+// a shard lies wholly inside it, and the results of the shards read are merged by similarity.
+//   <name>-hnsw.json     { space, dim, params, shards: [{ file, firstRow, endRow, points }] }
+//   <name>.<i>.hnsw      one graph per shard
+import fs from 'node:fs';
+import path from 'node:path';
+import hnswlib from 'hnswlib-node';
+
+export type HnswSpace = 'ip' | 'cosine';
+export interface HnswParams { m: number; efConstruction: number; seed: number }
+export interface ShardInfo { file: string; firstRow: number; endRow: number; points: number }
+export interface ShardSet { space: HnswSpace; dim: number; params: HnswParams; shards: ShardInfo[] }
+export interface LoadedShard extends ShardInfo { index: InstanceType<typeof hnswlib.HierarchicalNSW> }
+export interface LoadedShards extends ShardSet { loaded: LoadedShard[] }
+export interface Neighbour { row: number; sim: number }
+
+export const HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 200, seed: 42 };
+
+export function shardSetFile(dir: string, name: string): string {
+  return path.join(dir, `${name}-hnsw.json`);
+}
+
+/**
+ * Contiguous [first, end) row ranges: `count` shards of near-equal size, each boundary moved to
+ * the nearest window start (`snapTo`) when one lies within a tenth of the rows of it.
+ */
+export function planShards(rows: number, count: number, snapTo: number[] = []): Array<[number, number]> {
+  const n = Math.max(1, Math.min(count, rows));
+  const bounds = [0];
+  for (let i = 1; i < n; i++) {
+    const even = Math.round((rows * i) / n);
+    const near = snapTo.filter((s) => s > bounds[bounds.length - 1]! && s < rows && Math.abs(s - even) <= rows / 10)
+      .sort((a, b) => Math.abs(a - even) - Math.abs(b - even) || a - b)[0];
+    bounds.push(near ?? even);
+  }
+  bounds.push(rows);
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < n; i++) if (bounds[i + 1]! > bounds[i]!) out.push([bounds[i]!, bounds[i + 1]!]);
+  return out.length ? out : [[0, rows]];
+}
+
+export function loadShards(dir: string, name: string): LoadedShards {
+  const set = JSON.parse(fs.readFileSync(shardSetFile(dir, name), 'utf8')) as ShardSet;
+  const loaded = set.shards.map((s) => {
+    const index = new hnswlib.HierarchicalNSW(set.space, set.dim);
+    index.readIndexSync(path.join(dir, s.file));
+    return { ...s, index };
+  });
+  return { ...set, loaded };
+}
+
+/**
+ * The k nearest rows with row >= `start` across the shards (similarity = 1 - distance, i.e. the
+ * inner product or the cosine), best first, ties by row. `ef` is the search breadth per shard.
+ */
+export function searchShards(set: LoadedShards, query: Float32Array | number[], k: number, ef: number, start = 0): Neighbour[] {
+  const q = Array.isArray(query) ? query : Array.from(query);
+  const out: Neighbour[] = [];
+  for (const s of set.loaded) {
+    if (s.points === 0 || s.endRow <= start) continue;
+    const kk = Math.min(k, s.points);
+    s.index.setEf(Math.max(ef, kk));
+    const res = s.firstRow >= start ? s.index.searchKnn(q, kk) : s.index.searchKnn(q, kk, (row: number) => row >= start);
+    res.neighbors.forEach((row, i) => out.push({ row, sim: 1 - res.distances[i]! }));
+  }
+  out.sort((a, b) => b.sim - a.sim || a.row - b.row);
+  return out.slice(0, k);
+}
+
+export function shardPoints(set: ShardSet): number {
+  return set.shards.reduce((a, s) => a + s.points, 0);
+}

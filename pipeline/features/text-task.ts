@@ -1,0 +1,29 @@
+// The messages between the features stage and its text workers (text-worker.ts).
+
+export interface TextTask { rows: number[]; texts: string[]; languages: Array<string | null> }
+
+/** Per row, the text enrichment without themes (column names as in enrichment.parquet). */
+export interface TextEnrichmentRow {
+  tone: string | null;
+  tone_confidence: number | null;
+  emotion_mood: string[];
+  brand_products: string[];
+  attribute_confidence: number | null;
+  coverage_sentiment: boolean;
+  coverage_attributes: boolean;
+}
+
+export interface TextResult {
+  rows: number[];
+  /** Each row's terms joined by TERM_SEP, rows joined by DOC_SEP (one string clones fast). */
+  terms: string;
+  /** Row i's term hashes are hashes[offsets[i] .. offsets[i+1]). */
+  hashes: Uint32Array;
+  offsets: Uint32Array;
+  enrichment: TextEnrichmentRow[];
+}
+
+export const TERM_SEP = '\u0001';
+export const DOC_SEP = '\u0002';
+
+export interface TextWorkerData { brandsFile: string | null }

@@ -1,0 +1,36 @@
+// Worker thread of the features stage's text part: for a chunk of rows, the analyzer's terms (and
+// their hashes, which the embedder reads) and the text enrichment except themes, which need the
+// corpus's document frequencies and are added once every chunk is back (enrichment-stage.ts).
+import { analyze } from '../../core/analyzer.ts';
+import { termHashes } from '../../core/embedder.ts';
+import { enrichText, loadBrandDictionary } from '../../core/enrichment/index.ts';
+import { workerData } from 'node:worker_threads';
+import { serveTasks } from '../workers/serve-tasks.ts';
+import { DOC_SEP, TERM_SEP, type TextEnrichmentRow, type TextResult, type TextTask, type TextWorkerData } from './text-task.ts';
+
+
+const brands = loadBrandDictionary((workerData as TextWorkerData | undefined)?.brandsFile ?? null);
+
+serveTasks<TextTask, TextResult>((task) => {
+  const docs: string[] = [];
+  const all: Uint32Array[] = [];
+  const offsets = new Uint32Array(task.rows.length + 1);
+  const enrichment: TextEnrichmentRow[] = [];
+  task.rows.forEach((_, i) => {
+    const text = task.texts[i]!;
+    const language = task.languages[i] ?? null;
+    const terms = analyze(text, language).terms;
+    docs.push(terms.join(TERM_SEP));
+    const h = termHashes(terms);
+    all.push(h);
+    offsets[i + 1] = offsets[i]! + h.length;
+    const e = enrichText(text, language, { brands, terms, themeCount: 0 });
+    enrichment.push({
+      tone: e.tone, tone_confidence: e.toneConfidence, emotion_mood: e.emotionMood, brand_products: e.brandProducts,
+      attribute_confidence: e.attributeConfidence, coverage_sentiment: e.coverage.sentiment, coverage_attributes: e.coverage.attributes,
+    });
+  });
+  const hashes = new Uint32Array(offsets[task.rows.length]!);
+  all.forEach((h, i) => hashes.set(h, offsets[i]!));
+  return { result: { rows: task.rows, terms: docs.join(DOC_SEP), hashes, offsets, enrichment }, transfer: [hashes.buffer, offsets.buffer] };
+});
