@@ -157,7 +157,7 @@ test('enrichText: every text field; coverage false where nothing was computed', 
   assert.ok(e.themes.length === 3);
   assert.ok(e.attributeConfidence! > 0 && e.attributeConfidence! <= 1);
   assert.equal(e.coverage, { sentiment: true, attributes: true });
-  const empty = { tone: null, toneConfidence: null, emotionMood: [], brandProducts: [], themes: [], attributeConfidence: null,
+  const empty = { tone: null, toneConfidence: null, emotionMood: [], brandProducts: [], themes: [], attributeConfidence: null, attributeParts: { emotion: null, brands: null },
     coverage: { sentiment: false, attributes: false } };
   assert.equal(enrichText('', 'en'), empty);
   assert.equal(enrichText(null, null), empty);

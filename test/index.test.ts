@@ -176,7 +176,7 @@ test('an empty snapshot still publishes every per-row table with its columns', a
   fs.writeFileSync(path.join(d, 'landing', 'bad.ndjson'), '{"platform":"x"}\n');
   await runPipeline(d);
   for (const [table, expected] of [
-    ['enrichment', ['row_id', 'tone', 'tone_confidence', 'emotion_mood', 'brand_products', 'themes', 'attribute_confidence', 'coverage_sentiment', 'coverage_attributes']],
+    ['enrichment', ['row_id', 'tone', 'tone_confidence', 'emotion_mood', 'brand_products', 'themes', 'aesthetic_style', 'attribute_confidence', 'coverage_sentiment', 'coverage_attributes', 'coverage_visual']],
     ['visual-elements', ['row_id', 'dominant_colors', 'aesthetic_style', 'layout', 'motion', 'visual_error']],
     ['neighbour-scores', ['row_id', 'novelty_score', 'saturation_score', 'coverage_novelty']],
   ] as const) {

@@ -4,7 +4,7 @@
 import { analyze } from '../analyzer.ts';
 import { brandProducts, loadBrandDictionary, type BrandDictionary, type BrandEntry } from './brands.ts';
 import { emotionPosteriors, moodsFromPosteriors, type Emotion } from './emotion.ts';
-import { attributeConfidence, type ConfidencePart } from './scores.ts';
+import { attributeConfidence } from './scores.ts';
 import { themes } from './themes.ts';
 import { toneFrom, type Tone } from './tone.ts';
 import { vaderScores } from './vader.ts';
@@ -19,6 +19,12 @@ export { attributeConfidence, noveltyScore, saturationScore } from './scores.ts'
 export const NEUTRAL_MOOD_MIN_CONFIDENCE = 0.6;
 /** Confidence attributed to a dictionary brand match (exact, but names can be ambiguous). */
 export const BRAND_MATCH_CONFIDENCE = 0.9;
+/**
+ * Confidence attributed to a post's aestheticStyle: the styles are fixed rules on measured pixel
+ * statistics (docs/visual-features.md), exact as measurements but thresholds, not a learned
+ * probability; a fixed prior like the brands', lower because a style is a matter of degree.
+ */
+export const VISUAL_STYLE_CONFIDENCE = 0.8;
 
 export interface EnrichTextOptions {
   /** Brand dictionary (compiled or a list); default DEFAULT_BRANDS. */
@@ -38,6 +44,8 @@ export interface TextEnrichment {
   brandProducts: string[];
   themes: string[];
   attributeConfidence: number | null;
+  /** The confidences attributeConfidence averages (null: that extractor produced nothing). */
+  attributeParts: { emotion: number | null; brands: number | null };
   coverage: { sentiment: boolean; attributes: boolean };
 }
 
@@ -48,7 +56,7 @@ export function enrichText(text: string | null | undefined, language?: string | 
   const v = vaderScores(text, language);
   if (!text || (postTerms.length === 0 && !v.evidence)) {
     return { tone: null, toneConfidence: null, emotionMood: [], brandProducts: [], themes: [], attributeConfidence: null,
-      coverage: { sentiment: false, attributes: false } };
+      attributeParts: { emotion: null, brands: null }, coverage: { sentiment: false, attributes: false } };
   }
   const post = emotionPosteriors(text, language, v);
   const t = toneFrom(v, post);
@@ -56,7 +64,7 @@ export function enrichText(text: string | null | undefined, language?: string | 
   const moods = t.evidence && (t.tone !== 'neutral' || e.confidence >= NEUTRAL_MOOD_MIN_CONFIDENCE) ? e.moods : [];
   const brands = brandProducts(text, opts.brands ?? (defaultBrands ??= loadBrandDictionary()));
   const th = themes(postTerms, opts.idf ?? (() => 1), opts.themeCount ?? 3);
-  const parts: Record<string, ConfidencePart> = {
+  const parts = {
     emotion: moods.length ? e.confidence : null,
     brands: brands.length ? BRAND_MATCH_CONFIDENCE : null,
   };
@@ -67,6 +75,7 @@ export function enrichText(text: string | null | undefined, language?: string | 
     brandProducts: brands,
     themes: th,
     attributeConfidence: attributeConfidence(parts),
+    attributeParts: parts,
     coverage: { sentiment: t.evidence, attributes: postTerms.length > 0 },
   };
 }

@@ -20,7 +20,9 @@ export interface LoadedShard extends ShardInfo { index: InstanceType<typeof hnsw
 export interface LoadedShards extends ShardSet { loaded: LoadedShard[] }
 export interface Neighbour { row: number; sim: number }
 
-export const HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 200, seed: 42 };
+// efConstruction 100: half the build time of 200; search breadth (ef) is what recall needs, and
+// each shard is searched at the full ef (bench/RESULTS.md: recall@10 at 1M).
+export const HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 100, seed: 42 };
 
 export function shardSetFile(dir: string, name: string): string {
   return path.join(dir, `${name}-hnsw.json`);

@@ -9,6 +9,8 @@ import { loadEmbedder, type EmbedderModel } from '../embedder.ts';
 import type { Manifest } from '../generations.ts';
 import { WINDOW_KEYS, type WindowKey } from '../windows.ts';
 import { loadShards, type LoadedShards } from './hnsw-shards.ts';
+import { loadVectorSpace, type VectorSpace } from '../vector-space.ts';
+import { loadEnrichmentStore, type EnrichmentStore } from '../enrichment/public.ts';
 
 export interface SearchIndex {
   generation: string;
@@ -32,6 +34,10 @@ export interface SearchIndex {
   /** The text HNSW graphs, one per time shard. */
   hnsw: LoadedShards;
   embedder: EmbedderModel;
+  /** Every row's PublicEnrichment (spec 2.3), compact; get(row) builds one. */
+  enrichment: EnrichmentStore;
+  /** The space of `vectors` and of the graphs: ours, or the input's precomputed one (queries mapped in). */
+  textSpace: VectorSpace;
   vectors: Float32Array;
 }
 
@@ -84,11 +90,13 @@ export async function loadSearchIndex(generationDir: string): Promise<SearchInde
   const raw = await fs.readFile(path.join(generationDir, 'text-vectors.f32'));
   const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
   const hnsw = loadShards(generationDir, 'text');
-  if (hnsw.dim !== embedder.params.dim) throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the embedder ${embedder.params.dim}`);
+  const textSpace = loadVectorSpace(generationDir, 'text');
+  if (hnsw.dim !== textSpace.dim) throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the text space ${textSpace.dim}`);
   return {
     generation: manifest.generation, asOf, rows, uuid: cols.uuid as string[], publishedAt, likes, comments, shares,
     views: f64('views'), followers, textKind: Int8Array.from(cols.text_kind!, (v) => Number(v)), windowStart,
     maxEngagementLog: Math.log1p(maxE), maxFollowersLog: Math.log1p(maxF),
-    bm25: await loadBm25(path.join(generationDir, 'bm25.bin')), hnsw, embedder, vectors,
+    bm25: await loadBm25(path.join(generationDir, 'bm25.bin')), hnsw, embedder, textSpace, vectors,
+    enrichment: await loadEnrichmentStore(generationDir, rows),
   };
 }

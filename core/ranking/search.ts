@@ -4,6 +4,7 @@
 import { terms as analyzeTerms } from '../analyzer.ts';
 import { searchBm25 } from '../bm25.ts';
 import { embed } from '../embedder.ts';
+import { toSpace } from '../vector-space.ts';
 import type { WindowKey } from '../windows.ts';
 import { WINDOW_DAYS } from '../windows.ts';
 import { searchShards } from './hnsw-shards.ts';
@@ -46,6 +47,15 @@ export function recencyHalfLifeDays(window: WindowKey): number {
   return window === 'all' ? 30 : WINDOW_DAYS[window] / 3;
 }
 
+/**
+ * A query's vector in the index's text space. Only terms the corpus knows are embedded: an unknown
+ * word's hash bucket is shared with some real term (feature hashing), which would otherwise pass
+ * for meaning. All zeros when no term is known.
+ */
+export function queryVector(index: SearchIndex, queryTerms: string[]): Float32Array {
+  return toSpace(index.textSpace, embed(index.embedder, queryTerms.filter((t) => index.bm25.vocab.has(t))));
+}
+
 function cosine(index: SearchIndex, q: Float32Array, row: number): number {
   const dim = q.length;
   let s = 0;
@@ -64,10 +74,7 @@ export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
   const depth = Math.min(windowRows, Math.max(p.limit * 2, 100));
 
   const lexical = searchBm25(index.bm25, qTerms, depth, accept);
-  // Only terms the corpus knows are embedded: an unknown word's hash bucket is shared with some
-  // real term (feature hashing), which would otherwise pass for meaning.
-  const known = qTerms.filter((t) => index.bm25.vocab.has(t));
-  const qv = embed(index.embedder, known);
+  const qv = queryVector(index, qTerms);
   const hasVector = qv.some((x) => x !== 0);
   let vector: Array<{ row: number; sim: number }> = [];
   if (hasVector) {

@@ -1,10 +1,12 @@
 // The per-post text enrichment of the features stage (core/enrichment), persisted in row order:
 //   artifacts/enrichment.parquet  row_id, tone, tone_confidence, emotion_mood[], brand_products[],
-//                                 themes[], attribute_confidence, coverage_sentiment, coverage_attributes
+//                                 themes[], aesthetic_style[], attribute_confidence, coverage_sentiment,
+//                                 coverage_attributes, coverage_visual
 // The text workers computed everything but themes (text-worker.ts); themes need the corpus's
-// document frequencies, known only once every row is analysed, and are added here.
+// document frequencies, known only once every row is analysed, and are added here, with the
+// aesthetic style from the visual features and the attribute confidence over text and style.
 // Novelty and saturation need the HNSW neighbours and are added by the index stage.
-import { idfFromDocumentFrequency, themes } from '../../core/enrichment/index.ts';
+import { attributeConfidence, idfFromDocumentFrequency, themes, VISUAL_STYLE_CONFIDENCE } from '../../core/enrichment/index.ts';
 import { writeRowTable } from '../row-table.ts';
 import type { StageContext } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
@@ -12,6 +14,8 @@ import type { TextEnrichmentRow } from './text-task.ts';
 
 export interface EnrichmentInput {
   partial: TextEnrichmentRow[];
+  /** aestheticStyle of the rows whose media was read (visual-stage.ts). */
+  styles: Map<number, string[]>;
   vocab: Map<string, number>;
   docIds: Uint32Array[];
 }
@@ -36,16 +40,24 @@ export async function writeEnrichment(ctx: StageContext, input: EnrichmentInput)
   const out: unknown[] = new Array(rows);
   let withTone = 0;
   for (let r = 0; r < rows; r++) {
-    const e = input.partial[r]!;
+    const { emotion_confidence, brand_confidence, ...e } = input.partial[r]!;
     if (e.tone) withTone++;
     const terms = Array.from(input.docIds[r]!, (id) => words[id]!);
-    // A post with no text has no themes (and no other attribute): coverage_attributes says so.
-    out[r] = { row_id: r, ...e, themes: e.coverage_attributes ? themes(terms, idf, THEMES_PER_POST) : [] };
+    const style = input.styles.get(r);
+    out[r] = {
+      row_id: r, ...e,
+      // A post with no text has no themes (and no other text attribute): coverage_attributes says so.
+      themes: e.coverage_attributes ? themes(terms, idf, THEMES_PER_POST) : [],
+      aesthetic_style: style ?? [],
+      attribute_confidence: attributeConfidence({ emotion: emotion_confidence, brands: brand_confidence, style: style?.length ? VISUAL_STYLE_CONFIDENCE : null }),
+      coverage_visual: style !== undefined,
+    };
     if (r % 50_000 === 0 && ctx.signal.aborted) throw new StageAborted('features');
   }
   await writeRowTable(ctx, 'enrichment', {
     row_id: 'BIGINT', tone: 'VARCHAR', tone_confidence: 'DOUBLE', emotion_mood: 'VARCHAR[]', brand_products: 'VARCHAR[]',
-    themes: 'VARCHAR[]', attribute_confidence: 'DOUBLE', coverage_sentiment: 'BOOLEAN', coverage_attributes: 'BOOLEAN',
+    themes: 'VARCHAR[]', aesthetic_style: 'VARCHAR[]', attribute_confidence: 'DOUBLE', coverage_sentiment: 'BOOLEAN', coverage_attributes: 'BOOLEAN',
+    coverage_visual: 'BOOLEAN',
   }, out);
   return { ms: Math.round(performance.now() - t0), withTone };
 }

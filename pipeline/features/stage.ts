@@ -16,6 +16,8 @@ import { writeDocTerms } from './doc-terms.ts';
 import { loadBrandDictionary } from '../../core/enrichment/index.ts';
 import { TaskPool } from '../workers/task-pool.ts';
 import { writeEnrichment } from './enrichment-stage.ts';
+import { adoptPrecomputed } from './precomputed.ts';
+import { saveVectorSpace } from '../../core/vector-space.ts';
 import { DOC_SEP, TERM_SEP, type TextEnrichmentRow, type TextResult, type TextTask, type TextWorkerData } from './text-task.ts';
 import { computeVisualArtifacts } from './visual-stage.ts';
 
@@ -45,7 +47,7 @@ const CHUNK_ROWS = 2_000;
 export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const db = await ctx.db();
   const asOf = ctx.asOf.toISOString();
-  const rows = await materialiseSnapshotRows(db, asOf, 'title, description, tags, language, content_type, media');
+  const rows = await materialiseSnapshotRows(db, asOf, 'title, description, tags, language, content_type, media, text_embedding, visual_embedding');
   const vocab = new Map<string, number>();
   const docIds: Uint32Array[] = new Array(rows);
   const docHashes: Uint32Array[] = new Array(rows);
@@ -115,13 +117,16 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   await fs.mkdir(artifacts, { recursive: true });
   await fs.mkdir(intermediate, { recursive: true });
   await saveEmbedder(model, path.join(artifacts, 'embedder.bin'));
-  await writeFileAtomic(path.join(artifacts, 'text-vectors.f32'), new Uint8Array(vectors.buffer));
+  // Precomputed text embeddings, when most rows carry one, become the text space (precomputed.ts).
+  const text = await adoptPrecomputed(ctx, 'text_embedding', vectors, dim, rows);
+  await writeFileAtomic(path.join(artifacts, 'text-vectors.f32'), new Uint8Array(text.vectors.buffer));
+  await saveVectorSpace(artifacts, 'text', text.space);
   await writeDocTerms(path.join(intermediate, 'doc-terms.bin'), vocab, docIds);
   const visual = await computeVisualArtifacts(ctx, rows);
-  const enriched = await writeEnrichment(ctx, { partial: enrichment, vocab, docIds });
+  const enriched = await writeEnrichment(ctx, { partial: enrichment, styles: visual.styles, vocab, docIds });
   const source: ArtifactSource = { asOf, rows, ingestVersion: await ingestVersion(ctx) };
   await writeFileAtomic(path.join(intermediate, 'features-source.json'), JSON.stringify(source));
-  return { rows, vocabulary: vocab.size, embedder: model.version, dim, textMs: Math.round(textMs), fitMs: Math.round(fitMs), embedMs: Math.round(embedMs), visualRows: visual.withMedia, visualFailed: visual.failed, visualMs: visual.ms, themesMs: enriched.ms, withTone: enriched.withTone };
+  return { rows, vocabulary: vocab.size, embedder: model.version, dim, textSpace: text.space.source, textDim: text.space.dim, textMs: Math.round(textMs), fitMs: Math.round(fitMs), embedMs: Math.round(embedMs), visualRows: visual.withMedia, visualSpace: visual.space, visualFailed: visual.failed, visualMs: visual.ms, themesMs: enriched.ms, withTone: enriched.withTone };
 }
 
 export const featuresStage: Stage = {

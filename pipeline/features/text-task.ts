@@ -8,7 +8,10 @@ export interface TextEnrichmentRow {
   tone_confidence: number | null;
   emotion_mood: string[];
   brand_products: string[];
-  attribute_confidence: number | null;
+  /** The confidences of the text's attribute extractors (null: nothing extracted); the features
+   *  stage averages them with the visual style's into attribute_confidence. */
+  emotion_confidence: number | null;
+  brand_confidence: number | null;
   coverage_sentiment: boolean;
   coverage_attributes: boolean;
 }

@@ -27,7 +27,7 @@ serveTasks<TextTask, TextResult>((task) => {
     const e = enrichText(text, language, { brands, terms, themeCount: 0 });
     enrichment.push({
       tone: e.tone, tone_confidence: e.toneConfidence, emotion_mood: e.emotionMood, brand_products: e.brandProducts,
-      attribute_confidence: e.attributeConfidence, coverage_sentiment: e.coverage.sentiment, coverage_attributes: e.coverage.attributes,
+      emotion_confidence: e.attributeParts.emotion, brand_confidence: e.attributeParts.brands, coverage_sentiment: e.coverage.sentiment, coverage_attributes: e.coverage.attributes,
     });
   });
   const hashes = new Uint32Array(offsets[task.rows.length]!);

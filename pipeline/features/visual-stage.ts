@@ -1,6 +1,7 @@
 // The visual half of the features stage: every snapshot row with local media gets a visual
 // vector and its nameable elements, computed by the worker pool in pipeline/features/visual.ts.
-//   artifacts/visual-vectors.f32       rows x VISUAL_DIM float32 (zeros: no media, or unreadable)
+//   artifacts/visual-vectors.f32       rows x dim float32 (zeros: no media, or unreadable); dim is VISUAL_DIM
+//                                      unless precomputed visual embeddings were adopted (visual-space.json)
 //   artifacts/visual-elements.parquet  row_id, dominant_colors, aesthetic_style, layout, motion, visual_error
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
@@ -9,6 +10,8 @@ import { snapshotChunks } from '../snapshot-rows.ts';
 import type { StageContext } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { computeVisualFeatures, VISUAL_DIM, type VisualItem } from './visual.ts';
+import { adoptPrecomputed } from './precomputed.ts';
+import { saveVectorSpace } from '../../core/vector-space.ts';
 
 interface MediaRow {
   row_id: number;
@@ -29,11 +32,12 @@ export function visualItem(row: MediaRow, root: string): VisualItem | null {
   return { key: String(row.row_id), kind: video ? 'video' : files.length > 1 ? 'carousel' : 'image', paths: files };
 }
 
-export async function computeVisualArtifacts(ctx: StageContext, rows: number): Promise<{ withMedia: number; failed: number; ms: number }> {
+export async function computeVisualArtifacts(ctx: StageContext, rows: number): Promise<{ withMedia: number; failed: number; ms: number; space: string; styles: Map<number, string[]> }> {
   const db = await ctx.db();
   const t0 = performance.now();
   const vectors = new Float32Array(rows * VISUAL_DIM);
   const elements: Array<{ row_id: number; dominant_colors: string[]; aesthetic_style: string[]; layout: string | null; motion: string | null; visual_error: string | null }> = [];
+  const styles = new Map<number, string[]>();
   let withMedia = 0;
   let failed = 0;
   const bar = ctx.progress('visual', rows);
@@ -53,14 +57,18 @@ export async function computeVisualArtifacts(ctx: StageContext, rows: number): P
         continue;
       }
       vectors.set(r.vector, row * VISUAL_DIM);
+      styles.set(row, r.elements.aestheticStyle);
       elements.push({ row_id: row, dominant_colors: r.elements.dominantColors, aesthetic_style: r.elements.aestheticStyle, layout: r.elements.layout, motion: r.elements.motion, visual_error: null });
     }
     bar.update((seen += chunk.length));
   }
   bar.stop();
-  await writeFileAtomic(path.join(ctx.layout.artifacts, 'visual-vectors.f32'), new Uint8Array(vectors.buffer));
+  // Precomputed visual embeddings, when most media rows carry one, become the visual space.
+  const adopted = await adoptPrecomputed(ctx, 'visual_embedding', vectors, VISUAL_DIM, rows);
+  await writeFileAtomic(path.join(ctx.layout.artifacts, 'visual-vectors.f32'), new Uint8Array(adopted.vectors.buffer));
+  await saveVectorSpace(ctx.layout.artifacts, 'visual', adopted.space);
   await writeRowTable(ctx, 'visual-elements', {
     row_id: 'BIGINT', dominant_colors: 'VARCHAR[]', aesthetic_style: 'VARCHAR[]', layout: 'VARCHAR', motion: 'VARCHAR', visual_error: 'VARCHAR',
   }, elements);
-  return { withMedia, failed, ms: Math.round(performance.now() - t0) };
+  return { withMedia, failed, ms: Math.round(performance.now() - t0), space: adopted.space.source, styles };
 }

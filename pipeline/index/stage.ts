@@ -12,10 +12,9 @@ import os from 'node:os';
 import { buildBm25, saveBm25 } from '../../core/bm25.ts';
 import { sqlString } from '../../core/duckdb.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
-import { loadEmbedder } from '../../core/embedder.ts';
+import { loadVectorSpace } from '../../core/vector-space.ts';
 import { HNSW_PARAMS, planShards, shardPoints, shardSetFile, type HnswSpace, type ShardSet } from '../../core/ranking/hnsw-shards.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
-import { VISUAL_DIM } from '../features/visual.ts';
 import { readDocTerms } from '../features/doc-terms.ts';
 import { ingestVersion } from '../features/stage.ts';
 import { snapshotWhere, type ArtifactSource } from '../snapshot-rows.ts';
@@ -63,9 +62,9 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
     throw new Error(`features were computed for as-of ${source.asOf} (ingest version ${source.ingestVersion}); run the features stage for ${asOf} first`);
   }
   const rows = source.rows;
-  const model = await loadEmbedder(path.join(artifacts, 'embedder.bin'));
-  const text: Graph = { name: 'text', space: 'ip', dim: model.params.dim, vectorsFile: path.join(artifacts, 'text-vectors.f32') };
-  const visual: Graph = { name: 'visual', space: 'cosine', dim: VISUAL_DIM, vectorsFile: path.join(artifacts, 'visual-vectors.f32') };
+  // Dimensions from the vector spaces: ours, or the input's precomputed embeddings (vector-space.ts).
+  const text: Graph = { name: 'text', space: 'ip', dim: loadVectorSpace(artifacts, 'text').dim, vectorsFile: path.join(artifacts, 'text-vectors.f32') };
+  const visual: Graph = { name: 'visual', space: 'cosine', dim: loadVectorSpace(artifacts, 'visual').dim, vectorsFile: path.join(artifacts, 'visual-vectors.f32') };
   for (const g of [text, visual]) {
     const bytes = (await fs.stat(g.vectorsFile)).size;
     if (bytes !== rows * g.dim * 4) throw new Error(`${path.basename(g.vectorsFile)} holds ${bytes / 4 / g.dim} rows, features said ${rows}`);

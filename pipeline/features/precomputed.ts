@@ -1,0 +1,68 @@
+// Precomputed embeddings from the input (`text_embedding`, `visual_embedding`): when at least
+// ADOPT_SHARE of the rows that have a vector of ours also carry one, the input's vectors become the
+// space of that kind, our vectors of the other rows mapped in (core/vector-space.ts). Below that
+// share the input's vectors are kept in posts.parquet but not used: a space mixing a few foreign
+// vectors with a mapped majority would rank by the map, not by the vectors the team sent.
+import { normalise, RIDGE_LAMBDA, RidgeFit, toSpace, type VectorSpace } from '../../core/vector-space.ts';
+import { snapshotChunks } from '../snapshot-rows.ts';
+import type { StageContext } from '../stage.ts';
+import { StageAborted } from '../stage.ts';
+
+export const ADOPT_SHARE = 0.5;
+
+/** A unit-length copy, or null for a zero or non-finite vector. */
+function unit(values: ArrayLike<number>): Float32Array | null {
+  const v = normalise(Float32Array.from(values));
+  return v.every(Number.isFinite) && v.some((x) => x !== 0) ? v : null;
+}
+
+/**
+ * The space for `column` given our vectors (rows x ownDim, zeros where we have none). Reads the
+ * column from the features stage's `snap` table. Returns the vectors in that space (ours unchanged
+ * when the input's are not adopted) and the space's description.
+ */
+export async function adoptPrecomputed(ctx: StageContext, column: 'text_embedding' | 'visual_embedding', own: Float32Array, ownDim: number, rows: number): Promise<{ vectors: Float32Array; space: VectorSpace }> {
+  const db = await ctx.db();
+  const hasOwn = (r: number) => own.subarray(r * ownDim, (r + 1) * ownDim).some((x) => x !== 0);
+  const [c] = await db.all<{ n: number; dim: number | null }>(`SELECT count(*)::BIGINT AS n, max(len(${column}))::INT AS dim FROM snap WHERE ${column} IS NOT NULL`);
+  const given = Number(c?.n ?? 0);
+  let ownRows = 0;
+  for (let r = 0; r < rows; r++) if (hasOwn(r)) ownRows++;
+  const computed: VectorSpace = { source: 'computed', dim: ownDim, ownDim, precomputedRows: 0, mappedRows: 0, lambda: null, mapR2: null, map: null };
+  const dim = Number(c?.dim ?? 0);
+  if (given === 0 || dim === 0 || given < ADOPT_SHARE * Math.max(ownRows, 1)) return { vectors: own, space: { ...computed, precomputedRows: given } };
+
+  // Their vectors by row, and the ridge fit on rows that have both.
+  const theirs = new Float32Array(rows * dim);
+  const present = new Uint8Array(rows);
+  const fit = new RidgeFit(ownDim, dim);
+  for await (const chunk of snapshotChunks<{ row_id: number; v: number[] }>(db, `row_id, ${column} AS v`, rows)) {
+    if (ctx.signal.aborted) throw new StageAborted('features');
+    for (const r of chunk) {
+      if (!r.v) continue;
+      const row = Number(r.row_id);
+      const y = unit(r.v);
+      if (!y || y.length !== dim) continue;
+      theirs.set(y, row * dim);
+      present[row] = 1;
+      if (hasOwn(row)) fit.add(own.subarray(row * ownDim, (row + 1) * ownDim), y);
+    }
+  }
+  if (fit.pairs < 2 * ownDim) {
+    // Too few rows with both to learn a map: the rows without their vector could not be placed.
+    return { vectors: own, space: { ...computed, precomputedRows: given } };
+  }
+  const { map, r2 } = fit.solve();
+  const space: VectorSpace = { source: 'precomputed', dim, ownDim, precomputedRows: 0, mappedRows: 0, lambda: RIDGE_LAMBDA, mapR2: r2, map };
+  const vectors = theirs;
+  for (let row = 0; row < rows; row++) {
+    if (present[row]) {
+      space.precomputedRows++;
+      continue;
+    }
+    if (!hasOwn(row)) continue;
+    const u = unit(toSpace(space, own.subarray(row * ownDim, (row + 1) * ownDim)));
+    if (u) vectors.set(u, row * dim), space.mappedRows++;
+  }
+  return { vectors, space };
+}
