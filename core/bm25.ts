@@ -57,27 +57,93 @@ export function idf(index: Bm25Index, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
+/** Score accumulators, one per index and reused across queries (a search runs to completion synchronously). */
+const scratch = new WeakMap<Bm25Index, Float64Array>();
+
+/** First position in docs[s..e) (sorted ascending) whose row is >= row. */
+function firstAtLeast(docs: Uint32Array, s: number, e: number, row: number): number {
+  let lo = s;
+  let hi = e;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid]! < row) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A is ranked above B: higher score, then lower row. */
+const above = (sa: number, ra: number, sb: number, rb: number) => sa > sb || (sa === sb && ra < rb);
+
 /**
  * Score every row that contains a query term; returns the top `k` (row, score) by score, ties by
- * row id. `accept` filters rows (the window) inside retrieval, before the top-k cut.
+ * row id. The filter applies inside retrieval, before the top-k cut: a number is the first row
+ * accepted (a time window: posting lists are sorted by row, so older rows are skipped by binary
+ * search, not visited); a function accepts rows one by one.
+ * Scores accumulate in a dense array and the top k come out of a size-k heap, so the cost is one
+ * pass over the matching postings.
  */
-export function searchBm25(index: Bm25Index, queryTerms: string[], k: number, accept?: (row: number) => boolean): Array<{ row: number; score: number }> {
-  const scores = new Map<number, number>();
+export function searchBm25(index: Bm25Index, queryTerms: string[], k: number, filter?: number | ((row: number) => boolean)): Array<{ row: number; score: number }> {
+  const rows = index.docLen.length;
+  let acc = scratch.get(index);
+  if (!acc) scratch.set(index, (acc = new Float64Array(rows)));
+  const minRow = typeof filter === 'number' ? filter : 0;
+  const accept = typeof filter === 'function' ? filter : null;
+  const touched: number[] = [];
+  const lenNorm = BM25_B / (index.avgdl || 1);
   for (const term of new Set(queryTerms)) {
     const t = index.vocab.get(term);
     if (t === undefined) continue;
     const s = index.starts[t]!;
     const e = index.starts[t + 1]!;
-    const w = idf(index, e - s);
-    for (let i = s; i < e; i++) {
+    const w = idf(index, e - s) * (BM25_K1 + 1);
+    for (let i = minRow > 0 ? firstAtLeast(index.docs, s, e, minRow) : s; i < e; i++) {
       const d = index.docs[i]!;
       if (accept && !accept(d)) continue;
       const tf = index.tfs[i]!;
-      const norm = tf + BM25_K1 * (1 - BM25_B + (BM25_B * index.docLen[d]!) / (index.avgdl || 1));
-      scores.set(d, (scores.get(d) ?? 0) + (w * tf * (BM25_K1 + 1)) / norm);
+      if (acc[d] === 0) touched.push(d);
+      acc[d]! += (w * tf) / (tf + BM25_K1 * (1 - BM25_B + lenNorm * index.docLen[d]!));
     }
   }
-  return [...scores].map(([row, score]) => ({ row, score })).sort((a, b) => b.score - a.score || a.row - b.row).slice(0, k);
+  // Top k by a min-heap whose root is the weakest row kept.
+  const heapRows: number[] = [];
+  const heapScores: number[] = [];
+  const swap = (i: number, j: number) => {
+    [heapRows[i], heapRows[j]] = [heapRows[j]!, heapRows[i]!];
+    [heapScores[i], heapScores[j]] = [heapScores[j]!, heapScores[i]!];
+  };
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heapRows.length && above(heapScores[m]!, heapRows[m]!, heapScores[l]!, heapRows[l]!)) m = l;
+      if (r < heapRows.length && above(heapScores[m]!, heapRows[m]!, heapScores[r]!, heapRows[r]!)) m = r;
+      if (m === i) return;
+      swap(i, m);
+      i = m;
+    }
+  };
+  for (const d of touched) {
+    const sc = acc[d]!;
+    acc[d] = 0;
+    if (k <= 0) continue;
+    if (heapRows.length < k) {
+      heapRows.push(d);
+      heapScores.push(sc);
+      for (let i = heapRows.length - 1; i > 0; ) {
+        const p = (i - 1) >>> 1;
+        if (!above(heapScores[p]!, heapRows[p]!, heapScores[i]!, heapRows[i]!)) break;
+        swap(i, p);
+        i = p;
+      }
+    } else if (above(sc, d, heapScores[0]!, heapRows[0]!)) {
+      heapRows[0] = d;
+      heapScores[0] = sc;
+      siftDown(0);
+    }
+  }
+  return heapRows.map((row, i) => ({ row, score: heapScores[i]! })).sort((a, b) => b.score - a.score || a.row - b.row);
 }
 
 // ---- persistence: [u32 header length][header JSON][vocab text padded][starts][docs][tfs][docLen]

@@ -81,7 +81,7 @@ function bruteForce(index: SearchIndex, query: string, limit: number, window: Wi
   const start = index.windowStart[window];
   const q = terms(query);
   const depth = Math.max(limit * 2, 100);
-  const lex = searchBm25(index.bm25, q, depth, (r) => r >= start);
+  const lex = searchBm25(index.bm25, q, depth, start);
   const qv = embed(index.embedder, q.filter((t) => index.bm25.vocab.has(t)));
   const dim = qv.length;
   const sims: Array<{ row: number; s: number }> = [];

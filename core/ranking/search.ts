@@ -65,7 +65,6 @@ function cosine(index: SearchIndex, q: Float32Array, row: number): number {
 
 export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
   const start = index.windowStart[p.window];
-  const accept = (row: number) => row >= start;
   const windowRows = index.rows - start;
   if (windowRows <= 0 || p.limit <= 0) return [];
   const qTerms = analyzeTerms(p.query);
@@ -73,7 +72,7 @@ export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
   // Each retriever returns a deeper list than asked for, so fusion has overlap to work with.
   const depth = Math.min(windowRows, Math.max(p.limit * 2, 100));
 
-  const lexical = searchBm25(index.bm25, qTerms, depth, accept);
+  const lexical = searchBm25(index.bm25, qTerms, depth, start);
   const qv = queryVector(index, qTerms);
   const hasVector = qv.some((x) => x !== 0);
   let vector: Array<{ row: number; sim: number }> = [];
