@@ -37,15 +37,20 @@ function tableQueries(asOf: string): Record<string, string> {
 }
 
 /** Per-row artifacts must describe exactly the rows being published. */
+/** Each stage that writes per-row artifacts leaves a <stage>source.json: all must describe this publish. */
+const ARTIFACT_SOURCES: Array<[file: string, stages: string]> = [['source.json', 'the features and index stages'], ['narratives-source.json', 'the narratives stage']];
+
 async function checkArtifactsMatch(dir: string, asOf: string, rows: number): Promise<void> {
-  let source: ArtifactSource;
-  try {
-    source = JSON.parse(await fs.readFile(path.join(dir, 'source.json'), 'utf8')) as ArtifactSource;
-  } catch {
-    return; // no per-row artifacts yet (a publish of ingested posts only)
-  }
-  if (source.asOf !== asOf || source.rows !== rows) {
-    throw new Error(`index artifacts describe as-of ${source.asOf} with ${source.rows} rows, this publish is as-of ${asOf} with ${rows}: run the features and index stages (or run) first`);
+  for (const [file, stages] of ARTIFACT_SOURCES) {
+    let source: ArtifactSource;
+    try {
+      source = JSON.parse(await fs.readFile(path.join(dir, file), 'utf8')) as ArtifactSource;
+    } catch {
+      continue; // not built yet (a publish of ingested posts only, or before narratives exist)
+    }
+    if (source.asOf !== asOf || source.rows !== rows) {
+      throw new Error(`artifacts of ${stages} describe as-of ${source.asOf} with ${source.rows} rows, this publish is as-of ${asOf} with ${rows}: run ${stages} (or run) first`);
+    }
   }
 }
 

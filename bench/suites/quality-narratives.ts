@@ -1,0 +1,135 @@
+// Narrative quality on the fixture's planted truth (part of `npm run bench -- quality`):
+//   NMI and ARI of window `all`'s narratives (noise a label of its own) against the planted
+//   narratives (noise posts labelled noise), over the posts with a text vector;
+//   lifecycle agreement: each planted narrative's lifecycle against that of the narrative holding
+//   most of its posts;
+//   key stability: the pipeline re-run one day later on the same posts; share of continuing
+//   planted narratives whose majority narrative keeps its narrative_key (windows all and 30d).
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../core/config.ts';
+import { dataDirLayout } from '../../core/data-dir.ts';
+import { openDuckDB, sqlString } from '../../core/duckdb.ts';
+import { generationDir, readCurrent } from '../../core/generations.ts';
+import { createLogger } from '../../core/log.ts';
+import { generateCorpus } from '../../fixtures/generate.ts';
+import { resolveStages, runStages } from '../../pipeline/runner.ts';
+import { ari, nmi } from '../lib/cluster-metrics.ts';
+
+export const NARRATIVES_AS_OF = '2026-11-01T00:00:00.000Z';
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+interface Truth { narratives: Map<string, { lifecycle: string; posts: number }>; postNarrative: Map<string, string | null> }
+
+function readTruth(file: string): Truth {
+  const narratives = new Map<string, { lifecycle: string; posts: number }>();
+  const postNarrative = new Map<string, string | null>();
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    const t = JSON.parse(line) as { type: string; id?: string; uuid?: string; lifecycle?: string; posts?: number; narrative?: string | null };
+    if (t.type === 'narrative') narratives.set(t.id!, { lifecycle: t.lifecycle!, posts: t.posts! });
+    else if (t.type === 'post') postNarrative.set(t.uuid!, t.narrative ?? null);
+  }
+  return { narratives, postNarrative };
+}
+
+async function run(dataDir: string, asOf: string): Promise<Record<string, number>> {
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const r = await runStages(resolveStages(['run']), { config, log: createLogger('bench', 'silent'), asOf: new Date(asOf), tty: false });
+  return Object.fromEntries(r.stages.map((s) => [s.stage, s.ms]));
+}
+
+interface Member { narrative_id: string; narrative_key: string; window_key: string; uuid: string; lifecycle: string | null }
+
+async function members(dataDir: string): Promise<{ members: Member[]; posts: string[]; withVector: Set<string> }> {
+  const layout = dataDirLayout(dataDir);
+  const dir = generationDir(layout, (await readCurrent(layout))!);
+  const db = await openDuckDB();
+  try {
+    const f = (n: string) => sqlString(path.join(dir, n));
+    const m = await db.all<Member & Record<string, unknown>>(`SELECT m.narrative_id, n.narrative_key, m.window_key, m.uuid, n.lifecycle
+      FROM read_parquet(${f('narrative-members.parquet')}) m JOIN read_parquet(${f('narratives.parquet')}) n ON n.id = m.narrative_id`);
+    const posts = (await db.all<{ uuid: string }>(`SELECT uuid FROM read_parquet(${f('posts.parquet')})`)).map((r) => r.uuid);
+    const raw = fs.readFileSync(path.join(dir, 'text-vectors.f32'));
+    const v = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+    const dim = v.length / Math.max(1, posts.length);
+    const withVector = new Set(posts.filter((_, r) => v.subarray(r * dim, (r + 1) * dim).some((x) => x !== 0)));
+    return { members: m, posts, withVector };
+  } finally {
+    db.close();
+  }
+}
+
+/** For each planted narrative, the predicted narrative holding most of its posts in `window`. */
+function majority(truth: Truth, ms: Member[], window: string): Map<string, Member> {
+  const votes = new Map<string, Map<string, { n: number; m: Member }>>();
+  for (const m of ms) {
+    if (m.window_key !== window) continue;
+    const planted = truth.postNarrative.get(m.uuid);
+    if (!planted) continue;
+    const v = votes.get(planted) ?? new Map<string, { n: number; m: Member }>();
+    const e = v.get(m.narrative_id) ?? { n: 0, m };
+    e.n++;
+    v.set(m.narrative_id, e);
+    votes.set(planted, v);
+  }
+  return new Map([...votes].map(([p, v]) => [p, [...v.values()].sort((a, b) => b.n - a.n || (a.m.narrative_id < b.m.narrative_id ? -1 : 1))[0]!.m]));
+}
+
+export interface NarrativeQuality {
+  posts: number; nmi: number; ari: number; narratives: number; planted: number; noiseShare: number;
+  lifecycle: { agree: number; total: number; byShape: Record<string, { agree: number; total: number }> };
+  keyStability: Record<string, { kept: number; total: number }>;
+  stageMs: Record<string, number>;
+}
+
+export async function measureNarrativeQuality(posts: number, seed = 42): Promise<NarrativeQuality> {
+  const dataDir = path.join(ROOT, 'bench', '.cache', `narratives-${posts}`);
+  const truthFile = `${dataDir}.truth.ndjson`;
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  await generateCorpus({ posts, outDir: path.join(dataDir, 'landing', 'corpus'), truthFile, seed, asOf: NARRATIVES_AS_OF, media: false });
+  const truth = readTruth(truthFile);
+  const stageMs = await run(dataDir, NARRATIVES_AS_OF);
+  const first = await members(dataDir);
+
+  const inAll = new Map(first.members.filter((m) => m.window_key === 'all').map((m) => [m.uuid, m.narrative_id]));
+  const scored = first.posts.filter((u) => first.withVector.has(u));
+  const truthLabels = scored.map((u) => truth.postNarrative.get(u) ?? 'noise');
+  const predLabels = scored.map((u) => inAll.get(u) ?? 'noise');
+
+  const byShape: Record<string, { agree: number; total: number }> = {};
+  let agree = 0;
+  let total = 0;
+  for (const [planted, m] of majority(truth, first.members, 'all')) {
+    const shape = truth.narratives.get(planted)!.lifecycle;
+    const s = (byShape[shape] ??= { agree: 0, total: 0 });
+    s.total++;
+    total++;
+    if (m.lifecycle === shape) s.agree++, agree++;
+  }
+
+  // Re-run one day later: same posts, windows one day on.
+  const next = new Date(Date.parse(NARRATIVES_AS_OF) + 86_400_000).toISOString();
+  stageMs.rerun = Object.values(await run(dataDir, next)).reduce((a, b) => a + b, 0);
+  const second = await members(dataDir);
+  const keyStability: Record<string, { kept: number; total: number }> = {};
+  for (const w of ['all', '30d']) {
+    const before = majority(truth, first.members, w);
+    const after = majority(truth, second.members, w);
+    let kept = 0;
+    let n = 0;
+    for (const [planted, m] of before) {
+      const a = after.get(planted);
+      if (!a) continue;
+      n++;
+      if (a.narrative_key === m.narrative_key) kept++;
+    }
+    keyStability[w] = { kept, total: n };
+  }
+  return {
+    posts: scored.length, nmi: nmi(truthLabels, predLabels), ari: ari(truthLabels, predLabels),
+    narratives: new Set(first.members.filter((m) => m.window_key === 'all').map((m) => m.narrative_id)).size, planted: truth.narratives.size,
+    noiseShare: predLabels.filter((l) => l === 'noise').length / Math.max(1, predLabels.length),
+    lifecycle: { agree, total, byShape }, keyStability, stageMs,
+  };
+}

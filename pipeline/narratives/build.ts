@@ -1,0 +1,112 @@
+// The narratives of one window: clusters of its posts (cluster.ts) described by every field of
+// spec 2.5 that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
+import { clusterWindow, CLUSTER_DEFAULTS, type ClusterOptions } from './cluster.ts';
+import { rowTerms, type NarrativeCorpus } from './corpus.ts';
+import { ClassCounts, LABEL_DEFAULTS, labelFrom, labelKeys } from './labels.ts';
+import { narrativeSentiment, type NarrativeSentiment } from './sentiment.ts';
+import { DAY_MS, seriesStats, type SeriesStats } from './series.ts';
+
+export interface WindowSpec { key: string; start: string; end: string; firstRow: number }
+
+export interface BuiltNarrative {
+  window: WindowSpec;
+  /** Member rows, most central first. */
+  members: number[];
+  similarity: number[];
+  centroid: Float32Array;
+  label: string;
+  topTags: string[];
+  summary: string;
+  representative: number;
+  contentCount: number;
+  creatorCount: number;
+  platformCount: number;
+  totalEngagement: number;
+  diffusion: number | null;
+  series: SeriesStats;
+  sentiment: NarrativeSentiment;
+  seedTag: string | null;
+}
+
+export interface WindowResult { narratives: BuiltNarrative[]; k: number; silhouette: number; rows: number; noise: number }
+
+/** Normalised Shannon entropy of the platform split (0: one platform .. 1: even over all of the snapshot's). */
+export function platformDiffusion(counts: Map<number, number>, platformsInSnapshot: number): number | null {
+  if (platformsInSnapshot < 2) return null;
+  let n = 0;
+  for (const c of counts.values()) n += c;
+  let h = 0;
+  for (const c of counts.values()) if (c > 0) h -= (c / n) * Math.log(c / n);
+  return h / Math.log(platformsInSnapshot);
+}
+
+const SUMMARY_CHARS = 240;
+
+/** Extractive summary: the representative post's own words, cut at a word boundary. */
+export function summarise(text: string): string {
+  const s = text.replace(/\s+/g, ' ').trim();
+  if (s.length <= SUMMARY_CHARS) return s;
+  const cut = s.slice(0, SUMMARY_CHARS);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), SUMMARY_CHARS - 40)).trimEnd()}…`;
+}
+
+export async function buildWindow(corpus: NarrativeCorpus, w: WindowSpec, asOf: number, textOf: (rows: number[]) => Promise<Map<number, string>>,
+  opts: ClusterOptions = CLUSTER_DEFAULTS): Promise<WindowResult> {
+  const { dim, vectors } = corpus;
+  const rows: number[] = [];
+  for (let r = w.firstRow; r < corpus.rows; r++) if (vectors.subarray(r * dim, (r + 1) * dim).some((x) => x !== 0)) rows.push(r);
+  const cl = clusterWindow(vectors, dim, rows, opts);
+  const byCluster = new Map<number, number[]>();
+  cl.assignment.forEach((c, i) => {
+    if (c < 0) return;
+    const list = byCluster.get(c) ?? [];
+    list.push(i);
+    byCluster.set(c, list);
+  });
+  const clusters = [...byCluster.keys()].sort((a, b) => a - b);
+  // c-TF-IDF over every kept cluster of the window: terms for labels, tags for top_tags.
+  const termCounts = new ClassCounts(clusters.length);
+  const tagCounts = new ClassCounts(clusters.length);
+  clusters.forEach((c, ci) => {
+    for (const i of byCluster.get(c)!) {
+      termCounts.add(ci, labelKeys(rowTerms(corpus, rows[i]!)));
+      tagCounts.add(ci, corpus.tags[rows[i]!]!);
+    }
+  });
+  const windowDays = Math.max(1, (Date.parse(w.end) - Date.parse(w.start)) / DAY_MS);
+  const reps: number[] = [];
+  const drafts = clusters.map((c, ci) => {
+    const idx = byCluster.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
+    const members = idx.map((i) => rows[i]!);
+    const creators = new Set<number>();
+    const platforms = new Map<number, number>();
+    let engagement = 0;
+    for (const r of members) {
+      if (!Number.isNaN(corpus.creator[r]!)) creators.add(corpus.creator[r]!);
+      platforms.set(corpus.platform[r]!, (platforms.get(corpus.platform[r]!) ?? 0) + 1);
+      engagement += corpus.engagement[r]!;
+    }
+    // The representative: the most central of the most central tenth, by engagement.
+    const head = members.slice(0, Math.max(1, Math.ceil(members.length / 10)));
+    const representative = head.reduce((a, b) => (corpus.engagement[b]! > corpus.engagement[a]! ? b : a), head[0]!);
+    reps.push(representative);
+    const tags = tagCounts.top(ci, LABEL_DEFAULTS.tags).map((t) => t.key);
+    return {
+      window: w, members, similarity: idx.map((i) => cl.similarity[i]!), centroid: cl.centroids.slice(c * dim, (c + 1) * dim),
+      label: labelFrom(termCounts.top(ci, 12), LABEL_DEFAULTS.terms) || tags[0] || 'untitled', topTags: tags, summary: '', representative,
+      contentCount: members.length, creatorCount: creators.size, platformCount: platforms.size, totalEngagement: engagement,
+      diffusion: platformDiffusion(platforms, corpus.platforms.length),
+      series: seriesStats(members.map((r) => corpus.publishedAt[r]!), asOf, windowDays),
+      sentiment: narrativeSentiment(members.map((r) => {
+        const e = corpus.enrichment;
+        const t = e.tone[r]!;
+        return { tone: t < 0 ? null : (['negative', 'neutral', 'positive'] as const)[t]!, moods: e.moods.get(r) };
+      })),
+      seedTag: tags[0] ?? null,
+    } satisfies BuiltNarrative;
+  });
+  const texts = await textOf(reps);
+  for (const d of drafts) d.summary = summarise(texts.get(d.representative) ?? d.label);
+  const noise = cl.assignment.reduce((a, c) => a + (c < 0 ? 1 : 0), 0);
+  return { narratives: drafts, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise };
+}

@@ -1,0 +1,227 @@
+// Narrative clustering of one window's posts on their unit text vectors (cosine geometry):
+//   1. a deterministic, evenly spaced sample of the window's rows (SAMPLE rows at most);
+//   2. k-means (ml-kmeans, seeded by k-means++) on part of the sample for each k of a geometric grid;
+//      the mean silhouette (cosine distance, on a sub-sample) of each clustering is measured and
+//      the smallest k within silhouetteTolerance of the best wins: the silhouette rewards clusters
+//      that are both tight and apart, so it finds the number of stories rather than the number
+//      that minimises inertia (which always falls with k), and the tolerance prefers the coarser of
+//      near-equal clusterings; k-means then runs once more at that k on the whole sample;
+//   3. the winning centroids, made unit length, take every row of the window: its narrative is the
+//      nearest centroid by cosine;
+//   4. noise: a row less similar than NOISE_SIMILARITY to its centroid belongs to none, and a
+//      cluster left with fewer than minClusterSize rows is dissolved into noise: a handful of
+//      posts is not a narrative.
+// Sampling keeps the cost of the k search fixed however large the window; only step 3 grows with it.
+import { kmeans } from 'ml-kmeans';
+
+export interface ClusterOptions {
+  seed: number;
+  /** Rows the final k-means sees. */
+  sample: number;
+  /** Rows the k search sees (a part of the sample). */
+  searchSample: number;
+  /** The smallest k whose silhouette is within this of the best wins (parsimony). */
+  silhouetteTolerance: number;
+  /** Rows the silhouette is computed on (quadratic cost). */
+  silhouetteSample: number;
+  kMin: number;
+  kMax: number;
+  /** Ratio between successive k values of the grid. */
+  kStep: number;
+  maxIterations: number;
+  noiseSimilarity: number;
+  /** Smallest cluster kept: max(minClusterSize, minClusterShare x rows). */
+  minClusterSize: number;
+  minClusterShare: number;
+}
+
+export const CLUSTER_DEFAULTS: ClusterOptions = {
+  seed: 42, sample: 4000, searchSample: 2000, silhouetteTolerance: 0.01, silhouetteSample: 1000, kMin: 4, kMax: 96, kStep: 1.25, maxIterations: 20, noiseSimilarity: 0.3, minClusterSize: 5, minClusterShare: 0.002,
+};
+
+export interface Clustering {
+  k: number;
+  /** k x dim, unit length (clusters dissolved into noise included; see `kept`). */
+  centroids: Float32Array;
+  /** Whether cluster c survived the size rule. */
+  kept: boolean[];
+  /** Per input row: its cluster, or -1 (noise). */
+  assignment: Int32Array;
+  /** Per input row: cosine to its nearest centroid. */
+  similarity: Float32Array;
+  /** Mean silhouette of the chosen k, and of every k tried. */
+  silhouette: number;
+  tried: Array<{ k: number; silhouette: number }>;
+}
+
+function dot(a: Float32Array, ao: number, b: Float32Array, bo: number, dim: number): number {
+  let s = 0;
+  for (let i = 0; i < dim; i++) s += a[ao + i]! * b[bo + i]!;
+  return s;
+}
+
+/** Geometric grid of k values between kMin and kMax, each `step` times the last (at least +1). */
+export function kGrid(kMin: number, kMax: number, step = 1.12): number[] {
+  const out: number[] = [];
+  for (let k = kMin; k <= kMax; k = Math.max(k + 1, Math.round(k * step))) out.push(k);
+  return out;
+}
+
+/** Evenly spaced, deterministic indices 0..n-1 (n or fewer). */
+function spread(n: number, m: number): number[] {
+  if (n <= m) return Array.from({ length: n }, (_, i) => i);
+  return Array.from({ length: m }, (_, i) => Math.floor(((i + 0.5) * n) / m));
+}
+
+/** Cosine distances between the points `idx` (indices into `points`), row-major |idx| x |idx|. */
+export function distanceMatrix(points: Float32Array, dim: number, idx: number[]): Float32Array {
+  const n = idx.length;
+  const d = new Float32Array(n * n);
+  for (let a = 0; a < n; a++) {
+    for (let b = a + 1; b < n; b++) {
+      const x = 1 - dot(points, idx[a]! * dim, points, idx[b]! * dim, dim);
+      d[a * n + b] = x;
+      d[b * n + a] = x;
+    }
+  }
+  return d;
+}
+
+/**
+ * Mean silhouette (Rousseeuw 1987) of the points of a distance matrix under `labels` (one per
+ * point, 0..k-1): s = (b - a) / max(a, b), a = mean distance to its own cluster, b = to the nearest
+ * other cluster; 0 for a point alone in its cluster.
+ */
+export function silhouette(dist: Float32Array, labels: ArrayLike<number>, k: number): number {
+  const n = labels.length;
+  let total = 0;
+  const sums = new Float64Array(k);
+  const counts = new Uint32Array(k);
+  for (let j = 0; j < n; j++) counts[labels[j]!]!++;
+  for (let i = 0; i < n; i++) {
+    sums.fill(0);
+    const o = i * n;
+    for (let j = 0; j < n; j++) sums[labels[j]!]! += dist[o + j]!;
+    const own = labels[i]!;
+    const ownCount = counts[own]! - 1;
+    if (ownCount === 0) continue;
+    const a = sums[own]! / ownCount;
+    let b = Infinity;
+    for (let c = 0; c < k; c++) if (c !== own && counts[c]! > 0) b = Math.min(b, sums[c]! / counts[c]!);
+    if (b === Infinity) continue;
+    total += (b - a) / Math.max(a, b, 1e-12);
+  }
+  return n ? total / n : 0;
+}
+
+/**
+ * k-means++ seeding (Arthur & Vassilvitskii 2007) over typed rows, deterministic for a seed: each
+ * next centre drawn with probability proportional to its squared distance from the nearest centre
+ * so far. Passed to ml-kmeans as its initialization: ml-kmeans's own k-means++ copies a row array
+ * for every distance it takes, which made seeding, not Lloyd's iterations, most of the run time.
+ */
+export function seedCentres(points: Float32Array, dim: number, idx: number[], k: number, seed: number): number[][] {
+  let a = seed >>> 0;
+  const random = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const n = idx.length;
+  const d2 = new Float64Array(n).fill(Infinity);
+  const chosen: number[] = [idx[Math.floor(random() * n)]!];
+  for (let c = 1; c < k; c++) {
+    const last = chosen[c - 1]! * dim;
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      const o = idx[i]! * dim;
+      let s = 0;
+      for (let j = 0; j < dim; j++) {
+        const x = points[o + j]! - points[last + j]!;
+        s += x * x;
+      }
+      if (s < d2[i]!) d2[i] = s;
+      total += d2[i]!;
+    }
+    let r = random() * total;
+    let pick = n - 1;
+    for (let i = 0; i < n; i++) {
+      r -= d2[i]!;
+      if (r <= 0) {
+        pick = i;
+        break;
+      }
+    }
+    chosen.push(idx[pick]!);
+  }
+  return chosen.map((p) => Array.from(points.subarray(p * dim, (p + 1) * dim)));
+}
+
+function normaliseRows(m: number[][], dim: number): Float32Array {
+  const out = new Float32Array(m.length * dim);
+  m.forEach((row, c) => {
+    let n = 0;
+    for (let i = 0; i < dim; i++) n += row[i]! * row[i]!;
+    n = Math.sqrt(n) || 1;
+    for (let i = 0; i < dim; i++) out[c * dim + i] = row[i]! / n;
+  });
+  return out;
+}
+
+/**
+ * Cluster `rows` (indices into `vectors`, each a unit vector of `dim`); see the header.
+ * Rows must have non-zero vectors.
+ */
+export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Array | number[], opts: ClusterOptions = CLUSTER_DEFAULTS): Clustering {
+  const n = rows.length;
+  const empty: Clustering = { k: 0, centroids: new Float32Array(0), kept: [], assignment: new Int32Array(n).fill(-1), similarity: new Float32Array(n), silhouette: 0, tried: [] };
+  const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * n));
+  if (n < 2 * minSize) return empty;
+
+  const sampleIdx = spread(n, opts.sample);
+  const m = sampleIdx.length;
+  const samplePoints = new Float32Array(m * dim);
+  sampleIdx.forEach((s, i) => samplePoints.set(vectors.subarray(rows[s]! * dim, (rows[s]! + 1) * dim), i * dim));
+  const asArrays = (idx: number[]) => idx.map((i) => Array.from(samplePoints.subarray(i * dim, (i + 1) * dim)));
+
+  // The k search runs on a part of the sample; the silhouette sample's distances are computed
+  // once, so each k then costs one k-means and additions.
+  const searchIdx = spread(m, opts.searchSample);
+  const searchData = asArrays(searchIdx);
+  const silPos = spread(searchIdx.length, opts.silhouetteSample);
+  const dist = distanceMatrix(samplePoints, dim, silPos.map((p) => searchIdx[p]!));
+  const tried: Array<{ k: number; silhouette: number }> = [];
+  const minSearchSize = Math.max(2, Math.round((minSize * searchIdx.length) / n));
+  for (const k of kGrid(opts.kMin, Math.min(opts.kMax, Math.floor(searchIdx.length / minSearchSize)), opts.kStep)) {
+    const res = kmeans(searchData, k, { initialization: seedCentres(samplePoints, dim, searchIdx, k, opts.seed + k), maxIterations: opts.maxIterations, tolerance: 1e-4 });
+    tried.push({ k, silhouette: silhouette(dist, silPos.map((p) => res.clusters[p]!), k) });
+  }
+  if (tried.length === 0) return empty;
+  const top = Math.max(...tried.map((t) => t.silhouette));
+  const chosen = tried.find((t) => t.silhouette >= top - opts.silhouetteTolerance)!;
+  const all = sampleIdx.map((_, i) => i);
+  const final = kmeans(asArrays(all), chosen.k, { initialization: seedCentres(samplePoints, dim, all, chosen.k, opts.seed), maxIterations: 2 * opts.maxIterations, tolerance: 1e-4 });
+  const best = { k: chosen.k, silhouette: chosen.silhouette, centroids: final.centroids };
+
+  const k = best.k;
+  const centroids = normaliseRows(best.centroids, dim);
+  const assignment = new Int32Array(n);
+  const similarity = new Float32Array(n);
+  const sizes = new Uint32Array(k);
+  for (let i = 0; i < n; i++) {
+    const o = rows[i]! * dim;
+    let bc = 0;
+    let bs = -Infinity;
+    for (let c = 0; c < k; c++) {
+      const s = dot(vectors, o, centroids, c * dim, dim);
+      if (s > bs) (bs = s), (bc = c);
+    }
+    similarity[i] = bs;
+    assignment[i] = bs >= opts.noiseSimilarity ? bc : -1;
+    if (assignment[i]! >= 0) sizes[bc]!++;
+  }
+  const kept = Array.from(sizes, (s) => s >= minSize);
+  for (let i = 0; i < n; i++) if (assignment[i]! >= 0 && !kept[assignment[i]!]) assignment[i] = -1;
+  return { k, centroids, kept, assignment, similarity, silhouette: best.silhouette, tried };
+}

@@ -1,0 +1,176 @@
+// The narratives stage: per window (7d, 30d, 90d, all), clusters of the window's posts with every
+// field of spec 2.5 that does not depend on a query (build.ts), keys carried over from the served
+// generation (tracking.ts), and their history. Outputs, in artifacts/:
+//   narratives.parquet            one row per narrative (columns in docs/snapshot-tables.md)
+//   narrative-members.parquet     narrative_id, window_key, row_id, uuid, similarity, rank
+//   narrative-trajectory.parquet  per narrative_key and window, its metrics in every generation kept
+//   narrative-centroids.f32       narratives x dim float32, in narratives.parquet order
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { openDuckDB, sqlString } from '../../core/duckdb.ts';
+import { writeFileAtomic } from '../../core/durable-fs.ts';
+import { generationDir, readCurrent } from '../../core/generations.ts';
+import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
+import { ingestVersion } from '../features/stage.ts';
+import { writeRowTable } from '../row-table.ts';
+import { snapshotWhere, type ArtifactSource } from '../snapshot-rows.ts';
+import type { Stage, StageContext, StageSummary } from '../stage.ts';
+import { StageAborted } from '../stage.ts';
+import { buildWindow, type BuiltNarrative, type WindowSpec } from './build.ts';
+import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
+import { matchNarratives, newNarrativeKey, type PreviousNarrative } from './tracking.ts';
+
+export const NARRATIVE_COLUMNS = {
+  id: 'VARCHAR', narrative_key: 'VARCHAR', window_key: 'VARCHAR', window_start: 'VARCHAR', window_end: 'VARCHAR', computed_at: 'VARCHAR',
+  label: 'VARCHAR', summary: 'VARCHAR', content_count: 'BIGINT', creator_count: 'BIGINT', platform_count: 'BIGINT', total_engagement: 'VARCHAR',
+  emerging_score: 'DOUBLE', momentum_score: 'DOUBLE', velocity: 'DOUBLE', acceleration: 'DOUBLE', diffusion: 'DOUBLE', lifecycle: 'VARCHAR',
+  trajectory_confidence: 'VARCHAR', representative_content_uuid: 'VARCHAR', sentiment_label: 'VARCHAR', sentiment_score: 'DOUBLE',
+  sentiment_breakdown: 'VARCHAR', top_tags: 'VARCHAR[]', score_breakdown: 'VARCHAR', daily_counts: 'INTEGER[]', centroid_index: 'INTEGER',
+  previous_id: 'VARCHAR', match_cosine: 'DOUBLE', match_overlap: 'DOUBLE', row_id: 'BIGINT',
+} as const;
+
+const TRAJECTORY_COLUMNS = {
+  row_id: 'BIGINT', narrative_key: 'VARCHAR', window_key: 'VARCHAR', generation: 'VARCHAR', as_of: 'VARCHAR', computed_at: 'VARCHAR', narrative_id: 'VARCHAR',
+  content_count: 'BIGINT', creator_count: 'BIGINT', total_engagement: 'DOUBLE', velocity: 'DOUBLE', acceleration: 'DOUBLE', momentum_score: 'DOUBLE',
+  emerging_score: 'DOUBLE', lifecycle: 'VARCHAR', sentiment_score: 'DOUBLE',
+} as const;
+
+interface Previous { generation: string; byWindow: Map<string, Array<PreviousNarrative & { id: string }>>; trajectory: Array<Record<string, unknown>> }
+
+/** The served generation's narratives (centroids, members) and trajectory, if it has them. */
+async function loadPrevious(ctx: StageContext, dim: number): Promise<Previous | null> {
+  const gen = await readCurrent(ctx.layout);
+  if (!gen) return null;
+  const dir = generationDir(ctx.layout, gen);
+  const file = (n: string) => path.join(dir, n);
+  try {
+    await fs.access(file('narratives.parquet'));
+  } catch {
+    return null;
+  }
+  const db = await openDuckDB();
+  try {
+    const narratives = await db.all<{ id: string; narrative_key: string; window_key: string; centroid_index: number }>(
+      `SELECT id, narrative_key, window_key, centroid_index FROM read_parquet(${sqlString(file('narratives.parquet'))}) ORDER BY centroid_index`);
+    const raw = await fs.readFile(file('narrative-centroids.f32'));
+    const centroids = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
+    const prevDim = narratives.length ? centroids.length / narratives.length : dim;
+    const members = await db.all<{ narrative_id: string; uuid: string }>(`SELECT narrative_id, uuid FROM read_parquet(${sqlString(file('narrative-members.parquet'))})`);
+    const byId = new Map<string, Set<string>>();
+    for (const m of members) {
+      const s = byId.get(m.narrative_id) ?? new Set<string>();
+      s.add(m.uuid);
+      byId.set(m.narrative_id, s);
+    }
+    const byWindow = new Map<string, Array<PreviousNarrative & { id: string }>>();
+    for (const n of narratives) {
+      const list = byWindow.get(n.window_key) ?? [];
+      const ci = Number(n.centroid_index);
+      list.push({ id: n.id, key: n.narrative_key, centroid: prevDim === dim ? centroids.slice(ci * dim, (ci + 1) * dim) : new Float32Array(0), members: byId.get(n.id) ?? new Set() });
+      byWindow.set(n.window_key, list);
+    }
+    const trajectory = (await db.all(`SELECT * FROM read_parquet(${sqlString(file('narrative-trajectory.parquet'))})`))
+      .map((r) => ({ ...r, generation: r.generation ?? gen, content_count: Number(r.content_count), creator_count: Number(r.creator_count) }));
+    return { generation: gen, byWindow, trajectory };
+  } finally {
+    db.close();
+  }
+}
+
+/** Title and description of the given rows (for extractive summaries). */
+function textReader(ctx: StageContext): (rows: number[]) => Promise<Map<number, string>> {
+  return async (rows) => {
+    if (rows.length === 0) return new Map();
+    const db = await ctx.db();
+    const res = await db.all<{ row_id: number; title: string | null; description: string | null }>(
+      `SELECT s.row_id, p.title, p.description FROM snap s JOIN posts p USING (uuid) WHERE s.row_id IN (${rows.join(',')})`);
+    return new Map(res.map((r) => [Number(r.row_id), [r.title, r.description].filter(Boolean).join('. ')]));
+  };
+}
+
+export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
+  const t0 = performance.now();
+  const { artifacts } = ctx.layout;
+  const asOf = ctx.asOf.toISOString();
+  let source: ArtifactSource;
+  try {
+    source = JSON.parse(await fs.readFile(path.join(artifacts, 'source.json'), 'utf8')) as ArtifactSource;
+  } catch {
+    throw new Error('no index to build narratives from: run the features and index stages first');
+  }
+  if (source.asOf !== asOf || source.ingestVersion !== (await ingestVersion(ctx))) {
+    throw new Error(`the index was built for as-of ${source.asOf}; run the features and index stages for ${asOf} first`);
+  }
+  const corpus: NarrativeCorpus = await loadNarrativeCorpus(ctx, source.rows);
+  const db = await ctx.db();
+  const [e] = await db.all<{ earliest: number | null }>(`SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`);
+  const bounds = windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
+  const computedAt = new Date().toISOString();
+  const runTag = createHash('sha256').update(`${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
+  const previous = await loadPrevious(ctx, corpus.dim);
+  const readText = textReader(ctx);
+
+  const all: Array<{ n: BuiltNarrative; id: string; key: string; match: { id: string; cosine: number; overlap: number } | null }> = [];
+  const perWindow: Record<string, unknown> = {};
+  for (const w of WINDOW_KEYS) {
+    if (ctx.signal.aborted) throw new StageAborted('narratives');
+    const startMs = Date.parse(bounds[w].start);
+    let firstRow = 0;
+    while (firstRow < corpus.rows && corpus.publishedAt[firstRow]! < startMs) firstRow++;
+    const spec: WindowSpec = { key: w, start: bounds[w].start, end: bounds[w].end, firstRow };
+    const built = await buildWindow(corpus, spec, ctx.asOf.getTime(), readText);
+    const prev = previous?.byWindow.get(w) ?? [];
+    const matches = matchNarratives(built.narratives.map((n) => ({ centroid: n.centroid, members: new Set(n.members.map((r) => corpus.uuid[r]!)) })), prev);
+    built.narratives.forEach((n, i) => {
+      const m = matches[i];
+      const id = `${w}-${runTag}-${String(i + 1).padStart(3, '0')}`;
+      const key = m ? prev[m.previous]!.key : newNarrativeKey(w, runTag, n.label, corpus.uuid[n.members[0]!]!);
+      all.push({ n, id, key, match: m ? { id: prev[m.previous]!.id, cosine: m.cosine, overlap: m.overlap } : null });
+    });
+    perWindow[w] = { rows: built.rows, k: built.k, silhouette: Number(built.silhouette.toFixed(3)), narratives: built.narratives.length, noise: built.noise, continued: matches.filter(Boolean).length };
+  }
+
+  const narrativeRows = all.map(({ n, id, key, match }, i) => ({
+    row_id: i, id, narrative_key: key, window_key: n.window.key, window_start: n.window.start, window_end: n.window.end, computed_at: computedAt,
+    label: n.label, summary: n.summary, content_count: n.contentCount, creator_count: n.creatorCount, platform_count: n.platformCount,
+    total_engagement: String(Math.round(n.totalEngagement)), emerging_score: n.series.emergingScore, momentum_score: n.series.momentumScore,
+    velocity: n.series.velocity, acceleration: n.series.acceleration, diffusion: n.diffusion, lifecycle: n.series.lifecycle,
+    trajectory_confidence: n.series.trajectoryConfidence, representative_content_uuid: corpus.uuid[n.representative],
+    sentiment_label: n.sentiment.label, sentiment_score: n.sentiment.score, sentiment_breakdown: JSON.stringify(n.sentiment.breakdown),
+    top_tags: n.topTags,
+    score_breakdown: JSON.stringify({ content_count: n.contentCount, creator_count: n.creatorCount, platform_count: n.platformCount,
+      total_engagement: n.totalEngagement, clustering_method: 'kmeans-cosine', ...(n.seedTag ? { seed_tag: n.seedTag } : {}) }),
+    daily_counts: Array.from(n.series.counts), centroid_index: i, previous_id: match?.id ?? null, match_cosine: match?.cosine ?? null, match_overlap: match?.overlap ?? null,
+  }));
+  await writeRowTable(ctx, 'narratives', NARRATIVE_COLUMNS, narrativeRows);
+  const centroids = new Float32Array(all.length * corpus.dim);
+  all.forEach(({ n }, i) => centroids.set(n.centroid, i * corpus.dim));
+  await writeFileAtomic(path.join(artifacts, 'narrative-centroids.f32'), new Uint8Array(centroids.buffer));
+
+  const members: unknown[] = [];
+  for (const { n, id } of all) {
+    n.members.forEach((r, rank) => members.push({ row_id: members.length, narrative_id: id, window_key: n.window.key, post_row: r, uuid: corpus.uuid[r], similarity: n.similarity[rank], rank: rank + 1 }));
+  }
+  await writeRowTable(ctx, 'narrative-members', { row_id: 'BIGINT', narrative_id: 'VARCHAR', window_key: 'VARCHAR', post_row: 'BIGINT', uuid: 'VARCHAR', similarity: 'DOUBLE', rank: 'INTEGER' }, members);
+
+  // History: the served generation's trajectory rows (they name their generation), then this run's
+  // (its generation is named at publish; readers take it from the manifest).
+  const history = [
+    ...(previous?.trajectory ?? []).map((r) => ({ ...r })),
+    ...narrativeRows.map((r) => ({
+      narrative_key: r.narrative_key, window_key: r.window_key, generation: null, as_of: asOf, computed_at: computedAt, narrative_id: r.id,
+      content_count: r.content_count, creator_count: r.creator_count, total_engagement: Number(r.total_engagement), velocity: r.velocity,
+      acceleration: r.acceleration, momentum_score: r.momentum_score, emerging_score: r.emerging_score, lifecycle: r.lifecycle, sentiment_score: r.sentiment_score,
+    })),
+  ].map((r, i) => ({ ...r, row_id: i }));
+  await writeRowTable(ctx, 'narrative-trajectory', TRAJECTORY_COLUMNS, history);
+  await writeFileAtomic(path.join(artifacts, 'narratives-source.json'), JSON.stringify(source));
+  return { narratives: all.length, members: members.length, previousGeneration: previous?.generation ?? null, windows: perWindow, ms: Math.round(performance.now() - t0) };
+}
+
+export const narrativesStage: Stage = {
+  name: 'narratives',
+  description: 'cluster each window\'s posts into narratives: labels, momentum, lifecycle, sentiment, keys tracked across generations',
+  run: runNarratives,
+};

@@ -1,0 +1,169 @@
+// The narratives stage on the committed sample: field contracts of spec 2.5, noise handling,
+// tracking of keys across two generations with trajectory history, and empty and tiny windows.
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ari, nmi } from '../bench/lib/cluster-metrics.ts';
+import { CLUSTER_DEFAULTS, clusterWindow, kGrid } from '../pipeline/narratives/cluster.ts';
+import { ClassCounts, labelFrom } from '../pipeline/narratives/labels.ts';
+import { narrativeSentiment } from '../pipeline/narratives/sentiment.ts';
+import { dailyCounts, DAY_MS, lifecycleOf, seriesStats, slope } from '../pipeline/narratives/series.ts';
+import { matchNarratives, overlapCoefficient } from '../pipeline/narratives/tracking.ts';
+import { ROOT } from './helpers/child.ts';
+import { AS_OF, readSnapshot, runPipeline } from './helpers/pipeline.ts';
+import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
+
+const LIFECYCLES = ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'];
+
+function sample(): string {
+  const d = tmpDir();
+  fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(d, 'landing', 'sample'), { recursive: true });
+  return d;
+}
+
+test('metrics: NMI and ARI are 1 for a relabelled identical clustering, about 0 for an unrelated one', () => {
+  const t = ['a', 'a', 'b', 'b', 'c', 'c'];
+  assert.ok(Math.abs(nmi(t, ['x', 'x', 'y', 'y', 'z', 'z']) - 1) < 1e-12);
+  assert.ok(Math.abs(ari(t, ['x', 'x', 'y', 'y', 'z', 'z']) - 1) < 1e-12);
+  assert.ok(ari(t, ['x', 'y', 'z', 'x', 'y', 'z']) < 0.05);
+});
+
+test('series: counts by day, slope, lifecycle shapes', () => {
+  const asOf = Date.parse('2026-11-01T00:00:00Z');
+  assert.equal(Array.from(dailyCounts([asOf - 1, asOf - DAY_MS - 1, asOf - 1], asOf, 3)), [0, 1, 2]);
+  assert.is(slope([1, 2, 3, 4]), 1);
+  const shape = (f: (d: number) => number, days = 120) => Float64Array.from({ length: days }, (_, d) => f(d));
+  assert.is(lifecycleOf(shape(() => 5), 119), 'steady');
+  assert.is(lifecycleOf(shape((d) => (d < 40 ? 10 : 0)), 110), 'dormant');
+  assert.is(lifecycleOf(shape((d) => (d >= 105 ? (d - 100) * 2 : 0)), 15), 'emerging');
+  assert.is(lifecycleOf(shape((d) => 1 + d / 10), 119), 'growing');
+  assert.is(lifecycleOf(shape((d) => 20 * Math.exp(-0.5 * ((d - 110) / 5) ** 2)), 40), 'peaking');
+  assert.is(lifecycleOf(shape((d) => (d < 60 ? 1 : 40 * Math.exp(-(d - 60) / 15))), 80), 'declining');
+  assert.is(lifecycleOf(shape(() => 1, 7), 5), null, 'a 7-day window is too short for a shape');
+  const s = seriesStats([asOf - 1000, asOf - 2000], asOf, 30);
+  assert.ok(s.momentumScore === 1 && s.emergingScore > 0.9 && s.trajectoryConfidence === 'low');
+});
+
+test('labels: c-TF-IDF prefers terms specific to a cluster; bigrams absorb their words', () => {
+  const c = new ClassCounts(2);
+  c.add(0, ['sourdough', 'starter', 'sourdough starter', 'bread', 'sourdough', 'starter', 'sourdough starter']);
+  c.add(1, ['bread', 'oven']);
+  const top = c.top(0, 5);
+  assert.is(labelFrom(top, 2).split(', ')[0], 'sourdough starter');
+  assert.not.ok(labelFrom(top, 3).split(', ').includes('sourdough'));
+  assert.is(c.top(1, 1)[0]!.key, 'oven', 'a term of this cluster only beats one shared with another');
+});
+
+test('sentiment: score, label, stance shares that sum to 1', () => {
+  const s = narrativeSentiment([
+    { tone: 'positive', moods: ['joy'] }, { tone: 'positive', moods: [] }, { tone: 'negative', moods: ['anger'] },
+    { tone: 'neutral', moods: [] }, { tone: 'negative', moods: ['joy', 'anger'] }, { tone: null, moods: [] },
+  ]);
+  assert.is(s.score, 0);
+  assert.is(s.label, 'mixed', 'as many positive as negative posts, each at least a quarter');
+  const st = s.breakdown.stance!;
+  assert.ok(Math.abs(st.critical + st.mixed + st.neutral + st.supportive - 1) < 1e-12);
+  assert.is(st.mixed, 1 / 5);
+  assert.is(s.breakdown.coverage, 5 / 6);
+  assert.equal(narrativeSentiment([{ tone: null, moods: [] }]).label, null);
+});
+
+test('clustering: planted groups are found, stray points are noise', () => {
+  const dim = 8;
+  const groups = 5;
+  const per = 60;
+  const vecs: number[] = [];
+  let seed = 9;
+  const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  for (let g = 0; g < groups; g++) {
+    for (let i = 0; i < per; i++) {
+      const v = Array.from({ length: dim }, (_, j) => (j === g ? 1 : 0) + 0.08 * r());
+      const n = Math.hypot(...v);
+      vecs.push(...v.map((x) => x / n));
+    }
+  }
+  // Stray points along the last axes: less than 0.3 similar to any group.
+  for (let i = 0; i < 6; i++) {
+    const v = Array.from({ length: dim }, (_, j) => (j >= groups ? 1 : 0) + 0.3 * r());
+    const n = Math.hypot(...v);
+    vecs.push(...v.map((x) => x / n));
+  }
+  const vectors = Float32Array.from(vecs);
+  const rows = Array.from({ length: vectors.length / dim }, (_, i) => i);
+  const c = clusterWindow(vectors, dim, rows, { ...CLUSTER_DEFAULTS, kMin: 2, kMax: 12, minClusterSize: 10 });
+  assert.is(c.kept.filter(Boolean).length, groups, 'the strays do not make a narrative');
+  const truth = rows.map((i) => (i < groups * per ? `g${Math.floor(i / per)}` : 'noise'));
+  const pred = Array.from(c.assignment, (a) => (a < 0 ? 'noise' : `c${a}`));
+  assert.ok(nmi(truth, pred) > 0.95, `nmi ${nmi(truth, pred)}`);
+  assert.ok(kGrid(4, 96).length > 10 && kGrid(4, 96)[0] === 4);
+  assert.equal(Array.from(clusterWindow(vectors, dim, rows.slice(0, 3)).assignment), [-1, -1, -1], 'too few rows: all noise');
+});
+
+test('tracking: matched by centroid or member overlap, one-to-one', () => {
+  const v = (...x: number[]) => Float32Array.from(x);
+  const prev = [{ centroid: v(1, 0), members: new Set(['a', 'b']) }, { centroid: v(0, 1), members: new Set(['c']) }];
+  const cur = [{ centroid: v(0, 1), members: new Set(['z']) }, { centroid: v(0.6, 0.8), members: new Set(['a', 'b', 'x']) }, { centroid: v(-1, 0), members: new Set(['q']) }];
+  const m = matchNarratives(cur, prev);
+  assert.equal(m.map((x) => x?.previous ?? null), [1, 0, null]);
+  assert.is(overlapCoefficient(new Set(['a']), new Set()), 0);
+});
+
+test('the stage on the sample: every field of spec 2.5 with its type and range; keys kept on a re-run a day later; trajectory grows', async () => {
+  const d = sample();
+  await runPipeline(d);
+  const rows = await readSnapshot(d, 'narratives', '*', 'ORDER BY window_key, id');
+  assert.ok(rows.length > 0);
+  for (const w of ['7d', '30d', '90d', 'all']) assert.ok(rows.some((r) => r.window_key === w), `narratives in ${w}`);
+  for (const r of rows) {
+    for (const k of ['id', 'label', 'summary', 'window_key', 'window_start', 'window_end', 'computed_at', 'total_engagement', 'narrative_key']) assert.type(r[k], 'string', k);
+    assert.ok((r.summary as string).length > 0 && (r.label as string).length > 0);
+    assert.ok(/^\d+$/.test(r.total_engagement as string));
+    assert.ok(Number(r.content_count) >= 5 && Number(r.creator_count) >= 1 && Number(r.platform_count) >= 1);
+    for (const k of ['momentum_score', 'emerging_score']) assert.ok((r[k] as number) >= 0 && (r[k] as number) <= 1, k);
+    assert.ok(r.diffusion === null || ((r.diffusion as number) >= 0 && (r.diffusion as number) <= 1 + 1e-9));
+    assert.ok(r.lifecycle === null || LIFECYCLES.includes(r.lifecycle as string));
+    assert.ok(['high', 'medium', 'low'].includes(r.trajectory_confidence as string));
+    assert.ok(r.sentiment_score === null || Math.abs(r.sentiment_score as number) <= 1);
+    const sb = JSON.parse(r.score_breakdown as string);
+    assert.equal([sb.content_count, sb.creator_count, sb.platform_count], [Number(r.content_count), Number(r.creator_count), Number(r.platform_count)]);
+    assert.is(sb.total_engagement, Number(r.total_engagement));
+    const st = JSON.parse(r.sentiment_breakdown as string);
+    if (st.stance) assert.ok(Math.abs(st.stance.critical + st.stance.mixed + st.stance.neutral + st.stance.supportive - 1) < 1e-9);
+    assert.ok(Array.isArray(r.top_tags));
+  }
+  // Members: each post at most once per window; counts agree.
+  const members = await readSnapshot(d, 'narrative-members', 'narrative_id, window_key, uuid');
+  for (const w of ['7d', '30d', '90d', 'all']) {
+    const ws = members.filter((m) => m.window_key === w).map((m) => m.uuid);
+    assert.is(new Set(ws).size, ws.length, `one narrative per post in ${w}`);
+  }
+  for (const r of rows) assert.is(members.filter((m) => m.narrative_id === r.id).length, Number(r.content_count));
+
+  // The next day, same posts: the stories continue under the same keys.
+  const next = new Date(AS_OF.getTime() + DAY_MS);
+  await runPipeline(d, ['run'], next);
+  const again = await readSnapshot(d, 'narratives', 'id, narrative_key, window_key, previous_id');
+  const allBefore = new Set(rows.filter((r) => r.window_key === 'all').map((r) => r.narrative_key));
+  const allAfter = again.filter((r) => r.window_key === 'all');
+  const kept = allAfter.filter((r) => allBefore.has(r.narrative_key as string)).length;
+  assert.ok(kept / allAfter.length >= 0.9, `${kept}/${allAfter.length} keys kept`);
+  assert.not.ok(again.some((r) => rows.some((p) => p.id === r.id)), 'ids name a narrative in one generation');
+  const traj = await readSnapshot(d, 'narrative-trajectory', 'narrative_key, generation, as_of');
+  const key = allAfter.find((r) => allBefore.has(r.narrative_key as string))!.narrative_key;
+  const hist = traj.filter((t) => t.narrative_key === key);
+  assert.equal(hist.map((h) => h.generation), ['g000001', null]);
+});
+
+test('a corpus too small for narratives publishes empty tables with their columns', async () => {
+  const d = tmpDir();
+  fs.mkdirSync(path.join(d, 'landing'), { recursive: true });
+  const posts = Array.from({ length: 4 }, (_, i) => JSON.stringify({ uuid: `p${i}`, platform: 'x', published_at: '2026-10-30T10:00:00Z', title: `lonely post number ${i} about gardening` }));
+  fs.writeFileSync(path.join(d, 'landing', 'few.ndjson'), posts.join('\n') + '\n');
+  await runPipeline(d);
+  assert.equal(await readSnapshot(d, 'narratives'), []);
+  assert.equal(await readSnapshot(d, 'narrative-members'), []);
+});
+
+test.after.each(cleanupTmp);
+test.run();
