@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { benchLedger } from './suites/ledger.ts';
 import { benchPipeline } from './suites/pipeline.ts';
+import { benchQualityNarratives } from './suites/quality-narratives.ts';
 import { benchQualityText } from './suites/quality-text.ts';
 import { benchVisual } from './suites/visual.ts';
 import { benchRanking } from './suites/ranking.ts';
@@ -23,17 +24,19 @@ suites:
              --crash-trials T (default 0)
              durable hold+settle pairs/s at concurrency 1/16/256 vs fsync per operation,
              recovery time of N entries, and T SIGKILL trials under load (lost must be 0)
-  quality    [--fit]
+  quality    [--fit] [--part text|narratives] [--posts N (default 20000)]
              text enrichment on real labelled tweets (../shared/data/tweeteval or TWEETEVAL_DIR):
              tone macro-recall on sentiment/val, emotionMood accuracy on emotion/val, per-class
-             recall, majority-class baselines; --fit first rebuilds core/enrichment/*-model.json`;
+             recall, majority-class baselines; --fit first rebuilds core/enrichment/*-model.json;
+             narratives on a generated corpus of N posts: NMI/ARI vs the planted narratives,
+             lifecycle agreement, narrative_key stability on a re-run a day later`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     posts: { type: 'string' }, stages: { type: 'string' }, runs: { type: 'string' }, format: { type: 'string' },
     seed: { type: 'string' }, queries: { type: 'string' }, seconds: { type: 'string' }, 'recovery-entries': { type: 'string' }, 'crash-trials': { type: 'string' },
-    items: { type: 'string' }, threads: { type: 'string' },
+    items: { type: 'string' }, threads: { type: 'string' }, part: { type: 'string' },
     fit: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -64,7 +67,10 @@ if (suite === 'pipeline') {
   await benchVisual({ items: int(values.items, 5000, 'items'), runs: int(values.runs, 3, 'runs'),
     threads: int(values.threads, (await import('node:os')).availableParallelism(), 'threads'), command });
 } else if (suite === 'quality') {
-  await benchQualityText({ fit: values.fit ?? false, command });
+  const part = values.part;
+  if (part !== undefined && part !== 'text' && part !== 'narratives') { process.stderr.write('bench: --part must be text or narratives\n'); process.exit(2); }
+  if (part !== 'narratives') await benchQualityText({ fit: values.fit ?? false, command });
+  if (part !== 'text') await benchQualityNarratives({ posts: int(values.posts, 20_000, 'posts'), command });
 } else {
   process.stderr.write(`bench: unknown suite "${suite}"\n${HELP}\n`);
   process.exit(2);

@@ -3,8 +3,10 @@
 // column types, so an empty snapshot still yields a table with the right columns.
 import path from 'node:path';
 import { sqlString } from '../core/duckdb.ts';
-import { writeFileAtomic } from '../core/durable-fs.ts';
+import fs from 'node:fs/promises';
 import type { StageContext } from './stage.ts';
+
+const WRITE_ROWS = 50_000;
 
 /** Write `rows` (objects with a row_id) to artifacts/<name>.parquet, ordered by row_id. */
 export async function writeRowTable(ctx: StageContext, name: string, columns: Record<string, string>, rows: unknown[]): Promise<void> {
@@ -14,7 +16,16 @@ export async function writeRowTable(ctx: StageContext, name: string, columns: Re
   const spec = `{${Object.entries(columns).map(([c, t]) => `${c}: '${t}'`).join(', ')}}`;
   let source: string;
   if (rows.length > 0) {
-    await writeFileAtomic(tmp, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    // Written in pieces: a million rows joined into one string could pass V8's string limit.
+    await fs.mkdir(path.dirname(tmp), { recursive: true });
+    const fh = await fs.open(tmp, 'w');
+    try {
+      for (let at = 0; at < rows.length; at += WRITE_ROWS) {
+        await fh.write(rows.slice(at, at + WRITE_ROWS).map((r) => JSON.stringify(r)).join('\n') + '\n');
+      }
+    } finally {
+      await fh.close();
+    }
     source = `SELECT * FROM read_json(${sqlString(tmp)}, format = 'newline_delimited', columns = ${spec}) ORDER BY row_id`;
   } else {
     source = `SELECT ${Object.entries(columns).map(([c, t]) => `NULL::${t} AS ${c}`).join(', ')} WHERE false`;
