@@ -15,7 +15,7 @@ import type { HnswResult, HnswTask, NeighbourResult } from './hnsw-task.ts';
 
 export const NEIGHBOURS = 10;
 /** Search breadth per shard: near-duplicates, the neighbours these scores are about, are found early. */
-export const NEIGHBOUR_EF = 24;
+export const NEIGHBOUR_EF = 16;
 const TASK_ROWS = 25_000;
 
 export async function computeNeighbourScores(ctx: StageContext, pool: TaskPool<HnswTask, HnswResult>, o: { dir: string; name: string; vectorsFile: string; rows: number; points: number }): Promise<{ scored: number; ms: number }> {
