@@ -156,7 +156,7 @@ Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. A 
 | narrative_key kept on the re-run a day later, window all | **${pct(q.keyStability.all!.kept, q.keyStability.all!.total)}** | >= 90% |
 | same, window 30d | ${pct(q.keyStability['30d']!.kept, q.keyStability['30d']!.total)} | |
 
-Lifecycle by planted shape: ${shapes}. Stage times of the first run: ${Object.entries(q.stageMs).filter(([k]) => k !== 'rerun').map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')}; the whole re-run ${(q.stageMs.rerun! / 1000).toFixed(1)} s. ARI is lower than NMI because several planted narratives come out as two clusters (their sub-stories), which ARI counts as pairs torn apart.`;
+Lifecycle by planted shape: ${shapes}. Stage times of the first run: ${Object.entries(q.stageMs).filter(([k]) => k !== 'rerun').map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')}; the whole re-run ${(q.stageMs.rerun! / 1000).toFixed(1)} s. ARI, which counts every pair of posts a split or a merge separates, is well below NMI; how much of that comes from planted narratives split in two (${q.narratives} clusters for ${q.planted} planted) is not measured here.`;
   writeResultsSection('quality-narratives', md);
   process.stdout.write(md + '\n');
 }
