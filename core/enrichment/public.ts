@@ -90,10 +90,15 @@ export class EnrichmentStore {
     this.styles = new StringLists(rows);
   }
 
+  /** The row's tone, or null. */
+  toneOf(row: number): string | null {
+    const t = this.tone[row]!;
+    return t >= 0 ? TONES[t]! : null;
+  }
+
   get(row: number): PublicEnrichment {
     const nn = (x: number) => (Number.isNaN(x) ? null : x);
     const c = this.coverage[row]!;
-    const t = this.tone[row]!;
     return {
       aestheticStyle: this.styles.get(row),
       attributeConfidence: nn(this.attributeConfidence[row]!),
@@ -104,7 +109,7 @@ export class EnrichmentStore {
       noveltyScore: nn(this.novelty[row]!),
       saturationScore: nn(this.saturation[row]!),
       themes: this.themes.get(row),
-      tone: t >= 0 ? TONES[t]! : null,
+      tone: this.toneOf(row),
       toneConfidence: nn(this.toneConfidence[row]!),
     };
   }

@@ -44,6 +44,22 @@ export async function ingestVersion(ctx: StageContext): Promise<number> {
 /** Rows a worker analyses per task: large enough to amortise messaging, small enough to balance. */
 const CHUNK_ROWS = 2_000;
 
+/**
+ * The ArtifactSource an earlier stage left in `file`, checked against this run: same as-of, same
+ * ingested data. `missing` is the error when there is none; a stale one names `stages` to run.
+ */
+export async function requireArtifactSource(ctx: StageContext, file: string, missing: string, stale: (s: ArtifactSource, asOf: string) => string): Promise<ArtifactSource> {
+  let source: ArtifactSource;
+  try {
+    source = JSON.parse(await fs.readFile(file, 'utf8')) as ArtifactSource;
+  } catch {
+    throw new Error(missing);
+  }
+  const asOf = ctx.asOf.toISOString();
+  if (source.asOf !== asOf || source.ingestVersion !== (await ingestVersion(ctx))) throw new Error(stale(source, asOf));
+  return source;
+}
+
 export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const db = await ctx.db();
   const asOf = ctx.asOf.toISOString();

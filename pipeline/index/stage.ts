@@ -16,8 +16,8 @@ import { loadVectorSpace } from '../../core/vector-space.ts';
 import { HNSW_PARAMS, planShards, shardPoints, shardSetFile, type HnswSpace, type ShardSet } from '../../core/ranking/hnsw-shards.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { readDocTerms } from '../features/doc-terms.ts';
-import { ingestVersion } from '../features/stage.ts';
-import { snapshotWhere, type ArtifactSource } from '../snapshot-rows.ts';
+import { requireArtifactSource } from '../features/stage.ts';
+import { snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { TaskPool } from '../workers/task-pool.ts';
@@ -52,15 +52,8 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
   const { artifacts, work } = ctx.layout;
   const intermediate = path.join(work, 'intermediate');
   const asOf = ctx.asOf.toISOString();
-  let source: ArtifactSource;
-  try {
-    source = JSON.parse(await fs.readFile(path.join(intermediate, 'features-source.json'), 'utf8')) as ArtifactSource;
-  } catch {
-    throw new Error('no features to index: run the features stage first');
-  }
-  if (source.asOf !== asOf || source.ingestVersion !== (await ingestVersion(ctx))) {
-    throw new Error(`features were computed for as-of ${source.asOf} (ingest version ${source.ingestVersion}); run the features stage for ${asOf} first`);
-  }
+  const source = await requireArtifactSource(ctx, path.join(intermediate, 'features-source.json'), 'no features to index: run the features stage first',
+    (s, at) => `features were computed for as-of ${s.asOf} (ingest version ${s.ingestVersion}); run the features stage for ${at} first`);
   const rows = source.rows;
   // Dimensions from the vector spaces: ours, or the input's precomputed embeddings (vector-space.ts).
   const text: Graph = { name: 'text', space: 'ip', dim: loadVectorSpace(artifacts, 'text').dim, vectorsFile: path.join(artifacts, 'text-vectors.f32') };

@@ -54,7 +54,7 @@ export async function buildWindow(corpus: NarrativeCorpus, w: WindowSpec, asOf: 
   opts: ClusterOptions = CLUSTER_DEFAULTS): Promise<WindowResult> {
   const { dim, vectors } = corpus;
   const rows: number[] = [];
-  for (let r = w.firstRow; r < corpus.rows; r++) if (vectors.subarray(r * dim, (r + 1) * dim).some((x) => x !== 0)) rows.push(r);
+  for (let r = w.firstRow; r < corpus.rows; r++) if (corpus.hasVector[r]) rows.push(r);
   const cl = clusterWindow(vectors, dim, rows, opts);
   const byCluster = new Map<number, number[]>();
   cl.assignment.forEach((c, i) => {
@@ -97,11 +97,7 @@ export async function buildWindow(corpus: NarrativeCorpus, w: WindowSpec, asOf: 
       contentCount: members.length, creatorCount: creators.size, platformCount: platforms.size, totalEngagement: engagement,
       diffusion: platformDiffusion(platforms, corpus.platforms.length),
       series: seriesStats(members.map((r) => corpus.publishedAt[r]!), asOf, windowDays),
-      sentiment: narrativeSentiment(members.map((r) => {
-        const e = corpus.enrichment;
-        const t = e.tone[r]!;
-        return { tone: t < 0 ? null : (['negative', 'neutral', 'positive'] as const)[t]!, moods: e.moods.get(r) };
-      })),
+      sentiment: narrativeSentiment(members.map((r) => ({ tone: corpus.enrichment.toneOf(r), moods: corpus.enrichment.moods.get(r) }))),
       seedTag: tags[0] ?? null,
     } satisfies BuiltNarrative;
   });

@@ -24,6 +24,8 @@ export interface NarrativeCorpus {
   enrichment: EnrichmentStore;
   vectors: Float32Array;
   dim: number;
+  /** 1 where the row has a text vector (every window's clustering reads it). */
+  hasVector: Uint8Array;
 }
 
 interface PostRow { row_id: number; uuid: string; t: number; creator_id: number | null; platform: string; e: number; tags: string[] | null; [k: string]: unknown }
@@ -61,9 +63,11 @@ export async function loadNarrativeCorpus(ctx: StageContext, expectedRows: numbe
   const raw = await fs.readFile(path.join(artifacts, 'text-vectors.f32'));
   const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
   if (vectors.length !== rows * space.dim) throw new Error(`text-vectors.f32 holds ${vectors.length / space.dim} rows, expected ${rows}`);
+  const hasVector = new Uint8Array(rows);
+  for (let r = 0; r < rows; r++) hasVector[r] = vectors.subarray(r * space.dim, (r + 1) * space.dim).some((x) => x !== 0) ? 1 : 0;
   return {
     rows, uuid, publishedAt, creator, platform, platforms, engagement, tags, terms,
-    enrichment: await loadEnrichmentStore(artifacts, rows), vectors, dim: space.dim,
+    enrichment: await loadEnrichmentStore(artifacts, rows), vectors, dim: space.dim, hasVector,
   };
 }
 

@@ -12,9 +12,9 @@ import { openDuckDB, sqlString } from '../../core/duckdb.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { generationDir, readCurrent } from '../../core/generations.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
-import { ingestVersion } from '../features/stage.ts';
+import { requireArtifactSource } from '../features/stage.ts';
 import { writeRowTable } from '../row-table.ts';
-import { snapshotWhere, type ArtifactSource } from '../snapshot-rows.ts';
+import { snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { buildWindow, type BuiltNarrative, type WindowSpec } from './build.ts';
@@ -93,15 +93,8 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   const t0 = performance.now();
   const { artifacts } = ctx.layout;
   const asOf = ctx.asOf.toISOString();
-  let source: ArtifactSource;
-  try {
-    source = JSON.parse(await fs.readFile(path.join(artifacts, 'source.json'), 'utf8')) as ArtifactSource;
-  } catch {
-    throw new Error('no index to build narratives from: run the features and index stages first');
-  }
-  if (source.asOf !== asOf || source.ingestVersion !== (await ingestVersion(ctx))) {
-    throw new Error(`the index was built for as-of ${source.asOf}; run the features and index stages for ${asOf} first`);
-  }
+  const source = await requireArtifactSource(ctx, path.join(artifacts, 'source.json'), 'no index to build narratives from: run the features and index stages first',
+    (s, at) => `the index was built for as-of ${s.asOf}; run the features and index stages for ${at} first`);
   const corpus: NarrativeCorpus = await loadNarrativeCorpus(ctx, source.rows);
   const db = await ctx.db();
   const [e] = await db.all<{ earliest: number | null }>(`SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`);
