@@ -17,7 +17,7 @@ export interface Analyzed {
   urls: string[];
 }
 
-export const ANALYZER_VERSION = 'analyzer-1';
+export const ANALYZER_VERSION = 'analyzer-2';
 
 const STOP: Record<string, Set<string>> = {
   en: new Set(eng), es: new Set(spa), pt: new Set(por), fr: new Set(fra), de: new Set(deu),
@@ -36,8 +36,14 @@ export function fold(s: string): string {
   return s.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
 }
 
+// Words whose final s is not a plural, so the fold must leave them alone: "news" is not "new"
+// (Porter2 keeps the same invariants), and -ics nouns (politics, physics) name a field, not many.
+const NOT_PLURAL = new Set(['news', 'series', 'species', 'lens', 'always', 'perhaps', 'whereas', 'towards', 'afterwards',
+  'besides', 'nowadays', 'sometimes', 'chaos', 'canvas', 'atlas', 'cosmos', 'bias', 'alias', 'gps', 'dns', 'aws', 'ios', 'mars']);
+
 /** Plural fold for English-looking words: cheap, and it joins the most common variant. */
 function stem(t: string): string {
+  if (NOT_PLURAL.has(t) || t.endsWith('ics')) return t;
   if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
   if (t.length > 3 && t.endsWith('s') && !t.endsWith('ss') && !t.endsWith('us') && !t.endsWith('is')) return t.slice(0, -1);
   return t;

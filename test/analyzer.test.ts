@@ -24,6 +24,9 @@ test('stop words by language, all supported languages when unknown; plural fold'
   assert.equal(terms('la batería del coche eléctrico', 'es'), ['bateria', 'coche', 'electrico']);
   assert.equal(terms('die Batterie ist leer', 'de'), ['batterie', 'leer']);
   assert.equal(terms('RT via @user: lol ok'), ['ok']);
+  // A final s that is not a plural stays: "news" must not become the far commoner "new".
+  assert.equal(terms('breaking news series politics'), ['breaking', 'news', 'series', 'politics']);
+  assert.equal(terms('new cities'), ['new', 'city']);
 });
 
 test('queries and documents analyse identically; empty input is no terms', () => {

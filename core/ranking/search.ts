@@ -63,6 +63,15 @@ function cosine(index: SearchIndex, q: Float32Array, row: number): number {
   return s;
 }
 
+/**
+ * Search breadth (hnswlib's ef, per shard) for a vector candidate list of `depth` rows. Twice the
+ * depth: short social queries sit between the posts' dense clusters, where a breadth equal to the
+ * depth misses about one true neighbour in ten (bench/RESULTS.md, ranking).
+ */
+export function vectorEf(depth: number): number {
+  return Math.max(2 * depth, 64);
+}
+
 export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
   const start = index.windowStart[p.window];
   const windowRows = index.rows - start;
@@ -77,7 +86,7 @@ export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
   const hasVector = qv.some((x) => x !== 0);
   let vector: Array<{ row: number; sim: number }> = [];
   if (hasVector) {
-    vector = searchShards(index.hnsw, qv, depth, Math.max(depth, 64), start).filter((v) => v.sim >= VECTOR_FLOOR);
+    vector = searchShards(index.hnsw, qv, depth, vectorEf(depth), start).filter((v) => v.sim >= VECTOR_FLOOR);
   }
 
   const lexRank = new Map(lexical.map((x, i) => [x.row, i + 1]));
