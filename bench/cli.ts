@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { benchLedger } from './suites/ledger.ts';
 import { benchPipeline } from './suites/pipeline.ts';
 import { benchQualityNarratives } from './suites/quality-narratives.ts';
+import { benchQualityPatterns } from './suites/quality-patterns.ts';
+import { benchQualityStance } from './suites/quality-stance.ts';
 import { benchQualityText } from './suites/quality-text.ts';
 import { benchVisual } from './suites/visual.ts';
 import { benchRanking } from './suites/ranking.ts';
@@ -24,7 +26,7 @@ suites:
              --crash-trials T (default 0)
              durable hold+settle pairs/s at concurrency 1/16/256 vs fsync per operation,
              recovery time of N entries, and T SIGKILL trials under load (lost must be 0)
-  quality    [--fit] [--part text|narratives] [--posts N (default 20000)]
+  quality    [--fit] [--part text|narratives|patterns|stance] [--posts N (narratives 20000, patterns 10000)]
              text enrichment on real labelled tweets (../shared/data/tweeteval or TWEETEVAL_DIR):
              tone macro-recall on sentiment/val, emotionMood accuracy on emotion/val, per-class
              recall, majority-class baselines; --fit first rebuilds core/enrichment/*-model.json;
@@ -68,9 +70,13 @@ if (suite === 'pipeline') {
     threads: int(values.threads, (await import('node:os')).availableParallelism(), 'threads'), command });
 } else if (suite === 'quality') {
   const part = values.part;
-  if (part !== undefined && part !== 'text' && part !== 'narratives') { process.stderr.write('bench: --part must be text or narratives\n'); process.exit(2); }
-  if (part !== 'narratives') await benchQualityText({ fit: values.fit ?? false, command });
-  if (part !== 'text') await benchQualityNarratives({ posts: int(values.posts, 20_000, 'posts'), command });
+  const parts = ['text', 'narratives', 'patterns', 'stance'];
+  if (part !== undefined && !parts.includes(part)) { process.stderr.write(`bench: --part must be one of ${parts.join(', ')}\n`); process.exit(2); }
+  const want = (p: string) => part === undefined || part === p;
+  if (want('text')) await benchQualityText({ fit: values.fit ?? false, command });
+  if (want('narratives')) await benchQualityNarratives({ posts: int(values.posts, 20_000, 'posts'), command });
+  if (want('patterns')) await benchQualityPatterns({ posts: int(values.posts, 10_000, 'posts'), command });
+  if (want('stance')) await benchQualityStance({ command });
 } else {
   process.stderr.write(`bench: unknown suite "${suite}"\n${HELP}\n`);
   process.exit(2);

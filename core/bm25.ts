@@ -52,6 +52,22 @@ export function buildBm25(vocab: string[], offsets: Uint32Array, ids: Uint32Arra
   return { vocab: new Map(vocab.map((w, i) => [w, i])), starts, docs, tfs, docLen, avgdl: rows ? total / rows : 0 };
 }
 
+/** Postings over documents given as lists of analysed terms (small collections: narratives, patterns). */
+export function buildBm25FromTerms(docs: readonly (readonly string[])[]): Bm25Index {
+  const vocab = new Map<string, number>();
+  const offsets = new Uint32Array(docs.length + 1);
+  const ids: number[] = [];
+  docs.forEach((terms, d) => {
+    for (const t of terms) {
+      let id = vocab.get(t);
+      if (id === undefined) vocab.set(t, (id = vocab.size));
+      ids.push(id);
+    }
+    offsets[d + 1] = ids.length;
+  });
+  return buildBm25([...vocab.keys()], offsets, Uint32Array.from(ids));
+}
+
 export function idf(index: Bm25Index, df: number): number {
   const n = index.docLen.length;
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));

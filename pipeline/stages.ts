@@ -1,9 +1,10 @@
-// The pipeline's stages in run order. The patterns stage plugs in here, before publish.
+// The pipeline's stages in run order.
 import { featuresStage } from './features/stage.ts';
 import { indexStage } from './index/stage.ts';
 import { ingestStage } from './ingest/stage.ts';
 import { narrativesStage } from './narratives/stage.ts';
+import { patternsStage } from './patterns/stage.ts';
 import { publishStage } from './publish/stage.ts';
 import type { Stage } from './stage.ts';
 
-export const STAGES: Stage[] = [ingestStage, featuresStage, indexStage, narrativesStage, publishStage];
+export const STAGES: Stage[] = [ingestStage, featuresStage, indexStage, narrativesStage, patternsStage, publishStage];

@@ -5,22 +5,20 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ari, nmi } from '../bench/lib/cluster-metrics.ts';
+import { terms } from '../core/analyzer.ts';
+import { loadBm25, searchBm25 } from '../core/bm25.ts';
+import { dataDirLayout } from '../core/data-dir.ts';
+import { generationDir, readCurrent } from '../core/generations.ts';
 import { CLUSTER_DEFAULTS, clusterWindow, kGrid } from '../pipeline/narratives/cluster.ts';
 import { ClassCounts, labelFrom } from '../pipeline/narratives/labels.ts';
 import { narrativeSentiment } from '../pipeline/narratives/sentiment.ts';
 import { dailyCounts, DAY_MS, lifecycleOf, seriesStats, slope } from '../pipeline/narratives/series.ts';
 import { matchNarratives, overlapCoefficient } from '../pipeline/narratives/tracking.ts';
 import { ROOT } from './helpers/child.ts';
-import { AS_OF, readSnapshot, runPipeline } from './helpers/pipeline.ts';
+import { AS_OF, sampleDataDir, readSnapshot, runPipeline } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
 const LIFECYCLES = ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'];
-
-function sample(): string {
-  const d = tmpDir();
-  fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(d, 'landing', 'sample'), { recursive: true });
-  return d;
-}
 
 test('metrics: NMI and ARI are 1 for a relabelled identical clustering, about 0 for an unrelated one', () => {
   const t = ['a', 'a', 'b', 'b', 'c', 'c'];
@@ -110,7 +108,7 @@ test('tracking: matched by centroid or member overlap, one-to-one', () => {
 });
 
 test('the stage on the sample: every field of spec 2.5 with its type and range; keys kept on a re-run a day later; trajectory grows', async () => {
-  const d = sample();
+  const d = sampleDataDir();
   await runPipeline(d);
   const rows = await readSnapshot(d, 'narratives', '*', 'ORDER BY window_key, id');
   assert.ok(rows.length > 0);
@@ -139,6 +137,13 @@ test('the stage on the sample: every field of spec 2.5 with its type and range; 
     assert.is(new Set(ws).size, ws.length, `one narrative per post in ${w}`);
   }
   for (const r of rows) assert.is(members.filter((m) => m.narrative_id === r.id).length, Number(r.content_count));
+  // The text index over labels and summaries finds a narrative by the words of its label.
+  const ordered = await readSnapshot(d, 'narratives', 'id, label', 'ORDER BY row_id');
+  const index = await loadBm25(path.join(generationDir(dataDirLayout(d), (await readCurrent(dataDirLayout(d)))!), 'narrative-text.bin'));
+  for (const n of ordered.slice(0, 5)) {
+    const hits = searchBm25(index, terms(n.label as string), 50);
+    assert.ok(hits.some((h) => ordered[h.row]!.id === n.id), `"${n.label}" finds its narrative`);
+  }
 
   // The next day, same posts: the stories continue under the same keys.
   const next = new Date(AS_OF.getTime() + DAY_MS);

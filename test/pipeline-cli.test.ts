@@ -15,7 +15,7 @@ test.after.each(cleanupTmp);
 test('--help lists every command; bad arguments fail with one line and exit 2', async () => {
   const help = await runTs('pipeline/cli.ts', ['--help']);
   assert.is(help.code, 0);
-  for (const c of ['run', 'ingest', 'features', 'index', 'narratives', 'publish', 'schedule', '--data-dir', '--as-of']) assert.ok(help.out.includes(c), c);
+  for (const c of ['run', 'ingest', 'features', 'index', 'narratives', 'patterns', 'publish', 'schedule', '--data-dir', '--as-of']) assert.ok(help.out.includes(c), c);
   const badDate = await runTs('pipeline/cli.ts', ['run', '--as-of', 'yesterday-ish']);
   assert.is(badDate.code, 2);
   assert.match(badDate.out, /--as-of "yesterday-ish" is not an ISO 8601/);
@@ -31,7 +31,7 @@ test('a run logs JSON lines with per-stage timings and exits 0', async () => {
   assert.is(r.code, 0, r.out);
   const lines = r.out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
   const finished = lines.filter((l) => l.msg === 'stage finished');
-  assert.equal(finished.map((l) => l.stage), ['ingest', 'features', 'index', 'narratives', 'publish']);
+  assert.equal(finished.map((l) => l.stage), ['ingest', 'features', 'index', 'narratives', 'patterns', 'publish']);
   for (const l of finished) assert.type(l.ms, 'number');
   assert.is(await readCurrent(dataDirLayout(d)), 'g000001');
 });

@@ -53,7 +53,7 @@ test('publish writes a verifiable manifest with windows and switches CURRENT', a
   assert.is(m.windows['30d'].start, '2026-10-02T00:00:00.000Z');
   assert.is(m.windows.all.start, '2026-10-10T00:00:00.000Z');
   assert.is(m.windows.all.end, AS_OF.toISOString());
-  assert.equal(m.files.map((f) => f.name).sort(), ['bm25.bin', 'creators.parquet', 'embedder.bin', 'enrichment.parquet', 'narrative-centroids.f32', 'narrative-members.parquet', 'narrative-trajectory.parquet', 'narratives-source.json', 'narratives.parquet', 'neighbour-scores.parquet', 'posts.parquet', 'source.json', 'text-hnsw.json', 'text-space.json', 'text-vectors.f32', 'text.0.hnsw', 'visual-elements.parquet', 'visual-hnsw.json', 'visual-space.json', 'visual-vectors.f32', 'visual.0.hnsw']);
+  assert.equal(m.files.map((f) => f.name).sort(), ['bm25.bin', 'creators.parquet', 'embedder.bin', 'enrichment.parquet', 'narrative-centroids.f32', 'narrative-members.parquet', 'narrative-text.bin', 'narrative-trajectory.parquet', 'narratives-source.json', 'narratives.parquet', 'neighbour-scores.parquet', 'pattern-centroids.f32', 'pattern-lookalikes.parquet', 'pattern-members.parquet', 'pattern-representatives.parquet', 'pattern-trajectory.parquet', 'patterns-source.json', 'patterns.parquet', 'posts.parquet', 'source.json', 'text-hnsw.json', 'text-space.json', 'text-vectors.f32', 'text.0.hnsw', 'visual-elements.parquet', 'visual-hnsw.json', 'visual-space.json', 'visual-vectors.f32', 'visual.0.hnsw']);
   assert.equal(m.counts, { posts: 20, creators: 10 });
   await verifyGeneration(d, 'g000001');
   // Snapshot tables are plain Parquet with the documented columns.

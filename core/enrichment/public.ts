@@ -5,6 +5,7 @@
 // neighbour-scores.parquet (novelty, saturation). Definitions in docs/enrichment.md.
 import path from 'node:path';
 import { openDuckDB, sqlString } from '../duckdb.ts';
+import { StringLists } from '../string-lists.ts';
 
 export interface PublicEnrichment {
   aestheticStyle: string[];
@@ -17,46 +18,6 @@ export interface PublicEnrichment {
   themes: string[];
   tone: string | null;
   toneConfidence: number | null;
-}
-
-/** Lists of strings for every row: row i's are dict[ids[offsets[i] .. offsets[i+1])]. */
-class StringLists {
-  readonly dict: string[] = [];
-  private readonly index = new Map<string, number>();
-  private ids: number[] = [];
-  readonly offsets: Uint32Array;
-  private packed: Uint32Array | null = null;
-  /** Rows below this one are set (an unset row has an empty list). */
-  private next = 0;
-  constructor(private readonly rows: number) {
-    this.offsets = new Uint32Array(rows + 1);
-  }
-
-  /** Rows are set in increasing order. */
-  set(row: number, values: readonly string[] | null): void {
-    if (row < this.next) throw new Error(`StringLists: row ${row} set out of order`);
-    for (; this.next < row; this.next++) this.offsets[this.next + 1] = this.ids.length;
-    this.next = row + 1;
-    for (const v of values ?? []) {
-      let id = this.index.get(v);
-      if (id === undefined) this.index.set(v, (id = this.dict.length)), this.dict.push(v);
-      this.ids.push(id);
-    }
-    this.offsets[row + 1] = this.ids.length;
-  }
-
-  /** After the last set(). */
-  seal(): void {
-    for (; this.next < this.rows; this.next++) this.offsets[this.next + 1] = this.ids.length;
-    this.packed = Uint32Array.from(this.ids);
-    this.ids = [];
-  }
-
-  get(row: number): string[] {
-    const out: string[] = [];
-    for (let i = this.offsets[row]!; i < this.offsets[row + 1]!; i++) out.push(this.dict[this.packed![i]!]!);
-    return out;
-  }
 }
 
 const TONES = ['negative', 'neutral', 'positive'] as const;

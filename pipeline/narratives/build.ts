@@ -1,6 +1,7 @@
 // The narratives of one window: clusters of its posts (cluster.ts) described by every field of
 // spec 2.5 that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
-import { clusterWindow, CLUSTER_DEFAULTS, type ClusterOptions } from './cluster.ts';
+import { clusterRange, CLUSTER_DEFAULTS, type ClusterOptions } from './cluster.ts';
+import { memberStats, representativeOf } from '../post-columns.ts';
 import { rowTerms, type NarrativeCorpus } from './corpus.ts';
 import { ClassCounts, LABEL_DEFAULTS, labelFrom, labelKeys } from './labels.ts';
 import { narrativeSentiment, type NarrativeSentiment } from './sentiment.ts';
@@ -52,18 +53,8 @@ export function summarise(text: string): string {
 
 export async function buildWindow(corpus: NarrativeCorpus, w: WindowSpec, asOf: number, textOf: (rows: number[]) => Promise<Map<number, string>>,
   opts: ClusterOptions = CLUSTER_DEFAULTS): Promise<WindowResult> {
-  const { dim, vectors } = corpus;
-  const rows: number[] = [];
-  for (let r = w.firstRow; r < corpus.rows; r++) if (corpus.hasVector[r]) rows.push(r);
-  const cl = clusterWindow(vectors, dim, rows, opts);
-  const byCluster = new Map<number, number[]>();
-  cl.assignment.forEach((c, i) => {
-    if (c < 0) return;
-    const list = byCluster.get(c) ?? [];
-    list.push(i);
-    byCluster.set(c, list);
-  });
-  const clusters = [...byCluster.keys()].sort((a, b) => a - b);
+  const { dim } = corpus;
+  const { rows, clustering: cl, clusters, byCluster } = clusterRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, opts);
   // c-TF-IDF over every kept cluster of the window: terms for labels, tags for top_tags.
   const termCounts = new ClassCounts(clusters.length);
   const tagCounts = new ClassCounts(clusters.length);
@@ -78,23 +69,14 @@ export async function buildWindow(corpus: NarrativeCorpus, w: WindowSpec, asOf: 
   const drafts = clusters.map((c, ci) => {
     const idx = byCluster.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
     const members = idx.map((i) => rows[i]!);
-    const creators = new Set<number>();
-    const platforms = new Map<number, number>();
-    let engagement = 0;
-    for (const r of members) {
-      if (!Number.isNaN(corpus.creator[r]!)) creators.add(corpus.creator[r]!);
-      platforms.set(corpus.platform[r]!, (platforms.get(corpus.platform[r]!) ?? 0) + 1);
-      engagement += corpus.engagement[r]!;
-    }
-    // The representative: the most central of the most central tenth, by engagement.
-    const head = members.slice(0, Math.max(1, Math.ceil(members.length / 10)));
-    const representative = head.reduce((a, b) => (corpus.engagement[b]! > corpus.engagement[a]! ? b : a), head[0]!);
+    const { creators, platforms, engagement } = memberStats(corpus, members);
+    const representative = representativeOf(corpus, members);
     reps.push(representative);
     const tags = tagCounts.top(ci, LABEL_DEFAULTS.tags).map((t) => t.key);
     return {
       window: w, members, similarity: idx.map((i) => cl.similarity[i]!), centroid: cl.centroids.slice(c * dim, (c + 1) * dim),
       label: labelFrom(termCounts.top(ci, 12), LABEL_DEFAULTS.terms) || tags[0] || 'untitled', topTags: tags, summary: '', representative,
-      contentCount: members.length, creatorCount: creators.size, platformCount: platforms.size, totalEngagement: engagement,
+      contentCount: members.length, creatorCount: creators, platformCount: platforms.size, totalEngagement: engagement,
       diffusion: platformDiffusion(platforms, corpus.platforms.length),
       series: seriesStats(members.map((r) => corpus.publishedAt[r]!), asOf, windowDays),
       sentiment: narrativeSentiment(members.map((r) => ({ tone: corpus.enrichment.toneOf(r), moods: corpus.enrichment.moods.get(r) }))),

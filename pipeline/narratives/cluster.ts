@@ -225,3 +225,27 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   for (let i = 0; i < n; i++) if (assignment[i]! >= 0 && !kept[assignment[i]!]) assignment[i] = -1;
   return { k, centroids, kept, assignment, similarity, silhouette: best.silhouette, tried };
 }
+
+export interface ClusteredRange {
+  /** The rows clustered: those from `firstRow` on that have a vector. */
+  rows: number[];
+  clustering: Clustering;
+  /** Kept clusters in id order, and each one's members as indices into `rows`. */
+  clusters: number[];
+  byCluster: Map<number, number[]>;
+}
+
+/** Cluster the rows from `firstRow` to the end that have a vector (`hasVector[r]` = 1); see clusterWindow. */
+export function clusterRange(vectors: Float32Array, dim: number, hasVector: Uint8Array, firstRow: number, opts: ClusterOptions): ClusteredRange {
+  const rows: number[] = [];
+  for (let r = firstRow; r < hasVector.length; r++) if (hasVector[r]) rows.push(r);
+  const clustering = clusterWindow(vectors, dim, rows, opts);
+  const byCluster = new Map<number, number[]>();
+  clustering.assignment.forEach((c, i) => {
+    if (c < 0) return;
+    const list = byCluster.get(c) ?? [];
+    list.push(i);
+    byCluster.set(c, list);
+  });
+  return { rows, clustering, clusters: [...byCluster.keys()].sort((a, b) => a - b), byCluster };
+}

@@ -5,21 +5,22 @@
 //   narrative-members.parquet     narrative_id, window_key, row_id, uuid, similarity, rank
 //   narrative-trajectory.parquet  per narrative_key and window, its metrics in every generation kept
 //   narrative-centroids.f32       narratives x dim float32, in narratives.parquet order
+//   narrative-text.bin           BM25 postings over each narrative's label, summary and tags
 import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { openDuckDB, sqlString } from '../../core/duckdb.ts';
+import { terms } from '../../core/analyzer.ts';
+import { buildBm25FromTerms, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { requireArtifactSource } from '../features/stage.ts';
+import { loadPreviousMap, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { buildWindow, type BuiltNarrative, type WindowSpec } from './build.ts';
 import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
-import { matchNarratives, newNarrativeKey, type PreviousNarrative } from './tracking.ts';
+import { matchNarratives, newNarrativeKey } from './tracking.ts';
 
 export const NARRATIVE_COLUMNS = {
   id: 'VARCHAR', narrative_key: 'VARCHAR', window_key: 'VARCHAR', window_start: 'VARCHAR', window_end: 'VARCHAR', computed_at: 'VARCHAR',
@@ -36,47 +37,10 @@ const TRAJECTORY_COLUMNS = {
   emerging_score: 'DOUBLE', lifecycle: 'VARCHAR', sentiment_score: 'DOUBLE',
 } as const;
 
-interface Previous { generation: string; byWindow: Map<string, Array<PreviousNarrative & { id: string }>>; trajectory: Array<Record<string, unknown>> }
-
-/** The served generation's narratives (centroids, members) and trajectory, if it has them. */
-async function loadPrevious(ctx: StageContext, dim: number): Promise<Previous | null> {
-  const gen = await readCurrent(ctx.layout);
-  if (!gen) return null;
-  const dir = generationDir(ctx.layout, gen);
-  const file = (n: string) => path.join(dir, n);
-  try {
-    await fs.access(file('narratives.parquet'));
-  } catch {
-    return null;
-  }
-  const db = await openDuckDB();
-  try {
-    const narratives = await db.all<{ id: string; narrative_key: string; window_key: string; centroid_index: number }>(
-      `SELECT id, narrative_key, window_key, centroid_index FROM read_parquet(${sqlString(file('narratives.parquet'))}) ORDER BY centroid_index`);
-    const raw = await fs.readFile(file('narrative-centroids.f32'));
-    const centroids = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
-    const prevDim = narratives.length ? centroids.length / narratives.length : dim;
-    const members = await db.all<{ narrative_id: string; uuid: string }>(`SELECT narrative_id, uuid FROM read_parquet(${sqlString(file('narrative-members.parquet'))})`);
-    const byId = new Map<string, Set<string>>();
-    for (const m of members) {
-      const s = byId.get(m.narrative_id) ?? new Set<string>();
-      s.add(m.uuid);
-      byId.set(m.narrative_id, s);
-    }
-    const byWindow = new Map<string, Array<PreviousNarrative & { id: string }>>();
-    for (const n of narratives) {
-      const list = byWindow.get(n.window_key) ?? [];
-      const ci = Number(n.centroid_index);
-      list.push({ id: n.id, key: n.narrative_key, centroid: prevDim === dim ? centroids.slice(ci * dim, (ci + 1) * dim) : new Float32Array(0), members: byId.get(n.id) ?? new Set() });
-      byWindow.set(n.window_key, list);
-    }
-    const trajectory = (await db.all(`SELECT * FROM read_parquet(${sqlString(file('narrative-trajectory.parquet'))})`))
-      .map((r) => ({ ...r, generation: r.generation ?? gen, content_count: Number(r.content_count), creator_count: Number(r.creator_count) }));
-    return { generation: gen, byWindow, trajectory };
-  } finally {
-    db.close();
-  }
-}
+const NARRATIVE_MAP: MapFiles = {
+  table: 'narratives.parquet', centroids: 'narrative-centroids.f32', members: 'narrative-members.parquet', trajectory: 'narrative-trajectory.parquet',
+  id: 'id', key: 'narrative_key', group: 'window_key', memberOf: 'narrative_id',
+};
 
 /** Title and description of the given rows (for extractive summaries). */
 function textReader(ctx: StageContext): (rows: number[]) => Promise<Map<number, string>> {
@@ -101,7 +65,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   const bounds = windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
   const computedAt = new Date().toISOString();
   const runTag = createHash('sha256').update(`${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
-  const previous = await loadPrevious(ctx, corpus.dim);
+  const previous = await loadPreviousMap(ctx, corpus.dim, NARRATIVE_MAP);
   const readText = textReader(ctx);
 
   const all: Array<{ n: BuiltNarrative; id: string; key: string; match: { id: string; cosine: number; overlap: number } | null }> = [];
@@ -113,7 +77,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     while (firstRow < corpus.rows && corpus.publishedAt[firstRow]! < startMs) firstRow++;
     const spec: WindowSpec = { key: w, start: bounds[w].start, end: bounds[w].end, firstRow };
     const built = await buildWindow(corpus, spec, ctx.asOf.getTime(), readText);
-    const prev = previous?.byWindow.get(w) ?? [];
+    const prev = previous?.byGroup.get(w) ?? [];
     const matches = matchNarratives(built.narratives.map((n) => ({ centroid: n.centroid, members: new Set(n.members.map((r) => corpus.uuid[r]!)) })), prev);
     built.narratives.forEach((n, i) => {
       const m = matches[i];
@@ -158,6 +122,9 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     })),
   ].map((r, i) => ({ ...r, row_id: i }));
   await writeRowTable(ctx, 'narrative-trajectory', TRAJECTORY_COLUMNS, history);
+  // Narrative search reads this: row i is narratives.parquet row i, its label, summary and tags.
+  await saveBm25(buildBm25FromTerms(narrativeRows.map((r) => terms([r.label, r.summary, ...r.top_tags.map((t) => `#${t}`)].join(' ')))),
+    path.join(artifacts, 'narrative-text.bin'));
   await writeFileAtomic(path.join(artifacts, 'narratives-source.json'), JSON.stringify(source));
   return { narratives: all.length, members: members.length, previousGeneration: previous?.generation ?? null, windows: perWindow, ms: Math.round(performance.now() - t0) };
 }

@@ -28,15 +28,18 @@ function cosine(a: Float32Array, b: Float32Array): number {
 
 export interface Match { previous: number; cosine: number; overlap: number }
 
-/** For each current narrative, the previous one it continues, or null. */
-export function matchNarratives(current: TrackedSide[], previous: TrackedSide[]): Array<Match | null> {
+export interface MatchThresholds { cosine: number; overlap: number }
+
+/** For each current narrative (or pattern), the previous one it continues, or null. */
+export function matchNarratives(current: TrackedSide[], previous: TrackedSide[],
+  at: MatchThresholds = { cosine: MATCH_COSINE, overlap: MATCH_OVERLAP }): Array<Match | null> {
   const cands: Array<{ c: number; p: number; cos: number; ov: number }> = [];
   current.forEach((cur, c) => {
     previous.forEach((prev, p) => {
       if (prev.centroid.length !== cur.centroid.length) return;
       const cos = cosine(cur.centroid, prev.centroid);
       const ov = overlapCoefficient(cur.members, prev.members);
-      if (cos >= MATCH_COSINE || ov >= MATCH_OVERLAP) cands.push({ c, p, cos, ov });
+      if (cos >= at.cosine || ov >= at.overlap) cands.push({ c, p, cos, ov });
     });
   });
   cands.sort((x, y) => y.cos + y.ov - (x.cos + x.ov) || x.c - y.c || x.p - y.p);

@@ -38,7 +38,8 @@ function tableQueries(asOf: string): Record<string, string> {
 
 /** Per-row artifacts must describe exactly the rows being published. */
 /** Each stage that writes per-row artifacts leaves a <stage>source.json: all must describe this publish. */
-const ARTIFACT_SOURCES: Array<[file: string, stages: string]> = [['source.json', 'the features and index stages'], ['narratives-source.json', 'the narratives stage']];
+const ARTIFACT_SOURCES: Array<[file: string, stages: string]> = [['source.json', 'the features and index stages'], ['narratives-source.json', 'the narratives stage'],
+  ['patterns-source.json', 'the patterns stage']];
 
 async function checkArtifactsMatch(dir: string, asOf: string, rows: number): Promise<void> {
   for (const [file, stages] of ARTIFACT_SOURCES) {

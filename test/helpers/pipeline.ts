@@ -1,12 +1,23 @@
 // Runs pipeline stages in-process against a test data directory, and reads what they produced.
+import fs from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from '../../core/config.ts';
 import { dataDirLayout } from '../../core/data-dir.ts';
 import { openDuckDB, sqlString, type Row } from '../../core/duckdb.ts';
 import { generationDir, readCurrent } from '../../core/generations.ts';
 import { createLogger } from '../../core/log.ts';
 import { resolveStages, runStages, type RunResult } from '../../pipeline/runner.ts';
+import { ROOT } from './child.ts';
+import { tmpDir } from './tmp.ts';
 
 export const AS_OF = new Date('2026-11-01T00:00:00Z');
+
+/** A fresh data dir whose landing holds the committed sample (posts and media). */
+export function sampleDataDir(): string {
+  const d = tmpDir();
+  fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(d, 'landing', 'sample'), { recursive: true });
+  return d;
+}
 
 export async function runPipeline(dataDir: string, stages: string[] = ['run'], asOf = AS_OF, env: Record<string, string> = {}): Promise<RunResult> {
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });

@@ -1,0 +1,165 @@
+// The visual patterns of one scope: clusters of the scope's posts on their visual vectors
+// (the narratives' clustering, narratives/cluster.ts, with the options below) described by every
+// field of spec 2.6's PatternDetail that does not depend on the generation or a query. Field
+// definitions: docs/fields.md ("Patterns").
+import { clusterRange, type ClusterOptions, CLUSTER_DEFAULTS } from '../narratives/cluster.ts';
+import { ClassCounts } from '../narratives/labels.ts';
+import { memberStats, representativeOf } from '../post-columns.ts';
+import { parseElement, type ElementType, type PatternCorpus } from './corpus.ts';
+
+export interface ScopeSpec { key: string; start: string; end: string; firstRow: number }
+
+// Visual vectors are non-negative in most of their blocks, so even unrelated pictures have a
+// cosine well above 0: a post is noise below 0.75 to its centroid (the text clustering uses 0.3),
+// and a pattern needs 10 posts (0.2% of the scope when larger): a visual format is a pattern when
+// it recurs, not when a few posts look alike.
+export const PATTERN_CLUSTER: ClusterOptions = { ...CLUSTER_DEFAULTS, noiseSimilarity: 0.75, minClusterSize: 10, kMin: 2 };
+
+/** Recurrent: carried by at least this share of the members. */
+export const RECURRENT_MIN_SUPPORT = 0.25;
+export const RECURRENT_MAX = 12;
+/** A tag carried by at least this share of the members names the pattern. */
+export const TAG_LABEL_SUPPORT = 0.5;
+export const MEDOIDS = 3;
+export const REPRESENTATIVES = 5;
+/** Tags compared between lookalikes: each pattern's most carried ones. */
+export const PATTERN_TAGS = 20;
+
+export interface RecurrentElement { type: ElementType; value: string; support: number }
+
+export interface BuiltPattern {
+  scope: ScopeSpec;
+  /** Member rows, most central first, and their cosine to the centroid. */
+  members: number[];
+  similarity: number[];
+  centroid: Float32Array;
+  medoids: number[];
+  representatives: number[];
+  label: string;
+  labelSource: 'tag' | 'visual-elements';
+  summary: string;
+  recurrentElements: RecurrentElement[];
+  /** The members' most carried tags (at least two members each), most carried first. */
+  tags: string[];
+  contentCount: number;
+  creatorCount: number;
+  platformCount: number;
+  totalEngagement: number;
+  earlyCount: number;
+  lateCount: number;
+  lateShare: number | null;
+  firstSeenAt: string;
+  confidence: number;
+  tagAttachedMembers: number;
+}
+
+export interface ScopeResult { patterns: BuiltPattern[]; k: number; silhouette: number; rows: number; noise: number }
+
+function dot(a: Float32Array, ao: number, b: Float32Array, bo: number, dim: number): number {
+  let s = 0;
+  for (let i = 0; i < dim; i++) s += a[ao + i]! * b[bo + i]!;
+  return s;
+}
+
+/** Elements of the members by share of members carrying them, most supported first (ties by name). */
+export function recurrentElements(corpus: PatternCorpus, members: readonly number[], minSupport = RECURRENT_MIN_SUPPORT, max = RECURRENT_MAX): RecurrentElement[] {
+  const counts = new Map<string, number>();
+  for (const r of members) for (const e of corpus.elements.get(r)) counts.set(e, (counts.get(e) ?? 0) + 1);
+  return [...counts].map(([e, n]) => ({ e, support: n / members.length }))
+    .filter((x) => x.support >= minSupport)
+    .sort((a, b) => b.support - a.support || (a.e < b.e ? -1 : 1))
+    .slice(0, max)
+    .map(({ e, support }) => ({ ...parseElement(e), support }));
+}
+
+const COLOUR_WORDS = 2;
+
+/** "orange and navy, geometric, centered": the pattern's most distinctive colours, style and layout. */
+export function elementsLabel(distinctive: Array<{ key: string }>): string {
+  const of = (t: ElementType) => distinctive.map((d) => parseElement(d.key)).filter((e) => e.type === t).map((e) => e.value);
+  const parts: string[] = [];
+  const colours = of('color').slice(0, COLOUR_WORDS);
+  if (colours.length) parts.push(colours.join(' and '));
+  const style = of('style')[0];
+  if (style) parts.push(style);
+  const layout = of('layout')[0];
+  if (layout) parts.push(layout);
+  const motion = of('motion')[0];
+  if (motion) parts.push(`${motion} motion`);
+  return parts.join(', ');
+}
+
+const isVisual = (k: string) => /^(color|style|layout|motion):/.test(k);
+
+export function buildScope(corpus: PatternCorpus, scope: ScopeSpec, asOf: number, opts: ClusterOptions = PATTERN_CLUSTER): ScopeResult {
+  const { dim, vectors } = corpus;
+  const { rows, clustering: cl, clusters, byCluster } = clusterRange(vectors, dim, corpus.hasVector, scope.firstRow, opts);
+  const keptCentroids = clusters.map((c) => cl.centroids.subarray(c * dim, (c + 1) * dim));
+  // Distinctive elements by c-TF-IDF over the scope's patterns: what sets a pattern apart (a white
+  // background every pattern shares is recurrent, but does not name one).
+  const elementCounts = new ClassCounts(clusters.length);
+  clusters.forEach((c, ci) => {
+    for (const i of byCluster.get(c)!) elementCounts.add(ci, corpus.elements.get(rows[i]!));
+  });
+  const startMs = Date.parse(scope.start);
+  const midMs = startMs + (asOf - startMs) / 2;
+
+  const patterns = clusters.map((c, ci): BuiltPattern => {
+    const idx = byCluster.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
+    const members = idx.map((i) => rows[i]!);
+    const similarity = idx.map((i) => cl.similarity[i]!);
+    const { creators, platforms, engagement } = memberStats(corpus, members);
+
+    // Confidence: how clearly members belong here rather than to the next-nearest pattern, the
+    // mean over members of (own - next) / (1 - next), clamped to [0, 1].
+    let margin = 0;
+    members.forEach((r, m) => {
+      let next = -1;
+      keptCentroids.forEach((cc, cj) => {
+        if (cj !== ci) next = Math.max(next, dot(vectors, r * dim, cc, 0, dim));
+      });
+      const own = similarity[m]!;
+      margin += keptCentroids.length < 2 ? own : Math.min(1, Math.max(0, (own - next) / Math.max(1e-9, 1 - next)));
+    });
+
+    let early = 0;
+    let late = 0;
+    let first = Infinity;
+    for (const r of members) {
+      const t = corpus.publishedAt[r]!;
+      first = Math.min(first, t);
+      if (t >= startMs && t < midMs) early++;
+      else if (t >= midMs) late++;
+    }
+    const recurrent = recurrentElements(corpus, members);
+    const tagCounts = new Map<string, number>();
+    for (const r of members) for (const t of new Set(corpus.tags[r])) tagCounts.set(t, (tagCounts.get(t) ?? 0) + 1);
+    const tags = [...tagCounts].filter(([, n]) => n >= 2).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, PATTERN_TAGS).map(([t]) => t);
+    const recurrentTags = new Set(recurrent.filter((e) => e.type === 'tag').map((e) => e.value));
+    const tagAttachedMembers = members.filter((r) => corpus.tags[r]!.some((t) => recurrentTags.has(t))).length;
+
+    const visualLabel = elementsLabel(elementCounts.top(ci, 12, isVisual)) || 'mixed imagery';
+    const topTag = recurrent.find((e) => e.type === 'tag' && e.support >= TAG_LABEL_SUPPORT);
+    const label = topTag ? `#${topTag.value}: ${visualLabel}` : visualLabel;
+
+    // Medoids: with unit vectors, the member nearest the members' mean minimises the summed
+    // squared distance to all members; the most central members are the medoid and its runners-up.
+    const medoids = members.slice(0, MEDOIDS);
+    const representative = representativeOf(corpus, members);
+    const representatives = [representative, ...members.filter((r) => r !== representative).slice(0, REPRESENTATIVES - 1)];
+
+    const firstSeenAt = new Date(first).toISOString();
+    const summary = `${members.length} posts by ${creators} creator${creators === 1 ? '' : 's'} on ${platforms.size} platform${platforms.size === 1 ? '' : 's'}`
+      + ` since ${firstSeenAt.slice(0, 10)} share ${visualLabel === 'mixed imagery' ? 'no single visual format' : `a ${visualLabel} look`}`
+      + `${recurrentTags.size ? `, tagged ${[...recurrentTags].slice(0, 3).map((t) => `#${t}`).join(' ')}` : ''}.`;
+    return {
+      scope, members, similarity, centroid: cl.centroids.slice(c * dim, (c + 1) * dim), medoids, representatives,
+      label, labelSource: topTag ? 'tag' : 'visual-elements', summary, recurrentElements: recurrent, tags,
+      contentCount: members.length, creatorCount: creators, platformCount: platforms.size, totalEngagement: engagement,
+      earlyCount: early, lateCount: late, lateShare: early + late ? late / (early + late) : null, firstSeenAt,
+      confidence: members.length ? margin / members.length : 0, tagAttachedMembers,
+    };
+  });
+  const noise = cl.assignment.reduce((a, c) => a + (c < 0 ? 1 : 0), 0);
+  return { patterns, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise };
+}

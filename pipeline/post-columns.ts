@@ -1,0 +1,87 @@
+// What the map stages (narratives, patterns) read about every snapshot row, in row order, as
+// compact columns: identity, time, author, platform, engagement and tags from the work store's
+// posts. The stage's own inputs (text or visual vectors) are loaded beside these.
+import type { StageContext } from './stage.ts';
+import { materialiseSnapshotRows, snapshotChunks } from './snapshot-rows.ts';
+
+export interface PostColumns {
+  rows: number;
+  uuid: string[];
+  publishedAt: Float64Array;
+  /** NaN when unknown. */
+  creator: Float64Array;
+  /** Index into `platforms`. */
+  platform: Uint8Array;
+  platforms: string[];
+  /** likes + comments + shares. */
+  engagement: Float64Array;
+  /** Lower-cased. */
+  tags: string[][];
+}
+
+interface PostRow { row_id: number; uuid: string; t: number; creator_id: number | null; platform: string; e: number; tags: string[] | null; [k: string]: unknown }
+
+/** The snapshot's post columns; fails when the snapshot no longer has the rows the features describe. */
+export async function loadPostColumns(ctx: StageContext, expectedRows: number): Promise<PostColumns> {
+  const db = await ctx.db();
+  const rows = await materialiseSnapshotRows(db, ctx.asOf.toISOString(),
+    'uuid, published_at, creator_id, platform, like_count, comment_count, share_count, tags');
+  if (rows !== expectedRows) throw new Error(`the snapshot has ${rows} rows but the features describe ${expectedRows}; run features and index first`);
+  const uuid: string[] = new Array(rows);
+  const publishedAt = new Float64Array(rows);
+  const creator = new Float64Array(rows);
+  const platform = new Uint8Array(rows);
+  const platforms: string[] = [];
+  const engagement = new Float64Array(rows);
+  const tags: string[][] = new Array(rows);
+  const select = `row_id, uuid, epoch_ms(published_at)::DOUBLE AS t, creator_id::DOUBLE AS creator_id, platform,
+    (coalesce(like_count, 0) + coalesce(comment_count, 0) + coalesce(share_count, 0))::DOUBLE AS e, tags`;
+  for await (const chunk of snapshotChunks<PostRow>(db, select, rows)) {
+    for (const r of chunk) {
+      const i = Number(r.row_id);
+      uuid[i] = r.uuid;
+      publishedAt[i] = Number(r.t);
+      creator[i] = r.creator_id === null ? NaN : Number(r.creator_id);
+      let p = platforms.indexOf(r.platform);
+      if (p < 0) p = platforms.push(r.platform) - 1;
+      platform[i] = p;
+      engagement[i] = Number(r.e);
+      tags[i] = (r.tags ?? []).map((t) => t.toLowerCase());
+    }
+  }
+  return { rows, uuid, publishedAt, creator, platform, platforms, engagement, tags };
+}
+
+/** 1 for each of `rows` rows whose vector of `dim` is not all zeros, else 0. */
+export function nonZeroMask(vectors: Float32Array, dim: number, rows: number): Uint8Array {
+  const mask = new Uint8Array(rows);
+  for (let r = 0; r < rows; r++) {
+    const o = r * dim;
+    for (let c = 0; c < dim; c++) {
+      if (vectors[o + c] !== 0) {
+        mask[r] = 1;
+        break;
+      }
+    }
+  }
+  return mask;
+}
+
+/** Creators, platforms (counts) and total engagement of a set of rows. */
+export function memberStats(p: PostColumns, members: readonly number[]): { creators: number; platforms: Map<number, number>; engagement: number } {
+  const creators = new Set<number>();
+  const platforms = new Map<number, number>();
+  let engagement = 0;
+  for (const r of members) {
+    if (!Number.isNaN(p.creator[r]!)) creators.add(p.creator[r]!);
+    platforms.set(p.platform[r]!, (platforms.get(p.platform[r]!) ?? 0) + 1);
+    engagement += p.engagement[r]!;
+  }
+  return { creators: creators.size, platforms, engagement };
+}
+
+/** The representative of members ordered most central first: the most engaged of the central tenth. */
+export function representativeOf(p: PostColumns, members: readonly number[]): number {
+  const head = members.slice(0, Math.max(1, Math.ceil(members.length / 10)));
+  return head.reduce((a, b) => (p.engagement[b]! > p.engagement[a]! ? b : a), head[0]!);
+}
