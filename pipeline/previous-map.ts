@@ -1,10 +1,11 @@
 // The served generation's map (narratives or patterns) as the next run needs it to carry keys
-// over: per group (window or scope), each entry's id, key, centroid and member uuids, and the
-// map's trajectory history.
+// over: per group (window or scope), each entry's id, key, member uuids and centre (in this run's
+// space), and the map's trajectory history.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { openDuckDB, sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
+import { previousCentroid } from './narratives/cluster.ts';
 import type { PreviousNarrative } from './narratives/tracking.ts';
 import type { StageContext } from './stage.ts';
 
@@ -14,7 +15,6 @@ export interface PreviousMap { generation: string; byGroup: Map<string, Previous
 /** Files and columns of one map in a generation. */
 export interface MapFiles {
   table: string;
-  centroids: string;
   members: string;
   trajectory: string;
   /** Columns of `table`. */
@@ -25,7 +25,18 @@ export interface MapFiles {
   memberOf: string;
 }
 
-export async function loadPreviousMap(ctx: StageContext, dim: number, f: MapFiles): Promise<PreviousMap | null> {
+/** This run's vectors, and the row of each uuid. */
+export interface CurrentSpace { vectors: Float32Array; dim: number; hasVector: Uint8Array; rowOf: Map<string, number> }
+
+export function currentSpace(c: { vectors: Float32Array; dim: number; hasVector: Uint8Array; uuid: string[] }): CurrentSpace {
+  return { vectors: c.vectors, dim: c.dim, hasVector: c.hasVector, rowOf: new Map(c.uuid.map((u, r) => [u, r])) };
+}
+
+/**
+ * The served generation's map, each entry's centre recomputed in this run's space from its
+ * members (entries none of whose members are left are dropped); null without a served map.
+ */
+export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f: MapFiles): Promise<PreviousMap | null> {
   const gen = await readCurrent(ctx.layout);
   if (!gen) return null;
   const dir = generationDir(ctx.layout, gen);
@@ -37,13 +48,8 @@ export async function loadPreviousMap(ctx: StageContext, dim: number, f: MapFile
   }
   const db = await openDuckDB();
   try {
-    const entries = await db.all<{ id: string; key: string; grp: string; centroid_index: number }>(
-      `SELECT ${f.id} AS id, ${f.key} AS key, ${f.group} AS grp, centroid_index FROM read_parquet(${file(f.table)}) ORDER BY centroid_index`);
-    const raw = await fs.readFile(path.join(dir, f.centroids));
-    const centroids = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
-    // Centroids of another dimension (a different vector space) cannot be compared: matching then
-    // rests on the members alone.
-    const prevDim = entries.length ? centroids.length / entries.length : dim;
+    const entries = await db.all<{ id: string; key: string; grp: string }>(
+      `SELECT ${f.id} AS id, ${f.key} AS key, ${f.group} AS grp FROM read_parquet(${file(f.table)}) ORDER BY centroid_index`);
     const members = await db.all<{ owner: string; uuid: string }>(`SELECT ${f.memberOf} AS owner, uuid FROM read_parquet(${file(f.members)})`);
     const byId = new Map<string, Set<string>>();
     for (const m of members) {
@@ -54,8 +60,10 @@ export async function loadPreviousMap(ctx: StageContext, dim: number, f: MapFile
     const byGroup = new Map<string, PreviousEntry[]>();
     for (const e of entries) {
       const list = byGroup.get(e.grp) ?? [];
-      const ci = Number(e.centroid_index);
-      list.push({ id: e.id, key: e.key, centroid: prevDim === dim ? centroids.slice(ci * dim, (ci + 1) * dim) : new Float32Array(0), members: byId.get(e.id) ?? new Set() });
+      const own = byId.get(e.id) ?? new Set<string>();
+      // Compared in this run's space: the stored centroid lives in the space its run fitted.
+      const centroid = previousCentroid(own, space.rowOf, space.vectors, space.dim, space.hasVector);
+      if (centroid) list.push({ id: e.id, key: e.key, centroid, members: own });
       byGroup.set(e.grp, list);
     }
     const trajectory = (await db.all(`SELECT * FROM read_parquet(${file(f.trajectory)})`))

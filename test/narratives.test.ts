@@ -9,7 +9,7 @@ import { terms } from '../core/analyzer.ts';
 import { loadBm25, searchBm25 } from '../core/bm25.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
-import { CLUSTER_DEFAULTS, clusterWindow, kGrid } from '../pipeline/narratives/cluster.ts';
+import { CLUSTER_DEFAULTS, clusterWindow, kGrid, previousCentroid } from '../pipeline/narratives/cluster.ts';
 import { ClassCounts, labelFrom } from '../pipeline/narratives/labels.ts';
 import { narrativeSentiment } from '../pipeline/narratives/sentiment.ts';
 import { dailyCounts, DAY_MS, lifecycleOf, seriesStats, slope } from '../pipeline/narratives/series.ts';
@@ -96,6 +96,18 @@ test('clustering: planted groups are found, stray points are noise', () => {
   assert.ok(nmi(truth, pred) > 0.95, `nmi ${nmi(truth, pred)}`);
   assert.ok(kGrid(4, 96).length > 10 && kGrid(4, 96)[0] === 4);
   assert.equal(Array.from(clusterWindow(vectors, dim, rows.slice(0, 3)).assignment), [-1, -1, -1], 'too few rows: all noise');
+  // Warm start: the previous run's clusters, their centres recomputed from their members, are kept.
+  const opts = { ...CLUSTER_DEFAULTS, kMin: 2, kMax: 12, minClusterSize: 10 };
+  const uuids = rows.map((i) => `u${i}`);
+  const rowOf = new Map(uuids.map((u, i) => [u, i]));
+  const has = new Uint8Array(rows.length).fill(1);
+  const prior = Array.from({ length: groups }, (_, g) => previousCentroid(uuids.slice(g * per, (g + 1) * per), rowOf, vectors, dim, has)!);
+  assert.ok(Math.abs(Math.hypot(...prior[0]!) - 1) < 1e-5 && prior[0]![0]! > 0.9, 'the centre of group 0 points along axis 0');
+  assert.is(previousCentroid(['gone'], rowOf, vectors, dim, has), null);
+  const warm = clusterWindow(vectors, dim, rows, opts, prior);
+  assert.ok(warm.warmStart && warm.kept.filter(Boolean).length === groups, 'the previous clusters are kept; the strays are dissolved again');
+  assert.ok(nmi(truth, Array.from(warm.assignment, (a) => (a < 0 ? 'noise' : `c${a}`))) > 0.95);
+  for (let g = 0; g < groups; g++) assert.is(warm.assignment[g * per], g, 'cluster g is the previous cluster g');
 });
 
 test('tracking: matched by centroid or member overlap, one-to-one', () => {

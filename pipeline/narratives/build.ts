@@ -29,7 +29,7 @@ export interface BuiltNarrative {
   seedTag: string | null;
 }
 
-export interface WindowResult { narratives: BuiltNarrative[]; k: number; silhouette: number; rows: number; noise: number }
+export interface WindowResult { narratives: BuiltNarrative[]; k: number; silhouette: number; rows: number; noise: number; warmStart: boolean }
 
 /** Normalised Shannon entropy of the platform split (0: one platform .. 1: even over all of the snapshot's). */
 export function platformDiffusion(counts: Map<number, number>, platformsInSnapshot: number): number | null {
@@ -52,9 +52,9 @@ export function summarise(text: string): string {
 }
 
 export async function buildWindow(corpus: NarrativeCorpus, w: WindowSpec, asOf: number, textOf: (rows: number[]) => Promise<Map<number, string>>,
-  opts: ClusterOptions = CLUSTER_DEFAULTS): Promise<WindowResult> {
+  opts: ClusterOptions = CLUSTER_DEFAULTS, prior?: readonly Float32Array[]): Promise<WindowResult> {
   const { dim } = corpus;
-  const { rows, clustering: cl, clusters, byCluster } = clusterRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, opts);
+  const { rows, clustering: cl, clusters, byCluster } = clusterRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, opts, prior);
   // c-TF-IDF over every kept cluster of the window: terms for labels, tags for top_tags.
   const termCounts = new ClassCounts(clusters.length);
   const tagCounts = new ClassCounts(clusters.length);
@@ -86,5 +86,5 @@ export async function buildWindow(corpus: NarrativeCorpus, w: WindowSpec, asOf: 
   const texts = await textOf(reps);
   for (const d of drafts) d.summary = summarise(texts.get(d.representative) ?? d.label);
   const noise = cl.assignment.reduce((a, c) => a + (c < 0 ? 1 : 0), 0);
-  return { narratives: drafts, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise };
+  return { narratives: drafts, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise, warmStart: cl.warmStart };
 }

@@ -39,6 +39,9 @@ export const CLUSTER_DEFAULTS: ClusterOptions = {
   seed: 42, sample: 4000, searchSample: 2000, silhouetteTolerance: 0.01, silhouetteSample: 1000, kMin: 4, kMax: 96, kStep: 1.25, maxIterations: 20, noiseSimilarity: 0.3, minClusterSize: 5, minClusterShare: 0.002,
 };
 
+/** Fresh centres the warm start may add to the previous ones. */
+export const WARM_EXTRA = 3;
+
 export interface Clustering {
   k: number;
   /** k x dim, unit length (clusters dissolved into noise included; see `kept`). */
@@ -52,6 +55,8 @@ export interface Clustering {
   /** Mean silhouette of the chosen k, and of every k tried. */
   silhouette: number;
   tried: Array<{ k: number; silhouette: number }>;
+  /** Whether the previous generation's centres were kept as the start (see `prior`). */
+  warmStart: boolean;
 }
 
 function dot(a: Float32Array, ao: number, b: Float32Array, bo: number, dim: number): number {
@@ -119,8 +124,9 @@ export function silhouette(dist: Float32Array, labels: ArrayLike<number>, k: num
  * next centre drawn with probability proportional to its squared distance from the nearest centre
  * so far. Passed to ml-kmeans as its initialization: ml-kmeans's own k-means++ copies a row array
  * for every distance it takes, which made seeding, not Lloyd's iterations, most of the run time.
+ * With `initial` centres, those come first and the seeding continues from them.
  */
-export function seedCentres(points: Float32Array, dim: number, idx: number[], k: number, seed: number): number[][] {
+export function seedCentres(points: Float32Array, dim: number, idx: number[], k: number, seed: number, initial: readonly Float32Array[] = []): number[][] {
   let a = seed >>> 0;
   const random = () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -130,20 +136,29 @@ export function seedCentres(points: Float32Array, dim: number, idx: number[], k:
   };
   const n = idx.length;
   const d2 = new Float64Array(n).fill(Infinity);
-  const chosen: number[] = [idx[Math.floor(random() * n)]!];
-  for (let c = 1; c < k; c++) {
-    const last = chosen[c - 1]! * dim;
+  const out: number[][] = initial.slice(0, k).map((c) => Array.from(c));
+  const lower = (centre: ArrayLike<number>, at: number) => {
     let total = 0;
     for (let i = 0; i < n; i++) {
       const o = idx[i]! * dim;
       let s = 0;
       for (let j = 0; j < dim; j++) {
-        const x = points[o + j]! - points[last + j]!;
+        const x = points[o + j]! - centre[at + j]!;
         s += x * x;
       }
       if (s < d2[i]!) d2[i] = s;
       total += d2[i]!;
     }
+    return total;
+  };
+  let total = 0;
+  for (const c of out) total = lower(c, 0);
+  if (out.length === 0 && k > 0) {
+    const first = idx[Math.floor(random() * n)]!;
+    out.push(Array.from(points.subarray(first * dim, (first + 1) * dim)));
+    total = lower(points, first * dim);
+  }
+  while (out.length < k) {
     let r = random() * total;
     let pick = n - 1;
     for (let i = 0; i < n; i++) {
@@ -153,9 +168,11 @@ export function seedCentres(points: Float32Array, dim: number, idx: number[], k:
         break;
       }
     }
-    chosen.push(idx[pick]!);
+    const p = idx[pick]!;
+    out.push(Array.from(points.subarray(p * dim, (p + 1) * dim)));
+    total = lower(points, p * dim);
   }
-  return chosen.map((p) => Array.from(points.subarray(p * dim, (p + 1) * dim)));
+  return out;
 }
 
 function normaliseRows(m: number[][], dim: number): Float32Array {
@@ -171,11 +188,13 @@ function normaliseRows(m: number[][], dim: number): Float32Array {
 
 /**
  * Cluster `rows` (indices into `vectors`, each a unit vector of `dim`); see the header.
- * Rows must have non-zero vectors.
+ * Rows must have non-zero vectors. `prior`: the previous generation's centres of this window, in
+ * this run's space (see previousCentroid), offered as a warm start.
  */
-export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Array | number[], opts: ClusterOptions = CLUSTER_DEFAULTS): Clustering {
+export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Array | number[], opts: ClusterOptions = CLUSTER_DEFAULTS,
+  prior?: readonly Float32Array[]): Clustering {
   const n = rows.length;
-  const empty: Clustering = { k: 0, centroids: new Float32Array(0), kept: [], assignment: new Int32Array(n).fill(-1), similarity: new Float32Array(n), silhouette: 0, tried: [] };
+  const empty: Clustering = { k: 0, centroids: new Float32Array(0), kept: [], assignment: new Int32Array(n).fill(-1), similarity: new Float32Array(n), silhouette: 0, tried: [], warmStart: false };
   const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * n));
   if (n < 2 * minSize) return empty;
 
@@ -198,10 +217,29 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
     tried.push({ k, silhouette: silhouette(dist, silPos.map((p) => res.clusters[p]!), k) });
   }
   if (tried.length === 0) return empty;
-  const top = Math.max(...tried.map((t) => t.silhouette));
-  const chosen = tried.find((t) => t.silhouette >= top - opts.silhouetteTolerance)!;
+  // Stability: the previous generation's clusters, started from their own centres, are one more
+  // candidate, and win whenever their silhouette is within the tolerance of the best: a story that
+  // continues then keeps its members (and its key) instead of being cut anew by a fresh seeding.
+  // The previous run kept only its surviving clusters, so the warm candidates add up to WARM_EXTRA
+  // fresh centres (seeded from the previous ones on) for what it dissolved or what is new.
+  let warm: { k: number; silhouette: number } | null = null;
+  const kCap = Math.floor(searchIdx.length / minSearchSize);
+  if (prior && prior.length >= 1) {
+    for (let extra = 0; extra <= WARM_EXTRA; extra++) {
+      const k = prior.length + extra;
+      if (k < 2 || k > kCap) continue;
+      const res = kmeans(searchData, k, { initialization: seedCentres(samplePoints, dim, searchIdx, k, opts.seed + k, prior), maxIterations: opts.maxIterations, tolerance: 1e-4 });
+      const sil = silhouette(dist, silPos.map((p) => res.clusters[p]!), k);
+      if (!warm || sil > warm.silhouette + opts.silhouetteTolerance) warm = { k, silhouette: sil };
+    }
+  }
+  const top = Math.max(...tried.map((t) => t.silhouette), warm?.silhouette ?? -Infinity);
+  const warmStart = warm !== null && warm.silhouette >= top - opts.silhouetteTolerance;
+  const chosen = warmStart ? warm! : tried.find((t) => t.silhouette >= top - opts.silhouetteTolerance)!;
   const all = sampleIdx.map((_, i) => i);
-  const final = kmeans(asArrays(all), chosen.k, { initialization: seedCentres(samplePoints, dim, all, chosen.k, opts.seed), maxIterations: 2 * opts.maxIterations, tolerance: 1e-4 });
+  const final = kmeans(asArrays(all), chosen.k, {
+    initialization: seedCentres(samplePoints, dim, all, chosen.k, opts.seed, warmStart ? prior : []), maxIterations: 2 * opts.maxIterations, tolerance: 1e-4,
+  });
   const best = { k: chosen.k, silhouette: chosen.silhouette, centroids: final.centroids };
 
   const k = best.k;
@@ -223,7 +261,7 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   }
   const kept = Array.from(sizes, (s) => s >= minSize);
   for (let i = 0; i < n; i++) if (assignment[i]! >= 0 && !kept[assignment[i]!]) assignment[i] = -1;
-  return { k, centroids, kept, assignment, similarity, silhouette: best.silhouette, tried };
+  return { k, centroids, kept, assignment, similarity, silhouette: best.silhouette, tried, warmStart };
 }
 
 export interface ClusteredRange {
@@ -236,10 +274,11 @@ export interface ClusteredRange {
 }
 
 /** Cluster the rows from `firstRow` to the end that have a vector (`hasVector[r]` = 1); see clusterWindow. */
-export function clusterRange(vectors: Float32Array, dim: number, hasVector: Uint8Array, firstRow: number, opts: ClusterOptions): ClusteredRange {
+export function clusterRange(vectors: Float32Array, dim: number, hasVector: Uint8Array, firstRow: number, opts: ClusterOptions,
+  prior?: readonly Float32Array[]): ClusteredRange {
   const rows: number[] = [];
   for (let r = firstRow; r < hasVector.length; r++) if (hasVector[r]) rows.push(r);
-  const clustering = clusterWindow(vectors, dim, rows, opts);
+  const clustering = clusterWindow(vectors, dim, rows, opts, prior);
   const byCluster = new Map<number, number[]>();
   clustering.assignment.forEach((c, i) => {
     if (c < 0) return;
@@ -248,4 +287,25 @@ export function clusterRange(vectors: Float32Array, dim: number, hasVector: Uint
     byCluster.set(c, list);
   });
   return { rows, clustering, clusters: [...byCluster.keys()].sort((a, b) => a - b), byCluster };
+}
+
+/**
+ * A previous cluster's centre in this run's space: the unit mean of its members' current vectors
+ * (`rowOf` maps a member uuid to its row here). Centres stored by an earlier run live in that run's
+ * fitted space, which a refit may rotate; members do not move. Null when no member is left.
+ */
+export function previousCentroid(members: Iterable<string>, rowOf: Map<string, number>, vectors: Float32Array, dim: number, hasVector: Uint8Array): Float32Array | null {
+  const c = new Float64Array(dim);
+  let n = 0;
+  for (const u of members) {
+    const r = rowOf.get(u);
+    if (r === undefined || !hasVector[r]) continue;
+    for (let i = 0; i < dim; i++) c[i]! += vectors[r * dim + i]!;
+    n++;
+  }
+  if (n === 0) return null;
+  let norm = 0;
+  for (let i = 0; i < dim; i++) norm += c[i]! * c[i]!;
+  norm = Math.sqrt(norm) || 1;
+  return Float32Array.from(c, (x) => x / norm);
 }

@@ -13,12 +13,13 @@ import { buildBm25FromTerms, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { requireArtifactSource } from '../features/stage.ts';
-import { loadPreviousMap, type MapFiles } from '../previous-map.ts';
+import { currentSpace, loadPreviousMap, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { buildWindow, type BuiltNarrative, type WindowSpec } from './build.ts';
+import { CLUSTER_DEFAULTS } from './cluster.ts';
 import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
 import { matchNarratives, newNarrativeKey } from './tracking.ts';
 
@@ -38,7 +39,7 @@ const TRAJECTORY_COLUMNS = {
 } as const;
 
 const NARRATIVE_MAP: MapFiles = {
-  table: 'narratives.parquet', centroids: 'narrative-centroids.f32', members: 'narrative-members.parquet', trajectory: 'narrative-trajectory.parquet',
+  table: 'narratives.parquet', members: 'narrative-members.parquet', trajectory: 'narrative-trajectory.parquet',
   id: 'id', key: 'narrative_key', group: 'window_key', memberOf: 'narrative_id',
 };
 
@@ -65,7 +66,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   const bounds = windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
   const computedAt = new Date().toISOString();
   const runTag = createHash('sha256').update(`${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
-  const previous = await loadPreviousMap(ctx, corpus.dim, NARRATIVE_MAP);
+  const previous = await loadPreviousMap(ctx, currentSpace(corpus), NARRATIVE_MAP);
   const readText = textReader(ctx);
 
   const all: Array<{ n: BuiltNarrative; id: string; key: string; match: { id: string; cosine: number; overlap: number } | null }> = [];
@@ -76,8 +77,8 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     let firstRow = 0;
     while (firstRow < corpus.rows && corpus.publishedAt[firstRow]! < startMs) firstRow++;
     const spec: WindowSpec = { key: w, start: bounds[w].start, end: bounds[w].end, firstRow };
-    const built = await buildWindow(corpus, spec, ctx.asOf.getTime(), readText);
     const prev = previous?.byGroup.get(w) ?? [];
+    const built = await buildWindow(corpus, spec, ctx.asOf.getTime(), readText, CLUSTER_DEFAULTS, prev.map((p) => p.centroid));
     const matches = matchNarratives(built.narratives.map((n) => ({ centroid: n.centroid, members: new Set(n.members.map((r) => corpus.uuid[r]!)) })), prev);
     built.narratives.forEach((n, i) => {
       const m = matches[i];
@@ -85,7 +86,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       const key = m ? prev[m.previous]!.key : newNarrativeKey(w, runTag, n.label, corpus.uuid[n.members[0]!]!);
       all.push({ n, id, key, match: m ? { id: prev[m.previous]!.id, cosine: m.cosine, overlap: m.overlap } : null });
     });
-    perWindow[w] = { rows: built.rows, k: built.k, silhouette: Number(built.silhouette.toFixed(3)), narratives: built.narratives.length, noise: built.noise, continued: matches.filter(Boolean).length };
+    perWindow[w] = { rows: built.rows, k: built.k, warmStart: built.warmStart, silhouette: Number(built.silhouette.toFixed(3)), narratives: built.narratives.length, noise: built.noise, continued: matches.filter(Boolean).length };
   }
 
   const narrativeRows = all.map(({ n, id, key, match }, i) => ({

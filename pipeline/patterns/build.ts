@@ -53,7 +53,7 @@ export interface BuiltPattern {
   tagAttachedMembers: number;
 }
 
-export interface ScopeResult { patterns: BuiltPattern[]; k: number; silhouette: number; rows: number; noise: number }
+export interface ScopeResult { patterns: BuiltPattern[]; k: number; silhouette: number; rows: number; noise: number; warmStart: boolean }
 
 function dot(a: Float32Array, ao: number, b: Float32Array, bo: number, dim: number): number {
   let s = 0;
@@ -91,9 +91,9 @@ export function elementsLabel(distinctive: Array<{ key: string }>): string {
 
 const isVisual = (k: string) => /^(color|style|layout|motion):/.test(k);
 
-export function buildScope(corpus: PatternCorpus, scope: ScopeSpec, asOf: number, opts: ClusterOptions = PATTERN_CLUSTER): ScopeResult {
+export function buildScope(corpus: PatternCorpus, scope: ScopeSpec, asOf: number, opts: ClusterOptions = PATTERN_CLUSTER, prior?: readonly Float32Array[]): ScopeResult {
   const { dim, vectors } = corpus;
-  const { rows, clustering: cl, clusters, byCluster } = clusterRange(vectors, dim, corpus.hasVector, scope.firstRow, opts);
+  const { rows, clustering: cl, clusters, byCluster } = clusterRange(vectors, dim, corpus.hasVector, scope.firstRow, opts, prior);
   const keptCentroids = clusters.map((c) => cl.centroids.subarray(c * dim, (c + 1) * dim));
   // Distinctive elements by c-TF-IDF over the scope's patterns: what sets a pattern apart (a white
   // background every pattern shares is recurrent, but does not name one).
@@ -161,5 +161,5 @@ export function buildScope(corpus: PatternCorpus, scope: ScopeSpec, asOf: number
     };
   });
   const noise = cl.assignment.reduce((a, c) => a + (c < 0 ? 1 : 0), 0);
-  return { patterns, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise };
+  return { patterns, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise, warmStart: cl.warmStart };
 }

@@ -15,7 +15,7 @@ import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { requireArtifactSource } from '../features/stage.ts';
 import { matchNarratives, type MatchThresholds } from '../narratives/tracking.ts';
 import { DAY_MS } from '../narratives/series.ts';
-import { loadPreviousMap, type MapFiles } from '../previous-map.ts';
+import { currentSpace, loadPreviousMap, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
@@ -56,7 +56,7 @@ const TRAJECTORY_COLUMNS = {
 } as const;
 
 const PATTERN_MAP: MapFiles = {
-  table: 'patterns.parquet', centroids: 'pattern-centroids.f32', members: 'pattern-members.parquet', trajectory: 'pattern-trajectory.parquet',
+  table: 'patterns.parquet', members: 'pattern-members.parquet', trajectory: 'pattern-trajectory.parquet',
   id: 'pattern_key', key: 'pattern_key', group: 'scope_key', memberOf: 'pattern_key',
 };
 
@@ -79,7 +79,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
   const bounds = windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
   const computedAt = new Date().toISOString();
   const runTag = createHash('sha256').update(`patterns\n${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
-  const previous = await loadPreviousMap(ctx, corpus.dim, PATTERN_MAP);
+  const previous = await loadPreviousMap(ctx, currentSpace(corpus), PATTERN_MAP);
 
   const scopes: Array<{ built: BuiltPattern[]; keys: string[]; reconciliation: Array<{ cosine: number; memberOverlap: number | null; previousKey: string } | null> }> = [];
   const perScope: Record<string, unknown> = {};
@@ -89,8 +89,8 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
     let firstRow = 0;
     while (firstRow < corpus.rows && corpus.publishedAt[firstRow]! < startMs) firstRow++;
     const spec: ScopeSpec = { key: w, start: bounds[w].start, end: bounds[w].end, firstRow };
-    const built = buildScope(corpus, spec, ctx.asOf.getTime(), PATTERN_CLUSTER);
     const prev = previous?.byGroup.get(w) ?? [];
+    const built = buildScope(corpus, spec, ctx.asOf.getTime(), PATTERN_CLUSTER, prev.map((p) => p.centroid));
     const matches = matchNarratives(built.patterns.map((p) => ({ centroid: p.centroid, members: new Set(p.members.map((r) => corpus.uuid[r]!)) })), prev, PATTERN_MATCH);
     const keys = built.patterns.map((p, i) => {
       const m = matches[i];
@@ -100,7 +100,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
       built: built.patterns, keys,
       reconciliation: matches.map((m) => (m ? { cosine: m.cosine, memberOverlap: prev[m.previous]!.members.size ? m.overlap : null, previousKey: prev[m.previous]!.key } : null)),
     });
-    perScope[w] = { rows: built.rows, k: built.k, silhouette: Number(built.silhouette.toFixed(3)), patterns: built.patterns.length, noise: built.noise, continued: matches.filter(Boolean).length };
+    perScope[w] = { rows: built.rows, k: built.k, warmStart: built.warmStart, silhouette: Number(built.silhouette.toFixed(3)), patterns: built.patterns.length, noise: built.noise, continued: matches.filter(Boolean).length };
   }
 
   const patternRows: Array<Record<string, unknown>> = [];
