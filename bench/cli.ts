@@ -15,6 +15,8 @@ const HELP = `usage: npm run bench -- <suite> [options]
 suites:
   pipeline   --posts N (default 1000000) --stages ingest[,publish] (default ingest)
              --runs R (default 3) --format ndjson|csv|parquet (default ndjson) --seed S (default 42)
+             --media off|vectors (default off; vectors: precomputed visual embeddings for posts
+             with pictures, so the patterns stage has work at scale)
              posts/s and peak RSS of pipeline stages beside DuckDB's bare bulk load
   ranking    --posts N (default 100000) --queries Q (default 400)
              p50/p99 and QPS of search(limit 100), HNSW recall@10 vs exact, beside an exact
@@ -36,7 +38,7 @@ suites:
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    posts: { type: 'string' }, stages: { type: 'string' }, runs: { type: 'string' }, format: { type: 'string' },
+    posts: { type: 'string' }, stages: { type: 'string' }, runs: { type: 'string' }, format: { type: 'string' }, media: { type: 'string' },
     seed: { type: 'string' }, queries: { type: 'string' }, seconds: { type: 'string' }, 'recovery-entries': { type: 'string' }, 'crash-trials': { type: 'string' },
     items: { type: 'string' }, threads: { type: 'string' }, part: { type: 'string' },
     fit: { type: 'boolean' },
@@ -57,8 +59,10 @@ const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`;
 if (suite === 'pipeline') {
   const format = (values.format ?? 'ndjson') as 'ndjson' | 'csv' | 'parquet';
   if (!['ndjson', 'csv', 'parquet'].includes(format)) { process.stderr.write('bench: --format must be ndjson, csv or parquet\n'); process.exit(2); }
+  const media = (values.media ?? 'off') as 'off' | 'vectors';
+  if (!['off', 'vectors'].includes(media)) { process.stderr.write('bench: --media must be off or vectors\n'); process.exit(2); }
   await benchPipeline({ posts: int(values.posts, 1_000_000, 'posts'), stages: (values.stages ?? 'ingest').split(','), runs: int(values.runs, 3, 'runs'),
-    format, seed: int(values.seed, 42, 'seed'), command });
+    format, seed: int(values.seed, 42, 'seed'), command, media });
 } else if (suite === 'ranking') {
   await benchRanking({ posts: int(values.posts, 100_000, 'posts'), queries: int(values.queries, 400, 'queries'), command });
 } else if (suite === 'ledger') {

@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateCorpus, type GenerateOptions } from '../fixtures/generate.ts';
+import { VISUAL_EMBEDDING_DIM } from '../fixtures/visual-embedding.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const AS_OF = '2026-11-01T00:00:00Z';
@@ -230,6 +231,30 @@ async function duck<T = Json>(sql: string): Promise<T[]> {
     instance.closeSync();
   }
 }
+
+test('vectors mode: posts with pictures carry a visual_embedding near their motif direction, and no media is drawn', async () => {
+  const { outDir, summary, truth } = await gen('vectors', { media: false, visualEmbeddings: true });
+  assert.not.ok(existsSync(path.join(outDir, 'media')));
+  const motifOf = new Map([...truth.posts].map(([u, t]) => [u, t.motif as string | null]));
+  const byMotif = new Map<string, number[][]>();
+  let carried = 0;
+  for (const { value: r } of readNdjson(outDir, summary.files)) {
+    if (!r || typeof r.uuid !== 'string' || !Array.isArray(r.visual_embedding)) continue;
+    const v = r.visual_embedding as number[];
+    assert.is(v.length, VISUAL_EMBEDDING_DIM);
+    assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-4);
+    carried++;
+    const m = motifOf.get(r.uuid);
+    if (m) byMotif.set(m, [...(byMotif.get(m) ?? []), v]);
+  }
+  assert.ok(carried > 50, `${carried} posts with an embedding`);
+  const cos = (a: number[], b: number[]) => a.reduce((x, y, i) => x + y * b[i]!, 0);
+  const [m1, m2] = [...byMotif.values()].filter((l) => l.length >= 2);
+  assert.ok(cos(m1![0]!, m1![1]!) > 0.6, 'same motif: close');
+  assert.ok(cos(m1![0]!, m2![0]!) < 0.6, 'other motif: apart');
+  const refused = await generateCorpus({ posts: 10, outDir: path.join(tmp, 'bad'), visualEmbeddings: true }).then(() => null, (e: Error) => e);
+  assert.match(refused?.message ?? '', /media off/);
+});
 
 test('CSV and Parquet outputs are readable by DuckDB', async () => {
   const csv = await gen('csv', { posts: 800, media: false, format: 'csv', seed: 21 });

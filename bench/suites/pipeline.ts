@@ -8,18 +8,22 @@ import path from 'node:path';
 import { generateCorpus } from '../../fixtures/generate.ts';
 import { machine, median, writeResultsJson, writeResultsSection } from '../results-file.ts';
 
-export interface PipelineBenchOptions { posts: number; stages: string[]; runs: number; format: 'ndjson' | 'csv' | 'parquet'; seed: number; command: string }
+export interface PipelineBenchOptions {
+  posts: number; stages: string[]; runs: number; format: 'ndjson' | 'csv' | 'parquet'; seed: number; command: string;
+  /** off: text only; vectors: posts with pictures carry a precomputed visual_embedding (the patterns stage at scale). */
+  media: 'off' | 'vectors';
+}
 
 const AS_OF = '2026-11-01T00:00:00.000Z';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
 async function corpus(o: PipelineBenchOptions): Promise<{ dir: string; records: number; genMs: number }> {
-  const dir = path.join(ROOT, 'bench', '.cache', `corpus-${o.posts}-seed${o.seed}-${o.format}`);
+  const dir = path.join(ROOT, 'bench', '.cache', `corpus-${o.posts}-seed${o.seed}-${o.format}${o.media === 'vectors' ? '-vectors' : ''}`);
   const meta = path.join(dir, '.summary.json');
   if (!fs.existsSync(meta)) {
     fs.rmSync(dir, { recursive: true, force: true });
-    process.stderr.write(`generating ${o.posts} posts (${o.format}, media off) into ${dir} ...\n`);
-    const s = await generateCorpus({ posts: o.posts, outDir: dir, seed: o.seed, asOf: AS_OF, media: false, format: o.format,
+    process.stderr.write(`generating ${o.posts} posts (${o.format}, media ${o.media}) into ${dir} ...\n`);
+    const s = await generateCorpus({ posts: o.posts, outDir: dir, seed: o.seed, asOf: AS_OF, media: false, visualEmbeddings: o.media === 'vectors', format: o.format,
       truthFile: `${dir}.truth.ndjson` });
     fs.writeFileSync(meta, JSON.stringify(s));
   }
@@ -107,9 +111,10 @@ async function benchFullPipeline(o: PipelineBenchOptions, c: { dir: string; reco
   const stageMs = Object.fromEntries(o.stages.map((s) => [s, median(runs.map((r) => r.stageMs[s] ?? 0))]));
   const totalMs = median(runs.map((r) => r.ms));
   const fiMs = median(runs.map((r) => (r.stageMs.features ?? 0) + (r.stageMs.index ?? 0)));
+  const mapMs = median(runs.map((r) => (r.stageMs.narratives ?? 0) + (r.stageMs.patterns ?? 0)));
   const result = {
     date: new Date().toISOString(), machine: machine(), command: o.command, posts: o.posts, records: c.records, format: o.format,
-    stages: o.stages, runs: o.runs, totalMs, featuresPlusIndexMs: fiMs, stageMs, maxRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
+    stages: o.stages, runs: o.runs, media: o.media, totalMs, featuresPlusIndexMs: fiMs, narrativesPlusPatternsMs: mapMs, stageMs, maxRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
     summaries: runs[0]!.summaries,
   };
   writeResultsJson('pipeline-full', result);
@@ -117,7 +122,7 @@ async function benchFullPipeline(o: PipelineBenchOptions, c: { dir: string; reco
   const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const sum = result.summaries as Record<string, Record<string, unknown>>;
   const detail = (stage: string, keys: string[]) => keys.filter((k) => sum[stage]?.[k] !== undefined).map((k) => `${k} ${sec(Number(sum[stage]![k]))}`).join(', ');
-  const md = `## Pipeline: every stage on ${f(o.posts)} posts (${o.format}, media off)
+  const md = `## Pipeline: every stage on ${f(o.posts)} posts (${o.format}, ${o.media === 'vectors' ? 'precomputed visual embeddings for posts with pictures' : 'media off'})
 
 Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}; median of ${o.runs} run(s), each a fresh data dir in a fresh process.
 
@@ -125,10 +130,11 @@ Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}; me
 |---|---|---|
 ${o.stages.map((s) => `| ${s} | ${sec(stageMs[s]!)} | |`).join('\n')}
 | features + index | **${sec(fiMs)}** | under 10 min (${fiMs < 600_000 ? 'met' : 'missed'}) |
+| narratives + patterns | **${sec(mapMs)}** | under 5 min (${mapMs < 300_000 ? 'met' : 'missed'}) |
 | whole run | **${sec(totalMs)}** | under 15 min (${totalMs < 900_000 ? 'met' : 'missed'}) |
 | peak RSS (whole process, workers included) | ${f(result.maxRssMiB)} MiB | under 8 GiB |
 
-Inside the stages (first run): features: ${detail('features', ['textMs', 'fitMs', 'embedMs', 'visualMs', 'themesMs'])} (text = analysis and enrichment in worker threads); index: ${detail('index', ['bm25Ms', 'hnswMs', 'neighbourMs'])} (HNSW shards ${String(sum.index?.textShards ?? '')}, built in parallel).`;
+Inside the stages (first run): features: ${detail('features', ['textMs', 'fitMs', 'embedMs', 'visualMs', 'themesMs'])} (text = analysis and enrichment in worker threads); index: ${detail('index', ['bm25Ms', 'hnswMs', 'neighbourMs'])} (HNSW shards ${String(sum.index?.textShards ?? '')}, built in parallel)${sum.patterns ? `; patterns: ${Object.entries((sum.patterns.scopes ?? {}) as Record<string, { rows: number; patterns: number }>).map(([k, v]) => `${k} ${f(v.rows)} posts -> ${v.patterns}`).join(', ')}` : ''}.`;
   writeResultsSection('pipeline-full', md);
   process.stdout.write(md + '\n');
 }
