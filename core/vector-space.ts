@@ -118,9 +118,25 @@ export async function saveVectorSpace(dir: string, name: string, space: VectorSp
 
 export function loadVectorSpace(dir: string, name: string): VectorSpace {
   const info = JSON.parse(fs.readFileSync(path.join(dir, `${name}-space.json`), 'utf8')) as VectorSpaceInfo;
-  if (info.source !== 'precomputed') return { ...info, map: null };
+  // A precomputed space without a map (lambda null): no row needed placing and nothing maps in.
+  if (info.source !== 'precomputed' || info.lambda === null) return { ...info, map: null };
   const raw = fs.readFileSync(path.join(dir, `${name}-space.f32`));
   const map = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
   if (map.length !== info.ownDim * info.dim) throw new Error(`${name}-space.f32 holds ${map.length} floats, expected ${info.ownDim * info.dim}`);
   return { ...info, map };
+}
+
+/** 1 for each of `rows` rows whose vector of `dim` is not all zeros, else 0. */
+export function nonZeroMask(vectors: Float32Array, dim: number, rows: number): Uint8Array {
+  const mask = new Uint8Array(rows);
+  for (let r = 0; r < rows; r++) {
+    const o = r * dim;
+    for (let c = 0; c < dim; c++) {
+      if (vectors[o + c] !== 0) {
+        mask[r] = 1;
+        break;
+      }
+    }
+  }
+  return mask;
 }

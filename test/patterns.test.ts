@@ -5,7 +5,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { dataDirLayout } from '../core/data-dir.ts';
+import { generationDir, readCurrent } from '../core/generations.ts';
 import { StringLists } from '../core/string-lists.ts';
+import { loadVectorSpace } from '../core/vector-space.ts';
+import { generateCorpus } from '../fixtures/generate.ts';
+import { VISUAL_EMBEDDING_DIM } from '../fixtures/visual-embedding.ts';
 import { elementsLabel, recurrentElements } from '../pipeline/patterns/build.ts';
 import type { PatternCorpus } from '../pipeline/patterns/corpus.ts';
 import { jaccard } from '../pipeline/patterns/lookalikes.ts';
@@ -126,6 +131,35 @@ test('the stage on the sample: every PatternDetail field with its type and range
   }
   const traj = await readSnapshot(d, 'pattern-trajectory', 'pattern_key, generation, content_count');
   assert.equal(traj.filter((t) => t.pattern_key === kept[0]!.pattern_key).map((t) => t.generation), ['g000001', null]);
+});
+
+test('media-less posts that carry a visual_embedding: their vectors are the visual space, and the patterns follow the motifs', async () => {
+  const d = tmpDir();
+  const truthFile = path.join(d, 'truth.ndjson');
+  await generateCorpus({ posts: 1500, outDir: path.join(d, 'landing', 'corpus'), truthFile, seed: 5, asOf: AS_OF, media: false, visualEmbeddings: true });
+  await runPipeline(d);
+  const dir = generationDir(dataDirLayout(d), (await readCurrent(dataDirLayout(d)))!);
+  const space = loadVectorSpace(dir, 'visual');
+  assert.is(space.source, 'precomputed');
+  assert.is(space.dim, VISUAL_EMBEDDING_DIM);
+  assert.is(space.mappedRows, 0, 'nothing to map: no media of ours');
+  const motif = new Map<string, string>();
+  for (const line of fs.readFileSync(truthFile, 'utf8').split('\n')) {
+    if (line.includes('"type":"post"')) {
+      const t = JSON.parse(line) as { uuid: string; motif: string | null };
+      motif.set(t.uuid, t.motif ?? 'none');
+    }
+  }
+  const members = await readSnapshot(d, 'pattern-members', 'pattern_key, uuid', "WHERE scope_key = 'all'");
+  assert.ok(new Set(members.map((m) => m.pattern_key)).size >= 5, 'patterns found');
+  const by = new Map<string, Map<string, number>>();
+  for (const m of members) {
+    const c = by.get(m.pattern_key as string) ?? new Map<string, number>();
+    c.set(motif.get(m.uuid as string)!, (c.get(motif.get(m.uuid as string)!) ?? 0) + 1);
+    by.set(m.pattern_key as string, c);
+  }
+  const majority = [...by.values()].reduce((a, c) => a + Math.max(...c.values()), 0);
+  assert.ok(majority / members.length >= 0.9, `purity ${majority}/${members.length}`);
 });
 
 test('a corpus without media publishes empty pattern tables with their columns', async () => {

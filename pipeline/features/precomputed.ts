@@ -48,12 +48,15 @@ export async function adoptPrecomputed(ctx: StageContext, column: 'text_embeddin
       if (hasOwn(row)) fit.add(own.subarray(row * ownDim, (row + 1) * ownDim), y);
     }
   }
-  if (fit.pairs < 2 * ownDim) {
-    // Too few rows with both to learn a map: the rows without their vector could not be placed.
-    return { vectors: own, space: { ...computed, precomputedRows: given } };
-  }
-  const { map, r2 } = fit.solve();
-  const space: VectorSpace = { source: 'precomputed', dim, ownDim, precomputedRows: 0, mappedRows: 0, lambda: RIDGE_LAMBDA, mapR2: r2, map };
+  let unplaced = 0;
+  for (let r = 0; r < rows; r++) if (!present[r] && hasOwn(r)) unplaced++;
+  let solved: { map: Float32Array; r2: number } | null = null;
+  if (fit.pairs >= 2 * ownDim) solved = fit.solve();
+  // Too few rows with both to learn a map: rows without their vector could not be placed, and
+  // queries (text) could not be carried into their space. Visual vectors have no queries, so when
+  // no row needs placing (media-less posts that only carry embeddings) theirs are used as sent.
+  else if (unplaced > 0 || column !== 'visual_embedding') return { vectors: own, space: { ...computed, precomputedRows: given } };
+  const space: VectorSpace = { source: 'precomputed', dim, ownDim, precomputedRows: 0, mappedRows: 0, lambda: solved ? RIDGE_LAMBDA : null, mapR2: solved?.r2 ?? null, map: solved?.map ?? null };
   const vectors = theirs;
   for (let row = 0; row < rows; row++) {
     if (present[row]) {
