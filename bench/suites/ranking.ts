@@ -215,7 +215,9 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   const gen = (await readCurrent(layout))!;
   const dir = generationDir(layout, gen);
   const manifest = await readManifest(layout, gen);
-  const indexBytes = manifest.files.filter((f) => ['bm25.bin', 'text.hnsw', 'text-vectors.f32', 'embedder.bin'].includes(f.name)).reduce((a, f) => a + f.bytes, 0);
+  // What search loads: BM25, the HNSW shards and their set file, the vectors, the embedder and its space.
+  const indexBytes = manifest.files.filter((f) => ['bm25.bin', 'text-hnsw.json', 'text-vectors.f32', 'embedder.bin', 'text-space.json', 'text-space.f32'].includes(f.name) || /^text\.\d+\.hnsw$/.test(f.name))
+    .reduce((a, f) => a + f.bytes, 0);
   const t0 = performance.now();
   const index = await loadSearchIndex(dir);
   const loadMs = performance.now() - t0;

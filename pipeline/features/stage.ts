@@ -6,13 +6,15 @@
 //   intermediate/doc-terms.bin    vocabulary + each row's term ids, for the index stage's BM25
 // and the visual features of rows with media (visual-stage.ts).
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
-import { embedderParamsFor, embedHashes, fitEmbedder, saveEmbedder } from '../../core/embedder.ts';
+import { embedderParamsFor, fitEmbedder, saveEmbedder } from '../../core/embedder.ts';
 import { materialiseSnapshotRows, snapshotChunks, type ArtifactSource } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { writeDocTerms } from './doc-terms.ts';
+import type { EmbedResult, EmbedTask, EmbedWorkerData } from './embed-task.ts';
 import { loadBrandDictionary } from '../../core/enrichment/index.ts';
 import { TaskPool } from '../workers/task-pool.ts';
 import { writeEnrichment } from './enrichment-stage.ts';
@@ -58,6 +60,40 @@ export async function requireArtifactSource(ctx: StageContext, file: string, mis
   const asOf = ctx.asOf.toISOString();
   if (source.asOf !== asOf || source.ingestVersion !== (await ingestVersion(ctx))) throw new Error(stale(source, asOf));
   return source;
+}
+
+const EMBED_ROWS = 50_000;
+
+/**
+ * Every row's LSA vector, computed in worker threads from the saved model (the file queries will
+ * load too), a range of rows a task; `progress` gets the rows done so far.
+ */
+async function embedAll(ctx: StageContext, modelFile: string, docHashes: Uint32Array[], dim: number, progress: (done: number) => void): Promise<Float32Array> {
+  const rows = docHashes.length;
+  const vectors = new Float32Array(rows * dim);
+  if (rows === 0) return vectors;
+  const pool = new TaskPool<EmbedTask, EmbedResult>(new URL('./embed-worker.ts', import.meta.url),
+    { threads: Math.min(ctx.config.PIPELINE_THREADS ?? os.availableParallelism(), Math.ceil(rows / EMBED_ROWS)), workerData: { modelFile } satisfies EmbedWorkerData });
+  let done = 0;
+  try {
+    const tasks: Array<Promise<void>> = [];
+    for (let first = 0; first < rows; first += EMBED_ROWS) {
+      if (ctx.signal.aborted) throw new StageAborted('features');
+      const end = Math.min(rows, first + EMBED_ROWS);
+      const offsets = new Uint32Array(end - first + 1);
+      for (let r = first; r < end; r++) offsets[r - first + 1] = offsets[r - first]! + docHashes[r]!.length;
+      const hashes = new Uint32Array(offsets[end - first]!);
+      for (let r = first; r < end; r++) hashes.set(docHashes[r]!, offsets[r - first]!);
+      tasks.push(pool.run({ first, hashes, offsets }, [hashes.buffer, offsets.buffer]).then((res) => {
+        vectors.set(res.vectors, res.first * dim);
+        progress((done += end - first));
+      }));
+    }
+    await Promise.all(tasks);
+  } finally {
+    await pool.close();
+  }
+  return vectors;
 }
 
 export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
@@ -116,23 +152,17 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const model = fitEmbedder(docHashes, embedderParamsFor(rows));
   const fitMs = performance.now() - t0;
   const dim = model.params.dim;
-  const tEmbed = performance.now();
-  const vectors = new Float32Array(rows * dim);
-  for (let i = 0; i < rows; i++) {
-    embedHashes(model, docHashes[i]!, vectors.subarray(i * dim, (i + 1) * dim));
-    if (i % 50_000 === 0) {
-      bar.update(rows + i);
-      if (ctx.signal.aborted) throw new StageAborted('features');
-    }
-  }
-  bar.stop();
-  const embedMs = performance.now() - tEmbed;
-
   const { artifacts, work } = ctx.layout;
   const intermediate = path.join(work, 'intermediate');
   await fs.mkdir(artifacts, { recursive: true });
   await fs.mkdir(intermediate, { recursive: true });
-  await saveEmbedder(model, path.join(artifacts, 'embedder.bin'));
+  const modelFile = path.join(artifacts, 'embedder.bin');
+  await saveEmbedder(model, modelFile);
+  const tEmbed = performance.now();
+  const vectors = await embedAll(ctx, modelFile, docHashes, dim, (n) => bar.update(rows + n));
+  bar.stop();
+  const embedMs = performance.now() - tEmbed;
+
   // Precomputed text embeddings, when most rows carry one, become the text space (precomputed.ts).
   const text = await adoptPrecomputed(ctx, 'text_embedding', vectors, dim, rows);
   await writeFileAtomic(path.join(artifacts, 'text-vectors.f32'), new Uint8Array(text.vectors.buffer));

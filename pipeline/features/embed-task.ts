@@ -1,0 +1,10 @@
+// The messages between the features stage and its embedding workers (embed-worker.ts): a range
+// of rows' term hashes in, their LSA vectors out. The fitted model reaches each worker once, as
+// the embedder file the stage has just saved (so workers embed exactly as queries will).
+
+export interface EmbedWorkerData { modelFile: string }
+
+/** Rows first..first+n-1; row i's hashes are hashes[offsets[i] .. offsets[i+1]). */
+export interface EmbedTask { first: number; hashes: Uint32Array; offsets: Uint32Array }
+
+export interface EmbedResult { first: number; vectors: Float32Array }
