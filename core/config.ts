@@ -41,6 +41,15 @@ const schema = z.object({
   PIPELINE_THREADS: z.coerce.number().int().positive().optional(),
   /** HNSW graphs are split into time shards (built in parallel) of at least this many rows. */
   HNSW_MIN_SHARD_ROWS: z.coerce.number().int().positive().default(50_000),
+  /** Per API key: requests per second, and the burst allowed above it. */
+  RATE_LIMIT_RPS: z.coerce.number().positive().default(100),
+  RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),
+  /** Where a 402 sends the caller to buy credits (default: the server's own instructions). */
+  TOP_UP_URL: z.string().url().optional(),
+  /** How often the server checks CURRENT for a new generation. */
+  SNAPSHOT_CHECK_MS: z.coerce.number().int().positive().default(5000),
+  /** Credits of the demo account created on the first start. */
+  DEMO_CREDITS: z.coerce.number().int().min(0).default(100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

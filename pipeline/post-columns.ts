@@ -52,21 +52,6 @@ export async function loadPostColumns(ctx: StageContext, expectedRows: number): 
   return { rows, uuid, publishedAt, creator, platform, platforms, engagement, tags };
 }
 
-/** 1 for each of `rows` rows whose vector of `dim` is not all zeros, else 0. */
-export function nonZeroMask(vectors: Float32Array, dim: number, rows: number): Uint8Array {
-  const mask = new Uint8Array(rows);
-  for (let r = 0; r < rows; r++) {
-    const o = r * dim;
-    for (let c = 0; c < dim; c++) {
-      if (vectors[o + c] !== 0) {
-        mask[r] = 1;
-        break;
-      }
-    }
-  }
-  return mask;
-}
-
 /** Creators, platforms (counts) and total engagement of a set of rows. */
 export function memberStats(p: PostColumns, members: readonly number[]): { creators: number; platforms: Map<number, number>; engagement: number } {
   const creators = new Set<number>();

@@ -1,6 +1,8 @@
 // `npm start`: the first-run experience. On an empty DATA_DIR it generates the default fixture
 // corpus into landing/, runs every stage and publishes generation 1; on later starts it serves
-// what is there. Then it keeps the data fresh on the PIPELINE_SCHEDULE.
+// what is there. Then it serves the HTTP API (serve/server.ts; the demo key is printed on the
+// first start) and keeps the data fresh on the PIPELINE_SCHEDULE: the server swaps to each new
+// generation by itself.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../core/config.ts';
@@ -10,6 +12,7 @@ import { createLogger, type Logger } from '../core/log.ts';
 import { generateCorpus } from '../fixtures/generate.ts';
 import { resolveStages, runStages } from './runner.ts';
 import { startSchedule } from './schedule.ts';
+import { demoKeyNotice, startServer, type RunningServer } from '../serve/server.ts';
 
 async function hasLandingData(landing: string): Promise<boolean> {
   try {
@@ -57,15 +60,24 @@ async function main(): Promise<void> {
     process.stderr.write(`start: ${(err as Error).message.split('\n')[0]}\n`);
     process.exit(1);
   }
+  let server: RunningServer;
+  try {
+    server = await startServer(config, createLogger('serve', config.LOG_LEVEL));
+  } catch (err) {
+    process.stderr.write(`start: ${(err as Error).message.split('\n')[0]}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(demoKeyNotice(server));
   const schedule = startSchedule(config, log);
   const stop = async () => {
     await schedule.stop();
-    process.exit(143);
+    await server.close();
+    process.exit(0);
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   // Logged last: once this line is out, the process is fully up (signals included).
-  log.info({ generation: await readCurrent(layout), dataDir: layout.root }, 'current generation ready');
+  log.info({ generation: await readCurrent(layout), dataDir: layout.root, baseUrl: server.baseUrl }, 'current generation ready; serving');
 }
 
 await main();

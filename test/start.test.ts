@@ -1,5 +1,6 @@
 // `npm start` on an empty data directory: generates the corpus, runs the pipeline, publishes,
-// then keeps running its schedule until SIGTERM. A second start serves what is there.
+// serves the API with a demo key (printed), and keeps running its schedule until SIGTERM. A
+// second start serves what is there with the same key.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -12,16 +13,28 @@ import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 test.after.each(cleanupTmp);
 
 async function start(d: string) {
-  const child = spawnTs('pipeline/start.ts', [], { DATA_DIR: d, DEFAULT_CORPUS_POSTS: '400', PIPELINE_SCHEDULE: '{"run":"0 0 1 1 *"}' });
+  const child = spawnTs('pipeline/start.ts', [], { DATA_DIR: d, PORT: '0', DEFAULT_CORPUS_POSTS: '400', PIPELINE_SCHEDULE: '{"run":"0 0 1 1 *"}' });
   await waitFor(() => /current generation ready/.test(child.out()) || child.proc.exitCode !== null, 'start to publish', 180_000);
-  return child;
+  const baseUrl = /"baseUrl":"([^"]+)"/.exec(child.out())?.[1] ?? '';
+  return { child, baseUrl };
+}
+
+async function health(baseUrl: string, key: string) {
+  const res = await fetch(`${baseUrl}/health`, { headers: { 'x-api-key': key } });
+  return { status: res.status, body: (await res.json()) as { generation?: string } };
 }
 
 test('first start generates the corpus, publishes generation 1 and keeps running; SIGTERM stops it', async () => {
   const d = tmpDir();
   const layout = dataDirLayout(d);
-  const child = await start(d);
+  const { child, baseUrl } = await start(d);
   assert.is(child.proc.exitCode, null, child.out());
+  const key = /x-api-key: (\S+)/.exec(child.out())?.[1];
+  assert.ok(key, 'the demo key is printed on the first start');
+  assert.is(JSON.parse(fs.readFileSync(path.join(d, 'demo-key.json'), 'utf8')).secret, key);
+  const h = await health(baseUrl, key!);
+  assert.is(h.status, 200);
+  assert.is(h.body.generation, 'g000001');
   assert.is(await readCurrent(layout), 'g000001');
   const m = await readManifest(layout, 'g000001');
   assert.ok(m.counts.posts! > 300, `posts published: ${m.counts.posts}`);
@@ -30,14 +43,16 @@ test('first start generates the corpus, publishes generation 1 and keeps running
   assert.not.ok(fs.readdirSync(layout.landing, { recursive: true }).some((f) => String(f).includes('truth')));
   assert.ok(fs.readdirSync(layout.quarantine).length > 0, 'planted bad records quarantined');
   child.proc.kill('SIGTERM');
-  assert.is((await child.exited).code, 143);
+  assert.is((await child.exited).code, 0, 'a graceful stop');
 
-  // Second start: nothing regenerated or republished.
+  // Second start: nothing regenerated or republished; the same demo key serves.
   const again = await start(d);
   assert.is(await readCurrent(layout), 'g000001');
   assert.is(fs.readdirSync(path.join(layout.landing)).length, 1);
-  again.proc.kill('SIGTERM');
-  assert.is((await again.exited).code, 143);
+  assert.not.match(again.child.out(), /x-api-key:/);
+  assert.is((await health(again.baseUrl, key!)).status, 200);
+  again.child.proc.kill('SIGTERM');
+  assert.is((await again.child.exited).code, 0);
 });
 
 test.run();

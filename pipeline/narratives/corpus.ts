@@ -4,9 +4,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { EnrichmentStore, loadEnrichmentStore } from '../../core/enrichment/public.ts';
-import { loadVectorSpace } from '../../core/vector-space.ts';
+import { loadVectorSpace, nonZeroMask } from '../../core/vector-space.ts';
 import { readDocTerms, type DocTerms } from '../features/doc-terms.ts';
-import { loadPostColumns, nonZeroMask, type PostColumns } from '../post-columns.ts';
+import { loadPostColumns, type PostColumns } from '../post-columns.ts';
 import type { StageContext } from '../stage.ts';
 
 export interface NarrativeCorpus extends PostColumns {

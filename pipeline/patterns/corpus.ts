@@ -7,8 +7,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { sqlString } from '../../core/duckdb.ts';
 import { StringLists } from '../../core/string-lists.ts';
-import { loadVectorSpace } from '../../core/vector-space.ts';
-import { loadPostColumns, nonZeroMask, type PostColumns } from '../post-columns.ts';
+import { loadVectorSpace, nonZeroMask } from '../../core/vector-space.ts';
+import { loadPostColumns, type PostColumns } from '../post-columns.ts';
 import type { StageContext } from '../stage.ts';
 
 export const ELEMENT_TYPES = ['color', 'style', 'layout', 'motion', 'tag', 'brand'] as const;

@@ -1,0 +1,112 @@
+// The Koa application under {base_url} = http://HOST:PORT + SERVICE_PREFIX: request ids, a JSON
+// access log without secrets, JSON errors (never a stack trace), version selection, the key check
+// and rate limit, a leased generation per request, and the routes. Built from its parts so tests
+// and main.ts assemble the same app.
+import { randomBytes } from 'node:crypto';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Logger } from '../core/log.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import { requireKey } from './auth.ts';
+import { EmergentStore } from './emergent-store.ts';
+import { HttpError } from './http-error.ts';
+import { openApiDocument } from './openapi.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { accountRouter } from './routes/account.ts';
+import { narrativesRouter } from './routes/narratives.ts';
+import { patternsRouter } from './routes/patterns.ts';
+import { searchHandler } from './routes/search.ts';
+import type { SnapshotStore } from './snapshot-store.ts';
+
+export const API_VERSIONS = ['v1.0.1'] as const;
+export const DEFAULT_VERSION = 'v1.0.1';
+export const VERSION_HEADER = 'X-Service-Version';
+export const BODY_LIMIT = '32kb';
+
+export interface AppDeps {
+  ledger: Ledger;
+  snapshots: SnapshotStore;
+  log: Logger;
+  prefix: string;
+  /** Requests per second and burst per key. */
+  rateLimit: { perSecond: number; burst: number };
+  /** Where a 402 sends the caller (known once the server listens). */
+  topUpUrl: () => string;
+  emergent?: EmergentStore;
+  startedAt?: Date;
+}
+
+const newRequestId = () => `req_${randomBytes(9).toString('base64url')}`;
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  const limiter = new RateLimiter(deps.rateLimit.perSecond, deps.rateLimit.burst);
+  const emergent = deps.emergent ?? new EmergentStore();
+
+  // Request id, access log, errors as JSON.
+  app.use(async (ctx, next) => {
+    const t0 = performance.now();
+    const requestId = newRequestId();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, { error: `no route ${ctx.method} ${ctx.path}` });
+    } catch (err) {
+      if (err instanceof HttpError) {
+        ctx.status = err.status;
+        ctx.set(err.headers);
+        ctx.body = { ...err.body, request_id: requestId };
+      } else {
+        ctx.status = 500;
+        ctx.body = { error: 'internal error; quote the request_id when contacting support', request_id: requestId };
+        deps.log.error({ requestId, err: (err as Error).stack ?? String(err) }, 'request failed');
+      }
+    } finally {
+      deps.log.info({
+        requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - t0) * 100) / 100,
+        account: (ctx.state.caller as { account?: string } | undefined)?.account ?? null, credits: ctx.response.get('X-Service-Credits-Used') || null,
+      }, 'access');
+    }
+  });
+
+  const api = new Router({ prefix: deps.prefix });
+  api.get('/openapi.json', (ctx) => {
+    ctx.body = openApiDocument(deps.prefix);
+  });
+  // Everything else: a key, the rate limit, the API version, a leased generation.
+  api.use(requireKey(deps.ledger));
+  api.use(async (ctx, next) => {
+    limiter.take((ctx.state.caller as { key: { id: string } }).key.id);
+    const asked = ctx.get(VERSION_HEADER) || (typeof ctx.query.version === 'string' ? ctx.query.version : '') || DEFAULT_VERSION;
+    if (!(API_VERSIONS as readonly string[]).includes(asked)) throw new HttpError(400, { error: `unknown API version ${asked} (versions: ${API_VERSIONS.join(', ')})` });
+    ctx.set(VERSION_HEADER, asked);
+    const lease = deps.snapshots.lease();
+    ctx.state.gen = lease.gen;
+    try {
+      await next();
+    } finally {
+      lease.release();
+    }
+  });
+  api.use(bodyParser({
+    enableTypes: ['json'], jsonLimit: BODY_LIMIT,
+    onError: (err, ctx) => {
+      const tooLarge = (err as { status?: number }).status === 413 || /too large/i.test(err.message);
+      void ctx;
+      throw new HttpError(400, { error: tooLarge ? `request body too large (at most ${BODY_LIMIT})` : 'request body is not valid JSON' });
+    },
+  }));
+  api.get('/billing/top-up', (ctx) => {
+    ctx.body = { account: (ctx.state.caller as { account: string }).account, how: 'credits are added by the operator of this service: npm run admin -- credits topup --account <account> --credits <n> (docs/ledger.md)' };
+  });
+  api.post('/search', searchHandler({ ledger: deps.ledger, snapshots: deps.snapshots, emergent, topUpUrl: deps.topUpUrl }));
+  for (const r of [narrativesRouter(emergent), patternsRouter(), accountRouter(deps.ledger, deps.snapshots, deps.startedAt ?? new Date())]) {
+    api.use(r.routes(), r.allowedMethods());
+  }
+  app.use(api.routes());
+  app.use(api.allowedMethods({ throw: false }));
+  return app;
+}

@@ -1,0 +1,52 @@
+// Billing of a call against the ledger (spec 8, DESIGN section 5): hold the maximum cost before
+// work, settle to what was delivered (storing the response with an Idempotency-Key), release the
+// whole hold on failure. A refused hold is the spec's 402; nothing is written for it.
+import type { WindowKey } from '../core/windows.ts';
+import type { Hold, Ledger } from '../ledger/ledger.ts';
+import { MICRO, toCredits } from '../ledger/money.ts';
+import { HttpError } from './http-error.ts';
+
+/** 0.01 credits per record returned (search, records jobs). */
+export const PER_RECORD_MICRO = MICRO / 100;
+
+export const CREDITS_USED_HEADER = 'X-Service-Credits-Used';
+export const CREDITS_REMAINING_HEADER = 'X-Service-Credits-Remaining';
+
+export interface InsufficientCredits {
+  error: 'insufficient_credits';
+  credits_required: number;
+  credits_available: number;
+  recommendations: { maxLimitForWindow: number; topUpUrl: string };
+  tier: '1' | '2';
+  window: WindowKey;
+}
+
+export interface HoldRequest {
+  account: string;
+  key: string;
+  amount: number;
+  ref: string;
+  what: string;
+  /** For the 402 body. */
+  window: WindowKey;
+  tier: '1' | '2';
+  /** Largest limit (or depth) the available balance covers, for the 402's recommendation. */
+  maxLimit: (availableMicro: number) => number;
+  topUpUrl: string;
+}
+
+/** Place the hold or throw the 402. */
+export async function holdOr402(ledger: Ledger, r: HoldRequest): Promise<Hold> {
+  const res = await ledger.hold({ account: r.account, key: r.key, amount: r.amount, ref: r.ref, what: r.what });
+  if (res.ok) return res.hold;
+  const body: InsufficientCredits = {
+    error: 'insufficient_credits', credits_required: toCredits(res.required), credits_available: toCredits(res.available),
+    recommendations: { maxLimitForWindow: r.maxLimit(res.available), topUpUrl: r.topUpUrl }, tier: r.tier, window: r.window,
+  };
+  throw new HttpError(402, body as unknown as Record<string, unknown>);
+}
+
+/** The billing headers of a settled call: credits charged, and the account's available balance after it. */
+export function creditHeaders(chargedMicro: number, availableMicro: number): Record<string, string> {
+  return { [CREDITS_USED_HEADER]: String(toCredits(chargedMicro)), [CREDITS_REMAINING_HEADER]: String(toCredits(availableMicro)) };
+}

@@ -1,0 +1,82 @@
+// What a content item (spec 2.2) shows besides its scores, for every row of a generation, held
+// compactly (see core/utf8-column.ts, core/string-lists.ts) and read from posts.parquet once at
+// load: title, description, tags, platform, content type, creator, URL; and which narratives
+// (one per window at most) and patterns (one per scope at most) the row belongs to.
+import path from 'node:path';
+import { openDuckDB, sqlString } from '../core/duckdb.ts';
+import { StringLists } from '../core/string-lists.ts';
+import { Utf8Column } from '../core/utf8-column.ts';
+
+export interface ContentColumns {
+  rows: number;
+  title: Utf8Column;
+  description: Utf8Column;
+  contentUrl: Utf8Column;
+  tags: StringLists;
+  /** Index into `platforms` / `contentTypes`. */
+  platform: Uint8Array;
+  platforms: string[];
+  contentType: Uint8Array;
+  contentTypes: string[];
+  /** NaN when unknown. */
+  creatorId: Float64Array;
+  narrativeIds: StringLists;
+  patternKeys: StringLists;
+}
+
+const CHUNK = 100_000;
+
+function code(list: string[], value: string): number {
+  let i = list.indexOf(value);
+  if (i < 0) i = list.push(value) - 1;
+  if (i > 255) throw new Error(`more than 256 distinct values of a coded column (${value})`);
+  return i;
+}
+
+/** Rows' memberships from a members table (`owner` per `post_row`), as lists per row. */
+async function memberships(db: Awaited<ReturnType<typeof openDuckDB>>, file: string, owner: string, rows: number): Promise<StringLists> {
+  const lists = new StringLists(rows);
+  const res = await db.all<{ post_row: number; owners: string[] }>(`SELECT post_row, list(${owner} ORDER BY ${owner}) AS owners
+    FROM read_parquet(${sqlString(file)}) GROUP BY post_row ORDER BY post_row`);
+  for (const r of res) lists.set(Number(r.post_row), r.owners);
+  lists.seal();
+  return lists;
+}
+
+export async function loadContentColumns(generationDir: string, rows: number): Promise<ContentColumns> {
+  const c: ContentColumns = {
+    rows, title: new Utf8Column(rows), description: new Utf8Column(rows), contentUrl: new Utf8Column(rows), tags: new StringLists(rows),
+    platform: new Uint8Array(rows), platforms: [], contentType: new Uint8Array(rows), contentTypes: [], creatorId: new Float64Array(rows),
+    narrativeIds: new StringLists(0), patternKeys: new StringLists(0),
+  };
+  const db = await openDuckDB();
+  const file = (n: string) => path.join(generationDir, n);
+  try {
+    for (let start = 0; start < rows; start += CHUNK) {
+      // posts.parquet is in snapshot order: its file row number is the snapshot row.
+      const reader = await db.conn.runAndReadAll(`SELECT title, description, content_url, tags, platform, content_type, creator_id::DOUBLE AS creator_id
+        FROM read_parquet(${sqlString(file('posts.parquet'))}, file_row_number = true)
+        WHERE file_row_number >= ${start} AND file_row_number < ${start + CHUNK} ORDER BY file_row_number`);
+      const cols = reader.getColumnsObjectJS() as Record<string, unknown[]>;
+      const n = cols.title!.length;
+      for (let i = 0; i < n; i++) {
+        const r = start + i;
+        c.title.set(r, cols.title![i] as string | null);
+        c.description.set(r, cols.description![i] as string | null);
+        c.contentUrl.set(r, cols.content_url![i] as string | null);
+        c.tags.set(r, (cols.tags![i] as string[] | null) ?? []);
+        c.platform[r] = code(c.platforms, cols.platform![i] as string);
+        c.contentType[r] = code(c.contentTypes, (cols.content_type![i] as string | null) ?? 'text');
+        const id = cols.creator_id![i];
+        c.creatorId[r] = id === null || id === undefined ? NaN : Number(id);
+      }
+    }
+    for (const col of [c.title, c.description, c.contentUrl]) col.seal();
+    c.tags.seal();
+    c.narrativeIds = await memberships(db, file('narrative-members.parquet'), 'narrative_id', rows);
+    c.patternKeys = await memberships(db, file('pattern-members.parquet'), 'pattern_key', rows);
+  } finally {
+    db.close();
+  }
+  return c;
+}

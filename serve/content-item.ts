@@ -1,0 +1,55 @@
+// A ranked row as the content item of spec 2.2: the ranking core's scores, the row's stored
+// fields, its PublicEnrichment (2.3), and the narratives and patterns it belongs to.
+import type { RankedRow } from '../core/ranking/search.ts';
+import type { PublicEnrichment } from '../core/enrichment/public.ts';
+import type { LoadedGeneration } from './generation.ts';
+
+export interface ContentItem {
+  uuid: string; authorReach: number; commentCount: number; engagementDepth: number; engagementScore: number; exampleRankingScore: number;
+  likeCount: number; shareCount: number; viewCount: number; rawSimilarity: number; similarity: number; recencyScore: number; rrfScore: number;
+  narrativeIds: string[]; patternKeys: string[]; tags: string[];
+  contentType: string | null; creatorId: number | null; description: string | null; title: string | null; platform: string | null;
+  publishedAt: string | null; followerCount: number | null; enrichment: PublicEnrichment; intentEvidenceSource: string;
+  intentSimilarity: number | null; relevance: number;
+}
+
+/** The stored fields of a row (no scores): what every list of content shows. */
+export function storedFields(gen: LoadedGeneration, row: number) {
+  const { index, content: c } = gen;
+  const creator = c.creatorId[row]!;
+  const followers = index.followers[row]!;
+  return {
+    uuid: index.uuid[row]!,
+    commentCount: index.comments[row]!, likeCount: index.likes[row]!, shareCount: index.shares[row]!, viewCount: index.views[row]!,
+    narrativeIds: c.narrativeIds.get(row), patternKeys: c.patternKeys.get(row), tags: c.tags.get(row),
+    contentType: c.contentTypes[c.contentType[row]!] ?? null, creatorId: Number.isNaN(creator) ? null : creator,
+    description: c.description.get(row), title: c.title.get(row), platform: c.platforms[c.platform[row]!] ?? null,
+    publishedAt: new Date(index.publishedAt[row]!).toISOString(), followerCount: Number.isNaN(followers) ? null : followers,
+    contentUrl: c.contentUrl.get(row), enrichment: index.enrichment.get(row),
+  };
+}
+
+export function contentItem(gen: LoadedGeneration, r: RankedRow): ContentItem {
+  const { contentUrl: _url, ...stored } = storedFields(gen, r.row);
+  return {
+    ...stored,
+    authorReach: r.authorReach, engagementDepth: r.engagementDepth, engagementScore: r.engagementScore, exampleRankingScore: r.exampleRankingScore,
+    rawSimilarity: r.rawSimilarity, similarity: r.similarity, recencyScore: r.recencyScore, rrfScore: r.rrfScore,
+    intentEvidenceSource: r.intentEvidenceSource, intentSimilarity: r.intentSimilarity, relevance: r.relevance,
+  };
+}
+
+export interface Creator { creatorId: number; followerCount: number | null; hits: number; platform: string }
+
+/** Creators of the returned rows (spec 2.4), most hits first, then by id. */
+export function creatorsOf(items: ContentItem[]): Creator[] {
+  const by = new Map<string, Creator>();
+  for (const it of items) {
+    if (it.creatorId === null) continue;
+    const k = `${it.creatorId}\u0000${it.platform}`;
+    const c = by.get(k);
+    if (c) c.hits++;
+    else by.set(k, { creatorId: it.creatorId, followerCount: it.followerCount, hits: 1, platform: it.platform ?? 'unknown' });
+  }
+  return [...by.values()].sort((a, b) => b.hits - a.hits || a.creatorId - b.creatorId || (a.platform < b.platform ? -1 : 1));
+}

@@ -1,0 +1,30 @@
+// The demo account of DESIGN 4.1: created on the first start with DEMO_CREDITS credits and one
+// key, whose secret is printed once and saved (mode 0600) in DATA_DIR/demo-key.json so a local
+// user can try the API at once. The ledger itself stores only the key's hash.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { writeFileAtomic } from '../core/durable-fs.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import { toMicro } from '../ledger/money.ts';
+
+export const DEMO_KEY_FILE = 'demo-key.json';
+
+export interface DemoKey { account: string; keyId: string; secret: string; createdAt: string }
+
+/** The demo key, created if this data directory has none yet; `created` tells whether it is new. */
+export async function ensureDemoAccount(ledger: Ledger, dataDir: string, credits: number): Promise<{ demo: DemoKey; created: boolean; file: string }> {
+  const file = path.join(dataDir, DEMO_KEY_FILE);
+  try {
+    const demo = JSON.parse(await fs.readFile(file, 'utf8')) as DemoKey;
+    if (ledger.getAccount(demo.account)) return { demo, created: false, file };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${file}: ${(err as Error).message}`);
+  }
+  const account = await ledger.createAccount('demo');
+  if (credits > 0) await ledger.topup(account.id, toMicro(credits), 'demo credits');
+  const { key, secret } = await ledger.createKey(account.id, 'demo');
+  const demo: DemoKey = { account: account.id, keyId: key.id, secret, createdAt: key.createdAt };
+  await writeFileAtomic(file, JSON.stringify(demo, null, 2) + '\n');
+  await fs.chmod(file, 0o600);
+  return { demo, created: true, file };
+}

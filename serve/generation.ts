@@ -1,0 +1,39 @@
+// One generation as the server holds it: the ranking core's index (core/ranking), the content
+// columns of spec 2.2, and the narrative and pattern maps. Immutable once loaded; requests lease
+// it from the snapshot store (snapshot-store.ts) so a swap never pulls it from under them.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Manifest } from '../core/generations.ts';
+import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
+import { nonZeroMask } from '../core/vector-space.ts';
+import { loadContentColumns, type ContentColumns } from './content-columns.ts';
+import { loadMaps, type Maps } from './maps.ts';
+
+export interface LoadedGeneration {
+  id: string;
+  dir: string;
+  manifest: Manifest;
+  index: SearchIndex;
+  content: ContentColumns;
+  maps: Maps;
+  loadedAt: string;
+  loadMs: number;
+  /** Whether the row has a text vector (can belong to a narrative). */
+  hasVector(row: number): boolean;
+  /** How many rows from `start` on have a text vector. */
+  vectorRowsFrom(start: number): number;
+}
+
+export async function loadGeneration(dir: string): Promise<LoadedGeneration> {
+  const t0 = performance.now();
+  const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
+  const index = await loadSearchIndex(dir);
+  const [content, maps] = await Promise.all([loadContentColumns(dir, index.rows), loadMaps(dir, manifest.generation)]);
+  const mask = nonZeroMask(index.vectors, index.textSpace.dim, index.rows);
+  const after = new Uint32Array(index.rows + 1);
+  for (let r = index.rows - 1; r >= 0; r--) after[r] = after[r + 1]! + mask[r]!;
+  return {
+    id: manifest.generation, dir, manifest, index, content, maps, loadedAt: new Date().toISOString(), loadMs: Math.round(performance.now() - t0),
+    hasVector: (row) => mask[row] === 1, vectorRowsFrom: (start) => after[Math.max(0, Math.min(index.rows, start))]!,
+  };
+}

@@ -1,0 +1,29 @@
+// `npm run serve`: serve the current generation (the pipeline must have published one).
+import { ConfigError, loadConfig } from '../core/config.ts';
+import { createLogger } from '../core/log.ts';
+import { demoKeyNotice, startServer } from './server.ts';
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  process.stderr.write(`serve: ${(err as ConfigError).message}\n`);
+  process.exit(2);
+}
+const log = createLogger('serve', config.LOG_LEVEL);
+try {
+  const s = await startServer(config, log);
+  process.stdout.write(demoKeyNotice(s));
+  log.info({ baseUrl: s.baseUrl, generation: s.snapshots.generation?.id }, 'serving');
+  const stop = async (signal: string) => {
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await s.close();
+    log.info({}, 'stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+} catch (err) {
+  process.stderr.write(`serve: ${(err as Error).message.split('\n')[0]}\n`);
+  process.exit(1);
+}

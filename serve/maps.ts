@@ -1,0 +1,147 @@
+// The narrative and pattern maps of a generation, loaded once for serving: every narrative as its
+// spec 2.5 object (source "tracked"), every pattern as its spec 2.6 PatternDetail, with members
+// (snapshot rows, most central first), trajectories, lookalikes, representative content, and the
+// BM25 index over narrative labels and summaries. Small next to the content: a few thousand
+// entries at most.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { loadBm25, type Bm25Index } from '../core/bm25.ts';
+import { openDuckDB, sqlString, type Row } from '../core/duckdb.ts';
+
+export interface Narrative {
+  id: string; label: string; summary: string; source: 'tracked' | 'emergent'; window_key: string; window_start: string; window_end: string;
+  computed_at: string; content_count: number; creator_count: number; platform_count: number; total_engagement: string;
+  emerging_score: number; momentum_score: number; top_tags: string[]; score_breakdown: Record<string, unknown>;
+  narrative_key: string | null; acceleration: number | null; diffusion: number | null; velocity: number | null; lifecycle: string | null;
+  trajectory_confidence: string | null; representative_content_uuid: string | null; sentiment_label: string | null;
+  sentiment_score: number | null; sentiment_breakdown: Record<string, unknown> | null;
+}
+
+export interface TrajectoryPoint { generation: string; as_of: string; computed_at: string; [metric: string]: unknown }
+
+export interface LoadedNarrative { narrative: Narrative; members: Int32Array; dailyCounts: number[]; trajectory: TrajectoryPoint[] }
+
+export interface RecurrentElement { support: number; type: string; value: string }
+
+export interface PatternDetail {
+  clusteringMethod: string; confidence: number; contentCount: number; creatorCount: number; earlyCount: number; lateCount: number;
+  lateShare: number | null; firstSeenAt: string; generation: string; label: string; labelSource: string; medoidContentUuids: string[];
+  patternKey: string; platformCount: number; reconciliation: { cosine: number; memberOverlap: number | null } | null;
+  recurrentElements: RecurrentElement[]; scopeDays: number; summary: string | null; tagAttachedMembers: number; totalEngagement: number;
+  trajectory: Array<{ contentCount: number; creatorCount: number; generation: string }>;
+}
+
+export interface Lookalike {
+  centroidCosine: number; corroborationCount: number; label: string; patternKey: string; tagJaccard: number;
+  sharedElements: Record<string, Array<{ neighborSupport: number; selfSupport: number; value: string }>>;
+}
+
+export interface RepresentativeContent {
+  contentUuid: string; isRepresentative: boolean; engagement: number; centroidSimilarity: number | null; contentUrl: string | null;
+  description: string | null; platform: string | null; publishedAt: string | null; title: string | null;
+}
+
+export interface LoadedPattern { scope: string; detail: PatternDetail; members: Int32Array; lookalikes: Lookalike[]; representatives: RepresentativeContent[]; tags: string[] }
+
+export interface Maps {
+  narratives: LoadedNarrative[];
+  narrativeById: Map<string, LoadedNarrative>;
+  narrativeText: Bm25Index | null;
+  patterns: LoadedPattern[];
+  patternByKey: Map<string, LoadedPattern>;
+}
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const json = <T>(v: unknown): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : null);
+
+async function exists(file: string): Promise<boolean> {
+  return fs.access(file).then(() => true, () => false);
+}
+
+function groupRows(rows: Row[], key: string): Map<string, Row[]> {
+  const out = new Map<string, Row[]>();
+  for (const r of rows) {
+    const k = r[key] as string;
+    const list = out.get(k);
+    if (list) list.push(r);
+    else out.set(k, [r]);
+  }
+  return out;
+}
+
+/** Members of each owner as snapshot rows, by rank (most central first). */
+async function membersOf(db: Awaited<ReturnType<typeof openDuckDB>>, file: string, owner: string): Promise<Map<string, Int32Array>> {
+  const res = await db.all<{ owner: string; rows: number[] }>(`SELECT ${owner} AS owner, list(post_row ORDER BY rank) AS rows
+    FROM read_parquet(${sqlString(file)}) GROUP BY ${owner}`);
+  return new Map(res.map((r) => [r.owner, Int32Array.from(r.rows, Number)]));
+}
+
+export async function loadMaps(generationDir: string, generation: string): Promise<Maps> {
+  const file = (n: string) => path.join(generationDir, n);
+  const maps: Maps = { narratives: [], narrativeById: new Map(), narrativeText: null, patterns: [], patternByKey: new Map() };
+  const db = await openDuckDB();
+  try {
+    await db.run(`SET TimeZone = 'UTC'`);
+    if (await exists(file('narratives.parquet'))) {
+      const rows = await db.all(`SELECT * FROM read_parquet(${sqlString(file('narratives.parquet'))}) ORDER BY row_id`);
+      const members = await membersOf(db, file('narrative-members.parquet'), 'narrative_id');
+      const history = groupRows(await db.all(`SELECT * FROM read_parquet(${sqlString(file('narrative-trajectory.parquet'))}) ORDER BY row_id`), 'narrative_key');
+      for (const r of rows) {
+        const narrative: Narrative = {
+          id: r.id as string, label: r.label as string, summary: r.summary as string, source: 'tracked', window_key: r.window_key as string,
+          window_start: r.window_start as string, window_end: r.window_end as string, computed_at: r.computed_at as string,
+          content_count: num(r.content_count), creator_count: num(r.creator_count), platform_count: num(r.platform_count),
+          total_engagement: String(r.total_engagement), emerging_score: num(r.emerging_score), momentum_score: num(r.momentum_score),
+          top_tags: (r.top_tags as string[] | null) ?? [], score_breakdown: json<Record<string, unknown>>(r.score_breakdown) ?? {},
+          narrative_key: (r.narrative_key as string | null) ?? null, acceleration: numOrNull(r.acceleration), diffusion: numOrNull(r.diffusion),
+          velocity: numOrNull(r.velocity), lifecycle: (r.lifecycle as string | null) ?? null, trajectory_confidence: (r.trajectory_confidence as string | null) ?? null,
+          representative_content_uuid: (r.representative_content_uuid as string | null) ?? null, sentiment_label: (r.sentiment_label as string | null) ?? null,
+          sentiment_score: numOrNull(r.sentiment_score), sentiment_breakdown: json<Record<string, unknown>>(r.sentiment_breakdown),
+        };
+        // This generation's own trajectory rows carry no generation name yet (publish gives it).
+        const trajectory = (history.get(narrative.narrative_key ?? '') ?? []).filter((h) => h.window_key === narrative.window_key)
+          .map(({ row_id: _r, narrative_key: _k, window_key: _w, ...h }) => ({ ...h, generation: (h.generation as string | null) ?? generation }) as TrajectoryPoint);
+        const loaded: LoadedNarrative = { narrative, members: members.get(narrative.id) ?? new Int32Array(0), dailyCounts: ((r.daily_counts as number[] | null) ?? []).map(Number), trajectory };
+        maps.narratives.push(loaded);
+        maps.narrativeById.set(narrative.id, loaded);
+      }
+      if (await exists(file('narrative-text.bin'))) maps.narrativeText = await loadBm25(file('narrative-text.bin'));
+    }
+    if (await exists(file('patterns.parquet'))) {
+      const rows = await db.all(`SELECT * FROM read_parquet(${sqlString(file('patterns.parquet'))}) ORDER BY row_id`);
+      const members = await membersOf(db, file('pattern-members.parquet'), 'pattern_key');
+      const looks = groupRows(await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-lookalikes.parquet'))}) ORDER BY pattern_key, rank`), 'pattern_key');
+      const reps = groupRows(await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-representatives.parquet'))}) ORDER BY pattern_key, rank`), 'pattern_key');
+      const history = groupRows(await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-trajectory.parquet'))}) ORDER BY row_id`), 'pattern_key');
+      for (const r of rows) {
+        const key = r.pattern_key as string;
+        const detail: PatternDetail = {
+          clusteringMethod: r.clustering_method as string, confidence: num(r.confidence), contentCount: num(r.content_count), creatorCount: num(r.creator_count),
+          earlyCount: num(r.early_count), lateCount: num(r.late_count), lateShare: numOrNull(r.late_share), firstSeenAt: r.first_seen_at as string,
+          generation, label: r.label as string, labelSource: r.label_source as string, medoidContentUuids: (r.medoid_content_uuids as string[] | null) ?? [],
+          patternKey: key, platformCount: num(r.platform_count), reconciliation: json(r.reconciliation), recurrentElements: json<RecurrentElement[]>(r.recurrent_elements) ?? [],
+          scopeDays: num(r.scope_days), summary: (r.summary as string | null) ?? null, tagAttachedMembers: num(r.tag_attached_members), totalEngagement: num(r.total_engagement),
+          trajectory: (history.get(key) ?? []).map((h) => ({ contentCount: num(h.content_count), creatorCount: num(h.creator_count), generation: (h.generation as string | null) ?? generation })),
+        };
+        const loaded: LoadedPattern = {
+          scope: r.scope_key as string, detail, members: members.get(key) ?? new Int32Array(0), tags: (r.tags as string[] | null) ?? [],
+          lookalikes: (looks.get(key) ?? []).map((l) => ({
+            centroidCosine: num(l.centroid_cosine), corroborationCount: num(l.corroboration_count), label: l.label as string, patternKey: l.lookalike_key as string,
+            tagJaccard: num(l.tag_jaccard), sharedElements: json(l.shared_elements) ?? {},
+          })),
+          representatives: (reps.get(key) ?? []).map((x) => ({
+            contentUuid: x.content_uuid as string, isRepresentative: Boolean(x.is_representative), engagement: num(x.engagement), centroidSimilarity: numOrNull(x.centroid_similarity),
+            contentUrl: (x.content_url as string | null) ?? null, description: (x.description as string | null) ?? null, platform: (x.platform as string | null) ?? null,
+            publishedAt: (x.published_at as string | null) ?? null, title: (x.title as string | null) ?? null,
+          })),
+        };
+        maps.patterns.push(loaded);
+        maps.patternByKey.set(key, loaded);
+      }
+    }
+  } finally {
+    db.close();
+  }
+  return maps;
+}

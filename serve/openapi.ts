@@ -1,0 +1,178 @@
+// The OpenAPI 3.1 document of the HTTP API, served at {base_url}/openapi.json. Schemas are plain
+// JSON Schema 2020-12, strict where the spec is (required fields, types, nullability, enums), and
+// test/openapi.test.ts validates real responses of every endpoint against them, so this document
+// cannot drift from what the server sends.
+import { WINDOW_KEYS } from '../core/windows.ts';
+
+type Schema = Record<string, unknown>;
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (type: string | Schema): Schema => (typeof type === 'string' ? { type: [type, 'null'] } : { anyOf: [type, { type: 'null' }] });
+const obj = (required: Record<string, Schema>, optional: Record<string, Schema> = {}, extra = false): Schema => ({
+  type: 'object', required: Object.keys(required), properties: { ...required, ...optional }, additionalProperties: extra,
+});
+const num: Schema = { type: 'number' };
+const int: Schema = { type: 'integer' };
+const str: Schema = { type: 'string' };
+const bool: Schema = { type: 'boolean' };
+const strList: Schema = { type: 'array', items: str };
+const windowEnum: Schema = { type: 'string', enum: [...WINDOW_KEYS] };
+const unit: Schema = { type: 'number', minimum: 0, maximum: 1 };
+
+const enrichment = obj({
+  aestheticStyle: strList, attributeConfidence: nullable('number'), brandProducts: strList,
+  coverage: obj({ attributes: bool, novelty: bool, sentiment: bool }), emotionMood: strList, noveltyScore: nullable('number'),
+  saturationScore: nullable('number'), themes: strList, tone: nullable('string'), toneConfidence: nullable('number'),
+});
+
+const storedContent = {
+  uuid: str, commentCount: num, likeCount: num, shareCount: num, viewCount: num, narrativeIds: strList, patternKeys: strList, tags: strList,
+};
+const storedOptional = {
+  contentType: nullable('string'), creatorId: nullable('number'), description: nullable('string'), title: nullable('string'),
+  platform: nullable('string'), publishedAt: nullable('string'), followerCount: nullable('number'), enrichment: ref('PublicEnrichment'),
+};
+
+const contentItem = obj({
+  ...storedContent, authorReach: unit, engagementDepth: unit, engagementScore: unit, exampleRankingScore: num, rawSimilarity: { type: 'number', minimum: -1, maximum: 1 },
+  similarity: unit, recencyScore: unit, rrfScore: num,
+}, { ...storedOptional, intentEvidenceSource: { type: 'string', enum: ['authored_text', 'no_match', 'no_text', 'tag_only'] }, intentSimilarity: nullable('number'), relevance: unit });
+
+const storedRow = obj(storedContent, { ...storedOptional, contentUrl: nullable('string') });
+
+const narrative = obj({
+  id: str, label: str, summary: str, source: { type: 'string', enum: ['emergent', 'tracked'] }, window_key: windowEnum, window_start: str, window_end: str,
+  computed_at: str, content_count: num, creator_count: num, platform_count: num, total_engagement: { type: 'string', pattern: '^[0-9]+$' },
+  emerging_score: unit, momentum_score: unit, top_tags: strList,
+  score_breakdown: obj({ content_count: num, creator_count: num, platform_count: num, total_engagement: num }, { clustering_method: str, pair_count: num, seed_tag: str }),
+}, {
+  narrative_key: nullable('string'), acceleration: nullable('number'), diffusion: nullable('number'), velocity: nullable('number'),
+  lifecycle: nullable({ type: 'string', enum: ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'] }),
+  trajectory_confidence: nullable({ type: 'string', enum: ['high', 'medium', 'low'] }), representative_content_uuid: nullable('string'),
+  sentiment_label: nullable('string'), sentiment_score: nullable('number'),
+  sentiment_breakdown: nullable(obj({}, {
+    coverage: num, dominant_tone: nullable('string'), stance: nullable(obj({ critical: num, mixed: num, neutral: num, supportive: num })), stance_coverage: num,
+  })),
+  memberOverlap: num, overlapZScore: num, overlap_count: num, queryRelevance: unit, text_rank: num,
+});
+
+const patternDetail = obj({
+  clusteringMethod: str, confidence: unit, contentCount: num, creatorCount: num, earlyCount: num, lateCount: num, lateShare: nullable('number'),
+  firstSeenAt: str, generation: str, label: str, labelSource: str, medoidContentUuids: strList, patternKey: str, platformCount: num,
+  reconciliation: nullable(obj({ cosine: num, memberOverlap: nullable('number') })),
+  recurrentElements: { type: 'array', items: obj({ support: num, type: str, value: str }) }, scopeDays: num, summary: nullable('string'),
+  tagAttachedMembers: num, totalEngagement: num, trajectory: { type: 'array', items: obj({ contentCount: num, creatorCount: num, generation: str }) },
+});
+const lookalike = obj({
+  centroidCosine: num, corroborationCount: num, label: str, patternKey: str, tagJaccard: unit,
+  sharedElements: { type: 'object', additionalProperties: { type: 'array', items: obj({ neighborSupport: num, selfSupport: num, value: str }) } },
+});
+const representative = obj({
+  contentUuid: str, isRepresentative: bool, engagement: num, centroidSimilarity: nullable('number'), contentUrl: nullable('string'),
+  description: nullable('string'), platform: nullable('string'), publishedAt: nullable('string'), title: nullable('string'),
+});
+const patternEntry = obj({
+  pattern: ref('PatternDetail'), lexicalMatch: unit, memberTextMatch: unit, visualSimilarity: num, queryRelevance: unit,
+  lookalikes: { type: 'array', items: ref('Lookalike') }, representativeContent: { type: 'array', items: ref('RepresentativeContent') },
+});
+
+const error = obj({ error: str }, { request_id: str }, true);
+const insufficient = obj({
+  error: { type: 'string', enum: ['insufficient_credits'] }, credits_required: num, credits_available: num,
+  recommendations: obj({ maxLimitForWindow: { type: 'integer', minimum: 0 }, topUpUrl: str }), tier: { type: 'string', enum: ['1', '2'] }, window: windowEnum,
+}, { request_id: str });
+
+const paged = (items: Schema, more: Record<string, Schema> = {}) => obj({ items: { type: 'array', items }, ...more });
+
+export function openApiDocument(prefix: string): Schema {
+  const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { description: ERROR_TEXT[c], content: { 'application/json': { schema: c === 402 ? ref('InsufficientCredits') : ref('Error') } } }]));
+  const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
+  const q = (name: string, schema: Schema, description: string, required = false) => ({ name, in: 'query', required, schema, description });
+  const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: str, description });
+  const readErrors = errors(400, 403, 404, 429);
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Content intelligence service', version: 'v1.0.1', description: 'Search, narrative and pattern maps over social posts, billed in credits (1 credit = 1.00 USD). Every request carries x-api-key; credits are integer micro-credits inside and decimals in JSON. Field definitions: docs/fields.md.' },
+    servers: [{ url: prefix || '/', description: 'http://HOST:PORT + SERVICE_PREFIX' }],
+    security: [{ apiKey: [] }],
+    paths: {
+      '/search': {
+        post: {
+          summary: 'Synchronous hybrid search; 0.01 credits per row returned (hold: limit x 0.01)',
+          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 }, description: 'A retry with the same key and body returns the original answer and charge.' }],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('SearchRequest') } } },
+          responses: {
+            200: {
+              ...json(ref('SearchResponse'), 'Ranked content with its creators and narratives'),
+              headers: { 'X-Service-Credits-Used': { schema: str, description: 'credits charged by this call' }, 'X-Service-Credits-Remaining': { schema: str, description: 'available credits after the call' } },
+            },
+            ...errors(400, 402, 403, 409, 422, 429),
+          },
+        },
+      },
+      '/narratives/trending': { get: { summary: 'Narratives of a window by momentum (free)', parameters: [q('window', windowEnum, 'default 30d'), q('platform', str, 'only narratives with posts on this platform'), q('limit', int, '1..100, default 20'), q('offset', int, 'default 0')], responses: { 200: json(ref('NarrativeList'), 'Narratives, by momentum_score, emerging_score, content_count, id'), ...readErrors } } },
+      '/narratives/search': { get: { summary: 'Search narrative labels, summaries and tags (free)', parameters: [q('q', str, 'words to look for', true), q('window', windowEnum, 'only this window'), q('limit', int, '1..100, default 20')], responses: { 200: json(ref('NarrativeSearch'), 'Narratives by BM25 score (text_rank)'), ...readErrors } } },
+      '/narratives/{id}': { get: { summary: 'One narrative: posts, creators, platform split (free); emergent ids for an hour', parameters: [pathParam('id', 'narrative id'), q('limit', int, 'posts per page, 1..500, default 50'), q('offset', int, 'default 0')], responses: { 200: json(ref('NarrativeDetail'), 'The narrative'), ...readErrors } } },
+      '/narratives/{id}/trajectory': { get: { summary: "A tracked narrative's metrics over generations (free)", parameters: [pathParam('id', 'narrative id')], responses: { 200: json(ref('NarrativeTrajectory'), 'Trajectory'), ...readErrors } } },
+      '/intelligence/patterns': { get: { summary: 'Browse visual patterns (free)', parameters: [q('scope', windowEnum, 'default 30d'), q('sort', { type: 'string', enum: ['contentCount', 'lateShare', 'confidence', 'totalEngagement', 'firstSeenAt'] }, 'default contentCount'), q('limit', int, '1..100, default 20'), q('cursor', str, 'nextCursor of the previous page')], responses: { 200: json(ref('PatternList'), 'Patterns'), ...readErrors } } },
+      '/intelligence/patterns/{patternKey}': { get: { summary: 'One pattern with representative content and lookalikes (free)', parameters: [pathParam('patternKey', 'pattern key')], responses: { 200: json(ref('PatternResponse'), 'The pattern'), ...readErrors } } },
+      '/intelligence/patterns/{patternKey}/content': { get: { summary: 'Posts of a pattern (free)', parameters: [pathParam('patternKey', 'pattern key'), q('limit', int, '1..500, default 50'), q('offset', int, 'default 0')], responses: { 200: json(ref('PatternContent'), 'Posts, most central first'), ...readErrors } } },
+      '/intelligence/patterns/{patternKey}/lookalikes': { get: { summary: 'Lookalikes of a pattern (free)', parameters: [pathParam('patternKey', 'pattern key')], responses: { 200: json(ref('PatternLookalikes'), 'Lookalikes'), ...readErrors } } },
+      '/usage': { get: { summary: 'The credit ledger of the caller, newest first (free)', parameters: [q('limit', int, '1..500, default 50'), q('cursor', str, 'nextCursor of the previous page'), q('keyId', str, 'only entries of this key')], responses: { 200: json(ref('Usage'), 'Entries'), ...readErrors } } },
+      '/health': { get: { summary: 'Service status and data freshness (free)', responses: { 200: json(ref('Health'), 'Status'), ...errors(403, 429) } } },
+      '/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1' } } } },
+    },
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      schemas: {
+        SearchRequest: obj({ query: { type: 'string', minLength: 1, maxLength: 1000 } }, { limit: { type: 'integer', minimum: 1, maximum: 300, default: 100 }, window: { ...windowEnum, default: '30d' } }),
+        SearchResponse: obj({
+          content: { type: 'array', items: ref('ContentItem'), maxItems: 300 }, creators: { type: 'array', items: ref('Creator') }, narratives: { type: 'array', items: ref('Narrative') },
+          patterns: { type: 'array', items: ref('PatternEntry') }, query: str, window: windowEnum, request_id: str, response_time_ms: num, usage: obj({ credits: num }),
+        }),
+        ContentItem: contentItem,
+        StoredContent: storedRow,
+        PublicEnrichment: enrichment,
+        Creator: obj({ creatorId: num, followerCount: nullable('number'), hits: num, platform: str }),
+        Narrative: narrative,
+        PatternDetail: patternDetail,
+        PatternEntry: patternEntry,
+        Lookalike: lookalike,
+        RepresentativeContent: representative,
+        Error: error,
+        InsufficientCredits: insufficient,
+        NarrativeList: paged(ref('Narrative'), { window: windowEnum, generation: str, total: int, offset: int, limit: int, next_offset: nullable('integer') }),
+        NarrativeSearch: paged(ref('Narrative'), { q: str, window: nullable(windowEnum), generation: str }),
+        NarrativeDetail: obj({
+          narrative: ref('Narrative'), daily_counts: { type: 'array', items: num },
+          posts: paged(ref('StoredContent'), { total: int, offset: int, limit: int, next_offset: nullable('integer') }),
+          creators: { type: 'array', items: obj({ creatorId: num, platform: str, posts: int }) },
+          platforms: { type: 'array', items: obj({ platform: str, posts: int, share: unit }) },
+        }),
+        NarrativeTrajectory: obj({ id: str, narrative_key: nullable('string'), window_key: windowEnum, daily_counts: { type: 'array', items: num }, points: { type: 'array', items: { type: 'object', required: ['generation'], properties: { generation: str } } } }),
+        PatternList: paged(ref('PatternDetail'), { scope: windowEnum, sort: str, generation: str, total: int, nextCursor: nullable('string') }),
+        PatternResponse: obj({ pattern: ref('PatternDetail'), representativeContent: { type: 'array', items: ref('RepresentativeContent') }, lookalikes: { type: 'array', items: ref('Lookalike') } }),
+        PatternContent: paged(ref('StoredContent'), { patternKey: str, total: int, offset: int, limit: int, next_offset: nullable('integer') }),
+        PatternLookalikes: obj({ patternKey: str, lookalikes: { type: 'array', items: ref('Lookalike') } }),
+        Usage: obj({
+          account: str, balance: num, held: num, available: num, nextCursor: nullable('string'),
+          entries: { type: 'array', items: obj({ id: str, type: { type: 'string', enum: ['topup', 'settlement', 'refund'] }, credits: num, held: nullable('number'), balanceAfter: num, keyId: nullable('string'), ref: nullable('string'), what: nullable('string'), reason: nullable('string'), at: str }) },
+        }),
+        Health: obj({
+          status: { type: 'string', enum: ['ok', 'degraded'] }, generation: str, computed_at: str, as_of: str, data_age_seconds: num, loaded_at: str, rows: int,
+          narratives: int, patterns: int, draining_generations: int, last_load_error: nullable('string'),
+          ledger: obj({ last_seq: int, open_holds: int, recovered_ms: num, torn_tail_cut: bool }), uptime_seconds: num,
+        }),
+      },
+    },
+  };
+}
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Invalid request: the message names the problem',
+  402: 'Insufficient credits: nothing was charged',
+  403: 'Missing, invalid or revoked x-api-key',
+  404: 'Unknown id or route',
+  409: 'A request with this Idempotency-Key is still in progress',
+  422: 'This Idempotency-Key was used with a different body',
+  429: 'Rate limit exceeded; see Retry-After',
+};

@@ -1,0 +1,43 @@
+// Free reads of the caller's own account (spec 4.2): GET /usage (the credit ledger newest first,
+// opaque cursor, limit, keyId filter) and GET /health (status, the generation served and how old
+// its data is, the ledger's state). Never billed, never in the usage ledger.
+import Router from '@koa/router';
+import { LedgerError, type Ledger } from '../../ledger/ledger.ts';
+import { toCredits } from '../../ledger/money.ts';
+import type { Caller } from '../auth.ts';
+import { badRequest, HttpError } from '../http-error.ts';
+import { intParam } from '../params.ts';
+import type { SnapshotStore } from '../snapshot-store.ts';
+
+export function accountRouter(ledger: Ledger, snapshots: SnapshotStore, startedAt: Date): Router {
+  const r = new Router();
+  r.get('/usage', (ctx) => {
+    const caller = ctx.state.caller as Caller;
+    const limit = intParam(ctx.query.limit, 'limit', 50, 1, 500);
+    const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : null;
+    const keyId = typeof ctx.query.keyId === 'string' ? ctx.query.keyId : null;
+    try {
+      const page = ledger.usage(caller.account, { cursor, limit, keyId });
+      const b = ledger.balance(caller.account);
+      ctx.body = { account: caller.account, balance: toCredits(b.balance), held: toCredits(b.held), available: toCredits(b.available), entries: page.entries, nextCursor: page.nextCursor };
+    } catch (err) {
+      if (err instanceof LedgerError && err.code === 'bad_cursor') throw badRequest('invalid cursor');
+      if (err instanceof LedgerError && err.code === 'not_found') throw new HttpError(404, { error: err.message });
+      throw err;
+    }
+  });
+  r.get('/health', (ctx) => {
+    const gen = snapshots.generation!;
+    const asOf = gen.manifest.as_of;
+    ctx.body = {
+      status: snapshots.lastError ? 'degraded' : 'ok',
+      generation: gen.id, computed_at: gen.manifest.computed_at, as_of: asOf,
+      data_age_seconds: Math.round((Date.now() - Date.parse(asOf)) / 1000),
+      loaded_at: gen.loadedAt, rows: gen.index.rows, narratives: gen.maps.narratives.length, patterns: gen.maps.patterns.length,
+      draining_generations: snapshots.draining, last_load_error: snapshots.lastError,
+      ledger: { last_seq: ledger.lastSeq, open_holds: ledger.openHolds().length, recovered_ms: Math.round(ledger.recovery.ms), torn_tail_cut: ledger.recovery.tornTail !== null },
+      uptime_seconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
+    };
+  });
+  return r;
+}

@@ -1,0 +1,86 @@
+// POST /search (spec 2.1, 2.2, 2.4, 2.5, 4.1, 7, 8): validate, hold limit x 0.01 credits, run the
+// ranking core on the leased generation, build the answer, settle to the rows returned (storing
+// the answer under an Idempotency-Key), and release the hold if anything fails.
+import { createHash } from 'node:crypto';
+import type Koa from 'koa';
+import { search } from '../../core/ranking/search.ts';
+import type { Ledger } from '../../ledger/ledger.ts';
+import { toCredits } from '../../ledger/money.ts';
+import type { Caller } from '../auth.ts';
+import { creditHeaders, holdOr402, PER_RECORD_MICRO } from '../billing.ts';
+import { contentItem, creatorsOf } from '../content-item.ts';
+import type { EmergentStore } from '../emergent-store.ts';
+import { HttpError } from '../http-error.ts';
+import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from '../search-body.ts';
+import { emergentNarratives, trackedNarratives } from '../search-narratives.ts';
+import type { SnapshotStore } from '../snapshot-store.ts';
+
+export interface SearchDeps {
+  ledger: Ledger;
+  snapshots: SnapshotStore;
+  emergent: EmergentStore;
+  topUpUrl: () => string;
+}
+
+interface StoredResponse { status: number; body: unknown; headers: Record<string, string> }
+
+/** Same account, same key, same request: the body as validated (so spacing or key order do not matter). */
+function bodyHash(b: SearchBody): string {
+  return createHash('sha256').update(JSON.stringify([b.query, b.limit, b.window])).digest('hex');
+}
+
+export function searchHandler(deps: SearchDeps): Koa.Middleware {
+  return async (ctx) => {
+    const started = performance.now();
+    const caller = ctx.state.caller as Caller;
+    const body = parseSearchBody(ctx.request.body);
+    const idemKey = ctx.get('idempotency-key') || null;
+    if (idemKey !== null && (idemKey.length > 255 || !/^[\x21-\x7e]+$/.test(idemKey))) throw new HttpError(400, { error: 'Idempotency-Key must be 1 to 255 visible ASCII characters' });
+    if (idemKey) {
+      const check = deps.ledger.idempotencyBegin(caller.account, idemKey, bodyHash(body));
+      if (check.kind === 'replay') {
+        const r = check.response as StoredResponse;
+        ctx.status = r.status;
+        ctx.set(r.headers);
+        ctx.set('Idempotent-Replayed', 'true');
+        ctx.body = r.body;
+        return;
+      }
+      if (check.kind === 'conflict') throw new HttpError(422, { error: 'this Idempotency-Key was used with a different request body' });
+      if (check.kind === 'in_flight') throw new HttpError(409, { error: 'a request with this Idempotency-Key is still in progress' });
+    }
+    let hold: Awaited<ReturnType<typeof holdOr402>> | null = null;
+    const lease = deps.snapshots.lease();
+    try {
+      hold = await holdOr402(deps.ledger, {
+        account: caller.account, key: caller.key.id, amount: body.limit * PER_RECORD_MICRO, ref: ctx.state.requestId as string, what: 'search',
+        window: body.window, tier: '1', topUpUrl: deps.topUpUrl(), maxLimit: (available) => Math.min(SEARCH_LIMIT_MAX, Math.floor(available / PER_RECORD_MICRO)),
+      });
+      const gen = lease.gen;
+      const ranked = search(gen.index, body);
+      const content = ranked.map((r) => contentItem(gen, r));
+      const emergent = emergentNarratives(gen, body.window, body.query, ranked);
+      deps.emergent.put(gen.id, emergent);
+      const narratives = [...trackedNarratives(gen, body.window, ranked.map((r) => r.row)), ...emergent.map((e) => e.narrative)];
+      const charged = content.length * PER_RECORD_MICRO;
+      // Spec 2.6: visual patterns in search answers are switched off; the list stays empty.
+      const answer = {
+        content, creators: creatorsOf(content), narratives, patterns: [] as unknown[], query: body.query, window: body.window,
+        request_id: ctx.state.requestId as string, response_time_ms: Math.round((performance.now() - started) * 100) / 100, usage: { credits: toCredits(charged) },
+      };
+      // The answer is stored with its settlement (one durable record), so a replay returns it.
+      const headers = creditHeaders(charged, deps.ledger.balance(caller.account).available + hold.amount - charged);
+      const settled = await deps.ledger.settle(hold.id, charged,
+        idemKey ? { key: idemKey, bodyHash: bodyHash(body), response: { status: 200, body: answer, headers } satisfies StoredResponse } : undefined);
+      hold = null;
+      ctx.set(creditHeaders(settled.charged, settled.available));
+      ctx.body = answer;
+    } catch (err) {
+      if (hold) await deps.ledger.release(hold.id, err instanceof HttpError ? `error ${err.status}` : 'error').catch(() => undefined);
+      if (idemKey) deps.ledger.idempotencyAbort(caller.account, idemKey);
+      throw err;
+    } finally {
+      lease.release();
+    }
+  };
+}

@@ -1,0 +1,113 @@
+// The `narratives` of a search answer (spec 2.5, DESIGN section 6):
+//   tracked   the generation's narratives of the search window whose overlap with the returned
+//             rows passes an exact hypergeometric test (upper tail) under Benjamini-Hochberg false
+//             discovery control at 5% over every narrative of the window; memberOverlap and
+//             overlap_count = returned rows that are members, overlapZScore ranks them;
+//   emergent  clusters of the returned rows themselves (their text vectors, the narratives'
+//             k-means with settings for a few hundred rows), described like tracked ones, with
+//             queryRelevance = the members' mean cosine to the query (0..1). Their ids stay
+//             readable at /narratives/{id} for EMERGENT_TTL_MS (emergent-store.ts).
+import { createHash } from 'node:crypto';
+import { terms } from '../core/analyzer.ts';
+import type { RankedRow } from '../core/ranking/search.ts';
+import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../core/stats/hypergeometric.ts';
+import { WINDOW_DAYS, type WindowKey } from '../core/windows.ts';
+import { platformDiffusion, summarise } from '../pipeline/narratives/build.ts';
+import { clusterWindow, CLUSTER_DEFAULTS, type ClusterOptions } from '../pipeline/narratives/cluster.ts';
+import { ClassCounts, LABEL_DEFAULTS, labelFrom, labelKeys } from '../pipeline/narratives/labels.ts';
+import { narrativeSentiment } from '../pipeline/narratives/sentiment.ts';
+import { DAY_MS, seriesStats } from '../pipeline/narratives/series.ts';
+import type { LoadedGeneration } from './generation.ts';
+import type { LoadedNarrative, Narrative } from './maps.ts';
+
+export const TRACKED_FDR = 0.05;
+
+export type TrackedInAnswer = Narrative & { memberOverlap: number; overlapZScore: number; overlap_count: number };
+export type EmergentInAnswer = Narrative & { queryRelevance: number };
+export interface EmergentNarrative { narrative: EmergentInAnswer; members: Int32Array; dailyCounts: number[] }
+
+/** Tracked narratives of `window` that the returned rows over-represent, by overlapZScore. */
+export function trackedNarratives(gen: LoadedGeneration, window: WindowKey, rows: readonly number[]): TrackedInAnswer[] {
+  const inWindow = gen.maps.narratives.filter((n) => n.narrative.window_key === window);
+  if (inWindow.length === 0 || rows.length === 0) return [];
+  const overlap = new Map<string, number>();
+  for (const r of rows) for (const id of gen.content.narrativeIds.get(r)) overlap.set(id, (overlap.get(id) ?? 0) + 1);
+  // Population: the window's rows that can be members at all (those with a text vector).
+  const N = gen.vectorRowsFrom(gen.index.windowStart[window]);
+  const n = rows.length;
+  const tested = inWindow.map((ln) => {
+    const k = overlap.get(ln.narrative.id) ?? 0;
+    const K = ln.members.length;
+    return { ln, k, p: k === 0 ? 1 : hypergeometricUpperTail(N, K, n, k), z: hypergeometricZ(N, K, n, k) };
+  });
+  const pass = benjaminiHochberg(tested.map((t) => t.p), TRACKED_FDR);
+  return tested.filter((t, i) => pass[i] && t.k > 0)
+    .sort((a, b) => b.z - a.z || a.ln.narrative.id.localeCompare(b.ln.narrative.id))
+    .map(({ ln, k, z }) => ({ ...ln.narrative, memberOverlap: k, overlapZScore: z, overlap_count: k }));
+}
+
+// A few hundred rows: every row in the k search, k from 2 to 8, a cluster needs 3 rows or 5%.
+const EMERGENT_CLUSTER: ClusterOptions = {
+  ...CLUSTER_DEFAULTS, sample: 300, searchSample: 300, silhouetteSample: 150, kMin: 2, kMax: 8, minClusterSize: 3, minClusterShare: 0.05,
+};
+
+/** Clusters of the returned rows, described as narratives of the search window. */
+export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, query: string, ranked: readonly RankedRow[]): EmergentNarrative[] {
+  const { index, content } = gen;
+  const dim = index.textSpace.dim;
+  const rows = ranked.filter((r) => gen.hasVector(r.row)).map((r) => r.row);
+  const cl = clusterWindow(index.vectors, dim, rows, EMERGENT_CLUSTER);
+  const groups = new Map<number, number[]>();
+  cl.assignment.forEach((c, i) => {
+    if (c >= 0) groups.set(c, [...(groups.get(c) ?? []), i]);
+  });
+  if (groups.size === 0) return [];
+  const simOf = new Map(ranked.map((r) => [r.row, r.similarity]));
+  const clusters = [...groups.keys()].sort((a, b) => a - b);
+  const termCounts = new ClassCounts(clusters.length);
+  const tagCounts = new ClassCounts(clusters.length);
+  const textOf = (r: number) => [content.title.get(r), content.description.get(r)].filter(Boolean).join('. ');
+  clusters.forEach((c, ci) => {
+    for (const i of groups.get(c)!) {
+      termCounts.add(ci, labelKeys(terms(textOf(rows[i]!))));
+      tagCounts.add(ci, content.tags.get(rows[i]!));
+    }
+  });
+  const bounds = gen.manifest.windows[window];
+  const asOf = index.asOf;
+  const windowDays = window === 'all' ? Math.max(1, (asOf - Date.parse(bounds.start)) / DAY_MS) : WINDOW_DAYS[window];
+  const computedAt = new Date().toISOString();
+  return clusters.map((c, ci) => {
+    const idx = groups.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
+    const members = idx.map((i) => rows[i]!);
+    const creators = new Set<number>();
+    const platforms = new Map<number, number>();
+    let engagement = 0;
+    for (const r of members) {
+      if (!Number.isNaN(content.creatorId[r]!)) creators.add(content.creatorId[r]!);
+      platforms.set(content.platform[r]!, (platforms.get(content.platform[r]!) ?? 0) + 1);
+      engagement += index.likes[r]! + index.comments[r]! + index.shares[r]!;
+    }
+    const head = members.slice(0, Math.max(1, Math.ceil(members.length / 10)));
+    const representative = head.reduce((a, b) => (index.likes[b]! + index.comments[b]! + index.shares[b]! > index.likes[a]! + index.comments[a]! + index.shares[a]! ? b : a), head[0]!);
+    const tags = tagCounts.top(ci, LABEL_DEFAULTS.tags).map((t) => t.key);
+    const label = labelFrom(termCounts.top(ci, 12), LABEL_DEFAULTS.terms) || tags[0] || 'untitled';
+    const series = seriesStats(members.map((r) => index.publishedAt[r]!), asOf, windowDays);
+    const sentiment = narrativeSentiment(members.map((r) => ({ tone: index.enrichment.toneOf(r), moods: index.enrichment.moods.get(r) })));
+    const id = `em-${createHash('sha256').update(`${gen.id}\n${window}\n${query}\n${members.map((r) => index.uuid[r]).join(',')}`).digest('hex').slice(0, 16)}`;
+    const queryRelevance = members.reduce((a, r) => a + Math.max(0, Math.min(1, simOf.get(r) ?? 0)), 0) / members.length;
+    const narrative: EmergentInAnswer = {
+      id, label, summary: summarise(textOf(representative) || label), source: 'emergent', window_key: window, window_start: bounds.start, window_end: bounds.end,
+      computed_at: computedAt, content_count: members.length, creator_count: creators.size, platform_count: platforms.size,
+      total_engagement: String(Math.round(engagement)), emerging_score: series.emergingScore, momentum_score: series.momentumScore, top_tags: tags,
+      score_breakdown: { content_count: members.length, creator_count: creators.size, platform_count: platforms.size, total_engagement: engagement,
+        clustering_method: 'kmeans-cosine-query', ...(tags[0] ? { seed_tag: tags[0] } : {}) },
+      narrative_key: null, acceleration: series.acceleration, diffusion: platformDiffusion(platforms, content.platforms.length), velocity: series.velocity,
+      lifecycle: series.lifecycle, trajectory_confidence: series.trajectoryConfidence, representative_content_uuid: index.uuid[representative]!,
+      sentiment_label: sentiment.label, sentiment_score: sentiment.score, sentiment_breakdown: sentiment.breakdown, queryRelevance,
+    };
+    return { narrative, members: Int32Array.from(members), dailyCounts: Array.from(series.counts) };
+  }).sort((a, b) => b.narrative.queryRelevance - a.narrative.queryRelevance || b.narrative.content_count - a.narrative.content_count);
+}
+
+export type { LoadedNarrative };

@@ -1,0 +1,87 @@
+// Starting and stopping the server: open the ledger (recovering it), make sure the demo account
+// exists, load the current generation, listen on HOST:PORT, mount the ledger's admin endpoint for
+// loopback callers, and check for new generations. SIGTERM: stop accepting, let in-flight
+// requests finish, flush and close the ledger.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../core/config.ts';
+import { dataDirLayout } from '../core/data-dir.ts';
+import type { Logger } from '../core/log.ts';
+import { announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts';
+import { Ledger } from '../ledger/ledger.ts';
+import { createApp } from './app.ts';
+import { ensureDemoAccount, type DemoKey } from './demo-account.ts';
+import { SnapshotStore } from './snapshot-store.ts';
+
+export interface RunningServer {
+  url: string;
+  baseUrl: string;
+  ledger: Ledger;
+  snapshots: SnapshotStore;
+  demo: DemoKey;
+  demoCreated: boolean;
+  demoFile: string;
+  /** Stop accepting, finish in-flight requests, close the ledger. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  const layout = dataDirLayout(config.dataDir);
+  const ledger = await Ledger.open({ dir: layout.ledger });
+  const snapshots = new SnapshotStore(config.dataDir, log);
+  let server: http.Server | null = null;
+  let unannounce: (() => Promise<void>) | null = null;
+  try {
+    const { demo, created, file } = await ensureDemoAccount(ledger, config.dataDir, config.DEMO_CREDITS);
+    await snapshots.start();
+    const startedAt = new Date();
+    const host = config.HOST;
+    // The default top-up address is the server's own /billing/top-up, which says how credits are added.
+    let topUpUrl = config.TOP_UP_URL ?? '';
+    const app = createApp({
+      ledger, snapshots, log, prefix: config.SERVICE_PREFIX, startedAt,
+      rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST }, topUpUrl: () => topUpUrl,
+    });
+    const admin = createAdminRouter(ledger, config.ADMIN_TOKEN, config.SERVICE_PREFIX);
+    app.use(admin.routes());
+    server = http.createServer(app.callback());
+    server.keepAliveTimeout = 5000;
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject);
+      server!.listen(config.PORT, host, () => resolve());
+    });
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const baseUrl = `${url}${config.SERVICE_PREFIX}`;
+    topUpUrl ||= `${baseUrl}/billing/top-up`;
+    unannounce = await announceAdminEndpoint(layout.ledger, `${baseUrl}/admin`);
+    snapshots.watch(config.SNAPSHOT_CHECK_MS);
+    const s = server;
+    let closing: Promise<void> | null = null;
+    return {
+      url, baseUrl, ledger, snapshots, demo, demoCreated: created, demoFile: file,
+      close: () => (closing ??= (async () => {
+        snapshots.stop();
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeIdleConnections();
+        });
+        await unannounce?.();
+        await ledger.close();
+      })()),
+    };
+  } catch (err) {
+    snapshots.stop();
+    server?.close();
+    await unannounce?.();
+    await ledger.close();
+    throw err;
+  }
+}
+
+/** What a person starting the server needs to call it: the demo key, printed once when created. */
+export function demoKeyNotice(s: RunningServer): string {
+  return s.demoCreated
+    ? `demo account ${s.demo.account} created; its API key (shown once, saved in ${s.demoFile}):\n  x-api-key: ${s.demo.secret}\n`
+    : `demo API key: see ${s.demoFile}\n`;
+}

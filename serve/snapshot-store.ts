@@ -1,0 +1,96 @@
+// Which generation the server answers from, and the hot swap to the next one. Requests lease the
+// current generation for their whole life; a new CURRENT is loaded in the background while the
+// old one keeps serving, then swapped in atomically (one assignment). The old generation is
+// dropped once its last lease ends, so its memory is freed by the collector and not before.
+import { dataDirLayout } from '../core/data-dir.ts';
+import { generationDir, readCurrent } from '../core/generations.ts';
+import type { Logger } from '../core/log.ts';
+import { loadGeneration, type LoadedGeneration } from './generation.ts';
+
+export interface Lease { gen: LoadedGeneration; release(): void }
+
+export class SnapshotStore {
+  private current: LoadedGeneration | null = null;
+  private leases = new Map<LoadedGeneration, number>();
+  private retired = new Set<LoadedGeneration>();
+  private loading: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  lastError: string | null = null;
+
+  constructor(private readonly dataDir: string, private readonly log: Logger, private readonly load = loadGeneration) {}
+
+  /** Load the generation CURRENT names (an error when there is none). */
+  async start(): Promise<LoadedGeneration> {
+    await this.refresh();
+    if (!this.current) throw new Error(`no published generation in ${this.dataDir}: run the pipeline first (npm run pipeline -- run)`);
+    return this.current;
+  }
+
+  get generation(): LoadedGeneration | null {
+    return this.current;
+  }
+
+  /** Generations loaded but retired, still held by in-flight requests. */
+  get draining(): number {
+    return this.retired.size;
+  }
+
+  lease(): Lease {
+    const gen = this.current;
+    if (!gen) throw new Error('no generation loaded');
+    this.leases.set(gen, (this.leases.get(gen) ?? 0) + 1);
+    let released = false;
+    return {
+      gen,
+      release: () => {
+        if (released) return;
+        released = true;
+        const n = (this.leases.get(gen) ?? 1) - 1;
+        if (n > 0) this.leases.set(gen, n);
+        else {
+          this.leases.delete(gen);
+          if (this.retired.delete(gen)) this.log.info({ generation: gen.id }, 'retired generation released');
+        }
+      },
+    };
+  }
+
+  /** Check CURRENT; when it names another generation, load that one and swap it in. */
+  async refresh(): Promise<void> {
+    if (this.loading) return this.loading;
+    this.loading = (async () => {
+      try {
+        const layout = dataDirLayout(this.dataDir);
+        const id = await readCurrent(layout);
+        if (!id || id === this.current?.id) return;
+        const next = await this.load(generationDir(layout, id));
+        const old = this.current;
+        this.current = next;
+        this.lastError = null;
+        this.log.info({ generation: next.id, loadMs: next.loadMs, previous: old?.id ?? null }, 'serving generation');
+        if (old) {
+          if (this.leases.has(old)) this.retired.add(old);
+          else this.log.info({ generation: old.id }, 'retired generation released');
+        }
+      } catch (err) {
+        // The generation being served stays; the next check tries again.
+        this.lastError = (err as Error).message;
+        this.log.error({ err: this.lastError }, 'could not load the new generation; still serving the previous one');
+      } finally {
+        this.loading = null;
+      }
+    })();
+    return this.loading;
+  }
+
+  /** Check for a new generation every `ms`. */
+  watch(ms: number): void {
+    this.timer = setInterval(() => void this.refresh(), ms);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}

@@ -1,0 +1,193 @@
+// The HTTP server over a real generation (the committed sample through the whole pipeline), a real
+// ledger and a real socket on 127.0.0.1: POST /search to the letter (each 400 case, 403, 402,
+// billing headers equal to the ledger, idempotency), the free reads, health, 404s.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadConfig } from '../core/config.ts';
+import { createLogger } from '../core/log.ts';
+import { toMicro } from '../ledger/money.ts';
+import { HttpError } from '../serve/http-error.ts';
+import { RateLimiter } from '../serve/rate-limit.ts';
+import { startServer, type RunningServer } from '../serve/server.ts';
+import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
+import { cleanupTmp } from './helpers/tmp.ts';
+
+let s: RunningServer;
+let dir: string;
+
+async function call(method: string, path: string, opts: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.key !== null) headers['x-api-key'] = opts.key ?? s.demo.secret;
+  if (opts.body !== undefined || opts.raw !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${s.baseUrl}${path}`, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
+  const text = await res.text();
+  let json: any = null;
+  try { json = JSON.parse(text); } catch { json = text; }
+  return { status: res.status, json, headers: res.headers };
+}
+
+test.before(async () => {
+  dir = sampleDataDir();
+  await runPipeline(dir);
+  s = await startServer(loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DEMO_CREDITS: '10', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' }), createLogger('test', 'silent'));
+});
+
+test.after(async () => {
+  await s?.close();
+  cleanupTmp();
+});
+
+test('POST /search: 200 with every required field; billing headers equal the ledger; settled to rows returned', async () => {
+  const before = s.ledger.balance(s.demo.account);
+  const r = await call('POST', '/search', { body: { query: 'sourdough starter', limit: 20, window: 'all' } });
+  assert.is(r.status, 200, JSON.stringify(r.json));
+  for (const k of ['content', 'creators', 'narratives', 'patterns', 'query', 'window', 'request_id', 'response_time_ms', 'usage']) assert.ok(k in r.json, k);
+  assert.ok(r.json.content.length > 0 && r.json.content.length <= 20);
+  assert.equal(r.json.patterns, []);
+  const after = s.ledger.balance(s.demo.account);
+  const charged = before.balance - after.balance;
+  assert.is(charged, r.json.content.length * toMicro('0.01'));
+  assert.is(r.json.usage.credits, charged / 1e6);
+  assert.is(r.headers.get('x-service-credits-used'), String(charged / 1e6));
+  assert.is(r.headers.get('x-service-credits-remaining'), String(after.available / 1e6));
+  const item = r.json.content[0];
+  for (const k of ['uuid', 'authorReach', 'commentCount', 'engagementDepth', 'engagementScore', 'exampleRankingScore', 'likeCount', 'shareCount', 'viewCount', 'rawSimilarity', 'similarity', 'recencyScore', 'rrfScore', 'narrativeIds', 'patternKeys', 'tags']) assert.ok(k in item, k);
+  // Every narrative id and pattern key of a row is readable at its endpoint.
+  for (const id of item.narrativeIds) assert.is((await call('GET', `/narratives/${id}`)).status, 200);
+  for (const key of item.patternKeys) assert.is((await call('GET', `/intelligence/patterns/${key}`)).status, 200);
+  for (const n of r.json.narratives) assert.is((await call('GET', `/narratives/${n.id}`)).status, 200, `narrative ${n.id} (${n.source}) readable`);
+  assert.is(s.ledger.openHolds().length, 0);
+});
+
+test('POST /search: each 400 names the problem; nothing is charged', async () => {
+  const before = s.ledger.balance(s.demo.account).balance;
+  const cases: Array<[unknown, RegExp] | [string, RegExp, true]> = [
+    [{ query: 'x', limit: 0 }, /limit/], [{ query: 'x', limit: 301 }, /limit/], [{ query: 'x', limit: 1.5 }, /integer/], [{ query: 'x', limit: '5' }, /limit/],
+    [{ query: 'x', window: '1y' }, /window/], [{ query: 'x', extra: true }, /extra/], [{}, /query/], [{ query: 7 }, /query/], [[1, 2], /object/],
+    ['{"query": "x"', /JSON/, true], [JSON.stringify({ query: 'x'.repeat(40_000) }), /too large/, true],
+  ];
+  for (const c of cases) {
+    const r = c[2] ? await call('POST', '/search', { raw: c[0] as string }) : await call('POST', '/search', { body: c[0] });
+    assert.is(r.status, 400, JSON.stringify(c[0]).slice(0, 80));
+    assert.match(r.json.error, c[1]);
+  }
+  assert.is(s.ledger.balance(s.demo.account).balance, before);
+});
+
+test('403 without, with an unknown, or with a revoked key; 404 JSON for unknown routes and ids', async () => {
+  assert.is((await call('GET', '/health', { key: null })).status, 403);
+  assert.is((await call('POST', '/search', { key: 'sk_nope', body: { query: 'x' } })).status, 403);
+  const k = await s.ledger.createKey(s.demo.account, 'to-revoke');
+  assert.is((await call('GET', '/health', { key: k.secret })).status, 200);
+  await s.ledger.revokeKey(k.key.id);
+  const r = await call('GET', '/health', { key: k.secret });
+  assert.is(r.status, 403);
+  assert.type(r.json.error, 'string');
+  assert.is((await call('GET', '/nope')).status, 404);
+  assert.is((await call('GET', '/narratives/no-such-id')).status, 404);
+  assert.is((await call('GET', '/intelligence/patterns/pk-no')).status, 404);
+});
+
+test('402 when the balance cannot cover the hold: the spec body, nothing written', async () => {
+  const acct = await s.ledger.createAccount('poor');
+  await s.ledger.topup(acct.id, toMicro('0.5'));
+  const { secret } = await s.ledger.createKey(acct.id);
+  const seq = s.ledger.lastSeq;
+  const r = await call('POST', '/search', { key: secret, body: { query: 'coffee', limit: 100, window: '7d' } });
+  assert.is(r.status, 402);
+  assert.is(r.json.error, 'insufficient_credits');
+  assert.is(r.json.credits_required, 1);
+  assert.is(r.json.credits_available, 0.5);
+  assert.is(r.json.recommendations.maxLimitForWindow, 50);
+  assert.type(r.json.recommendations.topUpUrl, 'string');
+  assert.is(r.json.tier, '1');
+  assert.is(r.json.window, '7d');
+  assert.is(s.ledger.lastSeq, seq, 'a refused hold writes nothing');
+  assert.is((await call('POST', '/search', { key: secret, body: { query: 'coffee', limit: 50, window: '7d' } })).status, 200);
+});
+
+test('Idempotency-Key: a replay returns the original answer and charges nothing more; another body is 422', async () => {
+  const body = { query: 'marathon training', limit: 5 };
+  const a = await call('POST', '/search', { body, headers: { 'Idempotency-Key': 'idem-1' } });
+  const balance = s.ledger.balance(s.demo.account).balance;
+  const b = await call('POST', '/search', { body, headers: { 'Idempotency-Key': 'idem-1' } });
+  assert.is(b.status, 200);
+  assert.equal(b.json, a.json);
+  assert.is(b.headers.get('x-service-credits-used'), a.headers.get('x-service-credits-used'));
+  assert.is(s.ledger.balance(s.demo.account).balance, balance);
+  assert.is((await call('POST', '/search', { body: { ...body, limit: 6 }, headers: { 'Idempotency-Key': 'idem-1' } })).status, 422);
+});
+
+test('free reads: trending, narrative search, one narrative, trajectory, patterns browse/one/content/lookalikes, usage, health; none billed', async () => {
+  const seq = s.ledger.lastSeq;
+  const t = await call('GET', '/narratives/trending?window=all&limit=5');
+  assert.is(t.status, 200);
+  assert.ok(t.json.items.length > 0);
+  for (let i = 1; i < t.json.items.length; i++) assert.ok(t.json.items[i - 1].momentum_score >= t.json.items[i].momentum_score);
+  const n = t.json.items[0];
+  const q = await call('GET', `/narratives/search?q=${encodeURIComponent(n.label.split(',')[0])}`);
+  assert.ok(q.json.items.some((x: { id: string }) => x.id === n.id));
+  const d = await call('GET', `/narratives/${n.id}?limit=3`);
+  assert.is(d.json.posts.items.length, Math.min(3, n.content_count));
+  assert.is(d.json.posts.total, n.content_count);
+  assert.is((await call('GET', `/narratives/${n.id}/trajectory`)).json.points.length, 1);
+  const p = await call('GET', '/intelligence/patterns?scope=all&limit=2');
+  assert.is(p.status, 200);
+  assert.ok(p.json.items.length > 0);
+  if (p.json.nextCursor) assert.is((await call('GET', `/intelligence/patterns?scope=all&limit=2&cursor=${p.json.nextCursor}`)).status, 200);
+  const key = p.json.items[0].patternKey;
+  assert.is((await call('GET', `/intelligence/patterns/${key}`)).json.pattern.patternKey, key);
+  assert.ok((await call('GET', `/intelligence/patterns/${key}/content?limit=2`)).json.items.length > 0);
+  assert.is((await call('GET', `/intelligence/patterns/${key}/lookalikes`)).status, 200);
+  assert.is((await call('GET', '/intelligence/patterns?cursor=garbage')).status, 400);
+  const u = await call('GET', '/usage?limit=2');
+  assert.is(u.status, 200);
+  assert.ok(u.json.entries.length > 0 && u.json.entries.every((e: { type: string }) => ['topup', 'settlement', 'refund'].includes(e.type)));
+  const h = await call('GET', '/health');
+  assert.is(h.json.generation, 'g000001');
+  assert.is(s.ledger.lastSeq, seq, 'free reads write nothing to the ledger');
+});
+
+test('rate limit: a token bucket per key; over it a 429 with Retry-After', () => {
+  let now = 0;
+  const rl = new RateLimiter(2, 3, () => now);
+  for (let i = 0; i < 3; i++) rl.take('k1');
+  const err = (() => { try { rl.take('k1'); return null; } catch (e) { return e as HttpError; } })();
+  assert.ok(err instanceof HttpError && err.status === 429 && err.headers['Retry-After'] === '1');
+  rl.take('k2'); // another key has its own bucket
+  now += 500;
+  rl.take('k1'); // one token back after half a second at 2/s
+});
+
+test('versions: v1.0.1 by default and on request; an unknown version is a 400', async () => {
+  const a = await call('GET', '/health');
+  assert.is(a.headers.get('x-service-version'), 'v1.0.1');
+  assert.is((await call('GET', '/health', { headers: { 'X-Service-Version': 'v1.0.1' } })).status, 200);
+  assert.is((await call('GET', '/health?version=v1.0.1')).status, 200);
+  const bad = await call('GET', '/health', { headers: { 'X-Service-Version': 'v9' } });
+  assert.is(bad.status, 400);
+  assert.match(bad.json.error, /v9/);
+});
+
+test('Idempotency-Key: a duplicate still in flight is a 409, and nothing is charged for it', async () => {
+  // The first request is "in flight" for as long as the ledger holds its key open.
+  assert.is(s.ledger.idempotencyBegin(s.demo.account, 'race-1', 'whatever').kind, 'new');
+  const balance = s.ledger.balance(s.demo.account).balance;
+  const r = await call('POST', '/search', { body: { query: 'coffee', limit: 3 }, headers: { 'Idempotency-Key': 'race-1' } });
+  assert.is(r.status, 409);
+  assert.is(s.ledger.balance(s.demo.account).balance, balance);
+  s.ledger.idempotencyAbort(s.demo.account, 'race-1');
+  assert.is((await call('POST', '/search', { body: { query: 'coffee', limit: 3 }, headers: { 'Idempotency-Key': 'race-1' } })).status, 200);
+});
+
+test('hot swap: a new generation is served without a restart; the old one is released', async () => {
+  const before = (await call('GET', '/health')).json.generation;
+  await runPipeline(dir, ['publish']);
+  await s.snapshots.refresh();
+  const h = await call('GET', '/health');
+  assert.is.not(h.json.generation, before);
+  assert.is(h.json.draining_generations, 0);
+  assert.is((await call('POST', '/search', { body: { query: 'coffee', limit: 3 } })).status, 200);
+});
+
+test.run();
