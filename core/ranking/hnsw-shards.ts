@@ -25,6 +25,9 @@ export interface Neighbour { row: number; sim: number }
 // M 16 lifts recall@10 at ef 200 from 0.93 to 0.95 for about 12% more build time, where
 // efConstruction 400 costs 2x (ad-hoc sweeps; the 1M figures are in bench/RESULTS.md).
 export const HNSW_PARAMS: HnswParams = { m: 32, efConstruction: 200, seed: 42 };
+// The visual graph answers "which posts look like this one" (lookalikes, not the ranked search):
+// hnswlib's defaults suffice, at a third of the text graph's build cost.
+export const VISUAL_HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 100, seed: 42 };
 
 export function shardSetFile(dir: string, name: string): string {
   return path.join(dir, `${name}-hnsw.json`);

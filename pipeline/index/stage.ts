@@ -13,7 +13,7 @@ import { buildBm25, saveBm25 } from '../../core/bm25.ts';
 import { sqlString } from '../../core/duckdb.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { loadVectorSpace } from '../../core/vector-space.ts';
-import { HNSW_PARAMS, planShards, shardPoints, shardSetFile, type HnswSpace, type ShardSet } from '../../core/ranking/hnsw-shards.ts';
+import { HNSW_PARAMS, planShards, shardPoints, shardSetFile, VISUAL_HNSW_PARAMS, type HnswParams, type HnswSpace, type ShardSet } from '../../core/ranking/hnsw-shards.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { readDocTerms } from '../features/doc-terms.ts';
 import { requireArtifactSource } from '../features/stage.ts';
@@ -33,16 +33,16 @@ async function windowStartRows(ctx: StageContext, asOf: string): Promise<number[
   return Object.values(r ?? {}).map(Number);
 }
 
-interface Graph { name: string; space: HnswSpace; dim: number; vectorsFile: string }
+interface Graph { name: string; space: HnswSpace; dim: number; vectorsFile: string; params: HnswParams }
 
 function buildGraph(pool: TaskPool<HnswTask, HnswResult>, artifacts: string, g: Graph, ranges: Array<[number, number]>): Promise<ShardSet> {
   const parts = ranges.map(([firstRow, endRow], i) => {
     const file = `${g.name}.${i}.hnsw`;
-    return pool.run({ kind: 'build', vectorsFile: g.vectorsFile, dim: g.dim, firstRow, endRow, space: g.space, params: HNSW_PARAMS, out: path.join(artifacts, file) })
+    return pool.run({ kind: 'build', vectorsFile: g.vectorsFile, dim: g.dim, firstRow, endRow, space: g.space, params: g.params, out: path.join(artifacts, file) })
       .then((r) => ({ file, firstRow, endRow, points: (r as BuildResult).points }));
   });
   return Promise.all(parts).then(async (shards) => {
-    const set: ShardSet = { space: g.space, dim: g.dim, params: HNSW_PARAMS, shards };
+    const set: ShardSet = { space: g.space, dim: g.dim, params: g.params, shards };
     await writeFileAtomic(shardSetFile(artifacts, g.name), JSON.stringify(set));
     return set;
   });
@@ -56,8 +56,8 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
     (s, at) => `features were computed for as-of ${s.asOf} (ingest version ${s.ingestVersion}); run the features stage for ${at} first`);
   const rows = source.rows;
   // Dimensions from the vector spaces: ours, or the input's precomputed embeddings (vector-space.ts).
-  const text: Graph = { name: 'text', space: 'ip', dim: loadVectorSpace(artifacts, 'text').dim, vectorsFile: path.join(artifacts, 'text-vectors.f32') };
-  const visual: Graph = { name: 'visual', space: 'cosine', dim: loadVectorSpace(artifacts, 'visual').dim, vectorsFile: path.join(artifacts, 'visual-vectors.f32') };
+  const text: Graph = { name: 'text', space: 'ip', dim: loadVectorSpace(artifacts, 'text').dim, vectorsFile: path.join(artifacts, 'text-vectors.f32'), params: HNSW_PARAMS };
+  const visual: Graph = { name: 'visual', space: 'cosine', dim: loadVectorSpace(artifacts, 'visual').dim, vectorsFile: path.join(artifacts, 'visual-vectors.f32'), params: VISUAL_HNSW_PARAMS };
   for (const g of [text, visual]) {
     const bytes = (await fs.stat(g.vectorsFile)).size;
     if (bytes !== rows * g.dim * 4) throw new Error(`${path.basename(g.vectorsFile)} holds ${bytes / 4 / g.dim} rows, features said ${rows}`);
@@ -72,7 +72,8 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
   try {
     const t0 = performance.now();
     const textSet = buildGraph(pool, artifacts, text, ranges);
-    const visualSet = buildGraph(pool, artifacts, visual, [[0, rows]]);
+    // The visual graph in the same shards, queued behind the text shards: both threads stay busy.
+    const visualSet = buildGraph(pool, artifacts, visual, ranges);
     textSet.catch(() => undefined);
     visualSet.catch(() => undefined);
 
