@@ -117,7 +117,8 @@ async function benchFullPipeline(o: PipelineBenchOptions, c: { dir: string; reco
     stages: o.stages, runs: o.runs, media: o.media, totalMs, featuresPlusIndexMs: fiMs, narrativesPlusPatternsMs: mapMs, stageMs, maxRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
     summaries: runs[0]!.summaries,
   };
-  writeResultsJson('pipeline-full', result);
+  const section = o.media === 'vectors' ? 'pipeline-full-vectors' : 'pipeline-full';
+  writeResultsJson(section, result);
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
   const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const sum = result.summaries as Record<string, Record<string, unknown>>;
@@ -135,6 +136,6 @@ ${o.stages.map((s) => `| ${s} | ${sec(stageMs[s]!)} | |`).join('\n')}
 | peak RSS (whole process, workers included) | ${f(result.maxRssMiB)} MiB | under 8 GiB |
 
 Inside the stages (first run): features: ${detail('features', ['textMs', 'fitMs', 'embedMs', 'visualMs', 'themesMs'])} (text = analysis and enrichment in worker threads); index: ${detail('index', ['bm25Ms', 'hnswMs', 'neighbourMs'])} (HNSW shards ${String(sum.index?.textShards ?? '')}, built in parallel)${sum.patterns ? `; patterns: ${Object.entries((sum.patterns.scopes ?? {}) as Record<string, { rows: number; patterns: number }>).map(([k, v]) => `${k} ${f(v.rows)} posts -> ${v.patterns}`).join(', ')}` : ''}.`;
-  writeResultsSection('pipeline-full', md);
+  writeResultsSection(section, md);
   process.stdout.write(md + '\n');
 }
