@@ -10,10 +10,11 @@ import { parseElement, type ElementType, type PatternCorpus } from './corpus.ts'
 export interface ScopeSpec { key: string; start: string; end: string; firstRow: number }
 
 // Visual vectors are non-negative in most of their blocks, so even unrelated pictures have a
-// cosine well above 0: a post is noise below 0.75 to its centroid (the text clustering uses 0.3),
-// and a pattern needs 10 posts (0.2% of the scope when larger): a visual format is a pattern when
-// it recurs, not when a few posts look alike.
-export const PATTERN_CLUSTER: ClusterOptions = { ...CLUSTER_DEFAULTS, noiseSimilarity: 0.75, minClusterSize: 10, kMin: 2 };
+// cosine well above 0: a post is noise below 0.85 to its centroid (the text clustering uses 0.3),
+// a pattern needs 10 posts (0.2% of the scope when larger), and k is the one with the best
+// silhouette (no parsimony): two formats that share a shape but not a palette are two patterns,
+// and the coarser clustering within the tolerance merges them.
+export const PATTERN_CLUSTER: ClusterOptions = { ...CLUSTER_DEFAULTS, noiseSimilarity: 0.85, minClusterSize: 10, kMin: 2, silhouetteTolerance: 0 };
 
 /** Recurrent: carried by at least this share of the members. */
 export const RECURRENT_MIN_SUPPORT = 0.25;
