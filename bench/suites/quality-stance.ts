@@ -95,7 +95,7 @@ Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. Th
 | narratives found / targets | ${q.narratives} / 5 |
 | tweets left as noise | ${(100 * q.noiseShare).toFixed(1)}% |
 
-Narratives are found without the targets (unsupervised, on the corpus's own LSA embedding); a target is a topic that holds several stories, so a map finer than five groups costs NMI even when each narrative stays within one target (purity).`;
+Narratives are found without the targets (unsupervised, on an LSA embedding fitted on these few thousand short tweets alone). Purity says how far each narrative stays within one target; NMI also counts how finely the map splits the five targets.`;
   writeResultsSection('quality-stance', md);
   process.stdout.write(md + '\n');
 }
