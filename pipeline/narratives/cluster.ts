@@ -29,6 +29,8 @@ export interface ClusterOptions {
   /** Ratio between successive k values of the grid. */
   kStep: number;
   maxIterations: number;
+  /** Seedings of the final k-means (a cold start); the one with the lowest inertia is kept. */
+  restarts?: number;
   noiseSimilarity: number;
   /** Smallest cluster kept: max(minClusterSize, minClusterShare x rows). */
   minClusterSize: number;
@@ -237,10 +239,24 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   const warmStart = warm !== null && warm.silhouette >= top - opts.silhouetteTolerance;
   const chosen = warmStart ? warm! : tried.find((t) => t.silhouette >= top - opts.silhouetteTolerance)!;
   const all = sampleIdx.map((_, i) => i);
-  const final = kmeans(asArrays(all), chosen.k, {
-    initialization: seedCentres(samplePoints, dim, all, chosen.k, opts.seed, warmStart ? prior : []), maxIterations: 2 * opts.maxIterations, tolerance: 1e-4,
-  });
-  const best = { k: chosen.k, silhouette: chosen.silhouette, centroids: final.centroids };
+  // k-means finds a local optimum: a cold start tries several seedings and keeps the tightest
+  // (two similar groups merged under one centre while another group is split costs inertia).
+  const data = asArrays(all);
+  const runs = warmStart ? 1 : Math.max(1, opts.restarts ?? 1);
+  let final: ReturnType<typeof kmeans> | null = null;
+  let finalInertia = Infinity;
+  for (let r = 0; r < runs; r++) {
+    const res = kmeans(data, chosen.k, {
+      initialization: seedCentres(samplePoints, dim, all, chosen.k, opts.seed + 7919 * r, warmStart ? prior : []), maxIterations: 2 * opts.maxIterations, tolerance: 1e-4,
+    });
+    let inertia = 0;
+    res.clusters.forEach((c, i) => {
+      const centre = res.centroids[c]!;
+      for (let j = 0; j < dim; j++) inertia += (data[i]![j]! - centre[j]!) ** 2;
+    });
+    if (inertia < finalInertia) (final = res), (finalInertia = inertia);
+  }
+  const best = { k: chosen.k, silhouette: chosen.silhouette, centroids: final!.centroids };
 
   const k = best.k;
   const centroids = normaliseRows(best.centroids, dim);
