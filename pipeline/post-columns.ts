@@ -70,3 +70,16 @@ export function representativeOf(p: PostColumns, members: readonly number[]): nu
   const head = members.slice(0, Math.max(1, Math.ceil(members.length / 10)));
   return head.reduce((a, b) => (p.engagement[b]! > p.engagement[a]! ? b : a), head[0]!);
 }
+
+/** A window (or scope) of the snapshot: its bounds and its first row (rows are in published_at order). */
+export interface RowWindow { key: string; start: string; end: string; firstRow: number }
+
+/** Each window's first row, from the window bounds of this snapshot. */
+export function rowWindows(p: PostColumns, bounds: Record<string, { start: string; end: string }>, keys: readonly string[]): RowWindow[] {
+  return keys.map((key) => {
+    const startMs = Date.parse(bounds[key]!.start);
+    let firstRow = 0;
+    while (firstRow < p.rows && p.publishedAt[firstRow]! < startMs) firstRow++;
+    return { key, start: bounds[key]!.start, end: bounds[key]!.end, firstRow };
+  });
+}

@@ -13,12 +13,13 @@ import { buildBm25FromTerms, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { requireArtifactSource } from '../features/stage.ts';
+import { rowWindows } from '../post-columns.ts';
 import { currentSpace, loadPreviousMap, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
-import { buildWindow, type BuiltNarrative, type WindowSpec } from './build.ts';
+import { buildWindow, type BuiltNarrative } from './build.ts';
 import { CLUSTER_DEFAULTS } from './cluster.ts';
 import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
 import { matchNarratives, newNarrativeKey } from './tracking.ts';
@@ -71,12 +72,9 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
 
   const all: Array<{ n: BuiltNarrative; id: string; key: string; match: { id: string; cosine: number; overlap: number } | null }> = [];
   const perWindow: Record<string, unknown> = {};
-  for (const w of WINDOW_KEYS) {
+  for (const spec of rowWindows(corpus, bounds, WINDOW_KEYS)) {
     if (ctx.signal.aborted) throw new StageAborted('narratives');
-    const startMs = Date.parse(bounds[w].start);
-    let firstRow = 0;
-    while (firstRow < corpus.rows && corpus.publishedAt[firstRow]! < startMs) firstRow++;
-    const spec: WindowSpec = { key: w, start: bounds[w].start, end: bounds[w].end, firstRow };
+    const w = spec.key;
     const prev = previous?.byGroup.get(w) ?? [];
     const built = await buildWindow(corpus, spec, ctx.asOf.getTime(), readText, CLUSTER_DEFAULTS, prev.map((p) => p.centroid));
     const matches = matchNarratives(built.narratives.map((n) => ({ centroid: n.centroid, members: new Set(n.members.map((r) => corpus.uuid[r]!)) })), prev);

@@ -15,12 +15,13 @@ import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { requireArtifactSource } from '../features/stage.ts';
 import { matchNarratives, type MatchThresholds } from '../narratives/tracking.ts';
 import { DAY_MS } from '../narratives/series.ts';
+import { rowWindows } from '../post-columns.ts';
 import { currentSpace, loadPreviousMap, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
-import { buildScope, PATTERN_CLUSTER, type BuiltPattern, type ScopeSpec } from './build.ts';
+import { buildScope, PATTERN_CLUSTER, type BuiltPattern } from './build.ts';
 import { loadPatternCorpus } from './corpus.ts';
 import { lookalikesOf } from './lookalikes.ts';
 
@@ -83,12 +84,9 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
 
   const scopes: Array<{ built: BuiltPattern[]; keys: string[]; reconciliation: Array<{ cosine: number; memberOverlap: number | null; previousKey: string } | null> }> = [];
   const perScope: Record<string, unknown> = {};
-  for (const w of WINDOW_KEYS) {
+  for (const spec of rowWindows(corpus, bounds, WINDOW_KEYS)) {
     if (ctx.signal.aborted) throw new StageAborted('patterns');
-    const startMs = Date.parse(bounds[w].start);
-    let firstRow = 0;
-    while (firstRow < corpus.rows && corpus.publishedAt[firstRow]! < startMs) firstRow++;
-    const spec: ScopeSpec = { key: w, start: bounds[w].start, end: bounds[w].end, firstRow };
+    const w = spec.key;
     const prev = previous?.byGroup.get(w) ?? [];
     const built = buildScope(corpus, spec, ctx.asOf.getTime(), PATTERN_CLUSTER, prev.map((p) => p.centroid));
     const matches = matchNarratives(built.patterns.map((p) => ({ centroid: p.centroid, members: new Set(p.members.map((r) => corpus.uuid[r]!)) })), prev, PATTERN_MATCH);
