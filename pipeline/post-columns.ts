@@ -52,8 +52,11 @@ export async function loadPostColumns(ctx: StageContext, expectedRows: number): 
   return { rows, uuid, publishedAt, creator, platform, platforms, engagement, tags };
 }
 
+/** The per-row columns a cluster's figures read (the pipeline's post columns, or the server's). */
+export interface MemberColumns { creator: ArrayLike<number>; platform: ArrayLike<number>; engagement: ArrayLike<number> }
+
 /** Creators, platforms (counts) and total engagement of a set of rows. */
-export function memberStats(p: PostColumns, members: readonly number[]): { creators: number; platforms: Map<number, number>; engagement: number } {
+export function memberStats(p: MemberColumns, members: readonly number[]): { creators: number; platforms: Map<number, number>; engagement: number } {
   const creators = new Set<number>();
   const platforms = new Map<number, number>();
   let engagement = 0;
@@ -66,7 +69,7 @@ export function memberStats(p: PostColumns, members: readonly number[]): { creat
 }
 
 /** The representative of members ordered most central first: the most engaged of the central tenth. */
-export function representativeOf(p: PostColumns, members: readonly number[]): number {
+export function representativeOf(p: Pick<MemberColumns, 'engagement'>, members: readonly number[]): number {
   const head = members.slice(0, Math.max(1, Math.ceil(members.length / 10)));
   return head.reduce((a, b) => (p.engagement[b]! > p.engagement[a]! ? b : a), head[0]!);
 }

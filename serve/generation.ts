@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Manifest } from '../core/generations.ts';
 import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
 import { nonZeroMask } from '../core/vector-space.ts';
+import type { MemberColumns } from '../pipeline/post-columns.ts';
 import { loadContentColumns, type ContentColumns } from './content-columns.ts';
 import { loadMaps, type Maps } from './maps.ts';
 
@@ -22,6 +23,8 @@ export interface LoadedGeneration {
   hasVector(row: number): boolean;
   /** How many rows from `start` on have a text vector. */
   vectorRowsFrom(start: number): number;
+  /** Creator, platform and engagement (likes + comments + shares) per row, for cluster figures. */
+  members: MemberColumns;
 }
 
 export async function loadGeneration(dir: string): Promise<LoadedGeneration> {
@@ -35,5 +38,9 @@ export async function loadGeneration(dir: string): Promise<LoadedGeneration> {
   return {
     id: manifest.generation, dir, manifest, index, content, maps, loadedAt: new Date().toISOString(), loadMs: Math.round(performance.now() - t0),
     hasVector: (row) => mask[row] === 1, vectorRowsFrom: (start) => after[Math.max(0, Math.min(index.rows, start))]!,
+    members: {
+      creator: content.creatorId, platform: content.platform,
+      engagement: Float64Array.from({ length: index.rows }, (_, r) => index.likes[r]! + index.comments[r]! + index.shares[r]!),
+    },
   };
 }

@@ -17,6 +17,7 @@ import { clusterWindow, CLUSTER_DEFAULTS, type ClusterOptions } from '../pipelin
 import { ClassCounts, LABEL_DEFAULTS, labelFrom, labelKeys } from '../pipeline/narratives/labels.ts';
 import { narrativeSentiment } from '../pipeline/narratives/sentiment.ts';
 import { DAY_MS, seriesStats } from '../pipeline/narratives/series.ts';
+import { memberStats, representativeOf } from '../pipeline/post-columns.ts';
 import type { LoadedGeneration } from './generation.ts';
 import type { LoadedNarrative, Narrative } from './maps.ts';
 
@@ -80,16 +81,8 @@ export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, que
   return clusters.map((c, ci) => {
     const idx = groups.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
     const members = idx.map((i) => rows[i]!);
-    const creators = new Set<number>();
-    const platforms = new Map<number, number>();
-    let engagement = 0;
-    for (const r of members) {
-      if (!Number.isNaN(content.creatorId[r]!)) creators.add(content.creatorId[r]!);
-      platforms.set(content.platform[r]!, (platforms.get(content.platform[r]!) ?? 0) + 1);
-      engagement += index.likes[r]! + index.comments[r]! + index.shares[r]!;
-    }
-    const head = members.slice(0, Math.max(1, Math.ceil(members.length / 10)));
-    const representative = head.reduce((a, b) => (index.likes[b]! + index.comments[b]! + index.shares[b]! > index.likes[a]! + index.comments[a]! + index.shares[a]! ? b : a), head[0]!);
+    const { creators, platforms, engagement } = memberStats(gen.members, members);
+    const representative = representativeOf(gen.members, members);
     const tags = tagCounts.top(ci, LABEL_DEFAULTS.tags).map((t) => t.key);
     const label = labelFrom(termCounts.top(ci, 12), LABEL_DEFAULTS.terms) || tags[0] || 'untitled';
     const series = seriesStats(members.map((r) => index.publishedAt[r]!), asOf, windowDays);
@@ -98,9 +91,9 @@ export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, que
     const queryRelevance = members.reduce((a, r) => a + Math.max(0, Math.min(1, simOf.get(r) ?? 0)), 0) / members.length;
     const narrative: EmergentInAnswer = {
       id, label, summary: summarise(textOf(representative) || label), source: 'emergent', window_key: window, window_start: bounds.start, window_end: bounds.end,
-      computed_at: computedAt, content_count: members.length, creator_count: creators.size, platform_count: platforms.size,
+      computed_at: computedAt, content_count: members.length, creator_count: creators, platform_count: platforms.size,
       total_engagement: String(Math.round(engagement)), emerging_score: series.emergingScore, momentum_score: series.momentumScore, top_tags: tags,
-      score_breakdown: { content_count: members.length, creator_count: creators.size, platform_count: platforms.size, total_engagement: engagement,
+      score_breakdown: { content_count: members.length, creator_count: creators, platform_count: platforms.size, total_engagement: engagement,
         clustering_method: 'kmeans-cosine-query', ...(tags[0] ? { seed_tag: tags[0] } : {}) },
       narrative_key: null, acceleration: series.acceleration, diffusion: platformDiffusion(platforms, content.platforms.length), velocity: series.velocity,
       lifecycle: series.lifecycle, trajectory_confidence: series.trajectoryConfidence, representative_content_uuid: index.uuid[representative]!,
