@@ -9,7 +9,7 @@ import { terms } from '../core/analyzer.ts';
 import { loadBm25, searchBm25 } from '../core/bm25.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
-import { CLUSTER_DEFAULTS, clusterWindow, kGrid, previousCentroid } from '../pipeline/narratives/cluster.ts';
+import { CLUSTER_DEFAULTS, clusterWindow, distanceMatrix, kGrid, previousCentroid, splitWhileSilhouetteRises } from '../pipeline/narratives/cluster.ts';
 import { ClassCounts, labelFrom } from '../pipeline/narratives/labels.ts';
 import { narrativeSentiment } from '../pipeline/narratives/sentiment.ts';
 import { dailyCounts, DAY_MS, lifecycleOf, seriesStats, slope } from '../pipeline/narratives/series.ts';
@@ -108,6 +108,30 @@ test('clustering: planted groups are found, stray points are noise', () => {
   assert.ok(warm.warmStart && warm.kept.filter(Boolean).length === groups, 'the previous clusters are kept; the strays are dissolved again');
   assert.ok(nmi(truth, Array.from(warm.assignment, (a) => (a < 0 ? 'noise' : `c${a}`))) > 0.95);
   for (let g = 0; g < groups; g++) assert.is(warm.assignment[g * per], g, 'cluster g is the previous cluster g');
+});
+
+test('bisecting refinement: a centre over two groups is split; one group is not', () => {
+  const dim = 4;
+  let seed = 5;
+  const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  const vecs: number[] = [];
+  for (let g = 0; g < 3; g++) {
+    for (let i = 0; i < 40; i++) {
+      const v = Array.from({ length: dim }, (_, j) => (j === g ? 1 : 0) + 0.1 * r());
+      const n = Math.hypot(...v);
+      vecs.push(...v.map((x) => x / n));
+    }
+  }
+  const points = Float32Array.from(vecs);
+  const all = Array.from({ length: 120 }, (_, i) => i);
+  const dist = distanceMatrix(points, dim, all);
+  // Group 0 alone under one centre; groups 1 and 2 under the other.
+  const start = { k: 2, silhouette: 0, centroids: [[1, 0, 0, 0], [0, Math.SQRT1_2, Math.SQRT1_2, 0]] };
+  const refined = splitWhileSilhouetteRises(points, dim, start, dist, all, 10, CLUSTER_DEFAULTS);
+  assert.is(refined.k, 3, 'the merged pair is split, and nothing more');
+  const nearestGroup = (c: number[]) => c.indexOf(Math.max(...c.slice(0, 3)));
+  assert.equal(refined.centroids.map(nearestGroup).sort(), [0, 1, 2]);
+  assert.is(splitWhileSilhouetteRises(points, dim, start, dist, all, 41, CLUSTER_DEFAULTS).k, 2, 'no split leaves a half under the minimum size');
 });
 
 test('tracking: matched by centroid or member overlap, one-to-one', () => {

@@ -6,6 +6,8 @@
 //      that are both tight and apart, so it finds the number of stories rather than the number
 //      that minimises inertia (which always falls with k), and the tolerance prefers the coarser of
 //      near-equal clusterings; k-means then runs once more at that k on the whole sample;
+//   2b. bisecting refinement: a cluster is split in two while that raises the silhouette (k-means
+//      at a fixed k can leave one centre over two groups);
 //   3. the winning centroids, made unit length, take every row of the window: its narrative is the
 //      nearest centroid by cosine;
 //   4. noise: a row less similar than NOISE_SIMILARITY to its centroid belongs to none, and a
@@ -31,6 +33,9 @@ export interface ClusterOptions {
   maxIterations: number;
   /** Seedings of the final k-means (a cold start); the one with the lowest inertia is kept. */
   restarts?: number;
+  /** Bisect clusters while a split raises the silhouette by at least splitGain (see splitWhileSilhouetteRises). */
+  splitRefine: boolean;
+  splitGain: number;
   noiseSimilarity: number;
   /** Smallest cluster kept: max(minClusterSize, minClusterShare x rows). */
   minClusterSize: number;
@@ -39,6 +44,7 @@ export interface ClusterOptions {
 
 export const CLUSTER_DEFAULTS: ClusterOptions = {
   seed: 42, sample: 4000, searchSample: 2000, silhouetteTolerance: 0.01, silhouetteSample: 1000, kMin: 4, kMax: 96, kStep: 1.25, maxIterations: 20, noiseSimilarity: 0.3, minClusterSize: 5, minClusterShare: 0.002,
+  splitRefine: true, splitGain: 0.005,
 };
 
 /** Fresh centres the warm start may add to the previous ones. */
@@ -256,7 +262,11 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
     });
     if (inertia < finalInertia) (final = res), (finalInertia = inertia);
   }
-  const best = { k: chosen.k, silhouette: chosen.silhouette, centroids: final!.centroids };
+  let best = { k: chosen.k, silhouette: chosen.silhouette, centroids: final!.centroids };
+  if (opts.splitRefine) {
+    const silPoints = silPos.map((p) => searchIdx[p]!);
+    best = splitWhileSilhouetteRises(samplePoints, dim, best, dist, silPoints, Math.max(2, Math.round((minSize * m) / n)), opts);
+  }
 
   const k = best.k;
   const centroids = normaliseRows(best.centroids, dim);
@@ -278,6 +288,66 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   const kept = Array.from(sizes, (s) => s >= minSize);
   for (let i = 0; i < n; i++) if (assignment[i]! >= 0 && !kept[assignment[i]!]) assignment[i] = -1;
   return { k, centroids, kept, assignment, similarity, silhouette: best.silhouette, tried, warmStart };
+}
+
+function nearest(points: Float32Array, o: number, centres: number[][], dim: number): number {
+  let bc = 0;
+  let bd = Infinity;
+  centres.forEach((c, ci) => {
+    let d = 0;
+    for (let j = 0; j < dim; j++) d += (points[o + j]! - c[j]!) ** 2;
+    if (d < bd) (bd = d), (bc = ci);
+  });
+  return bc;
+}
+
+/**
+ * Bisecting refinement (as bisecting k-means and X-means do, with the silhouette as the test):
+ * k-means at a fixed k can settle with one centre over two groups and two over one, and more
+ * seedings do not always undo it. Each round splits every cluster in two by 2-means on its sample
+ * members and keeps the split that raises the mean silhouette (on the silhouette sample) the
+ * most; rounds stop when no split raises it or a half would be smaller than `minSampleSize`.
+ * `silPoints` are the sample positions of `dist`'s rows.
+ */
+export function splitWhileSilhouetteRises(points: Float32Array, dim: number, start: { k: number; silhouette: number; centroids: number[][] },
+  dist: Float32Array, silPoints: number[], minSampleSize: number, opts: ClusterOptions): { k: number; silhouette: number; centroids: number[][] } {
+  const m = points.length / dim;
+  let centres = start.centroids.map((c) => [...c]);
+  // Sample labels; a split divides one cluster's members between its halves (bisecting k-means).
+  const labels = Int32Array.from({ length: m }, (_, i) => nearest(points, i * dim, centres, dim));
+  const silLabels = () => silPoints.map((p) => labels[p]!);
+  let score = silhouette(dist, silLabels(), centres.length);
+  for (let round = 0; centres.length < opts.kMax; round++) {
+    const members: number[][] = centres.map(() => []);
+    labels.forEach((c, i) => members[c]!.push(i));
+    let bestSplit: { at: number; pair: number[][]; halves: Int32Array; score: number } | null = null;
+    members.forEach((idx, c) => {
+      if (idx.length < 2 * minSampleSize) return;
+      const res = kmeans(idx.map((i) => Array.from(points.subarray(i * dim, (i + 1) * dim))), 2, {
+        initialization: seedCentres(points, dim, idx, 2, opts.seed + 31 * round + c), maxIterations: opts.maxIterations, tolerance: 1e-4,
+      });
+      const halves = Int32Array.from(res.clusters);
+      const second = halves.reduce((a, x) => a + x, 0);
+      if (Math.min(second, idx.length - second) < minSampleSize) return;
+      const k = centres.length;
+      idx.forEach((i, j) => {
+        if (halves[j]) labels[i] = k;
+      });
+      const s = silhouette(dist, silLabels(), k + 1);
+      idx.forEach((i) => (labels[i] = c));
+      if (s > score + opts.splitGain && (!bestSplit || s > bestSplit.score)) bestSplit = { at: c, pair: res.centroids, halves, score: s };
+    });
+    if (!bestSplit) break;
+    const { at, pair, halves, score: s } = bestSplit as { at: number; pair: number[][]; halves: Int32Array; score: number };
+    const k = centres.length;
+    members[at]!.forEach((i, j) => {
+      if (halves[j]) labels[i] = k;
+    });
+    centres = [...centres.slice(0, at), pair[0]!, ...centres.slice(at + 1)];
+    centres.push(pair[1]!);
+    score = s;
+  }
+  return { k: centres.length, silhouette: score, centroids: centres };
 }
 
 export interface ClusteredRange {

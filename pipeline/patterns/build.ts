@@ -14,7 +14,7 @@ export interface ScopeSpec { key: string; start: string; end: string; firstRow: 
 // a pattern needs 10 posts (0.2% of the scope when larger), and k is the one with the best
 // silhouette (no parsimony): two formats that share a shape but not a palette are two patterns,
 // and the coarser clustering within the tolerance merges them; the final k-means keeps the tightest
-// of 8 seedings.
+// of 8 seedings, and the bisecting refinement (cluster.ts) splits what it still merged.
 export const PATTERN_CLUSTER: ClusterOptions = { ...CLUSTER_DEFAULTS, noiseSimilarity: 0.85, minClusterSize: 10, kMin: 2, silhouetteTolerance: 0, restarts: 8 };
 
 /** Recurrent: carried by at least this share of the members. */
