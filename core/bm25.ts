@@ -88,6 +88,17 @@ function firstAtLeast(docs: Uint32Array, s: number, e: number, row: number): num
   return lo;
 }
 
+/** Whether document `row` contains any of `termIds` (binary search in each posting list). */
+export function containsAny(index: Bm25Index, termIds: readonly number[], row: number): boolean {
+  for (const t of termIds) {
+    const s = index.starts[t]!;
+    const e = index.starts[t + 1]!;
+    const i = firstAtLeast(index.docs, s, e, row);
+    if (i < e && index.docs[i] === row) return true;
+  }
+  return false;
+}
+
 /** A is ranked above B: higher score, then lower row. */
 const above = (sa: number, ra: number, sb: number, rb: number) => sa > sb || (sa === sb && ra < rb);
 

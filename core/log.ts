@@ -4,7 +4,8 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(component: string, level = process.env.LOG_LEVEL ?? 'info', dest: 1 | 2 = 1): Logger {
+/** `dest`: a file descriptor (1 stdout, 2 stderr) or a file path to append to. */
+export function createLogger(component: string, level = process.env.LOG_LEVEL ?? 'info', dest: 1 | 2 | string = 1): Logger {
   return pino(
     {
       level,
@@ -12,6 +13,6 @@ export function createLogger(component: string, level = process.env.LOG_LEVEL ??
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: ['*.apiKey', '*.secret', '*["x-api-key"]', 'req.headers["x-api-key"]'], censor: '[redacted]' },
     },
-    pino.destination({ fd: dest, sync: true }),
+    typeof dest === 'string' ? pino.destination({ dest, sync: true, append: true }) : pino.destination({ fd: dest, sync: true }),
   );
 }

@@ -35,6 +35,8 @@ export interface AppDeps {
   topUpUrl: () => string;
   emergent?: EmergentStore;
   startedAt?: Date;
+  /** Pattern entries in search answers (SEARCH_PATTERNS; off by default). */
+  searchPatterns?: boolean;
 }
 
 const newRequestId = () => `req_${randomBytes(9).toString('base64url')}`;
@@ -102,7 +104,7 @@ export function createApp(deps: AppDeps): Koa {
   api.get('/billing/top-up', (ctx) => {
     ctx.body = { account: (ctx.state.caller as { account: string }).account, how: 'credits are added by the operator of this service: npm run admin -- credits topup --account <account> --credits <n> (docs/ledger.md)' };
   });
-  api.post('/search', searchHandler({ ledger: deps.ledger, snapshots: deps.snapshots, emergent, topUpUrl: deps.topUpUrl }));
+  api.post('/search', searchHandler({ ledger: deps.ledger, snapshots: deps.snapshots, emergent, topUpUrl: deps.topUpUrl, patterns: deps.searchPatterns ?? false }));
   for (const r of [narrativesRouter(emergent), patternsRouter(), accountRouter(deps.ledger, deps.snapshots, deps.startedAt ?? new Date())]) {
     api.use(r.routes(), r.allowedMethods());
   }

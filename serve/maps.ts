@@ -5,6 +5,7 @@
 // entries at most.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { terms } from '../core/analyzer.ts';
 import { loadBm25, type Bm25Index } from '../core/bm25.ts';
 import { openDuckDB, sqlString, type Row } from '../core/duckdb.ts';
 
@@ -41,7 +42,13 @@ export interface RepresentativeContent {
   description: string | null; platform: string | null; publishedAt: string | null; title: string | null;
 }
 
-export interface LoadedPattern { scope: string; detail: PatternDetail; members: Int32Array; lookalikes: Lookalike[]; representatives: RepresentativeContent[]; tags: string[] }
+export interface LoadedPattern {
+  scope: string; detail: PatternDetail; members: Int32Array; lookalikes: Lookalike[]; representatives: RepresentativeContent[]; tags: string[];
+  /** Analysed terms of the label, summary and element values (lexicalMatch in search). */
+  text: string[];
+  /** Unit visual centroid (pattern-centroids.f32), null when absent. */
+  centroid: Float32Array | null;
+}
 
 export interface Maps {
   narratives: LoadedNarrative[];
@@ -49,6 +56,8 @@ export interface Maps {
   narrativeText: Bm25Index | null;
   patterns: LoadedPattern[];
   patternByKey: Map<string, LoadedPattern>;
+  /** Dimension of the visual vectors and pattern centroids (0 without patterns). */
+  patternDim: number;
 }
 
 const num = (v: unknown): number => Number(v);
@@ -79,7 +88,7 @@ async function membersOf(db: Awaited<ReturnType<typeof openDuckDB>>, file: strin
 
 export async function loadMaps(generationDir: string, generation: string): Promise<Maps> {
   const file = (n: string) => path.join(generationDir, n);
-  const maps: Maps = { narratives: [], narrativeById: new Map(), narrativeText: null, patterns: [], patternByKey: new Map() };
+  const maps: Maps = { narratives: [], narrativeById: new Map(), narrativeText: null, patterns: [], patternByKey: new Map(), patternDim: 0 };
   const db = await openDuckDB();
   try {
     await db.run(`SET TimeZone = 'UTC'`);
@@ -114,6 +123,9 @@ export async function loadMaps(generationDir: string, generation: string): Promi
       const looks = groupRows(await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-lookalikes.parquet'))}) ORDER BY pattern_key, rank`), 'pattern_key');
       const reps = groupRows(await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-representatives.parquet'))}) ORDER BY pattern_key, rank`), 'pattern_key');
       const history = groupRows(await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-trajectory.parquet'))}) ORDER BY row_id`), 'pattern_key');
+      const raw = (await exists(file('pattern-centroids.f32'))) ? await fs.readFile(file('pattern-centroids.f32')) : Buffer.alloc(0);
+      const flat = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+      maps.patternDim = rows.length ? flat.length / rows.length : 0;
       for (const r of rows) {
         const key = r.pattern_key as string;
         const detail: PatternDetail = {
@@ -126,6 +138,9 @@ export async function loadMaps(generationDir: string, generation: string): Promi
         };
         const loaded: LoadedPattern = {
           scope: r.scope_key as string, detail, members: members.get(key) ?? new Int32Array(0), tags: (r.tags as string[] | null) ?? [],
+          text: terms([detail.label, detail.summary ?? '', ...detail.recurrentElements.map((e) => e.value)].join(' ')),
+          centroid: maps.patternDim && r.centroid_index !== null && r.centroid_index !== undefined
+            ? flat.slice(num(r.centroid_index) * maps.patternDim, (num(r.centroid_index) + 1) * maps.patternDim) : null,
           lookalikes: (looks.get(key) ?? []).map((l) => ({
             centroidCosine: num(l.centroid_cosine), corroborationCount: num(l.corroboration_count), label: l.label as string, patternKey: l.lookalike_key as string,
             tagJaccard: num(l.tag_jaccard), sharedElements: json(l.shared_elements) ?? {},

@@ -40,7 +40,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     let topUpUrl = config.TOP_UP_URL ?? '';
     const app = createApp({
       ledger, snapshots, log, prefix: config.SERVICE_PREFIX, startedAt,
-      rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST }, topUpUrl: () => topUpUrl,
+      rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST }, topUpUrl: () => topUpUrl, searchPatterns: config.SEARCH_PATTERNS,
     });
     const admin = createAdminRouter(ledger, config.ADMIN_TOKEN, config.SERVICE_PREFIX);
     app.use(admin.routes());

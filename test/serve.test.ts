@@ -10,21 +10,13 @@ import { HttpError } from '../serve/http-error.ts';
 import { RateLimiter } from '../serve/rate-limit.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
+import { callApi, type CallOptions } from './helpers/http.ts';
 import { cleanupTmp } from './helpers/tmp.ts';
 
 let s: RunningServer;
 let dir: string;
 
-async function call(method: string, path: string, opts: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-  if (opts.key !== null) headers['x-api-key'] = opts.key ?? s.demo.secret;
-  if (opts.body !== undefined || opts.raw !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${s.baseUrl}${path}`, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
-  const text = await res.text();
-  let json: any = null;
-  try { json = JSON.parse(text); } catch { json = text; }
-  return { status: res.status, json, headers: res.headers };
-}
+const call = (method: string, path: string, opts: CallOptions = {}) => callApi(s.baseUrl, s.demo.secret, method, path, opts);
 
 test.before(async () => {
   dir = sampleDataDir();

@@ -13,6 +13,7 @@ import type { EmergentStore } from '../emergent-store.ts';
 import { HttpError } from '../http-error.ts';
 import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from '../search-body.ts';
 import { emergentNarratives, trackedNarratives } from '../search-narratives.ts';
+import { searchPatterns } from '../search-patterns.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 
 export interface SearchDeps {
@@ -20,6 +21,8 @@ export interface SearchDeps {
   snapshots: SnapshotStore;
   emergent: EmergentStore;
   topUpUrl: () => string;
+  /** Pattern entries in answers (SEARCH_PATTERNS). */
+  patterns: boolean;
 }
 
 interface StoredResponse { status: number; body: unknown; headers: Record<string, string> }
@@ -63,9 +66,10 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
       deps.emergent.put(gen.id, emergent);
       const narratives = [...trackedNarratives(gen, body.window, ranked.map((r) => r.row)), ...emergent.map((e) => e.narrative)];
       const charged = content.length * PER_RECORD_MICRO;
-      // Spec 2.6: visual patterns in search answers are switched off; the list stays empty.
+      // Spec 2.6: pattern entries are switched off unless SEARCH_PATTERNS is on; the list stays empty.
+      const patterns = deps.patterns ? searchPatterns(gen, body.window, body.query, ranked) : [];
       const answer = {
-        content, creators: creatorsOf(content), narratives, patterns: [] as unknown[], query: body.query, window: body.window,
+        content, creators: creatorsOf(content), narratives, patterns, query: body.query, window: body.window,
         request_id: ctx.state.requestId as string, response_time_ms: Math.round((performance.now() - started) * 100) / 100, usage: { credits: toCredits(charged) },
       };
       // The answer is stored with its settlement (one durable record), so a replay returns it.
