@@ -12,12 +12,14 @@ export interface PipelineBenchOptions {
   posts: number; stages: string[]; runs: number; format: 'ndjson' | 'csv' | 'parquet'; seed: number; command: string;
   /** off: text only; vectors: posts with pictures carry a precomputed visual_embedding (the patterns stage at scale). */
   media: 'off' | 'vectors';
+  /** Keep the last run's data dir here (e.g. for the api bench) instead of removing it. */
+  keep?: string;
 }
 
 const AS_OF = '2026-11-01T00:00:00.000Z';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-async function corpus(o: PipelineBenchOptions): Promise<{ dir: string; records: number; genMs: number }> {
+export async function corpus(o: PipelineBenchOptions): Promise<{ dir: string; records: number; genMs: number }> {
   const dir = path.join(ROOT, 'bench', '.cache', `corpus-${o.posts}-seed${o.seed}-${o.format}${o.media === 'vectors' ? '-vectors' : ''}`);
   const meta = path.join(dir, '.summary.json');
   if (!fs.existsSync(meta)) {
@@ -51,13 +53,22 @@ function freshDataDir(corpusDir: string): string {
   return d;
 }
 
-/** The stages in a child process on a fresh data dir holding the corpus, removed afterwards. */
-function runStagesFresh(corpusDir: string, stages: string[]): Record<string, any> {
+/** The stages in a child process on a fresh data dir holding the corpus, removed afterwards (or moved to `keep`). */
+export function runStagesFresh(corpusDir: string, stages: string[], keep?: string): Record<string, any> {
   const d = freshDataDir(corpusDir);
+  let kept = false;
   try {
-    return child('run-stages.ts', [d, AS_OF, ...stages]);
+    const r = child('run-stages.ts', [d, AS_OF, ...stages]);
+    if (keep) {
+      fs.rmSync(keep, { recursive: true, force: true });
+      fs.mkdirSync(path.dirname(keep), { recursive: true });
+      try { fs.renameSync(d, keep); } catch { fs.cpSync(d, keep, { recursive: true }); }
+      kept = true;
+    }
+    return r;
   } finally {
     fs.rmSync(d, { recursive: true, force: true });
+    if (kept) process.stderr.write(`data dir kept at ${keep}\n`);
   }
 }
 
@@ -105,7 +116,7 @@ Records include re-observations and planted bad records; posts/s counts distinct
 async function benchFullPipeline(o: PipelineBenchOptions, c: { dir: string; records: number }): Promise<void> {
   const runs: Array<Record<string, any>> = [];
   for (let i = 0; i < o.runs; i++) {
-    runs.push(runStagesFresh(c.dir, o.stages));
+    runs.push(runStagesFresh(c.dir, o.stages, i === o.runs - 1 ? o.keep : undefined));
     process.stderr.write(`run ${i + 1}/${o.runs}: ${(runs[i]!.ms / 1000).toFixed(1)} s\n`);
   }
   const stageMs = Object.fromEntries(o.stages.map((s) => [s, median(runs.map((r) => r.stageMs[s] ?? 0))]));
