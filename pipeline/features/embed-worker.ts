@@ -1,7 +1,7 @@
 // Worker thread of the features stage: embeds a range of rows with the fitted LSA model.
 import { workerData } from 'node:worker_threads';
 import { embedHashes, loadEmbedder } from '../../core/embedder.ts';
-import { serveTasks } from '../workers/serve-tasks.ts';
+import { serveTasks } from '../../core/workers/serve-tasks.ts';
 import type { EmbedResult, EmbedTask, EmbedWorkerData } from './embed-task.ts';
 
 const model = await loadEmbedder((workerData as EmbedWorkerData).modelFile);

@@ -16,7 +16,7 @@ import { StageAborted } from '../stage.ts';
 import { writeDocTerms } from './doc-terms.ts';
 import type { EmbedResult, EmbedTask, EmbedWorkerData } from './embed-task.ts';
 import { loadBrandDictionary } from '../../core/enrichment/index.ts';
-import { TaskPool } from '../workers/task-pool.ts';
+import { TaskPool } from '../../core/workers/task-pool.ts';
 import { writeEnrichment } from './enrichment-stage.ts';
 import { adoptPrecomputed } from './precomputed.ts';
 import { saveVectorSpace } from '../../core/vector-space.ts';

@@ -5,7 +5,7 @@ import { analyze } from '../../core/analyzer.ts';
 import { termHashes } from '../../core/embedder.ts';
 import { enrichText, loadBrandDictionary } from '../../core/enrichment/index.ts';
 import { workerData } from 'node:worker_threads';
-import { serveTasks } from '../workers/serve-tasks.ts';
+import { serveTasks } from '../../core/workers/serve-tasks.ts';
 import { DOC_SEP, TERM_SEP, type TextEnrichmentRow, type TextResult, type TextTask, type TextWorkerData } from './text-task.ts';
 
 

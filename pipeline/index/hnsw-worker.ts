@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import hnswlib from 'hnswlib-node';
 import { loadShards, searchShards, type LoadedShards } from '../../core/ranking/hnsw-shards.ts';
-import { serveTasks } from '../workers/serve-tasks.ts';
+import { serveTasks } from '../../core/workers/serve-tasks.ts';
 import type { BuildResult, BuildTask, HnswResult, HnswTask, NeighbourResult, NeighbourTask } from './hnsw-task.ts';
 
 function readRows(file: string, dim: number, firstRow: number, endRow: number): Float32Array {

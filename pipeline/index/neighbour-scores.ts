@@ -7,7 +7,7 @@
 // Written to artifacts/neighbour-scores.parquet: row_id, novelty_score, saturation_score,
 // coverage_novelty (false for rows without a text vector: nothing to compare).
 import { noveltyScore, saturationScore } from '../../core/enrichment/index.ts';
-import type { TaskPool } from '../workers/task-pool.ts';
+import type { TaskPool } from '../../core/workers/task-pool.ts';
 import { writeRowTable } from '../row-table.ts';
 import type { StageContext } from '../stage.ts';
 import { StageAborted } from '../stage.ts';

@@ -20,7 +20,7 @@ import { requireArtifactSource } from '../features/stage.ts';
 import { snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
-import { TaskPool } from '../workers/task-pool.ts';
+import { TaskPool } from '../../core/workers/task-pool.ts';
 import type { BuildResult, HnswResult, HnswTask } from './hnsw-task.ts';
 import { computeNeighbourScores } from './neighbour-scores.ts';
 
