@@ -1,6 +1,7 @@
 // `npm run bench -- <suite> [options]`: benchmarks that print a table, write bench/results/<suite>.json
 // and update their section of bench/RESULTS.md.
 import { parseArgs } from 'node:util';
+import { benchApi } from './suites/api.ts';
 import { benchLedger } from './suites/ledger.ts';
 import { benchPipeline } from './suites/pipeline.ts';
 import { benchQualityNarratives } from './suites/quality-narratives.ts';
@@ -17,7 +18,12 @@ suites:
              --runs R (default 3) --format ndjson|csv|parquet (default ndjson) --seed S (default 42)
              --media off|vectors (default off; vectors: precomputed visual embeddings for posts
              with pictures, so the patterns stage has work at scale)
+             --keep DIR (keep the last run's data dir there, e.g. bench/.cache/api-1000000 for the api suite)
              posts/s and peak RSS of pipeline stages beside DuckDB's bare bulk load
+  api        --posts N (default 100000) --seconds S (default 20) --connections C (default 8)
+             the server as its own process over the full pipeline's generation (built once into
+             bench/.cache/api-N): POST /search req/s and p50/p99 (limit 100), free map reads p99,
+             server RSS, and every charge durable (SIGKILL after the runs, ledger recovered)
   ranking    --posts N (default 100000) --queries Q (default 400)
              p50/p99 and QPS of search(limit 100), HNSW recall@10 vs exact, beside an exact
              brute-force hybrid; builds and caches the corpus and its generation under bench/.cache
@@ -40,7 +46,7 @@ const { values, positionals } = parseArgs({
   options: {
     posts: { type: 'string' }, stages: { type: 'string' }, runs: { type: 'string' }, format: { type: 'string' }, media: { type: 'string' },
     seed: { type: 'string' }, queries: { type: 'string' }, seconds: { type: 'string' }, 'recovery-entries': { type: 'string' }, 'crash-trials': { type: 'string' },
-    items: { type: 'string' }, threads: { type: 'string' }, part: { type: 'string' },
+    items: { type: 'string' }, threads: { type: 'string' }, part: { type: 'string' }, keep: { type: 'string' }, connections: { type: 'string' },
     fit: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -62,7 +68,9 @@ if (suite === 'pipeline') {
   const media = (values.media ?? 'off') as 'off' | 'vectors';
   if (!['off', 'vectors'].includes(media)) { process.stderr.write('bench: --media must be off or vectors\n'); process.exit(2); }
   await benchPipeline({ posts: int(values.posts, 1_000_000, 'posts'), stages: (values.stages ?? 'ingest').split(','), runs: int(values.runs, 3, 'runs'),
-    format, seed: int(values.seed, 42, 'seed'), command, media });
+    format, seed: int(values.seed, 42, 'seed'), command, media, keep: values.keep });
+} else if (suite === 'api') {
+  await benchApi({ posts: int(values.posts, 100_000, 'posts'), seconds: int(values.seconds, 20, 'seconds'), connections: int(values.connections, 8, 'connections'), command });
 } else if (suite === 'ranking') {
   await benchRanking({ posts: int(values.posts, 100_000, 'posts'), queries: int(values.queries, 400, 'queries'), command });
 } else if (suite === 'ledger') {

@@ -3,6 +3,7 @@
 // Built once per generation from the features stage's doc-terms; loads with one read.
 import fs from 'node:fs/promises';
 import { writeFileAtomic } from './durable-fs.ts';
+import { readFileShared } from './shared-file.ts';
 
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -191,23 +192,37 @@ export async function saveBm25(index: Bm25Index, file: string): Promise<void> {
   await writeFileAtomic(file, Buffer.concat(parts));
 }
 
-export async function loadBm25(file: string): Promise<Bm25Index> {
-  const buf = await fs.readFile(file);
-  const hl = buf.readUInt32LE(0);
-  const h = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')) as { terms: number; postings: number; rows: number; avgdl: number; vocabBytes: number };
+/** Load bm25.bin; `shared`: its postings in a SharedArrayBuffer (see parseBm25) for worker threads. */
+export async function loadBm25(file: string, shared = false): Promise<Bm25Index> {
+  return parseBm25(shared ? readFileShared(file) : await fs.readFile(file));
+}
+
+/**
+ * The index of a bm25.bin image. When the image lives in a SharedArrayBuffer, the postings are
+ * views of it (threads given the same image share them, copying nothing); otherwise they are
+ * copied out, aligned.
+ */
+export function parseBm25(buf: Uint8Array): Bm25Index {
+  const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const hl = bytes.readUInt32LE(0);
+  const h = JSON.parse(bytes.subarray(4, 4 + hl).toString('utf8')) as { terms: number; postings: number; rows: number; avgdl: number; vocabBytes: number };
   const al = (n: number) => n + ((4 - (n % 4)) % 4);
   let at = al(4 + hl);
-  const words = h.terms ? buf.subarray(at, at + h.vocabBytes).toString('utf8').split('\n') : [];
+  const words = h.terms ? bytes.subarray(at, at + h.vocabBytes).toString('utf8').split('\n') : [];
   at = al(at + h.vocabBytes);
-  const body = new Uint8Array(buf.length - at);
-  body.set(buf.subarray(at));
-  let o = 0;
+  let body: Uint8Array;
+  if (buf.buffer instanceof SharedArrayBuffer && (buf.byteOffset + at) % 4 === 0) body = buf.subarray(at);
+  else {
+    body = new Uint8Array(buf.length - at);
+    body.set(buf.subarray(at));
+  }
+  let o = body.byteOffset;
   const starts = new Uint32Array(body.buffer, o, h.terms + 1);
   o += starts.byteLength;
   const docs = new Uint32Array(body.buffer, o, h.postings);
   o += docs.byteLength;
   const tfs = new Uint16Array(body.buffer, o, h.postings);
-  o = al(o + tfs.byteLength);
+  o = body.byteOffset + al(o - body.byteOffset + tfs.byteLength);
   const docLen = new Uint16Array(body.buffer, o, h.rows);
   return { vocab: new Map(words.map((w, i) => [w, i])), starts, docs, tfs, docLen, avgdl: h.avgdl };
 }

@@ -5,10 +5,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Manifest } from '../core/generations.ts';
 import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
+import { search, type RankedRow, type SearchParams } from '../core/ranking/search.ts';
 import { nonZeroMask } from '../core/vector-space.ts';
 import type { MemberColumns } from '../pipeline/post-columns.ts';
 import { loadContentColumns, type ContentColumns } from './content-columns.ts';
 import { loadMaps, type Maps } from './maps.ts';
+import type { SearchPool } from './search-pool.ts';
 
 export interface LoadedGeneration {
   id: string;
@@ -25,13 +27,26 @@ export interface LoadedGeneration {
   vectorRowsFrom(start: number): number;
   /** Creator, platform and engagement (likes + comments + shares) per row, for cluster figures. */
   members: MemberColumns;
+  /** The ranking core on this generation: in the search workers when there are any, else here. */
+  search(p: SearchParams): Promise<RankedRow[]>;
+  /** Let the search workers drop it (once no request holds it). */
+  dispose(): Promise<void>;
 }
 
-export async function loadGeneration(dir: string): Promise<LoadedGeneration> {
+/** Load a generation; with a pool, the graphs go to its workers and this thread keeps none. */
+export async function loadGeneration(dir: string, pool: SearchPool | null = null): Promise<LoadedGeneration> {
   const t0 = performance.now();
   const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
-  const index = await loadSearchIndex(dir);
-  const [content, maps] = await Promise.all([loadContentColumns(dir, index.rows), loadMaps(dir, manifest.generation)]);
+  const index = await loadSearchIndex(dir, pool ? { graphs: false, share: true } : {});
+  let content: ContentColumns;
+  let maps: Maps;
+  try {
+    if (pool) await pool.load(manifest.generation, dir, index.shared!);
+    [content, maps] = await Promise.all([loadContentColumns(dir, index.rows), loadMaps(dir, manifest.generation)]);
+  } catch (err) {
+    await pool?.drop(manifest.generation);
+    throw err;
+  }
   const mask = nonZeroMask(index.vectors, index.textSpace.dim, index.rows);
   const after = new Uint32Array(index.rows + 1);
   for (let r = index.rows - 1; r >= 0; r--) after[r] = after[r + 1]! + mask[r]!;
@@ -42,5 +57,7 @@ export async function loadGeneration(dir: string): Promise<LoadedGeneration> {
       creator: content.creatorId, platform: content.platform,
       engagement: Float64Array.from({ length: index.rows }, (_, r) => index.likes[r]! + index.comments[r]! + index.shares[r]!),
     },
+    search: pool ? (p) => pool.search(manifest.generation, p) : async (p) => search(index, p),
+    dispose: pool ? () => pool.drop(manifest.generation) : async () => undefined,
   };
 }

@@ -1,6 +1,6 @@
 // Starting and stopping the server: open the ledger (recovering it), make sure the demo account
 // exists, load the current generation, listen on HOST:PORT, mount the ledger's admin endpoint for
-// loopback callers, and check for new generations. SIGTERM: stop accepting, let in-flight
+// loopback callers, start the search workers, and check for new generations. SIGTERM: stop accepting, let in-flight
 // requests finish, flush and close the ledger.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,8 @@ import { announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts
 import { Ledger } from '../ledger/ledger.ts';
 import { createApp } from './app.ts';
 import { ensureDemoAccount, type DemoKey } from './demo-account.ts';
+import { loadGeneration } from './generation.ts';
+import { SearchPool } from './search-pool.ts';
 import { SnapshotStore } from './snapshot-store.ts';
 
 export interface RunningServer {
@@ -28,7 +30,8 @@ export interface RunningServer {
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const layout = dataDirLayout(config.dataDir);
   const ledger = await Ledger.open({ dir: layout.ledger });
-  const snapshots = new SnapshotStore(config.dataDir, log);
+  const pool = config.SEARCH_THREADS > 0 ? new SearchPool(config.SEARCH_THREADS) : null;
+  const snapshots = new SnapshotStore(config.dataDir, log, (dir) => loadGeneration(dir, pool));
   let server: http.Server | null = null;
   let unannounce: (() => Promise<void>) | null = null;
   try {
@@ -67,6 +70,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           s.closeIdleConnections();
         });
         await unannounce?.();
+        await pool?.close();
         await ledger.close();
       })()),
     };
@@ -74,6 +78,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     snapshots.stop();
     server?.close();
     await unannounce?.();
+    await pool?.close();
     await ledger.close();
     throw err;
   }

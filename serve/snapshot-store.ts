@@ -1,7 +1,8 @@
 // Which generation the server answers from, and the hot swap to the next one. Requests lease the
 // current generation for their whole life; a new CURRENT is loaded in the background while the
 // old one keeps serving, then swapped in atomically (one assignment). The old generation is
-// dropped once its last lease ends, so its memory is freed by the collector and not before.
+// dropped once its last lease ends (its search workers drop it too), so its memory is freed then
+// and not before.
 import { dataDirLayout } from '../core/data-dir.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
 import type { Logger } from '../core/log.ts';
@@ -49,7 +50,7 @@ export class SnapshotStore {
         if (n > 0) this.leases.set(gen, n);
         else {
           this.leases.delete(gen);
-          if (this.retired.delete(gen)) this.log.info({ generation: gen.id }, 'retired generation released');
+          if (this.retired.delete(gen)) this.free(gen);
         }
       },
     };
@@ -70,7 +71,7 @@ export class SnapshotStore {
         this.log.info({ generation: next.id, loadMs: next.loadMs, previous: old?.id ?? null }, 'serving generation');
         if (old) {
           if (this.leases.has(old)) this.retired.add(old);
-          else this.log.info({ generation: old.id }, 'retired generation released');
+          else this.free(old);
         }
       } catch (err) {
         // The generation being served stays; the next check tries again.
@@ -81,6 +82,12 @@ export class SnapshotStore {
       }
     })();
     return this.loading;
+  }
+
+  /** A retired generation no request holds: its search workers let it go; the collector does the rest. */
+  private free(gen: LoadedGeneration): void {
+    this.log.info({ generation: gen.id }, 'retired generation released');
+    gen.dispose().catch((err: Error) => this.log.warn({ generation: gen.id, err: err.message }, 'search workers could not drop the generation'));
   }
 
   /** Check for a new generation every `ms`. */

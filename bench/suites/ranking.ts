@@ -50,7 +50,7 @@ async function publishedCorpus(posts: number): Promise<{ dataDir: string; stageM
   return { dataDir, truthFile, stageMs: m.stageMs, builtAt };
 }
 
-interface LabelledQuery { text: string; narrative: string }
+export interface LabelledQuery { text: string; narrative: string }
 
 const QUERY_FORMS = 4;
 
@@ -59,12 +59,12 @@ const QUERY_FORMS = 4;
  * turns once per narrative: every form meets every window, instead of each form always meeting
  * the same one.
  */
-function windowOf(i: number): WindowKey {
+export function windowOf(i: number): WindowKey {
   return WINDOW_KEYS[Math.floor(i / QUERY_FORMS) % WINDOW_KEYS.length]!;
 }
 
 /** Queries users would type: each narrative's keywords in a few combinations, plus its hashtags. */
-function queriesFrom(truthFile: string, n: number): LabelledQuery[] {
+export function queriesFrom(truthFile: string, n: number): LabelledQuery[] {
   const out: LabelledQuery[] = [];
   for (const line of fs.readFileSync(truthFile, 'utf8').split('\n')) {
     if (!line.includes('"type":"narrative"')) continue;
@@ -288,7 +288,7 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
       const qv = embed(index.embedder, terms(q.text).filter((t) => index.bm25.vocab.has(t)));
       if (!qv.some((x) => x !== 0) || index.rows - start < 10) continue;
       const truth = new Set(exact.searchKnn(Array.from(qv), 10, (r: number) => r >= start).neighbors);
-      hit += searchShards(index.hnsw, qv, 10, ef, start).filter((n) => truth.has(n.row)).length;
+      hit += searchShards(index.hnsw!, qv, 10, ef, start).filter((n) => truth.has(n.row)).length;
       total += truth.size;
     }
     return total ? hit / total : 0;

@@ -3,14 +3,15 @@
 // order (published_at, uuid), so a time window is the contiguous range [windowStart[w], rows).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { loadBm25, type Bm25Index } from '../bm25.ts';
+import { loadBm25, parseBm25, type Bm25Index } from '../bm25.ts';
+import { readFileShared } from '../shared-file.ts';
 import { openDuckDB, sqlString } from '../duckdb.ts';
 import { loadEmbedder, type EmbedderModel } from '../embedder.ts';
 import type { Manifest } from '../generations.ts';
 import { WINDOW_KEYS, type WindowKey } from '../windows.ts';
 import { loadShards, type LoadedShards } from './hnsw-shards.ts';
 import { loadVectorSpace, type VectorSpace } from '../vector-space.ts';
-import { loadEnrichmentStore, type EnrichmentStore } from '../enrichment/public.ts';
+import { EnrichmentStore, loadEnrichmentStore } from '../enrichment/public.ts';
 
 export interface SearchIndex {
   generation: string;
@@ -31,14 +32,30 @@ export interface SearchIndex {
   maxEngagementLog: number;
   maxFollowersLog: number;
   bm25: Bm25Index;
-  /** The text HNSW graphs, one per time shard. */
-  hnsw: LoadedShards;
+  /** The text HNSW graphs, one per time shard (null when loaded without them: see LoadOptions). */
+  hnsw: LoadedShards | null;
   embedder: EmbedderModel;
   /** Every row's PublicEnrichment (spec 2.3), compact; get(row) builds one. */
   enrichment: EnrichmentStore;
   /** The space of `vectors` and of the graphs: ours, or the input's precomputed one (queries mapped in). */
   textSpace: VectorSpace;
   vectors: Float32Array;
+  /** The file images behind `vectors` and `bm25` when loaded shared (LoadOptions.share). */
+  shared: SharedIndexParts | null;
+}
+
+/** The big read-only parts, in SharedArrayBuffers, handed to worker threads instead of copies. */
+export interface SharedIndexParts { vectors: Uint8Array; bm25: Uint8Array }
+
+export interface LoadOptions {
+  /** Load the HNSW graphs (default true); the server's main thread leaves them to its search workers. */
+  graphs?: boolean;
+  /** Load every row's PublicEnrichment (default true); search workers do not need it. */
+  enrichment?: boolean;
+  /** Read vectors and postings into SharedArrayBuffers (exposed as `shared`). */
+  share?: boolean;
+  /** Use these images (another thread's `shared`) instead of reading the files. */
+  shared?: SharedIndexParts;
 }
 
 /** First row whose published_at >= t (rows are sorted by published_at). */
@@ -57,7 +74,7 @@ export function engagementOf(likes: number, comments: number, shares: number): n
   return likes + 2 * comments + 3 * shares;
 }
 
-export async function loadSearchIndex(generationDir: string): Promise<SearchIndex> {
+export async function loadSearchIndex(generationDir: string, opts: LoadOptions = {}): Promise<SearchIndex> {
   const manifest = JSON.parse(await fs.readFile(path.join(generationDir, 'manifest.json'), 'utf8')) as Manifest;
   const db = await openDuckDB();
   let cols: Record<string, unknown[]>;
@@ -87,16 +104,18 @@ export async function loadSearchIndex(generationDir: string): Promise<SearchInde
     if (followers[r]! > maxF) maxF = followers[r]!;
   }
   const embedder = await loadEmbedder(path.join(generationDir, 'embedder.bin'));
-  const raw = await fs.readFile(path.join(generationDir, 'text-vectors.f32'));
+  const file = (n: string) => path.join(generationDir, n);
+  const shared = opts.shared ?? (opts.share ? { vectors: readFileShared(file('text-vectors.f32')), bm25: readFileShared(file('bm25.bin')) } : null);
+  const raw = shared?.vectors ?? await fs.readFile(file('text-vectors.f32'));
   const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
-  const hnsw = loadShards(generationDir, 'text');
+  const hnsw = opts.graphs === false ? null : loadShards(generationDir, 'text');
   const textSpace = loadVectorSpace(generationDir, 'text');
-  if (hnsw.dim !== textSpace.dim) throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the text space ${textSpace.dim}`);
+  if (hnsw && hnsw.dim !== textSpace.dim) throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the text space ${textSpace.dim}`);
   return {
     generation: manifest.generation, asOf, rows, uuid: cols.uuid as string[], publishedAt, likes, comments, shares,
     views: f64('views'), followers, textKind: Int8Array.from(cols.text_kind!, (v) => Number(v)), windowStart,
     maxEngagementLog: Math.log1p(maxE), maxFollowersLog: Math.log1p(maxF),
-    bm25: await loadBm25(path.join(generationDir, 'bm25.bin')), hnsw, embedder, textSpace, vectors,
-    enrichment: await loadEnrichmentStore(generationDir, rows),
+    bm25: shared ? parseBm25(shared.bm25) : await loadBm25(file('bm25.bin')), hnsw, embedder, textSpace, vectors, shared,
+    enrichment: opts.enrichment === false ? new EnrichmentStore(0) : await loadEnrichmentStore(generationDir, rows),
   };
 }

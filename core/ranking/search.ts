@@ -86,6 +86,7 @@ export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
   const hasVector = qv.some((x) => x !== 0);
   let vector: Array<{ row: number; sim: number }> = [];
   if (hasVector) {
+    if (!index.hnsw) throw new Error(`generation ${index.generation} was loaded without its graphs (the server's search workers hold them)`);
     vector = searchShards(index.hnsw, qv, depth, vectorEf(depth), start).filter((v) => v.sim >= VECTOR_FLOOR);
   }
 

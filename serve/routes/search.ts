@@ -3,7 +3,6 @@
 // the answer under an Idempotency-Key), and release the hold if anything fails.
 import { createHash } from 'node:crypto';
 import type Koa from 'koa';
-import { search } from '../../core/ranking/search.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
 import type { Caller } from '../auth.ts';
@@ -60,7 +59,7 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
         window: body.window, tier: '1', topUpUrl: deps.topUpUrl(), maxLimit: (available) => Math.min(SEARCH_LIMIT_MAX, Math.floor(available / PER_RECORD_MICRO)),
       });
       const gen = lease.gen;
-      const ranked = search(gen.index, body);
+      const ranked = await gen.search(body);
       const content = ranked.map((r) => contentItem(gen, r));
       const emergent = emergentNarratives(gen, body.window, body.query, ranked);
       deps.emergent.put(gen.id, emergent);

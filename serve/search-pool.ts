@@ -1,0 +1,85 @@
+// Search off the event loop: SEARCH_THREADS worker threads (search-worker.ts), each holding the
+// HNSW graphs of the generations being served, so searches run on every core while the main
+// thread answers HTTP, bills and builds answers. The big arrays (text vectors, BM25 postings)
+// live in SharedArrayBuffers the main thread loaded once; a worker holds only its own graphs
+// (hnswlib indexes cannot be shared between threads) and small columns. Hand-written because the
+// pool must broadcast (load / drop a generation on every worker) as well as dispatch: a search
+// goes to the worker with the fewest searches in flight.
+import type { Worker } from 'node:worker_threads';
+import { spawnTsWorker } from '../core/workers/spawn.ts';
+import type { RankedRow, SearchParams } from '../core/ranking/search.ts';
+import type { SharedIndexParts } from '../core/ranking/search-index.ts';
+
+export type SearchWorkerMessage =
+  | { id: number; kind: 'load'; gen: string; dir: string; shared: SharedIndexParts }
+  | { id: number; kind: 'drop'; gen: string }
+  | { id: number; kind: 'search'; gen: string; params: SearchParams };
+export type SearchWorkerReply = { id: number; result: unknown } | { id: number; error: string };
+
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+interface Lane { worker: Worker; inFlight: number; alive: boolean }
+interface Waiting { resolve: (r: any) => void; reject: (e: Error) => void; lane: Lane }
+
+export class SearchPool {
+  private readonly lanes: Lane[] = [];
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(readonly threads: number) {
+    for (let i = 0; i < threads; i++) {
+      const lane: Lane = { worker: spawnTsWorker(new URL('./search-worker.ts', import.meta.url)), inFlight: 0, alive: true };
+      lane.worker.on('message', (m: SearchWorkerReply) => {
+        const w = this.waiting.get(m.id);
+        if (!w) return;
+        this.waiting.delete(m.id);
+        lane.inFlight--;
+        if ('error' in m) w.reject(new Error(m.error));
+        else w.resolve(m.result);
+      });
+      // A dead worker fails what it was doing; searches go to the others (none left: an error).
+      const died = (err: Error) => {
+        lane.alive = false;
+        for (const [id, w] of this.waiting) if (w.lane === lane) (this.waiting.delete(id), w.reject(err));
+      };
+      lane.worker.on('error', died);
+      lane.worker.on('exit', (code) => died(new Error(`search worker exited with code ${code}`)));
+      this.lanes.push(lane);
+    }
+  }
+
+  private send<R>(lane: Lane, msg: DistributiveOmit<SearchWorkerMessage, 'id'>): Promise<R> {
+    if (this.closed) return Promise.reject(new Error('search pool is closed'));
+    if (!lane.alive) return Promise.reject(new Error('search worker is gone'));
+    const id = this.nextId++;
+    lane.inFlight++;
+    return new Promise<R>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject, lane });
+      lane.worker.postMessage({ ...msg, id });
+    });
+  }
+
+  /** Every worker loads the generation (its graphs; the shared parts are not copied). */
+  async load(gen: string, dir: string, shared: SharedIndexParts): Promise<void> {
+    await Promise.all(this.lanes.map((l) => this.send(l, { kind: 'load', gen, dir, shared })));
+  }
+
+  /** Every worker lets the generation go. */
+  async drop(gen: string): Promise<void> {
+    await Promise.all(this.lanes.filter((l) => l.alive).map((l) => this.send(l, { kind: 'drop', gen }).catch(() => undefined)));
+  }
+
+  search(gen: string, params: SearchParams): Promise<RankedRow[]> {
+    let best: Lane | null = null;
+    for (const l of this.lanes) if (l.alive && (!best || l.inFlight < best.inFlight)) best = l;
+    if (!best) return Promise.reject(new Error('no search worker is running'));
+    return this.send<RankedRow[]>(best, { kind: 'search', gen, params });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.lanes.map((l) => l.worker.terminate()));
+  }
+}
