@@ -5,7 +5,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Manifest } from '../core/generations.ts';
 import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
-import { search, type RankedRow, type SearchParams } from '../core/ranking/search.ts';
+import type { SearchParams } from '../core/ranking/search.ts';
+import { searchWithClusters, type SearchOutcome } from './answer-clusters.ts';
 import { nonZeroMask } from '../core/vector-space.ts';
 import type { MemberColumns } from '../pipeline/post-columns.ts';
 import { loadContentColumns, type ContentColumns } from './content-columns.ts';
@@ -28,7 +29,7 @@ export interface LoadedGeneration {
   /** Creator, platform and engagement (likes + comments + shares) per row, for cluster figures. */
   members: MemberColumns;
   /** The ranking core on this generation: in the search workers when there are any, else here. */
-  search(p: SearchParams): Promise<RankedRow[]>;
+  search(p: SearchParams): Promise<SearchOutcome>;
   /** Let the search workers drop it (once no request holds it). */
   dispose(): Promise<void>;
 }
@@ -57,7 +58,7 @@ export async function loadGeneration(dir: string, pool: SearchPool | null = null
       creator: content.creatorId, platform: content.platform,
       engagement: Float64Array.from({ length: index.rows }, (_, r) => index.likes[r]! + index.comments[r]! + index.shares[r]!),
     },
-    search: pool ? (p) => pool.search(manifest.generation, p) : async (p) => search(index, p),
+    search: pool ? (p) => pool.search(manifest.generation, p) : async (p) => searchWithClusters(index, p),
     dispose: pool ? () => pool.drop(manifest.generation) : async () => undefined,
   };
 }

@@ -4,7 +4,7 @@
 //             discovery control at 5% over every narrative of the window; memberOverlap and
 //             overlap_count = returned rows that are members, overlapZScore ranks them;
 //   emergent  clusters of the returned rows themselves (their text vectors, the narratives'
-//             k-means with settings for a few hundred rows), described like tracked ones, with
+//             k-means with settings for a few hundred rows: answer-clusters.ts), described like tracked ones, with
 //             queryRelevance = the members' mean cosine to the query (0..1). Their ids stay
 //             readable at /narratives/{id} for EMERGENT_TTL_MS (emergent-store.ts).
 import { createHash } from 'node:crypto';
@@ -13,11 +13,11 @@ import type { RankedRow } from '../core/ranking/search.ts';
 import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../core/stats/hypergeometric.ts';
 import { WINDOW_DAYS, type WindowKey } from '../core/windows.ts';
 import { platformDiffusion, summarise } from '../pipeline/narratives/build.ts';
-import { clusterWindow, CLUSTER_DEFAULTS, type ClusterOptions } from '../pipeline/narratives/cluster.ts';
 import { ClassCounts, LABEL_DEFAULTS, labelFrom, labelKeys } from '../pipeline/narratives/labels.ts';
 import { narrativeSentiment } from '../pipeline/narratives/sentiment.ts';
 import { DAY_MS, seriesStats } from '../pipeline/narratives/series.ts';
 import { memberStats, representativeOf } from '../pipeline/post-columns.ts';
+import type { AnswerClusters } from './answer-clusters.ts';
 import type { LoadedGeneration } from './generation.ts';
 import type { LoadedNarrative, Narrative } from './maps.ts';
 
@@ -47,17 +47,35 @@ export function trackedNarratives(gen: LoadedGeneration, window: WindowKey, rows
     .map(({ ln, k, z }) => ({ ...ln.narrative, memberOverlap: k, overlapZScore: z, overlap_count: k }));
 }
 
-// A few hundred rows: every row in the k search, k from 2 to 8, a cluster needs 3 rows or 5%.
-const EMERGENT_CLUSTER: ClusterOptions = {
-  ...CLUSTER_DEFAULTS, sample: 300, searchSample: 300, silhouetteSample: 150, kMin: 2, kMax: 8, minClusterSize: 3, minClusterShare: 0.05,
-};
+/** Rows whose label keys are remembered per generation (about 20 MB at most). */
+export const LABEL_KEY_CACHE_ROWS = 100_000;
+const labelKeyCache = new WeakMap<LoadedGeneration, Map<number, readonly string[]>>();
 
-/** Clusters of the returned rows, described as narratives of the search window. */
-export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, query: string, ranked: readonly RankedRow[]): EmergentNarrative[] {
+/**
+ * A row's label keys (analysed terms of its title and description, and their bigrams), kept for
+ * the generation's life: analysing the text of every returned row was the main thread's largest
+ * cost per search, and popular rows come back in answer after answer. Bounded: when full, the
+ * oldest entries go (insertion order).
+ */
+function rowLabelKeys(gen: LoadedGeneration): (row: number, textOf: (row: number) => string) => readonly string[] {
+  let cache = labelKeyCache.get(gen);
+  if (!cache) labelKeyCache.set(gen, (cache = new Map()));
+  const c = cache;
+  return (row, textOf) => {
+    let keys = c.get(row);
+    if (!keys) {
+      keys = labelKeys(terms(textOf(row)));
+      if (c.size >= LABEL_KEY_CACHE_ROWS) c.delete(c.keys().next().value!);
+      c.set(row, keys);
+    }
+    return keys;
+  };
+}
+
+/** The answer's clusters (answer-clusters.ts), described as narratives of the search window. */
+export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, query: string, ranked: readonly RankedRow[], cl: AnswerClusters): EmergentNarrative[] {
   const { index, content } = gen;
-  const dim = index.textSpace.dim;
-  const rows = ranked.filter((r) => gen.hasVector(r.row)).map((r) => r.row);
-  const cl = clusterWindow(index.vectors, dim, rows, EMERGENT_CLUSTER);
+  const rows = cl.rows;
   const groups = new Map<number, number[]>();
   cl.assignment.forEach((c, i) => {
     if (c >= 0) groups.set(c, [...(groups.get(c) ?? []), i]);
@@ -68,9 +86,10 @@ export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, que
   const termCounts = new ClassCounts(clusters.length);
   const tagCounts = new ClassCounts(clusters.length);
   const textOf = (r: number) => [content.title.get(r), content.description.get(r)].filter(Boolean).join('. ');
+  const keysOf = rowLabelKeys(gen);
   clusters.forEach((c, ci) => {
     for (const i of groups.get(c)!) {
-      termCounts.add(ci, labelKeys(terms(textOf(rows[i]!))));
+      termCounts.add(ci, keysOf(rows[i]!, textOf));
       tagCounts.add(ci, content.tags.get(rows[i]!));
     }
   });

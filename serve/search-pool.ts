@@ -7,7 +7,8 @@
 // goes to the worker with the fewest searches in flight.
 import type { Worker } from 'node:worker_threads';
 import { spawnTsWorker } from '../core/workers/spawn.ts';
-import type { RankedRow, SearchParams } from '../core/ranking/search.ts';
+import type { SearchParams } from '../core/ranking/search.ts';
+import type { SearchOutcome } from './answer-clusters.ts';
 import type { SharedIndexParts } from '../core/ranking/search-index.ts';
 
 export type SearchWorkerMessage =
@@ -70,11 +71,11 @@ export class SearchPool {
     await Promise.all(this.lanes.filter((l) => l.alive).map((l) => this.send(l, { kind: 'drop', gen }).catch(() => undefined)));
   }
 
-  search(gen: string, params: SearchParams): Promise<RankedRow[]> {
+  search(gen: string, params: SearchParams): Promise<SearchOutcome> {
     let best: Lane | null = null;
     for (const l of this.lanes) if (l.alive && (!best || l.inFlight < best.inFlight)) best = l;
     if (!best) return Promise.reject(new Error('no search worker is running'));
-    return this.send<RankedRow[]>(best, { kind: 'search', gen, params });
+    return this.send<SearchOutcome>(best, { kind: 'search', gen, params });
   }
 
   async close(): Promise<void> {

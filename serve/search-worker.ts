@@ -1,8 +1,9 @@
 // A search worker thread (search-pool.ts): holds the ranking index of each generation it was asked
-// to load (its own HNSW graphs over the shared vectors and postings) and runs the ranking core.
+// to load (its own HNSW graphs over the shared vectors and postings) and runs the ranking core and
+// the answer's clustering.
 import { parentPort } from 'node:worker_threads';
 import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
-import { search } from '../core/ranking/search.ts';
+import { searchWithClusters } from './answer-clusters.ts';
 import type { SearchWorkerMessage, SearchWorkerReply } from './search-pool.ts';
 
 const port = parentPort;
@@ -17,7 +18,7 @@ async function handle(m: SearchWorkerMessage): Promise<unknown> {
   if (m.kind === 'drop') return indexes.delete(m.gen);
   const index = indexes.get(m.gen);
   if (!index) throw new Error(`generation ${m.gen} is not loaded in this search worker`);
-  return search(index, m.params);
+  return searchWithClusters(index, m.params);
 }
 
 port.on('message', (m: SearchWorkerMessage) => {

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { toMicro } from '../ledger/money.ts';
-import { search } from '../core/ranking/search.ts';
+import { searchWithClusters } from '../serve/answer-clusters.ts';
 import { loadGeneration } from '../serve/generation.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
@@ -84,14 +84,14 @@ test('SEARCH_PATTERNS on: pattern entries with every field of spec 2.6, in range
   assert.ok(seen > 0, 'some query finds patterns');
 });
 
-test('search workers (shared vectors and postings, their own graphs) rank exactly as the ranking core in this thread', async () => {
+test('search workers (shared vectors and postings, their own graphs) rank and cluster the answer exactly as this thread does', async () => {
   const lease = s.snapshots.lease();
   try {
     const inline = await loadGeneration(lease.gen.dir);
     assert.ok(lease.gen.index.hnsw === null && lease.gen.index.shared !== null, 'the main thread holds no graphs; vectors and postings are shared');
     for (const [query, window] of [['coffee', 'all'], ['sourdough starter', '30d'], ['#music', '90d'], ['festival lineup leak', '7d']] as const) {
       const viaWorkers = await lease.gen.search({ query, limit: 50, window });
-      assert.equal(viaWorkers, search(inline.index, { query, limit: 50, window }), `${query} ${window}`);
+      assert.equal(viaWorkers, searchWithClusters(inline.index, { query, limit: 50, window }), `${query} ${window}`);
     }
   } finally {
     lease.release();

@@ -36,6 +36,8 @@ export interface ClusterOptions {
   /** Bisect clusters while a split raises the silhouette by at least splitGain (see splitWhileSilhouetteRises). */
   splitRefine: boolean;
   splitGain: number;
+  /** k-means engine: ml-kmeans (the pipeline), or typed-array Lloyd (the per-request emergent path; see lloyd). */
+  engine?: 'ml-kmeans' | 'lloyd';
   noiseSimilarity: number;
   /** Smallest cluster kept: max(minClusterSize, minClusterShare x rows). */
   minClusterSize: number;
@@ -183,6 +185,108 @@ export function seedCentres(points: Float32Array, dim: number, idx: number[], k:
   return out;
 }
 
+/**
+ * Lloyd's k-means over typed rows `idx` of `points` from the given centres, until no point moves
+ * or maxIterations. The same algorithm as ml-kmeans (squared Euclidean), written out for the
+ * emergent clusters of every search answer, where ml-kmeans's arrays of arrays cost more than the
+ * clustering. It runs on the rows' Gram matrix (kernel form: |x - mean(C)|^2 = G_xx -
+ * 2 mean_{y in C} G_xy + mean_{y,z in C} G_yz), so an iteration costs n^2 additions whatever the
+ * dimension; the Gram matrix is computed once per row list and shared by every k tried. A
+ * cluster that loses all its points stays empty.
+ */
+export function lloyd(points: Float32Array, dim: number, idx: readonly number[], init: number[][], maxIterations: number): { clusters: number[]; centroids: number[][] } {
+  const k = init.length;
+  const n = idx.length;
+  const G = gramOf(points, dim, idx);
+  // Start: each point to its nearest initial centre.
+  const flat = new Float64Array(k * dim);
+  init.forEach((c, ci) => flat.set(c, ci * dim));
+  const clusters = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const o = idx[i]! * dim;
+    let best = 0;
+    let bd = Infinity;
+    for (let c = 0; c < k; c++) {
+      let d = 0;
+      for (let j = 0; j < dim; j++) {
+        const x = points[o + j]! - flat[c * dim + j]!;
+        d += x * x;
+      }
+      if (d < bd) (bd = d), (best = c);
+    }
+    clusters[i] = best;
+  }
+  const A = new Float64Array(n * k);
+  const size = new Uint32Array(k);
+  const within = new Float64Array(k);
+  for (let it = 0; it < maxIterations; it++) {
+    A.fill(0);
+    size.fill(0);
+    within.fill(0);
+    for (let j = 0; j < n; j++) size[clusters[j]!]!++;
+    for (let i = 0; i < n; i++) {
+      const row = i * n;
+      const out = i * k;
+      for (let j = 0; j < n; j++) A[out + clusters[j]!]! += G[row + j]!;
+    }
+    for (let i = 0; i < n; i++) within[clusters[i]!]! += A[i * k + clusters[i]!]!;
+    let moved = 0;
+    for (let i = 0; i < n; i++) {
+      let best = clusters[i]!;
+      let bd = Infinity;
+      for (let c = 0; c < k; c++) {
+        const m = size[c]!;
+        if (m === 0) continue;
+        const d = G[i * n + i]! - (2 * A[i * k + c]!) / m + within[c]! / (m * m);
+        if (d < bd - 1e-12) (bd = d), (best = c);
+      }
+      if (best !== clusters[i]) (moved++, (clusters[i] = best));
+    }
+    if (moved === 0) break;
+  }
+  const centroids = Array.from({ length: k }, (_, c) => init[c]!.slice());
+  const sums = new Float64Array(k * dim);
+  size.fill(0);
+  clusters.forEach((c, i) => {
+    size[c]!++;
+    for (let j = 0; j < dim; j++) sums[c * dim + j]! += points[idx[i]! * dim + j]!;
+  });
+  for (let c = 0; c < k; c++) if (size[c]) centroids[c] = Array.from(sums.subarray(c * dim, (c + 1) * dim), (x) => x / size[c]!);
+  return { clusters, centroids };
+}
+
+const grams = new WeakMap<readonly number[], Float64Array>();
+
+/** Inner products of the rows `idx`, n x n, remembered per row list. */
+function gramOf(points: Float32Array, dim: number, idx: readonly number[]): Float64Array {
+  let G = grams.get(idx);
+  if (G) return G;
+  const n = idx.length;
+  G = new Float64Array(n * n);
+  for (let a = 0; a < n; a++) {
+    const oa = idx[a]! * dim;
+    for (let b = a; b < n; b++) {
+      const ob = idx[b]! * dim;
+      let s = 0;
+      for (let j = 0; j < dim; j++) s += points[oa + j]! * points[ob + j]!;
+      G[a * n + b] = s;
+      G[b * n + a] = s;
+    }
+  }
+  grams.set(idx, G);
+  return G;
+}
+
+const rowArrays = new WeakMap<readonly number[], number[][]>();
+
+/** One k-means run on the engine of `opts` (ml-kmeans's input arrays made once per row list). */
+function runKMeans(points: Float32Array, dim: number, idx: readonly number[], init: number[][], maxIterations: number, opts: ClusterOptions): { clusters: number[]; centroids: number[][] } {
+  if (opts.engine === 'lloyd') return lloyd(points, dim, idx, init, maxIterations);
+  let data = rowArrays.get(idx);
+  if (!data) rowArrays.set(idx, (data = idx.map((i) => Array.from(points.subarray(i * dim, (i + 1) * dim)))));
+  return kmeans(data, init.length, { initialization: init, maxIterations, tolerance: 1e-4 });
+}
+
 function normaliseRows(m: number[][], dim: number): Float32Array {
   const out = new Float32Array(m.length * dim);
   m.forEach((row, c) => {
@@ -210,18 +314,16 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   const m = sampleIdx.length;
   const samplePoints = new Float32Array(m * dim);
   sampleIdx.forEach((s, i) => samplePoints.set(vectors.subarray(rows[s]! * dim, (rows[s]! + 1) * dim), i * dim));
-  const asArrays = (idx: number[]) => idx.map((i) => Array.from(samplePoints.subarray(i * dim, (i + 1) * dim)));
 
   // The k search runs on a part of the sample; the silhouette sample's distances are computed
   // once, so each k then costs one k-means and additions.
   const searchIdx = spread(m, opts.searchSample);
-  const searchData = asArrays(searchIdx);
   const silPos = spread(searchIdx.length, opts.silhouetteSample);
   const dist = distanceMatrix(samplePoints, dim, silPos.map((p) => searchIdx[p]!));
   const tried: Array<{ k: number; silhouette: number }> = [];
   const minSearchSize = Math.max(2, Math.round((minSize * searchIdx.length) / n));
   for (const k of kGrid(opts.kMin, Math.min(opts.kMax, Math.floor(searchIdx.length / minSearchSize)), opts.kStep)) {
-    const res = kmeans(searchData, k, { initialization: seedCentres(samplePoints, dim, searchIdx, k, opts.seed + k), maxIterations: opts.maxIterations, tolerance: 1e-4 });
+    const res = runKMeans(samplePoints, dim, searchIdx, seedCentres(samplePoints, dim, searchIdx, k, opts.seed + k), opts.maxIterations, opts);
     tried.push({ k, silhouette: silhouette(dist, silPos.map((p) => res.clusters[p]!), k) });
   }
   if (tried.length === 0) return empty;
@@ -236,7 +338,7 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
     for (let extra = 0; extra <= WARM_EXTRA; extra++) {
       const k = prior.length + extra;
       if (k < 2 || k > kCap) continue;
-      const res = kmeans(searchData, k, { initialization: seedCentres(samplePoints, dim, searchIdx, k, opts.seed + k, prior), maxIterations: opts.maxIterations, tolerance: 1e-4 });
+      const res = runKMeans(samplePoints, dim, searchIdx, seedCentres(samplePoints, dim, searchIdx, k, opts.seed + k, prior), opts.maxIterations, opts);
       const sil = silhouette(dist, silPos.map((p) => res.clusters[p]!), k);
       if (!warm || sil > warm.silhouette + opts.silhouetteTolerance) warm = { k, silhouette: sil };
     }
@@ -247,18 +349,15 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   const all = sampleIdx.map((_, i) => i);
   // k-means finds a local optimum: a cold start tries several seedings and keeps the tightest
   // (two similar groups merged under one centre while another group is split costs inertia).
-  const data = asArrays(all);
   const runs = warmStart ? 1 : Math.max(1, opts.restarts ?? 1);
-  let final: ReturnType<typeof kmeans> | null = null;
+  let final: { clusters: number[]; centroids: number[][] } | null = null;
   let finalInertia = Infinity;
   for (let r = 0; r < runs; r++) {
-    const res = kmeans(data, chosen.k, {
-      initialization: seedCentres(samplePoints, dim, all, chosen.k, opts.seed + 7919 * r, warmStart ? prior : []), maxIterations: 2 * opts.maxIterations, tolerance: 1e-4,
-    });
+    const res = runKMeans(samplePoints, dim, all, seedCentres(samplePoints, dim, all, chosen.k, opts.seed + 7919 * r, warmStart ? prior : []), 2 * opts.maxIterations, opts);
     let inertia = 0;
     res.clusters.forEach((c, i) => {
       const centre = res.centroids[c]!;
-      for (let j = 0; j < dim; j++) inertia += (data[i]![j]! - centre[j]!) ** 2;
+      for (let j = 0; j < dim; j++) inertia += (samplePoints[i * dim + j]! - centre[j]!) ** 2;
     });
     if (inertia < finalInertia) (final = res), (finalInertia = inertia);
   }
@@ -323,9 +422,7 @@ export function splitWhileSilhouetteRises(points: Float32Array, dim: number, sta
     let bestSplit: { at: number; pair: number[][]; halves: Int32Array; score: number } | null = null;
     members.forEach((idx, c) => {
       if (idx.length < 2 * minSampleSize) return;
-      const res = kmeans(idx.map((i) => Array.from(points.subarray(i * dim, (i + 1) * dim))), 2, {
-        initialization: seedCentres(points, dim, idx, 2, opts.seed + 31 * round + c), maxIterations: opts.maxIterations, tolerance: 1e-4,
-      });
+      const res = runKMeans(points, dim, idx, seedCentres(points, dim, idx, 2, opts.seed + 31 * round + c), opts.maxIterations, opts);
       const halves = Int32Array.from(res.clusters);
       const second = halves.reduce((a, x) => a + x, 0);
       if (Math.min(second, idx.length - second) < minSampleSize) return;

@@ -59,9 +59,9 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
         window: body.window, tier: '1', topUpUrl: deps.topUpUrl(), maxLimit: (available) => Math.min(SEARCH_LIMIT_MAX, Math.floor(available / PER_RECORD_MICRO)),
       });
       const gen = lease.gen;
-      const ranked = await gen.search(body);
+      const { ranked, clusters } = await gen.search(body);
       const content = ranked.map((r) => contentItem(gen, r));
-      const emergent = emergentNarratives(gen, body.window, body.query, ranked);
+      const emergent = emergentNarratives(gen, body.window, body.query, ranked, clusters);
       deps.emergent.put(gen.id, emergent);
       const narratives = [...trackedNarratives(gen, body.window, ranked.map((r) => r.row)), ...emergent.map((e) => e.narrative)];
       const charged = content.length * PER_RECORD_MICRO;
