@@ -21,6 +21,7 @@ suites:
              --keep DIR (keep the last run's data dir there, e.g. bench/.cache/api-1000000 for the api suite)
              posts/s and peak RSS of pipeline stages beside DuckDB's bare bulk load
   api        --posts N (default 100000) --seconds S (default 20) --connections C (default 8)
+             --search-threads T (the server's SEARCH_THREADS; default its own, 2)
              the server as its own process over the full pipeline's generation (built once into
              bench/.cache/api-N): POST /search req/s and p50/p99 (limit 100), free map reads p99,
              server RSS, and every charge durable (SIGKILL after the runs, ledger recovered)
@@ -46,7 +47,7 @@ const { values, positionals } = parseArgs({
   options: {
     posts: { type: 'string' }, stages: { type: 'string' }, runs: { type: 'string' }, format: { type: 'string' }, media: { type: 'string' },
     seed: { type: 'string' }, queries: { type: 'string' }, seconds: { type: 'string' }, 'recovery-entries': { type: 'string' }, 'crash-trials': { type: 'string' },
-    items: { type: 'string' }, threads: { type: 'string' }, part: { type: 'string' }, keep: { type: 'string' }, connections: { type: 'string' },
+    items: { type: 'string' }, threads: { type: 'string' }, part: { type: 'string' }, keep: { type: 'string' }, connections: { type: 'string' }, 'search-threads': { type: 'string' },
     fit: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -70,7 +71,8 @@ if (suite === 'pipeline') {
   await benchPipeline({ posts: int(values.posts, 1_000_000, 'posts'), stages: (values.stages ?? 'ingest').split(','), runs: int(values.runs, 3, 'runs'),
     format, seed: int(values.seed, 42, 'seed'), command, media, keep: values.keep });
 } else if (suite === 'api') {
-  await benchApi({ posts: int(values.posts, 100_000, 'posts'), seconds: int(values.seconds, 20, 'seconds'), connections: int(values.connections, 8, 'connections'), command });
+  await benchApi({ posts: int(values.posts, 100_000, 'posts'), seconds: int(values.seconds, 20, 'seconds'), connections: int(values.connections, 8, 'connections'), command,
+    searchThreads: values['search-threads'] === undefined ? undefined : values['search-threads'] === '0' ? 0 : int(values['search-threads'], 2, 'search-threads') });
 } else if (suite === 'ranking') {
   await benchRanking({ posts: int(values.posts, 100_000, 'posts'), queries: int(values.queries, 400, 'queries'), command });
 } else if (suite === 'ledger') {

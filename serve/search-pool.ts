@@ -61,9 +61,13 @@ export class SearchPool {
     });
   }
 
-  /** Every worker loads the generation (its graphs; the shared parts are not copied). */
+  /**
+   * Every worker loads the generation (its graphs; the shared parts are not copied), one after
+   * another: loading reads columns through DuckDB, and doing it in every thread at once stacked
+   * their transient memory into the server's peak.
+   */
   async load(gen: string, dir: string, shared: SharedIndexParts): Promise<void> {
-    await Promise.all(this.lanes.map((l) => this.send(l, { kind: 'load', gen, dir, shared })));
+    for (const l of this.lanes) await this.send(l, { kind: 'load', gen, dir, shared });
   }
 
   /** Every worker lets the generation go. */

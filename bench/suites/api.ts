@@ -18,7 +18,7 @@ import { machine, writeResultsJson, writeResultsSection } from '../results-file.
 import { corpus, runStagesFresh } from './pipeline.ts';
 import { queriesFrom, windowOf } from './ranking.ts';
 
-export interface ApiBenchOptions { posts: number; seconds: number; connections: number; command: string }
+export interface ApiBenchOptions { posts: number; seconds: number; connections: number; command: string; searchThreads?: number }
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -56,7 +56,7 @@ function rssMiB(pid: number): { rss: number; peak: number } {
 
 interface Server { proc: ChildProcess; baseUrl: string; key: string; account: string; startMs: number }
 
-async function startServer(dataDir: string): Promise<Server> {
+async function startServer(dataDir: string, searchThreads?: number): Promise<Server> {
   // A fresh ledger: the bench's own account, not the last run's.
   fs.rmSync(path.join(dataDir, 'ledger'), { recursive: true, force: true });
   fs.rmSync(path.join(dataDir, 'demo-key.json'), { force: true });
@@ -65,7 +65,8 @@ async function startServer(dataDir: string): Promise<Server> {
   const t0 = performance.now();
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'serve', 'main.ts')], {
     cwd: ROOT, stdio: ['ignore', log, log],
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DEMO_CREDITS: '100000000', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', SNAPSHOT_CHECK_MS: '3600000', LOG_LEVEL: 'info' },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DEMO_CREDITS: '100000000', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', SNAPSHOT_CHECK_MS: '3600000', LOG_LEVEL: 'info',
+      ...(searchThreads === undefined ? {} : { SEARCH_THREADS: String(searchThreads) }) },
   });
   fs.closeSync(log);
   const baseUrl = `http://127.0.0.1:${port}/api`;
@@ -102,7 +103,7 @@ function summary(r: autocannon.Result) {
 export async function benchApi(o: ApiBenchOptions): Promise<void> {
   const { dir, truth, built } = await ensureData(o.posts);
   const queries = queriesFrom(truth, 400);
-  const server = await startServer(dir);
+  const server = await startServer(dir, o.searchThreads);
   const pid = server.proc.pid!;
   const rss = { max: rssMiB(pid).rss };
   const idleRss = rssMiB(pid).rss;
@@ -152,16 +153,17 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
     await ledger.close();
     const searchOk = warm['2xx'] + search['2xx'];
     const result = {
-      date: new Date().toISOString(), machine: machine(), command: o.command, posts: o.posts, connections: o.connections, seconds: o.seconds,
+      date: new Date().toISOString(), machine: machine(), command: o.command, posts: o.posts, connections: o.connections, seconds: o.seconds, searchThreads: o.searchThreads ?? 'default (2)',
       serverStartMs: server.startMs, search: summary(search), warmup: summary(warm), reads: { ...summary(reads), endpoints: paths.length },
       rssMiB: { idle: idleRss, maxSampled: rss.max, peak }, durability: { searchOk, settlements, chargedCredits: charged, openHoldsAfterRecovery: openHolds },
       build: built ? { ms: built.ms, stageMs: built.stageMs, maxRssMiB: built.maxRssMiB, cached: Boolean(built.cached) } : null,
     };
-    writeResultsJson(`api-${o.posts}`, result);
+    const suite = `api-${o.posts}${o.searchThreads === undefined ? '' : `-threads${o.searchThreads}`}`;
+    writeResultsJson(suite, result);
     const f = (x: number) => Math.round(x).toLocaleString('en-US');
     const ms = (x: number) => `${x.toFixed(1)} ms`;
     const s = result.search;
-    const md = `## HTTP API at ${f(o.posts)} posts
+    const md = `## HTTP API at ${f(o.posts)} posts${o.searchThreads === undefined ? '' : `, SEARCH_THREADS=${o.searchThreads}`}
 
 Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. The server (\`npm run serve\`, its own process, access log on) over the full pipeline's generation of the pipeline bench's corpus (text + precomputed visual vectors), a fresh ledger; autocannon in the bench process on the same 2 cores, ${o.connections} connections, closed loop. POST /search: limit 100, ${queries.length} queries of the ranking bench, the window turning; ${o.seconds} s after a 3 s warm-up.
 
@@ -176,7 +178,7 @@ Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. Th
 | server start to first answer (load the generation) | ${(server.startMs / 1000).toFixed(1)} s | |
 | durability: search 200s seen / settlements after SIGKILL and recovery | ${f(searchOk)} / ${f(settlements)} (${settlements >= searchOk ? 'every charge on disk' : 'CHARGES MISSING'}) | every charge durable |
 ${built ? `\nThe generation was built ${built.cached ? 'by an earlier run of this suite and kept' : 'by this run'} (the whole pipeline, in a child process): ${(built.ms / 1000).toFixed(1)} s; ${Object.entries(built.stageMs as Record<string, number>).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')}.` : ''}`;
-    writeResultsSection(`api-${o.posts}`, md);
+    writeResultsSection(suite, md);
     process.stdout.write(md + '\n');
   } finally {
     if (server.proc.exitCode === null) server.proc.kill('SIGKILL');

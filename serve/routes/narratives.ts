@@ -16,25 +16,51 @@ export function trendingOrder(a: Narrative, b: Narrative): number {
   return b.momentum_score - a.momentum_score || b.emerging_score - a.emerging_score || b.content_count - a.content_count || a.id.localeCompare(b.id);
 }
 
-function detail(gen: LoadedGeneration, narrative: Narrative, members: Int32Array, dailyCounts: number[], postLimit: number, postOffset: number) {
-  const creators = new Map<string, { creatorId: number; platform: string; posts: number }>();
-  const platforms = new Map<string, number>();
+interface MemberSplit {
+  creators: Array<{ creatorId: number; platform: string; posts: number }>;
+  platforms: Array<{ platform: string; posts: number; share: number }>;
+  platformCodes: Set<number>;
+}
+
+// A tracked narrative's members do not change within a generation, and at 1M posts a narrative
+// has tens of thousands of them: its creator and platform split is computed on first read and kept
+// with the member list (freed with the generation).
+const splits = new WeakMap<Int32Array, MemberSplit>();
+
+function memberSplit(gen: LoadedGeneration, members: Int32Array): MemberSplit {
+  const cached = splits.get(members);
+  if (cached) return cached;
+  const { platform, platforms: names, creatorId } = gen.content;
+  const byCode = new Map<number, number>();
+  const creators = new Map<number, Map<number, number>>();
   for (const r of members) {
-    const p = gen.content.platforms[gen.content.platform[r]!] ?? 'unknown';
-    platforms.set(p, (platforms.get(p) ?? 0) + 1);
-    const id = gen.content.creatorId[r]!;
+    const code = platform[r]!;
+    byCode.set(code, (byCode.get(code) ?? 0) + 1);
+    const id = creatorId[r]!;
     if (Number.isNaN(id)) continue;
-    const k = `${id}\u0000${p}`;
-    const c = creators.get(k) ?? { creatorId: id, platform: p, posts: 0 };
-    c.posts++;
-    creators.set(k, c);
+    const per = creators.get(id) ?? new Map<number, number>();
+    per.set(code, (per.get(code) ?? 0) + 1);
+    creators.set(id, per);
   }
+  const name = (code: number) => names[code] ?? 'unknown';
+  const split: MemberSplit = {
+    creators: [...creators].flatMap(([id, per]) => [...per].map(([code, posts]) => ({ creatorId: id, platform: name(code), posts })))
+      .sort((a, b) => b.posts - a.posts || a.creatorId - b.creatorId || a.platform.localeCompare(b.platform)).slice(0, 50),
+    platforms: [...byCode].map(([code, posts]) => ({ platform: name(code), posts, share: posts / Math.max(1, members.length) }))
+      .sort((a, b) => b.posts - a.posts || a.platform.localeCompare(b.platform)),
+    platformCodes: new Set(byCode.keys()),
+  };
+  splits.set(members, split);
+  return split;
+}
+
+function detail(gen: LoadedGeneration, narrative: Narrative, members: Int32Array, dailyCounts: number[], postLimit: number, postOffset: number) {
+  const { creators, platforms } = memberSplit(gen, members);
   const posts = Array.from(members.subarray(postOffset, postOffset + postLimit), (r) => storedFields(gen, r));
   return {
     narrative, daily_counts: dailyCounts,
     posts: { items: posts, total: members.length, offset: postOffset, limit: postLimit, next_offset: postOffset + posts.length < members.length ? postOffset + posts.length : null },
-    creators: [...creators.values()].sort((a, b) => b.posts - a.posts || a.creatorId - b.creatorId).slice(0, 50),
-    platforms: [...platforms].map(([platform, posts]) => ({ platform, posts, share: posts / Math.max(1, members.length) })).sort((a, b) => b.posts - a.posts || a.platform.localeCompare(b.platform)),
+    creators, platforms,
   };
 }
 
@@ -49,7 +75,7 @@ export function narrativesRouter(emergent: EmergentStore): Router {
     if (platform) {
       if (!gen.content.platforms.includes(platform)) throw badRequest(`unknown platform "${platform}" (platforms: ${gen.content.platforms.join(', ')})`);
       const code = gen.content.platforms.indexOf(platform);
-      list = list.filter((n) => n.members.some((row) => gen.content.platform[row] === code));
+      list = list.filter((n) => memberSplit(gen, n.members).platformCodes.has(code));
     }
     const ordered = list.map((n) => n.narrative).sort(trendingOrder);
     ctx.body = { window, generation: gen.id, items: ordered.slice(offset, offset + limit), total: ordered.length, offset, limit, next_offset: offset + limit < ordered.length ? offset + limit : null };
