@@ -267,8 +267,20 @@ function gramOf(points: Float32Array, dim: number, idx: readonly number[]): Floa
     const oa = idx[a]! * dim;
     for (let b = a; b < n; b++) {
       const ob = idx[b]! * dim;
-      let s = 0;
-      for (let j = 0; j < dim; j++) s += points[oa + j]! * points[ob + j]!;
+      // Four running sums: the loop-carried dependency of one sum was the limit.
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let j = 0;
+      for (; j + 3 < dim; j += 4) {
+        s0 += points[oa + j]! * points[ob + j]!;
+        s1 += points[oa + j + 1]! * points[ob + j + 1]!;
+        s2 += points[oa + j + 2]! * points[ob + j + 2]!;
+        s3 += points[oa + j + 3]! * points[ob + j + 3]!;
+      }
+      for (; j < dim; j++) s0 += points[oa + j]! * points[ob + j]!;
+      const s = s0 + s1 + s2 + s3;
       G[a * n + b] = s;
       G[b * n + a] = s;
     }
@@ -319,7 +331,9 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   // once, so each k then costs one k-means and additions.
   const searchIdx = spread(m, opts.searchSample);
   const silPos = spread(searchIdx.length, opts.silhouetteSample);
-  const dist = distanceMatrix(samplePoints, dim, silPos.map((p) => searchIdx[p]!));
+  // Lloyd on a small sample already has the rows' Gram matrix: the cosine distances are 1 - G.
+  const dist = opts.engine === 'lloyd' && silPos.length === searchIdx.length
+    ? Float32Array.from(gramOf(samplePoints, dim, searchIdx), (g) => 1 - g) : distanceMatrix(samplePoints, dim, silPos.map((p) => searchIdx[p]!));
   const tried: Array<{ k: number; silhouette: number }> = [];
   const minSearchSize = Math.max(2, Math.round((minSize * searchIdx.length) / n));
   for (const k of kGrid(opts.kMin, Math.min(opts.kMax, Math.floor(searchIdx.length / minSearchSize)), opts.kStep)) {
@@ -346,7 +360,7 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   const top = Math.max(...tried.map((t) => t.silhouette), warm?.silhouette ?? -Infinity);
   const warmStart = warm !== null && warm.silhouette >= top - opts.silhouetteTolerance;
   const chosen = warmStart ? warm! : tried.find((t) => t.silhouette >= top - opts.silhouetteTolerance)!;
-  const all = sampleIdx.map((_, i) => i);
+  const all = searchIdx.length === m ? searchIdx : sampleIdx.map((_, i) => i);
   // k-means finds a local optimum: a cold start tries several seedings and keeps the tightest
   // (two similar groups merged under one centre while another group is split costs inertia).
   const runs = warmStart ? 1 : Math.max(1, opts.restarts ?? 1);
