@@ -20,8 +20,8 @@ suites:
              with pictures, so the patterns stage has work at scale)
              --keep DIR (keep the last run's data dir there, e.g. bench/.cache/api-1000000 for the api suite)
              posts/s and peak RSS of pipeline stages beside DuckDB's bare bulk load
-  api        --posts N (default 100000) --seconds S (default 20) --connections C (default 8)
-             --search-threads T (the server's SEARCH_THREADS; default its own, 2)
+  api        --posts N (default 100000) --seconds S (default 20) --runs R (default 3) --connections C (default 8)
+             --search-threads T (the server's SEARCH_THREADS; default its own, 1)
              the server as its own process over the full pipeline's generation (built once into
              bench/.cache/api-N): POST /search req/s and p50/p99 (limit 100), free map reads p99,
              server RSS, and every charge durable (SIGKILL after the runs, ledger recovered)
@@ -71,7 +71,7 @@ if (suite === 'pipeline') {
   await benchPipeline({ posts: int(values.posts, 1_000_000, 'posts'), stages: (values.stages ?? 'ingest').split(','), runs: int(values.runs, 3, 'runs'),
     format, seed: int(values.seed, 42, 'seed'), command, media, keep: values.keep });
 } else if (suite === 'api') {
-  await benchApi({ posts: int(values.posts, 100_000, 'posts'), seconds: int(values.seconds, 20, 'seconds'), connections: int(values.connections, 8, 'connections'), command,
+  await benchApi({ posts: int(values.posts, 100_000, 'posts'), seconds: int(values.seconds, 20, 'seconds'), connections: int(values.connections, 8, 'connections'), command, runs: int(values.runs, 3, 'runs'),
     searchThreads: values['search-threads'] === undefined ? undefined : values['search-threads'] === '0' ? 0 : int(values['search-threads'], 2, 'search-threads') });
 } else if (suite === 'ranking') {
   await benchRanking({ posts: int(values.posts, 100_000, 'posts'), queries: int(values.queries, 400, 'queries'), command });

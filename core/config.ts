@@ -48,8 +48,12 @@ const schema = z.object({
   TOP_UP_URL: z.string().url().optional(),
   /** How often the server checks CURRENT for a new generation. */
   SNAPSHOT_CHECK_MS: z.coerce.number().int().positive().default(5000),
-  /** Worker threads that run searches (each holds the HNSW graphs); 0: searches run on the main thread. */
-  SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(2),
+  /**
+   * Worker threads that run searches (each holds its own copy of the HNSW graphs); 0: searches run
+   * on the main thread. 1 by default: at 1M posts the main thread (answers, billing) is the limit,
+   * so a second worker bought 6% more searches per second for 1.1 GB more memory (bench/RESULTS.md, api).
+   */
+  SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(1),
   /** Visual pattern entries in POST /search answers (spec 2.6: switched off by default). */
   SEARCH_PATTERNS: z.enum(['on', 'off', 'true', 'false', '1', '0']).default('off').transform((v) => v === 'on' || v === 'true' || v === '1'),
   /** Credits of the demo account created on the first start. */

@@ -40,7 +40,8 @@ async function check(method: string, path: string, template: string, opts: { key
 test.before(async () => {
   const dir = sampleDataDir();
   await runPipeline(dir);
-  s = await startServer(loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' }), createLogger('test', 'silent'));
+  // Pattern entries on, so their schema (PatternEntry) meets real ones too; off is the default.
+  s = await startServer(loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000', SEARCH_PATTERNS: 'on' }), createLogger('test', 'silent'));
   doc = await (await fetch(`${s.baseUrl}/openapi.json`)).json();
 });
 
@@ -53,6 +54,8 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   assert.is(doc.openapi, '3.1.0');
   const answer = await check('POST', '/search', '/search', { body: { query: 'sourdough starter bread', limit: 30, window: 'all' } });
   assert.ok(answer.content.length > 0);
+  const withPatterns = await check('POST', '/search', '/search', { body: { query: 'teal waves pastel', limit: 50, window: 'all' } });
+  assert.ok(withPatterns.patterns.length > 0, 'pattern entries validated');
   await check('POST', '/search', '/search', { body: { query: 'qqqqzzzz' } });
   await check('POST', '/search', '/search', { body: { query: 'x', limit: 0 } });
   await check('POST', '/search', '/search', { key: 'nope', body: { query: 'x' } });
