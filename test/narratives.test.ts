@@ -9,7 +9,7 @@ import { terms } from '../core/analyzer.ts';
 import { loadBm25, searchBm25 } from '../core/bm25.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
-import { CLUSTER_DEFAULTS, clusterWindow, distanceMatrix, kGrid, previousCentroid, splitWhileSilhouetteRises } from '../pipeline/narratives/cluster.ts';
+import { CLUSTER_DEFAULTS, clusterWindow, distanceMatrix, kGrid, lloyd, previousCentroid, seedCentres, seedPositions, splitWhileSilhouetteRises } from '../pipeline/narratives/cluster.ts';
 import { ClassCounts, labelFrom } from '../pipeline/narratives/labels.ts';
 import { narrativeSentiment } from '../pipeline/narratives/sentiment.ts';
 import { dailyCounts, DAY_MS, lifecycleOf, seriesStats, slope } from '../pipeline/narratives/series.ts';
@@ -132,6 +132,33 @@ test('bisecting refinement: a centre over two groups is split; one group is not'
   const nearestGroup = (c: number[]) => c.indexOf(Math.max(...c.slice(0, 3)));
   assert.equal(refined.centroids.map(nearestGroup).sort(), [0, 1, 2]);
   assert.is(splitWhileSilhouetteRises(points, dim, start, dist, all, 41, CLUSTER_DEFAULTS).k, 2, 'no split leaves a half under the minimum size');
+});
+
+test('the Gram-matrix k-means (per-request path) draws the same k-means++ starts and ends in the same clusters as ml-kmeans', () => {
+  const dim = 16;
+  const n = 90;
+  let seed = 11;
+  const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  const points = new Float32Array(n * dim);
+  for (let i = 0; i < n; i++) {
+    const v = Array.from({ length: dim }, (_, j) => (j === i % 3 ? 1 : 0) + 0.4 * r());
+    const norm = Math.hypot(...v);
+    v.forEach((x, j) => (points[i * dim + j] = x / norm));
+  }
+  const idx = Array.from({ length: n }, (_, i) => i);
+  const G = new Float64Array(n * n);
+  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) for (let j = 0; j < dim; j++) G[a * n + b]! += points[a * dim + j]! * points[b * dim + j]!;
+  for (const k of [2, 3, 5]) {
+    const positions = seedPositions(G, n, k, 7 + k);
+    const vectors = seedCentres(points, dim, idx, k, 7 + k);
+    assert.equal(positions.map((p) => Array.from(points.subarray(p * dim, (p + 1) * dim))), vectors, `k ${k}: the same rows drawn`);
+    const viaGram = lloyd(points, dim, idx, { positions }, 50);
+    const viaVectors = lloyd(points, dim, idx, vectors, 50);
+    assert.equal(viaGram.clusters, viaVectors.clusters);
+    const ml = clusterWindow(points, dim, idx, { ...CLUSTER_DEFAULTS, kMin: 3, kMax: 3, minClusterSize: 2, splitRefine: false });
+    const fast = clusterWindow(points, dim, idx, { ...CLUSTER_DEFAULTS, kMin: 3, kMax: 3, minClusterSize: 2, splitRefine: false, engine: 'lloyd' });
+    assert.ok(nmi(Array.from(ml.assignment, String), Array.from(fast.assignment, String)) > 0.99, 'both engines find the three groups');
+  }
 });
 
 test('tracking: matched by centroid or member overlap, one-to-one', () => {

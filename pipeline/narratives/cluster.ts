@@ -137,13 +137,7 @@ export function silhouette(dist: Float32Array, labels: ArrayLike<number>, k: num
  * With `initial` centres, those come first and the seeding continues from them.
  */
 export function seedCentres(points: Float32Array, dim: number, idx: number[], k: number, seed: number, initial: readonly Float32Array[] = []): number[][] {
-  let a = seed >>> 0;
-  const random = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(seed);
   const n = idx.length;
   const d2 = new Float64Array(n).fill(Infinity);
   const out: number[][] = initial.slice(0, k).map((c) => Array.from(c));
@@ -169,15 +163,7 @@ export function seedCentres(points: Float32Array, dim: number, idx: number[], k:
     total = lower(points, first * dim);
   }
   while (out.length < k) {
-    let r = random() * total;
-    let pick = n - 1;
-    for (let i = 0; i < n; i++) {
-      r -= d2[i]!;
-      if (r <= 0) {
-        pick = i;
-        break;
-      }
-    }
+    const pick = drawByWeight(d2, total, random);
     const p = idx[pick]!;
     out.push(Array.from(points.subarray(p * dim, (p + 1) * dim)));
     total = lower(points, p * dim);
@@ -194,27 +180,40 @@ export function seedCentres(points: Float32Array, dim: number, idx: number[], k:
  * dimension; the Gram matrix is computed once per row list and shared by every k tried. A
  * cluster that loses all its points stays empty.
  */
-export function lloyd(points: Float32Array, dim: number, idx: readonly number[], init: number[][], maxIterations: number): { clusters: number[]; centroids: number[][] } {
-  const k = init.length;
+export function lloyd(points: Float32Array, dim: number, idx: readonly number[], init: KMeansStart, maxIterations: number): { clusters: number[]; centroids: number[][] } {
   const n = idx.length;
   const G = gramOf(points, dim, idx);
-  // Start: each point to its nearest initial centre.
-  const flat = new Float64Array(k * dim);
-  init.forEach((c, ci) => flat.set(c, ci * dim));
+  const startVectors = Array.isArray(init) ? init : init.positions.map((p) => Array.from(points.subarray(idx[p]! * dim, (idx[p]! + 1) * dim)));
+  const k = startVectors.length;
+  // Start: each point to its nearest initial centre (through G when the centres are rows).
   const clusters = new Array<number>(n);
-  for (let i = 0; i < n; i++) {
-    const o = idx[i]! * dim;
-    let best = 0;
-    let bd = Infinity;
-    for (let c = 0; c < k; c++) {
-      let d = 0;
-      for (let j = 0; j < dim; j++) {
-        const x = points[o + j]! - flat[c * dim + j]!;
-        d += x * x;
-      }
-      if (d < bd) (bd = d), (best = c);
+  if (!Array.isArray(init)) {
+    for (let i = 0; i < n; i++) {
+      let best = 0;
+      let bd = Infinity;
+      init.positions.forEach((p, c) => {
+        const d = G[p * n + p]! - 2 * G[i * n + p]!;
+        if (d < bd) (bd = d), (best = c);
+      });
+      clusters[i] = best;
     }
-    clusters[i] = best;
+  } else {
+    const flat = new Float64Array(k * dim);
+    init.forEach((c, ci) => flat.set(c, ci * dim));
+    for (let i = 0; i < n; i++) {
+      const o = idx[i]! * dim;
+      let best = 0;
+      let bd = Infinity;
+      for (let c = 0; c < k; c++) {
+        let d = 0;
+        for (let j = 0; j < dim; j++) {
+          const x = points[o + j]! - flat[c * dim + j]!;
+          d += x * x;
+        }
+        if (d < bd) (bd = d), (best = c);
+      }
+      clusters[i] = best;
+    }
   }
   const A = new Float64Array(n * k);
   const size = new Uint32Array(k);
@@ -244,7 +243,7 @@ export function lloyd(points: Float32Array, dim: number, idx: readonly number[],
     }
     if (moved === 0) break;
   }
-  const centroids = Array.from({ length: k }, (_, c) => init[c]!.slice());
+  const centroids = startVectors.map((c) => c.slice());
   const sums = new Float64Array(k * dim);
   size.fill(0);
   clusters.forEach((c, i) => {
@@ -254,6 +253,9 @@ export function lloyd(points: Float32Array, dim: number, idx: readonly number[],
   for (let c = 0; c < k; c++) if (size[c]) centroids[c] = Array.from(sums.subarray(c * dim, (c + 1) * dim), (x) => x / size[c]!);
   return { clusters, centroids };
 }
+
+/** Where k-means starts: centre vectors, or rows of the input (positions in idx). */
+export type KMeansStart = number[][] | { positions: number[] };
 
 const grams = new WeakMap<readonly number[], Float64Array>();
 
@@ -292,11 +294,63 @@ function gramOf(points: Float32Array, dim: number, idx: readonly number[]): Floa
 const rowArrays = new WeakMap<readonly number[], number[][]>();
 
 /** One k-means run on the engine of `opts` (ml-kmeans's input arrays made once per row list). */
-function runKMeans(points: Float32Array, dim: number, idx: readonly number[], init: number[][], maxIterations: number, opts: ClusterOptions): { clusters: number[]; centroids: number[][] } {
+function runKMeans(points: Float32Array, dim: number, idx: readonly number[], init: KMeansStart, maxIterations: number, opts: ClusterOptions): { clusters: number[]; centroids: number[][] } {
   if (opts.engine === 'lloyd') return lloyd(points, dim, idx, init, maxIterations);
+  if (!Array.isArray(init)) throw new Error('ml-kmeans starts from centre vectors');
   let data = rowArrays.get(idx);
   if (!data) rowArrays.set(idx, (data = idx.map((i) => Array.from(points.subarray(i * dim, (i + 1) * dim)))));
   return kmeans(data, init.length, { initialization: init, maxIterations, tolerance: 1e-4 });
+}
+
+/** A position drawn with probability proportional to its weight (the k-means++ draw). */
+function drawByWeight(weights: Float64Array, total: number, random: () => number): number {
+  let r = random() * total;
+  for (let i = 0; i < weights.length; i++) {
+    r -= weights[i]!;
+    if (r <= 0) return i;
+  }
+  return weights.length - 1;
+}
+
+/** Deterministic uniform [0, 1) numbers for a seed (mulberry32). */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * seedCentres on the Gram matrix G of the rows (n x n): the same k-means++ draws, with squared
+ * distances G_ii + G_pp - 2 G_ip, so each new centre costs n steps instead of n x dim. Returns the
+ * chosen positions (centres are rows).
+ */
+export function seedPositions(G: Float64Array, n: number, k: number, seed: number): number[] {
+  const random = seededRandom(seed);
+  const d2 = new Float64Array(n).fill(Infinity);
+  const out: number[] = [];
+  let total = 0;
+  const lower = (p: number) => {
+    total = 0;
+    for (let i = 0; i < n; i++) {
+      const d = Math.max(0, G[i * n + i]! + G[p * n + p]! - 2 * G[i * n + p]!);
+      if (d < d2[i]!) d2[i] = d;
+      total += d2[i]!;
+    }
+  };
+  if (k > 0 && n > 0) {
+    out.push(Math.floor(random() * n));
+    lower(out[0]!);
+  }
+  while (out.length < k) {
+    const pick = drawByWeight(d2, total, random);
+    out.push(pick);
+    lower(pick);
+  }
+  return out;
 }
 
 function normaliseRows(m: number[][], dim: number): Float32Array {
@@ -334,10 +388,14 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   // Lloyd on a small sample already has the rows' Gram matrix: the cosine distances are 1 - G.
   const dist = opts.engine === 'lloyd' && silPos.length === searchIdx.length
     ? Float32Array.from(gramOf(samplePoints, dim, searchIdx), (g) => 1 - g) : distanceMatrix(samplePoints, dim, silPos.map((p) => searchIdx[p]!));
+  // k-means++ starts: on the Gram matrix for the lloyd engine (no previous centres), else on the vectors.
+  const start = (idx: number[], k: number, seed: number, initial: readonly Float32Array[] = []): KMeansStart =>
+    opts.engine === 'lloyd' && initial.length === 0
+      ? { positions: seedPositions(gramOf(samplePoints, dim, idx), idx.length, k, seed) } : seedCentres(samplePoints, dim, idx, k, seed, initial);
   const tried: Array<{ k: number; silhouette: number }> = [];
   const minSearchSize = Math.max(2, Math.round((minSize * searchIdx.length) / n));
   for (const k of kGrid(opts.kMin, Math.min(opts.kMax, Math.floor(searchIdx.length / minSearchSize)), opts.kStep)) {
-    const res = runKMeans(samplePoints, dim, searchIdx, seedCentres(samplePoints, dim, searchIdx, k, opts.seed + k), opts.maxIterations, opts);
+    const res = runKMeans(samplePoints, dim, searchIdx, start(searchIdx, k, opts.seed + k), opts.maxIterations, opts);
     tried.push({ k, silhouette: silhouette(dist, silPos.map((p) => res.clusters[p]!), k) });
   }
   if (tried.length === 0) return empty;
@@ -352,7 +410,7 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
     for (let extra = 0; extra <= WARM_EXTRA; extra++) {
       const k = prior.length + extra;
       if (k < 2 || k > kCap) continue;
-      const res = runKMeans(samplePoints, dim, searchIdx, seedCentres(samplePoints, dim, searchIdx, k, opts.seed + k, prior), opts.maxIterations, opts);
+      const res = runKMeans(samplePoints, dim, searchIdx, start(searchIdx, k, opts.seed + k, prior), opts.maxIterations, opts);
       const sil = silhouette(dist, silPos.map((p) => res.clusters[p]!), k);
       if (!warm || sil > warm.silhouette + opts.silhouetteTolerance) warm = { k, silhouette: sil };
     }
@@ -367,7 +425,7 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   let final: { clusters: number[]; centroids: number[][] } | null = null;
   let finalInertia = Infinity;
   for (let r = 0; r < runs; r++) {
-    const res = runKMeans(samplePoints, dim, all, seedCentres(samplePoints, dim, all, chosen.k, opts.seed + 7919 * r, warmStart ? prior : []), 2 * opts.maxIterations, opts);
+    const res = runKMeans(samplePoints, dim, all, start(all, chosen.k, opts.seed + 7919 * r, warmStart ? prior : []), 2 * opts.maxIterations, opts);
     let inertia = 0;
     res.clusters.forEach((c, i) => {
       const centre = res.centroids[c]!;
