@@ -58,6 +58,8 @@ export interface LoadOptions {
   shared?: SharedIndexParts;
 }
 
+const LOAD_CHUNK = 100_000;
+
 /** First row whose published_at >= t (rows are sorted by published_at). */
 function lowerBound(a: Float64Array, t: number): number {
   let lo = 0;
@@ -77,26 +79,45 @@ export function engagementOf(likes: number, comments: number, shares: number): n
 export async function loadSearchIndex(generationDir: string, opts: LoadOptions = {}): Promise<SearchIndex> {
   const manifest = JSON.parse(await fs.readFile(path.join(generationDir, 'manifest.json'), 'utf8')) as Manifest;
   const db = await openDuckDB();
-  let cols: Record<string, unknown[]>;
+  // Read in chunks of rows, straight into typed arrays: one query for a million rows held every
+  // value as a JS object at once (hundreds of MB of garbage in the server's load peak).
+  const posts = sqlString(path.join(generationDir, 'posts.parquet'));
+  let rows: number;
+  let uuid: string[];
+  let publishedAt: Float64Array, likes: Float64Array, comments: Float64Array, shares: Float64Array, views: Float64Array, followers: Float64Array;
+  let textKind: Int8Array;
   try {
-    const reader = await db.conn.runAndReadAll(`SELECT uuid, epoch_ms(published_at)::DOUBLE AS published_at,
-        like_count::DOUBLE AS likes, comment_count::DOUBLE AS comments, share_count::DOUBLE AS shares, view_count::DOUBLE AS views,
-        follower_count::DOUBLE AS followers,
-        CASE WHEN title IS NOT NULL OR description IS NOT NULL THEN 1 WHEN len(tags) > 0 THEN 0 ELSE -1 END::TINYINT AS text_kind
-      FROM read_parquet(${sqlString(path.join(generationDir, 'posts.parquet'))})`);
-    cols = reader.getColumnsObjectJS() as Record<string, unknown[]>;
+    rows = Number((await db.all<{ n: bigint }>(`SELECT count(*) AS n FROM read_parquet(${posts})`))[0]!.n);
+    uuid = new Array<string>(rows);
+    const column = () => new Float64Array(rows);
+    [publishedAt, likes, comments, shares, views, followers] = [column(), column(), column(), column(), column(), column()];
+    textKind = new Int8Array(rows);
+    for (let start = 0; start < rows; start += LOAD_CHUNK) {
+      const reader = await db.conn.runAndReadAll(`SELECT uuid, epoch_ms(published_at)::DOUBLE AS published_at,
+          like_count::DOUBLE AS likes, comment_count::DOUBLE AS comments, share_count::DOUBLE AS shares, view_count::DOUBLE AS views,
+          follower_count::DOUBLE AS followers,
+          CASE WHEN title IS NOT NULL OR description IS NOT NULL THEN 1 WHEN len(tags) > 0 THEN 0 ELSE -1 END::TINYINT AS text_kind
+        FROM read_parquet(${posts}, file_row_number = true)
+        WHERE file_row_number >= ${start} AND file_row_number < ${start + LOAD_CHUNK} ORDER BY file_row_number`);
+      const cols = reader.getColumnsObjectJS() as Record<string, unknown[]>;
+      const num = (v: unknown, nullAs = 0) => (v === null || v === undefined ? nullAs : Number(v));
+      cols.uuid!.forEach((u, i) => {
+        const r = start + i;
+        uuid[r] = u as string;
+        publishedAt[r] = num(cols.published_at![i]);
+        likes[r] = num(cols.likes![i]);
+        comments[r] = num(cols.comments![i]);
+        shares[r] = num(cols.shares![i]);
+        views[r] = num(cols.views![i]);
+        followers[r] = num(cols.followers![i], NaN);
+        textKind[r] = num(cols.text_kind![i]);
+      });
+    }
   } finally {
     db.close();
   }
-  const f64 = (name: string, nullAs = 0) => Float64Array.from(cols[name]!, (v) => (v === null ? nullAs : Number(v)));
-  const publishedAt = f64('published_at');
-  const rows = publishedAt.length;
   const asOf = Date.parse(manifest.as_of);
   const windowStart = Object.fromEntries(WINDOW_KEYS.map((w) => [w, lowerBound(publishedAt, Date.parse(manifest.windows[w].start))])) as Record<WindowKey, number>;
-  const likes = f64('likes');
-  const comments = f64('comments');
-  const shares = f64('shares');
-  const followers = f64('followers', NaN);
   let maxE = 0;
   let maxF = 0;
   for (let r = 0; r < rows; r++) {
@@ -112,8 +133,8 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
   const textSpace = loadVectorSpace(generationDir, 'text');
   if (hnsw && hnsw.dim !== textSpace.dim) throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the text space ${textSpace.dim}`);
   return {
-    generation: manifest.generation, asOf, rows, uuid: cols.uuid as string[], publishedAt, likes, comments, shares,
-    views: f64('views'), followers, textKind: Int8Array.from(cols.text_kind!, (v) => Number(v)), windowStart,
+    generation: manifest.generation, asOf, rows, uuid, publishedAt, likes, comments, shares,
+    views, followers, textKind, windowStart,
     maxEngagementLog: Math.log1p(maxE), maxFollowersLog: Math.log1p(maxF),
     bm25: shared ? parseBm25(shared.bm25) : await loadBm25(file('bm25.bin')), hnsw, embedder, textSpace, vectors, shared,
     enrichment: opts.enrichment === false ? new EnrichmentStore(0) : await loadEnrichmentStore(generationDir, rows),
