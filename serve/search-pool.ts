@@ -19,35 +19,60 @@ export type SearchWorkerReply = { id: number; result: unknown } | { id: number; 
 
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
-interface Lane { worker: Worker; inFlight: number; alive: boolean }
+interface Lane { worker: Worker; inFlight: number; alive: boolean; ready: Promise<void>; isReady: boolean }
 interface Waiting { resolve: (r: any) => void; reject: (e: Error) => void; lane: Lane }
 
 export class SearchPool {
   private readonly lanes: Lane[] = [];
   private readonly waiting = new Map<number, Waiting>();
+  /** Generations every worker holds, so a replacement worker can load them too. */
+  private readonly loaded = new Map<string, { dir: string; shared: SharedIndexParts }>();
   private nextId = 1;
   private closed = false;
+  /** Workers that died and were replaced (for /health and the logs). */
+  restarts = 0;
 
-  constructor(readonly threads: number) {
-    for (let i = 0; i < threads; i++) {
-      const lane: Lane = { worker: spawnTsWorker(new URL('./search-worker.ts', import.meta.url)), inFlight: 0, alive: true };
-      lane.worker.on('message', (m: SearchWorkerReply) => {
-        const w = this.waiting.get(m.id);
-        if (!w) return;
-        this.waiting.delete(m.id);
-        lane.inFlight--;
-        if ('error' in m) w.reject(new Error(m.error));
-        else w.resolve(m.result);
-      });
-      // A dead worker fails what it was doing; searches go to the others (none left: an error).
-      const died = (err: Error) => {
-        lane.alive = false;
-        for (const [id, w] of this.waiting) if (w.lane === lane) (this.waiting.delete(id), w.reject(err));
-      };
-      lane.worker.on('error', died);
-      lane.worker.on('exit', (code) => died(new Error(`search worker exited with code ${code}`)));
-      this.lanes.push(lane);
-    }
+  constructor(readonly threads: number, private readonly onError: (err: Error) => void = () => undefined) {
+    for (let i = 0; i < threads; i++) this.lanes.push(this.spawn());
+  }
+
+  /** The worker threads (operators and tests watch them). */
+  get workers(): Worker[] {
+    return this.lanes.map((l) => l.worker);
+  }
+
+  private spawn(): Lane {
+    const lane: Lane = { worker: spawnTsWorker(new URL('./search-worker.ts', import.meta.url)), inFlight: 0, alive: true, ready: Promise.resolve(), isReady: true };
+    lane.worker.on('message', (m: SearchWorkerReply) => {
+      const w = this.waiting.get(m.id);
+      if (!w) return;
+      this.waiting.delete(m.id);
+      lane.inFlight--;
+      if ('error' in m) w.reject(new Error(m.error));
+      else w.resolve(m.result);
+    });
+    // A dead worker fails what it was doing (those searches answer 500 and release their holds)
+    // and is replaced by a new one that loads the generations being served; until it is ready,
+    // searches go to the other workers or wait for it.
+    const died = (err: Error) => {
+      if (!lane.alive) return;
+      lane.alive = false;
+      for (const [id, w] of this.waiting) if (w.lane === lane) (this.waiting.delete(id), w.reject(err));
+      if (this.closed) return;
+      this.onError(err);
+      const next = this.spawn();
+      this.restarts++;
+      next.isReady = false;
+      next.ready = (async () => {
+        for (const [gen, { dir, shared }] of this.loaded) await this.send(next, { kind: 'load', gen, dir, shared });
+        next.isReady = true;
+      })();
+      next.ready.catch((e: Error) => this.onError(e));
+      this.lanes[this.lanes.indexOf(lane)] = next;
+    };
+    lane.worker.on('error', died);
+    lane.worker.on('exit', (code) => died(new Error(`search worker exited with code ${code}`)));
+    return lane;
   }
 
   private send<R>(lane: Lane, msg: DistributiveOmit<SearchWorkerMessage, 'id'>): Promise<R> {
@@ -67,18 +92,23 @@ export class SearchPool {
    * their transient memory into the server's peak.
    */
   async load(gen: string, dir: string, shared: SharedIndexParts): Promise<void> {
+    this.loaded.set(gen, { dir, shared });
     for (const l of this.lanes) await this.send(l, { kind: 'load', gen, dir, shared });
   }
 
   /** Every worker lets the generation go. */
   async drop(gen: string): Promise<void> {
+    this.loaded.delete(gen);
     await Promise.all(this.lanes.filter((l) => l.alive).map((l) => this.send(l, { kind: 'drop', gen }).catch(() => undefined)));
   }
 
-  search(gen: string, params: SearchParams): Promise<SearchOutcome> {
+  async search(gen: string, params: SearchParams): Promise<SearchOutcome> {
+    // The least busy ready worker; when none is ready (a replacement still loading), wait for one.
     let best: Lane | null = null;
-    for (const l of this.lanes) if (l.alive && (!best || l.inFlight < best.inFlight)) best = l;
-    if (!best) return Promise.reject(new Error('no search worker is running'));
+    for (const l of this.lanes) if (l.alive && l.isReady && (!best || l.inFlight < best.inFlight)) best = l;
+    if (!best) best = this.lanes.find((l) => l.alive) ?? null;
+    if (!best) throw new Error('no search worker is running');
+    await best.ready;
     return this.send<SearchOutcome>(best, { kind: 'search', gen, params });
   }
 

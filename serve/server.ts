@@ -20,6 +20,8 @@ export interface RunningServer {
   baseUrl: string;
   ledger: Ledger;
   snapshots: SnapshotStore;
+  /** The search workers (null with SEARCH_THREADS=0). */
+  searchPool: SearchPool | null;
   demo: DemoKey;
   demoCreated: boolean;
   demoFile: string;
@@ -30,7 +32,7 @@ export interface RunningServer {
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const layout = dataDirLayout(config.dataDir);
   const ledger = await Ledger.open({ dir: layout.ledger });
-  const pool = config.SEARCH_THREADS > 0 ? new SearchPool(config.SEARCH_THREADS) : null;
+  const pool = config.SEARCH_THREADS > 0 ? new SearchPool(config.SEARCH_THREADS, (err) => log.error({ err: err.message }, 'search worker failed; a new one replaces it')) : null;
   const snapshots = new SnapshotStore(config.dataDir, log, (dir) => loadGeneration(dir, pool));
   let server: http.Server | null = null;
   let unannounce: (() => Promise<void>) | null = null;
@@ -62,7 +64,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const s = server;
     let closing: Promise<void> | null = null;
     return {
-      url, baseUrl, ledger, snapshots, demo, demoCreated: created, demoFile: file,
+      url, baseUrl, ledger, snapshots, searchPool: pool, demo, demoCreated: created, demoFile: file,
       close: () => (closing ??= (async () => {
         snapshots.stop();
         await new Promise<void>((resolve) => {

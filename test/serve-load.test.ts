@@ -14,6 +14,7 @@ import { searchWithClusters } from '../serve/answer-clusters.ts';
 import { loadGeneration } from '../serve/generation.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
+import { waitFor } from './helpers/child.ts';
 import { callApi } from './helpers/http.ts';
 import { cleanupTmp } from './helpers/tmp.ts';
 
@@ -141,6 +142,18 @@ test('hot swap under load: a new generation comes in while requests run; none fa
   assert.ok(statuses.length > 50, `${statuses.length} requests`);
   assert.equal([...new Set(statuses)], [200], `statuses ${[...new Set(statuses)]}`);
   assert.is(h.json.draining_generations, 0, 'the old generation is freed once its requests are done');
+});
+
+test('a search worker that dies is replaced: its generation reloaded, searches answer again', async () => {
+  const pool = s.searchPool!;
+  const before = pool.restarts;
+  await pool.workers[0]!.terminate();
+  await waitFor(() => pool.restarts > before, 'the worker replaced', 30_000);
+  // Searches wait for the replacement to load the served generation, then answer.
+  const r = await call('POST', '/search', s.demo.secret, { query: 'coffee', limit: 5, window: 'all' });
+  assert.is(r.status, 200, JSON.stringify(r.json));
+  assert.ok(r.json.content.length > 0);
+  assert.is(s.ledger.openHolds().length, 0);
 });
 
 test('the ledger admin endpoint on the running server: loopback with ADMIN_TOKEN only', async () => {
