@@ -3,7 +3,6 @@
 // Built once per generation from the features stage's doc-terms; loads with one read.
 import fs from 'node:fs/promises';
 import { writeFileAtomic } from './durable-fs.ts';
-import { readFileShared } from './shared-file.ts';
 
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -192,9 +191,8 @@ export async function saveBm25(index: Bm25Index, file: string): Promise<void> {
   await writeFileAtomic(file, Buffer.concat(parts));
 }
 
-/** Load bm25.bin; `shared`: its postings in a SharedArrayBuffer (see parseBm25) for worker threads. */
-export async function loadBm25(file: string, shared = false): Promise<Bm25Index> {
-  return parseBm25(shared ? readFileShared(file) : await fs.readFile(file));
+export async function loadBm25(file: string): Promise<Bm25Index> {
+  return parseBm25(await fs.readFile(file));
 }
 
 /**

@@ -129,14 +129,12 @@ export function loadVectorSpace(dir: string, name: string): VectorSpace {
 /** 1 for each of `rows` rows whose vector of `dim` is not all zeros, else 0. */
 export function nonZeroMask(vectors: Float32Array, dim: number, rows: number): Uint8Array {
   const mask = new Uint8Array(rows);
-  for (let r = 0; r < rows; r++) {
-    const o = r * dim;
-    for (let c = 0; c < dim; c++) {
-      if (vectors[o + c] !== 0) {
-        mask[r] = 1;
-        break;
-      }
-    }
-  }
+  for (let r = 0; r < rows; r++) if (hasNonZero(vectors, dim, r)) mask[r] = 1;
   return mask;
+}
+
+/** Whether row `row` of `vectors` (rows of `dim`) has a vector at all (all zeros: none). */
+export function hasNonZero(vectors: Float32Array, dim: number, row: number): boolean {
+  for (let i = row * dim, e = i + dim; i < e; i++) if (vectors[i] !== 0) return true;
+  return false;
 }

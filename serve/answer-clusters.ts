@@ -4,6 +4,7 @@
 // is spread over the cores; the main thread then describes the clusters (search-narratives.ts).
 import { clusterWindow, CLUSTER_DEFAULTS, type ClusterOptions } from '../pipeline/narratives/cluster.ts';
 import type { SearchIndex } from '../core/ranking/search-index.ts';
+import { hasNonZero } from '../core/vector-space.ts';
 import { search, type RankedRow, type SearchParams } from '../core/ranking/search.ts';
 
 // Every row in the k search; k from 2 to 6 on the grid 2, 3, 4, 6 (silhouette), typed-array
@@ -18,10 +19,7 @@ export const EMERGENT_CLUSTER: ClusterOptions = {
 export interface AnswerClusters { rows: number[]; assignment: number[]; similarity: number[] }
 
 export function clusterAnswer(vectors: Float32Array, dim: number, ranked: readonly RankedRow[]): AnswerClusters {
-  const rows = ranked.map((r) => r.row).filter((row) => {
-    for (let i = row * dim, e = i + dim; i < e; i++) if (vectors[i] !== 0) return true;
-    return false;
-  });
+  const rows = ranked.map((r) => r.row).filter((row) => hasNonZero(vectors, dim, row));
   const cl = clusterWindow(vectors, dim, rows, EMERGENT_CLUSTER);
   return { rows, assignment: Array.from(cl.assignment), similarity: Array.from(cl.similarity) };
 }

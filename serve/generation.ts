@@ -22,8 +22,6 @@ export interface LoadedGeneration {
   maps: Maps;
   loadedAt: string;
   loadMs: number;
-  /** Whether the row has a text vector (can belong to a narrative). */
-  hasVector(row: number): boolean;
   /** How many rows from `start` on have a text vector. */
   vectorRowsFrom(start: number): number;
   /** Creator, platform and engagement (likes + comments + shares) per row, for cluster figures. */
@@ -53,7 +51,7 @@ export async function loadGeneration(dir: string, pool: SearchPool | null = null
   for (let r = index.rows - 1; r >= 0; r--) after[r] = after[r + 1]! + mask[r]!;
   return {
     id: manifest.generation, dir, manifest, index, content, maps, loadedAt: new Date().toISOString(), loadMs: Math.round(performance.now() - t0),
-    hasVector: (row) => mask[row] === 1, vectorRowsFrom: (start) => after[Math.max(0, Math.min(index.rows, start))]!,
+    vectorRowsFrom: (start) => after[Math.max(0, Math.min(index.rows, start))]!,
     members: {
       creator: content.creatorId, platform: content.platform,
       engagement: Float64Array.from({ length: index.rows }, (_, r) => index.likes[r]! + index.comments[r]! + index.shares[r]!),
