@@ -1,27 +1,64 @@
-// The emergent clusters of a search answer: its rows clustered on their text vectors, with the
-// narratives' clustering (pipeline/narratives/cluster.ts) set for a hundred-odd rows. Computed
-// where the search runs (a search worker holds the shared vectors), so this per-request k-means
-// is spread over the cores; the main thread then describes the clusters (search-narratives.ts).
-import { clusterWindow, CLUSTER_DEFAULTS, type ClusterOptions } from '../pipeline/narratives/cluster.ts';
+// The emergent clusters of a search answer: its rows clustered on their text vectors by the
+// narratives' method (pipeline/narratives/cluster.ts: k-means++ starts, a silhouette-chosen k,
+// noise below the similarity floor, small clusters dissolved) with settings for a hundred-odd
+// rows, on the kernel form of k-means (core/stats/kernel-kmeans.ts): once the rows' Gram matrix
+// is built, nothing costs more than n^2 additions. Computed where the search runs (a search worker
+// holds the shared vectors), so this per-request k-means is spread over the cores; the main thread
+// then describes the clusters (search-narratives.ts).
+import { gramMatrix, KernelKMeans, seedPositions } from '../core/stats/kernel-kmeans.ts';
 import type { SearchIndex } from '../core/ranking/search-index.ts';
 import { hasNonZero } from '../core/vector-space.ts';
 import { search, type RankedRow, type SearchParams } from '../core/ranking/search.ts';
+import { kGrid } from '../pipeline/narratives/cluster.ts';
 
-// Every row in the k search; k from 2 to 6 on the grid 2, 3, 4, 6 (silhouette), typed-array
-// Lloyd iterations, no bisecting refinement: a few milliseconds per answer. A cluster needs 3
-// rows or 5% of them.
-export const EMERGENT_CLUSTER: ClusterOptions = {
-  ...CLUSTER_DEFAULTS, sample: 300, searchSample: 300, silhouetteSample: 150, kMin: 2, kMax: 6, kStep: 1.5, maxIterations: 10,
-  minClusterSize: 3, minClusterShare: 0.05, splitRefine: false, engine: 'lloyd',
+/**
+ * k from 2 to 6 on the grid 2, 3, 4, 6, each from its own k-means++ start (seed + k), at most
+ * `maxIterations` Lloyd steps; the smallest k whose silhouette is within `silhouetteTolerance` of
+ * the best wins and runs on to `finalIterations`. A cluster needs max(minClusterSize,
+ * minClusterShare x rows) rows; a row less similar than noiseSimilarity to its centroid is noise.
+ */
+export const EMERGENT_CLUSTER = {
+  seed: 42, kMin: 2, kMax: 6, kStep: 1.5, maxIterations: 10, finalIterations: 20, silhouetteTolerance: 0.01,
+  noiseSimilarity: 0.3, minClusterSize: 3, minClusterShare: 0.05,
 };
 
 /** Clustered rows (those with a text vector, in answer order), each one's cluster (-1: noise) and cosine to its centroid. */
 export interface AnswerClusters { rows: number[]; assignment: number[]; similarity: number[] }
 
-export function clusterAnswer(vectors: Float32Array, dim: number, ranked: readonly RankedRow[]): AnswerClusters {
+export function clusterAnswer(vectors: Float32Array, dim: number, ranked: readonly RankedRow[], o = EMERGENT_CLUSTER): AnswerClusters {
   const rows = ranked.map((r) => r.row).filter((row) => hasNonZero(vectors, dim, row));
-  const cl = clusterWindow(vectors, dim, rows, EMERGENT_CLUSTER);
-  return { rows, assignment: Array.from(cl.assignment), similarity: Array.from(cl.similarity) };
+  const n = rows.length;
+  const none = { rows, assignment: new Array<number>(n).fill(-1), similarity: new Array<number>(n).fill(0) };
+  const minSize = Math.max(o.minClusterSize, Math.ceil(o.minClusterShare * n));
+  if (n < 2 * minSize) return none;
+  const G = gramMatrix(vectors, dim, rows);
+  const tried = kGrid(o.kMin, Math.min(o.kMax, Math.floor(n / minSize)), o.kStep).map((k) => {
+    const run = new KernelKMeans(G, n, seedPositions(G, n, k, o.seed + k));
+    const converged = run.iterate(o.maxIterations) < o.maxIterations;
+    return { run, converged, silhouette: run.silhouette() };
+  });
+  const best = Math.max(...tried.map((t) => t.silhouette));
+  const chosen = tried.find((t) => t.silhouette >= best - o.silhouetteTolerance);
+  if (!chosen) return none;
+  const { run } = chosen;
+  if (!chosen.converged) run.iterate(o.finalIterations - o.maxIterations);
+  // Each row to its nearest centroid by cosine; noise below the floor; small clusters dissolved.
+  const assignment = new Array<number>(n);
+  const similarity = new Array<number>(n);
+  const sizes = new Uint32Array(run.k);
+  for (let i = 0; i < n; i++) {
+    let bc = 0;
+    let bs = -Infinity;
+    for (let c = 0; c < run.k; c++) {
+      const s = run.cosineToCentroid(i, c);
+      if (s > bs) (bs = s), (bc = c);
+    }
+    similarity[i] = bs;
+    assignment[i] = bs >= o.noiseSimilarity ? bc : -1;
+    if (assignment[i]! >= 0) sizes[bc]!++;
+  }
+  for (let i = 0; i < n; i++) if (assignment[i]! >= 0 && sizes[assignment[i]!]! < minSize) assignment[i] = -1;
+  return { rows, assignment, similarity };
 }
 
 export interface SearchOutcome { ranked: RankedRow[]; clusters: AnswerClusters }

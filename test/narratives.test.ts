@@ -9,7 +9,9 @@ import { terms } from '../core/analyzer.ts';
 import { loadBm25, searchBm25 } from '../core/bm25.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
-import { CLUSTER_DEFAULTS, clusterWindow, distanceMatrix, kGrid, lloyd, previousCentroid, seedCentres, seedPositions, splitWhileSilhouetteRises } from '../pipeline/narratives/cluster.ts';
+import { CLUSTER_DEFAULTS, clusterWindow, distanceMatrix, kGrid, previousCentroid, seedCentres, silhouette, splitWhileSilhouetteRises } from '../pipeline/narratives/cluster.ts';
+import { gramMatrix, KernelKMeans, seedPositions } from '../core/stats/kernel-kmeans.ts';
+import { kmeans } from 'ml-kmeans';
 import { ClassCounts, labelFrom } from '../pipeline/narratives/labels.ts';
 import { narrativeSentiment } from '../pipeline/narratives/sentiment.ts';
 import { dailyCounts, DAY_MS, lifecycleOf, seriesStats, slope } from '../pipeline/narratives/series.ts';
@@ -134,7 +136,7 @@ test('bisecting refinement: a centre over two groups is split; one group is not'
   assert.is(splitWhileSilhouetteRises(points, dim, start, dist, all, 41, CLUSTER_DEFAULTS).k, 2, 'no split leaves a half under the minimum size');
 });
 
-test('the Gram-matrix k-means (per-request path) draws the same k-means++ starts and ends in the same clusters as ml-kmeans', () => {
+test('kernel k-means (per-request path) draws the same k-means++ starts, ends in the same clusters as ml-kmeans, and gives the same silhouette and centroid cosines', () => {
   const dim = 16;
   const n = 90;
   let seed = 11;
@@ -146,18 +148,31 @@ test('the Gram-matrix k-means (per-request path) draws the same k-means++ starts
     v.forEach((x, j) => (points[i * dim + j] = x / norm));
   }
   const idx = Array.from({ length: n }, (_, i) => i);
-  const G = new Float64Array(n * n);
-  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) for (let j = 0; j < dim; j++) G[a * n + b]! += points[a * dim + j]! * points[b * dim + j]!;
+  const G = gramMatrix(points, dim, idx);
+  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
+    let dot = 0;
+    for (let j = 0; j < dim; j++) dot += points[a * dim + j]! * points[b * dim + j]!;
+    assert.ok(Math.abs(G[a * n + b]! - dot) < 1e-9, `G[${a}, ${b}]`);
+  }
+  const dist = distanceMatrix(points, dim, idx);
   for (const k of [2, 3, 5]) {
     const positions = seedPositions(G, n, k, 7 + k);
     const vectors = seedCentres(points, dim, idx, k, 7 + k);
     assert.equal(positions.map((p) => Array.from(points.subarray(p * dim, (p + 1) * dim))), vectors, `k ${k}: the same rows drawn`);
-    const viaGram = lloyd(points, dim, idx, { positions }, 50);
-    const viaVectors = lloyd(points, dim, idx, vectors, 50);
-    assert.equal(viaGram.clusters, viaVectors.clusters);
-    const ml = clusterWindow(points, dim, idx, { ...CLUSTER_DEFAULTS, kMin: 3, kMax: 3, minClusterSize: 2, splitRefine: false });
-    const fast = clusterWindow(points, dim, idx, { ...CLUSTER_DEFAULTS, kMin: 3, kMax: 3, minClusterSize: 2, splitRefine: false, engine: 'lloyd' });
-    assert.ok(nmi(Array.from(ml.assignment, String), Array.from(fast.assignment, String)) > 0.99, 'both engines find the three groups');
+    const viaGram = new KernelKMeans(G, n, positions);
+    viaGram.iterate(50);
+    const ml = kmeans(idx.map((i) => Array.from(points.subarray(i * dim, (i + 1) * dim))), k, { initialization: vectors, maxIterations: 50, tolerance: 0 });
+    assert.equal(Array.from(viaGram.clusters), ml.clusters, `k ${k}: the same clusters`);
+    assert.ok(Math.abs(viaGram.silhouette() - silhouette(dist, viaGram.clusters, k)) < 1e-6, `k ${k}: the same silhouette (${viaGram.silhouette()} vs ${silhouette(dist, viaGram.clusters, k)}; the distance matrix is float32)`);
+    for (let c = 0; c < k; c++) {
+      const centre = ml.centroids[c]!;
+      const norm = Math.hypot(...centre);
+      for (const i of [0, 17, 44]) {
+        let dot = 0;
+        for (let j = 0; j < dim; j++) dot += points[i * dim + j]! * centre[j]!;
+        assert.ok(Math.abs(viaGram.cosineToCentroid(i, c) - dot / norm) < 1e-9, `k ${k}: cosine of row ${i} to centroid ${c}`);
+      }
+    }
   }
 });
 

@@ -15,6 +15,7 @@
 //      posts is not a narrative.
 // Sampling keeps the cost of the k search fixed however large the window; only step 3 grows with it.
 import { kmeans } from 'ml-kmeans';
+import { drawByWeight, seededRandom } from '../../core/stats/seeded-random.ts';
 
 export interface ClusterOptions {
   seed: number;
@@ -36,8 +37,6 @@ export interface ClusterOptions {
   /** Bisect clusters while a split raises the silhouette by at least splitGain (see splitWhileSilhouetteRises). */
   splitRefine: boolean;
   splitGain: number;
-  /** k-means engine: ml-kmeans (the pipeline), or typed-array Lloyd (the per-request emergent path; see lloyd). */
-  engine?: 'ml-kmeans' | 'lloyd';
   noiseSimilarity: number;
   /** Smallest cluster kept: max(minClusterSize, minClusterShare x rows). */
   minClusterSize: number;
@@ -171,186 +170,13 @@ export function seedCentres(points: Float32Array, dim: number, idx: number[], k:
   return out;
 }
 
-/**
- * Lloyd's k-means over typed rows `idx` of `points` from the given centres, until no point moves
- * or maxIterations. The same algorithm as ml-kmeans (squared Euclidean), written out for the
- * emergent clusters of every search answer, where ml-kmeans's arrays of arrays cost more than the
- * clustering. It runs on the rows' Gram matrix (kernel form: |x - mean(C)|^2 = G_xx -
- * 2 mean_{y in C} G_xy + mean_{y,z in C} G_yz), so an iteration costs n^2 additions whatever the
- * dimension; the Gram matrix is computed once per row list and shared by every k tried. A
- * cluster that loses all its points stays empty.
- */
-export function lloyd(points: Float32Array, dim: number, idx: readonly number[], init: KMeansStart, maxIterations: number): { clusters: number[]; centroids: number[][] } {
-  const n = idx.length;
-  const G = gramOf(points, dim, idx);
-  const startVectors = Array.isArray(init) ? init : init.positions.map((p) => Array.from(points.subarray(idx[p]! * dim, (idx[p]! + 1) * dim)));
-  const k = startVectors.length;
-  // Start: each point to its nearest initial centre (through G when the centres are rows).
-  const clusters = new Array<number>(n);
-  if (!Array.isArray(init)) {
-    for (let i = 0; i < n; i++) {
-      let best = 0;
-      let bd = Infinity;
-      init.positions.forEach((p, c) => {
-        const d = G[p * n + p]! - 2 * G[i * n + p]!;
-        if (d < bd) (bd = d), (best = c);
-      });
-      clusters[i] = best;
-    }
-  } else {
-    const flat = new Float64Array(k * dim);
-    init.forEach((c, ci) => flat.set(c, ci * dim));
-    for (let i = 0; i < n; i++) {
-      const o = idx[i]! * dim;
-      let best = 0;
-      let bd = Infinity;
-      for (let c = 0; c < k; c++) {
-        let d = 0;
-        for (let j = 0; j < dim; j++) {
-          const x = points[o + j]! - flat[c * dim + j]!;
-          d += x * x;
-        }
-        if (d < bd) (bd = d), (best = c);
-      }
-      clusters[i] = best;
-    }
-  }
-  const A = new Float64Array(n * k);
-  const size = new Uint32Array(k);
-  const within = new Float64Array(k);
-  for (let it = 0; it < maxIterations; it++) {
-    A.fill(0);
-    size.fill(0);
-    within.fill(0);
-    for (let j = 0; j < n; j++) size[clusters[j]!]!++;
-    for (let i = 0; i < n; i++) {
-      const row = i * n;
-      const out = i * k;
-      for (let j = 0; j < n; j++) A[out + clusters[j]!]! += G[row + j]!;
-    }
-    for (let i = 0; i < n; i++) within[clusters[i]!]! += A[i * k + clusters[i]!]!;
-    let moved = 0;
-    for (let i = 0; i < n; i++) {
-      let best = clusters[i]!;
-      let bd = Infinity;
-      for (let c = 0; c < k; c++) {
-        const m = size[c]!;
-        if (m === 0) continue;
-        const d = G[i * n + i]! - (2 * A[i * k + c]!) / m + within[c]! / (m * m);
-        if (d < bd - 1e-12) (bd = d), (best = c);
-      }
-      if (best !== clusters[i]) (moved++, (clusters[i] = best));
-    }
-    if (moved === 0) break;
-  }
-  const centroids = startVectors.map((c) => c.slice());
-  const sums = new Float64Array(k * dim);
-  size.fill(0);
-  clusters.forEach((c, i) => {
-    size[c]!++;
-    for (let j = 0; j < dim; j++) sums[c * dim + j]! += points[idx[i]! * dim + j]!;
-  });
-  for (let c = 0; c < k; c++) if (size[c]) centroids[c] = Array.from(sums.subarray(c * dim, (c + 1) * dim), (x) => x / size[c]!);
-  return { clusters, centroids };
-}
-
-/** Where k-means starts: centre vectors, or rows of the input (positions in idx). */
-export type KMeansStart = number[][] | { positions: number[] };
-
-const grams = new WeakMap<readonly number[], Float64Array>();
-
-/** Inner products of the rows `idx`, n x n, remembered per row list. */
-function gramOf(points: Float32Array, dim: number, idx: readonly number[]): Float64Array {
-  let G = grams.get(idx);
-  if (G) return G;
-  const n = idx.length;
-  G = new Float64Array(n * n);
-  for (let a = 0; a < n; a++) {
-    const oa = idx[a]! * dim;
-    for (let b = a; b < n; b++) {
-      const ob = idx[b]! * dim;
-      // Four running sums: the loop-carried dependency of one sum was the limit.
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let j = 0;
-      for (; j + 3 < dim; j += 4) {
-        s0 += points[oa + j]! * points[ob + j]!;
-        s1 += points[oa + j + 1]! * points[ob + j + 1]!;
-        s2 += points[oa + j + 2]! * points[ob + j + 2]!;
-        s3 += points[oa + j + 3]! * points[ob + j + 3]!;
-      }
-      for (; j < dim; j++) s0 += points[oa + j]! * points[ob + j]!;
-      const s = s0 + s1 + s2 + s3;
-      G[a * n + b] = s;
-      G[b * n + a] = s;
-    }
-  }
-  grams.set(idx, G);
-  return G;
-}
-
 const rowArrays = new WeakMap<readonly number[], number[][]>();
 
-/** One k-means run on the engine of `opts` (ml-kmeans's input arrays made once per row list). */
-function runKMeans(points: Float32Array, dim: number, idx: readonly number[], init: KMeansStart, maxIterations: number, opts: ClusterOptions): { clusters: number[]; centroids: number[][] } {
-  if (opts.engine === 'lloyd') return lloyd(points, dim, idx, init, maxIterations);
-  if (!Array.isArray(init)) throw new Error('ml-kmeans starts from centre vectors');
+/** One ml-kmeans run from the given centres (its input arrays made once per row list). */
+function runKMeans(points: Float32Array, dim: number, idx: readonly number[], init: number[][], maxIterations: number): { clusters: number[]; centroids: number[][] } {
   let data = rowArrays.get(idx);
   if (!data) rowArrays.set(idx, (data = idx.map((i) => Array.from(points.subarray(i * dim, (i + 1) * dim)))));
   return kmeans(data, init.length, { initialization: init, maxIterations, tolerance: 1e-4 });
-}
-
-/** A position drawn with probability proportional to its weight (the k-means++ draw). */
-function drawByWeight(weights: Float64Array, total: number, random: () => number): number {
-  let r = random() * total;
-  for (let i = 0; i < weights.length; i++) {
-    r -= weights[i]!;
-    if (r <= 0) return i;
-  }
-  return weights.length - 1;
-}
-
-/** Deterministic uniform [0, 1) numbers for a seed (mulberry32). */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/**
- * seedCentres on the Gram matrix G of the rows (n x n): the same k-means++ draws, with squared
- * distances G_ii + G_pp - 2 G_ip, so each new centre costs n steps instead of n x dim. Returns the
- * chosen positions (centres are rows).
- */
-export function seedPositions(G: Float64Array, n: number, k: number, seed: number): number[] {
-  const random = seededRandom(seed);
-  const d2 = new Float64Array(n).fill(Infinity);
-  const out: number[] = [];
-  let total = 0;
-  const lower = (p: number) => {
-    total = 0;
-    for (let i = 0; i < n; i++) {
-      const d = Math.max(0, G[i * n + i]! + G[p * n + p]! - 2 * G[i * n + p]!);
-      if (d < d2[i]!) d2[i] = d;
-      total += d2[i]!;
-    }
-  };
-  if (k > 0 && n > 0) {
-    out.push(Math.floor(random() * n));
-    lower(out[0]!);
-  }
-  while (out.length < k) {
-    const pick = drawByWeight(d2, total, random);
-    out.push(pick);
-    lower(pick);
-  }
-  return out;
 }
 
 function normaliseRows(m: number[][], dim: number): Float32Array {
@@ -385,17 +211,12 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   // once, so each k then costs one k-means and additions.
   const searchIdx = spread(m, opts.searchSample);
   const silPos = spread(searchIdx.length, opts.silhouetteSample);
-  // Lloyd on a small sample already has the rows' Gram matrix: the cosine distances are 1 - G.
-  const dist = opts.engine === 'lloyd' && silPos.length === searchIdx.length
-    ? Float32Array.from(gramOf(samplePoints, dim, searchIdx), (g) => 1 - g) : distanceMatrix(samplePoints, dim, silPos.map((p) => searchIdx[p]!));
-  // k-means++ starts: on the Gram matrix for the lloyd engine (no previous centres), else on the vectors.
-  const start = (idx: number[], k: number, seed: number, initial: readonly Float32Array[] = []): KMeansStart =>
-    opts.engine === 'lloyd' && initial.length === 0
-      ? { positions: seedPositions(gramOf(samplePoints, dim, idx), idx.length, k, seed) } : seedCentres(samplePoints, dim, idx, k, seed, initial);
+  const dist = distanceMatrix(samplePoints, dim, silPos.map((p) => searchIdx[p]!));
+  const start = (idx: number[], k: number, seed: number, initial: readonly Float32Array[] = []) => seedCentres(samplePoints, dim, idx, k, seed, initial);
   const tried: Array<{ k: number; silhouette: number }> = [];
   const minSearchSize = Math.max(2, Math.round((minSize * searchIdx.length) / n));
   for (const k of kGrid(opts.kMin, Math.min(opts.kMax, Math.floor(searchIdx.length / minSearchSize)), opts.kStep)) {
-    const res = runKMeans(samplePoints, dim, searchIdx, start(searchIdx, k, opts.seed + k), opts.maxIterations, opts);
+    const res = runKMeans(samplePoints, dim, searchIdx, start(searchIdx, k, opts.seed + k), opts.maxIterations);
     tried.push({ k, silhouette: silhouette(dist, silPos.map((p) => res.clusters[p]!), k) });
   }
   if (tried.length === 0) return empty;
@@ -410,7 +231,7 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
     for (let extra = 0; extra <= WARM_EXTRA; extra++) {
       const k = prior.length + extra;
       if (k < 2 || k > kCap) continue;
-      const res = runKMeans(samplePoints, dim, searchIdx, start(searchIdx, k, opts.seed + k, prior), opts.maxIterations, opts);
+      const res = runKMeans(samplePoints, dim, searchIdx, start(searchIdx, k, opts.seed + k, prior), opts.maxIterations);
       const sil = silhouette(dist, silPos.map((p) => res.clusters[p]!), k);
       if (!warm || sil > warm.silhouette + opts.silhouetteTolerance) warm = { k, silhouette: sil };
     }
@@ -425,7 +246,7 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   let final: { clusters: number[]; centroids: number[][] } | null = null;
   let finalInertia = Infinity;
   for (let r = 0; r < runs; r++) {
-    const res = runKMeans(samplePoints, dim, all, start(all, chosen.k, opts.seed + 7919 * r, warmStart ? prior : []), 2 * opts.maxIterations, opts);
+    const res = runKMeans(samplePoints, dim, all, start(all, chosen.k, opts.seed + 7919 * r, warmStart ? prior : []), 2 * opts.maxIterations);
     let inertia = 0;
     res.clusters.forEach((c, i) => {
       const centre = res.centroids[c]!;
@@ -494,7 +315,7 @@ export function splitWhileSilhouetteRises(points: Float32Array, dim: number, sta
     let bestSplit: { at: number; pair: number[][]; halves: Int32Array; score: number } | null = null;
     members.forEach((idx, c) => {
       if (idx.length < 2 * minSampleSize) return;
-      const res = runKMeans(points, dim, idx, seedCentres(points, dim, idx, 2, opts.seed + 31 * round + c), opts.maxIterations, opts);
+      const res = runKMeans(points, dim, idx, seedCentres(points, dim, idx, 2, opts.seed + 31 * round + c), opts.maxIterations);
       const halves = Int32Array.from(res.clusters);
       const second = halves.reduce((a, x) => a + x, 0);
       if (Math.min(second, idx.length - second) < minSampleSize) return;
