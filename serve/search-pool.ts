@@ -29,6 +29,7 @@ export class SearchPool {
   private readonly loaded = new Map<string, { dir: string; shared: SharedIndexParts }>();
   private nextId = 1;
   private closed = false;
+  private drained: (() => void) | null = null;
   /** Workers that died and were replaced (for /health and the logs). */
   restarts = 0;
 
@@ -50,6 +51,7 @@ export class SearchPool {
       lane.inFlight--;
       if ('error' in m) w.reject(new Error(m.error));
       else w.resolve(m.result);
+      if (this.waiting.size === 0) this.drained?.();
     });
     // A dead worker fails what it was doing (those searches answer 500 and release their holds)
     // and is replaced by a new one that loads the generations being served; until it is ready,
@@ -58,6 +60,7 @@ export class SearchPool {
       if (!lane.alive) return;
       lane.alive = false;
       for (const [id, w] of this.waiting) if (w.lane === lane) (this.waiting.delete(id), w.reject(err));
+      if (this.waiting.size === 0) this.drained?.();
       if (this.closed) return;
       this.onError(err);
       const next = this.spawn();
@@ -112,9 +115,22 @@ export class SearchPool {
     return this.send<SearchOutcome>(best, { kind: 'search', gen, params });
   }
 
-  async close(): Promise<void> {
+  /**
+   * No new tasks; the ones in flight finish (at most `drainMs`), then the workers stop. Terminating
+   * a worker in the middle of an hnswlib search aborts the whole process (a native exception
+   * thrown into a dying thread), so close waits for the searches first.
+   */
+  async close(drainMs = 30_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.waiting.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => (this.drained = resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs))),
+      ]);
+      clearTimeout(timer);
+    }
     await Promise.all(this.lanes.map((l) => l.worker.terminate()));
   }
 }

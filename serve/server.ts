@@ -29,6 +29,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** How long close() waits for requests still being handled before it stops the workers and the ledger. */
+export const CLOSE_DRAIN_MS = 30_000;
+
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const layout = dataDirLayout(config.dataDir);
   const ledger = await Ledger.open({ dir: layout.ledger });
@@ -49,7 +52,14 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     });
     const admin = createAdminRouter(ledger, config.ADMIN_TOKEN, config.SERVICE_PREFIX);
     app.use(admin.routes());
-    server = http.createServer(app.callback());
+    // Requests being handled: a client that hangs up does not stop its handler, which may still be
+    // settling a charge, so closing waits for the handlers, not only for the connections.
+    const handle = app.callback();
+    const handling = new Set<Promise<void>>();
+    server = http.createServer((req, res) => {
+      const p: Promise<void> = Promise.resolve(handle(req, res)).then(() => undefined, () => undefined).finally(() => handling.delete(p));
+      handling.add(p);
+    });
     server.keepAliveTimeout = 5000;
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
@@ -72,6 +82,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           s.closeIdleConnections();
         });
         await unannounce?.();
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all(handling), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_DRAIN_MS)))]);
+        clearTimeout(timer);
         await pool?.close();
         await ledger.close();
       })()),
