@@ -33,6 +33,11 @@ export class StringLists {
     this.ids = [];
   }
 
+  /** The row's dictionary ids (a view; dict[id] is the string). */
+  idsOf(row: number): Uint32Array {
+    return this.packed!.subarray(this.offsets[row]!, this.offsets[row + 1]!);
+  }
+
   get(row: number): string[] {
     const out: string[] = [];
     for (let i = this.offsets[row]!; i < this.offsets[row + 1]!; i++) out.push(this.dict[this.packed![i]!]!);

@@ -13,11 +13,12 @@ import type { RankedRow } from '../core/ranking/search.ts';
 import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../core/stats/hypergeometric.ts';
 import { WINDOW_DAYS, type WindowKey } from '../core/windows.ts';
 import { platformDiffusion, summarise } from '../pipeline/narratives/build.ts';
-import { ClassCounts, LABEL_DEFAULTS, labelFrom, labelKeys } from '../pipeline/narratives/labels.ts';
+import { LABEL_DEFAULTS, labelFrom, labelKeys } from '../pipeline/narratives/labels.ts';
 import { narrativeSentiment } from '../pipeline/narratives/sentiment.ts';
 import { DAY_MS, seriesStats } from '../pipeline/narratives/series.ts';
 import { memberStats, representativeOf } from '../pipeline/post-columns.ts';
 import type { AnswerClusters } from './answer-clusters.ts';
+import { KeyCounter, LabelVocabulary } from './answer-labels.ts';
 import type { LoadedGeneration } from './generation.ts';
 import type { LoadedNarrative, Narrative } from './maps.ts';
 
@@ -47,29 +48,33 @@ export function trackedNarratives(gen: LoadedGeneration, window: WindowKey, rows
     .map(({ ln, k, z }) => ({ ...ln.narrative, memberOverlap: k, overlapZScore: z, overlap_count: k }));
 }
 
-/** Rows whose label keys are remembered per generation (about 20 MB at most). */
+/** Rows whose label keys are remembered per generation (a few MB at most). */
 export const LABEL_KEY_CACHE_ROWS = 100_000;
-const labelKeyCache = new WeakMap<LoadedGeneration, Map<number, readonly string[]>>();
+interface LabelCache { vocabulary: LabelVocabulary; rows: Map<number, Int32Array> }
+const labelCaches = new WeakMap<LoadedGeneration, LabelCache>();
+const counter = new KeyCounter();
 
 /**
- * A row's label keys (analysed terms of its title and description, and their bigrams), kept for
- * the generation's life: analysing the text of every returned row was the main thread's largest
- * cost per search, and popular rows come back in answer after answer. Bounded: when full, the
- * oldest entries go (insertion order).
+ * A row's label keys (analysed terms of its title and description, and their bigrams) as ids of
+ * the generation's label vocabulary, kept for the generation's life: analysing the text of every
+ * returned row was the main thread's largest cost per search, and popular rows come back in answer
+ * after answer. Bounded: when full, the oldest rows go (insertion order); when the vocabulary is
+ * full, both start again (before an answer, see emergentNarratives).
  */
-function rowLabelKeys(gen: LoadedGeneration): (row: number, textOf: (row: number) => string) => readonly string[] {
-  let cache = labelKeyCache.get(gen);
-  if (!cache) labelKeyCache.set(gen, (cache = new Map()));
-  const c = cache;
-  return (row, textOf) => {
-    let keys = c.get(row);
-    if (!keys) {
-      keys = labelKeys(terms(textOf(row)));
-      if (c.size >= LABEL_KEY_CACHE_ROWS) c.delete(c.keys().next().value!);
-      c.set(row, keys);
-    }
-    return keys;
-  };
+function labelCache(gen: LoadedGeneration): LabelCache {
+  let cache = labelCaches.get(gen);
+  if (!cache) labelCaches.set(gen, (cache = { vocabulary: new LabelVocabulary(), rows: new Map() }));
+  return cache;
+}
+
+function rowLabelIds(cache: LabelCache, row: number, textOf: (row: number) => string): Int32Array {
+  let ids = cache.rows.get(row);
+  if (!ids) {
+    ids = cache.vocabulary.idsOf(labelKeys(terms(textOf(row))));
+    if (cache.rows.size >= LABEL_KEY_CACHE_ROWS) cache.rows.delete(cache.rows.keys().next().value!);
+    cache.rows.set(row, ids);
+  }
+  return ids;
 }
 
 /** The answer's clusters (answer-clusters.ts), described as narratives of the search window. */
@@ -78,21 +83,24 @@ export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, que
   const rows = cl.rows;
   const groups = new Map<number, number[]>();
   cl.assignment.forEach((c, i) => {
-    if (c >= 0) groups.set(c, [...(groups.get(c) ?? []), i]);
+    if (c < 0) return;
+    const g = groups.get(c);
+    if (g) g.push(i);
+    else groups.set(c, [i]);
   });
   if (groups.size === 0) return [];
   const simOf = new Map(ranked.map((r) => [r.row, r.similarity]));
   const clusters = [...groups.keys()].sort((a, b) => a - b);
-  const termCounts = new ClassCounts(clusters.length);
-  const tagCounts = new ClassCounts(clusters.length);
   const textOf = (r: number) => [content.title.get(r), content.description.get(r)].filter(Boolean).join('. ');
-  const keysOf = rowLabelKeys(gen);
-  clusters.forEach((c, ci) => {
-    for (const i of groups.get(c)!) {
-      termCounts.add(ci, keysOf(rows[i]!, textOf));
-      tagCounts.add(ci, content.tags.get(rows[i]!));
-    }
-  });
+  const cache = labelCache(gen);
+  // A full vocabulary starts again before this answer's ids are taken, never in the middle.
+  if (cache.vocabulary.full) (cache.vocabulary.clear(), cache.rows.clear());
+  const memberRows = clusters.map((c) => groups.get(c)!.map((i) => rows[i]!));
+  const termIds = memberRows.map((rs) => rs.map((r) => rowLabelIds(cache, r, textOf)));
+  const { vocabulary } = cache;
+  const topTerms = counter.top(termIds, vocabulary.keys.length, 12, (id) => vocabulary.keys[id]!);
+  const tagDict = content.tags.dict;
+  const topTags = counter.top(memberRows.map((rs) => rs.map((r) => content.tags.idsOf(r))), tagDict.length, LABEL_DEFAULTS.tags, (id) => tagDict[id]!);
   const bounds = gen.manifest.windows[window];
   const asOf = index.asOf;
   const windowDays = window === 'all' ? Math.max(1, (asOf - Date.parse(bounds.start)) / DAY_MS) : WINDOW_DAYS[window];
@@ -102,8 +110,8 @@ export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, que
     const members = idx.map((i) => rows[i]!);
     const { creators, platforms, engagement } = memberStats(gen.members, members);
     const representative = representativeOf(gen.members, members);
-    const tags = tagCounts.top(ci, LABEL_DEFAULTS.tags).map((t) => t.key);
-    const label = labelFrom(termCounts.top(ci, 12), LABEL_DEFAULTS.terms) || tags[0] || 'untitled';
+    const tags = topTags[ci]!.map((t) => t.key);
+    const label = labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms) || tags[0] || 'untitled';
     const series = seriesStats(members.map((r) => index.publishedAt[r]!), asOf, windowDays);
     const sentiment = narrativeSentiment(members.map((r) => ({ tone: index.enrichment.toneOf(r), moods: index.enrichment.moods.get(r) })));
     const id = `em-${createHash('sha256').update(`${gen.id}\n${window}\n${query}\n${members.map((r) => index.uuid[r]).join(',')}`).digest('hex').slice(0, 16)}`;

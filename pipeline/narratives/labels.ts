@@ -13,6 +13,18 @@ export interface LabelOptions {
 
 export const LABEL_DEFAULTS: LabelOptions = { terms: 3, tags: 5 };
 
+/** c-TF-IDF weight of a key counted tf times in a class of `size` keys, f times over all classes; a = mean keys per class. */
+export function cTfIdf(tf: number, size: number, f: number, a: number): number {
+  return (tf / size) * Math.log(1 + a / f);
+}
+
+export interface WeightedKey { key: string; weight: number; tf: number }
+
+/** Label order: higher weight, then more frequent, then alphabetical. */
+export function byWeight(x: WeightedKey, y: WeightedKey): number {
+  return y.weight - x.weight || y.tf - x.tf || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
+}
+
 /** Counts of keys per cluster, accumulated post by post. */
 export class ClassCounts {
   readonly perClass: Array<Map<string, number>>;
@@ -38,12 +50,12 @@ export class ClassCounts {
     let all = 0;
     for (const v of this.total.values()) all += v;
     const a = all / Math.max(1, this.perClass.length);
-    const scored: Array<{ key: string; weight: number; tf: number }> = [];
+    const scored: WeightedKey[] = [];
     for (const [key, tf] of m) {
       if (!eligible(key)) continue;
-      scored.push({ key, tf, weight: (tf / size) * Math.log(1 + a / this.total.get(key)!) });
+      scored.push({ key, tf, weight: cTfIdf(tf, size, this.total.get(key)!, a) });
     }
-    scored.sort((x, y) => y.weight - x.weight || y.tf - x.tf || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+    scored.sort(byWeight);
     return scored.slice(0, n).map(({ key, weight }) => ({ key, weight }));
   }
 }

@@ -1,0 +1,83 @@
+// c-TF-IDF labels (pipeline/narratives/labels.ts: the same weight, the same order) for the few
+// clusters of one search answer, counted over integer keys instead of strings. Per request the
+// string-keyed maps of ClassCounts were the main thread's largest cost after the answer itself:
+// here a row's label keys are interned once per generation (LabelVocabulary) and counted in
+// dense scratch arrays that are reset after use, and only the top n keys per class are kept
+// (no sort of every key).
+import { byWeight, cTfIdf, type WeightedKey } from '../pipeline/narratives/labels.ts';
+
+/** Label keys interned to ids for one generation; bounded (cleared when full, with the caller's row cache). */
+export class LabelVocabulary {
+  private readonly ids = new Map<string, number>();
+  readonly keys: string[] = [];
+  constructor(readonly maxKeys = 2_000_000) {}
+
+  get full(): boolean {
+    return this.keys.length >= this.maxKeys;
+  }
+
+  idsOf(keys: readonly string[]): Int32Array {
+    const out = new Int32Array(keys.length);
+    keys.forEach((k, i) => {
+      let id = this.ids.get(k);
+      if (id === undefined) this.ids.set(k, (id = this.keys.push(k) - 1));
+      out[i] = id;
+    });
+    return out;
+  }
+
+  clear(): void {
+    this.ids.clear();
+    this.keys.length = 0;
+  }
+}
+
+/** Dense counts over a vocabulary, reused from request to request (the main thread runs one at a time). */
+export class KeyCounter {
+  private total = new Int32Array(1024);
+  private cls = new Int32Array(1024);
+
+  /**
+   * The n best keys of each class: classes[c] lists the key-id arrays of its rows; key(id) names
+   * an id. Equal to ClassCounts.top over the same keys (same weights, same order).
+   */
+  top(classes: ReadonlyArray<ReadonlyArray<ArrayLike<number>>>, vocabSize: number, n: number, key: (id: number) => string): WeightedKey[][] {
+    if (this.total.length < vocabSize) (this.total = new Int32Array(vocabSize * 2)), (this.cls = new Int32Array(vocabSize * 2));
+    const { total, cls } = this;
+    const touchedAll: number[] = [];
+    let all = 0;
+    for (const rows of classes) {
+      for (const ids of rows) {
+        for (let i = 0; i < ids.length; i++) if (total[ids[i]!]!++ === 0) touchedAll.push(ids[i]!);
+        all += ids.length;
+      }
+    }
+    const a = all / Math.max(1, classes.length);
+    const out = classes.map((rows) => {
+      const touched: number[] = [];
+      let size = 0;
+      for (const ids of rows) {
+        for (let i = 0; i < ids.length; i++) if (cls[ids[i]!]!++ === 0) touched.push(ids[i]!);
+        size += ids.length;
+      }
+      const best: WeightedKey[] = [];
+      for (const id of touched) {
+        const tf = cls[id]!;
+        cls[id] = 0;
+        const weight = cTfIdf(tf, size, total[id]!, a);
+        // Kept sorted, at most n: most keys fall below the n-th and cost one comparison.
+        if (best.length === n && (weight < best[n - 1]!.weight || (weight === best[n - 1]!.weight && tf < best[n - 1]!.tf))) continue;
+        const cand = { key: key(id), weight, tf };
+        let at = best.length;
+        while (at > 0 && byWeight(cand, best[at - 1]!) < 0) at--;
+        if (at < n) {
+          best.splice(at, 0, cand);
+          if (best.length > n) best.pop();
+        }
+      }
+      return best;
+    });
+    for (const id of touchedAll) total[id] = 0;
+    return out;
+  }
+}
