@@ -73,8 +73,8 @@ export function idf(index: Bm25Index, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
-/** Score accumulators, one per index and reused across queries (a search runs to completion synchronously). */
-const scratch = new WeakMap<Bm25Index, Float64Array>();
+/** Score accumulators and the list of rows touched, one pair per index and reused across queries (a search runs to completion synchronously). */
+const scratch = new WeakMap<Bm25Index, { acc: Float64Array; touched: Int32Array }>();
 
 /** First position in docs[s..e) (sorted ascending) whose row is >= row. */
 function firstAtLeast(docs: Uint32Array, s: number, e: number, row: number): number {
@@ -112,11 +112,13 @@ const above = (sa: number, ra: number, sb: number, rb: number) => sa > sb || (sa
  */
 export function searchBm25(index: Bm25Index, queryTerms: string[], k: number, filter?: number | ((row: number) => boolean)): Array<{ row: number; score: number }> {
   const rows = index.docLen.length;
-  let acc = scratch.get(index);
-  if (!acc) scratch.set(index, (acc = new Float64Array(rows)));
+  let sc = scratch.get(index);
+  if (!sc) scratch.set(index, (sc = { acc: new Float64Array(rows), touched: new Int32Array(rows) }));
+  const { acc, touched } = sc;
+  const { docs, tfs, docLen } = index;
   const minRow = typeof filter === 'number' ? filter : 0;
   const accept = typeof filter === 'function' ? filter : null;
-  const touched: number[] = [];
+  let nt = 0;
   const lenNorm = BM25_B / (index.avgdl || 1);
   for (const term of new Set(queryTerms)) {
     const t = index.vocab.get(term);
@@ -124,53 +126,54 @@ export function searchBm25(index: Bm25Index, queryTerms: string[], k: number, fi
     const s = index.starts[t]!;
     const e = index.starts[t + 1]!;
     const w = idf(index, e - s) * (BM25_K1 + 1);
-    for (let i = minRow > 0 ? firstAtLeast(index.docs, s, e, minRow) : s; i < e; i++) {
-      const d = index.docs[i]!;
+    for (let i = minRow > 0 ? firstAtLeast(docs, s, e, minRow) : s; i < e; i++) {
+      const d = docs[i]!;
       if (accept && !accept(d)) continue;
-      const tf = index.tfs[i]!;
-      if (acc[d] === 0) touched.push(d);
-      acc[d]! += (w * tf) / (tf + BM25_K1 * (1 - BM25_B + lenNorm * index.docLen[d]!));
+      const tf = tfs[i]!;
+      const a = acc[d]!;
+      if (a === 0) touched[nt++] = d;
+      acc[d] = a + (w * tf) / (tf + BM25_K1 * (1 - BM25_B + lenNorm * docLen[d]!));
     }
   }
-  // Top k by a min-heap whose root is the weakest row kept.
-  const heapRows: number[] = [];
-  const heapScores: number[] = [];
-  const swap = (i: number, j: number) => {
-    [heapRows[i], heapRows[j]] = [heapRows[j]!, heapRows[i]!];
-    [heapScores[i], heapScores[j]] = [heapScores[j]!, heapScores[i]!];
-  };
-  const siftDown = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heapRows.length && above(heapScores[m]!, heapRows[m]!, heapScores[l]!, heapRows[l]!)) m = l;
-      if (r < heapRows.length && above(heapScores[m]!, heapRows[m]!, heapScores[r]!, heapRows[r]!)) m = r;
-      if (m === i) return;
-      swap(i, m);
-      i = m;
-    }
-  };
-  for (const d of touched) {
-    const sc = acc[d]!;
+  // Top k by a min-heap (typed arrays) whose root is the weakest row kept.
+  const size = Math.max(0, Math.min(k, nt));
+  const hr = new Int32Array(size);
+  const hs = new Float64Array(size);
+  let n = 0;
+  for (let j = 0; j < nt; j++) {
+    const d = touched[j]!;
+    const score = acc[d]!;
     acc[d] = 0;
-    if (k <= 0) continue;
-    if (heapRows.length < k) {
-      heapRows.push(d);
-      heapScores.push(sc);
-      for (let i = heapRows.length - 1; i > 0; ) {
+    if (n < size) {
+      // Sift up.
+      let i = n++;
+      while (i > 0) {
         const p = (i - 1) >>> 1;
-        if (!above(heapScores[p]!, heapRows[p]!, heapScores[i]!, heapRows[i]!)) break;
-        swap(i, p);
+        if (!above(hs[p]!, hr[p]!, score, d)) break;
+        hs[i] = hs[p]!;
+        hr[i] = hr[p]!;
         i = p;
       }
-    } else if (above(sc, d, heapScores[0]!, heapRows[0]!)) {
-      heapRows[0] = d;
-      heapScores[0] = sc;
-      siftDown(0);
+      hs[i] = score;
+      hr[i] = d;
+    } else if (size > 0 && above(score, d, hs[0]!, hr[0]!)) {
+      // Replace the root and sift down.
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= n) break;
+        const r = l + 1;
+        const m = r < n && above(hs[l]!, hr[l]!, hs[r]!, hr[r]!) ? r : l;
+        if (!above(score, d, hs[m]!, hr[m]!)) break;
+        hs[i] = hs[m]!;
+        hr[i] = hr[m]!;
+        i = m;
+      }
+      hs[i] = score;
+      hr[i] = d;
     }
   }
-  return heapRows.map((row, i) => ({ row, score: heapScores[i]! })).sort((a, b) => b.score - a.score || a.row - b.row);
+  return Array.from(hr.subarray(0, n), (row, i) => ({ row, score: hs[i]! })).sort((a, b) => b.score - a.score || a.row - b.row);
 }
 
 // ---- persistence: [u32 header length][header JSON][vocab text padded][starts][docs][tfs][docLen]
