@@ -54,6 +54,14 @@ function rssMiB(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
+/** Node's flags in package.json's `serve` script (`node <flags> serve/main.ts`). */
+function serveScriptFlags(): string[] {
+  const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.serve!;
+  const m = /^node\s+(.*?)\s*serve\/main\.ts$/.exec(script);
+  if (!m) throw new Error(`the serve script is not "node <flags> serve/main.ts": ${script}`);
+  return m[1]!.split(/\s+/).filter(Boolean);
+}
+
 interface Server { proc: ChildProcess; baseUrl: string; key: string; account: string; startMs: number }
 
 async function startServer(dataDir: string, searchThreads?: number): Promise<Server> {
@@ -63,7 +71,8 @@ async function startServer(dataDir: string, searchThreads?: number): Promise<Ser
   const port = await freePort();
   const log = fs.openSync(path.join(dataDir, 'bench-server.log'), 'w');
   const t0 = performance.now();
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'serve', 'main.ts')], {
+  // The flags of `npm run serve` (package.json), so the bench measures the server as it is run.
+  const proc = spawn(process.execPath, [...serveScriptFlags(), path.join(ROOT, 'serve', 'main.ts')], {
     cwd: ROOT, stdio: ['ignore', log, log],
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DEMO_CREDITS: '100000000', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', SNAPSHOT_CHECK_MS: '3600000', LOG_LEVEL: 'info',
       ...(searchThreads === undefined ? {} : { SEARCH_THREADS: String(searchThreads) }) },
