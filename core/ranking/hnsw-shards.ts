@@ -3,9 +3,8 @@
 //
 // Why shards: hnswlib-node inserts on one thread, and the graph of a million posts takes minutes to
 // build; shards build side by side in worker threads. Because rows are in time order, a shard is a
-// time range, and the boundaries are snapped to window starts where that keeps the shards
-// balanced: a 30-day search then reads only the shards that overlap the window, unfiltered where
-// a shard lies wholly inside it, and the results of the shards read are merged by similarity.
+// time range, and the boundaries are the window starts: a 30-day search reads only the shards
+// of the last 30 days, whole and unfiltered, and their results are merged by similarity.
 //   <name>-hnsw.json     { space, dim, params, shards: [{ file, firstRow, endRow, points }] }
 //   <name>.<i>.hnsw      one graph per shard
 import fs from 'node:fs';
@@ -34,21 +33,21 @@ export function shardSetFile(dir: string, name: string): string {
 }
 
 /**
- * Contiguous [first, end) row ranges: `count` shards of near-equal size, each boundary moved to
- * the nearest window start (`snapTo`) when one lies within a tenth of the rows of it.
+ * Contiguous [first, end) row ranges split at the window starts (`cuts`: the first row of each
+ * window), so every window is a run of whole shards and no search filters inside a graph (a
+ * filtered hnswlib search calls back into JS for every candidate and loses recall). A range under
+ * `minRows` joins its older neighbour (the oldest joins the next one).
  */
-export function planShards(rows: number, count: number, snapTo: number[] = []): Array<[number, number]> {
-  const n = Math.max(1, Math.min(count, rows));
-  const bounds = [0];
-  for (let i = 1; i < n; i++) {
-    const even = Math.round((rows * i) / n);
-    const near = snapTo.filter((s) => s > bounds[bounds.length - 1]! && s < rows && Math.abs(s - even) <= rows / 10)
-      .sort((a, b) => Math.abs(a - even) - Math.abs(b - even) || a - b)[0];
-    bounds.push(near ?? even);
-  }
-  bounds.push(rows);
+export function planShards(rows: number, cuts: readonly number[], minRows: number): Array<[number, number]> {
+  const edges = [0, ...[...new Set(cuts)].filter((c) => c > 0 && c < rows).sort((a, b) => a - b), rows];
   const out: Array<[number, number]> = [];
-  for (let i = 0; i < n; i++) if (bounds[i + 1]! > bounds[i]!) out.push([bounds[i]!, bounds[i + 1]!]);
+  for (let i = 0; i + 1 < edges.length; i++) {
+    const range: [number, number] = [edges[i]!, edges[i + 1]!];
+    const last = out[out.length - 1];
+    if (last && range[1] - range[0] < minRows) last[1] = range[1];
+    else out.push(range);
+  }
+  if (out.length > 1 && out[0]![1] - out[0]![0] < minRows) out.splice(0, 2, [out[0]![0], out[1]![1]]);
   return out.length ? out : [[0, rows]];
 }
 

@@ -66,9 +66,8 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
 
   // The graphs build in worker threads while this thread builds BM25.
   const threads = ctx.config.PIPELINE_THREADS ?? os.availableParallelism();
-  const shards = Math.max(1, Math.min(threads, Math.floor(rows / ctx.config.HNSW_MIN_SHARD_ROWS)));
-  const ranges = planShards(rows, shards, await windowStartRows(ctx, asOf));
-  const pool = new TaskPool<HnswTask, HnswResult>(new URL('./hnsw-worker.ts', import.meta.url), { threads: Math.min(threads, Math.max(2, shards)) });
+  const ranges = planShards(rows, await windowStartRows(ctx, asOf), ctx.config.HNSW_MIN_SHARD_ROWS);
+  const pool = new TaskPool<HnswTask, HnswResult>(new URL('./hnsw-worker.ts', import.meta.url), { threads: Math.min(threads, Math.max(2, ranges.length)) });
   try {
     const t0 = performance.now();
     const textSet = buildGraph(pool, artifacts, text, ranges);
