@@ -4,8 +4,11 @@
 /** Text is written into blocks of this size (one per long value), not one Buffer per row. */
 const BLOCK = 1 << 20;
 
+/** A sealed column's memory: what shared() hands to another thread and fromParts() adopts. */
+export interface Utf8ColumnParts { bytes: Uint8Array; offsets: Uint32Array; nulls: Uint8Array }
+
 export class Utf8Column {
-  private parts: Buffer[] = [];
+  private blocks: Buffer[] = [];
   private block: Buffer | null = null;
   private blockUsed = 0;
   private size = 0;
@@ -15,7 +18,17 @@ export class Utf8Column {
   readonly nulls: Uint8Array;
   private next = 0;
 
-  constructor(readonly rows: number) {
+  /** A column to fill with set() then seal(), or with `parts` (from shared()) an already sealed one. */
+  constructor(readonly rows: number, parts?: Utf8ColumnParts) {
+    if (parts) {
+      if (parts.nulls.length !== rows || parts.offsets.length !== rows + 1) throw new Error(`Utf8Column: parts of ${parts.nulls.length} rows, ${rows} expected`);
+      this.offsets = parts.offsets;
+      this.nulls = parts.nulls;
+      this.bytes = Buffer.from(parts.bytes.buffer, parts.bytes.byteOffset, parts.bytes.byteLength);
+      this.size = parts.bytes.byteLength;
+      this.next = rows;
+      return;
+    }
     this.offsets = new Uint32Array(rows + 1);
     this.nulls = new Uint8Array(rows).fill(1);
   }
@@ -29,7 +42,7 @@ export class Utf8Column {
       // A million rows as a million small Buffers cost far more than their text until seal().
       const length = Buffer.byteLength(value, 'utf8');
       if (!this.block || this.blockUsed + length > this.block.length) {
-        if (this.block) this.parts.push(this.block.subarray(0, this.blockUsed));
+        if (this.block) this.blocks.push(this.block.subarray(0, this.blockUsed));
         this.block = Buffer.allocUnsafe(Math.max(BLOCK, length));
         this.blockUsed = 0;
       }
@@ -44,10 +57,29 @@ export class Utf8Column {
   /** After the last set(). */
   seal(): void {
     for (; this.next < this.rows; this.next++) this.offsets[this.next + 1] = this.size;
-    if (this.block) this.parts.push(this.block.subarray(0, this.blockUsed));
-    this.bytes = Buffer.concat(this.parts, this.size);
-    this.parts = [];
+    if (this.block) this.blocks.push(this.block.subarray(0, this.blockUsed));
+    this.bytes = Buffer.concat(this.blocks, this.size);
+    this.blocks = [];
     this.block = null;
+  }
+
+  /** The sealed column's memory as it is (no copy). */
+  parts(): Utf8ColumnParts {
+    return { bytes: new Uint8Array(this.bytes!.buffer, this.bytes!.byteOffset, this.bytes!.byteLength), offsets: this.offsets, nulls: this.nulls };
+  }
+
+  /** The sealed column copied into SharedArrayBuffers (worker threads read it without a copy). */
+  shared(): Utf8ColumnParts {
+    const share = <T extends Uint8Array | Uint32Array>(a: T, make: (b: SharedArrayBuffer) => T): T => {
+      const out = make(new SharedArrayBuffer(a.byteLength));
+      out.set(a as never);
+      return out;
+    };
+    return {
+      bytes: share(new Uint8Array(this.bytes!.buffer, this.bytes!.byteOffset, this.bytes!.byteLength), (b) => new Uint8Array(b)),
+      offsets: share(this.offsets, (b) => new Uint32Array(b)),
+      nulls: share(this.nulls, (b) => new Uint8Array(b)),
+    };
   }
 
   get(row: number): string | null {

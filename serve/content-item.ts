@@ -19,7 +19,7 @@ function rowFields(gen: LoadedGeneration, row: number) {
   const creator = c.creatorId[row]!;
   const followers = index.followers[row]!;
   return {
-    uuid: index.uuid[row]!,
+    uuid: index.uuid.get(row)!,
     commentCount: index.comments[row]!, likeCount: index.likes[row]!, shareCount: index.shares[row]!, viewCount: index.views[row]!,
     narrativeIds: c.narrativeIds.get(row), patternKeys: c.patternKeys.get(row), tags: c.tags.get(row),
     contentType: c.contentTypes[c.contentType[row]!] ?? null, creatorId: Number.isNaN(creator) ? null : creator,

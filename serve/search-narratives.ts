@@ -114,7 +114,7 @@ export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, que
     const label = labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms) || tags[0] || 'untitled';
     const series = seriesStats(members.map((r) => index.publishedAt[r]!), asOf, windowDays);
     const sentiment = narrativeSentiment(members.map((r) => ({ tone: index.enrichment.toneOf(r), moods: index.enrichment.moods.get(r) })));
-    const id = `em-${createHash('sha256').update(`${gen.id}\n${window}\n${query}\n${members.map((r) => index.uuid[r]).join(',')}`).digest('hex').slice(0, 16)}`;
+    const id = `em-${createHash('sha256').update(`${gen.id}\n${window}\n${query}\n${members.map((r) => index.uuid.get(r)).join(',')}`).digest('hex').slice(0, 16)}`;
     const queryRelevance = members.reduce((a, r) => a + Math.max(0, Math.min(1, simOf.get(r) ?? 0)), 0) / members.length;
     const narrative: EmergentInAnswer = {
       id, label, summary: summarise(textOf(representative) || label), source: 'emergent', window_key: window, window_start: bounds.start, window_end: bounds.end,
@@ -123,7 +123,7 @@ export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, que
       score_breakdown: { content_count: members.length, creator_count: creators, platform_count: platforms.size, total_engagement: engagement,
         clustering_method: 'kmeans-cosine-query', ...(tags[0] ? { seed_tag: tags[0] } : {}) },
       narrative_key: null, acceleration: series.acceleration, diffusion: platformDiffusion(platforms, content.platforms.length), velocity: series.velocity,
-      lifecycle: series.lifecycle, trajectory_confidence: series.trajectoryConfidence, representative_content_uuid: index.uuid[representative]!,
+      lifecycle: series.lifecycle, trajectory_confidence: series.trajectoryConfidence, representative_content_uuid: index.uuid.get(representative)!,
       sentiment_label: sentiment.label, sentiment_score: sentiment.score, sentiment_breakdown: sentiment.breakdown, queryRelevance,
     };
     return { narrative, members: Int32Array.from(members), dailyCounts: Array.from(series.counts) };

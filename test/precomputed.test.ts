@@ -119,7 +119,7 @@ test('most rows with a text_embedding: it is the text space, rows without are ma
     const qv = queryVector(index, terms(n.keywords.slice(0, 3).join(' ')));
     assert.is(qv.length, DIM);
     const top = searchShards(index.hnsw!, qv, 10, 100);
-    hits += top.filter((x) => narrativeOf.get(index.uuid[x.row]!) === n.id).length;
+    hits += top.filter((x) => narrativeOf.get(index.uuid.get(x.row)!) === n.id).length;
     total += 10;
     assert.ok(search(index, { query: n.keywords.slice(0, 3).join(' '), limit: 20, window: 'all' }).length > 0);
   }

@@ -167,7 +167,7 @@ async function runLanceDb(index: SearchIndex, dir: string, manifest: Manifest, t
       for await (const chunk of result.yieldRowObjectJson()) {
         let lines = '';
         for (const r of chunk as Array<{ uuid: string; title: string | null; description: string | null; tags: string[] | null }>) {
-          if (r.uuid !== index.uuid[n]) throw new Error(`posts.parquet row ${n} is ${r.uuid}, the search index has ${index.uuid[n]}`);
+          if (r.uuid !== index.uuid.get(n)) throw new Error(`posts.parquet row ${n} is ${r.uuid}, the search index has ${index.uuid.get(n)}`);
           lines += JSON.stringify({ id: n, text: postText({ title: r.title, description: r.description, tags: r.tags ?? [] }), published_at: index.publishedAt[n] }) + '\n';
           n++;
         }
@@ -249,8 +249,8 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   // Relevance on the planted truth (window all), ours and LanceDB's by the same code.
   const member = membership(truthFile);
   const size = new Map<string, number>();
-  for (const u of index.uuid) {
-    const n = member.get(u);
+  for (let row = 0; row < index.rows; row++) {
+    const n = member.get(index.uuid.get(row)!);
     if (n) size.set(n, (size.get(n) ?? 0) + 1);
   }
   const distinct = [...new Map(queries.map((q) => [q.text, q])).values()];
@@ -259,7 +259,7 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   // LanceDB, same rows, queries and windows (the parent waits idle while the child runs).
   const lance = await runLanceDb(index, dir, manifest, timed, distinct);
   const lanceByText = new Map(distinct.map((q, i) => [q.text, lance.qualityIds[i] ?? []]));
-  const lanceQuality = relevance(distinct, (q) => (lanceByText.get(q.text) ?? []).map((r) => index.uuid[r]!), member, size);
+  const lanceQuality = relevance(distinct, (q) => (lanceByText.get(q.text) ?? []).map((r) => index.uuid.get(r)!), member, size);
   // Share of LanceDB's top 100 that ours returns too, per query, averaged; and a check that its
   // prefilter held (every row it returned is in the query's window).
   let lanceOverlap = 0;

@@ -12,12 +12,13 @@ import { WINDOW_KEYS, type WindowKey } from '../windows.ts';
 import { loadShards, type LoadedShards } from './hnsw-shards.ts';
 import { loadVectorSpace, type VectorSpace } from '../vector-space.ts';
 import { EnrichmentStore, loadEnrichmentStore } from '../enrichment/public.ts';
+import { Utf8Column, type Utf8ColumnParts } from '../utf8-column.ts';
 
-export interface SearchIndex {
-  generation: string;
-  asOf: number;
+/** The per-row columns the scores need, read from posts.parquet. */
+interface RowColumns {
   rows: number;
-  uuid: string[];
+  /** Held as UTF-8 (get(row) decodes one): a million uuid strings per thread were most of a server thread's heap. */
+  uuid: Utf8Column;
   publishedAt: Float64Array;
   likes: Float64Array;
   comments: Float64Array;
@@ -27,6 +28,14 @@ export interface SearchIndex {
   followers: Float64Array;
   /** 1 when the row has authored text (title or description), 0 when only tags, -1 when nothing. */
   textKind: Int8Array;
+}
+
+/** RowColumns in SharedArrayBuffers, as handed to a worker thread. */
+export type RowColumnParts = Omit<RowColumns, 'uuid'> & { uuid: Utf8ColumnParts };
+
+export interface SearchIndex extends RowColumns {
+  generation: string;
+  asOf: number;
   windowStart: Record<WindowKey, number>;
   /** Normalisers for the [0, 1] engagement and reach scores: log1p of the corpus maxima. */
   maxEngagementLog: number;
@@ -45,7 +54,7 @@ export interface SearchIndex {
 }
 
 /** The big read-only parts, in SharedArrayBuffers, handed to worker threads instead of copies. */
-export interface SharedIndexParts { vectors: Uint8Array; bm25: Uint8Array }
+export interface SharedIndexParts { vectors: Uint8Array; bm25: Uint8Array; columns: RowColumnParts }
 
 export interface LoadOptions {
   /** Load the HNSW graphs (default true); the server's main thread leaves them to its search workers. */
@@ -76,22 +85,21 @@ export function engagementOf(likes: number, comments: number, shares: number): n
   return likes + 2 * comments + 3 * shares;
 }
 
-export async function loadSearchIndex(generationDir: string, opts: LoadOptions = {}): Promise<SearchIndex> {
-  const manifest = JSON.parse(await fs.readFile(path.join(generationDir, 'manifest.json'), 'utf8')) as Manifest;
+/**
+ * The row columns from posts.parquet, in chunks of rows straight into typed arrays: one query for a
+ * million rows held every value as a JS object at once (hundreds of MB of garbage in the server's
+ * load peak). With `share` the arrays live in SharedArrayBuffers.
+ */
+async function readRowColumns(generationDir: string, share: boolean): Promise<RowColumns> {
   const db = await openDuckDB();
-  // Read in chunks of rows, straight into typed arrays: one query for a million rows held every
-  // value as a JS object at once (hundreds of MB of garbage in the server's load peak).
   const posts = sqlString(path.join(generationDir, 'posts.parquet'));
-  let rows: number;
-  let uuid: string[];
-  let publishedAt: Float64Array, likes: Float64Array, comments: Float64Array, shares: Float64Array, views: Float64Array, followers: Float64Array;
-  let textKind: Int8Array;
   try {
-    rows = Number((await db.all<{ n: bigint }>(`SELECT count(*) AS n FROM read_parquet(${posts})`))[0]!.n);
-    uuid = new Array<string>(rows);
-    const column = () => new Float64Array(rows);
-    [publishedAt, likes, comments, shares, views, followers] = [column(), column(), column(), column(), column(), column()];
-    textKind = new Int8Array(rows);
+    const rows = Number((await db.all<{ n: bigint }>(`SELECT count(*) AS n FROM read_parquet(${posts})`))[0]!.n);
+    const column = () => (share ? new Float64Array(new SharedArrayBuffer(rows * 8)) : new Float64Array(rows));
+    const c: RowColumns = {
+      rows, uuid: new Utf8Column(rows), publishedAt: column(), likes: column(), comments: column(), shares: column(), views: column(), followers: column(),
+      textKind: share ? new Int8Array(new SharedArrayBuffer(rows)) : new Int8Array(rows),
+    };
     for (let start = 0; start < rows; start += LOAD_CHUNK) {
       const reader = await db.conn.runAndReadAll(`SELECT uuid, epoch_ms(published_at)::DOUBLE AS published_at,
           like_count::DOUBLE AS likes, comment_count::DOUBLE AS comments, share_count::DOUBLE AS shares, view_count::DOUBLE AS views,
@@ -103,19 +111,29 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
       const num = (v: unknown, nullAs = 0) => (v === null || v === undefined ? nullAs : Number(v));
       cols.uuid!.forEach((u, i) => {
         const r = start + i;
-        uuid[r] = u as string;
-        publishedAt[r] = num(cols.published_at![i]);
-        likes[r] = num(cols.likes![i]);
-        comments[r] = num(cols.comments![i]);
-        shares[r] = num(cols.shares![i]);
-        views[r] = num(cols.views![i]);
-        followers[r] = num(cols.followers![i], NaN);
-        textKind[r] = num(cols.text_kind![i]);
+        c.uuid.set(r, u as string);
+        c.publishedAt[r] = num(cols.published_at![i]);
+        c.likes[r] = num(cols.likes![i]);
+        c.comments[r] = num(cols.comments![i]);
+        c.shares[r] = num(cols.shares![i]);
+        c.views[r] = num(cols.views![i]);
+        c.followers[r] = num(cols.followers![i], NaN);
+        c.textKind[r] = num(cols.text_kind![i]);
       });
     }
+    c.uuid.seal();
+    if (share) c.uuid = new Utf8Column(rows, c.uuid.shared());
+    return c;
   } finally {
     db.close();
   }
+}
+
+export async function loadSearchIndex(generationDir: string, opts: LoadOptions = {}): Promise<SearchIndex> {
+  const manifest = JSON.parse(await fs.readFile(path.join(generationDir, 'manifest.json'), 'utf8')) as Manifest;
+  const given = opts.shared?.columns;
+  const columns = given ? { ...given, uuid: new Utf8Column(given.rows, given.uuid) } : await readRowColumns(generationDir, Boolean(opts.share));
+  const { rows, publishedAt, likes, comments, shares, followers } = columns;
   const asOf = Date.parse(manifest.as_of);
   const windowStart = Object.fromEntries(WINDOW_KEYS.map((w) => [w, lowerBound(publishedAt, Date.parse(manifest.windows[w].start))])) as Record<WindowKey, number>;
   let maxE = 0;
@@ -126,15 +144,17 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
   }
   const embedder = await loadEmbedder(path.join(generationDir, 'embedder.bin'));
   const file = (n: string) => path.join(generationDir, n);
-  const shared = opts.shared ?? (opts.share ? { vectors: readFileShared(file('text-vectors.f32')), bm25: readFileShared(file('bm25.bin')) } : null);
+  const shared: SharedIndexParts | null = opts.shared ?? (opts.share ? {
+    vectors: readFileShared(file('text-vectors.f32')), bm25: readFileShared(file('bm25.bin')),
+    columns: { ...columns, uuid: columns.uuid.parts() },
+  } : null);
   const raw = shared?.vectors ?? await fs.readFile(file('text-vectors.f32'));
   const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
   const hnsw = opts.graphs === false ? null : loadShards(generationDir, 'text');
   const textSpace = loadVectorSpace(generationDir, 'text');
   if (hnsw && hnsw.dim !== textSpace.dim) throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the text space ${textSpace.dim}`);
   return {
-    generation: manifest.generation, asOf, rows, uuid, publishedAt, likes, comments, shares,
-    views, followers, textKind, windowStart,
+    ...columns, generation: manifest.generation, asOf, windowStart,
     maxEngagementLog: Math.log1p(maxE), maxFollowersLog: Math.log1p(maxF),
     bm25: shared ? parseBm25(shared.bm25) : await loadBm25(file('bm25.bin')), hnsw, embedder, textSpace, vectors, shared,
     enrichment: opts.enrichment === false ? new EnrichmentStore(0) : await loadEnrichmentStore(generationDir, rows),

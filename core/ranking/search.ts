@@ -112,7 +112,7 @@ export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
     const kind = index.textKind[row]!;
     const matched = lr !== null || raw >= VECTOR_FLOOR;
     out.push({
-      row, uuid: index.uuid[row]!,
+      row, uuid: index.uuid.get(row)!,
       rawSimilarity: raw,
       similarity: Math.max(0, raw),
       rrfScore: rrf,
