@@ -112,7 +112,7 @@ export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
     const kind = index.textKind[row]!;
     const matched = lr !== null || raw >= VECTOR_FLOOR;
     out.push({
-      row, uuid: index.uuid.get(row)!,
+      row, uuid: '',
       rawSimilarity: raw,
       similarity: Math.max(0, raw),
       rrfScore: rrf,
@@ -128,6 +128,10 @@ export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
       vectorRank: vr,
     });
   }
-  out.sort((a, b) => b.exampleRankingScore - a.exampleRankingScore || b.rrfScore - a.rrfScore || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
-  return out.slice(0, p.limit);
+  // uuids are decoded for exact ties and for the rows returned only (a few hundred candidates each time otherwise).
+  const uuidOf = (r: RankedRow) => (r.uuid ||= index.uuid.get(r.row)!);
+  out.sort((a, b) => b.exampleRankingScore - a.exampleRankingScore || b.rrfScore - a.rrfScore || (uuidOf(a) < uuidOf(b) ? -1 : uuidOf(a) > uuidOf(b) ? 1 : 0));
+  const top = out.slice(0, p.limit);
+  for (const r of top) uuidOf(r);
+  return top;
 }
