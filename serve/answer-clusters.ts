@@ -7,7 +7,7 @@
 // then describes the clusters (search-narratives.ts).
 import { gramMatrix, KernelKMeans, seedPositions } from '../core/stats/kernel-kmeans.ts';
 import type { SearchIndex } from '../core/ranking/search-index.ts';
-import { hasNonZero } from '../core/vector-space.ts';
+import type { QuantizedVectors } from '../core/quantized-vectors.ts';
 import { search, type RankedRow, type SearchParams } from '../core/ranking/search.ts';
 import { kGrid } from '../pipeline/narratives/cluster.ts';
 
@@ -25,8 +25,9 @@ export const EMERGENT_CLUSTER = {
 /** Clustered rows (those with a text vector, in answer order), each one's cluster (-1: noise) and cosine to its centroid. */
 export interface AnswerClusters { rows: number[]; assignment: number[]; similarity: number[] }
 
-export function clusterAnswer(vectors: Float32Array, dim: number, ranked: readonly RankedRow[], o = EMERGENT_CLUSTER): AnswerClusters {
-  const rows = ranked.map((r) => r.row).filter((row) => hasNonZero(vectors, dim, row));
+export function clusterAnswer(vectors: QuantizedVectors, ranked: readonly RankedRow[], o = EMERGENT_CLUSTER): AnswerClusters {
+  const { dim } = vectors;
+  const rows = ranked.map((r) => r.row).filter((row) => vectors.hasVector(row));
   const n = rows.length;
   const none = { rows, assignment: new Array<number>(n).fill(-1), similarity: new Array<number>(n).fill(0) };
   const minSize = Math.max(o.minClusterSize, Math.ceil(o.minClusterShare * n));
@@ -66,5 +67,5 @@ export interface SearchOutcome { ranked: RankedRow[]; clusters: AnswerClusters }
 /** The ranking core and the answer's clusters: what a search worker does per request. */
 export function searchWithClusters(index: SearchIndex, p: SearchParams): SearchOutcome {
   const ranked = search(index, p);
-  return { ranked, clusters: clusterAnswer(index.vectors, index.textSpace.dim, ranked) };
+  return { ranked, clusters: clusterAnswer(index.vectors, ranked) };
 }

@@ -7,7 +7,6 @@ import type { Manifest } from '../core/generations.ts';
 import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
 import type { SearchParams } from '../core/ranking/search.ts';
 import { searchWithClusters, type SearchOutcome } from './answer-clusters.ts';
-import { nonZeroMask } from '../core/vector-space.ts';
 import type { MemberColumns } from '../pipeline/post-columns.ts';
 import { loadContentColumns, type ContentColumns } from './content-columns.ts';
 import { loadMaps, type Maps } from './maps.ts';
@@ -46,9 +45,8 @@ export async function loadGeneration(dir: string, pool: SearchPool | null = null
     await pool?.drop(manifest.generation);
     throw err;
   }
-  const mask = nonZeroMask(index.vectors, index.textSpace.dim, index.rows);
   const after = new Uint32Array(index.rows + 1);
-  for (let r = index.rows - 1; r >= 0; r--) after[r] = after[r + 1]! + mask[r]!;
+  for (let r = index.rows - 1; r >= 0; r--) after[r] = after[r + 1]! + (index.vectors.hasVector(r) ? 1 : 0);
   return {
     id: manifest.generation, dir, manifest, index, content, maps, loadedAt: new Date().toISOString(), loadMs: Math.round(performance.now() - t0),
     vectorRowsFrom: (start) => after[Math.max(0, Math.min(index.rows, start))]!,

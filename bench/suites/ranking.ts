@@ -86,8 +86,8 @@ function membership(truthFile: string): Map<string, string> {
   return m;
 }
 
-/** The peer: same BM25, exact vector scan of the window, same RRF. */
-function bruteForce(index: SearchIndex, query: string, limit: number, window: WindowKey): number[] {
+/** The peer: same BM25, exact vector scan of the window (the float32 vectors of the snapshot), same RRF. */
+function bruteForce(index: SearchIndex, floats: Float32Array, query: string, limit: number, window: WindowKey): number[] {
   const start = index.windowStart[window];
   const q = terms(query);
   const depth = Math.max(limit * 2, 100);
@@ -97,7 +97,7 @@ function bruteForce(index: SearchIndex, query: string, limit: number, window: Wi
   const sims: Array<{ row: number; s: number }> = [];
   for (let r = start; r < index.rows; r++) {
     let s = 0;
-    for (let c = 0; c < dim; c++) s += qv[c]! * index.vectors[r * dim + c]!;
+    for (let c = 0; c < dim; c++) s += qv[c]! * floats[r * dim + c]!;
     if (s >= 0.35) sims.push({ row: r, s });
   }
   sims.sort((a, b) => b.s - a.s || a.row - b.row);
@@ -220,6 +220,9 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
     .reduce((a, f) => a + f.bytes, 0);
   const t0 = performance.now();
   const index = await loadSearchIndex(dir);
+  // The exact peers read the snapshot's float32 vectors (the index holds them int8-quantised for fusion).
+  const rawFloats = fs.readFileSync(path.join(dir, 'text-vectors.f32'));
+  const floats = new Float32Array(rawFloats.buffer, rawFloats.byteOffset, rawFloats.byteLength / 4);
   const loadMs = performance.now() - t0;
   const queries = queriesFrom(truthFile, o.queries);
   const windows = WINDOW_KEYS;
@@ -239,7 +242,7 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
     ours.push(performance.now() - t);
     oursRows.push(new Set(a.map((r) => r.row)));
     t = performance.now();
-    const b = bruteForce(index, q.text, 100, window);
+    const b = bruteForce(index, floats, q.text, 100, window);
     peer.push(performance.now() - t);
     // Same candidates? (orderings differ by design: ours blends in recency and engagement)
     const exactSet = new Set(b);
@@ -275,7 +278,7 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   const exact = new hnswlib.BruteforceSearch('ip', dim);
   exact.initIndex(index.rows);
   for (let r = 0; r < index.rows; r++) {
-    const v = index.vectors.subarray(r * dim, (r + 1) * dim);
+    const v = floats.subarray(r * dim, (r + 1) * dim);
     if (v.some((x) => x !== 0)) exact.addPoint(Array.from(v), r);
   }
   // At ef 100 and at the ef the ranking core uses for limit 100 (its vector list is 200 deep), each

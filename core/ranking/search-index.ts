@@ -13,6 +13,7 @@ import { loadShards, type LoadedShards } from './hnsw-shards.ts';
 import { loadVectorSpace, type VectorSpace } from '../vector-space.ts';
 import { EnrichmentStore, loadEnrichmentStore } from '../enrichment/public.ts';
 import { Utf8Column, type Utf8ColumnParts } from '../utf8-column.ts';
+import { QuantizedVectors } from '../quantized-vectors.ts';
 
 /** The per-row columns the scores need, read from posts.parquet. */
 interface RowColumns {
@@ -48,13 +49,14 @@ export interface SearchIndex extends RowColumns {
   enrichment: EnrichmentStore;
   /** The space of `vectors` and of the graphs: ours, or the input's precomputed one (queries mapped in). */
   textSpace: VectorSpace;
-  vectors: Float32Array;
+  /** The rows' text vectors, int8-quantised (the graphs hold their own float32 copy for the search). */
+  vectors: QuantizedVectors;
   /** The file images behind `vectors` and `bm25` when loaded shared (LoadOptions.share). */
   shared: SharedIndexParts | null;
 }
 
 /** The big read-only parts, in SharedArrayBuffers, handed to worker threads instead of copies. */
-export interface SharedIndexParts { vectors: Uint8Array; bm25: Uint8Array; columns: RowColumnParts }
+export interface SharedIndexParts { vectors: { codes: Int8Array; scales: Float32Array }; bm25: Uint8Array; columns: RowColumnParts }
 
 export interface LoadOptions {
   /** Load the HNSW graphs (default true); the server's main thread leaves them to its search workers. */
@@ -144,14 +146,15 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
   }
   const embedder = await loadEmbedder(path.join(generationDir, 'embedder.bin'));
   const file = (n: string) => path.join(generationDir, n);
+  const textSpace = loadVectorSpace(generationDir, 'text');
+  const vectors = opts.shared ? new QuantizedVectors(textSpace.dim, opts.shared.vectors.codes, opts.shared.vectors.scales)
+    : QuantizedVectors.fromFile(file('text-vectors.f32'), textSpace.dim, Boolean(opts.share));
+  if (vectors.rows !== rows) throw new Error(`${generationDir}: text-vectors.f32 holds ${vectors.rows} rows, posts.parquet ${rows}`);
   const shared: SharedIndexParts | null = opts.shared ?? (opts.share ? {
-    vectors: readFileShared(file('text-vectors.f32')), bm25: readFileShared(file('bm25.bin')),
+    vectors: { codes: vectors.codes, scales: vectors.scales }, bm25: readFileShared(file('bm25.bin')),
     columns: { ...columns, uuid: columns.uuid.parts() },
   } : null);
-  const raw = shared?.vectors ?? await fs.readFile(file('text-vectors.f32'));
-  const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
   const hnsw = opts.graphs === false ? null : loadShards(generationDir, 'text');
-  const textSpace = loadVectorSpace(generationDir, 'text');
   if (hnsw && hnsw.dim !== textSpace.dim) throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the text space ${textSpace.dim}`);
   return {
     ...columns, generation: manifest.generation, asOf, windowStart,

@@ -57,10 +57,7 @@ export function queryVector(index: SearchIndex, queryTerms: string[]): Float32Ar
 }
 
 function cosine(index: SearchIndex, q: Float32Array, row: number): number {
-  const dim = q.length;
-  let s = 0;
-  for (let c = 0; c < dim; c++) s += q[c]! * index.vectors[row * dim + c]!;
-  return s;
+  return index.vectors.dot(q, row);
 }
 
 /**
