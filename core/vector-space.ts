@@ -134,7 +134,7 @@ export function nonZeroMask(vectors: Float32Array, dim: number, rows: number): U
 }
 
 /** Whether row `row` of `vectors` (rows of `dim`) has a vector at all (all zeros: none). */
-export function hasNonZero(vectors: Float32Array, dim: number, row: number): boolean {
+function hasNonZero(vectors: Float32Array, dim: number, row: number): boolean {
   for (let i = row * dim, e = i + dim; i < e; i++) if (vectors[i] !== 0) return true;
   return false;
 }

@@ -148,7 +148,7 @@ test('kernel k-means (per-request path) draws the same k-means++ starts, ends in
     v.forEach((x, j) => (points[i * dim + j] = x / norm));
   }
   const idx = Array.from({ length: n }, (_, i) => i);
-  const G = gramMatrix(points, dim, idx);
+  const G = gramMatrix({ decodeInto: (row, out, at) => { for (let j = 0; j < dim; j++) out[at + j] = points[row * dim + j]!; } }, dim, idx);
   for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
     let dot = 0;
     for (let j = 0; j < dim; j++) dot += points[a * dim + j]! * points[b * dim + j]!;
