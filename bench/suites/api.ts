@@ -17,6 +17,7 @@ import { Ledger } from '../../ledger/ledger.ts';
 import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { corpus, runStagesFresh } from './pipeline.ts';
 import { queriesFrom, windowOf } from './ranking.ts';
+import { machineSpeed } from '../lib/machine-speed.ts';
 
 export interface ApiBenchOptions { posts: number; seconds: number; connections: number; command: string; searchThreads?: number; runs: number }
 
@@ -112,6 +113,8 @@ function summary(r: autocannon.Result) {
 export async function benchApi(o: ApiBenchOptions): Promise<void> {
   const { dir, truth, built } = await ensureData(o.posts);
   const queries = queriesFrom(truth, 400);
+  // The machine's own speed, idle, before and after: this VM's speed drifts within an hour.
+  const speedBefore = machineSpeed();
   const server = await startServer(dir, o.searchThreads);
   const pid = server.proc.pid!;
   const rss = { max: rssMiB(pid).rss };
@@ -164,10 +167,11 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
     const openHolds = ledger.openHolds().length;
     await ledger.close();
     const searchOk = warm['2xx'] + searchRuns.reduce((a, r) => a + r['2xx'], 0);
+    const speedAfter = machineSpeed();
     const result = {
       date: new Date().toISOString(), machine: machine(), command: o.command, posts: o.posts, connections: o.connections, seconds: o.seconds, searchThreads: o.searchThreads ?? 'default (1)',
       serverStartMs: server.startMs, search: summary(search), searchRuns: searchRuns.map(summary), warmup: summary(warm), reads: { ...summary(reads), endpoints: paths.length },
-      rssMiB: { idle: idleRss, maxSampled: rss.max, peak }, durability: { searchOk, settlements, chargedCredits: charged, openHoldsAfterRecovery: openHolds },
+      rssMiB: { idle: idleRss, maxSampled: rss.max, peak }, machineSpeed: { before: speedBefore, after: speedAfter }, durability: { searchOk, settlements, chargedCredits: charged, openHoldsAfterRecovery: openHolds },
       build: built ? { ms: built.ms, stageMs: built.stageMs, maxRssMiB: built.maxRssMiB, cached: Boolean(built.cached) } : null,
     };
     const suite = `api-${o.posts}${o.searchThreads === undefined ? '' : `-threads${o.searchThreads}`}`;
@@ -189,6 +193,7 @@ Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. Th
 | server RSS: after load / max sampled under load / peak (VmHWM) | ${f(idleRss)} / ${f(rss.max)} / **${f(peak)} MiB** | under 3 GiB (${peak < 3072 ? 'met' : 'missed'}) |
 | server start to first answer (load the generation) | ${(server.startMs / 1000).toFixed(1)} s | |
 | durability: search 200s seen (all runs) / settlements after SIGKILL and recovery | ${f(searchOk)} / ${f(settlements)} (${settlements >= searchOk ? 'every charge on disk' : 'CHARGES MISSING'}) | every charge durable |
+| machine speed probe, idle, before / after (bench/lib/machine-speed.ts): random memory access; multiply-add in cache | ${speedBefore.memoryNsPerAccess.toFixed(0)} / ${speedAfter.memoryNsPerAccess.toFixed(0)} ns; ${speedBefore.computeNsPerMultiplyAdd.toFixed(2)} / ${speedAfter.computeNsPerMultiplyAdd.toFixed(2)} ns | (compare runs on these) |
 ${built ? `\nThe generation was built ${built.cached ? 'by an earlier run of this suite and kept' : 'by this run'} (the whole pipeline, in a child process): ${(built.ms / 1000).toFixed(1)} s; ${Object.entries(built.stageMs as Record<string, number>).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')}.` : ''}`;
     writeResultsSection(suite, md);
     process.stdout.write(md + '\n');
