@@ -133,6 +133,7 @@ export function searchBm25(index: Bm25Index, queryTerms: string[], k: number, fi
   const lists = at.length;
   // Top k by a min-heap (typed arrays) whose root is the weakest row kept.
   const size = Math.max(0, k);
+  if (size === 0) return [];
   const hr = new Int32Array(size);
   const hs = new Float64Array(size);
   let n = 0;
@@ -149,7 +150,7 @@ export function searchBm25(index: Bm25Index, queryTerms: string[], k: number, fi
         at[l] = i + 1;
       }
     }
-    if (size === 0 || (accept && !accept(d))) continue;
+    if (accept && !accept(d)) continue;
     if (n < size) {
       // Sift up.
       let i = n++;

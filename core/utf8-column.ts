@@ -4,7 +4,7 @@
 /** Text is written into blocks of this size (one per long value), not one Buffer per row. */
 const BLOCK = 1 << 20;
 
-/** A sealed column's memory: what shared() hands to another thread and fromParts() adopts. */
+/** A sealed column's memory: what shared() hands to another thread and the constructor adopts. */
 export interface Utf8ColumnParts { bytes: Uint8Array; offsets: Uint32Array; nulls: Uint8Array }
 
 export class Utf8Column {

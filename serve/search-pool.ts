@@ -7,6 +7,7 @@
 // goes to the worker with the fewest searches in flight.
 import type { Worker } from 'node:worker_threads';
 import { spawnTsWorker } from '../core/workers/spawn.ts';
+import { waitAtMost } from '../core/wait-at-most.ts';
 import type { SearchParams } from '../core/ranking/search.ts';
 import type { SearchOutcome } from './answer-clusters.ts';
 import type { SharedIndexParts } from '../core/ranking/search-index.ts';
@@ -123,14 +124,7 @@ export class SearchPool {
   async close(drainMs = 30_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.waiting.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        new Promise<void>((resolve) => (this.drained = resolve)),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs))),
-      ]);
-      clearTimeout(timer);
-    }
+    if (this.waiting.size > 0) await waitAtMost(new Promise<void>((resolve) => (this.drained = resolve)), drainMs);
     await Promise.all(this.lanes.map((l) => l.worker.terminate()));
   }
 }

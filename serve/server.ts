@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import type { Logger } from '../core/log.ts';
+import { waitAtMost } from '../core/wait-at-most.ts';
 import { announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import { createApp } from './app.ts';
@@ -82,9 +83,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           s.closeIdleConnections();
         });
         await unannounce?.();
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([Promise.all(handling), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_DRAIN_MS)))]);
-        clearTimeout(timer);
+        await waitAtMost(Promise.all(handling), CLOSE_DRAIN_MS);
         await pool?.close();
         await ledger.close();
       })()),
