@@ -56,8 +56,9 @@ export function queryVector(index: SearchIndex, queryTerms: string[]): Float32Ar
   return toSpace(index.textSpace, embed(index.embedder, queryTerms.filter((t) => index.bm25.vocab.has(t))));
 }
 
+/** The query's cosine to the row on its int8 vector, kept in [-1, 1] (quantisation can overshoot by ~1e-3). */
 function cosine(index: SearchIndex, q: Float32Array, row: number): number {
-  return index.vectors.dot(q, row);
+  return Math.max(-1, Math.min(1, index.vectors.dot(q, row)));
 }
 
 /**
