@@ -56,6 +56,14 @@ const schema = z.object({
   SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(1),
   /** Visual pattern entries in POST /search answers (spec 2.6: switched off by default). */
   SEARCH_PATTERNS: z.enum(['on', 'off', 'true', 'false', '1', '0']).default('off').transform((v) => v === 'on' || v === 'true' || v === '1'),
+  /** Asynchronous jobs running at once, and the retrieval threads they share (serve/jobs). */
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  JOB_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  /** An OpenAI-compatible endpoint (base URL, e.g. http://host/v1) for the insights prose; unset: the template writer. */
+  SUMMARY_API_URL: z.string().url().optional(),
+  SUMMARY_API_KEY: z.string().optional(),
+  SUMMARY_MODEL: z.string().default('gpt-4o-mini'),
+  SUMMARY_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
   /** Credits of the demo account created on the first start. */
   DEMO_CREDITS: z.coerce.number().int().min(0).default(100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

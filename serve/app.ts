@@ -15,6 +15,8 @@ import { HttpError } from './http-error.ts';
 import { openApiDocument } from './openapi.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { accountRouter } from './routes/account.ts';
+import type { JobRunner } from './jobs/job-runner.ts';
+import { jobsRouter } from './routes/jobs.ts';
 import { narrativesRouter } from './routes/narratives.ts';
 import { patternsRouter } from './routes/patterns.ts';
 import { searchHandler } from './routes/search.ts';
@@ -38,6 +40,8 @@ export interface AppDeps {
   startedAt?: Date;
   /** Pattern entries in search answers (SEARCH_PATTERNS; off by default). */
   searchPatterns?: boolean;
+  /** Asynchronous jobs (the /intelligence/jobs routes). */
+  jobs?: JobRunner;
 }
 
 const newRequestId = () => `req_${randomBytes(9).toString('base64url')}`;
@@ -112,7 +116,9 @@ export function createApp(deps: AppDeps): Koa {
     ctx.body = { account: (ctx.state.caller as { account: string }).account, how: 'credits are added by the operator of this service: npm run admin -- credits topup --account <account> --credits <n> (docs/ledger.md)' };
   });
   api.post('/search', searchHandler({ ledger: deps.ledger, snapshots: deps.snapshots, emergent, topUpUrl: deps.topUpUrl, patterns: deps.searchPatterns ?? false }));
-  for (const r of [narrativesRouter(emergent), patternsRouter(), accountRouter(deps.ledger, deps.snapshots, deps.startedAt ?? new Date())]) {
+  const routers = [narrativesRouter(emergent), patternsRouter(), accountRouter(deps.ledger, deps.snapshots, deps.startedAt ?? new Date())];
+  if (deps.jobs) routers.push(jobsRouter(deps.jobs));
+  for (const r of routers) {
     api.use(r.routes(), r.allowedMethods());
   }
   app.use(api.routes());

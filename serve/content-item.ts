@@ -48,15 +48,21 @@ export function contentItem(gen: LoadedGeneration, r: RankedRow): ContentItem {
 
 export interface Creator { creatorId: number; followerCount: number | null; hits: number; platform: string }
 
-/** Creators of the returned rows (spec 2.4), most hits first, then by id. */
-export function creatorsOf(items: ContentItem[]): Creator[] {
+/** Creators of the returned rows (spec 2.4), most hits first, then by id and platform. */
+export function creatorsOf(gen: LoadedGeneration, rows: readonly number[]): Creator[] {
+  const { index, content: c } = gen;
   const by = new Map<string, Creator>();
-  for (const it of items) {
-    if (it.creatorId === null) continue;
-    const k = `${it.creatorId}\u0000${it.platform}`;
-    const c = by.get(k);
-    if (c) c.hits++;
-    else by.set(k, { creatorId: it.creatorId, followerCount: it.followerCount, hits: 1, platform: it.platform ?? 'unknown' });
+  for (const row of rows) {
+    const creatorId = c.creatorId[row]!;
+    if (Number.isNaN(creatorId)) continue;
+    const platform = c.platforms[c.platform[row]!] ?? null;
+    const k = `${creatorId}\u0000${platform}`;
+    const seen = by.get(k);
+    if (seen) seen.hits++;
+    else {
+      const followers = index.followers[row]!;
+      by.set(k, { creatorId, followerCount: Number.isNaN(followers) ? null : followers, hits: 1, platform: platform ?? 'unknown' });
+    }
   }
   return [...by.values()].sort((a, b) => b.hits - a.hits || a.creatorId - b.creatorId || (a.platform < b.platform ? -1 : 1));
 }

@@ -13,6 +13,8 @@ import { Ledger } from '../ledger/ledger.ts';
 import { createApp } from './app.ts';
 import { ensureDemoAccount, type DemoKey } from './demo-account.ts';
 import { loadGeneration } from './generation.ts';
+import { JobRunner, jobsDir } from './jobs/job-runner.ts';
+import { summariserFrom } from './jobs/summariser.ts';
 import { SearchPool } from './search-pool.ts';
 import { SnapshotStore } from './snapshot-store.ts';
 
@@ -23,6 +25,7 @@ export interface RunningServer {
   snapshots: SnapshotStore;
   /** The search workers (null with SEARCH_THREADS=0). */
   searchPool: SearchPool | null;
+  jobs: JobRunner;
   demo: DemoKey;
   demoCreated: boolean;
   demoFile: string;
@@ -38,6 +41,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const ledger = await Ledger.open({ dir: layout.ledger });
   const pool = config.SEARCH_THREADS > 0 ? new SearchPool(config.SEARCH_THREADS, (err) => log.error({ err: err.message }, 'search worker failed; a new one replaces it')) : null;
   const snapshots = new SnapshotStore(config.dataDir, log, (dir) => loadGeneration(dir, pool));
+  let topUpUrl = config.TOP_UP_URL ?? '';
+  const jobs = new JobRunner({
+    ledger, snapshots, dir: jobsDir(config.dataDir), log, concurrency: config.JOB_CONCURRENCY, threads: config.JOB_THREADS,
+    summariser: summariserFrom(config), topUpUrl: () => topUpUrl, statusPath: (id) => `${config.SERVICE_PREFIX}/intelligence/jobs/${id}`,
+  });
   let server: http.Server | null = null;
   let unannounce: (() => Promise<void>) | null = null;
   try {
@@ -45,11 +53,12 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await snapshots.start();
     const startedAt = new Date();
     const host = config.HOST;
+    // Jobs left queued or running by the last process run again (job-runner.ts).
+    await jobs.start();
     // The default top-up address is the server's own /billing/top-up, which says how credits are added.
-    let topUpUrl = config.TOP_UP_URL ?? '';
     const app = createApp({
       ledger, snapshots, log, prefix: config.SERVICE_PREFIX, startedAt,
-      rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST }, topUpUrl: () => topUpUrl, searchPatterns: config.SEARCH_PATTERNS,
+      rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST }, topUpUrl: () => topUpUrl, searchPatterns: config.SEARCH_PATTERNS, jobs,
     });
     const admin = createAdminRouter(ledger, config.ADMIN_TOKEN, config.SERVICE_PREFIX);
     app.use(admin.routes());
@@ -75,7 +84,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const s = server;
     let closing: Promise<void> | null = null;
     return {
-      url, baseUrl, ledger, snapshots, searchPool: pool, demo, demoCreated: created, demoFile: file,
+      url, baseUrl, ledger, snapshots, searchPool: pool, jobs, demo, demoCreated: created, demoFile: file,
       close: () => (closing ??= (async () => {
         snapshots.stop();
         await new Promise<void>((resolve) => {
@@ -84,6 +93,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         });
         await unannounce?.();
         await waitAtMost(Promise.all(handling), CLOSE_DRAIN_MS);
+        // Running jobs finish (bounded); queued ones stay on disk and run after the next start.
+        await waitAtMost(jobs.close(), CLOSE_DRAIN_MS);
         await pool?.close();
         await ledger.close();
       })()),
@@ -91,6 +102,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   } catch (err) {
     snapshots.stop();
     server?.close();
+    await jobs.close();
     await unannounce?.();
     await pool?.close();
     await ledger.close();

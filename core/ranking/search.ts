@@ -7,6 +7,7 @@ import { embed } from '../embedder.ts';
 import { toSpace } from '../vector-space.ts';
 import type { WindowKey } from '../windows.ts';
 import { WINDOW_DAYS } from '../windows.ts';
+import { exactNeighbours } from './exact-neighbours.ts';
 import { searchShards } from './hnsw-shards.ts';
 import { engagementOf, type SearchIndex } from './search-index.ts';
 
@@ -70,7 +71,11 @@ export function vectorEf(depth: number): number {
   return Math.max(depth, 64);
 }
 
-export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
+/**
+ * `exact`: the vector candidates by a scan of the int8 vectors (exact-neighbours.ts) instead of the
+ * HNSW graphs: the asynchronous jobs' deep retrievals, in a thread that holds no graphs.
+ */
+export function search(index: SearchIndex, p: SearchParams, opts: { exact?: boolean } = {}): RankedRow[] {
   const start = index.windowStart[p.window];
   const windowRows = index.rows - start;
   if (windowRows <= 0 || p.limit <= 0) return [];
@@ -83,7 +88,9 @@ export function search(index: SearchIndex, p: SearchParams): RankedRow[] {
   const qv = queryVector(index, qTerms);
   const hasVector = qv.some((x) => x !== 0);
   let vector: Array<{ row: number; sim: number }> = [];
-  if (hasVector) {
+  if (hasVector && opts.exact) {
+    vector = exactNeighbours(index.vectors, qv, depth, start).filter((v) => v.sim >= VECTOR_FLOOR);
+  } else if (hasVector) {
     if (!index.hnsw) throw new Error(`generation ${index.generation} was loaded without its graphs (the server's search workers hold them)`);
     vector = searchShards(index.hnsw, qv, depth, vectorEf(depth), start).filter((v) => v.sim >= VECTOR_FLOOR);
   }

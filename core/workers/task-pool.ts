@@ -39,6 +39,11 @@ export class TaskPool<T, R> {
     }
   }
 
+  /** A worker died: every task fails from now on (a long-lived owner replaces the pool). */
+  get broken(): boolean {
+    return this.failed !== null;
+  }
+
   /** Tasks queued or running: callers bound their memory by waiting while this is high. */
   get inFlight(): number {
     return this.queue.length + this.lanes.filter((l) => l.busy).length;

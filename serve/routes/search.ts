@@ -68,7 +68,7 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
       // Spec 2.6: pattern entries are switched off unless SEARCH_PATTERNS is on; the list stays empty.
       const patterns = deps.patterns ? searchPatterns(gen, body.window, body.query, ranked) : [];
       const answer = {
-        content, creators: creatorsOf(content), narratives, patterns, query: body.query, window: body.window,
+        content, creators: creatorsOf(gen, ranked.map((r) => r.row)), narratives, patterns, query: body.query, window: body.window,
         request_id: ctx.state.requestId as string, response_time_ms: Math.round((performance.now() - started) * 100) / 100, usage: { credits: toCredits(charged) },
       };
       // The answer is stored with its settlement (one durable record), so a replay returns it.

@@ -1,0 +1,91 @@
+// The POST /intelligence/jobs body (spec 2.7, 4.2, 8), validated strictly, and what each kind
+// costs (spec 8.2, 8.3): the hold placed at submit, the charge for what was delivered, and the
+// largest limit a balance covers for the 402. Prices in integer micro-credits.
+import { z } from 'zod';
+import { WINDOW_KEYS, type WindowKey } from '../../core/windows.ts';
+import { MICRO } from '../../ledger/money.ts';
+import { badRequest } from '../http-error.ts';
+import { QUERY_MAX_CHARS, SEARCH_WINDOW_DEFAULT } from '../search-body.ts';
+
+export const JOB_KINDS = ['records', 'insights', 'patterns', 'stats'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+/** Per record: records 0.01, insights 0.015 credits; flat: patterns 10, stats 5; signals +1 (spec 8.2). */
+export const PRICE = {
+  record: MICRO / 100,
+  insightRecord: (15 * MICRO) / 1000,
+  signals: MICRO,
+  patterns: 10 * MICRO,
+  stats: 5 * MICRO,
+} as const;
+
+/** Spec 8.1: records an insights job with includeSignals must analyse, per window. */
+export const SIGNALS_FLOOR: Record<WindowKey, number> = { '7d': 375, '30d': 750, '90d': 750, all: 1500 };
+/** Spec 8.1: insights depth when no limit is given. */
+export const INSIGHTS_DEPTH_DEFAULT: Record<WindowKey, number> = { '7d': 1500, '30d': 3000, '90d': 3000, all: 3000 };
+/** Ours: records returned by default; and how many of the query's records patterns and stats look at. */
+export const RECORDS_LIMIT_DEFAULT = 1000;
+export const SCOPE_LIMIT_DEFAULT = 3000;
+/** Ours: the largest limit of any kind (a records job of 10,000 holds 100 credits). */
+export const JOB_LIMIT_MAX = 10_000;
+
+const schema = z.strictObject({
+  kind: z.enum(JOB_KINDS, { error: `kind must be one of ${JOB_KINDS.join(', ')}` }),
+  query: z.string({ error: (i) => (i.input === undefined ? 'query is required' : 'query must be a string') })
+    .trim().min(1, 'query must not be empty').max(QUERY_MAX_CHARS, `query must be at most ${QUERY_MAX_CHARS} characters`),
+  limit: z.number({ error: 'limit must be a number' }).int('limit must be an integer').min(1, 'limit must be a positive integer')
+    .max(JOB_LIMIT_MAX, `limit must be at most ${JOB_LIMIT_MAX}`).optional(),
+  window: z.enum(WINDOW_KEYS, { error: `window must be one of ${WINDOW_KEYS.join(', ')}` }).default(SEARCH_WINDOW_DEFAULT),
+  includeSignals: z.boolean({ error: 'includeSignals must be a boolean' }).optional(),
+}, { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}: only kind, query, limit, window and includeSignals are allowed` : 'the body must be a JSON object') });
+
+/** A submit body with every default applied: two requests are identical when these are. */
+export interface JobRequest { kind: JobKind; query: string; limit: number; window: WindowKey; includeSignals: boolean }
+
+export function parseJobRequest(body: unknown): JobRequest {
+  const r = schema.safeParse(body);
+  if (!r.success) throw badRequest(r.error.issues.map((i) => i.message).join('; '));
+  const { kind, query, window } = r.data;
+  if (r.data.includeSignals !== undefined && kind !== 'insights') throw badRequest('includeSignals applies to insights jobs only');
+  const includeSignals = r.data.includeSignals ?? false;
+  // Spec 7: an explicit limit below the window's floor cannot give signals.
+  if (includeSignals && r.data.limit !== undefined && r.data.limit < SIGNALS_FLOOR[window]) {
+    throw badRequest(`includeSignals needs at least ${SIGNALS_FLOOR[window]} records for window ${window}; limit is ${r.data.limit}`);
+  }
+  const limit = r.data.limit ?? (kind === 'records' ? RECORDS_LIMIT_DEFAULT : kind === 'insights' ? INSIGHTS_DEPTH_DEFAULT[window] : SCOPE_LIMIT_DEFAULT);
+  return { kind, query, limit, window, includeSignals };
+}
+
+/** Spec 8.3.1: the most the job can cost. */
+export function holdAmount(r: JobRequest): number {
+  switch (r.kind) {
+    case 'records': return r.limit * PRICE.record;
+    case 'insights': return r.limit * PRICE.insightRecord + (r.includeSignals ? PRICE.signals : 0);
+    case 'patterns': return PRICE.patterns;
+    case 'stats': return PRICE.stats;
+  }
+}
+
+/** Spec 8.3.2, 8.3.4: the charge for `delivered` records (returned or analysed); flat kinds their fee. */
+export function chargeFor(r: JobRequest, delivered: number): number {
+  switch (r.kind) {
+    case 'records': return delivered * PRICE.record;
+    case 'insights': return delivered * PRICE.insightRecord + (r.includeSignals && delivered > 0 ? PRICE.signals : 0);
+    case 'patterns': return PRICE.patterns;
+    case 'stats': return PRICE.stats;
+  }
+}
+
+/** Spec 7: tier "2" marks the kind with the prose add-on. */
+export const tierOf = (kind: JobKind): '1' | '2' => (kind === 'insights' ? '2' : '1');
+
+/**
+ * Spec 7: the largest limit `available` covers; 0 for the flat kinds, and for insights when it
+ * cannot cover the window's minimum depth (the signals floor with includeSignals, one record without).
+ */
+export function maxLimitFor(r: JobRequest, available: number): number {
+  if (r.kind === 'records') return Math.min(JOB_LIMIT_MAX, Math.floor(available / PRICE.record));
+  if (r.kind !== 'insights') return 0;
+  const depth = Math.min(JOB_LIMIT_MAX, Math.floor((available - (r.includeSignals ? PRICE.signals : 0)) / PRICE.insightRecord));
+  return depth >= (r.includeSignals ? SIGNALS_FLOOR[r.window] : 1) ? depth : 0;
+}
