@@ -40,8 +40,10 @@ export interface AppDeps {
   startedAt?: Date;
   /** Pattern entries in search answers (SEARCH_PATTERNS; off by default). */
   searchPatterns?: boolean;
-  /** Asynchronous jobs (the /intelligence/jobs routes). */
+  /** Asynchronous jobs (the /intelligence/jobs routes, and the 202 hand-over of a search over budget). */
   jobs?: JobRunner;
+  /** SEARCH_BUDGET_MS (default 2000). */
+  searchBudgetMs?: number;
 }
 
 const newRequestId = () => `req_${randomBytes(9).toString('base64url')}`;
@@ -115,7 +117,8 @@ export function createApp(deps: AppDeps): Koa {
   api.get('/billing/top-up', (ctx) => {
     ctx.body = { account: (ctx.state.caller as { account: string }).account, how: 'credits are added by the operator of this service: npm run admin -- credits topup --account <account> --credits <n> (docs/ledger.md)' };
   });
-  api.post('/search', searchHandler({ ledger: deps.ledger, snapshots: deps.snapshots, emergent, topUpUrl: deps.topUpUrl, patterns: deps.searchPatterns ?? false }));
+  api.post('/search', searchHandler({ ledger: deps.ledger, snapshots: deps.snapshots, emergent, topUpUrl: deps.topUpUrl, patterns: deps.searchPatterns ?? false,
+    budgetMs: deps.searchBudgetMs ?? 2000, jobs: deps.jobs }));
   const routers = [narrativesRouter(emergent), patternsRouter(), accountRouter(deps.ledger, deps.snapshots, deps.startedAt ?? new Date())];
   if (deps.jobs) routers.push(jobsRouter(deps.jobs));
   for (const r of routers) {

@@ -58,7 +58,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     // The default top-up address is the server's own /billing/top-up, which says how credits are added.
     const app = createApp({
       ledger, snapshots, log, prefix: config.SERVICE_PREFIX, startedAt,
-      rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST }, topUpUrl: () => topUpUrl, searchPatterns: config.SEARCH_PATTERNS, jobs,
+      rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST }, topUpUrl: () => topUpUrl, searchPatterns: config.SEARCH_PATTERNS, jobs, searchBudgetMs: config.SEARCH_BUDGET_MS,
     });
     const admin = createAdminRouter(ledger, config.ADMIN_TOKEN, config.SERVICE_PREFIX);
     app.use(admin.routes());

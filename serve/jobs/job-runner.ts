@@ -11,6 +11,7 @@
 // with that charge. A job is never charged twice.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { failpoint } from '../../core/failpoints.ts';
 import type { Logger } from '../../core/log.ts';
 import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
 import { TaskPool } from '../../core/workers/task-pool.ts';
@@ -233,6 +234,7 @@ export class JobRunner {
     job.startedAt = new Date().toISOString();
     job.attempts++;
     await this.store.save(job);
+    await failpoint('job.running');
     const lease = this.d.snapshots.lease();
     try {
       const gen = lease.gen;
@@ -248,6 +250,7 @@ export class JobRunner {
       job.hasResult = true;
       job.delivered = ranked.length;
       await this.store.save(job);
+      await failpoint('job.after-result');
     } catch (err) {
       this.d.log.error({ jobId: job.jobId, err: (err as Error).stack ?? String(err) }, 'job failed');
       return this.fail(job, 500, 'the job failed; its hold was released in full');
@@ -261,6 +264,7 @@ export class JobRunner {
     const amount = chargeFor(job.request, job.delivered ?? 0);
     const s = await this.d.ledger.settle(job.holdId!, amount, { key: `job:${job.jobId}`, bodyHash: 'job', response: { charged: amount } });
     job.holdId = null;
+    await failpoint('job.after-settle');
     return this.succeed(job, s.charged);
   }
 

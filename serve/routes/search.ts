@@ -1,8 +1,11 @@
 // POST /search (spec 2.1, 2.2, 2.4, 2.5, 4.1, 7, 8): validate, hold limit x 0.01 credits, run the
 // ranking core on the leased generation, build the answer, settle to the rows returned (storing
-// the answer under an Idempotency-Key), and release the hold if anything fails.
+// the answer under an Idempotency-Key), and release the hold if anything fails. A search whose
+// ranking has not come back within SEARCH_BUDGET_MS of the request's start releases its hold and
+// is handed to an insights job (the 202 of spec 4.1).
 import { createHash } from 'node:crypto';
 import type Koa from 'koa';
+import { failpoint } from '../../core/failpoints.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
 import type { Caller } from '../auth.ts';
@@ -10,6 +13,8 @@ import { creditHeaders, holdOr402, PER_RECORD_MICRO } from '../billing.ts';
 import { contentItem, creatorsOf } from '../content-item.ts';
 import type { EmergentStore } from '../emergent-store.ts';
 import { HttpError } from '../http-error.ts';
+import { INSIGHTS_DEPTH_DEFAULT } from '../jobs/job-request.ts';
+import type { JobRunner } from '../jobs/job-runner.ts';
 import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from '../search-body.ts';
 import { emergentNarratives, trackedNarratives } from '../search-narratives.ts';
 import { searchPatterns } from '../search-patterns.ts';
@@ -22,6 +27,20 @@ export interface SearchDeps {
   topUpUrl: () => string;
   /** Pattern entries in answers (SEARCH_PATTERNS). */
   patterns: boolean;
+  /** SEARCH_BUDGET_MS, and the jobs a search over it is handed to (without jobs there is no budget). */
+  budgetMs: number;
+  jobs?: JobRunner;
+}
+
+/** The promise's value, or null when `ms` pass first. */
+async function withinBudget<T>(p: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, ms))));
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 interface StoredResponse { status: number; body: unknown; headers: Record<string, string> }
@@ -59,7 +78,31 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
         window: body.window, tier: '1', topUpUrl: deps.topUpUrl(), maxLimit: (available) => Math.min(SEARCH_LIMIT_MAX, Math.floor(available / PER_RECORD_MICRO)),
       });
       const gen = lease.gen;
-      const { ranked, clusters } = await gen.search(body);
+      const searching = (async () => {
+        await failpoint('search.rank');
+        return gen.search(body);
+      })();
+      const outcome = deps.jobs ? await withinBudget(searching, deps.budgetMs - (performance.now() - started)) : await searching;
+      if (outcome === null) {
+        // Spec 4.1, 8.3.3: over budget. The hold is released in full and an insights job of the
+        // window's default depth takes the query; the search still running is abandoned.
+        searching.catch(() => undefined);
+        const released = hold;
+        hold = null;
+        await deps.ledger.release(released.id, 'handed_to_job');
+        const out = await deps.jobs!.submit({ account: caller.account, keyId: caller.key.id },
+          { kind: 'insights', query: body.query, limit: INSIGHTS_DEPTH_DEFAULT[body.window], window: body.window, includeSignals: false }, ctx.state.requestId as string, null);
+        if (idemKey) deps.ledger.idempotencyAbort(caller.account, idemKey);
+        const view = deps.jobs!.view(out.job);
+        ctx.status = 202;
+        ctx.set(creditHeaders(out.status === 200 ? out.job.chargedMicro ?? 0 : out.job.heldMicro, deps.ledger.balance(caller.account).available));
+        ctx.body = {
+          jobId: out.job.jobId, reason: 'sync_budget_exceeded', request_id: ctx.state.requestId as string, status: out.job.status, statusUrl: view.statusUrl,
+          ...(out.status === 200 ? { charged: view.charged } : { estimated_cost: view.estimated_cost }),
+        };
+        return;
+      }
+      const { ranked, clusters } = outcome;
       const content = ranked.map((r) => contentItem(gen, r));
       const emergent = emergentNarratives(gen, body.window, body.query, ranked, clusters);
       deps.emergent.put(gen.id, emergent);
