@@ -83,6 +83,46 @@ const insufficient = obj({
 
 const paged = (items: Schema, more: Record<string, Schema> = {}) => obj({ items: { type: 'array', items }, ...more });
 
+// Asynchronous jobs (docs/jobs.md).
+const jobKinds = ['records', 'insights', 'patterns', 'stats'];
+const counted = (name: string) => ({ type: 'array', items: obj({ [name]: str, count: int, share: unit }) });
+const resultOf = (kind: string, fields: Record<string, Schema>, optional: Record<string, Schema> = {}) => obj({
+  kind: { const: kind }, query: str, window: windowEnum, window_start: str, window_end: str, generation: str, computed_at: str, ...fields,
+}, optional);
+const percentiles = obj({ p50: num, p90: num, p99: num, max: num, mean: num });
+const jobResults = {
+  RecordsResult: resultOf('records', { count: int, content: { type: 'array', items: ref('ContentItem') } }),
+  InsightsResult: resultOf('insights', {
+    analysed: int, narratives: { type: 'array', items: ref('Narrative') },
+    sentiment: obj({
+      label: nullable('string'), score: nullable('number'), coverage: unit, dominant_tone: nullable('string'), tones: counted('tone'),
+      stance: nullable(obj({ critical: unit, mixed: unit, neutral: unit, supportive: unit })), stance_coverage: unit,
+    }),
+    themes: counted('theme'), tags: counted('tag'), top_creators: { type: 'array', items: ref('Creator') }, platforms: counted('platform'),
+    time_series: { type: 'array', items: obj({ day: str, count: int, engagement: num }) },
+    summary: obj({ text: str, source: { type: 'string', enum: ['template', 'llm'] } }, { model: str, fallback_reason: str }),
+  }, {
+    signals: obj({
+      velocity: nullable('number'), acceleration: nullable('number'), momentum_score: unit, emerging_score: unit,
+      lifecycle: nullable({ type: 'string', enum: ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'] }),
+      trajectory_confidence: { type: 'string', enum: ['high', 'medium', 'low'] }, anomalies: { type: 'array', items: obj({ day: str, count: int, zScore: num }) },
+    }),
+  }),
+  PatternsResult: resultOf('patterns', { records_considered: int, patterns: { type: 'array', items: ref('PatternEntry') } }),
+  StatsResult: resultOf('stats', {
+    records: int, by_platform: counted('platform'), by_content_type: counted('contentType'), by_day: { type: 'array', items: obj({ day: str, count: int }) },
+    engagement: obj({ interactions: percentiles, likes: percentiles, comments: percentiles, shares: percentiles, views: percentiles }),
+    creators: obj({ distinct: int, records_with_creator: int, top_creator_share: unit, top10_share: unit, posts_per_creator_gini: unit }),
+  }),
+};
+const job = obj({
+  jobId: str, kind: { type: 'string', enum: jobKinds }, status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] }, statusUrl: str,
+  request: obj({ kind: { type: 'string', enum: jobKinds }, query: str, limit: int, window: windowEnum, includeSignals: bool }),
+  createdAt: str, startedAt: nullable('string'), finishedAt: nullable('string'), generation: nullable('string'),
+  estimated_cost: { type: 'number', minimum: 0 }, charged: nullable('number'), records: nullable('integer'), cached: bool,
+  error: nullable(obj({ status: int, error: str })),
+}, { request_id: str, result: { oneOf: Object.keys(jobResults).map(ref) } });
+
 export function openApiDocument(prefix: string): Schema {
   const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { description: ERROR_TEXT[c], content: { 'application/json': { schema: c === 402 ? ref('InsufficientCredits') : ref('Error') } } }]));
   const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
@@ -105,9 +145,28 @@ export function openApiDocument(prefix: string): Schema {
               ...json(ref('SearchResponse'), 'Ranked content with its creators and narratives'),
               headers: { 'X-Service-Credits-Used': { schema: str, description: 'credits charged by this call' }, 'X-Service-Credits-Remaining': { schema: str, description: 'available credits after the call' } },
             },
+            202: {
+              ...json(ref('SearchHandedToJob'), 'Over SEARCH_BUDGET_MS: the hold released, an insights job submitted instead (spec 4.1)'),
+              headers: { 'X-Service-Credits-Used': { schema: str, description: "the job's hold (its charge on a cache hit)" }, 'X-Service-Credits-Remaining': { schema: str, description: 'available credits' } },
+            },
             ...errors(400, 402, 403, 409, 422, 429),
           },
         },
+      },
+      '/intelligence/jobs': {
+        post: {
+          summary: 'Submit a job: records 0.01 per row returned, insights 0.015 per record analysed (+1 with signals), patterns 10, stats 5; held at submit (docs/jobs.md)',
+          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 }, description: 'The same key and body give the same job; another body is a 422.' }],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('JobRequest') } } },
+          responses: {
+            200: json(ref('Job'), 'A cache hit (spec 8.4): succeeded, with the result and charged'),
+            202: json(ref('Job'), 'Queued (or already running); estimated_cost is the hold'),
+            ...errors(400, 402, 403, 422, 429),
+          },
+        },
+      },
+      '/intelligence/jobs/{jobId}': {
+        get: { summary: "A job's state; its result once succeeded (free)", parameters: [pathParam('jobId', 'job id')], responses: { 200: json(ref('Job'), 'The job'), ...errors(403, 404, 429) } },
       },
       '/narratives/trending': { get: { summary: 'Narratives of a window by momentum (free)', parameters: [q('window', windowEnum, 'default 30d'), q('platform', str, 'only narratives with posts on this platform'), q('limit', int, '1..100, default 20'), q('offset', int, 'default 0')], responses: { 200: json(ref('NarrativeList'), 'Narratives, by momentum_score, emerging_score, content_count, id'), ...readErrors } } },
       '/narratives/search': { get: { summary: 'Search narrative labels, summaries and tags (free)', parameters: [q('q', str, 'words to look for', true), q('window', windowEnum, 'only this window'), q('limit', int, '1..100, default 20')], responses: { 200: json(ref('NarrativeSearch'), 'Narratives by BM25 score (text_rank)'), ...readErrors } } },
@@ -139,6 +198,15 @@ export function openApiDocument(prefix: string): Schema {
         Lookalike: lookalike,
         RepresentativeContent: representative,
         Error: error,
+        SearchHandedToJob: obj({
+          jobId: str, reason: { type: 'string', enum: ['sync_budget_exceeded'] }, request_id: str, status: { type: 'string', enum: ['queued', 'running', 'succeeded'] }, statusUrl: str,
+        }, { charged: num, estimated_cost: num }),
+        JobRequest: obj({ kind: { type: 'string', enum: jobKinds }, query: { type: 'string', minLength: 1, maxLength: 1000 } }, {
+          limit: { type: 'integer', minimum: 1, maximum: 10_000, description: 'records: rows (default 1000); insights: depth (default 1500 for 7d, 3000 otherwise); patterns, stats: records looked at (default 3000)' },
+          window: { ...windowEnum, default: '30d' }, includeSignals: { type: 'boolean', description: 'insights only; +1 credit; needs the window floor of records (7d 375, 30d 750, 90d 750, all 1500)' },
+        }),
+        Job: job,
+        ...jobResults,
         InsufficientCredits: insufficient,
         NarrativeList: paged(ref('Narrative'), { window: windowEnum, generation: str, total: int, offset: int, limit: int, next_offset: nullable('integer') }),
         NarrativeSearch: paged(ref('Narrative'), { q: str, window: nullable(windowEnum), generation: str }),

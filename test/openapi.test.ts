@@ -8,13 +8,25 @@ import * as assert from 'uvu/assert';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { toMicro } from '../ledger/money.ts';
+import { insightsResult } from '../serve/jobs/analyses.ts';
+import { TemplateSummariser } from '../serve/jobs/summariser.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
+import { waitFor } from './helpers/child.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { cleanupTmp } from './helpers/tmp.ts';
 
 let s: RunningServer;
 let doc: any;
 const seen = new Set<string>();
+
+/** Whether json matches the document's schema at schemaRef, and ajv's account of why not. */
+function matches(schemaRef: string, json: unknown): { ok: boolean; why: string } {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ $id: 'doc', components: doc.components });
+  const validate = ajv.compile({ $ref: `doc${schemaRef}` });
+  const ok = validate(json) as boolean;
+  return { ok, why: ajv.errorsText(validate.errors, { separator: '\n' }) };
+}
 
 async function check(method: string, path: string, template: string, opts: { key?: string | null; body?: unknown } = {}): Promise<any> {
   const headers: Record<string, string> = {};
@@ -28,10 +40,8 @@ async function check(method: string, path: string, template: string, opts: { key
   assert.ok(response, `${method} ${template}: status ${res.status} is documented`);
   const schema = response.content?.['application/json']?.schema;
   if (schema) {
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    ajv.addSchema({ $id: 'doc', components: doc.components });
-    const validate = ajv.compile({ $ref: `doc${schema.$ref.replace('#', '#')}` });
-    assert.ok(validate(json), `${method} ${path} ${res.status}: ${ajv.errorsText(validate.errors, { separator: '\n' })}`);
+    const m = matches(schema.$ref, json);
+    assert.ok(m.ok, `${method} ${path} ${res.status}: ${m.why}`);
   }
   seen.add(`${method} ${template}`);
   return json;
@@ -77,9 +87,41 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   await check('GET', '/intelligence/patterns?sort=nope', '/intelligence/patterns');
   await check('GET', '/usage', '/usage');
   await check('GET', '/health', '/health');
+  // Jobs: each kind submitted, polled to its end and re-read from the cache; their errors.
+  const rich = await s.ledger.createAccount('rich');
+  await s.ledger.topup(rich.id, toMicro('500'));
+  const richKey = (await s.ledger.createKey(rich.id)).secret;
+  for (const body of [
+    { kind: 'records', query: 'coffee', limit: 30, window: 'all' }, { kind: 'insights', query: 'coffee', limit: 300, window: 'all' },
+    { kind: 'insights', query: 'coffee', window: 'all', includeSignals: true }, { kind: 'patterns', query: 'teal waves pastel', window: 'all' },
+    { kind: 'stats', query: 'coffee', window: 'all' },
+  ]) {
+    const sub = await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, body });
+    let job: any = sub;
+    await waitFor(async () => ['succeeded', 'failed'].includes((job = await check('GET', `/intelligence/jobs/${sub.jobId}`, '/intelligence/jobs/{jobId}', { key: richKey })).status), 'the job');
+    if (job.status === 'succeeded') assert.is((await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, body })).cached, true);
+  }
+  await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, body: { kind: 'records', query: 'x', depth: 1 } });
+  await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: (await s.ledger.createKey(poor.id)).secret, body: { kind: 'insights', query: 'x' } });
+  await check('GET', '/intelligence/jobs/job_nope', '/intelligence/jobs/{jobId}', { key: richKey });
   // Every documented operation was exercised.
   const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`)).filter((x) => x !== 'GET /openapi.json');
   assert.equal(documented.filter((d) => !seen.has(d)), []);
+});
+
+test('an insights result with signals matches its schema (the sample is under every signals floor, so built here directly)', async () => {
+  const lease = s.snapshots.lease();
+  try {
+    const r = { kind: 'insights', query: 'coffee', limit: 600, window: 'all', includeSignals: true } as const;
+    const { ranked } = await lease.gen.search({ query: r.query, limit: 300, window: r.window });
+    const result = JSON.parse(await insightsResult(lease.gen, r, ranked, new TemplateSummariser()));
+    assert.ok(result.signals && Array.isArray(result.signals.anomalies));
+    const m = matches('#/components/schemas/InsightsResult', result);
+    assert.ok(m.ok, m.why);
+    assert.not.ok(matches('#/components/schemas/InsightsResult', { ...result, signals: { ...result.signals, lifecycle: 'booming' } }).ok, 'a wrong lifecycle fails');
+  } finally {
+    lease.release();
+  }
 });
 
 test.run();
