@@ -2,6 +2,7 @@
 // and update their section of bench/RESULTS.md.
 import { parseArgs } from 'node:util';
 import { benchApi } from './suites/api.ts';
+import { benchJobs } from './suites/jobs.ts';
 import { benchLedger } from './suites/ledger.ts';
 import { benchPipeline } from './suites/pipeline.ts';
 import { benchQualityNarratives } from './suites/quality-narratives.ts';
@@ -21,6 +22,7 @@ suites:
              --keep DIR (keep the last run's data dir there, e.g. bench/.cache/api-1000000 for the api suite)
              posts/s and peak RSS of pipeline stages beside DuckDB's bare bulk load
   api        --posts N (default 100000) --seconds S (default 20) --runs R (default 3) --connections C (default 8)
+  jobs       --posts N (default 100000) --seconds S (default 15) --runs R (default 3) --connections C (default 8): search p99 alone and with two insights jobs running
              --search-threads T (the server's SEARCH_THREADS; default its own, 1)
              the server as its own process over the full pipeline's generation (built once into
              bench/.cache/api-N): POST /search req/s and p50/p99 (limit 100), free map reads p99,
@@ -73,6 +75,8 @@ if (suite === 'pipeline') {
 } else if (suite === 'api') {
   await benchApi({ posts: int(values.posts, 100_000, 'posts'), seconds: int(values.seconds, 20, 'seconds'), connections: int(values.connections, 8, 'connections'), command, runs: int(values.runs, 3, 'runs'),
     searchThreads: values['search-threads'] === undefined ? undefined : values['search-threads'] === '0' ? 0 : int(values['search-threads'], 2, 'search-threads') });
+} else if (suite === 'jobs') {
+  await benchJobs({ posts: int(values.posts, 100_000, 'posts'), seconds: int(values.seconds, 15, 'seconds'), connections: int(values.connections, 8, 'connections'), runs: int(values.runs, 3, 'runs'), command });
 } else if (suite === 'ranking') {
   await benchRanking({ posts: int(values.posts, 100_000, 'posts'), queries: int(values.queries, 400, 'queries'), command });
 } else if (suite === 'ledger') {

@@ -23,7 +23,7 @@ export interface ApiBenchOptions { posts: number; seconds: number; connections: 
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-async function ensureData(posts: number): Promise<{ dir: string; truth: string; built: Record<string, any> | null }> {
+export async function ensureData(posts: number): Promise<{ dir: string; truth: string; built: Record<string, any> | null }> {
   const dir = path.join(ROOT, 'bench', '.cache', `api-${posts}`);
   const c = await corpus({ posts, seed: 42, format: 'ndjson', media: 'vectors', stages: [], runs: 1, command: '' });
   let built: Record<string, any> | null = null;
@@ -49,7 +49,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function rssMiB(pid: number): { rss: number; peak: number } {
+export function rssMiB(pid: number): { rss: number; peak: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
@@ -63,9 +63,9 @@ function serveScriptFlags(): string[] {
   return m[1]!.split(/\s+/).filter(Boolean);
 }
 
-interface Server { proc: ChildProcess; baseUrl: string; key: string; account: string; startMs: number }
+export interface Server { proc: ChildProcess; baseUrl: string; key: string; account: string; startMs: number }
 
-async function startServer(dataDir: string, searchThreads?: number): Promise<Server> {
+export async function startServer(dataDir: string, searchThreads?: number): Promise<Server> {
   // A fresh ledger: the bench's own account, not the last run's.
   fs.rmSync(path.join(dataDir, 'ledger'), { recursive: true, force: true });
   fs.rmSync(path.join(dataDir, 'demo-key.json'), { force: true });
@@ -94,7 +94,7 @@ async function startServer(dataDir: string, searchThreads?: number): Promise<Ser
   }
 }
 
-async function load(opts: autocannon.Options, pid: number, rss: { max: number }): Promise<autocannon.Result> {
+export async function load(opts: autocannon.Options, pid: number, rss: { max: number }): Promise<autocannon.Result> {
   const timer = setInterval(() => (rss.max = Math.max(rss.max, rssMiB(pid).rss)), 500);
   try {
     return await autocannon(opts);
@@ -103,7 +103,7 @@ async function load(opts: autocannon.Options, pid: number, rss: { max: number })
   }
 }
 
-function summary(r: autocannon.Result) {
+export function summary(r: autocannon.Result) {
   return {
     reqPerSec: r.requests.average, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max,
     ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, total: r.requests.total,
