@@ -59,6 +59,8 @@ const schema = z.object({
   /** Asynchronous jobs running at once, and the retrieval threads they share (serve/jobs). */
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   JOB_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  /** Finished jobs and their results are deleted this many days after they finished. */
+  JOB_RETENTION_DAYS: z.coerce.number().positive().default(7),
   /** An OpenAI-compatible endpoint (base URL, e.g. http://host/v1) for the insights prose; unset: the template writer. */
   SUMMARY_API_URL: z.string().url().optional(),
   SUMMARY_API_KEY: z.string().optional(),

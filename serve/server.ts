@@ -45,6 +45,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const jobs = new JobRunner({
     ledger, snapshots, dir: jobsDir(config.dataDir), log, concurrency: config.JOB_CONCURRENCY, threads: config.JOB_THREADS,
     summariser: summariserFrom(config), topUpUrl: () => topUpUrl, statusPath: (id) => `${config.SERVICE_PREFIX}/intelligence/jobs/${id}`,
+    retentionMs: config.JOB_RETENTION_DAYS * 86_400_000,
   });
   let server: http.Server | null = null;
   let unannounce: (() => Promise<void>) | null = null;

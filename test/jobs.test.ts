@@ -1,6 +1,8 @@
 // Asynchronous jobs over a real server on the sample corpus: each kind end to end, the billing of
 // spec 8.2-8.3 with exact figures, the cache of spec 8.4 for the payer and for another account,
 // ownership, and the strict submit body.
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../core/config.ts';
@@ -155,6 +157,25 @@ test('only the owner sees a job; an Idempotency-Key gives the same job, and anot
   assert.is(again.json.jobId, sub.json.jobId);
   const other = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'records', query: 'music', limit: 11 }, { 'Idempotency-Key': 'k-1' });
   assert.is(other.status, 422);
+});
+
+test('retention: finished jobs older than JOB_RETENTION_DAYS go, and a result a kept cache hit reads stays', async () => {
+  const a = await account('retention', '20');
+  const { submit } = await runJob(a.secret, { kind: 'records', query: 'sourdough', limit: 5, window: 'all' });
+  const hit = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'records', query: 'sourdough', limit: 5, window: 'all' });
+  assert.is(hit.json.cached, true);
+  const source = s.jobs.get(a.id, submit.json.jobId)!;
+  source.finishedAt = new Date(Date.now() - 8 * 86_400_000).toISOString();
+  assert.ok((await s.jobs.prune()) >= 1);
+  assert.is((await call(a.secret, 'GET', `/intelligence/jobs/${submit.json.jobId}`)).status, 404);
+  assert.ok(!fs.existsSync(path.join(s.jobs.store.dir, `${submit.json.jobId}.json`)));
+  const kept = await call(a.secret, 'GET', `/intelligence/jobs/${hit.json.jobId}`);
+  assert.is(kept.status, 200);
+  assert.equal(kept.json.result.content, hit.json.result.content);
+  // Everything is old a week and a day from now.
+  await s.jobs.prune(Date.now() + 8 * 86_400_000);
+  assert.is((await call(a.secret, 'GET', `/intelligence/jobs/${hit.json.jobId}`)).status, 404);
+  assert.equal(fs.readdirSync(s.jobs.store.dir).filter((f) => f.startsWith('job_')), []);
 });
 
 test.run();

@@ -42,6 +42,8 @@ export interface JobRunnerDeps {
   topUpUrl: () => string;
   /** The path a job is polled at (statusUrl). */
   statusPath: (jobId: string) => string;
+  /** Finished jobs (and their results) are deleted this long after they finished. */
+  retentionMs: number;
 }
 
 export interface Caller { account: string; keyId: string }
@@ -59,6 +61,7 @@ export class JobRunner {
   private pool: TaskPool<RetrievalTask, RankedRow[]> | null = null;
   private closed = false;
   private readonly active = new Set<Promise<void>>();
+  private pruneTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly d: JobRunnerDeps) {
     this.store = new JobStore(d.dir);
@@ -80,7 +83,27 @@ export class JobRunner {
         this.queue.push(job.jobId);
       }
     }
+    await this.prune();
+    this.pruneTimer = setInterval(() => void this.prune().catch((err: Error) => this.d.log.error({ err: err.message }, 'pruning old jobs failed')), 3_600_000);
+    this.pruneTimer.unref();
     this.pump();
+  }
+
+  /** Finished jobs older than the retention go, with the results no kept job reads (a cache hit reads its source's). */
+  async prune(now = Date.now()): Promise<number> {
+    const isOld = (j: JobRecord) => (j.status === 'succeeded' || j.status === 'failed') && j.finishedAt !== null && Date.parse(j.finishedAt) < now - this.d.retentionMs;
+    const all = [...this.jobs.values()];
+    const old = all.filter(isOld);
+    const readBy = (j: JobRecord) => j.resultOf ?? j.jobId;
+    const kept = new Set(all.filter((j) => !isOld(j)).map(readBy));
+    const results = new Set(old.flatMap((j) => [j.jobId, readBy(j)]).filter((id) => !kept.has(id)));
+    for (const j of old) {
+      await this.store.removeRecord(j.jobId);
+      this.jobs.delete(j.jobId);
+      if (j.idempotency) this.byIdempotencyKey.delete(idempotencyKeyOf(j.account, j.idempotency.key));
+    }
+    for (const id of results) await this.store.removeResult(id);
+    return old.length;
   }
 
   /** The account's available balance (micro-credits), for the billing headers. */
@@ -116,7 +139,9 @@ export class JobRunner {
         jobId, account: caller.account, keyId: caller.keyId, request: r, status: 'queued', generation: gen.id, createdAt: now, startedAt: null, finishedAt: null,
         heldMicro: 0, holdId: null, chargedMicro: null, delivered: null, hasResult: false, resultOf: null, cached: false, error: null, attempts: 0, idempotency: idem,
       };
-      if (hit) return await this.fromCache(job, hit, requestId);
+      // A hit whose result file is gone (pruned under a retention shorter than the cache window) is a miss.
+      const cached = hit ? await this.store.readResult(hit.jobId).catch(() => null) : null;
+      if (hit && cached) return await this.fromCache(job, hit, requestId, cached);
       const hold = await this.hold(job, holdAmount(r), requestId);
       job.heldMicro = hold.amount;
       job.holdId = hold.id;
@@ -149,10 +174,9 @@ export class JobRunner {
   }
 
   /** Spec 8.4: the cached result, at full price, or free for the account that paid for a flat-fee kind. */
-  private async fromCache(job: JobRecord, hit: CacheEntry, requestId: string): Promise<SubmitOutcome> {
+  private async fromCache(job: JobRecord, hit: CacheEntry, requestId: string, result: Buffer): Promise<SubmitOutcome> {
     const flat = hit.kind === 'patterns' || hit.kind === 'stats';
     const price = flat && hit.payer === job.account ? 0 : hit.chargedMicro;
-    const result = await this.store.readResult(hit.jobId);
     let charged = 0;
     if (price > 0) {
       const hold = await this.hold(job, price, requestId);
@@ -287,6 +311,7 @@ export class JobRunner {
   /** No new jobs start; running ones finish (bounded by the caller); the retrieval threads stop. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
     await Promise.all(this.active);
     await this.pool?.close();
   }

@@ -70,6 +70,14 @@ export class JobStore {
     return writeFileAtomic(this.resultFile(jobId), json);
   }
 
+  async removeRecord(jobId: string): Promise<void> {
+    await fs.rm(path.join(this.dir, `${jobId}.json`), { force: true });
+  }
+
+  async removeResult(jobId: string): Promise<void> {
+    await fs.rm(this.resultFile(jobId), { force: true });
+  }
+
   readResult(jobId: string): Promise<Buffer> {
     return fs.readFile(this.resultFile(jobId));
   }
