@@ -108,10 +108,20 @@ test('a search over SEARCH_BUDGET_MS: 202 sync_budget_exceeded, its hold release
     let done: any = null;
     await waitFor(async () => ['succeeded', 'failed'].includes((done = (await api(s, 'GET', `/intelligence/jobs/${r.json.jobId}`)).json).status), 'the insights job');
     assert.is(done.status, 'succeeded');
+    assert.ok(done.charged > 0, 'the insights job analysed some records');
     const after = await balance(s);
     // The search's hold of 1 credit was released in full; only the insights job was charged.
     assert.is(Math.round((before.balance - after.balance) * 1e6), Math.round(done.charged * 1e6));
     assert.ok(after.entries.some((e: { type: string; reason?: string }) => e.type === 'refund'), JSON.stringify(after.entries.slice(0, 3)));
+    // The same search again: its insights job is answered from the cache, so the 202 carries what was charged.
+    const again = await api(s, 'POST', '/search', { query: 'coffee', limit: 100, window: '7d' });
+    assert.is(again.status, 202);
+    assert.equal(Object.keys(again.json).sort(), ['charged', 'jobId', 'reason', 'request_id', 'status', 'statusUrl']);
+    assert.is(again.json.status, 'succeeded');
+    assert.is(again.json.charged, done.charged);
+    assert.is(again.headers.get('x-service-credits-used'), String(done.charged));
+    const last = await balance(s);
+    assert.is(Math.round((after.balance - last.balance) * 1e6), Math.round(done.charged * 1e6));
   } finally {
     await stop(s);
   }
