@@ -161,7 +161,7 @@ export function openApiDocument(prefix: string): Schema {
           responses: {
             200: json(ref('Job'), 'A cache hit (spec 8.4): succeeded, with the result and charged'),
             202: json(ref('Job'), 'Queued (or already running); estimated_cost is the hold'),
-            ...errors(400, 402, 403, 422, 429),
+            ...errors(400, 402, 403, 409, 422, 429),
           },
         },
       },

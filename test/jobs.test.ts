@@ -157,6 +157,12 @@ test('only the owner sees a job; an Idempotency-Key gives the same job, and anot
   assert.is(again.json.jobId, sub.json.jobId);
   const other = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'records', query: 'music', limit: 11 }, { 'Idempotency-Key': 'k-1' });
   assert.is(other.status, 422);
+  // Two at once with a new key: one job; the other waits its turn (409) or, once the first is in, gets the same job.
+  const body = { kind: 'records', query: 'music', limit: 12 };
+  const pair = await Promise.all([1, 2].map(() => call(a.secret, 'POST', '/intelligence/jobs', body, { 'Idempotency-Key': 'k-2' })));
+  const ids = new Set(pair.filter((p) => p.status === 202).map((p) => p.json.jobId));
+  assert.is(ids.size, 1);
+  assert.ok(pair.every((p) => p.status === 202 || p.status === 409), pair.map((p) => p.status).join());
 });
 
 test('retention: finished jobs older than JOB_RETENTION_DAYS go, and a result a kept cache hit reads stays', async () => {

@@ -56,6 +56,8 @@ export class JobRunner {
   readonly cache = new JobCache();
   private readonly jobs = new Map<string, JobRecord>();
   private readonly byIdempotencyKey = new Map<string, string>();
+  /** Idempotency keys whose submit is still placing its hold (a duplicate meanwhile is a 409). */
+  private readonly submitting = new Set<string>();
   private readonly queue: string[] = [];
   private running = 0;
   private pool: TaskPool<RetrievalTask, RankedRow[]> | null = null;
@@ -122,13 +124,24 @@ export class JobRunner {
 
   /** Submit: an idempotent replay, a cache hit (200, charged now), or a queued job (202, hold placed). */
   async submit(caller: Caller, r: JobRequest, requestId: string, idem: { key: string; bodyHash: string } | null): Promise<SubmitOutcome> {
-    if (idem) {
-      const seen = this.jobs.get(this.byIdempotencyKey.get(idempotencyKeyOf(caller.account, idem.key)) ?? '');
+    const idemId = idem ? idempotencyKeyOf(caller.account, idem.key) : null;
+    if (idem && idemId) {
+      const seen = this.jobs.get(this.byIdempotencyKey.get(idemId) ?? '');
       if (seen) {
         if (seen.idempotency!.bodyHash !== idem.bodyHash) throw new HttpError(422, { error: 'this Idempotency-Key was used with a different request body' });
         return seen.status === 'succeeded' && seen.cached ? { status: 200, job: seen, result: await this.resultOf(seen) } : { status: 202, job: seen };
       }
+      if (this.submitting.has(idemId)) throw new HttpError(409, { error: 'a request with this Idempotency-Key is still in progress' });
+      this.submitting.add(idemId);
     }
+    try {
+      return await this.submitNew(caller, r, requestId, idem);
+    } finally {
+      if (idemId) this.submitting.delete(idemId);
+    }
+  }
+
+  private async submitNew(caller: Caller, r: JobRequest, requestId: string, idem: { key: string; bodyHash: string } | null): Promise<SubmitOutcome> {
     const lease = this.d.snapshots.lease();
     try {
       const gen = lease.gen;
