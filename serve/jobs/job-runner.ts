@@ -306,9 +306,11 @@ export class JobRunner {
   }
 
   private async succeed(job: JobRecord, chargedMicro: number): Promise<void> {
-    Object.assign(job, { status: 'succeeded', chargedMicro, finishedAt: new Date().toISOString(), holdId: null } satisfies Partial<JobRecord>);
-    await this.store.save(job);
+    // Cached before anyone can see it succeeded: a poll that sees it done and resubmits must hit the cache.
+    job.chargedMicro = chargedMicro;
     this.remember(job, Date.now());
+    Object.assign(job, { status: 'succeeded', finishedAt: new Date().toISOString(), holdId: null } satisfies Partial<JobRecord>);
+    await this.store.save(job);
   }
 
   /** What GET /intelligence/jobs/{id} shows (without the result). */
