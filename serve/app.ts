@@ -16,6 +16,7 @@ import { openApiDocument } from './openapi.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { accountRouter } from './routes/account.ts';
 import type { JobRunner } from './jobs/job-runner.ts';
+import { mcpHandler } from './mcp/mcp-route.ts';
 import { jobsRouter } from './routes/jobs.ts';
 import { narrativesRouter } from './routes/narratives.ts';
 import { patternsRouter } from './routes/patterns.ts';
@@ -44,6 +45,8 @@ export interface AppDeps {
   jobs?: JobRunner;
   /** SEARCH_BUDGET_MS (default 2000). */
   searchBudgetMs?: number;
+  /** This server's own {base_url} (known once it listens): the MCP tools call the API there. Without it, no /mcp. */
+  selfUrl?: () => string;
 }
 
 const newRequestId = () => `req_${randomBytes(9).toString('base64url')}`;
@@ -121,6 +124,7 @@ export function createApp(deps: AppDeps): Koa {
     budgetMs: deps.searchBudgetMs ?? 2000, jobs: deps.jobs }));
   const routers = [narrativesRouter(emergent), patternsRouter(), accountRouter(deps.ledger, deps.snapshots, deps.startedAt ?? new Date())];
   if (deps.jobs) routers.push(jobsRouter(deps.jobs));
+  if (deps.selfUrl) api.all('/mcp', mcpHandler(deps.selfUrl));
   for (const r of routers) {
     api.use(r.routes(), r.allowedMethods());
   }

@@ -178,6 +178,13 @@ export function openApiDocument(prefix: string): Schema {
       '/intelligence/patterns/{patternKey}/lookalikes': { get: { summary: 'Lookalikes of a pattern (free)', parameters: [pathParam('patternKey', 'pattern key')], responses: { 200: json(ref('PatternLookalikes'), 'Lookalikes'), ...readErrors } } },
       '/usage': { get: { summary: 'The credit ledger of the caller, newest first (free)', parameters: [q('limit', int, '1..500, default 50'), q('cursor', str, 'nextCursor of the previous page'), q('keyId', str, 'only entries of this key')], responses: { 200: json(ref('Usage'), 'Entries'), ...readErrors } } },
       '/health': { get: { summary: 'Service status and data freshness (free)', responses: { 200: json(ref('Health'), 'Status'), ...errors(403, 429) } } },
+      '/mcp': {
+        post: {
+          summary: 'The MCP tool server (Model Context Protocol, Streamable HTTP, stateless, JSON responses): every capability above as a tool, billed as its HTTP call (README: "MCP")',
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'a JSON-RPC 2.0 message of MCP' } } } },
+          responses: { 200: { description: 'The JSON-RPC response' }, ...errors(403, 429) },
+        },
+      },
       '/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1' } } } },
     },
     components: {

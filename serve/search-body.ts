@@ -9,7 +9,7 @@ export const SEARCH_LIMIT_DEFAULT = 100;
 export const SEARCH_WINDOW_DEFAULT: WindowKey = '30d';
 export const QUERY_MAX_CHARS = 1000;
 
-const schema = z.strictObject({
+export const searchBodySchema = z.strictObject({
   query: z.string({ error: (i) => (i.input === undefined ? 'query is required' : 'query must be a string') })
     .trim().min(1, 'query must not be empty').max(QUERY_MAX_CHARS, `query must be at most ${QUERY_MAX_CHARS} characters`),
   limit: z.number({ error: 'limit must be a number' }).int('limit must be an integer').min(1, 'limit must be a positive integer')
@@ -20,7 +20,7 @@ const schema = z.strictObject({
 export interface SearchBody { query: string; limit: number; window: WindowKey }
 
 export function parseSearchBody(body: unknown): SearchBody {
-  const r = schema.safeParse(body);
+  const r = searchBodySchema.safeParse(body);
   if (!r.success) throw badRequest(r.error.issues.map((i) => i.message).join('; '));
   return r.data;
 }

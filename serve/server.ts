@@ -42,6 +42,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const pool = config.SEARCH_THREADS > 0 ? new SearchPool(config.SEARCH_THREADS, (err) => log.error({ err: err.message }, 'search worker failed; a new one replaces it')) : null;
   const snapshots = new SnapshotStore(config.dataDir, log, (dir) => loadGeneration(dir, pool));
   let topUpUrl = config.TOP_UP_URL ?? '';
+  let selfUrl = '';
   const jobs = new JobRunner({
     ledger, snapshots, dir: jobsDir(config.dataDir), log, concurrency: config.JOB_CONCURRENCY, threads: config.JOB_THREADS,
     summariser: summariserFrom(config), topUpUrl: () => topUpUrl, statusPath: (id) => `${config.SERVICE_PREFIX}/intelligence/jobs/${id}`,
@@ -59,7 +60,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     // The default top-up address is the server's own /billing/top-up, which says how credits are added.
     const app = createApp({
       ledger, snapshots, log, prefix: config.SERVICE_PREFIX, startedAt,
-      rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST }, topUpUrl: () => topUpUrl, searchPatterns: config.SEARCH_PATTERNS, jobs, searchBudgetMs: config.SEARCH_BUDGET_MS,
+      rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST }, topUpUrl: () => topUpUrl, searchPatterns: config.SEARCH_PATTERNS, jobs, searchBudgetMs: config.SEARCH_BUDGET_MS, selfUrl: () => selfUrl,
     });
     const admin = createAdminRouter(ledger, config.ADMIN_TOKEN, config.SERVICE_PREFIX);
     app.use(admin.routes());
@@ -80,6 +81,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     const baseUrl = `${url}${config.SERVICE_PREFIX}`;
     topUpUrl ||= `${baseUrl}/billing/top-up`;
+    // The MCP tools call the API here. A wildcard listen address is reached on loopback.
+    selfUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host}:${port}${config.SERVICE_PREFIX}`;
     unannounce = await announceAdminEndpoint(layout.ledger, `${baseUrl}/admin`);
     snapshots.watch(config.SNAPSHOT_CHECK_MS);
     const s = server;

@@ -28,8 +28,8 @@ function matches(schemaRef: string, json: unknown): { ok: boolean; why: string }
   return { ok, why: ajv.errorsText(validate.errors, { separator: '\n' }) };
 }
 
-async function check(method: string, path: string, template: string, opts: { key?: string | null; body?: unknown } = {}): Promise<any> {
-  const headers: Record<string, string> = {};
+async function check(method: string, path: string, template: string, opts: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}): Promise<any> {
+  const headers: Record<string, string> = { ...opts.headers };
   if (opts.key !== null) headers['x-api-key'] = opts.key ?? s.demo.secret;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${s.baseUrl}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
@@ -104,6 +104,10 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, body: { kind: 'records', query: 'x', depth: 1 } });
   await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: (await s.ledger.createKey(poor.id)).secret, body: { kind: 'insights', query: 'x' } });
   await check('GET', '/intelligence/jobs/job_nope', '/intelligence/jobs/{jobId}', { key: richKey });
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'openapi-test', version: '1' } } };
+  const mcpHeaders = { accept: 'application/json, text/event-stream' };
+  assert.is((await check('POST', '/mcp', '/mcp', { body: initialize, headers: mcpHeaders })).result.serverInfo.name, 'content-intelligence');
+  await check('POST', '/mcp', '/mcp', { key: null, body: initialize, headers: mcpHeaders });
   // Every documented operation was exercised.
   const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`)).filter((x) => x !== 'GET /openapi.json');
   assert.equal(documented.filter((d) => !seen.has(d)), []);

@@ -29,7 +29,7 @@ export const SCOPE_LIMIT_DEFAULT = 3000;
 /** Ours: the largest limit of any kind (a records job of 10,000 holds 100 credits). */
 export const JOB_LIMIT_MAX = 10_000;
 
-const schema = z.strictObject({
+export const jobBodySchema = z.strictObject({
   kind: z.enum(JOB_KINDS, { error: `kind must be one of ${JOB_KINDS.join(', ')}` }),
   query: z.string({ error: (i) => (i.input === undefined ? 'query is required' : 'query must be a string') })
     .trim().min(1, 'query must not be empty').max(QUERY_MAX_CHARS, `query must be at most ${QUERY_MAX_CHARS} characters`),
@@ -43,7 +43,7 @@ const schema = z.strictObject({
 export interface JobRequest { kind: JobKind; query: string; limit: number; window: WindowKey; includeSignals: boolean }
 
 export function parseJobRequest(body: unknown): JobRequest {
-  const r = schema.safeParse(body);
+  const r = jobBodySchema.safeParse(body);
   if (!r.success) throw badRequest(r.error.issues.map((i) => i.message).join('; '));
   const { kind, query, window } = r.data;
   if (r.data.includeSignals !== undefined && kind !== 'insights') throw badRequest('includeSignals applies to insights jobs only');

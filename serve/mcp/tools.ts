@@ -1,0 +1,118 @@
+// The MCP tools (issue 8): one per HTTP capability, their input schemas mirroring the HTTP
+// parameters (the same zod schemas where the HTTP side has one: the search and job bodies), and
+// what each costs in its description. A tool is carried out as the HTTP call it mirrors, made to
+// this server with the caller's own key, so billing, holds, refunds, ledger entries, idempotency
+// and errors are those of the HTTP API by construction, not by a second implementation.
+import { z } from 'zod';
+import { WINDOW_KEYS } from '../../core/windows.ts';
+import { jobBodySchema, JOB_LIMIT_MAX } from '../jobs/job-request.ts';
+import { searchBodySchema } from '../search-body.ts';
+
+const window = z.enum(WINDOW_KEYS).describe('7d, 30d, 90d or all');
+const limit = (max: number, dflt: number) => z.number().int().min(1).max(max).optional().describe(`1..${max}, default ${dflt}`);
+const offset = z.number().int().min(0).optional().describe('default 0');
+const idempotencyKey = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'visible ASCII characters').optional()
+  .describe('Idempotency-Key: a retry with the same key and arguments returns the original result and charge');
+
+export interface ToolDef {
+  name: string;
+  description: string;
+  input: z.ZodObject;
+  /** The HTTP call the tool is: method, path (with the arguments it takes) and body. */
+  http: (args: Record<string, any>) => { method: 'GET' | 'POST'; path: string; body?: unknown; headers?: Record<string, string> };
+}
+
+/** A path with the given query parameters (undefined ones left out). */
+function withQuery(path: string, q: Record<string, unknown>): string {
+  const s = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== null) s.set(k, String(v));
+  const text = s.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+const enc = encodeURIComponent;
+const idem = (key: string | undefined) => (key ? { 'Idempotency-Key': key } : undefined);
+
+export const TOOLS: ToolDef[] = [
+  {
+    name: 'search',
+    description: 'Hybrid search of the live corpus (POST /search): ranked content rows with their creators and narratives. COST: 0.01 credits per row returned (the call holds limit x 0.01 first; default limit 100, so at most 1 credit); an empty answer is free. A search over the time budget is handed to an insights job instead (status 202 with jobId).',
+    input: searchBodySchema.extend({ idempotencyKey }),
+    http: ({ idempotencyKey: key, ...body }) => ({ method: 'POST', path: '/search', body, headers: idem(key) }),
+  },
+  {
+    name: 'narratives_trending',
+    description: 'Trending narratives of a window, by momentum (GET /narratives/trending). Free.',
+    input: z.strictObject({ window: window.optional(), platform: z.string().min(1).optional().describe('only narratives with posts on this platform'), limit: limit(100, 20), offset }),
+    http: (a) => ({ method: 'GET', path: withQuery('/narratives/trending', a) }),
+  },
+  {
+    name: 'narratives_search',
+    description: 'Search narrative labels, summaries and tags (GET /narratives/search). Free.',
+    input: z.strictObject({ q: z.string().min(1).describe('words to look for'), window: window.optional().describe('only this window'), limit: limit(100, 20) }),
+    http: (a) => ({ method: 'GET', path: withQuery('/narratives/search', a) }),
+  },
+  {
+    name: 'narrative_get',
+    description: 'One narrative: its posts (paged), creators and platform split (GET /narratives/{id}); emergent ids from searches stay readable for an hour. Free.',
+    input: z.strictObject({ id: z.string().min(1), limit: limit(500, 50).describe('posts per page, 1..500, default 50'), offset }),
+    http: ({ id, ...q }) => ({ method: 'GET', path: withQuery(`/narratives/${enc(id)}`, q) }),
+  },
+  {
+    name: 'narrative_trajectory',
+    description: "A tracked narrative's metrics across generations (GET /narratives/{id}/trajectory). Free.",
+    input: z.strictObject({ id: z.string().min(1) }),
+    http: ({ id }) => ({ method: 'GET', path: `/narratives/${enc(id)}/trajectory` }),
+  },
+  {
+    name: 'patterns_browse',
+    description: 'Browse the visual pattern map (GET /intelligence/patterns), sorted, with a cursor. Free.',
+    input: z.strictObject({
+      scope: window.optional(), sort: z.enum(['contentCount', 'lateShare', 'confidence', 'totalEngagement', 'firstSeenAt']).optional().describe('default contentCount'),
+      limit: limit(100, 20), cursor: z.string().min(1).optional().describe('nextCursor of the previous page'),
+    }),
+    http: (a) => ({ method: 'GET', path: withQuery('/intelligence/patterns', a) }),
+  },
+  {
+    name: 'pattern_get',
+    description: 'One visual pattern with its representative posts and lookalikes (GET /intelligence/patterns/{patternKey}). Free.',
+    input: z.strictObject({ patternKey: z.string().min(1) }),
+    http: ({ patternKey }) => ({ method: 'GET', path: `/intelligence/patterns/${enc(patternKey)}` }),
+  },
+  {
+    name: 'pattern_content',
+    description: "A pattern's posts, most central first (GET /intelligence/patterns/{patternKey}/content). Free.",
+    input: z.strictObject({ patternKey: z.string().min(1), limit: limit(500, 50), offset }),
+    http: ({ patternKey, ...q }) => ({ method: 'GET', path: withQuery(`/intelligence/patterns/${enc(patternKey)}/content`, q) }),
+  },
+  {
+    name: 'pattern_lookalikes',
+    description: 'Patterns that look like this one (GET /intelligence/patterns/{patternKey}/lookalikes). Free.',
+    input: z.strictObject({ patternKey: z.string().min(1) }),
+    http: ({ patternKey }) => ({ method: 'GET', path: `/intelligence/patterns/${enc(patternKey)}/lookalikes` }),
+  },
+  {
+    name: 'job_submit',
+    description: `Submit an asynchronous job (POST /intelligence/jobs); poll it with job_get. COSTS: records 0.01 credits per row returned (limit up to ${JOB_LIMIT_MAX}, default 1000: at most 10 credits); insights 0.015 per record analysed (default depth 1,500 for 7d, 3,000 otherwise: at most 22.5 or 45 credits), +1 credit with includeSignals; patterns 10 credits; stats 5 credits. The most it can cost is held at submit (estimated_cost); a failed job is refunded. Identical requests are answered from a cache (records 15 min, insights 1 h, at full price; patterns and stats until 00:00 UTC, free for the account that paid).`,
+    input: jobBodySchema.extend({ idempotencyKey }),
+    http: ({ idempotencyKey: key, ...body }) => ({ method: 'POST', path: '/intelligence/jobs', body, headers: idem(key) }),
+  },
+  {
+    name: 'job_get',
+    description: "A job's state (queued, running, succeeded with its result and charge, or failed and refunded) (GET /intelligence/jobs/{id}). Free.",
+    input: z.strictObject({ jobId: z.string().min(1) }),
+    http: ({ jobId }) => ({ method: 'GET', path: `/intelligence/jobs/${enc(jobId)}` }),
+  },
+  {
+    name: 'usage',
+    description: "The account's credit ledger, newest first: top-ups, settlements and refunds, with the balance (GET /usage). Free.",
+    input: z.strictObject({ limit: limit(500, 50), cursor: z.string().min(1).optional(), keyId: z.string().min(1).optional().describe('only entries of this key') }),
+    http: (a) => ({ method: 'GET', path: withQuery('/usage', a) }),
+  },
+  {
+    name: 'health',
+    description: 'Service status and data freshness: the generation served, its age, the ledger (GET /health). Free.',
+    input: z.strictObject({}),
+    http: () => ({ method: 'GET', path: '/health' }),
+  },
+];

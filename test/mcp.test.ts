@@ -1,0 +1,156 @@
+// The MCP tool server with the SDK's real client over HTTP against a real server: the tools and
+// their strict schemas, every tool called, a billed call's ledger entry equal to the HTTP path's,
+// idempotency, the 402 and 400 paths as tool errors with the HTTP status and body, and an
+// unauthenticated attempt refused before any MCP exchange.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadConfig } from '../core/config.ts';
+import { createLogger } from '../core/log.ts';
+import { toMicro } from '../ledger/money.ts';
+import { startServer, type RunningServer } from '../serve/server.ts';
+import { waitFor } from './helpers/child.ts';
+import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
+import { cleanupTmp } from './helpers/tmp.ts';
+
+let s: RunningServer;
+const clients: Client[] = [];
+
+async function account(name: string, credits: string) {
+  const a = await s.ledger.createAccount(name);
+  if (Number(credits) > 0) await s.ledger.topup(a.id, toMicro(credits));
+  const { key, secret } = await s.ledger.createKey(a.id);
+  return { id: a.id, keyId: key.id, secret };
+}
+
+async function connect(secret: string | null): Promise<Client> {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${s.baseUrl}/mcp`), { requestInit: { headers: secret ? { 'x-api-key': secret } : {} } }));
+  clients.push(client);
+  return client;
+}
+
+const call = async (c: Client, name: string, args: Record<string, unknown> = {}) => (await c.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }>; _meta?: any };
+
+test.before(async () => {
+  const dir = sampleDataDir();
+  await runPipeline(dir);
+  s = await startServer(loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' }), createLogger('test', 'silent'));
+});
+
+test.after(async () => {
+  for (const c of clients) await c.close().catch(() => undefined);
+  await s?.close();
+  cleanupTmp();
+});
+
+test('tools: one per HTTP capability, strict input schemas, costs in the descriptions', async () => {
+  const c = await connect(s.demo.secret);
+  const { tools } = await c.listTools();
+  assert.equal(tools.map((t) => t.name).sort(), ['health', 'job_get', 'job_submit', 'narrative_get', 'narrative_trajectory', 'narratives_search', 'narratives_trending',
+    'pattern_content', 'pattern_get', 'pattern_lookalikes', 'patterns_browse', 'search', 'usage'].sort());
+  for (const t of tools) {
+    assert.is(t.inputSchema.type, 'object', t.name);
+    assert.is((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, `${t.name} is strict`);
+    assert.ok(/COST|Free\./.test(t.description ?? ''), `${t.name} says what it costs`);
+  }
+  const search = tools.find((t) => t.name === 'search')!;
+  const props = search.inputSchema.properties as Record<string, any>;
+  assert.equal(props.window.enum, ['7d', '30d', '90d', 'all']);
+  assert.is(props.limit.maximum, 300);
+  assert.equal(search.inputSchema.required, ['query']);
+});
+
+test('every tool answers with the JSON of its HTTP endpoint', async () => {
+  const c = await connect(s.demo.secret);
+  const health = await call(c, 'health');
+  assert.is(health.isError, undefined);
+  assert.is(health.structuredContent.status, 'ok');
+  assert.equal(JSON.parse(health.content[0]!.text), health.structuredContent);
+  const trending = (await call(c, 'narratives_trending', { window: 'all', limit: 5 })).structuredContent;
+  const id = trending.items[0].id;
+  assert.ok((await call(c, 'narratives_search', { q: trending.items[0].label })).structuredContent.items.length > 0);
+  assert.is((await call(c, 'narrative_get', { id, limit: 3 })).structuredContent.narrative.id, id);
+  assert.is((await call(c, 'narrative_trajectory', { id })).structuredContent.id, id);
+  const patterns = (await call(c, 'patterns_browse', { scope: 'all', sort: 'confidence', limit: 3 })).structuredContent;
+  const key = patterns.items[0].patternKey;
+  assert.is((await call(c, 'pattern_get', { patternKey: key })).structuredContent.pattern.patternKey, key);
+  assert.ok(Array.isArray((await call(c, 'pattern_content', { patternKey: key, limit: 2 })).structuredContent.items));
+  assert.is((await call(c, 'pattern_lookalikes', { patternKey: key })).structuredContent.patternKey, key);
+  const searched = await call(c, 'search', { query: 'coffee', limit: 5, window: 'all' });
+  assert.ok(searched.structuredContent.content.length > 0);
+  assert.is(searched._meta.httpStatus, 200);
+  assert.is(searched._meta.creditsUsed, searched.structuredContent.usage.credits);
+  const sub = await call(c, 'job_submit', { kind: 'stats', query: 'coffee', window: 'all' });
+  assert.is(sub._meta.httpStatus, 202);
+  let job: any = null;
+  await waitFor(async () => ['succeeded', 'failed'].includes((job = (await call(c, 'job_get', { jobId: sub.structuredContent.jobId })).structuredContent).status), 'the job');
+  assert.is(job.status, 'succeeded');
+  assert.is(job.charged, 5);
+  const usage = (await call(c, 'usage', { limit: 5 })).structuredContent;
+  assert.ok(usage.entries.length > 0 && typeof usage.balance === 'number');
+});
+
+test('billing: a search through MCP leaves the same ledger entry as the same search over HTTP; an idempotency key is honoured', async () => {
+  const a = await account('mcp-billing', '20');
+  const c = await connect(a.secret);
+  const viaMcp = (await call(c, 'search', { query: 'sourdough starter', limit: 20, window: 'all' })).structuredContent;
+  const viaHttp = await (await fetch(`${s.baseUrl}/search`, { method: 'POST', headers: { 'x-api-key': a.secret, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'sourdough starter', limit: 20, window: 'all' }) })).json() as any;
+  assert.is(viaMcp.usage.credits, viaHttp.usage.credits);
+  const entries = s.ledger.usage(a.id, { limit: 10 }).entries.filter((e) => e.type === 'settlement');
+  assert.is(entries.length, 2);
+  const strip = (e: any) => ({ type: e.type, credits: e.credits, held: e.held, keyId: e.keyId, what: e.what });
+  assert.equal(strip(entries[0]), strip(entries[1]));
+  assert.is(entries[0]!.credits, viaHttp.content.length / 100);
+  // The same idempotency key twice: one charge, the same answer.
+  const first = (await call(c, 'search', { query: 'festival lineup', limit: 10, idempotencyKey: 'mcp-1' })).structuredContent;
+  const again = (await call(c, 'search', { query: 'festival lineup', limit: 10, idempotencyKey: 'mcp-1' })).structuredContent;
+  assert.is(again.request_id, first.request_id);
+  assert.is(s.ledger.usage(a.id, { limit: 10 }).entries.filter((e) => e.type === 'settlement').length, first.content.length > 0 ? 3 : 2);
+});
+
+test('errors: 402 with its full body and 400 with its message as tool errors; a schema violation is refused before any call', async () => {
+  const poor = await account('mcp-poor', '0.05');
+  const c = await connect(poor.secret);
+  const r402 = await call(c, 'search', { query: 'coffee' });
+  assert.is(r402.isError, true);
+  assert.equal(r402.structuredContent, {
+    status: 402, error: 'insufficient_credits', credits_required: 1, credits_available: 0.05,
+    recommendations: { maxLimitForWindow: 5, topUpUrl: r402.structuredContent.recommendations.topUpUrl }, tier: '1', window: '30d', request_id: r402.structuredContent.request_id,
+  });
+  assert.equal(JSON.parse(r402.content[0]!.text), r402.structuredContent);
+  const r402job = await call(c, 'job_submit', { kind: 'insights', query: 'coffee', window: '7d' });
+  assert.is(r402job.structuredContent.tier, '2');
+  // A rule the schema cannot say (the signals floor of an explicit limit) comes back as the HTTP 400.
+  const r400 = await call(c, 'job_submit', { kind: 'insights', query: 'coffee', window: '7d', limit: 100, includeSignals: true });
+  assert.is(r400.isError, true);
+  assert.is(r400.structuredContent.status, 400);
+  assert.match(r400.structuredContent.error, /375/);
+  // The schema's own rules: the SDK refuses the call, nothing reaches the API.
+  const before = s.ledger.usage(poor.id, { limit: 50 }).entries.length;
+  const bad = await call(c, 'search', { query: 'coffee', limit: 301 });
+  assert.is(bad.isError, true);
+  assert.match(bad.content[0]!.text, /limit/);
+  const unknown = await call(c, 'search', { query: 'coffee', depth: 3 });
+  assert.is(unknown.isError, true);
+  assert.is(s.ledger.usage(poor.id, { limit: 50 }).entries.length, before);
+});
+
+test('an unauthenticated attempt is a 403 before any MCP exchange', async () => {
+  const raw = await fetch(`${s.baseUrl}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) });
+  assert.is(raw.status, 403);
+  assert.equal(Object.keys((await raw.json()) as object).sort(), ['error', 'request_id']);
+  const wrong = await fetch(`${s.baseUrl}/mcp`, { method: 'POST', headers: { 'x-api-key': 'not-a-key', 'content-type': 'application/json' }, body: '{}' });
+  assert.is(wrong.status, 403);
+  let failed = false;
+  try {
+    await connect(null);
+  } catch {
+    failed = true;
+  }
+  assert.ok(failed, 'the SDK client without a key cannot connect');
+});
+
+test.run();
