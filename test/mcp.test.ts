@@ -48,7 +48,7 @@ test.after(async () => {
 test('tools: one per HTTP capability, strict input schemas, costs in the descriptions', async () => {
   const c = await connect(s.demo.secret);
   const { tools } = await c.listTools();
-  assert.equal(tools.map((t) => t.name).sort(), ['health', 'job_get', 'job_submit', 'narrative_get', 'narrative_trajectory', 'narratives_search', 'narratives_trending',
+  assert.equal(tools.map((t) => t.name).sort(), ['billing_top_up', 'health', 'job_get', 'job_submit', 'narrative_get', 'narrative_trajectory', 'narratives_search', 'narratives_trending',
     'pattern_content', 'pattern_get', 'pattern_lookalikes', 'patterns_browse', 'search', 'usage'].sort());
   for (const t of tools) {
     assert.is(t.inputSchema.type, 'object', t.name);
@@ -88,6 +88,7 @@ test('every tool answers with the JSON of its HTTP endpoint', async () => {
   await waitFor(async () => ['succeeded', 'failed'].includes((job = (await call(c, 'job_get', { jobId: sub.structuredContent.jobId })).structuredContent).status), 'the job');
   assert.is(job.status, 'succeeded');
   assert.is(job.charged, 5);
+  assert.match((await call(c, 'billing_top_up')).structuredContent.how, /credits topup/);
   const usage = (await call(c, 'usage', { limit: 5 })).structuredContent;
   assert.ok(usage.entries.length > 0 && typeof usage.balance === 'number');
 });

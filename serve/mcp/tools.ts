@@ -110,6 +110,12 @@ export const TOOLS: ToolDef[] = [
     http: (a) => ({ method: 'GET', path: withQuery('/usage', a) }),
   },
   {
+    name: 'billing_top_up',
+    description: 'How credits are added to this account (GET /billing/top-up; the topUpUrl of a 402 points here by default). Free.',
+    input: z.strictObject({}),
+    http: () => ({ method: 'GET', path: '/billing/top-up' }),
+  },
+  {
     name: 'health',
     description: 'Service status and data freshness: the generation served, its age, the ledger (GET /health). Free.',
     input: z.strictObject({}),
