@@ -1,11 +1,16 @@
-// A bounded wait: shutting down waits for work in flight, but never forever.
+// Bounded waits: shutting down waits for work in flight, and a search for its ranking, but never forever.
 
-/** Resolves when `work` settles or after `ms`, whichever comes first (the timer is cleared either way). */
-export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+/** The value of `work`, or null when `ms` pass first (a rejection of `work` is passed on; the timer is cleared either way). */
+export async function valueWithin<T>(work: Promise<T>, ms: number): Promise<T | null> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([work.then(() => undefined, () => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    return await Promise.race([work, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, ms))))]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Resolves when `work` settles or after `ms`, whichever comes first. */
+export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  await valueWithin(work.then(() => undefined, () => undefined), ms);
 }

@@ -5,13 +5,14 @@
 // and errors are those of the HTTP API by construction, not by a second implementation.
 import { z } from 'zod';
 import { WINDOW_KEYS } from '../../core/windows.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../idempotency-key.ts';
 import { jobBodySchema, JOB_LIMIT_MAX } from '../jobs/job-request.ts';
 import { searchBodySchema } from '../search-body.ts';
 
 const window = z.enum(WINDOW_KEYS).describe('7d, 30d, 90d or all');
 const limit = (max: number, dflt: number) => z.number().int().min(1).max(max).optional().describe(`1..${max}, default ${dflt}`);
 const offset = z.number().int().min(0).optional().describe('default 0');
-const idempotencyKey = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'visible ASCII characters').optional()
+const idempotencyKey = z.string().regex(IDEMPOTENCY_KEY_PATTERN, '1 to 255 visible ASCII characters').optional()
   .describe('Idempotency-Key: a retry with the same key and arguments returns the original result and charge');
 
 export interface ToolDef {

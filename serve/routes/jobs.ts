@@ -8,7 +8,8 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Caller } from '../auth.ts';
 import { creditHeaders } from '../billing.ts';
-import { badRequest, notFound } from '../http-error.ts';
+import { notFound } from '../http-error.ts';
+import { idempotencyKeyHeader } from '../idempotency-key.ts';
 import { parseJobRequest } from '../jobs/job-request.ts';
 import type { JobRunner } from '../jobs/job-runner.ts';
 
@@ -23,8 +24,7 @@ export function jobsRouter(runner: JobRunner): Router {
   r.post('/intelligence/jobs', async (ctx) => {
     const caller = ctx.state.caller as Caller;
     const request = parseJobRequest(ctx.request.body);
-    const idemKey = ctx.get('idempotency-key') || null;
-    if (idemKey !== null && (idemKey.length > 255 || !/^[\x21-\x7e]+$/.test(idemKey))) throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
+    const idemKey = idempotencyKeyHeader(ctx);
     const bodyHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
     const out = await runner.submit({ account: caller.account, keyId: caller.key.id }, request, ctx.state.requestId as string, idemKey ? { key: idemKey, bodyHash } : null);
     const available = runner.available(caller.account);

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type Koa from 'koa';
 import { failpoint } from '../../core/failpoints.ts';
+import { valueWithin } from '../../core/wait-at-most.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
 import type { Caller } from '../auth.ts';
@@ -13,6 +14,7 @@ import { creditHeaders, holdOr402, PER_RECORD_MICRO } from '../billing.ts';
 import { contentItem, creatorsOf } from '../content-item.ts';
 import type { EmergentStore } from '../emergent-store.ts';
 import { HttpError } from '../http-error.ts';
+import { idempotencyKeyHeader } from '../idempotency-key.ts';
 import { INSIGHTS_DEPTH_DEFAULT } from '../jobs/job-request.ts';
 import type { JobRunner } from '../jobs/job-runner.ts';
 import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from '../search-body.ts';
@@ -32,17 +34,6 @@ export interface SearchDeps {
   jobs?: JobRunner;
 }
 
-/** The promise's value, or null when `ms` pass first. */
-async function withinBudget<T>(p: Promise<T>, ms: number): Promise<T | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, ms))));
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 interface StoredResponse { status: number; body: unknown; headers: Record<string, string> }
 
 /** Same account, same key, same request: the body as validated (so spacing or key order do not matter). */
@@ -55,8 +46,7 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
     const started = performance.now();
     const caller = ctx.state.caller as Caller;
     const body = parseSearchBody(ctx.request.body);
-    const idemKey = ctx.get('idempotency-key') || null;
-    if (idemKey !== null && (idemKey.length > 255 || !/^[\x21-\x7e]+$/.test(idemKey))) throw new HttpError(400, { error: 'Idempotency-Key must be 1 to 255 visible ASCII characters' });
+    const idemKey = idempotencyKeyHeader(ctx);
     if (idemKey) {
       const check = deps.ledger.idempotencyBegin(caller.account, idemKey, bodyHash(body));
       if (check.kind === 'replay') {
@@ -82,7 +72,7 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
         await failpoint('search.rank');
         return gen.search(body);
       })();
-      const outcome = deps.jobs ? await withinBudget(searching, deps.budgetMs - (performance.now() - started)) : await searching;
+      const outcome = deps.jobs ? await valueWithin(searching, deps.budgetMs - (performance.now() - started)) : await searching;
       if (outcome === null) {
         // Spec 4.1, 8.3.3: over budget. The hold is released in full and an insights job of the
         // window's default depth takes the query; the search still running is abandoned.
@@ -103,15 +93,16 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
         return;
       }
       const { ranked, clusters } = outcome;
+      const rows = ranked.map((r) => r.row);
       const content = ranked.map((r) => contentItem(gen, r));
       const emergent = emergentNarratives(gen, body.window, body.query, ranked, clusters);
       deps.emergent.put(gen.id, emergent);
-      const narratives = [...trackedNarratives(gen, body.window, ranked.map((r) => r.row)), ...emergent.map((e) => e.narrative)];
+      const narratives = [...trackedNarratives(gen, body.window, rows), ...emergent.map((e) => e.narrative)];
       const charged = content.length * PER_RECORD_MICRO;
       // Spec 2.6: pattern entries are switched off unless SEARCH_PATTERNS is on; the list stays empty.
       const patterns = deps.patterns ? searchPatterns(gen, body.window, body.query, ranked) : [];
       const answer = {
-        content, creators: creatorsOf(gen, ranked.map((r) => r.row)), narratives, patterns, query: body.query, window: body.window,
+        content, creators: creatorsOf(gen, rows), narratives, patterns, query: body.query, window: body.window,
         request_id: ctx.state.requestId as string, response_time_ms: Math.round((performance.now() - started) * 100) / 100, usage: { credits: toCredits(charged) },
       };
       // The answer is stored with its settlement (one durable record), so a replay returns it.

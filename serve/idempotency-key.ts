@@ -1,0 +1,13 @@
+// The Idempotency-Key header (DESIGN section 5) as POST /search and job submits read it.
+import type Koa from 'koa';
+import { badRequest } from './http-error.ts';
+
+/** 1 to 255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** The request's key, null without one; a malformed key is a 400. */
+export function idempotencyKeyHeader(ctx: Koa.Context): string | null {
+  const key = ctx.get('idempotency-key') || null;
+  if (key !== null && !IDEMPOTENCY_KEY_PATTERN.test(key)) throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
+  return key;
+}
