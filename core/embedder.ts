@@ -300,14 +300,19 @@ export async function saveEmbedder(model: EmbedderModel, file: string): Promise<
   await fs.writeFile(file, Buffer.concat([len, header, Buffer.from(model.idf.buffer), Buffer.from(model.projection.buffer)]));
 }
 
-export async function loadEmbedder(file: string): Promise<EmbedderModel> {
+/**
+ * Read a saved model. With `share`, its arrays live in one SharedArrayBuffer, so the server's
+ * threads (search workers, job retrieval threads) use the main thread's copy instead of their own.
+ */
+export async function loadEmbedder(file: string, opts: { share?: boolean } = {}): Promise<EmbedderModel> {
   const buf = await fs.readFile(file);
   const hl = buf.readUInt32LE(0);
   const header = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')) as Pick<EmbedderModel, 'params' | 'version' | 'documents'>;
   const { buckets, dim } = header.params;
-  const body = new Uint8Array(buf.length - 4 - hl);
-  body.set(buf.subarray(4 + hl));
-  const floats = new Float32Array(body.buffer);
-  if (floats.length !== buckets + buckets * dim) throw new Error(`embedder file ${file} has ${floats.length} floats, expected ${buckets + buckets * dim}`);
-  return { ...header, idf: floats.slice(0, buckets), projection: floats.slice(buckets) };
+  const bytes = buf.length - 4 - hl;
+  if (bytes !== 4 * (buckets + buckets * dim)) throw new Error(`embedder file ${file} has ${bytes / 4} floats, expected ${buckets + buckets * dim}`);
+  // One copy, into aligned memory (the header's length makes the floats' offset in the file arbitrary).
+  const floats = new Float32Array(opts.share ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+  new Uint8Array(floats.buffer).set(buf.subarray(4 + hl));
+  return { ...header, idf: floats.subarray(0, buckets), projection: floats.subarray(buckets) };
 }

@@ -56,7 +56,7 @@ export interface SearchIndex extends RowColumns {
 }
 
 /** The big read-only parts, in SharedArrayBuffers, handed to worker threads instead of copies. */
-export interface SharedIndexParts { vectors: { codes: Int8Array; scales: Float32Array }; bm25: Uint8Array; columns: RowColumnParts }
+export interface SharedIndexParts { vectors: { codes: Int8Array; scales: Float32Array }; bm25: Uint8Array; columns: RowColumnParts; embedder: EmbedderModel }
 
 export interface LoadOptions {
   /** Load the HNSW graphs (default true); the server's main thread leaves them to its search workers. */
@@ -144,7 +144,7 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
     maxE = Math.max(maxE, engagementOf(likes[r]!, comments[r]!, shares[r]!));
     if (followers[r]! > maxF) maxF = followers[r]!;
   }
-  const embedder = await loadEmbedder(path.join(generationDir, 'embedder.bin'));
+  const embedder = opts.shared?.embedder ?? await loadEmbedder(path.join(generationDir, 'embedder.bin'), { share: Boolean(opts.share) });
   const file = (n: string) => path.join(generationDir, n);
   const textSpace = loadVectorSpace(generationDir, 'text');
   const vectors = opts.shared ? new QuantizedVectors(textSpace.dim, opts.shared.vectors.codes, opts.shared.vectors.scales)
@@ -152,7 +152,7 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
   if (vectors.rows !== rows) throw new Error(`${generationDir}: text-vectors.f32 holds ${vectors.rows} rows, posts.parquet ${rows}`);
   const shared: SharedIndexParts | null = opts.shared ?? (opts.share ? {
     vectors: { codes: vectors.codes, scales: vectors.scales }, bm25: readFileShared(file('bm25.bin')),
-    columns: { ...columns, uuid: columns.uuid.parts() },
+    columns: { ...columns, uuid: columns.uuid.parts() }, embedder,
   } : null);
   const hnsw = opts.graphs === false ? null : loadShards(generationDir, 'text');
   if (hnsw && hnsw.dim !== textSpace.dim) throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the text space ${textSpace.dim}`);
