@@ -66,8 +66,9 @@ function serveScriptFlags(): string[] {
 export interface Server { proc: ChildProcess; baseUrl: string; key: string; account: string; startMs: number }
 
 export async function startServer(dataDir: string, searchThreads?: number): Promise<Server> {
-  // A fresh ledger: the bench's own account, not the last run's.
+  // A fresh ledger (the bench's own account, not the last run's) and no jobs (no cache hits from the last run's).
   fs.rmSync(path.join(dataDir, 'ledger'), { recursive: true, force: true });
+  fs.rmSync(path.join(dataDir, 'jobs'), { recursive: true, force: true });
   fs.rmSync(path.join(dataDir, 'demo-key.json'), { force: true });
   const port = await freePort();
   const log = fs.openSync(path.join(dataDir, 'bench-server.log'), 'w');
