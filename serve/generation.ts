@@ -4,6 +4,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Manifest } from '../core/generations.ts';
+import { WINDOW_DAYS, type WindowKey } from '../core/windows.ts';
+import { DAY_MS } from '../pipeline/narratives/series.ts';
 import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
 import type { SearchParams } from '../core/ranking/search.ts';
 import { searchWithClusters, type SearchOutcome } from './answer-clusters.ts';
@@ -11,6 +13,11 @@ import type { MemberColumns } from '../pipeline/post-columns.ts';
 import { loadContentColumns, type ContentColumns } from './content-columns.ts';
 import { loadMaps, type Maps } from './maps.ts';
 import type { SearchPool } from './search-pool.ts';
+
+/** A window's length in days (all: from its start to the as-of instant, at least 1): the span of its daily series. */
+export function windowDaysOf(gen: Pick<LoadedGeneration, 'index' | 'manifest'>, window: WindowKey): number {
+  return window === 'all' ? Math.max(1, (gen.index.asOf - Date.parse(gen.manifest.windows.all.start)) / DAY_MS) : WINDOW_DAYS[window];
+}
 
 export interface LoadedGeneration {
   id: string;

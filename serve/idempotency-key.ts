@@ -1,9 +1,15 @@
 // The Idempotency-Key header (DESIGN section 5) as POST /search and job submits read it.
+import { createHash } from 'node:crypto';
 import type Koa from 'koa';
 import { badRequest } from './http-error.ts';
 
 /** 1 to 255 visible ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** What "the same body" means for a key: the SHA-256 of the request as validated (spacing and key order do not count). */
+export function requestHash(validated: unknown): string {
+  return createHash('sha256').update(JSON.stringify(validated)).digest('hex');
+}
 
 /** The request's key, null without one; a malformed key is a 400. */
 export function idempotencyKeyHeader(ctx: Koa.Context): string | null {

@@ -11,15 +11,15 @@ import { createHash } from 'node:crypto';
 import { terms } from '../core/analyzer.ts';
 import type { RankedRow } from '../core/ranking/search.ts';
 import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../core/stats/hypergeometric.ts';
-import { WINDOW_DAYS, type WindowKey } from '../core/windows.ts';
+import type { WindowKey } from '../core/windows.ts';
 import { platformDiffusion, summarise } from '../pipeline/narratives/build.ts';
 import { LABEL_DEFAULTS, labelFrom, labelKeys } from '../pipeline/narratives/labels.ts';
 import { narrativeSentiment } from '../pipeline/narratives/sentiment.ts';
-import { DAY_MS, seriesStats } from '../pipeline/narratives/series.ts';
+import { seriesStats } from '../pipeline/narratives/series.ts';
 import { memberStats, representativeOf } from '../pipeline/post-columns.ts';
 import type { AnswerClusters } from './answer-clusters.ts';
 import { KeyCounter, LabelVocabulary } from './answer-labels.ts';
-import type { LoadedGeneration } from './generation.ts';
+import { windowDaysOf, type LoadedGeneration } from './generation.ts';
 import type { LoadedNarrative, Narrative } from './maps.ts';
 
 export const TRACKED_FDR = 0.05;
@@ -103,7 +103,7 @@ export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, que
   const topTags = counter.top(memberRows.map((rs) => rs.map((r) => content.tags.idsOf(r))), tagDict.length, LABEL_DEFAULTS.tags, (id) => tagDict[id]!);
   const bounds = gen.manifest.windows[window];
   const asOf = index.asOf;
-  const windowDays = window === 'all' ? Math.max(1, (asOf - Date.parse(bounds.start)) / DAY_MS) : WINDOW_DAYS[window];
+  const windowDays = windowDaysOf(gen, window);
   const computedAt = new Date().toISOString();
   return clusters.map((c, ci) => {
     const idx = groups.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);

@@ -3,11 +3,11 @@
 // yielding to the event loop between slices, so a 10,000-row job never holds up a search.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RankedRow } from '../../core/ranking/search.ts';
-import { WINDOW_DAYS, type WindowKey } from '../../core/windows.ts';
+import type { WindowKey } from '../../core/windows.ts';
 import { narrativeSentiment } from '../../pipeline/narratives/sentiment.ts';
 import { DAY_MS, seriesStats } from '../../pipeline/narratives/series.ts';
 import { contentItem, creatorsOf } from '../content-item.ts';
-import type { LoadedGeneration } from '../generation.ts';
+import { windowDaysOf, type LoadedGeneration } from '../generation.ts';
 import { trackedNarratives } from '../search-narratives.ts';
 import { searchPatterns } from '../search-patterns.ts';
 import type { JobRequest } from './job-request.ts';
@@ -38,14 +38,11 @@ export async function recordsResult(gen: LoadedGeneration, r: JobRequest, ranked
   return `${head.slice(0, -1)},"content":${await jsonArrayInSlices(ranked, (x) => contentItem(gen, x))}}`;
 }
 
-function windowDays(gen: LoadedGeneration, window: WindowKey): number {
-  return window === 'all' ? Math.max(1, Math.ceil((gen.index.asOf - Date.parse(gen.manifest.windows.all.start)) / DAY_MS)) : WINDOW_DAYS[window];
-}
 
 /** The rows' daily series over the window (pipeline/narratives/series.ts) and each day's date. */
 function dailySeries(gen: LoadedGeneration, window: WindowKey, rows: readonly number[]) {
   const { index } = gen;
-  const series = seriesStats(rows.map((row) => index.publishedAt[row]!), index.asOf, windowDays(gen, window));
+  const series = seriesStats(rows.map((row) => index.publishedAt[row]!), index.asOf, windowDaysOf(gen, window));
   const firstDay = index.asOf - series.days * DAY_MS;
   return { series, dayOf: (d: number) => new Date(firstDay + d * DAY_MS).toISOString().slice(0, 10) };
 }
@@ -97,7 +94,7 @@ export async function insightsResult(gen: LoadedGeneration, r: JobRequest, ranke
   const engagementByDay = new Float64Array(series.days);
   for (const row of rows) {
     const back = Math.floor((index.asOf - index.publishedAt[row]!) / DAY_MS);
-    if (back >= 0 && back < series.days) engagementByDay[series.days - 1 - back]! += index.likes[row]! + index.comments[row]! + index.shares[row]!;
+    if (back >= 0 && back < series.days) engagementByDay[series.days - 1 - back]! += gen.members.engagement[row]!;
   }
   const feeling = narrativeSentiment(rows.map((row) => ({ tone: index.enrichment.toneOf(row), moods: index.enrichment.moods.get(row) })));
   const tones = countBy(rows, (row) => index.enrichment.toneOf(row) ?? 'unknown');
@@ -158,7 +155,7 @@ export function statsResult(gen: LoadedGeneration, r: JobRequest, ranked: readon
     by_content_type: shares(countBy(rows, (row) => content.contentTypes[content.contentType[row]!] ?? 'unknown'), n, 'contentType'),
     by_day: Array.from(series.counts, (count, d) => ({ day: dayOf(d), count })),
     engagement: {
-      interactions: percentiles((row) => index.likes[row]! + index.comments[row]! + index.shares[row]!),
+      interactions: percentiles((row) => gen.members.engagement[row]!),
       likes: percentiles((row) => index.likes[row]!), comments: percentiles((row) => index.comments[row]!),
       shares: percentiles((row) => index.shares[row]!), views: percentiles((row) => index.views[row]! || 0),
     },

@@ -3,13 +3,12 @@
 // a cache hit; polling shows the job's state and, once it succeeded, its result. Only the account
 // that submitted a job sees it (404 for any other). Idempotency-Key on submit: the same key and
 // body give the same job; the same key with another body is a 422.
-import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Caller } from '../auth.ts';
 import { creditHeaders } from '../billing.ts';
 import { notFound } from '../http-error.ts';
-import { idempotencyKeyHeader } from '../idempotency-key.ts';
+import { idempotencyKeyHeader, requestHash } from '../idempotency-key.ts';
 import { parseJobRequest } from '../jobs/job-request.ts';
 import type { JobRunner } from '../jobs/job-runner.ts';
 
@@ -25,7 +24,7 @@ export function jobsRouter(runner: JobRunner): Router {
     const caller = ctx.state.caller as Caller;
     const request = parseJobRequest(ctx.request.body);
     const idemKey = idempotencyKeyHeader(ctx);
-    const bodyHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
+    const bodyHash = requestHash(request);
     const out = await runner.submit({ account: caller.account, keyId: caller.key.id }, request, ctx.state.requestId as string, idemKey ? { key: idemKey, bodyHash } : null);
     const available = runner.available(caller.account);
     ctx.status = out.status;

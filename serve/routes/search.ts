@@ -3,7 +3,6 @@
 // the answer under an Idempotency-Key), and release the hold if anything fails. A search whose
 // ranking has not come back within SEARCH_BUDGET_MS of the request's start releases its hold and
 // is handed to an insights job (the 202 of spec 4.1).
-import { createHash } from 'node:crypto';
 import type Koa from 'koa';
 import { failpoint } from '../../core/failpoints.ts';
 import { valueWithin } from '../../core/wait-at-most.ts';
@@ -14,7 +13,7 @@ import { creditHeaders, holdOr402, PER_RECORD_MICRO } from '../billing.ts';
 import { contentItem, creatorsOf } from '../content-item.ts';
 import type { EmergentStore } from '../emergent-store.ts';
 import { HttpError } from '../http-error.ts';
-import { idempotencyKeyHeader } from '../idempotency-key.ts';
+import { idempotencyKeyHeader, requestHash } from '../idempotency-key.ts';
 import { INSIGHTS_DEPTH_DEFAULT } from '../jobs/job-request.ts';
 import type { JobRunner } from '../jobs/job-runner.ts';
 import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from '../search-body.ts';
@@ -38,7 +37,7 @@ interface StoredResponse { status: number; body: unknown; headers: Record<string
 
 /** Same account, same key, same request: the body as validated (so spacing or key order do not matter). */
 function bodyHash(b: SearchBody): string {
-  return createHash('sha256').update(JSON.stringify([b.query, b.limit, b.window])).digest('hex');
+  return requestHash([b.query, b.limit, b.window]);
 }
 
 export function searchHandler(deps: SearchDeps): Koa.Middleware {
