@@ -18,11 +18,14 @@ export async function fsyncPath(p: string): Promise<void> {
 /** fsync a directory so entries created or renamed in it survive a power cut. */
 export const fsyncDir = fsyncPath;
 
-/** Write a file so that readers see either the old content or the new, never a mix. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+/**
+ * Write a file so that readers see either the old content or the new, never a mix. `mode` is set
+ * when the file is created, so a secret is never readable by others, not even for a moment.
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o666): Promise<void> {
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.tmp-${path.basename(file)}-${process.pid}-${Date.now()}`);
-  const fh = await fs.open(tmp, 'w');
+  const fh = await fs.open(tmp, 'w', mode);
   try {
     await fh.writeFile(data);
     await fh.sync();

@@ -1,7 +1,12 @@
 // The loopback admin endpoint: how the admin CLI changes the ledger while the server holds it
 // (one writer, always). Mounted by the server; answers only on a loopback address and only with
-// `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. Bodies are JSON.
-import { timingSafeEqual, createHash } from 'node:crypto';
+// `Authorization: Bearer <token>`, compared in constant time. Bodies are JSON.
+//
+// The token is ADMIN_TOKEN when the operator sets one. Without it the server makes a random token
+// for its own lifetime and writes it into the announcement file, created with mode 0600 (as
+// Jupyter's runtime files or Erlang's cookie do): whoever may read the ledger's directory, and so
+// could edit the ledger anyway, can run the CLI; nobody else can. ADMIN_TOKEN itself never goes to disk.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { bodyParser } from '@koa/bodyparser';
@@ -20,7 +25,21 @@ export function isLoopback(ip: string): boolean {
   return LOOPBACK.test(ip);
 }
 
-/** POST {prefix}/admin/<command> with the command's JSON input, e.g. /admin/credits.topup. */
+/** What the server announces in DATA_DIR/ledger/admin-endpoint.json. */
+export interface AdminAnnouncement {
+  /** The admin base: POST `${url}/<command>`, e.g. http://127.0.0.1:8080/api/admin/credits.topup. */
+  url: string;
+  pid: number;
+  /** Present only when the server made its own token (no ADMIN_TOKEN set). */
+  token?: string;
+}
+
+/** The endpoint's token: ADMIN_TOKEN, or a fresh random one for this server's lifetime. */
+export function adminToken(configured: string | undefined): { token: string; generated: boolean } {
+  return configured ? { token: configured, generated: false } : { token: `adm_${randomBytes(24).toString('base64url')}`, generated: true };
+}
+
+/** POST {prefix}/admin/<command> with the command's JSON input, e.g. /api/admin/credits.topup. */
 export function createAdminRouter(ledger: Ledger, token: string | undefined, prefix = ''): Router {
   const router = new Router({ prefix: `${prefix}/admin` });
   router.use(async (ctx: Koa.Context, next: Koa.Next) => {
@@ -57,9 +76,13 @@ export function createAdminRouter(ledger: Ledger, token: string | undefined, pre
   return router;
 }
 
-/** The server announces its admin endpoint so the CLI knows to go through it. */
-export async function announceAdminEndpoint(ledgerDir: string, url: string): Promise<() => Promise<void>> {
+/**
+ * The server announces its admin endpoint (the admin base URL, `{base_url}/admin`) so the CLI knows
+ * to go through it; a token it made itself goes in the same owner-only file.
+ */
+export async function announceAdminEndpoint(ledgerDir: string, url: string, generatedToken?: string): Promise<() => Promise<void>> {
   const file = path.join(ledgerDir, ADMIN_ENDPOINT_FILE);
-  await writeFileAtomic(file, JSON.stringify({ url, pid: process.pid }) + '\n');
+  const announcement: AdminAnnouncement = { url, pid: process.pid, ...(generatedToken ? { token: generatedToken } : {}) };
+  await writeFileAtomic(file, JSON.stringify(announcement) + '\n', 0o600);
   return () => fs.rm(file, { force: true });
 }

@@ -1,14 +1,15 @@
 // `npm run admin -- <command>`: accounts, keys and credits, JSON out.
 // One writer, always: when a server holds the ledger and announces its loopback admin endpoint
-// (DATA_DIR/ledger/admin-endpoint.json), the CLI goes through it with ADMIN_TOKEN; otherwise it
-// opens the ledger itself under the ledger's exclusive lock.
+// (DATA_DIR/ledger/admin-endpoint.json), the CLI goes through it with ADMIN_TOKEN, or with the
+// token the server wrote into that owner-only file when none was set; otherwise it opens the
+// ledger itself under the ledger's exclusive lock.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { LockHeld, processAlive } from '../core/lock.ts';
-import { ADMIN_ENDPOINT_FILE } from './admin-api.ts';
+import { ADMIN_ENDPOINT_FILE, type AdminAnnouncement } from './admin-api.ts';
 import { AdminInputError, runAdminCommand, type AdminCommand } from './admin-ops.ts';
 import { Ledger, LedgerError } from './ledger.ts';
 
@@ -20,8 +21,10 @@ const HELP = `usage: npm run admin -- <command> [options] [--data-dir DIR]
   keys revoke     --key KEY_ID
   credits topup   --account ACCOUNT_ID --credits X [--note TEXT]
 
-Prints JSON. While a server holds the ledger, commands go through its loopback admin endpoint
-and need ADMIN_TOKEN in the environment; otherwise the ledger is opened directly.`;
+Prints JSON. While a server (npm start, npm run serve) holds the ledger, commands go through its
+loopback admin endpoint: with the server's ADMIN_TOKEN when it was started with one (set the same
+ADMIN_TOKEN here), else with the token it wrote to DATA_DIR/ledger/admin-endpoint.json. Without a
+running server the ledger is opened directly.`;
 
 function out(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
@@ -33,10 +36,10 @@ function fail(message: string, code = 1, help = false): never {
 }
 
 async function viaEndpoint(url: string, command: AdminCommand, input: Record<string, unknown>, token: string | undefined): Promise<void> {
-  if (!token) fail('a server holds the ledger: set ADMIN_TOKEN to use its admin endpoint', 2);
+  if (!token) fail('a server holds the ledger and was started with ADMIN_TOKEN: set the same ADMIN_TOKEN to use its admin endpoint', 2);
   let res: Response;
   try {
-    res = await fetch(`${url}/admin/${command}`, {
+    res = await fetch(`${url}/${command}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify(input),
@@ -103,8 +106,13 @@ async function main(): Promise<void> {
   const dir = dataDirLayout(config.dataDir).ledger;
   const announce = path.join(dir, ADMIN_ENDPOINT_FILE);
   if (fs.existsSync(announce)) {
-    const { url, pid } = JSON.parse(fs.readFileSync(announce, 'utf8')) as { url: string; pid: number };
-    if (processAlive(pid)) return viaEndpoint(url, command, input, config.ADMIN_TOKEN);
+    let a: AdminAnnouncement;
+    try {
+      a = JSON.parse(fs.readFileSync(announce, 'utf8')) as AdminAnnouncement;
+    } catch (err) {
+      fail(`${announce}: ${(err as Error).message} (a server announces its admin endpoint there; read it as the user that runs the server)`);
+    }
+    if (processAlive(a.pid)) return viaEndpoint(a.url, command, input, a.token ?? config.ADMIN_TOKEN);
   }
   return direct(dir, command, input);
 }

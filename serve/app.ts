@@ -11,7 +11,9 @@ import type { Logger } from '../core/log.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { requireKey } from './auth.ts';
 import { EmergentStore } from './emergent-store.ts';
+import { decodablePath, errorShape } from './error-shape.ts';
 import { HttpError } from './http-error.ts';
+import { closeIfBodyUnread } from './unread-body.ts';
 import { openApiDocument } from './openapi.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { accountRouter } from './routes/account.ts';
@@ -49,6 +51,12 @@ export interface AppDeps {
   selfUrl?: () => string;
 }
 
+/** An http-errors 4xx (Koa's ctx.throw): its message was written for the client. */
+function isClientError(err: unknown): err is { status: number; message: string } {
+  const e = err as { status?: unknown; expose?: unknown };
+  return typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose === true;
+}
+
 const newRequestId = () => `req_${randomBytes(9).toString('base64url')}`;
 
 export function createApp(deps: AppDeps): Koa {
@@ -65,6 +73,7 @@ export function createApp(deps: AppDeps): Koa {
     ctx.set('X-Request-Id', requestId);
     try {
       try {
+        if (!decodablePath(ctx.path)) throw new HttpError(400, { error: 'the request path has a malformed percent-encoding' });
         await next();
         if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, { error: `no route ${ctx.method} ${ctx.path}` });
       } catch (err) {
@@ -72,11 +81,20 @@ export function createApp(deps: AppDeps): Koa {
           ctx.status = err.status;
           ctx.set(err.headers);
           ctx.body = { ...err.body, request_id: requestId };
+        } else if (isClientError(err)) {
+          // ctx.throw(4xx) from a part that does not know HttpError (a body parser, the admin router).
+          ctx.status = err.status;
+          ctx.body = { error: err.message, request_id: requestId };
         } else {
           ctx.status = 500;
           ctx.body = { error: 'internal error; quote the request_id when contacting support', request_id: requestId };
           deps.log.error({ requestId, err: (err as Error).stack ?? String(err) }, 'request failed');
         }
+      }
+      // Errors answered by parts that write text or nothing (405, 501 from the router) get the one shape.
+      if (ctx.status >= 400 && ctx.respond !== false) {
+        errorShape(ctx, requestId);
+        closeIfBodyUnread(ctx);
       }
       // A JSON body encoded once, here: Koa's respond would stringify it, scan the text again for
       // Content-Length and encode it once more in the socket write (0.5 ms of a 100-row answer).

@@ -24,7 +24,6 @@ export async function ensureDemoAccount(ledger: Ledger, dataDir: string, credits
   if (credits > 0) await ledger.topup(account.id, toMicro(credits), 'demo credits');
   const { key, secret } = await ledger.createKey(account.id, 'demo');
   const demo: DemoKey = { account: account.id, keyId: key.id, secret, createdAt: key.createdAt };
-  await writeFileAtomic(file, JSON.stringify(demo, null, 2) + '\n');
-  await fs.chmod(file, 0o600);
+  await writeFileAtomic(file, JSON.stringify(demo, null, 2) + '\n', 0o600);
   return { demo, created: true, file };
 }

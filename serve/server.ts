@@ -8,9 +8,10 @@ import type { Config } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import type { Logger } from '../core/log.ts';
 import { waitAtMost } from '../core/wait-at-most.ts';
-import { announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts';
+import { adminToken, announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import { createApp } from './app.ts';
+import { answerClientError, answerConnect, answerExpectation } from './client-error.ts';
 import { ensureDemoAccount, type DemoKey } from './demo-account.ts';
 import { loadGeneration } from './generation.ts';
 import { JobRunner, jobsDir } from './jobs/job-runner.ts';
@@ -62,7 +63,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       ledger, snapshots, log, prefix: config.SERVICE_PREFIX, startedAt,
       rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST }, topUpUrl: () => topUpUrl, searchPatterns: config.SEARCH_PATTERNS, jobs, searchBudgetMs: config.SEARCH_BUDGET_MS, selfUrl: () => selfUrl,
     });
-    const admin = createAdminRouter(ledger, config.ADMIN_TOKEN, config.SERVICE_PREFIX);
+    const adminAuth = adminToken(config.ADMIN_TOKEN);
+    const admin = createAdminRouter(ledger, adminAuth.token, config.SERVICE_PREFIX);
     app.use(admin.routes());
     // Requests being handled: a client that hangs up does not stop its handler, which may still be
     // settling a charge, so closing waits for the handlers, not only for the connections.
@@ -73,6 +75,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       handling.add(p);
     });
     server.keepAliveTimeout = 5000;
+    const refused = (a: { status: number; code: string | undefined; requestId: string }) => log.info({ requestId: a.requestId, status: a.status, code: a.code }, 'refused before routing');
+    server.on('clientError', (err: Error & { code?: string }, socket) => answerClientError(err, socket, refused));
+    server.on('connect', (_req, socket) => answerConnect(socket, refused));
+    server.on('checkExpectation', (_req, res) => answerExpectation(res, refused));
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(config.PORT, host, () => resolve());
@@ -83,7 +89,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     topUpUrl ||= `${baseUrl}/billing/top-up`;
     // The MCP tools call the API here. A wildcard listen address is reached on loopback.
     selfUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host}:${port}${config.SERVICE_PREFIX}`;
-    unannounce = await announceAdminEndpoint(layout.ledger, `${baseUrl}/admin`);
+    unannounce = await announceAdminEndpoint(layout.ledger, `${baseUrl}/admin`, adminAuth.generated ? adminAuth.token : undefined);
     snapshots.watch(config.SNAPSHOT_CHECK_MS);
     const s = server;
     let closing: Promise<void> | null = null;

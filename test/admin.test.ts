@@ -1,20 +1,19 @@
-// The admin CLI and the loopback admin endpoint, with real processes and a real Koa server on
-// 127.0.0.1: direct mode under the ledger lock, endpoint mode while another process holds it.
+// The admin CLI and the loopback admin endpoint, with real processes: direct mode under the ledger
+// lock, endpoint mode while a real server (npm run serve, npm start) holds the ledger.
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import Koa from 'koa';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts';
+import { ADMIN_ENDPOINT_FILE } from '../ledger/admin-api.ts';
 import { Ledger } from '../ledger/ledger.ts';
-import { runTs } from './helpers/child.ts';
+import { runNpm, spawnNpm, waitFor } from './helpers/child.ts';
+import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
 test.after.each(cleanupTmp);
 
 async function admin(dataDir: string, args: string[], env: Record<string, string> = {}) {
-  const r = await runTs('ledger/admin-cli.ts', [...args, '--data-dir', dataDir], env);
+  const r = await runNpm('admin', [...args, '--data-dir', dataDir], env);
   const json = r.out.trim().startsWith('{') ? JSON.parse(r.out.slice(0, r.out.lastIndexOf('}') + 1)) : null;
   return { code: r.code, out: r.out, json };
 }
@@ -42,45 +41,74 @@ test('direct mode: create an account and a key, top up, show, revoke; JSON out; 
   assert.match(unknown.out, /no account acc_missing/);
 });
 
-test('endpoint mode: while a server holds the ledger, the CLI goes through its loopback endpoint with ADMIN_TOKEN', async () => {
-  const d = tmpDir();
-  const dir = path.join(d, 'ledger');
-  const ledger = await Ledger.open({ dir });
-  const app = new Koa();
-  const router = createAdminRouter(ledger, 'tok-123', '/api');
-  app.use(router.routes()).use(router.allowedMethods());
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
-  const unannounce = await announceAdminEndpoint(dir, url);
-  try {
-    const acc = await admin(d, ['accounts', 'create', '--name', 'Live'], { ADMIN_TOKEN: 'tok-123' });
-    assert.is(acc.code, 0, acc.out);
-    const top = await admin(d, ['credits', 'topup', '--account', acc.json.id, '--credits', '3'], { ADMIN_TOKEN: 'tok-123' });
-    assert.is(top.code, 0, top.out);
-    // The server's own ledger saw it: one writer, no fork.
-    assert.is(ledger.balance(acc.json.id).balance, 3_000_000);
+// The real thing: a server started as a user starts it (npm run serve, npm start), the real CLI
+// (npm run admin) beside it, every command, with the default prefix and a custom one, with
+// ADMIN_TOKEN set and without (then the server's own token in its owner-only announcement).
+const SERVERS: Array<{ script: string; env: Record<string, string> }> = [
+  { script: 'serve', env: { ADMIN_TOKEN: 'tok-123' } },
+  { script: 'start', env: { ADMIN_TOKEN: 'tok-456', SERVICE_PREFIX: '/v2/ci', PIPELINE_SCHEDULE: '{"run":"0 0 1 1 *"}' } },
+  { script: 'serve', env: { SERVICE_PREFIX: '/ci' } },
+];
 
-    const noToken = await admin(d, ['accounts', 'show', '--account', acc.json.id], { ADMIN_TOKEN: '' });
-    assert.is(noToken.code, 2);
-    assert.match(noToken.out, /set ADMIN_TOKEN/);
-    const wrong = await admin(d, ['accounts', 'show', '--account', acc.json.id], { ADMIN_TOKEN: 'nope' });
-    assert.is(wrong.code, 1);
-    assert.match(wrong.out, /admin token required/);
+test('endpoint mode: every admin command works against a server started by npm run serve and npm start', async () => {
+  const d = sampleDataDir();
+  await runPipeline(d);
+  const announce = path.join(d, 'ledger', ADMIN_ENDPOINT_FILE);
+  for (const { script, env } of SERVERS) {
+    const what = `npm run ${script} with ${JSON.stringify(env)}`;
+    const server = spawnNpm(script, [], { DATA_DIR: d, PORT: '0', LOG_LEVEL: 'info', ...env });
+    try {
+      await waitFor(() => /"baseUrl":"[^"]+".*serving/.test(server.out()) || server.proc.exitCode !== null, `${what} to serve`, 120_000);
+      const baseUrl = /"baseUrl":"([^"]+)"/.exec(server.out())![1]!;
+      assert.ok(baseUrl.endsWith(env.SERVICE_PREFIX ?? '/api'), baseUrl);
+      const a = JSON.parse(fs.readFileSync(announce, 'utf8'));
+      assert.is(a.url, `${baseUrl}/admin`, what);
+      assert.is((fs.statSync(announce).mode & 0o777).toString(8), '600', 'the announcement is readable by its owner only');
+      // A token the operator set is never written down; a token the server made is, for the CLI.
+      assert.is('token' in a, !('ADMIN_TOKEN' in env), what);
+      const cli = (args: string[], extra: Record<string, string> = {}) => admin(d, args, { ...('ADMIN_TOKEN' in env ? { ADMIN_TOKEN: env.ADMIN_TOKEN } : {}), ...extra });
 
-    const post = (cmd: string, body: string, token = 'tok-123') =>
-      fetch(`${url}/admin/${cmd}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body });
-    assert.is((await post('credits.topup', '{"account":')).status, 400);
-    assert.is((await post('credits.topup', JSON.stringify({ account: acc.json.id, credits: 1, extra: true }))).status, 400);
-    assert.is((await post('accounts.delete', '{}')).status, 404);
-    assert.is((await post('accounts.show', JSON.stringify({ account: 'acc_x' }))).status, 404);
-  } finally {
-    await unannounce();
-    server.close();
-    await ledger.close();
+      const acc = await cli(['accounts', 'create', '--name', 'Live']);
+      assert.is(acc.code, 0, `${what}: ${acc.out}`);
+      const key = await cli(['keys', 'create', '--account', acc.json.id, '--name', 'ci']);
+      assert.is(key.code, 0, key.out);
+      const top = await cli(['credits', 'topup', '--account', acc.json.id, '--credits', '3']);
+      assert.equal(top.json, { account: acc.json.id, added: 3, balance: 3, available: 3 }, top.out);
+      const show = await cli(['accounts', 'show', '--account', acc.json.id]);
+      assert.equal([show.json.balance, show.json.keys.length], [3, 1], show.out);
+      // The running server sees all of it at once: one writer, no fork.
+      const usage = await fetch(`${baseUrl}/usage`, { headers: { 'x-api-key': key.json.secret } });
+      assert.is(usage.status, 200);
+      assert.is(((await usage.json()) as { balance: number }).balance, 3);
+      const rev = await cli(['keys', 'revoke', '--key', key.json.id]);
+      assert.is(rev.code, 0, rev.out);
+      assert.is((await fetch(`${baseUrl}/health`, { headers: { 'x-api-key': key.json.secret } })).status, 403, 'a revoked key is refused at once');
+
+      if ('ADMIN_TOKEN' in env) {
+        const noToken = await admin(d, ['accounts', 'show', '--account', acc.json.id], { ADMIN_TOKEN: '' });
+        assert.is(noToken.code, 2);
+        assert.match(noToken.out, /set the same ADMIN_TOKEN/);
+        const wrong = await admin(d, ['accounts', 'show', '--account', acc.json.id], { ADMIN_TOKEN: 'nope' });
+        assert.is(wrong.code, 1);
+        assert.match(wrong.out, /admin token required/);
+        const post = (cmd: string, body: string) =>
+          fetch(`${a.url}/${cmd}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${env.ADMIN_TOKEN}` }, body });
+        assert.is((await post('credits.topup', '{"account":')).status, 400);
+        assert.is((await post('credits.topup', JSON.stringify({ account: acc.json.id, credits: 1, extra: true }))).status, 400);
+        assert.is((await post('accounts.delete', '{}')).status, 404);
+        const missing = await post('accounts.show', JSON.stringify({ account: 'acc_x' }));
+        assert.is(missing.status, 404);
+        assert.type(((await missing.json()) as { request_id?: string }).request_id, 'string');
+      }
+    } finally {
+      server.stop();
+      await server.exited;
+    }
+    // The server is gone and says so: the CLI opens the ledger itself.
+    assert.not.ok(fs.existsSync(announce), `${what} removed its announcement`);
   }
-  // The server is gone: the CLI opens the ledger itself and sees the same state.
-  assert.not.ok(fs.existsSync(path.join(dir, 'admin-endpoint.json')));
+  const direct = await admin(d, ['accounts', 'create', '--name', 'After']);
+  assert.is(direct.code, 0, direct.out);
 });
 
 test('a process holding the ledger without an endpoint is reported, not raced', async () => {

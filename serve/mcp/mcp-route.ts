@@ -4,10 +4,11 @@
 // pattern), with the tools bound to the caller's key; JSON responses, no server-sent events, as no
 // tool streams. Each tool is the HTTP call it mirrors (tools.ts), made to this server.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type Koa from 'koa';
 import { CREDITS_REMAINING_HEADER, CREDITS_USED_HEADER } from '../billing.ts';
+import { HttpError } from '../http-error.ts';
 import { TOOLS, type ToolDef } from './tools.ts';
 
 export const MCP_SERVER_INFO = { name: 'content-intelligence', version: '1.0.1' };
@@ -49,19 +50,46 @@ export function mcpServerFor(baseUrl: string, key: string, version: string | nul
   return server;
 }
 
-/** Koa handler for {base_url}/mcp, mounted after the key check and the body parser. */
+/** The transport's own refusals are JSON-RPC errors; they reach the caller in the API's error shape. */
+async function jsonRpcErrorBody(res: Response): Promise<{ error: string; jsonrpc_code?: number }> {
+  const text = await res.text();
+  try {
+    const e = (JSON.parse(text) as { error?: { code?: number; message?: string } }).error;
+    if (e?.message) return { error: e.message, ...(typeof e.code === 'number' ? { jsonrpc_code: e.code } : {}) };
+  } catch {
+    // not JSON: the text itself
+  }
+  return { error: text || `HTTP ${res.status}` };
+}
+
+/**
+ * Koa handler for {base_url}/mcp, mounted after the key check and the body parser. The SDK's
+ * web-standard transport answers with a Response, which becomes Koa's answer: the access log sees
+ * its real status, and an error (406 without the accept header, 415, 400 for a message that is
+ * not JSON-RPC) takes the API's `{error, request_id}` shape. Stateless and without streams, so only
+ * POST is served (405 with Allow: POST for the rest, as the MCP transport allows).
+ */
 export function mcpHandler(selfUrl: () => string): Koa.Middleware {
   return async (ctx) => {
+    if (ctx.method !== 'POST') throw new HttpError(405, { error: `method ${ctx.method} is not allowed on ${ctx.path} (allowed: POST; this MCP server is stateless and does not stream)` }, { Allow: 'POST' });
     const server = mcpServerFor(selfUrl(), ctx.get('x-api-key'), ctx.get('x-service-version') || null);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    // The transport writes the response itself; the status here is what the access log reads if it cannot.
-    ctx.status = 200;
-    ctx.respond = false;
-    ctx.res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(ctx.req, ctx.res, ctx.request.body);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(ctx.headers)) if (typeof v === 'string') headers.set(k, v);
+      const req = new Request(`http://mcp.local${ctx.path}`, { method: 'POST', headers, body: JSON.stringify(ctx.request.body ?? null) });
+      const res = await transport.handleRequest(req, { parsedBody: ctx.request.body });
+      if (res.status >= 400) throw new HttpError(res.status, await jsonRpcErrorBody(res));
+      ctx.status = res.status;
+      res.headers.forEach((v, k) => {
+        if (k !== 'content-length') ctx.set(k, v);
+      });
+      // A notification's 202 has no body (Koa would write the status text).
+      ctx.body = await res.text();
+    } finally {
+      await transport.close();
+      await server.close();
+    }
   };
 }

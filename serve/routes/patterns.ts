@@ -43,7 +43,7 @@ export function patternsRouter(): Router {
     const gen = ctx.state.gen as LoadedGeneration;
     const scope = windowParam(ctx.query.scope, '30d');
     const sort = (ctx.query.sort ?? 'contentCount') as string;
-    if (!(sort in PATTERN_SORTS)) throw badRequest(`sort must be one of ${Object.keys(PATTERN_SORTS).join(', ')}`);
+    if (!Object.hasOwn(PATTERN_SORTS, sort)) throw badRequest(`sort must be one of ${Object.keys(PATTERN_SORTS).join(', ')}`);
     const limit = intParam(ctx.query.limit, 'limit', 20, 1, 100);
     const offset = typeof ctx.query.cursor === 'string' ? decodeCursor(ctx.query.cursor, gen.id, scope, sort) : 0;
     const list = gen.maps.patterns.filter((p) => p.scope === scope)
