@@ -2,7 +2,7 @@
 export const WINDOW_KEYS = ['7d', '30d', '90d', 'all'] as const;
 export type WindowKey = (typeof WINDOW_KEYS)[number];
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 export const WINDOW_DAYS: Record<Exclude<WindowKey, 'all'>, number> = { '7d': 7, '30d': 30, '90d': 90 };
 
 export interface WindowBounds {

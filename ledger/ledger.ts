@@ -56,11 +56,15 @@ export type IdempotencyCheck =
 
 export interface UsageEntry {
   id: string;
+  /** A refund is a hold released whole: nothing was charged, nothing is paid back. */
   type: 'topup' | 'settlement' | 'refund';
-  /** Credits: added (top-up), charged (settlement) or returned to available (refund). */
+  /** Credits this entry moved on the balance: added (top-up), charged (settlement), 0 (refund). */
   credits: number;
-  /** The hold a settlement or refund resolved, in credits. */
+  /** The hold a settlement or refund resolved, in credits (null for a top-up). */
   held: number | null;
+  /** Of the hold: charged, and released back to available (held = charged + released); null for a top-up. */
+  charged: number | null;
+  released: number | null;
   balanceAfter: number;
   keyId: string | null;
   ref: string | null;
@@ -316,12 +320,13 @@ export class Ledger {
     const r = JSON.parse(this.log.read(loc).toString('utf8')) as LedgerRecord;
     const base = { id: `u_${r.seq}`, at: r.at };
     if (r.t === 'topup') {
-      return { ...base, type: 'topup', credits: toCredits(r.amount), held: null, balanceAfter: toCredits(r.balanceAfter), keyId: null, ref: r.id, what: r.note, reason: null };
+      return { ...base, type: 'topup', credits: toCredits(r.amount), held: null, charged: null, released: null, balanceAfter: toCredits(r.balanceAfter), keyId: null, ref: r.id, what: r.note, reason: null };
     }
     if (r.t === 'settle' || r.t === 'release') {
+      const charged = r.t === 'settle' ? r.amount : 0;
       return {
-        ...base, type: r.t === 'settle' ? 'settlement' : 'refund', credits: toCredits(r.t === 'settle' ? r.amount : r.held),
-        held: toCredits(r.held), balanceAfter: toCredits(r.balanceAfter), keyId: r.key, ref: r.ref, what: r.what,
+        ...base, type: r.t === 'settle' ? 'settlement' : 'refund', credits: toCredits(charged), held: toCredits(r.held), charged: toCredits(charged),
+        released: toCredits(r.held - charged), balanceAfter: toCredits(r.balanceAfter), keyId: r.key, ref: r.ref, what: r.what,
         reason: r.t === 'release' ? r.reason : null,
       };
     }

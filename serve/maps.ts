@@ -18,9 +18,17 @@ export interface Narrative {
   sentiment_score: number | null; sentiment_breakdown: Record<string, unknown> | null;
 }
 
-export interface TrajectoryPoint { generation: string; as_of: string; computed_at: string; [metric: string]: unknown }
+/** A narrative's figures in one generation: the same fields, with the same JSON types, as the narrative itself. */
+export interface TrajectoryPoint {
+  generation: string; as_of: string; computed_at: string; narrative_id: string; content_count: number; creator_count: number;
+  total_engagement: string; velocity: number | null; acceleration: number | null; momentum_score: number; emerging_score: number;
+  lifecycle: string | null; sentiment_score: number | null;
+}
 
 export interface LoadedNarrative { narrative: Narrative; members: Int32Array; dailyCounts: number[]; trajectory: TrajectoryPoint[] }
+
+/** Where an id of an earlier generation led: its story's key, in which generation and window. */
+export interface EarlierNarrativeId { narrative_key: string; generation: string; window_key: string }
 
 export interface RecurrentElement { support: number; type: string; value: string }
 
@@ -53,9 +61,17 @@ export interface LoadedPattern {
 export interface Maps {
   narratives: LoadedNarrative[];
   narrativeById: Map<string, LoadedNarrative>;
+  /** The current narrative of each stable key (narrative_key). */
+  narrativeByKey: Map<string, LoadedNarrative>;
+  /** Ids of earlier generations in the trajectory history, with the key they belonged to. */
+  earlierNarrativeIds: Map<string, EarlierNarrativeId>;
+  /** Every story's points in the trajectory history, by narrative_key, ended stories included. */
+  narrativeHistory: Map<string, { window_key: string; points: TrajectoryPoint[] }>;
   narrativeText: Bm25Index | null;
   patterns: LoadedPattern[];
   patternByKey: Map<string, LoadedPattern>;
+  /** Keys in the pattern trajectory history with no pattern in this generation (ended or merged). */
+  endedPatternKeys: Set<string>;
   /** Dimension of the visual vectors and pattern centroids (0 without patterns). */
   patternDim: number;
 }
@@ -63,6 +79,16 @@ export interface Maps {
 const num = (v: unknown): number => Number(v);
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const json = <T>(v: unknown): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : null);
+
+/** A trajectory row as the API shows it; this generation's own rows carry no generation name yet (publish gives it). */
+function trajectoryPoint(h: Row, generation: string): TrajectoryPoint {
+  return {
+    generation: (h.generation as string | null) ?? generation, as_of: h.as_of as string, computed_at: h.computed_at as string, narrative_id: h.narrative_id as string,
+    content_count: num(h.content_count), creator_count: num(h.creator_count), total_engagement: String(Math.round(num(h.total_engagement))),
+    velocity: numOrNull(h.velocity), acceleration: numOrNull(h.acceleration), momentum_score: num(h.momentum_score), emerging_score: num(h.emerging_score),
+    lifecycle: (h.lifecycle as string | null) ?? null, sentiment_score: numOrNull(h.sentiment_score),
+  };
+}
 
 async function exists(file: string): Promise<boolean> {
   return fs.access(file).then(() => true, () => false);
@@ -88,7 +114,7 @@ async function membersOf(db: Awaited<ReturnType<typeof openDuckDB>>, file: strin
 
 export async function loadMaps(generationDir: string, generation: string): Promise<Maps> {
   const file = (n: string) => path.join(generationDir, n);
-  const maps: Maps = { narratives: [], narrativeById: new Map(), narrativeText: null, patterns: [], patternByKey: new Map(), patternDim: 0 };
+  const maps: Maps = { narratives: [], narrativeById: new Map(), narrativeByKey: new Map(), earlierNarrativeIds: new Map(), narrativeHistory: new Map(), narrativeText: null, patterns: [], patternByKey: new Map(), endedPatternKeys: new Set(), patternDim: 0 };
   const db = await openDuckDB();
   try {
     await db.run(`SET TimeZone = 'UTC'`);
@@ -96,6 +122,7 @@ export async function loadMaps(generationDir: string, generation: string): Promi
       const rows = await db.all(`SELECT * FROM read_parquet(${sqlString(file('narratives.parquet'))}) ORDER BY row_id`);
       const members = await membersOf(db, file('narrative-members.parquet'), 'narrative_id');
       const history = groupRows(await db.all(`SELECT * FROM read_parquet(${sqlString(file('narrative-trajectory.parquet'))}) ORDER BY row_id`), 'narrative_key');
+      for (const [key, rows] of history) maps.narrativeHistory.set(key, { window_key: rows[0]!.window_key as string, points: rows.map((h) => trajectoryPoint(h, generation)) });
       for (const r of rows) {
         const narrative: Narrative = {
           id: r.id as string, label: r.label as string, summary: r.summary as string, source: 'tracked', window_key: r.window_key as string,
@@ -108,12 +135,17 @@ export async function loadMaps(generationDir: string, generation: string): Promi
           representative_content_uuid: (r.representative_content_uuid as string | null) ?? null, sentiment_label: (r.sentiment_label as string | null) ?? null,
           sentiment_score: numOrNull(r.sentiment_score), sentiment_breakdown: json<Record<string, unknown>>(r.sentiment_breakdown),
         };
-        // This generation's own trajectory rows carry no generation name yet (publish gives it).
-        const trajectory = (history.get(narrative.narrative_key ?? '') ?? []).filter((h) => h.window_key === narrative.window_key)
-          .map(({ row_id: _r, narrative_key: _k, window_key: _w, ...h }) => ({ ...h, generation: (h.generation as string | null) ?? generation }) as TrajectoryPoint);
+        const trajectory = maps.narrativeHistory.get(narrative.narrative_key ?? '')?.points ?? [];
         const loaded: LoadedNarrative = { narrative, members: members.get(narrative.id) ?? new Int32Array(0), dailyCounts: ((r.daily_counts as number[] | null) ?? []).map(Number), trajectory };
         maps.narratives.push(loaded);
         maps.narrativeById.set(narrative.id, loaded);
+        if (narrative.narrative_key) maps.narrativeByKey.set(narrative.narrative_key, loaded);
+      }
+      for (const [key, rows] of history) {
+        for (const h of rows) {
+          const id = h.narrative_id as string | null;
+          if (id && !maps.narrativeById.has(id)) maps.earlierNarrativeIds.set(id, { narrative_key: key, generation: (h.generation as string | null) ?? generation, window_key: h.window_key as string });
+        }
       }
       if (await exists(file('narrative-text.bin'))) maps.narrativeText = await loadBm25(file('narrative-text.bin'));
     }
@@ -154,6 +186,7 @@ export async function loadMaps(generationDir: string, generation: string): Promi
         maps.patterns.push(loaded);
         maps.patternByKey.set(key, loaded);
       }
+      for (const key of history.keys()) if (!maps.patternByKey.has(key)) maps.endedPatternKeys.add(key);
     }
   } finally {
     db.close();

@@ -78,7 +78,7 @@ const patternEntry = obj({
 const error = obj({ error: str }, { request_id: str }, true);
 const insufficient = obj({
   error: { type: 'string', enum: ['insufficient_credits'] }, credits_required: num, credits_available: num,
-  recommendations: obj({ maxLimitForWindow: { type: 'integer', minimum: 0 }, topUpUrl: str }), tier: { type: 'string', enum: ['1', '2'] }, window: windowEnum,
+  recommendations: obj({ maxLimitForWindow: { type: 'integer', minimum: 0, description: "The largest limit the available balance covers; 0 for patterns and stats, and for insights when it cannot cover the window's minimum analysis depth (7d 375, 30d and 90d 750, all 1,500 records), with or without includeSignals" }, topUpUrl: str }), tier: { type: 'string', enum: ['1', '2'] }, window: windowEnum,
 }, { request_id: str });
 
 const paged = (items: Schema, more: Record<string, Schema> = {}) => obj({ items: { type: 'array', items }, ...more });
@@ -122,6 +122,9 @@ const job = obj({
   estimated_cost: { type: 'number', minimum: 0 }, charged: nullable('number'), records: nullable('integer'), cached: bool,
   error: nullable(obj({ status: int, error: str })),
 }, { request_id: str, result: { oneOf: Object.keys(jobResults).map(ref) } });
+
+/** How an id that was not the narrative's own current id was resolved (docs/api.md, "Ids a client can keep"). */
+const resolvedBy = { requested_id: str, resolved_by: { type: 'string', enum: ['narrative_key', 'earlier_generation_id'] } };
 
 export function openApiDocument(prefix: string): Schema {
   const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { description: ERROR_TEXT[c], content: { 'application/json': { schema: c === 402 ? ref('InsufficientCredits') : ref('Error') } } }]));
@@ -170,11 +173,11 @@ export function openApiDocument(prefix: string): Schema {
       },
       '/narratives/trending': { get: { summary: 'Narratives of a window by momentum (free)', parameters: [q('window', windowEnum, 'default 30d'), q('platform', str, 'only narratives with posts on this platform'), q('limit', int, '1..100, default 20'), q('offset', int, 'default 0')], responses: { 200: json(ref('NarrativeList'), 'Narratives, by momentum_score, emerging_score, content_count, id'), ...readErrors } } },
       '/narratives/search': { get: { summary: 'Search narrative labels, summaries and tags (free)', parameters: [q('q', str, 'words to look for', true), q('window', windowEnum, 'only this window'), q('limit', int, '1..100, default 20')], responses: { 200: json(ref('NarrativeSearch'), 'Narratives by BM25 score (text_rank)'), ...readErrors } } },
-      '/narratives/{id}': { get: { summary: 'One narrative: posts, creators, platform split (free); emergent ids for an hour', parameters: [pathParam('id', 'narrative id'), q('limit', int, 'posts per page, 1..500, default 50'), q('offset', int, 'default 0')], responses: { 200: json(ref('NarrativeDetail'), 'The narrative'), ...readErrors } } },
-      '/narratives/{id}/trajectory': { get: { summary: "A tracked narrative's metrics over generations (free)", parameters: [pathParam('id', 'narrative id')], responses: { 200: json(ref('NarrativeTrajectory'), 'Trajectory'), ...readErrors } } },
+      '/narratives/{id}': { get: { summary: 'One narrative: posts, creators, platform split (free). The id may be a current id, a narrative_key (the current narrative of that story), an id of an earlier generation in the history, or an emergent id (for an hour)', parameters: [pathParam('id', 'narrative id, narrative_key, earlier id or emergent id'), q('limit', int, 'posts per page, 1..500, default 50'), q('offset', int, 'default 0')], responses: { 200: json(ref('NarrativeDetail'), 'The narrative'), ...readErrors } } },
+      '/narratives/{id}/trajectory': { get: { summary: "A narrative's daily series and its metrics over generations (free): every id the detail reads, and the key of a story that has ended", parameters: [pathParam('id', 'narrative id, narrative_key, earlier id or emergent id')], responses: { 200: json(ref('NarrativeTrajectory'), 'Trajectory'), ...readErrors } } },
       '/intelligence/patterns': { get: { summary: 'Browse visual patterns (free)', parameters: [q('scope', windowEnum, 'default 30d'), q('sort', { type: 'string', enum: ['contentCount', 'lateShare', 'confidence', 'totalEngagement', 'firstSeenAt'] }, 'default contentCount'), q('limit', int, '1..100, default 20'), q('cursor', str, 'nextCursor of the previous page')], responses: { 200: json(ref('PatternList'), 'Patterns'), ...readErrors } } },
       '/intelligence/patterns/{patternKey}': { get: { summary: 'One pattern with representative content and lookalikes (free)', parameters: [pathParam('patternKey', 'pattern key')], responses: { 200: json(ref('PatternResponse'), 'The pattern'), ...readErrors } } },
-      '/intelligence/patterns/{patternKey}/content': { get: { summary: 'Posts of a pattern (free)', parameters: [pathParam('patternKey', 'pattern key'), q('limit', int, '1..500, default 50'), q('offset', int, 'default 0')], responses: { 200: json(ref('PatternContent'), 'Posts, most central first'), ...readErrors } } },
+      '/intelligence/patterns/{patternKey}/content': { get: { summary: 'Posts of a pattern (free)', parameters: [pathParam('patternKey', 'pattern key'), q('limit', int, '1..500, default 50'), q('cursor', str, 'nextCursor of the previous page')], responses: { 200: json(ref('PatternContent'), 'Posts, most central first'), ...readErrors } } },
       '/intelligence/patterns/{patternKey}/lookalikes': { get: { summary: 'Lookalikes of a pattern (free)', parameters: [pathParam('patternKey', 'pattern key')], responses: { 200: json(ref('PatternLookalikes'), 'Lookalikes'), ...readErrors } } },
       '/usage': { get: { summary: 'The credit ledger of the caller, newest first (free)', parameters: [q('limit', int, '1..500, default 50'), q('cursor', str, 'nextCursor of the previous page'), q('keyId', str, 'only entries of this key')], responses: { 200: json(ref('Usage'), 'Entries'), ...readErrors } } },
       '/health': { get: { summary: 'Service status and data freshness (free)', responses: { 200: json(ref('Health'), 'Status'), ...errors(403, 429) } } },
@@ -182,7 +185,7 @@ export function openApiDocument(prefix: string): Schema {
         post: {
           summary: 'The MCP tool server (Model Context Protocol, Streamable HTTP, stateless, JSON responses): every capability above as a tool, billed as its HTTP call (README: "MCP")',
           requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'a JSON-RPC 2.0 message of MCP' } } } },
-          responses: { 200: { description: 'The JSON-RPC response' }, ...errors(403, 429) },
+          responses: { 200: { description: 'The JSON-RPC response' }, 202: { description: 'A notification, accepted (no body)' }, ...errors(400, 403, 405, 406, 415, 429) },
         },
       },
       '/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1' } } } },
@@ -218,19 +221,26 @@ export function openApiDocument(prefix: string): Schema {
         NarrativeList: paged(ref('Narrative'), { window: windowEnum, generation: str, total: int, offset: int, limit: int, next_offset: nullable('integer') }),
         NarrativeSearch: paged(ref('Narrative'), { q: str, window: nullable(windowEnum), generation: str }),
         NarrativeDetail: obj({
-          narrative: ref('Narrative'), daily_counts: { type: 'array', items: num },
+          generation: str, narrative: ref('Narrative'), daily_counts: { type: 'array', items: num },
           posts: paged(ref('StoredContent'), { total: int, offset: int, limit: int, next_offset: nullable('integer') }),
           creators: { type: 'array', items: obj({ creatorId: num, platform: str, posts: int }) },
           platforms: { type: 'array', items: obj({ platform: str, posts: int, share: unit }) },
-        }),
-        NarrativeTrajectory: obj({ id: str, narrative_key: nullable('string'), window_key: windowEnum, daily_counts: { type: 'array', items: num }, points: { type: 'array', items: { type: 'object', required: ['generation'], properties: { generation: str } } } }),
+        }, resolvedBy),
+        NarrativeTrajectory: obj({
+          id: nullable('string'), source: { type: 'string', enum: ['tracked', 'emergent'] }, narrative_key: nullable('string'), window_key: windowEnum, generation: str, ended: bool,
+          daily: { type: 'array', items: obj({ start: str, content_count: int, engagement: { type: 'number', minimum: 0 } }) }, daily_counts: { type: 'array', items: num },
+          points: { type: 'array', items: obj({
+            generation: str, as_of: str, computed_at: str, narrative_id: str, content_count: int, creator_count: int, total_engagement: { type: 'string', pattern: '^[0-9]+$' },
+            velocity: nullable('number'), acceleration: nullable('number'), momentum_score: unit, emerging_score: unit, lifecycle: nullable('string'), sentiment_score: nullable('number'),
+          }) },
+        }, resolvedBy),
         PatternList: paged(ref('PatternDetail'), { scope: windowEnum, sort: str, generation: str, total: int, nextCursor: nullable('string') }),
         PatternResponse: obj({ pattern: ref('PatternDetail'), representativeContent: { type: 'array', items: ref('RepresentativeContent') }, lookalikes: { type: 'array', items: ref('Lookalike') } }),
-        PatternContent: paged(ref('StoredContent'), { patternKey: str, total: int, offset: int, limit: int, next_offset: nullable('integer') }),
+        PatternContent: paged(ref('StoredContent'), { patternKey: str, generation: str, total: int, nextCursor: nullable('string') }),
         PatternLookalikes: obj({ patternKey: str, lookalikes: { type: 'array', items: ref('Lookalike') } }),
         Usage: obj({
           account: str, balance: num, held: num, available: num, nextCursor: nullable('string'),
-          entries: { type: 'array', items: obj({ id: str, type: { type: 'string', enum: ['topup', 'settlement', 'refund'] }, credits: num, held: nullable('number'), balanceAfter: num, keyId: nullable('string'), ref: nullable('string'), what: nullable('string'), reason: nullable('string'), at: str }) },
+          entries: { type: 'array', items: obj({ id: str, type: { type: 'string', enum: ['topup', 'settlement', 'refund'] }, credits: num, held: nullable('number'), charged: nullable('number'), released: nullable('number'), balanceAfter: num, keyId: nullable('string'), ref: nullable('string'), what: nullable('string'), reason: nullable('string'), at: str }) },
         }),
         Health: obj({
           status: { type: 'string', enum: ['ok', 'degraded'] }, generation: str, computed_at: str, as_of: str, data_age_seconds: num, loaded_at: str, rows: int,
@@ -248,6 +258,9 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Missing, invalid or revoked x-api-key',
   404: 'Unknown id or route',
   409: 'A request with this Idempotency-Key is still in progress',
+  405: 'Method not allowed on this path; Allow lists the methods that are',
+  406: 'The MCP transport needs Accept: application/json, text/event-stream',
+  415: 'The MCP transport needs Content-Type: application/json',
   422: 'This Idempotency-Key was used with a different body',
   429: 'Rate limit exceeded; see Retry-After',
 };

@@ -51,7 +51,13 @@ test('maxLimitForWindow: the largest limit covered; 0 for flat kinds and under t
   const r = (body: object) => parseJobRequest({ query: 'q', ...body });
   assert.is(maxLimitFor(r({ kind: 'records' }), toMicro('3.999')), 399);
   assert.is(maxLimitFor(r({ kind: 'records' }), toMicro('1000')), 10_000);
-  assert.is(maxLimitFor(r({ kind: 'insights' }), toMicro('10')), 666);
+  // The window's minimum depth (the spec 8.1 floor) applies with or without includeSignals.
+  for (const window of ['7d', '30d']) assert.is(maxLimitFor(r({ kind: 'insights', window }), toMicro('3')), 0, `3 credits, ${window}`);
+  assert.is(maxLimitFor(r({ kind: 'insights', window: '7d' }), toMicro('10')), 666);
+  assert.is(maxLimitFor(r({ kind: 'insights', window: '30d' }), toMicro('10')), 0, '666 records are under the 30d floor of 750');
+  assert.is(maxLimitFor(r({ kind: 'insights', window: '30d' }), toMicro('11.25')), 750);
+  assert.is(maxLimitFor(r({ kind: 'insights', window: '7d' }), toMicro('5.624')), 0, '374 records are under the 7d floor of 375');
+  assert.is(maxLimitFor(r({ kind: 'insights', window: 'all' }), toMicro('22.5')), 1500);
   assert.is(maxLimitFor(r({ kind: 'insights' }), toMicro('0.01')), 0);
   assert.is(maxLimitFor(r({ kind: 'insights', window: '7d', includeSignals: true }), toMicro('6.625')), 375);
   assert.is(maxLimitFor(r({ kind: 'insights', window: '7d', includeSignals: true }), toMicro('6.62')), 0);

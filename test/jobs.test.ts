@@ -133,7 +133,10 @@ test('submit rules: 400 for an explicit limit below the signals floor and for un
   // 10 credits: default insights (30d, 3,000 records) needs 45.
   const poor = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'insights', query: 'coffee' });
   assert.is(poor.status, 402);
-  assert.equal(poor.json, { error: 'insufficient_credits', credits_required: 45, credits_available: 10, recommendations: { maxLimitForWindow: 666, topUpUrl: poor.json.recommendations.topUpUrl }, tier: '2', window: '30d', request_id: poor.json.request_id });
+  // 10 credits cover 666 records: under the 30d minimum depth of 750, so nothing to recommend; over the 7d one of 375.
+  assert.equal(poor.json, { error: 'insufficient_credits', credits_required: 45, credits_available: 10, recommendations: { maxLimitForWindow: 0, topUpUrl: poor.json.recommendations.topUpUrl }, tier: '2', window: '30d', request_id: poor.json.request_id });
+  const week = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'insights', query: 'coffee', window: '7d' });
+  assert.equal([week.status, week.json.credits_required, week.json.recommendations.maxLimitForWindow], [402, 22.5, 666]);
   const sig = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'insights', query: 'coffee', includeSignals: true });
   assert.is(sig.status, 402);
   assert.is(sig.json.credits_required, 46);

@@ -117,7 +117,9 @@ test('usage: newest first, opaque cursor, keyId filter, each entry with balance 
   const first = l.usage(acc.id, { limit: 1 }).entries[0]!;
   assert.equal({ credits: first.credits, held: first.held, balanceAfter: first.balanceAfter, keyId: first.keyId }, { credits: 0.1, held: 1, balanceAfter: 9.4, keyId: k1.id });
   const refund = l.usage(acc.id, { keyId: k2.id }).entries.find((e) => e.type === 'refund')!;
-  assert.equal([refund.credits, refund.reason, refund.balanceAfter], [1, 'failed', 9.7]);
+  // A released hold shows what was held and released, and that nothing was charged (not 1 credit paid back).
+  assert.equal([refund.credits, refund.held, refund.charged, refund.released, refund.reason, refund.balanceAfter], [0, 1, 0, 1, 'failed', 9.7]);
+  assert.equal([first.charged, first.released], [0.1, 0.9]);
   assert.is(l.usage(acc.id, { keyId: k2.id }).entries.length, 3);
   assert.throws(() => l.usage(acc.id, { cursor: 'garbage' }), /invalid cursor/);
   await l.close();

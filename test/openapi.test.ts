@@ -33,12 +33,14 @@ async function check(method: string, path: string, template: string, opts: { key
   if (opts.key !== null) headers['x-api-key'] = opts.key ?? s.demo.secret;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${s.baseUrl}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const json: any = await res.json();
+  const text = await res.text();
+  const json: any = text ? JSON.parse(text) : null;
   const op = doc.paths[template]?.[method.toLowerCase()];
   assert.ok(op, `${method} ${template} is in the document`);
   const response = op.responses[String(res.status)];
   assert.ok(response, `${method} ${template}: status ${res.status} is documented`);
   const schema = response.content?.['application/json']?.schema;
+  if (response.content) assert.ok(text !== '', `${method} ${path} ${res.status}: a documented body is there`);
   if (schema) {
     const m = matches(schema.$ref, json);
     assert.ok(m.ok, `${method} ${path} ${res.status}: ${m.why}`);
@@ -77,12 +79,19 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   await check('GET', `/narratives/search?q=${encodeURIComponent(trending.items[0].label)}`, '/narratives/search');
   await check('GET', `/narratives/${id}`, '/narratives/{id}');
   await check('GET', '/narratives/nope', '/narratives/{id}');
-  for (const n of answer.narratives) await check('GET', `/narratives/${n.id}`, '/narratives/{id}');
+  for (const n of answer.narratives) {
+    await check('GET', `/narratives/${n.id}`, '/narratives/{id}');
+    await check('GET', `/narratives/${n.id}/trajectory`, '/narratives/{id}/trajectory');
+  }
+  assert.ok(answer.narratives.some((n: { source: string }) => n.source === 'emergent'), 'an emergent trajectory validated');
   await check('GET', `/narratives/${id}/trajectory`, '/narratives/{id}/trajectory');
+  assert.is((await check('GET', `/narratives/${trending.items[0].narrative_key}`, '/narratives/{id}')).resolved_by, 'narrative_key');
+  await check('GET', `/narratives/${trending.items[0].narrative_key}/trajectory`, '/narratives/{id}/trajectory');
   const patterns = await check('GET', '/intelligence/patterns?scope=all', '/intelligence/patterns');
   const key = patterns.items[0].patternKey;
   await check('GET', `/intelligence/patterns/${key}`, '/intelligence/patterns/{patternKey}');
-  await check('GET', `/intelligence/patterns/${key}/content`, '/intelligence/patterns/{patternKey}/content');
+  const content = await check('GET', `/intelligence/patterns/${key}/content?limit=1`, '/intelligence/patterns/{patternKey}/content');
+  if (content.nextCursor) await check('GET', `/intelligence/patterns/${key}/content?limit=1&cursor=${content.nextCursor}`, '/intelligence/patterns/{patternKey}/content');
   await check('GET', `/intelligence/patterns/${key}/lookalikes`, '/intelligence/patterns/{patternKey}/lookalikes');
   await check('GET', '/intelligence/patterns?sort=nope', '/intelligence/patterns');
   await check('GET', '/usage', '/usage');
@@ -108,6 +117,8 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   const mcpHeaders = { accept: 'application/json, text/event-stream' };
   assert.is((await check('POST', '/mcp', '/mcp', { body: initialize, headers: mcpHeaders })).result.serverInfo.name, 'content-intelligence');
   await check('POST', '/mcp', '/mcp', { key: null, body: initialize, headers: mcpHeaders });
+  await check('POST', '/mcp', '/mcp', { body: initialize });
+  await check('POST', '/mcp', '/mcp', { body: { jsonrpc: '2.0', method: 'notifications/initialized' }, headers: mcpHeaders });
   // Every documented operation was exercised.
   const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`)).filter((x) => x !== 'GET /openapi.json');
   assert.equal(documented.filter((d) => !seen.has(d)), []);

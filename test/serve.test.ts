@@ -129,7 +129,14 @@ test('free reads: trending, narrative search, one narrative, trajectory, pattern
   if (p.json.nextCursor) assert.is((await call('GET', `/intelligence/patterns?scope=all&limit=2&cursor=${p.json.nextCursor}`)).status, 200);
   const key = p.json.items[0].patternKey;
   assert.is((await call('GET', `/intelligence/patterns/${key}`)).json.pattern.patternKey, key);
-  assert.ok((await call('GET', `/intelligence/patterns/${key}/content?limit=2`)).json.items.length > 0);
+  const c1 = await call('GET', `/intelligence/patterns/${key}/content?limit=2`);
+  assert.ok(c1.json.items.length > 0);
+  // Pattern reads page with a cursor, like browsing does; offset is refused with a reason.
+  if (c1.json.nextCursor) {
+    const c2 = await call('GET', `/intelligence/patterns/${key}/content?limit=2&cursor=${c1.json.nextCursor}`);
+    assert.is.not(c2.json.items[0].uuid, c1.json.items[0].uuid);
+  }
+  assert.match((await call('GET', `/intelligence/patterns/${key}/content?offset=2`)).json.error, /page with cursor/);
   assert.is((await call('GET', `/intelligence/patterns/${key}/lookalikes`)).status, 200);
   assert.is((await call('GET', '/intelligence/patterns?cursor=garbage')).status, 400);
   const u = await call('GET', '/usage?limit=2');

@@ -81,11 +81,12 @@ export const tierOf = (kind: JobKind): '1' | '2' => (kind === 'insights' ? '2' :
 
 /**
  * Spec 7: the largest limit `available` covers; 0 for the flat kinds, and for insights when it
- * cannot cover the window's minimum depth (the signals floor with includeSignals, one record without).
+ * cannot cover the window's minimum analysis depth: the window's floor of spec 8.1 (7d 375, 30d and
+ * 90d 750, all 1,500 records), with or without includeSignals (with it, the signals fee on top).
  */
 export function maxLimitFor(r: JobRequest, available: number): number {
   if (r.kind === 'records') return Math.min(JOB_LIMIT_MAX, Math.floor(available / PRICE.record));
   if (r.kind !== 'insights') return 0;
   const depth = Math.min(JOB_LIMIT_MAX, Math.floor((available - (r.includeSignals ? PRICE.signals : 0)) / PRICE.insightRecord));
-  return depth >= (r.includeSignals ? SIGNALS_FLOOR[r.window] : 1) ? depth : 0;
+  return depth >= SIGNALS_FLOOR[r.window] ? depth : 0;
 }

@@ -61,7 +61,7 @@ export const TOOLS: ToolDef[] = [
   },
   {
     name: 'narrative_trajectory',
-    description: "A tracked narrative's metrics across generations (GET /narratives/{id}/trajectory). Free.",
+    description: "A narrative's daily series and its metrics across generations (GET /narratives/{id}/trajectory); any id narrative_get reads, a narrative_key too. Free.",
     input: z.strictObject({ id: z.string().min(1) }),
     http: ({ id }) => ({ method: 'GET', path: `/narratives/${enc(id)}/trajectory` }),
   },
@@ -83,7 +83,7 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'pattern_content',
     description: "A pattern's posts, most central first (GET /intelligence/patterns/{patternKey}/content). Free.",
-    input: z.strictObject({ patternKey: z.string().min(1), limit: limit(500, 50), offset }),
+    input: z.strictObject({ patternKey: z.string().min(1), limit: limit(500, 50), cursor: z.string().min(1).optional().describe('nextCursor of the previous page') }),
     http: ({ patternKey, ...q }) => ({ method: 'GET', path: withQuery(`/intelligence/patterns/${enc(patternKey)}/content`, q) }),
   },
   {

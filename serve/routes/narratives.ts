@@ -3,12 +3,14 @@
 // from searches too, while held), and a narrative's trajectory over generations.
 import Router from '@koa/router';
 import { terms } from '../../core/analyzer.ts';
+import { DAY_MS, type WindowKey } from '../../core/windows.ts';
 import { searchBm25 } from '../../core/bm25.ts';
 import { storedFields } from '../content-item.ts';
 import type { EmergentStore } from '../emergent-store.ts';
 import type { LoadedGeneration } from '../generation.ts';
-import { badRequest, notFound } from '../http-error.ts';
-import type { Narrative } from '../maps.ts';
+import { badRequest } from '../http-error.ts';
+import type { Narrative, TrajectoryPoint } from '../maps.ts';
+import { resolveNarrative, type Resolved } from '../narrative-lookup.ts';
 import { intParam, page, windowParam } from '../params.ts';
 
 /** Trending order: momentum, then emergence, then size, then id (documented in docs/api.md). */
@@ -64,6 +66,37 @@ function detail(gen: LoadedGeneration, narrative: Narrative, members: Int32Array
   };
 }
 
+/** What an id resolved to, when it was not the narrative's own current id. */
+function resolution(id: string, found: Resolved): Record<string, string> {
+  return found.source === 'tracked' && found.resolvedBy !== 'id' ? { requested_id: id, resolved_by: found.resolvedBy } : {};
+}
+
+/**
+ * The members' daily series over the narrative's window: day i starts at `start` and lasts 24 h,
+ * the last one ending at the generation's as-of instant (as daily_counts); engagement is
+ * likes + comments + shares of the day's posts.
+ */
+function dailySeries(gen: LoadedGeneration, members: Int32Array, days: number): Array<{ start: string; content_count: number; engagement: number }> {
+  const asOf = gen.index.asOf;
+  const out = Array.from({ length: days }, (_, i) => ({ start: new Date(asOf - (days - i) * DAY_MS).toISOString(), content_count: 0, engagement: 0 }));
+  for (const r of members) {
+    const back = Math.floor((asOf - gen.index.publishedAt[r]!) / DAY_MS);
+    if (back < 0 || back >= days) continue;
+    const d = out[days - 1 - back]!;
+    d.content_count++;
+    d.engagement += gen.members.engagement[r]!;
+  }
+  return out;
+}
+
+function pointOf(gen: LoadedGeneration, n: Narrative): TrajectoryPoint {
+  return {
+    generation: gen.id, as_of: gen.manifest.as_of, computed_at: n.computed_at, narrative_id: n.id, content_count: n.content_count, creator_count: n.creator_count,
+    total_engagement: n.total_engagement, velocity: n.velocity, acceleration: n.acceleration, momentum_score: n.momentum_score, emerging_score: n.emerging_score,
+    lifecycle: n.lifecycle, sentiment_score: n.sentiment_score,
+  };
+}
+
 export function narrativesRouter(emergent: EmergentStore): Router {
   const r = new Router();
   r.get('/narratives/trending', (ctx) => {
@@ -95,20 +128,29 @@ export function narrativesRouter(emergent: EmergentStore): Router {
   r.get('/narratives/:id', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
     const { limit, offset } = page(ctx.query, 50, 500);
-    const tracked = gen.maps.narrativeById.get(ctx.params.id!);
-    if (tracked) {
-      ctx.body = detail(gen, tracked.narrative, tracked.members, tracked.dailyCounts, limit, offset);
-      return;
-    }
-    const e = emergent.get(ctx.params.id!, gen.id);
-    if (!e) throw notFound(`no narrative ${ctx.params.id} in generation ${gen.id} (emergent narratives stay readable for an hour after the search that formed them)`);
-    ctx.body = detail(gen, e.narrative, e.members, e.dailyCounts, limit, offset);
+    const id = ctx.params.id!;
+    const found = resolveNarrative(gen, emergent, id);
+    const { narrative, members, dailyCounts } = found.source === 'tracked' ? found.ln : found.e;
+    ctx.body = { generation: gen.id, ...resolution(id, found), ...detail(gen, narrative, members, dailyCounts, limit, offset) };
   });
   r.get('/narratives/:id/trajectory', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
-    const n = gen.maps.narrativeById.get(ctx.params.id!);
-    if (!n) throw notFound(`no tracked narrative ${ctx.params.id} in generation ${gen.id}`);
-    ctx.body = { id: n.narrative.id, narrative_key: n.narrative.narrative_key, window_key: n.narrative.window_key, daily_counts: n.dailyCounts, points: n.trajectory };
+    const id = ctx.params.id!;
+    // A story that has ended still has its history.
+    const ended = !gen.maps.narrativeByKey.has(id) ? gen.maps.narrativeHistory.get(id) : undefined;
+    if (ended) {
+      ctx.body = { id: null, source: 'tracked', narrative_key: id, window_key: ended.window_key, generation: gen.id, ended: true, daily: [], daily_counts: [], points: ended.points };
+      return;
+    }
+    const found = resolveNarrative(gen, emergent, id);
+    const n = found.source === 'tracked' ? found.ln : found.e;
+    const window = n.narrative.window_key as WindowKey;
+    ctx.body = {
+      id: n.narrative.id, source: n.narrative.source, narrative_key: n.narrative.narrative_key, window_key: window, generation: gen.id, ...resolution(id, found), ended: false,
+      daily: dailySeries(gen, n.members, n.dailyCounts.length), daily_counts: n.dailyCounts,
+      // An emergent narrative exists in this generation only: its one point is the narrative's figures now.
+      points: found.source === 'tracked' ? found.ln.trajectory : [pointOf(gen, found.e.narrative)],
+    };
   });
   return r;
 }

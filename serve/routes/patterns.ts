@@ -5,7 +5,7 @@ import { storedFields } from '../content-item.ts';
 import type { LoadedGeneration } from '../generation.ts';
 import { badRequest, notFound } from '../http-error.ts';
 import type { LoadedPattern } from '../maps.ts';
-import { intParam, page, windowParam } from '../params.ts';
+import { intParam, windowParam } from '../params.ts';
 
 export const PATTERN_SORTS = {
   contentCount: (a: LoadedPattern, b: LoadedPattern) => b.detail.contentCount - a.detail.contentCount,
@@ -16,24 +16,34 @@ export const PATTERN_SORTS = {
 } as const;
 type Sort = keyof typeof PATTERN_SORTS;
 
-/** An opaque cursor: the offset into the sorted list, bound to the generation, scope and sort. */
-function encodeCursor(gen: string, scope: string, sort: string, offset: number): string {
-  return Buffer.from(JSON.stringify([gen, scope, sort, offset])).toString('base64url');
+/**
+ * Pattern reads page one way (docs/api.md, "Paging"): `limit` and an opaque `cursor`, answered with
+ * `nextCursor` (null on the last page), as /usage does. A cursor is the offset into the list, bound
+ * to the generation and to the list it came from (a scope and sort, or a pattern's posts).
+ */
+function encodeCursor(gen: string, list: string, order: string, offset: number): string {
+  return Buffer.from(JSON.stringify([gen, list, order, offset])).toString('base64url');
 }
 
-function decodeCursor(c: string, gen: string, scope: string, sort: string): number {
+function cursorParam(q: Record<string, unknown>, gen: string, list: string, order: string): number {
+  if (q.offset !== undefined) throw badRequest('pattern reads page with cursor: pass the nextCursor of the previous page (offset is for narrative reads)');
+  if (q.cursor === undefined) return 0;
   try {
-    const [g, s, o, offset] = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as [string, string, string, number];
-    if (g === gen && s === scope && o === sort && Number.isInteger(offset) && offset >= 0) return offset;
+    const [g, l, o, offset] = JSON.parse(Buffer.from(String(q.cursor), 'base64url').toString('utf8')) as [string, string, string, number];
+    if (g === gen && l === list && o === order && Number.isInteger(offset) && offset >= 0) return offset;
   } catch {
     // fall through
   }
-  throw badRequest('invalid cursor (cursors belong to one generation, scope and sort)');
+  throw badRequest(`invalid cursor (a cursor belongs to one generation and one list; this is generation ${gen})`);
 }
 
 function patternOf(gen: LoadedGeneration, key: string): LoadedPattern {
   const p = gen.maps.patternByKey.get(key);
-  if (!p) throw notFound(`no pattern ${key} in generation ${gen.id}`);
+  if (!p) {
+    throw notFound(gen.maps.endedPatternKeys.has(key)
+      ? `pattern ${key} has no entry in generation ${gen.id}: it ended, or merged into another (pattern keys are stable while a pattern lasts)`
+      : `no pattern ${key}: not a pattern key of generation ${gen.id} or of an earlier one in its history`);
+  }
   return p;
 }
 
@@ -45,7 +55,7 @@ export function patternsRouter(): Router {
     const sort = (ctx.query.sort ?? 'contentCount') as string;
     if (!Object.hasOwn(PATTERN_SORTS, sort)) throw badRequest(`sort must be one of ${Object.keys(PATTERN_SORTS).join(', ')}`);
     const limit = intParam(ctx.query.limit, 'limit', 20, 1, 100);
-    const offset = typeof ctx.query.cursor === 'string' ? decodeCursor(ctx.query.cursor, gen.id, scope, sort) : 0;
+    const offset = cursorParam(ctx.query, gen.id, scope, sort);
     const list = gen.maps.patterns.filter((p) => p.scope === scope)
       .sort((a, b) => PATTERN_SORTS[sort as Sort](a, b) || a.detail.patternKey.localeCompare(b.detail.patternKey));
     const items = list.slice(offset, offset + limit).map((p) => p.detail);
@@ -59,9 +69,11 @@ export function patternsRouter(): Router {
   r.get('/intelligence/patterns/:key/content', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
     const p = patternOf(gen, ctx.params.key!);
-    const { limit, offset } = page(ctx.query, 50, 500);
+    const limit = intParam(ctx.query.limit, 'limit', 50, 1, 500);
+    const offset = cursorParam(ctx.query, gen.id, p.detail.patternKey, 'content');
     const items = Array.from(p.members.subarray(offset, offset + limit), (row) => storedFields(gen, row));
-    ctx.body = { patternKey: p.detail.patternKey, items, total: p.members.length, offset, limit, next_offset: offset + items.length < p.members.length ? offset + items.length : null };
+    const next = offset + items.length;
+    ctx.body = { patternKey: p.detail.patternKey, generation: gen.id, items, total: p.members.length, nextCursor: next < p.members.length ? encodeCursor(gen.id, p.detail.patternKey, 'content', next) : null };
   });
   r.get('/intelligence/patterns/:key/lookalikes', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
