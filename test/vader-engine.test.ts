@@ -1,6 +1,6 @@
 // The VADER engine (the package's own scorer with a faster tokenizer) must score exactly as the
 // package's published bundle: on the committed sample's posts, on TweetEval when it is beside the
-// repository, and on random punctuation-heavy text.
+// repository (a visible skip when it is not), and on random punctuation-heavy text.
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -39,11 +39,15 @@ test('same scores as the package on the sample posts, raw and prepared', () => {
   }
 });
 
-test('same scores as the package on TweetEval sentiment/val (when present)', () => {
-  if (!hasTweetEval()) return;
-  const { texts } = loadSplit('sentiment', 'val');
-  for (const t of texts) assert.equal(polarityScores(t), bundle(t), t);
-});
+if (hasTweetEval()) {
+  test('same scores as the package on TweetEval sentiment/val', () => {
+    const { texts } = loadSplit('sentiment', 'val');
+    assert.ok(texts.length > 1000, `${texts.length} tweets`);
+    for (const t of texts) assert.equal(polarityScores(t), bundle(t), t);
+  });
+} else {
+  test.skip('same scores as the package on TweetEval sentiment/val (data not found; set TWEETEVAL_DIR)', () => {});
+}
 
 test('same scores as the package on random punctuation-heavy text', () => {
   const piece = fc.constantFrom('good', 'bad', 'not', 'very', 'but', 'kind', 'of', 'least', 'GREAT', "don't", 'lol', ':)', ':-(', '<3',
