@@ -2,11 +2,11 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
-import { resolveStages, runStages } from './runner.ts';
+import { resolveStages, RewindRefused, runStages } from './runner.ts';
 import { startSchedule } from './schedule.ts';
 import { STAGES } from './stages.ts';
 
-const HELP = `usage: npm run pipeline -- <command> [--data-dir DIR] [--as-of ISO]
+const HELP = `usage: npm run pipeline -- <command> [--data-dir DIR] [--as-of ISO [--allow-rewind]]
 
 commands:
   run          every stage in order: ${STAGES.map((s) => s.name).join(' -> ')}
@@ -16,11 +16,14 @@ ${STAGES.map((s) => `  ${s.name.padEnd(12)} ${s.description}`).join('\n')}
 
 options:
   --data-dir DIR   data directory (default: $DATA_DIR or ./data)
-  --as-of ISO      the instant the snapshot describes (default: now)
+  --as-of ISO      the instant the snapshot describes (default: now); an instant before the
+                   served generation's as-of is refused (the run would publish an older view
+                   of the data and a running server would switch to it)
+  --allow-rewind   publish that older view on purpose
   -h, --help       this text
 
 Logs are JSON lines on stdout; progress goes to stderr. Exit code 0 on success, 1 on failure
-(one line on stderr says why), 143 when stopped by SIGTERM.`;
+(one line on stderr says why), 2 for bad arguments or a refused rewind, 143 when stopped by SIGTERM.`;
 
 function fail(msg: string, code = 1): never {
   process.stderr.write(`pipeline: ${msg}\n`);
@@ -32,7 +35,7 @@ async function main(): Promise<void> {
   try {
     args = parseArgs({
       allowPositionals: true,
-      options: { 'data-dir': { type: 'string' }, 'as-of': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { 'data-dir': { type: 'string' }, 'as-of': { type: 'string' }, 'allow-rewind': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (err) {
     fail(`${(err as Error).message}\n${HELP}`, 2);
@@ -87,8 +90,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   try {
-    await runStages(stages, { config, log, asOf, signal: abort.signal });
+    await runStages(stages, { config, log, asOf, signal: abort.signal, allowRewind: values['allow-rewind'] ?? false });
   } catch (err) {
+    if (err instanceof RewindRefused) fail(err.message, 2);
     if (abort.signal.aborted) fail((err as Error).message, 143);
     fail((err as Error).message.split('\n')[0]!);
   }

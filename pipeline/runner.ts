@@ -5,6 +5,7 @@ import type { Config } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import type { DuckDB } from '../core/duckdb.ts';
 import type { Logger } from '../core/log.ts';
+import { readCurrent, readManifest } from '../core/generations.ts';
 import { acquireLock, LockHeld } from '../core/lock.ts';
 import { createProgress } from './progress.ts';
 import { StageAborted, type Stage, type StageContext, type StageSummary } from './stage.ts';
@@ -17,6 +18,27 @@ export interface RunOptions {
   asOf?: Date;
   signal?: AbortSignal;
   tty?: boolean;
+  /** Run even when `asOf` is older than the served generation's (--allow-rewind). */
+  allowRewind?: boolean;
+}
+
+/** A run as of an instant older than the served generation's, refused without --allow-rewind. */
+export class RewindRefused extends Error {}
+
+/**
+ * A run as of an instant before the served generation's would publish the corpus as it was then
+ * (posts published since left out), and a running server would switch to it: refused unless asked
+ * for, with what it would do.
+ */
+async function refuseRewind(layout: ReturnType<typeof dataDirLayout>, asOf: Date, db: () => Promise<DuckDB>): Promise<void> {
+  const current = await readCurrent(layout);
+  if (!current) return;
+  const m = await readManifest(layout, current);
+  if (asOf.getTime() >= Date.parse(m.as_of)) return;
+  const rows = await (await db()).all<{ n: number }>(`SELECT count(*) AS n FROM posts WHERE published_at <= ?::TIMESTAMPTZ`, [asOf.toISOString()]);
+  throw new RewindRefused(`--as-of ${asOf.toISOString()} is older than the served generation ${current} (as of ${m.as_of}): the run would publish the posts `
+    + `published by then (${Number(rows[0]?.n ?? 0)} posts, against ${m.counts.posts ?? 'its'} in ${current}) as the next generation, and a running server `
+    + `would switch to it. Leave --as-of out (now), give an instant after ${m.as_of}, or pass --allow-rewind to publish the older view on purpose.`);
 }
 
 export interface StageResult {
@@ -54,6 +76,7 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
       progress: (label, total) => createProgress(opts.log, label, total, { tty: opts.tty }),
       db: async () => (db ??= await openWorkStore(layout, { memoryLimit: opts.config.DUCKDB_MEMORY_LIMIT, threads: opts.config.DUCKDB_THREADS })),
     };
+    if (!opts.allowRewind) await refuseRewind(layout, asOf, ctx.db);
     for (const stage of stages) {
       if (signal.aborted) throw new StageAborted(stage.name);
       const s0 = performance.now();

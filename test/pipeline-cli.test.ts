@@ -36,6 +36,25 @@ test('a run logs JSON lines with per-stage timings and exits 0', async () => {
   assert.is(await readCurrent(dataDirLayout(d)), 'g000001');
 });
 
+test('an --as-of older than the served generation is refused with what it would do; --allow-rewind publishes it', async () => {
+  const d = tmpDir();
+  writeLines(path.join(d, 'landing', 'a.ndjson'), [
+    { uuid: 'old', platform: 'x', published_at: '2026-10-01T00:00:00Z', title: 'an older post' },
+    { uuid: 'new', platform: 'x', published_at: '2026-10-25T00:00:00Z', title: 'a newer post' },
+  ]);
+  assert.is((await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-11-01T00:00:00Z'])).code, 0);
+  const back = await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-10-20T00:00:00Z']);
+  assert.is(back.code, 2, back.out);
+  assert.match(back.out, /--as-of 2026-10-20T00:00:00.000Z is older than the served generation g000001 \(as of 2026-11-01T00:00:00.000Z\): the run would publish the posts published by then \(1 posts, against 2 in g000001\)/);
+  assert.match(back.out, /--allow-rewind/);
+  assert.is(await readCurrent(dataDirLayout(d)), 'g000001', 'nothing published');
+  const forced = await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-10-20T00:00:00Z', '--allow-rewind']);
+  assert.is(forced.code, 0, forced.out);
+  assert.is(await readCurrent(dataDirLayout(d)), 'g000002');
+  // Forward again needs nothing special.
+  assert.is((await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-11-02T00:00:00Z'])).code, 0);
+});
+
 test('a run fails with a one-line reason while another run holds the lock; a dead owner\'s lock is taken over', async () => {
   const d = tmpDir();
   const layout = dataDirLayout(d);
