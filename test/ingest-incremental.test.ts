@@ -30,6 +30,17 @@ test('a file is never ingested twice, even renamed or copied', async () => {
   assert.equal([renamed.files, renamed.skippedFiles, renamed.posts], [0, 2, 2]);
 });
 
+test('files of one run with and without a uuid repeated inside them, in either order, are all ingested', async () => {
+  for (const order of [['1-plain', '2-repeats'], ['1-repeats', '2-plain']]) {
+    const d = tmpDir();
+    const plain = [post('p1', 1), post('p2', 2)];
+    const repeats = [post('r1', 1, '2026-10-02T00:00:00Z'), post('r1', 7, '2026-10-03T00:00:00Z'), post('r2', 3)];
+    for (const name of order) writeLines(path.join(d, 'landing', `${name}.ndjson`), name.endsWith('plain') ? plain : repeats);
+    const s = summaryOf(await runPipeline(d, ['ingest']), 'ingest');
+    assert.equal([s.files, s.posts], [2, 4], order.join(' then '));
+  }
+});
+
 test('later observations update counts; older ones do not; content stays as first seen', async () => {
   const d = tmpDir();
   writeLines(path.join(d, 'landing', '1.ndjson'), [

@@ -28,10 +28,12 @@ export async function mergeValid(db: DuckDB, sourceSha: string, ingestedAt: stri
   await db.run(`CREATE OR REPLACE TEMP TABLE repeated AS SELECT uuid FROM valid GROUP BY uuid HAVING count(*) > 1`);
   const [v] = await db.all(`SELECT (SELECT count(*) FROM valid) AS n, (SELECT count(*) FROM repeated) AS repeated`);
   const validN = num(v?.n);
+  // `batch` is always a view (one file of a run may need the resolved table and the next not: a
+  // view and a table cannot replace each other under one name).
   if (num(v?.repeated) === 0) {
     await db.run(`CREATE OR REPLACE TEMP VIEW batch AS SELECT ${CONTENT}, ${COUNTS}, obs, rec FROM valid`);
   } else {
-    await db.run(`CREATE OR REPLACE TEMP TABLE batch AS
+    await db.run(`CREATE OR REPLACE TEMP TABLE resolved_batch AS
       SELECT ${CONTENT}, ${COUNTS}, obs, rec FROM valid ANTI JOIN repeated USING (uuid)
       UNION ALL BY NAME
       SELECT f.*, l.* EXCLUDE (uuid) FROM
@@ -40,6 +42,7 @@ export async function mergeValid(db: DuckDB, sourceSha: string, ingestedAt: stri
       JOIN (SELECT uuid, ${COUNTS}, obs FROM valid SEMI JOIN repeated USING (uuid)
          QUALIFY row_number() OVER (PARTITION BY uuid ORDER BY obs DESC, rec DESC) = 1) l
       USING (uuid)`);
+    await db.run(`CREATE OR REPLACE TEMP VIEW batch AS SELECT * FROM resolved_batch`);
   }
   // Batch rows whose uuid is already stored: usually a small set, so both the update and the
   // insert's anti-join build their hash tables on it rather than on the (large) posts table.
