@@ -12,6 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateCorpus, type GenerateOptions } from '../fixtures/generate.ts';
 import { VISUAL_EMBEDDING_DIM } from '../fixtures/visual-embedding.ts';
+import { rejects } from './helpers/assert.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const AS_OF = '2026-11-01T00:00:00Z';
@@ -219,6 +220,20 @@ test('media of valid records exist and decode; missing-media records point nowhe
   assert.ok(checked > 200 && videos > 20, `decoded ${checked} pictures, ${videos} videos`);
   assert.is(readdirSync(path.join(outDir, 'media')).length, summary.mediaFiles);
   assert.ok(truth.bad.some((b) => b.reason === 'missing_media'));
+});
+
+test('--video-frames: videos carry that many frames, everything else as with the default; out of range refused', async () => {
+  const four = await gen('frames-4', { posts: 300, seed: 9 });
+  const two = await gen('frames-2', { posts: 300, seed: 9, videoFrames: 2 });
+  const videos = (outDir: string, files: string[]) => readNdjson(outDir, files).flatMap((l) =>
+    ((l.value?.media as { kind: string; frames?: string[] }[] | undefined) ?? []).filter((m) => m.kind === 'video'));
+  const v2 = videos(two.outDir, two.summary.files);
+  assert.ok(v2.length > 20);
+  assert.ok(v2.every((m) => m.frames?.length === 2));
+  assert.is(v2.length, videos(four.outDir, four.summary.files).length);
+  assert.equal([...two.truth.posts.keys()], [...four.truth.posts.keys()], 'the same posts');
+  assert.ok(two.summary.mediaFiles < four.summary.mediaFiles * 0.8, `${two.summary.mediaFiles} files against ${four.summary.mediaFiles}`);
+  for (const bad of [1, 17, 2.5]) await rejects(() => gen(`frames-${bad}`, { posts: 10, videoFrames: bad }), /video frames must be an integer in \[2, 16\]/);
 });
 
 async function duck<T = Json>(sql: string): Promise<T[]> {

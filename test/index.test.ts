@@ -171,8 +171,10 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
 
 test('publish refuses per-row artifacts built for another as-of or other rows', async () => {
   const d = await publishedSample();
-  await rejects(() => runPipeline(d, ['publish'], new Date('2026-10-01T00:00:00Z')), /run the features and index stages/);
-  await rejects(() => runPipeline(d, ['index'], new Date('2026-10-01T00:00:00Z')), /run the features stage for/);
+  // An earlier as-of is refused first (pipeline-cli.test.ts); allowed here, the artifacts' own guard speaks.
+  await rejects(() => runPipeline(d, ['publish'], new Date('2026-10-01T00:00:00Z')), /is older than the served generation/);
+  await rejects(() => runPipeline(d, ['publish'], new Date('2026-10-01T00:00:00Z'), {}, { allowRewind: true }), /run the features and index stages/);
+  await rejects(() => runPipeline(d, ['index'], new Date('2026-10-01T00:00:00Z'), {}, { allowRewind: true }), /run the features stage for/);
 });
 
 test('an empty snapshot still publishes every per-row table with its columns', async () => {

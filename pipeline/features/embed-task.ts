@@ -1,6 +1,7 @@
 // The messages between the features stage and its embedding workers (embed-worker.ts): a range
 // of rows' term hashes in, their LSA vectors out. The fitted model reaches each worker once, as
 // the embedder file the stage has just saved (so workers embed exactly as queries will).
+import type { EmbedderParams } from '../../core/embedder.ts';
 
 export interface EmbedWorkerData { modelFile: string }
 
@@ -8,3 +9,8 @@ export interface EmbedWorkerData { modelFile: string }
 export interface EmbedTask { first: number; hashes: Uint32Array; offsets: Uint32Array }
 
 export interface EmbedResult { first: number; vectors: Float32Array }
+
+/** The fit, in its own worker thread (fit-worker.ts) so the visual features run beside it: every row's hashes in, the model saved to `modelFile`. */
+export interface FitTask { hashes: Uint32Array; offsets: Uint32Array; params: EmbedderParams; modelFile: string }
+
+export interface FitResult { version: string; dim: number }

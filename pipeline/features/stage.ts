@@ -9,12 +9,12 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
-import { embedderParamsFor, fitEmbedder, saveEmbedder } from '../../core/embedder.ts';
+import { embedderParamsFor, type EmbedderParams } from '../../core/embedder.ts';
 import { materialiseSnapshotRows, snapshotChunks, type ArtifactSource } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { writeDocTerms } from './doc-terms.ts';
-import type { EmbedResult, EmbedTask, EmbedWorkerData } from './embed-task.ts';
+import type { EmbedResult, EmbedTask, EmbedWorkerData, FitResult, FitTask } from './embed-task.ts';
 import { loadBrandDictionary } from '../../core/enrichment/index.ts';
 import { TaskPool } from '../../core/workers/task-pool.ts';
 import { writeEnrichment } from './enrichment-stage.ts';
@@ -68,6 +68,25 @@ const EMBED_ROWS = 50_000;
  * Every row's LSA vector, computed in worker threads from the saved model (the file queries will
  * load too), a range of rows a task; `progress` gets the rows done so far.
  */
+/** The embedder fitted on every row's hashes in a worker thread (fit-worker.ts), saved to `modelFile`. */
+async function fitInWorker(docHashes: Uint32Array[], params: EmbedderParams, modelFile: string, signal: AbortSignal): Promise<FitResult> {
+  const offsets = new Uint32Array(docHashes.length + 1);
+  docHashes.forEach((d, i) => (offsets[i + 1] = offsets[i]! + d.length));
+  const hashes = new Uint32Array(offsets[docHashes.length]!);
+  docHashes.forEach((d, i) => hashes.set(d, offsets[i]!));
+  const pool = new TaskPool<FitTask, FitResult>(new URL('./fit-worker.ts', import.meta.url), { threads: 1 });
+  // Stopped (the worker terminated) when the stage is abandoned or the visual features fail.
+  const stopped = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(new StageAborted('features'));
+    signal.addEventListener('abort', () => reject(new StageAborted('features')), { once: true });
+  });
+  try {
+    return await Promise.race([pool.run({ hashes, offsets, params, modelFile }, [hashes.buffer, offsets.buffer]), stopped]);
+  } finally {
+    await pool.close();
+  }
+}
+
 async function embedAll(ctx: StageContext, modelFile: string, docHashes: Uint32Array[], dim: number, progress: (done: number) => void): Promise<Float32Array> {
   const rows = docHashes.length;
   const vectors = new Float32Array(rows * dim);
@@ -148,16 +167,32 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   }
   const textMs = performance.now() - tText;
 
-  const t0 = performance.now();
-  const model = fitEmbedder(docHashes, embedderParamsFor(rows));
-  const fitMs = performance.now() - t0;
-  const dim = model.params.dim;
   const { artifacts, work } = ctx.layout;
   const intermediate = path.join(work, 'intermediate');
   await fs.mkdir(artifacts, { recursive: true });
   await fs.mkdir(intermediate, { recursive: true });
   const modelFile = path.join(artifacts, 'embedder.bin');
-  await saveEmbedder(model, modelFile);
+  // The fit runs in its own thread while this one drives the visual features' workers: on two
+  // cores the two overlap instead of following each other.
+  const t0 = performance.now();
+  const stopFit = new AbortController();
+  const onAbort = () => stopFit.abort();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const fitting = fitInWorker(docHashes, embedderParamsFor(rows), modelFile, stopFit.signal).then((m) => ({ ...m, ms: performance.now() - t0 }));
+  fitting.catch(() => undefined); // awaited below, after the visual features
+  let visual: Awaited<ReturnType<typeof computeVisualArtifacts>>;
+  let model: FitResult & { ms: number };
+  try {
+    visual = await computeVisualArtifacts(ctx, rows);
+    model = await fitting;
+  } catch (err) {
+    stopFit.abort();
+    throw err;
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+  const fitMs = model.ms;
+  const dim = model.dim;
   const tEmbed = performance.now();
   const vectors = await embedAll(ctx, modelFile, docHashes, dim, (n) => bar.update(rows + n));
   bar.stop();
@@ -168,7 +203,6 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   await writeFileAtomic(path.join(artifacts, 'text-vectors.f32'), new Uint8Array(text.vectors.buffer));
   await saveVectorSpace(artifacts, 'text', text.space);
   await writeDocTerms(path.join(intermediate, 'doc-terms.bin'), vocab, docIds);
-  const visual = await computeVisualArtifacts(ctx, rows);
   const enriched = await writeEnrichment(ctx, { partial: enrichment, styles: visual.styles, vocab, docIds });
   const source: ArtifactSource = { asOf, rows, ingestVersion: await ingestVersion(ctx) };
   await writeFileAtomic(path.join(intermediate, 'features-source.json'), JSON.stringify(source));

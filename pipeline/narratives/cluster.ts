@@ -14,7 +14,7 @@
 //      cluster left with fewer than minClusterSize rows is dissolved into noise: a handful of
 //      posts is not a narrative.
 // Sampling keeps the cost of the k search fixed however large the window; only step 3 grows with it.
-import { kmeans } from 'ml-kmeans';
+import { lloydKMeans } from '../../core/stats/lloyd-kmeans.ts';
 import { drawByWeight, seededRandom } from '../../core/stats/seeded-random.ts';
 
 export interface ClusterOptions {
@@ -170,13 +170,18 @@ export function seedCentres(points: Float32Array, dim: number, idx: number[], k:
   return out;
 }
 
-const rowArrays = new WeakMap<readonly number[], number[][]>();
+const rowArrays = new WeakMap<readonly number[], Float64Array>();
 
-/** One ml-kmeans run from the given centres (its input arrays made once per row list). */
+/** One k-means run from the given centres (core/stats/lloyd-kmeans.ts: ml-kmeans's result, faster); its input made once per row list. */
 function runKMeans(points: Float32Array, dim: number, idx: readonly number[], init: number[][], maxIterations: number): { clusters: number[]; centroids: number[][] } {
   let data = rowArrays.get(idx);
-  if (!data) rowArrays.set(idx, (data = idx.map((i) => Array.from(points.subarray(i * dim, (i + 1) * dim)))));
-  return kmeans(data, init.length, { initialization: init, maxIterations, tolerance: 1e-4 });
+  if (!data) {
+    data = new Float64Array(idx.length * dim);
+    idx.forEach((i, r) => data!.set(points.subarray(i * dim, (i + 1) * dim), r * dim));
+    rowArrays.set(idx, data);
+  }
+  const res = lloydKMeans(data, dim, Float64Array.from(init.flat()), maxIterations, 1e-4);
+  return { clusters: Array.from(res.clusters), centroids: init.map((_, c) => Array.from(res.centroids.subarray(c * dim, (c + 1) * dim))) };
 }
 
 function normaliseRows(m: number[][], dim: number): Float32Array {

@@ -19,9 +19,9 @@ export function sampleDataDir(): string {
   return d;
 }
 
-export async function runPipeline(dataDir: string, stages: string[] = ['run'], asOf = AS_OF, env: Record<string, string> = {}): Promise<RunResult> {
+export async function runPipeline(dataDir: string, stages: string[] = ['run'], asOf = AS_OF, env: Record<string, string> = {}, opts: { allowRewind?: boolean } = {}): Promise<RunResult> {
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
-  return runStages(resolveStages(stages), { config, log: createLogger('test', 'silent'), asOf, tty: false });
+  return runStages(resolveStages(stages), { config, log: createLogger('test', 'silent'), asOf, tty: false, ...opts });
 }
 
 export function summaryOf(r: RunResult, stage: string): Record<string, unknown> {
