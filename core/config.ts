@@ -69,6 +69,8 @@ const schema = z.object({
   /** Credits of the demo account created on the first start. */
   DEMO_CREDITS: z.coerce.number().int().min(0).default(100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** One JSON line per request: on, off, or auto (on unless stdout is a terminal, where a person reads it). */
+  ACCESS_LOG: z.enum(['auto', 'on', 'off']).default('auto'),
 });
 
 export type Config = z.infer<typeof schema> & { dataDir: string };

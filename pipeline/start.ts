@@ -12,7 +12,7 @@ import { createLogger, type Logger } from '../core/log.ts';
 import { generateCorpus } from '../fixtures/generate.ts';
 import { resolveStages, runStages } from './runner.ts';
 import { startSchedule } from './schedule.ts';
-import { demoKeyNotice, startServer, type RunningServer } from '../serve/server.ts';
+import { startNotice, startServer, type RunningServer } from '../serve/server.ts';
 
 async function hasLandingData(landing: string): Promise<boolean> {
   try {
@@ -75,7 +75,6 @@ async function main(): Promise<void> {
     process.stderr.write(`start: ${(err as Error).message.split('\n')[0]}\n`);
     process.exit(1);
   }
-  process.stdout.write(demoKeyNotice(server));
   const schedule = startSchedule(config, log);
   const stop = async () => {
     await schedule.stop();
@@ -86,6 +85,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
   // Logged last: once this line is out, the process is fully up (signals included).
   log.info({ generation: await readCurrent(layout), dataDir: layout.root, baseUrl: server.baseUrl }, 'current generation ready; serving');
+  process.stdout.write(startNotice(server, `./${path.relative(process.cwd(), layout.root)}`.replace(/^\.\/\.\./, '..').replace(/^\.\/$/, '.')));
 }
 
 await main();

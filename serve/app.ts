@@ -49,6 +49,8 @@ export interface AppDeps {
   searchBudgetMs?: number;
   /** This server's own {base_url} (known once it listens): the MCP tools call the API there. Without it, no /mcp. */
   selfUrl?: () => string;
+  /** One JSON line per request at info level (default true); 5xx are logged as errors either way. */
+  accessLog?: boolean;
 }
 
 /** An http-errors 4xx (Koa's ctx.throw): its message was written for the client. */
@@ -101,7 +103,7 @@ export function createApp(deps: AppDeps): Koa {
       const body = ctx.body;
       if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && !(body instanceof Stream)) ctx.body = Buffer.from(JSON.stringify(body));
     } finally {
-      deps.log.info({
+      if (deps.accessLog !== false) deps.log.info({
         requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - t0) * 100) / 100,
         account: (ctx.state.caller as { account?: string } | undefined)?.account ?? null, credits: ctx.response.get('X-Service-Credits-Used') || null,
       }, 'access');

@@ -1,7 +1,8 @@
 // `npm run serve`: serve the current generation (the pipeline must have published one).
 import { ConfigError, loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
-import { demoKeyNotice, startServer } from './server.ts';
+import path from 'node:path';
+import { startNotice, startServer } from './server.ts';
 
 let config;
 try {
@@ -13,8 +14,8 @@ try {
 const log = createLogger('serve', config.LOG_LEVEL);
 try {
   const s = await startServer(config, log);
-  process.stdout.write(demoKeyNotice(s));
   log.info({ baseUrl: s.baseUrl, generation: s.snapshots.generation?.id }, 'serving');
+  process.stdout.write(startNotice(s, `./${path.relative(process.cwd(), config.dataDir)}`.replace(/^\.\/\.\./, '..').replace(/^\.\/$/, '.')));
   const stop = async (signal: string) => {
     log.info({ signal }, 'shutting down: finishing in-flight requests');
     await s.close();

@@ -3,6 +3,7 @@
 // loopback callers, start the search workers, and check for new generations. SIGTERM: stop accepting, let in-flight
 // requests finish, flush and close the ledger.
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
@@ -62,6 +63,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const app = createApp({
       ledger, snapshots, log, prefix: config.SERVICE_PREFIX, startedAt,
       rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST }, topUpUrl: () => topUpUrl, searchPatterns: config.SEARCH_PATTERNS, jobs, searchBudgetMs: config.SEARCH_BUDGET_MS, selfUrl: () => selfUrl,
+      accessLog: config.ACCESS_LOG === 'on' || (config.ACCESS_LOG === 'auto' && !process.stdout.isTTY),
     });
     const adminAuth = adminToken(config.ADMIN_TOKEN);
     const admin = createAdminRouter(ledger, adminAuth.token, config.SERVICE_PREFIX);
@@ -120,9 +122,26 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   }
 }
 
-/** What a person starting the server needs to call it: the demo key, printed once when created. */
-export function demoKeyNotice(s: RunningServer): string {
-  return s.demoCreated
-    ? `demo account ${s.demo.account} created; its API key (shown once, saved in ${s.demoFile}):\n  x-api-key: ${s.demo.secret}\n`
-    : `demo API key: see ${s.demoFile}\n`;
+/**
+ * What a person starting the server needs next, printed once it serves: the demo key (its secret
+ * only when just created), the base URL, one request to try, where the docs are, and how keys and
+ * credits are managed while it runs. Plain text for a person; the logs stay JSON lines.
+ */
+export function startNotice(s: RunningServer, dataDirShown: string): string {
+  const keyFile = path.relative(process.cwd(), s.demoFile) || s.demoFile;
+  const key = s.demoCreated ? s.demo.secret : `$(node -p "require('./${keyFile}').secret")`;
+  const gen = s.snapshots.generation;
+  return [
+    '',
+    s.demoCreated
+      ? `Demo account ${s.demo.account} created with its API key (shown once; saved in ${keyFile}):\n  x-api-key: ${s.demo.secret}`
+      : `Demo API key: in ${keyFile}`,
+    '',
+    `Serving ${s.baseUrl}${gen ? `: generation ${gen.id}, ${gen.index.rows.toLocaleString('en-US')} posts, data directory ${dataDirShown}` : ''}`,
+    `  try:   curl -s -H "x-api-key: ${key}" '${s.baseUrl}/narratives/trending?window=7d&limit=5'`,
+    `  docs:  README.md (every endpoint with a curl example), docs/api.md, ${s.baseUrl}/openapi.json`,
+    `  keys:  npm run admin -- accounts create --name "Acme"   (keys and credits while this runs; docs/ledger.md)`,
+    '  stop:  Ctrl-C (requests in flight finish first)',
+    '',
+  ].join('\n');
 }

@@ -33,6 +33,12 @@ test('first start generates the corpus, publishes generation 1 and keeps running
   assert.is(child.proc.exitCode, null, child.out());
   const key = /x-api-key: (\S+)/.exec(child.out())?.[1];
   assert.ok(key, 'the demo key is printed on the first start');
+  // The next step, after everything else the start printed: the base URL, a request to try, the docs, keys.
+  const notice = child.out().slice(child.out().indexOf('Demo account'));
+  assert.match(notice, new RegExp(`Serving ${baseUrl.replace(/[.]/g, '\\.')}: generation g000001`));
+  assert.match(notice, /try: +curl -s -H "x-api-key: sk_[^"]+" '[^']+\/narratives\/trending/);
+  assert.match(notice, /keys: +npm run admin -- accounts create/);
+  assert.not.match(notice, /"msg":"access"/, 'no access log lines in it');
   assert.is(JSON.parse(fs.readFileSync(path.join(d, 'demo-key.json'), 'utf8')).secret, key);
   const h = await health(baseUrl, key!);
   assert.is(h.status, 200);
@@ -51,7 +57,8 @@ test('first start generates the corpus, publishes generation 1 and keeps running
   const again = await start(d);
   assert.is(await readCurrent(layout), 'g000001');
   assert.is(fs.readdirSync(path.join(layout.landing)).length, 1);
-  assert.not.match(again.child.out(), /x-api-key:/);
+  assert.not.ok(again.child.out().includes(key!), 'the secret is shown once only');
+  assert.match(again.child.out(), /Demo API key: in .*demo-key\.json/);
   assert.is((await health(again.baseUrl, key!)).status, 200);
   // SIGTERM with searches in flight: the server stops accepting and answers what it took. A
   // request whose connection the closing server never read may fail at the socket (it was never
