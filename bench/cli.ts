@@ -2,6 +2,7 @@
 // and update their section of bench/RESULTS.md.
 import { parseArgs } from 'node:util';
 import { benchApi } from './suites/api.ts';
+import { benchFirstStart } from './suites/first-start.ts';
 import { benchJobs } from './suites/jobs.ts';
 import { benchLedger } from './suites/ledger.ts';
 import { benchPipeline } from './suites/pipeline.ts';
@@ -15,6 +16,8 @@ import { benchRanking } from './suites/ranking.ts';
 const HELP = `usage: npm run bench -- <suite> [options]
 
 suites:
+  first-start  --runs R (default 2) [--busy]: npm start on a fresh clone (git clone, npm ci not counted)
+             until it serves, with its phases; --busy keeps one core spinning meanwhile
   pipeline   --posts N (default 1000000) --stages ingest[,publish] (default ingest)
              --runs R (default 3) --format ndjson|csv|parquet (default ndjson) --seed S (default 42)
              --media off|vectors (default off; vectors: precomputed visual embeddings for posts
@@ -50,7 +53,7 @@ const { values, positionals } = parseArgs({
     posts: { type: 'string' }, stages: { type: 'string' }, runs: { type: 'string' }, format: { type: 'string' }, media: { type: 'string' },
     seed: { type: 'string' }, queries: { type: 'string' }, seconds: { type: 'string' }, 'recovery-entries': { type: 'string' }, 'crash-trials': { type: 'string' },
     items: { type: 'string' }, threads: { type: 'string' }, part: { type: 'string' }, keep: { type: 'string' }, connections: { type: 'string' }, 'search-threads': { type: 'string' },
-    fit: { type: 'boolean' },
+    fit: { type: 'boolean' }, busy: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -72,6 +75,8 @@ if (suite === 'pipeline') {
   if (!['off', 'vectors'].includes(media)) { process.stderr.write('bench: --media must be off or vectors\n'); process.exit(2); }
   await benchPipeline({ posts: int(values.posts, 1_000_000, 'posts'), stages: (values.stages ?? 'ingest').split(','), runs: int(values.runs, 3, 'runs'),
     format, seed: int(values.seed, 42, 'seed'), command, media, keep: values.keep });
+} else if (suite === 'first-start') {
+  await benchFirstStart({ runs: int(values.runs, 2, 'runs'), busy: values.busy ?? false, command });
 } else if (suite === 'api') {
   await benchApi({ posts: int(values.posts, 100_000, 'posts'), seconds: int(values.seconds, 20, 'seconds'), connections: int(values.connections, 8, 'connections'), command, runs: int(values.runs, 3, 'runs'),
     searchThreads: values['search-threads'] === undefined ? undefined : values['search-threads'] === '0' ? 0 : int(values['search-threads'], 2, 'search-threads') });
