@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 import { ANALYZER_VERSION } from './analyzer.ts';
+import { seededRandom } from './stats/seeded-random.ts';
 
 export interface EmbedderParams {
   /** Hash space of terms and bigrams. */
@@ -99,14 +100,7 @@ function weigh(counts: Map<number, number>, idf: Float32Array): Sparse {
 
 /** Deterministic standard normals (mulberry32 + Box-Muller). */
 function gaussian(seed: number): () => number {
-  let a = seed >>> 0;
-  const u = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const u = seededRandom(seed);
   return () => Math.sqrt(-2 * Math.log(u() || 1e-12)) * Math.cos(2 * Math.PI * u());
 }
 

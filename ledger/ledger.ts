@@ -9,6 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { acquireLock, type Lock } from '../core/lock.ts';
+import { DAY_MS } from '../core/windows.ts';
 import { loadCheckpoint, snapshot, writeCheckpoint } from './checkpoint.ts';
 import { assertMicro, toCredits } from './money.ts';
 import type { IdempotencyWrite, LedgerRecord, RecordInput, Resolution } from './records.ts';
@@ -79,7 +80,6 @@ export class LedgerError extends Error {
   }
 }
 
-const DAY_MS = 86_400_000;
 // Ids come from a pooled random buffer: randomBytes() per id was a sixth of the hot path.
 let pool = randomBytes(0);
 let poolAt = 0;

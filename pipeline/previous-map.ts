@@ -5,8 +5,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { openDuckDB, sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
-import { previousCentroid } from './narratives/cluster.ts';
-import type { PreviousNarrative } from './narratives/tracking.ts';
+import { previousCentroid } from '../core/clustering/kmeans-by-silhouette.ts';
+import type { PreviousNarrative } from '../core/clustering/tracking.ts';
 import type { StageContext } from './stage.ts';
 
 export interface PreviousEntry extends PreviousNarrative { id: string }

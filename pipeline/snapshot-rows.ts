@@ -1,6 +1,8 @@
 // The snapshot's row order, shared by every stage that writes per-row artifacts and by publish:
 // row i of text-vectors.f32, of the HNSW labels and of BM25 postings is row i of posts.parquet.
+import fs from 'node:fs/promises';
 import { sqlString, type DuckDB } from '../core/duckdb.ts';
+import type { StageContext } from './stage.ts';
 
 export const SNAPSHOT_ORDER = 'published_at, uuid';
 
@@ -27,4 +29,27 @@ export interface ArtifactSource {
   asOf: string;
   rows: number;
   ingestVersion: number;
+}
+
+/** Version of the ingested data (bumped by each ingest that changed it). */
+export async function ingestVersion(ctx: StageContext): Promise<number> {
+  const db = await ctx.db();
+  const [r] = await db.all<{ v: number }>(`SELECT coalesce(max(version), 0)::BIGINT AS v FROM stage_state WHERE stage = 'ingest'`);
+  return Number(r?.v ?? 0);
+}
+
+/**
+ * The ArtifactSource an earlier stage left in `file`, checked against this run: same as-of, same
+ * ingested data. `missing` is the error when there is none; a stale one names `stages` to run.
+ */
+export async function requireArtifactSource(ctx: StageContext, file: string, missing: string, stale: (s: ArtifactSource, asOf: string) => string): Promise<ArtifactSource> {
+  let source: ArtifactSource;
+  try {
+    source = JSON.parse(await fs.readFile(file, 'utf8')) as ArtifactSource;
+  } catch {
+    throw new Error(missing);
+  }
+  const asOf = ctx.asOf.toISOString();
+  if (source.asOf !== asOf || source.ingestVersion !== (await ingestVersion(ctx))) throw new Error(stale(source, asOf));
+  return source;
 }

@@ -1,15 +1,15 @@
 // The emergent clusters of a search answer: its rows clustered on their text vectors by the
-// narratives' method (pipeline/narratives/cluster.ts: k-means++ starts, a silhouette-chosen k,
+// narratives' method (core/clustering/kmeans-by-silhouette.ts: k-means++ starts, a silhouette-chosen k,
 // noise below the similarity floor, small clusters dissolved) with settings for a hundred-odd
-// rows, on the kernel form of k-means (core/stats/kernel-kmeans.ts): once the rows' Gram matrix
+// rows, on the kernel form of k-means (core/clustering/kernel-kmeans.ts): once the rows' Gram matrix
 // is built, nothing costs more than n^2 additions. Computed where the search runs (a search worker
 // holds the shared vectors), so this per-request k-means is spread over the cores; the main thread
 // then describes the clusters (search-narratives.ts).
-import { gramMatrix, KernelKMeans, seedPositions } from '../core/stats/kernel-kmeans.ts';
+import { gramMatrix, KernelKMeans, seedPositions } from '../core/clustering/kernel-kmeans.ts';
 import type { SearchIndex } from '../core/ranking/search-index.ts';
 import type { QuantizedVectors } from '../core/quantized-vectors.ts';
 import { search, type RankedRow, type SearchParams } from '../core/ranking/search.ts';
-import { kGrid } from '../pipeline/narratives/cluster.ts';
+import { kGrid } from '../core/clustering/kmeans-by-silhouette.ts';
 
 /**
  * k from 2 to 6 on the grid 2, 3, 4, 6, each from its own k-means++ start (seed + k), at most

@@ -1,10 +1,10 @@
-// c-TF-IDF labels (pipeline/narratives/labels.ts: the same weight, the same order) for the few
+// c-TF-IDF labels (core/maps/labels.ts: the same weight, the same order) for the few
 // clusters of one search answer, counted over integer keys instead of strings. Per request the
 // string-keyed maps of ClassCounts were the main thread's largest cost after the answer itself:
 // here a row's label keys are interned once per generation (LabelVocabulary) and counted in
 // dense scratch arrays that are reset after use, and only the top n keys per class are kept
 // (no sort of every key).
-import { byWeight, cTfIdf, type WeightedKey } from '../pipeline/narratives/labels.ts';
+import { byWeight, cTfIdf, type WeightedKey } from '../core/maps/labels.ts';
 
 /** Label keys interned to ids for one generation; bounded (cleared when full, with the caller's row cache). */
 export class LabelVocabulary {

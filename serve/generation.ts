@@ -4,12 +4,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Manifest } from '../core/generations.ts';
-import { WINDOW_DAYS, type WindowKey } from '../core/windows.ts';
-import { DAY_MS } from '../pipeline/narratives/series.ts';
+import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../core/windows.ts';
 import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
 import type { SearchParams } from '../core/ranking/search.ts';
 import { searchWithClusters, type SearchOutcome } from './answer-clusters.ts';
-import type { MemberColumns } from '../pipeline/post-columns.ts';
+import type { MemberColumns } from '../core/maps/members.ts';
 import { loadContentColumns, type ContentColumns } from './content-columns.ts';
 import { loadMaps, type Maps } from './maps.ts';
 import type { SearchPool } from './search-pool.ts';

@@ -9,6 +9,7 @@ import type { Config } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import type { Logger } from '../core/log.ts';
 import { waitAtMost } from '../core/wait-at-most.ts';
+import { DAY_MS } from '../core/windows.ts';
 import { adminToken, announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import { createApp } from './app.ts';
@@ -48,7 +49,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const jobs = new JobRunner({
     ledger, snapshots, dir: jobsDir(config.dataDir), log, concurrency: config.JOB_CONCURRENCY, threads: config.JOB_THREADS,
     summariser: summariserFrom(config), topUpUrl: () => topUpUrl, statusPath: (id) => `${config.SERVICE_PREFIX}/intelligence/jobs/${id}`,
-    retentionMs: config.JOB_RETENTION_DAYS * 86_400_000,
+    retentionMs: config.JOB_RETENTION_DAYS * DAY_MS,
   });
   let server: http.Server | null = null;
   let unannounce: (() => Promise<void>) | null = null;

@@ -2,7 +2,7 @@
 // the pipeline's string-keyed ClassCounts: the same keys, weights and order, ties included.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ClassCounts } from '../pipeline/narratives/labels.ts';
+import { ClassCounts } from '../core/maps/labels.ts';
 import { KeyCounter, LabelVocabulary } from '../serve/answer-labels.ts';
 
 test('KeyCounter.top equals ClassCounts.top (keys, weights, order with ties) and leaves its scratch counts clean', () => {

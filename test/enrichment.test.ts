@@ -12,7 +12,7 @@ import {
   loadBrandDictionary, noveltyScore, saturationScore, themes, tone, TONE_LABELS,
 } from '../core/enrichment/index.ts';
 import { hasTweetEval } from '../core/enrichment/tweeteval.ts';
-import { measureTextQuality } from '../bench/suites/quality-text.ts';
+import { measureTextQuality } from '../core/enrichment/quality.ts';
 
 test('tone: clear positive, negative and neutral posts', () => {
   assert.is(tone('I love this, it is amazing!').tone, 'positive');

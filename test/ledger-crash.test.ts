@@ -2,7 +2,7 @@
 // nothing acknowledged is lost, no hold stays open, balances equal the replayed log.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { crashTrial } from '../bench/ledger-crash-trial.ts';
+import { crashTrial } from '../ledger/verify/crash-trial.ts';
 
 for (const [killAfterAcks, concurrency] of [[1, 1], [40, 4], [300, 32], [1500, 64], [4000, 256]] as const) {
   test(`kill -9 after ${killAfterAcks} acknowledged operations at concurrency ${concurrency}`, async () => {

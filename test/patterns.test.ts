@@ -15,7 +15,7 @@ import { elementsLabel, recurrentElements } from '../pipeline/patterns/build.ts'
 import type { PatternCorpus } from '../pipeline/patterns/corpus.ts';
 import { jaccard } from '../pipeline/patterns/lookalikes.ts';
 import { PATTERN_COLUMNS } from '../pipeline/patterns/stage.ts';
-import { DAY_MS } from '../pipeline/narratives/series.ts';
+import { DAY_MS } from '../core/windows.ts';
 import { ROOT } from './helpers/child.ts';
 import { AS_OF, sampleDataDir, describeSnapshot, readSnapshot, runPipeline } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';

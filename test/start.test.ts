@@ -15,7 +15,7 @@ import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 test.after.each(cleanupTmp);
 
 async function start(d: string) {
-  const child = spawnTs('pipeline/start.ts', [], { DATA_DIR: d, PORT: '0', DEFAULT_CORPUS_POSTS: '400', PIPELINE_SCHEDULE: '{"run":"0 0 1 1 *"}' });
+  const child = spawnTs('app/start.ts', [], { DATA_DIR: d, PORT: '0', DEFAULT_CORPUS_POSTS: '400', PIPELINE_SCHEDULE: '{"run":"0 0 1 1 *"}' });
   await waitFor(() => /current generation ready/.test(child.out()) || child.proc.exitCode !== null, 'start to publish', 180_000);
   const baseUrl = /"baseUrl":"([^"]+)"/.exec(child.out())?.[1] ?? '';
   return { child, baseUrl };

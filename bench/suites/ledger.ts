@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Ledger } from '../../ledger/ledger.ts';
-import { crashTrial } from '../ledger-crash-trial.ts';
+import { crashTrial } from '../../ledger/verify/crash-trial.ts';
 import { machine, median, writeResultsJson, writeResultsSection } from '../results-file.ts';
 
 export interface LedgerBenchOptions { seconds: number; runs: number; recoveryEntries: number; crashTrials: number; command: string }

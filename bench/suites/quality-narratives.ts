@@ -14,7 +14,7 @@ import { generationDir, readCurrent } from '../../core/generations.ts';
 import { createLogger } from '../../core/log.ts';
 import { generateCorpus } from '../../fixtures/generate.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
-import { ari, nmi } from '../lib/cluster-metrics.ts';
+import { ari, nmi } from '../../core/stats/cluster-metrics.ts';
 
 export const NARRATIVES_AS_OF = '2026-11-01T00:00:00.000Z';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');

@@ -11,7 +11,7 @@ import { generationDir, readCurrent } from '../../core/generations.ts';
 import { createLogger } from '../../core/log.ts';
 import { TWEETEVAL_DIR } from '../../core/enrichment/tweeteval.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
-import { ari, nmi } from '../lib/cluster-metrics.ts';
+import { ari, nmi } from '../../core/stats/cluster-metrics.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const AS_OF = '2026-11-01T00:00:00.000Z';

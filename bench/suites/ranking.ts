@@ -25,7 +25,7 @@ import { generateCorpus } from '../../fixtures/generate.ts';
 import { postText } from '../../pipeline/features/stage.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { ensurePeerInstalled, runPeerScript } from '../peer-install.ts';
-import { machine, median, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
 
 export interface RankingBenchOptions { posts: number; queries: number; command: string }
 
@@ -225,7 +225,6 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   const floats = new Float32Array(rawFloats.buffer, rawFloats.byteOffset, rawFloats.byteLength / 4);
   const loadMs = performance.now() - t0;
   const queries = queriesFrom(truthFile, o.queries);
-  const windows = WINDOW_KEYS;
 
   // Warm-up, then timed passes: ours and the peer on the same queries and windows.
   for (const q of queries.slice(0, 20)) search(index, { query: q.text, limit: 100, window: '30d' });

@@ -5,8 +5,7 @@ import { terms as analyzeTerms } from '../analyzer.ts';
 import { searchBm25 } from '../bm25.ts';
 import { embed } from '../embedder.ts';
 import { toSpace } from '../vector-space.ts';
-import type { WindowKey } from '../windows.ts';
-import { WINDOW_DAYS } from '../windows.ts';
+import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../windows.ts';
 import { exactNeighbours } from './exact-neighbours.ts';
 import { searchShards } from './hnsw-shards.ts';
 import { engagementOf, type SearchIndex } from './search-index.ts';
@@ -105,7 +104,7 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
     const vr = vecRank.get(row) ?? null;
     const rrf = (lr ? 1 / (RRF_K + lr) : 0) + (vr ? 1 / (RRF_K + vr) : 0);
     const raw = hasVector ? cosine(index, qv, row) : 0;
-    const ageDays = Math.max(0, (index.asOf - index.publishedAt[row]!) / 86_400_000);
+    const ageDays = Math.max(0, (index.asOf - index.publishedAt[row]!) / DAY_MS);
     const likes = index.likes[row]!;
     const comments = index.comments[row]!;
     const shares = index.shares[row]!;

@@ -1,15 +1,23 @@
-// Deterministic draws for k-means++ seeding: the narratives' clustering (pipeline) and the search
-// answer's clustering (kernel-kmeans.ts) draw the same rows for the same seed.
+// The project's one seeded random generator (mulberry32: a 32-bit state, period 2^32, fast and
+// good enough for sampling and seeding): k-means++ draws (the pipeline's clustering and the search
+// answer's draw the same rows for the same seed), the embedder's random projection, the fixture
+// generator's streams.
 
-/** Deterministic uniform [0, 1) numbers for a seed (mulberry32). */
-export function seededRandom(seed: number): () => number {
+/** Deterministic uniform 32-bit unsigned integers for a seed (mulberry32). */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = Math.imul(a ^ (a >>> 15), a | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return (t ^ (t >>> 14)) >>> 0;
   };
+}
+
+/** Deterministic uniform [0, 1) numbers for a seed (mulberry32). */
+export function seededRandom(seed: number): () => number {
+  const next = mulberry32(seed);
+  return () => next() / 4294967296;
 }
 
 /** A position drawn with probability proportional to its weight (the k-means++ draw). */

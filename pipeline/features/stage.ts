@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { embedderParamsFor, type EmbedderParams } from '../../core/embedder.ts';
-import { materialiseSnapshotRows, snapshotChunks, type ArtifactSource } from '../snapshot-rows.ts';
+import { ingestVersion, materialiseSnapshotRows, snapshotChunks, type ArtifactSource } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { writeDocTerms } from './doc-terms.ts';
@@ -37,30 +37,8 @@ export function postText(r: { title: string | null; description: string | null; 
   return [r.title ?? '', r.description ?? '', ...(r.tags ?? []).map((t) => `#${t}`)].join(' ');
 }
 
-export async function ingestVersion(ctx: StageContext): Promise<number> {
-  const db = await ctx.db();
-  const [r] = await db.all<{ v: number }>(`SELECT coalesce(max(version), 0)::BIGINT AS v FROM stage_state WHERE stage = 'ingest'`);
-  return Number(r?.v ?? 0);
-}
-
 /** Rows a worker analyses per task: large enough to amortise messaging, small enough to balance. */
 const CHUNK_ROWS = 2_000;
-
-/**
- * The ArtifactSource an earlier stage left in `file`, checked against this run: same as-of, same
- * ingested data. `missing` is the error when there is none; a stale one names `stages` to run.
- */
-export async function requireArtifactSource(ctx: StageContext, file: string, missing: string, stale: (s: ArtifactSource, asOf: string) => string): Promise<ArtifactSource> {
-  let source: ArtifactSource;
-  try {
-    source = JSON.parse(await fs.readFile(file, 'utf8')) as ArtifactSource;
-  } catch {
-    throw new Error(missing);
-  }
-  const asOf = ctx.asOf.toISOString();
-  if (source.asOf !== asOf || source.ingestVersion !== (await ingestVersion(ctx))) throw new Error(stale(source, asOf));
-  return source;
-}
 
 const EMBED_ROWS = 50_000;
 

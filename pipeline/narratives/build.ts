@@ -1,11 +1,13 @@
-// The narratives of one window: clusters of its posts (cluster.ts) described by every field of
+// The narratives of one window: clusters of its posts (core/clustering/kmeans-by-silhouette.ts) described by every field of
 // spec 2.5 that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
-import { clusterRange, CLUSTER_DEFAULTS, type ClusterOptions } from './cluster.ts';
-import { memberStats, representativeOf } from '../post-columns.ts';
+import { clusterRange, CLUSTER_DEFAULTS, type ClusterOptions } from '../../core/clustering/kmeans-by-silhouette.ts';
+import { platformDiffusion, summarise } from '../../core/maps/describe.ts';
+import { memberStats, representativeOf } from '../../core/maps/members.ts';
 import { rowTerms, type NarrativeCorpus } from './corpus.ts';
-import { ClassCounts, LABEL_DEFAULTS, labelFrom, labelKeys } from './labels.ts';
-import { narrativeSentiment, type NarrativeSentiment } from './sentiment.ts';
-import { DAY_MS, seriesStats, type SeriesStats } from './series.ts';
+import { ClassCounts, LABEL_DEFAULTS, labelFrom, labelKeys } from '../../core/maps/labels.ts';
+import { narrativeSentiment, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
+import { seriesStats, type SeriesStats } from '../../core/maps/series.ts';
+import { DAY_MS } from '../../core/windows.ts';
 
 export interface WindowSpec { key: string; start: string; end: string; firstRow: number }
 
@@ -30,26 +32,6 @@ export interface BuiltNarrative {
 }
 
 export interface WindowResult { narratives: BuiltNarrative[]; k: number; silhouette: number; rows: number; noise: number; warmStart: boolean }
-
-/** Normalised Shannon entropy of the platform split (0: one platform .. 1: even over all of the snapshot's). */
-export function platformDiffusion(counts: Map<number, number>, platformsInSnapshot: number): number | null {
-  if (platformsInSnapshot < 2) return null;
-  let n = 0;
-  for (const c of counts.values()) n += c;
-  let h = 0;
-  for (const c of counts.values()) if (c > 0) h -= (c / n) * Math.log(c / n);
-  return h / Math.log(platformsInSnapshot);
-}
-
-const SUMMARY_CHARS = 240;
-
-/** Extractive summary: the representative post's own words, cut at a word boundary. */
-export function summarise(text: string): string {
-  const s = text.replace(/\s+/g, ' ').trim();
-  if (s.length <= SUMMARY_CHARS) return s;
-  const cut = s.slice(0, SUMMARY_CHARS);
-  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), SUMMARY_CHARS - 40)).trimEnd()}…`;
-}
 
 export async function buildWindow(corpus: NarrativeCorpus, w: WindowSpec, asOf: number, textOf: (rows: number[]) => Promise<Map<number, string>>,
   opts: ClusterOptions = CLUSTER_DEFAULTS, prior?: readonly Float32Array[]): Promise<WindowResult> {

@@ -12,17 +12,16 @@ import { terms } from '../../core/analyzer.ts';
 import { buildBm25FromTerms, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
-import { requireArtifactSource } from '../features/stage.ts';
 import { rowWindows } from '../post-columns.ts';
 import { currentSpace, loadPreviousMap, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
-import { snapshotWhere } from '../snapshot-rows.ts';
+import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { buildWindow, type BuiltNarrative } from './build.ts';
-import { CLUSTER_DEFAULTS } from './cluster.ts';
+import { CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
-import { matchNarratives, newNarrativeKey } from './tracking.ts';
+import { matchNarratives, newNarrativeKey } from '../../core/clustering/tracking.ts';
 
 export const NARRATIVE_COLUMNS = {
   id: 'VARCHAR', narrative_key: 'VARCHAR', window_key: 'VARCHAR', window_start: 'VARCHAR', window_end: 'VARCHAR', computed_at: 'VARCHAR',

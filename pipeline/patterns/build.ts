@@ -1,10 +1,11 @@
 // The visual patterns of one scope: clusters of the scope's posts on their visual vectors
-// (the narratives' clustering, narratives/cluster.ts, with the options below) described by every
+// (the narratives' clustering, core/clustering/kmeans-by-silhouette.ts, with the options below) described by every
 // field of spec 2.6's PatternDetail that does not depend on the generation or a query. Field
 // definitions: docs/fields.md ("Patterns").
-import { clusterRange, type ClusterOptions, CLUSTER_DEFAULTS } from '../narratives/cluster.ts';
-import { ClassCounts } from '../narratives/labels.ts';
-import { memberStats, representativeOf } from '../post-columns.ts';
+import { clusterRange, type ClusterOptions, CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
+import { ClassCounts } from '../../core/maps/labels.ts';
+import { dot } from '../../core/dot.ts';
+import { memberStats, representativeOf } from '../../core/maps/members.ts';
 import { parseElement, type ElementType, type PatternCorpus } from './corpus.ts';
 
 export interface ScopeSpec { key: string; start: string; end: string; firstRow: number }
@@ -14,7 +15,7 @@ export interface ScopeSpec { key: string; start: string; end: string; firstRow: 
 // a pattern needs 10 posts (0.2% of the scope when larger), and k is the one with the best
 // silhouette (no parsimony): two formats that share a shape but not a palette are two patterns,
 // and the coarser clustering within the tolerance merges them; the final k-means keeps the tightest
-// of 8 seedings, and the bisecting refinement (cluster.ts) splits what it still merged.
+// of 8 seedings, and the bisecting refinement (kmeans-by-silhouette.ts) splits what it still merged.
 export const PATTERN_CLUSTER: ClusterOptions = { ...CLUSTER_DEFAULTS, noiseSimilarity: 0.85, minClusterSize: 10, kMin: 2, silhouetteTolerance: 0, restarts: 8 };
 
 /** Recurrent: carried by at least this share of the members. */
@@ -56,12 +57,6 @@ export interface BuiltPattern {
 }
 
 export interface ScopeResult { patterns: BuiltPattern[]; k: number; silhouette: number; rows: number; noise: number; warmStart: boolean }
-
-function dot(a: Float32Array, ao: number, b: Float32Array, bo: number, dim: number): number {
-  let s = 0;
-  for (let i = 0; i < dim; i++) s += a[ao + i]! * b[bo + i]!;
-  return s;
-}
 
 /** Elements of the members by share of members carrying them, most supported first (ties by name). */
 export function recurrentElements(corpus: PatternCorpus, members: readonly number[], minSupport = RECURRENT_MIN_SUPPORT, max = RECURRENT_MAX): RecurrentElement[] {

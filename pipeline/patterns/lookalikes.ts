@@ -2,6 +2,7 @@
 // evidence (spec 2.6): centroidCosine (visual), tagJaccard (tags), and the recurrent elements both
 // share (sharedElements, by type; corroborationCount is how many). Ranked by centroid cosine;
 // definitions in docs/fields.md ("Patterns").
+import { dot } from '../../core/dot.ts';
 import type { BuiltPattern } from './build.ts';
 
 export const LOOKALIKES = 5;
@@ -9,11 +10,8 @@ export const LOOKALIKES = 5;
 export interface SharedElement { value: string; selfSupport: number; neighborSupport: number }
 export interface Lookalike { other: number; centroidCosine: number; tagJaccard: number; corroborationCount: number; sharedElements: Record<string, SharedElement[]> }
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-}
+/** Cosine of two unit centroids. */
+const cosine = (a: Float32Array, b: Float32Array): number => dot(a, 0, b, 0, a.length);
 
 export function jaccard<T>(a: readonly T[], b: readonly T[]): number {
   const A = new Set(a);

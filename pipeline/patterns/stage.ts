@@ -11,14 +11,12 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
-import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
-import { requireArtifactSource } from '../features/stage.ts';
-import { matchNarratives, type MatchThresholds } from '../narratives/tracking.ts';
-import { DAY_MS } from '../narratives/series.ts';
+import { DAY_MS, WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
+import { matchNarratives, type MatchThresholds } from '../../core/clustering/tracking.ts';
 import { rowWindows } from '../post-columns.ts';
 import { currentSpace, loadPreviousMap, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
-import { snapshotWhere } from '../snapshot-rows.ts';
+import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
 import { buildScope, PATTERN_CLUSTER, type BuiltPattern } from './build.ts';

@@ -3,9 +3,9 @@
 // yielding to the event loop between slices, so a 10,000-row job never holds up a search.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RankedRow } from '../../core/ranking/search.ts';
-import type { WindowKey } from '../../core/windows.ts';
-import { narrativeSentiment } from '../../pipeline/narratives/sentiment.ts';
-import { DAY_MS, seriesStats } from '../../pipeline/narratives/series.ts';
+import { DAY_MS, type WindowKey } from '../../core/windows.ts';
+import { narrativeSentiment } from '../../core/maps/sentiment.ts';
+import { seriesStats } from '../../core/maps/series.ts';
 import { contentItem, creatorsOf } from '../content-item.ts';
 import { windowDaysOf, type LoadedGeneration } from '../generation.ts';
 import { trackedNarratives } from '../search-narratives.ts';
@@ -39,7 +39,7 @@ export async function recordsResult(gen: LoadedGeneration, r: JobRequest, ranked
 }
 
 
-/** The rows' daily series over the window (pipeline/narratives/series.ts) and each day's date. */
+/** The rows' daily series over the window (core/maps/series.ts) and each day's date. */
 function dailySeries(gen: LoadedGeneration, window: WindowKey, rows: readonly number[]) {
   const { index } = gen;
   const series = seriesStats(rows.map((row) => index.publishedAt[row]!), index.asOf, windowDaysOf(gen, window));

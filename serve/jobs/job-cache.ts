@@ -4,10 +4,10 @@
 // paid, full price for any other. Entries point at the job whose result file holds the answer, so
 // the cache is rebuilt from the job records after a restart.
 import { createHash } from 'node:crypto';
+import { DAY_MS } from '../../core/windows.ts';
 import type { JobKind, JobRequest } from './job-request.ts';
 
 export const ROLLING_MS: Partial<Record<JobKind, number>> = { records: 15 * 60_000, insights: 60 * 60_000 };
-const DAY_MS = 86_400_000;
 
 /** The query as compared: Unicode-normalised (NFKC), lower case, runs of white space as one space. */
 export const normaliseQuery = (q: string) => q.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();

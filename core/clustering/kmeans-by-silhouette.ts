@@ -1,6 +1,7 @@
-// Narrative clustering of one window's posts on their unit text vectors (cosine geometry):
+// The maps' clustering: a window's posts on their unit vectors (cosine geometry), text vectors for
+// narratives, visual vectors for patterns (each with its own options):
 //   1. a deterministic, evenly spaced sample of the window's rows (SAMPLE rows at most);
-//   2. k-means (ml-kmeans, seeded by k-means++) on part of the sample for each k of a geometric grid;
+//   2. k-means (lloyd-kmeans.ts, seeded by k-means++) on part of the sample for each k of a geometric grid;
 //      the mean silhouette (cosine distance, on a sub-sample) of each clustering is measured and
 //      the smallest k within silhouetteTolerance of the best wins: the silhouette rewards clusters
 //      that are both tight and apart, so it finds the number of stories rather than the number
@@ -14,8 +15,9 @@
 //      cluster left with fewer than minClusterSize rows is dissolved into noise: a handful of
 //      posts is not a narrative.
 // Sampling keeps the cost of the k search fixed however large the window; only step 3 grows with it.
-import { lloydKMeans } from '../../core/stats/lloyd-kmeans.ts';
-import { drawByWeight, seededRandom } from '../../core/stats/seeded-random.ts';
+import { dot } from '../dot.ts';
+import { lloydKMeans } from './lloyd-kmeans.ts';
+import { drawByWeight, seededRandom } from '../stats/seeded-random.ts';
 
 export interface ClusterOptions {
   seed: number;
@@ -66,12 +68,6 @@ export interface Clustering {
   tried: Array<{ k: number; silhouette: number }>;
   /** Whether the previous generation's centres were kept as the start (see `prior`). */
   warmStart: boolean;
-}
-
-function dot(a: Float32Array, ao: number, b: Float32Array, bo: number, dim: number): number {
-  let s = 0;
-  for (let i = 0; i < dim; i++) s += a[ao + i]! * b[bo + i]!;
-  return s;
 }
 
 /** Geometric grid of k values between kMin and kMax, each `step` times the last (at least +1). */
@@ -172,7 +168,7 @@ export function seedCentres(points: Float32Array, dim: number, idx: number[], k:
 
 const rowArrays = new WeakMap<readonly number[], Float64Array>();
 
-/** One k-means run from the given centres (core/stats/lloyd-kmeans.ts: ml-kmeans's result, faster); its input made once per row list. */
+/** One k-means run from the given centres (lloyd-kmeans.ts: ml-kmeans's result, faster); its input made once per row list. */
 function runKMeans(points: Float32Array, dim: number, idx: readonly number[], init: number[][], maxIterations: number): { clusters: number[]; centroids: number[][] } {
   let data = rowArrays.get(idx);
   if (!data) {

@@ -1,4 +1,5 @@
-// `npm start`: the first-run experience. On an empty DATA_DIR it generates the default fixture
+// `npm start`, the application's entry: the one place that runs the pipeline and the server in
+// one process (so it sits above both layers). The first-run experience: On an empty DATA_DIR it generates the default fixture
 // corpus into landing/, runs every stage and publishes generation 1; on later starts it serves
 // what is there. Then it serves the HTTP API (serve/server.ts; the demo key is printed on the
 // first start) and keeps the data fresh on the PIPELINE_SCHEDULE: the server swaps to each new
@@ -10,8 +11,8 @@ import { dataDirLayout } from '../core/data-dir.ts';
 import { readCurrent } from '../core/generations.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { generateCorpus } from '../fixtures/generate.ts';
-import { resolveStages, runStages } from './runner.ts';
-import { startSchedule } from './schedule.ts';
+import { resolveStages, runStages } from '../pipeline/runner.ts';
+import { startSchedule } from '../pipeline/schedule.ts';
 import { startNotice, startServer, type RunningServer } from '../serve/server.ts';
 
 async function hasLandingData(landing: string): Promise<boolean> {

@@ -1,16 +1,17 @@
-// One crash trial: a real child process loads the ledger, is killed with SIGKILL once it has
-// acknowledged `killAfterAcks` operations, and the ledger is reopened and checked against what
+// The ledger's crash check, run by its tests and by the crash soak of `npm run bench -- ledger`.
+// One trial: a real child process (load-child.ts) loads the ledger and is killed with SIGKILL once
+// it has acknowledged `killAfterAcks` operations; the ledger is reopened and checked against what
 // the child acknowledged and against an independent decode of the log files:
 // every acknowledged operation present, no hold left open, balance = top-ups - settlements.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { scanFrame } from '../ledger/frame.ts';
-import { Ledger } from '../ledger/ledger.ts';
-import type { LedgerRecord } from '../ledger/records.ts';
+import { scanFrame } from '../frame.ts';
+import { Ledger } from '../ledger.ts';
+import type { LedgerRecord } from '../records.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
 export interface TrialResult {
   acked: number;
@@ -46,7 +47,7 @@ export async function crashTrial(opts: { killAfterAcks: number; concurrency: num
     await setup.topup(account, 1_000_000_000);
     await setup.close();
 
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'ledger-load.ts'), dir, account, String(opts.concurrency)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'load-child.ts'), dir, account, String(opts.concurrency)], {
       cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let text = '';

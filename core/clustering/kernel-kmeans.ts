@@ -10,7 +10,7 @@
 // (n additions for each row that changes cluster) instead of rebuilt (n^2) every iteration, and it
 // also gives the silhouette (cosine distance 1 - G) and each row's cosine to its centroid
 // (A_ic / sqrt(W_c)) without another pass over the vectors.
-import { drawByWeight, seededRandom } from './seeded-random.ts';
+import { drawByWeight, seededRandom } from '../stats/seeded-random.ts';
 
 /** Rows that decode themselves into a Float64Array (the server's int8-quantised vectors). */
 export interface RowSource { decodeInto(row: number, out: Float64Array, at: number): void }
