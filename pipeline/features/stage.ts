@@ -13,7 +13,7 @@ import { embedderParamsFor, type EmbedderParams } from '../../core/embedder.ts';
 import { ingestVersion, materialiseSnapshotRows, snapshotChunks, type ArtifactSource } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';
-import { writeDocTerms } from './doc-terms.ts';
+import { writeDocTerms } from '../doc-terms.ts';
 import type { EmbedResult, EmbedTask, EmbedWorkerData, FitResult, FitTask } from './embed-task.ts';
 import { loadBrandDictionary } from '../../core/enrichment/index.ts';
 import { TaskPool } from '../../core/workers/task-pool.ts';

@@ -15,7 +15,7 @@ import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { loadVectorSpace } from '../../core/vector-space.ts';
 import { HNSW_PARAMS, planShards, shardPoints, shardSetFile, VISUAL_HNSW_PARAMS, type HnswParams, type HnswSpace, type ShardSet } from '../../core/ranking/hnsw-shards.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
-import { readDocTerms } from '../features/doc-terms.ts';
+import { readDocTerms } from '../doc-terms.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage.ts';
 import { StageAborted } from '../stage.ts';

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { EnrichmentStore, loadEnrichmentStore } from '../../core/enrichment/public.ts';
 import { loadVectorSpace, nonZeroMask } from '../../core/vector-space.ts';
-import { readDocTerms, type DocTerms } from '../features/doc-terms.ts';
+import { readDocTerms, type DocTerms } from '../doc-terms.ts';
 import { loadPostColumns, type PostColumns } from '../post-columns.ts';
 import type { StageContext } from '../stage.ts';
 

@@ -2,7 +2,7 @@
 // without analysing every text a second time. Layout: [u32 header length][header JSON]
 // [vocabulary, '\n'-joined UTF-8, padded to 4 bytes][u32 offsets x (rows+1)][u32 ids x total].
 import fs from 'node:fs/promises';
-import { writeFileAtomic } from '../../core/durable-fs.ts';
+import { writeFileAtomic } from '../core/durable-fs.ts';
 
 export interface DocTerms {
   vocab: string[];
