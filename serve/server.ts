@@ -13,13 +13,13 @@ import { DAY_MS } from '../core/windows.ts';
 import { adminToken, announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import { createApp } from './app.ts';
-import { answerClientError, answerConnect, answerExpectation } from './client-error.ts';
-import { ensureDemoAccount, type DemoKey } from './demo-account.ts';
-import { loadGeneration } from './generation.ts';
+import { answerClientError, answerConnect, answerExpectation } from './http/client-error.ts';
+import { ensureDemoAccount, type DemoKey } from './billing/demo-account.ts';
+import { loadGeneration } from './generation/loaded-generation.ts';
 import { JobRunner, jobsDir } from './jobs/job-runner.ts';
 import { summariserFrom } from './jobs/summariser.ts';
-import { SearchPool } from './search-pool.ts';
-import { SnapshotStore } from './snapshot-store.ts';
+import { SearchPool } from './search/search-pool.ts';
+import { SnapshotStore } from './generation/snapshot-store.ts';
 
 export interface RunningServer {
   url: string;

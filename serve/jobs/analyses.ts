@@ -6,10 +6,10 @@ import type { RankedRow } from '../../core/ranking/search.ts';
 import { DAY_MS, type WindowKey } from '../../core/windows.ts';
 import { narrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats } from '../../core/maps/series.ts';
-import { contentItem, creatorsOf } from '../content-item.ts';
-import { windowDaysOf, type LoadedGeneration } from '../generation.ts';
-import { trackedNarratives } from '../search-narratives.ts';
-import { searchPatterns } from '../search-patterns.ts';
+import { contentItem, creatorsOf } from '../generation/content-item.ts';
+import { windowDaysOf, type LoadedGeneration } from '../generation/loaded-generation.ts';
+import { trackedNarratives } from '../search/answer-narratives.ts';
+import { searchPatterns } from '../search/answer-patterns.ts';
 import type { JobRequest } from './job-request.ts';
 import type { Summariser } from './summariser.ts';
 

@@ -4,8 +4,8 @@
 import { z } from 'zod';
 import { WINDOW_KEYS, type WindowKey } from '../../core/windows.ts';
 import { MICRO } from '../../ledger/money.ts';
-import { badRequest } from '../http-error.ts';
-import { QUERY_MAX_CHARS, SEARCH_WINDOW_DEFAULT } from '../search-body.ts';
+import { badRequest } from '../http/http-error.ts';
+import { QUERY_MAX_CHARS, SEARCH_WINDOW_DEFAULT } from '../search/search-body.ts';
 
 export const JOB_KINDS = ['records', 'insights', 'patterns', 'stats'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];

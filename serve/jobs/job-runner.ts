@@ -17,10 +17,10 @@ import { search, type RankedRow, type SearchParams } from '../../core/ranking/se
 import { TaskPool } from '../../core/workers/task-pool.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
-import { holdOr402 } from '../billing.ts';
-import type { LoadedGeneration } from '../generation.ts';
-import { HttpError } from '../http-error.ts';
-import type { SnapshotStore } from '../snapshot-store.ts';
+import { holdOr402 } from '../billing/holds.ts';
+import type { LoadedGeneration } from '../generation/loaded-generation.ts';
+import { HttpError } from '../http/http-error.ts';
+import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import { insightsResult, patternsResult, recordsResult, statsResult } from './analyses.ts';
 import { cacheKey, JobCache, type CacheEntry } from './job-cache.ts';
 import { chargeFor, holdAmount, maxLimitFor, SIGNALS_FLOOR, tierOf, type JobRequest } from './job-request.ts';

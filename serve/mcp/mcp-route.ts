@@ -7,8 +7,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type Koa from 'koa';
-import { CREDITS_REMAINING_HEADER, CREDITS_USED_HEADER } from '../billing.ts';
-import { HttpError } from '../http-error.ts';
+import { CREDITS_REMAINING_HEADER, CREDITS_USED_HEADER } from '../billing/holds.ts';
+import { HttpError } from '../http/http-error.ts';
 import { TOOLS, type ToolDef } from './tools.ts';
 
 export const MCP_SERVER_INFO = { name: 'content-intelligence', version: '1.0.1' };

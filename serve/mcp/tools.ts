@@ -5,9 +5,9 @@
 // and errors are those of the HTTP API by construction, not by a second implementation.
 import { z } from 'zod';
 import { WINDOW_KEYS } from '../../core/windows.ts';
-import { IDEMPOTENCY_KEY_PATTERN } from '../idempotency-key.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../http/idempotency-key.ts';
 import { jobBodySchema, JOB_LIMIT_MAX } from '../jobs/job-request.ts';
-import { searchBodySchema } from '../search-body.ts';
+import { searchBodySchema } from '../search/search-body.ts';
 
 const window = z.enum(WINDOW_KEYS).describe('7d, 30d, 90d or all');
 const limit = (max: number, dflt: number) => z.number().int().min(1).max(max).optional().describe(`1..${max}, default ${dflt}`);

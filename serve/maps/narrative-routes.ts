@@ -5,13 +5,13 @@ import Router from '@koa/router';
 import { terms } from '../../core/analyzer.ts';
 import { DAY_MS, type WindowKey } from '../../core/windows.ts';
 import { searchBm25 } from '../../core/bm25.ts';
-import { storedFields } from '../content-item.ts';
-import type { EmergentStore } from '../emergent-store.ts';
-import type { LoadedGeneration } from '../generation.ts';
-import { badRequest } from '../http-error.ts';
-import type { Narrative, TrajectoryPoint } from '../maps.ts';
-import { resolveNarrative, type Resolved } from '../narrative-lookup.ts';
-import { intParam, page, windowParam } from '../params.ts';
+import { storedFields } from '../generation/content-item.ts';
+import type { EmergentStore } from '../search/emergent-store.ts';
+import type { LoadedGeneration } from '../generation/loaded-generation.ts';
+import { badRequest } from '../http/http-error.ts';
+import type { Narrative, TrajectoryPoint } from './load-maps.ts';
+import { resolveNarrative, type Resolved } from './narrative-lookup.ts';
+import { intParam, page, windowParam } from '../http/params.ts';
 
 /** Trending order: momentum, then emergence, then size, then id (documented in docs/api.md). */
 export function trendingOrder(a: Narrative, b: Narrative): number {

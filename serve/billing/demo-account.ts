@@ -3,9 +3,9 @@
 // user can try the API at once. The ledger itself stores only the key's hash.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../core/durable-fs.ts';
-import type { Ledger } from '../ledger/ledger.ts';
-import { toMicro } from '../ledger/money.ts';
+import { writeFileAtomic } from '../../core/durable-fs.ts';
+import type { Ledger } from '../../ledger/ledger.ts';
+import { toMicro } from '../../ledger/money.ts';
 
 export const DEMO_KEY_FILE = 'demo-key.json';
 

@@ -1,11 +1,11 @@
 // Free reads of the visual pattern map (spec 4.2, 2.6), never billed: browse (scope, sort, cursor),
 // one pattern (its PatternDetail, representative content and lookalikes), its posts, its lookalikes.
 import Router from '@koa/router';
-import { storedFields } from '../content-item.ts';
-import type { LoadedGeneration } from '../generation.ts';
-import { badRequest, notFound } from '../http-error.ts';
-import type { LoadedPattern } from '../maps.ts';
-import { intParam, windowParam } from '../params.ts';
+import { storedFields } from '../generation/content-item.ts';
+import type { LoadedGeneration } from '../generation/loaded-generation.ts';
+import { badRequest, notFound } from '../http/http-error.ts';
+import type { LoadedPattern } from './load-maps.ts';
+import { intParam, windowParam } from '../http/params.ts';
 
 export const PATTERN_SORTS = {
   contentCount: (a: LoadedPattern, b: LoadedPattern) => b.detail.contentCount - a.detail.contentCount,

@@ -2,7 +2,7 @@
 // of the secret (only hashes are stored) and must not be revoked. Missing, unknown or revoked:
 // 403 with a JSON error, before any work. The secret itself is never logged or echoed.
 import type Koa from 'koa';
-import type { ApiKey, Ledger } from '../ledger/ledger.ts';
+import type { ApiKey, Ledger } from '../../ledger/ledger.ts';
 import { HttpError } from './http-error.ts';
 
 export interface Caller { key: ApiKey; account: string }

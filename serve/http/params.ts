@@ -1,5 +1,5 @@
 // Query-string parameters of the free reads, validated with messages that name the problem.
-import { WINDOW_KEYS, type WindowKey } from '../core/windows.ts';
+import { WINDOW_KEYS, type WindowKey } from '../../core/windows.ts';
 import { badRequest } from './http-error.ts';
 
 type Query = Record<string, string | string[] | undefined>;

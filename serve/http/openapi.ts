@@ -2,7 +2,7 @@
 // JSON Schema 2020-12, strict where the spec is (required fields, types, nullability, enums), and
 // test/openapi.test.ts validates real responses of every endpoint against them, so this document
 // cannot drift from what the server sends.
-import { WINDOW_KEYS } from '../core/windows.ts';
+import { WINDOW_KEYS } from '../../core/windows.ts';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });

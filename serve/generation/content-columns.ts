@@ -3,9 +3,9 @@
 // load: title, description, tags, platform, content type, creator, URL; and which narratives
 // (one per window at most) and patterns (one per scope at most) the row belongs to.
 import path from 'node:path';
-import { openDuckDB, sqlString } from '../core/duckdb.ts';
-import { StringLists } from '../core/string-lists.ts';
-import { Utf8Column } from '../core/utf8-column.ts';
+import { openDuckDB, sqlString } from '../../core/duckdb.ts';
+import { StringLists } from '../../core/string-lists.ts';
+import { Utf8Column } from '../../core/utf8-column.ts';
 
 export interface ContentColumns {
   rows: number;

@@ -1,10 +1,10 @@
 // Billing of a call against the ledger (spec 8, DESIGN section 5): hold the maximum cost before
 // work, settle to what was delivered (storing the response with an Idempotency-Key), release the
 // whole hold on failure. A refused hold is the spec's 402; nothing is written for it.
-import type { WindowKey } from '../core/windows.ts';
-import type { Hold, Ledger } from '../ledger/ledger.ts';
-import { MICRO, toCredits } from '../ledger/money.ts';
-import { HttpError } from './http-error.ts';
+import type { WindowKey } from '../../core/windows.ts';
+import type { Hold, Ledger } from '../../ledger/ledger.ts';
+import { MICRO, toCredits } from '../../ledger/money.ts';
+import { HttpError } from '../http/http-error.ts';
 
 /** 0.01 credits per record returned (search, records jobs). */
 export const PER_RECORD_MICRO = MICRO / 100;

@@ -8,18 +8,18 @@ import { failpoint } from '../../core/failpoints.ts';
 import { valueWithin } from '../../core/wait-at-most.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
-import type { Caller } from '../auth.ts';
-import { creditHeaders, holdOr402, PER_RECORD_MICRO } from '../billing.ts';
-import { contentItem, creatorsOf } from '../content-item.ts';
-import type { EmergentStore } from '../emergent-store.ts';
-import { HttpError } from '../http-error.ts';
-import { idempotencyKeyHeader, requestHash } from '../idempotency-key.ts';
+import type { Caller } from '../http/auth.ts';
+import { creditHeaders, holdOr402, PER_RECORD_MICRO } from '../billing/holds.ts';
+import { contentItem, creatorsOf } from '../generation/content-item.ts';
+import type { EmergentStore } from './emergent-store.ts';
+import { HttpError } from '../http/http-error.ts';
+import { idempotencyKeyHeader, requestHash } from '../http/idempotency-key.ts';
 import { INSIGHTS_DEPTH_DEFAULT } from '../jobs/job-request.ts';
 import type { JobRunner } from '../jobs/job-runner.ts';
-import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from '../search-body.ts';
-import { emergentNarratives, trackedNarratives } from '../search-narratives.ts';
-import { searchPatterns } from '../search-patterns.ts';
-import type { SnapshotStore } from '../snapshot-store.ts';
+import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from './search-body.ts';
+import { emergentNarratives, trackedNarratives } from './answer-narratives.ts';
+import { searchPatterns } from './answer-patterns.ts';
+import type { SnapshotStore } from '../generation/snapshot-store.ts';
 
 export interface SearchDeps {
   ledger: Ledger;

@@ -2,7 +2,7 @@
 // to load (its own HNSW graphs over the shared vectors and postings) and runs the ranking core and
 // the answer's clustering.
 import { parentPort } from 'node:worker_threads';
-import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
+import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-index.ts';
 import { searchWithClusters } from './answer-clusters.ts';
 import type { SearchWorkerMessage, SearchWorkerReply } from './search-pool.ts';
 

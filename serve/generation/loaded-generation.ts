@@ -3,15 +3,15 @@
 // it from the snapshot store (snapshot-store.ts) so a swap never pulls it from under them.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Manifest } from '../core/generations.ts';
-import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../core/windows.ts';
-import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
-import type { SearchParams } from '../core/ranking/search.ts';
-import { searchWithClusters, type SearchOutcome } from './answer-clusters.ts';
-import type { MemberColumns } from '../core/maps/members.ts';
+import type { Manifest } from '../../core/generations.ts';
+import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../../core/windows.ts';
+import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-index.ts';
+import type { SearchParams } from '../../core/ranking/search.ts';
+import { searchWithClusters, type SearchOutcome } from '../search/answer-clusters.ts';
+import type { MemberColumns } from '../../core/maps/members.ts';
 import { loadContentColumns, type ContentColumns } from './content-columns.ts';
-import { loadMaps, type Maps } from './maps.ts';
-import type { SearchPool } from './search-pool.ts';
+import { loadMaps, type Maps } from '../maps/load-maps.ts';
+import type { SearchPool } from '../search/search-pool.ts';
 
 /** A window's length in days (all: from its start to the as-of instant, at least 1): the span of its daily series. */
 export function windowDaysOf(gen: Pick<LoadedGeneration, 'index' | 'manifest'>, window: WindowKey): number {

@@ -1,8 +1,8 @@
 // The POST /search body of spec 2.1, validated strictly: only query, limit and window; every
 // problem named in the 400's message.
 import { z } from 'zod';
-import { WINDOW_KEYS, type WindowKey } from '../core/windows.ts';
-import { badRequest } from './http-error.ts';
+import { WINDOW_KEYS, type WindowKey } from '../../core/windows.ts';
+import { badRequest } from '../http/http-error.ts';
 
 export const SEARCH_LIMIT_MAX = 300;
 export const SEARCH_LIMIT_DEFAULT = 100;

@@ -6,11 +6,11 @@
 // pool must broadcast (load / drop a generation on every worker) as well as dispatch: a search
 // goes to the worker with the fewest searches in flight.
 import type { Worker } from 'node:worker_threads';
-import { spawnTsWorker } from '../core/workers/spawn.ts';
-import { waitAtMost } from '../core/wait-at-most.ts';
-import type { SearchParams } from '../core/ranking/search.ts';
+import { spawnTsWorker } from '../../core/workers/spawn.ts';
+import { waitAtMost } from '../../core/wait-at-most.ts';
+import type { SearchParams } from '../../core/ranking/search.ts';
 import type { SearchOutcome } from './answer-clusters.ts';
-import type { SharedIndexParts } from '../core/ranking/search-index.ts';
+import type { SharedIndexParts } from '../../core/ranking/search-index.ts';
 
 export type SearchWorkerMessage =
   | { id: number; kind: 'load'; gen: string; dir: string; shared: SharedIndexParts }

@@ -5,11 +5,11 @@
 //                        narrative its key leads to now, or a 404 that says the story has ended;
 //   an emergent id       em-..., formed by a search on this generation, readable for an hour.
 // The answer says what the id resolved to (docs/api.md, "Ids a client can keep").
-import type { EmergentStore } from './emergent-store.ts';
-import type { LoadedGeneration } from './generation.ts';
-import { notFound } from './http-error.ts';
-import type { LoadedNarrative } from './maps.ts';
-import type { EmergentNarrative } from './search-narratives.ts';
+import type { EmergentStore } from '../search/emergent-store.ts';
+import type { LoadedGeneration } from '../generation/loaded-generation.ts';
+import { notFound } from '../http/http-error.ts';
+import type { LoadedNarrative } from './load-maps.ts';
+import type { EmergentNarrative } from '../search/answer-narratives.ts';
 
 export type Resolved =
   | { source: 'tracked'; ln: LoadedNarrative; resolvedBy: 'id' | 'narrative_key' | 'earlier_generation_id' }

@@ -8,19 +8,19 @@
 //             queryRelevance = the members' mean cosine to the query (0..1). Their ids stay
 //             readable at /narratives/{id} for EMERGENT_TTL_MS (emergent-store.ts).
 import { createHash } from 'node:crypto';
-import { terms } from '../core/analyzer.ts';
-import type { RankedRow } from '../core/ranking/search.ts';
-import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../core/stats/hypergeometric.ts';
-import type { WindowKey } from '../core/windows.ts';
-import { platformDiffusion, summarise } from '../core/maps/describe.ts';
-import { LABEL_DEFAULTS, labelFrom, labelKeys } from '../core/maps/labels.ts';
-import { narrativeSentiment } from '../core/maps/sentiment.ts';
-import { seriesStats } from '../core/maps/series.ts';
-import { memberStats, representativeOf } from '../core/maps/members.ts';
+import { terms } from '../../core/analyzer.ts';
+import type { RankedRow } from '../../core/ranking/search.ts';
+import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../../core/stats/hypergeometric.ts';
+import type { WindowKey } from '../../core/windows.ts';
+import { platformDiffusion, summarise } from '../../core/maps/describe.ts';
+import { LABEL_DEFAULTS, labelFrom, labelKeys } from '../../core/maps/labels.ts';
+import { narrativeSentiment } from '../../core/maps/sentiment.ts';
+import { seriesStats } from '../../core/maps/series.ts';
+import { memberStats, representativeOf } from '../../core/maps/members.ts';
 import type { AnswerClusters } from './answer-clusters.ts';
 import { KeyCounter, LabelVocabulary } from './answer-labels.ts';
-import { windowDaysOf, type LoadedGeneration } from './generation.ts';
-import type { LoadedNarrative, Narrative } from './maps.ts';
+import { windowDaysOf, type LoadedGeneration } from '../generation/loaded-generation.ts';
+import type { LoadedNarrative, Narrative } from '../maps/load-maps.ts';
 
 export const TRACKED_FDR = 0.05;
 

@@ -4,10 +4,10 @@
 import Router from '@koa/router';
 import { LedgerError, type Ledger } from '../../ledger/ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
-import type { Caller } from '../auth.ts';
-import { badRequest, HttpError } from '../http-error.ts';
-import { intParam } from '../params.ts';
-import type { SnapshotStore } from '../snapshot-store.ts';
+import type { Caller } from '../http/auth.ts';
+import { badRequest, HttpError } from '../http/http-error.ts';
+import { intParam } from '../http/params.ts';
+import type { SnapshotStore } from '../generation/snapshot-store.ts';
 
 export function accountRouter(ledger: Ledger, snapshots: SnapshotStore, startedAt: Date): Router {
   const r = new Router();

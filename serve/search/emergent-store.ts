@@ -2,7 +2,7 @@
 // the search that formed them (each later search that forms the same one renews it), at most
 // EMERGENT_MAX held (the oldest go first). In memory: they name rows of the generation that formed
 // them, and a restart or a new generation starts afresh.
-import type { EmergentNarrative } from './search-narratives.ts';
+import type { EmergentNarrative } from './answer-narratives.ts';
 
 export const EMERGENT_TTL_MS = 60 * 60 * 1000;
 export const EMERGENT_MAX = 10_000;

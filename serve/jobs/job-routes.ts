@@ -5,12 +5,12 @@
 // body give the same job; the same key with another body is a 422.
 import Router from '@koa/router';
 import type Koa from 'koa';
-import type { Caller } from '../auth.ts';
-import { creditHeaders } from '../billing.ts';
-import { notFound } from '../http-error.ts';
-import { idempotencyKeyHeader, requestHash } from '../idempotency-key.ts';
-import { parseJobRequest } from '../jobs/job-request.ts';
-import type { JobRunner } from '../jobs/job-runner.ts';
+import type { Caller } from '../http/auth.ts';
+import { creditHeaders } from '../billing/holds.ts';
+import { notFound } from '../http/http-error.ts';
+import { idempotencyKeyHeader, requestHash } from '../http/idempotency-key.ts';
+import { parseJobRequest } from './job-request.ts';
+import type { JobRunner } from './job-runner.ts';
 
 /** A job's view with its result spliced in as it is stored (results can be megabytes: never parsed here). */
 function withResult(view: Record<string, unknown>, result: Buffer): Buffer {

@@ -3,10 +3,10 @@
 // old one keeps serving, then swapped in atomically (one assignment). The old generation is
 // dropped once its last lease ends (its search workers drop it too), so its memory is freed then
 // and not before.
-import { dataDirLayout } from '../core/data-dir.ts';
-import { generationDir, readCurrent } from '../core/generations.ts';
-import type { Logger } from '../core/log.ts';
-import { loadGeneration, type LoadedGeneration } from './generation.ts';
+import { dataDirLayout } from '../../core/data-dir.ts';
+import { generationDir, readCurrent } from '../../core/generations.ts';
+import type { Logger } from '../../core/log.ts';
+import { loadGeneration, type LoadedGeneration } from './loaded-generation.ts';
 
 export interface Lease { gen: LoadedGeneration; release(): void }
 

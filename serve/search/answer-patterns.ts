@@ -10,12 +10,12 @@
 //   queryRelevance   0.4 lexicalMatch + 0.3 memberTextMatch + 0.3 max(0, visualSimilarity).
 import fs from 'node:fs';
 import path from 'node:path';
-import { terms as analyzeTerms } from '../core/analyzer.ts';
-import { containsAny } from '../core/bm25.ts';
-import type { RankedRow } from '../core/ranking/search.ts';
-import type { WindowKey } from '../core/windows.ts';
-import type { LoadedGeneration } from './generation.ts';
-import type { Lookalike, PatternDetail, RepresentativeContent } from './maps.ts';
+import { terms as analyzeTerms } from '../../core/analyzer.ts';
+import { containsAny } from '../../core/bm25.ts';
+import type { RankedRow } from '../../core/ranking/search.ts';
+import type { WindowKey } from '../../core/windows.ts';
+import type { LoadedGeneration } from '../generation/loaded-generation.ts';
+import type { Lookalike, PatternDetail, RepresentativeContent } from '../maps/load-maps.ts';
 
 export const SEARCH_PATTERNS_MAX = 10;
 export const PATTERN_BLEND = { lexical: 0.4, memberText: 0.3, visual: 0.3 } as const;

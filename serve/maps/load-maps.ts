@@ -5,9 +5,9 @@
 // entries at most.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { terms } from '../core/analyzer.ts';
-import { loadBm25, type Bm25Index } from '../core/bm25.ts';
-import { openDuckDB, sqlString, type Row } from '../core/duckdb.ts';
+import { terms } from '../../core/analyzer.ts';
+import { loadBm25, type Bm25Index } from '../../core/bm25.ts';
+import { openDuckDB, sqlString, type Row } from '../../core/duckdb.ts';
 
 export interface Narrative {
   id: string; label: string; summary: string; source: 'tracked' | 'emergent'; window_key: string; window_start: string; window_end: string;

@@ -4,12 +4,12 @@
 // rows, on the kernel form of k-means (core/clustering/kernel-kmeans.ts): once the rows' Gram matrix
 // is built, nothing costs more than n^2 additions. Computed where the search runs (a search worker
 // holds the shared vectors), so this per-request k-means is spread over the cores; the main thread
-// then describes the clusters (search-narratives.ts).
-import { gramMatrix, KernelKMeans, seedPositions } from '../core/clustering/kernel-kmeans.ts';
-import type { SearchIndex } from '../core/ranking/search-index.ts';
-import type { QuantizedVectors } from '../core/quantized-vectors.ts';
-import { search, type RankedRow, type SearchParams } from '../core/ranking/search.ts';
-import { kGrid } from '../core/clustering/kmeans-by-silhouette.ts';
+// then describes the clusters (answer-narratives.ts).
+import { gramMatrix, KernelKMeans, seedPositions } from '../../core/clustering/kernel-kmeans.ts';
+import type { SearchIndex } from '../../core/ranking/search-index.ts';
+import type { QuantizedVectors } from '../../core/quantized-vectors.ts';
+import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
+import { kGrid } from '../../core/clustering/kmeans-by-silhouette.ts';
 
 /**
  * k from 2 to 6 on the grid 2, 3, 4, 6, each from its own k-means++ start (seed + k), at most

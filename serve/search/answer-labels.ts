@@ -4,7 +4,7 @@
 // here a row's label keys are interned once per generation (LabelVocabulary) and counted in
 // dense scratch arrays that are reset after use, and only the top n keys per class are kept
 // (no sort of every key).
-import { byWeight, cTfIdf, type WeightedKey } from '../core/maps/labels.ts';
+import { byWeight, cTfIdf, type WeightedKey } from '../../core/maps/labels.ts';
 
 /** Label keys interned to ids for one generation; bounded (cleared when full, with the caller's row cache). */
 export class LabelVocabulary {
