@@ -124,6 +124,32 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   assert.equal(documented.filter((d) => !seen.has(d)), []);
 });
 
+test('the documented query rules are the ones enforced: every integer parameter at its maximum is taken, one past it refused', async () => {
+  const trending = (await (await fetch(`${s.baseUrl}/narratives/trending?window=all`, { headers: { 'x-api-key': s.demo.secret } })).json()) as any;
+  const patterns = (await (await fetch(`${s.baseUrl}/intelligence/patterns?scope=all`, { headers: { 'x-api-key': s.demo.secret } })).json()) as any;
+  const ids: Record<string, string> = { id: trending.items[0].id, patternKey: patterns.items[0].patternKey };
+  let checked = 0;
+  for (const [template, ops] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema: { type?: string; maximum?: number; minimum?: number } }> }>>)) {
+    const get = ops.get;
+    if (!get?.parameters) continue;
+    const path = template.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name]!);
+    for (const p of get.parameters.filter((x) => x.in === 'query' && x.schema.type === 'integer' && x.schema.maximum !== undefined)) {
+      const at = await fetch(`${s.baseUrl}${path}?${p.name}=${p.schema.maximum}${template === '/narratives/search' ? '&q=coffee' : ''}`, { headers: { 'x-api-key': s.demo.secret } });
+      assert.is(at.status, 200, `${template} ${p.name}=${p.schema.maximum}`);
+      const past = await fetch(`${s.baseUrl}${path}?${p.name}=${p.schema.maximum! + 1}${template === '/narratives/search' ? '&q=coffee' : ''}`, { headers: { 'x-api-key': s.demo.secret } });
+      assert.is(past.status, 400, `${template} ${p.name} past ${p.schema.maximum}`);
+      assert.match(((await past.json()) as { error: string }).error, new RegExp(`${p.name} must be between ${p.schema.minimum} and ${p.schema.maximum}`));
+      checked++;
+    }
+  }
+  assert.ok(checked >= 8, `${checked} parameters checked`);
+  // The bodies too: the search limit's documented maximum is the enforced one.
+  const max = doc.components.schemas.SearchRequest.properties.limit.maximum as number;
+  const body = (limit: number) => fetch(`${s.baseUrl}/search`, { method: 'POST', headers: { 'x-api-key': s.demo.secret, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'coffee', limit }) });
+  assert.is((await body(max)).status, 200);
+  assert.is((await body(max + 1)).status, 400);
+});
+
 test('an insights result with signals matches its schema (the sample is under every signals floor, so built here directly)', async () => {
   const lease = s.snapshots.lease();
   try {

@@ -6,16 +6,15 @@ import { LedgerError, type Ledger } from '../../ledger/ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
 import type { Caller } from '../http/auth.ts';
 import { badRequest, HttpError } from '../http/http-error.ts';
-import { intParam } from '../http/params.ts';
+import { queryFrom } from '../http/query.ts';
+import { usageQuery } from './account-queries.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
 
 export function accountRouter(ledger: Ledger, snapshots: SnapshotStore, startedAt: Date): Router {
   const r = new Router();
   r.get('/usage', (ctx) => {
     const caller = ctx.state.caller as Caller;
-    const limit = intParam(ctx.query.limit, 'limit', 50, 1, 500);
-    const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : null;
-    const keyId = typeof ctx.query.keyId === 'string' ? ctx.query.keyId : null;
+    const { limit, cursor = null, keyId = null } = queryFrom(usageQuery, ctx.query);
     try {
       const page = ledger.usage(caller.account, { cursor, limit, keyId });
       const b = ledger.balance(caller.account);

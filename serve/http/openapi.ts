@@ -1,8 +1,16 @@
-// The OpenAPI 3.1 document of the HTTP API, served at {base_url}/openapi.json. Schemas are plain
-// JSON Schema 2020-12, strict where the spec is (required fields, types, nullability, enums), and
-// test/openapi.test.ts validates real responses of every endpoint against them, so this document
-// cannot drift from what the server sends.
+// The OpenAPI 3.1 document of the HTTP API, served at {base_url}/openapi.json. What a request may
+// carry (bodies, query parameters, the Idempotency-Key) is generated from the zod schemas the
+// routes and the MCP tools validate with, so a rule changed there changes here. The answers are
+// plain JSON Schema 2020-12, strict where the spec is (required fields, types, nullability,
+// enums), and test/openapi.test.ts validates real responses of every endpoint against them, so
+// this document cannot drift from what the server sends.
 import { WINDOW_KEYS } from '../../core/windows.ts';
+import { usageQuery } from '../account/account-queries.ts';
+import { JOB_KINDS, jobBodySchema } from '../jobs/job-request.ts';
+import { narrativeDetailQuery, narrativeSearchQuery, patternContentQuery, patternsBrowseQuery, trendingQuery } from '../maps/map-queries.ts';
+import { searchBodySchema } from '../search/search-body.ts';
+import { idempotencyKeySchema } from './idempotency-key.ts';
+import { bodySchema, queryParameters } from './query.ts';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -84,7 +92,7 @@ const insufficient = obj({
 const paged = (items: Schema, more: Record<string, Schema> = {}) => obj({ items: { type: 'array', items }, ...more });
 
 // Asynchronous jobs (docs/jobs.md).
-const jobKinds = ['records', 'insights', 'patterns', 'stats'];
+const jobKinds = [...JOB_KINDS];
 const counted = (name: string) => ({ type: 'array', items: obj({ [name]: str, count: int, share: unit }) });
 const resultOf = (kind: string, fields: Record<string, Schema>, optional: Record<string, Schema> = {}) => obj({
   kind: { const: kind }, query: str, window: windowEnum, window_start: str, window_end: str, generation: str, computed_at: str, ...fields,
@@ -129,7 +137,6 @@ const resolvedBy = { requested_id: str, resolved_by: { type: 'string', enum: ['n
 export function openApiDocument(prefix: string): Schema {
   const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { description: ERROR_TEXT[c], content: { 'application/json': { schema: c === 402 ? ref('InsufficientCredits') : ref('Error') } } }]));
   const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
-  const q = (name: string, schema: Schema, description: string, required = false) => ({ name, in: 'query', required, schema, description });
   const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: str, description });
   const readErrors = errors(400, 403, 404, 429);
   return {
@@ -141,7 +148,7 @@ export function openApiDocument(prefix: string): Schema {
       '/search': {
         post: {
           summary: 'Synchronous hybrid search; 0.01 credits per row returned (hold: limit x 0.01)',
-          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 }, description: 'A retry with the same key and body returns the original answer and charge.' }],
+          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: bodySchema(idempotencyKeySchema), description: 'A retry with the same key and body returns the original answer and charge.' }],
           requestBody: { required: true, content: { 'application/json': { schema: ref('SearchRequest') } } },
           responses: {
             200: {
@@ -159,7 +166,7 @@ export function openApiDocument(prefix: string): Schema {
       '/intelligence/jobs': {
         post: {
           summary: 'Submit a job: records 0.01 per row returned, insights 0.015 per record analysed (+1 with signals), patterns 10, stats 5; held at submit (docs/jobs.md)',
-          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 }, description: 'The same key and body give the same job; another body is a 422.' }],
+          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: bodySchema(idempotencyKeySchema), description: 'The same key and body give the same job; another body is a 422.' }],
           requestBody: { required: true, content: { 'application/json': { schema: ref('JobRequest') } } },
           responses: {
             200: json(ref('Job'), 'A cache hit (spec 8.4): succeeded, with the result and charged'),
@@ -171,15 +178,15 @@ export function openApiDocument(prefix: string): Schema {
       '/intelligence/jobs/{jobId}': {
         get: { summary: "A job's state; its result once succeeded (free)", parameters: [pathParam('jobId', 'job id')], responses: { 200: json(ref('Job'), 'The job'), ...errors(403, 404, 429) } },
       },
-      '/narratives/trending': { get: { summary: 'Narratives of a window by momentum (free)', parameters: [q('window', windowEnum, 'default 30d'), q('platform', str, 'only narratives with posts on this platform'), q('limit', int, '1..100, default 20'), q('offset', int, 'default 0')], responses: { 200: json(ref('NarrativeList'), 'Narratives, by momentum_score, emerging_score, content_count, id'), ...readErrors } } },
-      '/narratives/search': { get: { summary: 'Search narrative labels, summaries and tags (free)', parameters: [q('q', str, 'words to look for', true), q('window', windowEnum, 'only this window'), q('limit', int, '1..100, default 20')], responses: { 200: json(ref('NarrativeSearch'), 'Narratives by BM25 score (text_rank)'), ...readErrors } } },
-      '/narratives/{id}': { get: { summary: 'One narrative: posts, creators, platform split (free). The id may be a current id, a narrative_key (the current narrative of that story), an id of an earlier generation in the history, or an emergent id (for an hour)', parameters: [pathParam('id', 'narrative id, narrative_key, earlier id or emergent id'), q('limit', int, 'posts per page, 1..500, default 50'), q('offset', int, 'default 0')], responses: { 200: json(ref('NarrativeDetail'), 'The narrative'), ...readErrors } } },
+      '/narratives/trending': { get: { summary: 'Narratives of a window by momentum (free)', parameters: queryParameters(trendingQuery), responses: { 200: json(ref('NarrativeList'), 'Narratives, by momentum_score, emerging_score, content_count, id'), ...readErrors } } },
+      '/narratives/search': { get: { summary: 'Search narrative labels, summaries and tags (free)', parameters: queryParameters(narrativeSearchQuery), responses: { 200: json(ref('NarrativeSearch'), 'Narratives by BM25 score (text_rank)'), ...readErrors } } },
+      '/narratives/{id}': { get: { summary: 'One narrative: posts, creators, platform split (free). The id may be a current id, a narrative_key (the current narrative of that story), an id of an earlier generation in the history, or an emergent id (for an hour)', parameters: [pathParam('id', 'narrative id, narrative_key, earlier id or emergent id'), ...queryParameters(narrativeDetailQuery)], responses: { 200: json(ref('NarrativeDetail'), 'The narrative'), ...readErrors } } },
       '/narratives/{id}/trajectory': { get: { summary: "A narrative's daily series and its metrics over generations (free): every id the detail reads, and the key of a story that has ended", parameters: [pathParam('id', 'narrative id, narrative_key, earlier id or emergent id')], responses: { 200: json(ref('NarrativeTrajectory'), 'Trajectory'), ...readErrors } } },
-      '/intelligence/patterns': { get: { summary: 'Browse visual patterns (free)', parameters: [q('scope', windowEnum, 'default 30d'), q('sort', { type: 'string', enum: ['contentCount', 'lateShare', 'confidence', 'totalEngagement', 'firstSeenAt'] }, 'default contentCount'), q('limit', int, '1..100, default 20'), q('cursor', str, 'nextCursor of the previous page')], responses: { 200: json(ref('PatternList'), 'Patterns'), ...readErrors } } },
+      '/intelligence/patterns': { get: { summary: 'Browse visual patterns (free)', parameters: queryParameters(patternsBrowseQuery), responses: { 200: json(ref('PatternList'), 'Patterns'), ...readErrors } } },
       '/intelligence/patterns/{patternKey}': { get: { summary: 'One pattern with representative content and lookalikes (free)', parameters: [pathParam('patternKey', 'pattern key')], responses: { 200: json(ref('PatternResponse'), 'The pattern'), ...readErrors } } },
-      '/intelligence/patterns/{patternKey}/content': { get: { summary: 'Posts of a pattern (free)', parameters: [pathParam('patternKey', 'pattern key'), q('limit', int, '1..500, default 50'), q('cursor', str, 'nextCursor of the previous page')], responses: { 200: json(ref('PatternContent'), 'Posts, most central first'), ...readErrors } } },
+      '/intelligence/patterns/{patternKey}/content': { get: { summary: 'Posts of a pattern (free)', parameters: [pathParam('patternKey', 'pattern key'), ...queryParameters(patternContentQuery)], responses: { 200: json(ref('PatternContent'), 'Posts, most central first'), ...readErrors } } },
       '/intelligence/patterns/{patternKey}/lookalikes': { get: { summary: 'Lookalikes of a pattern (free)', parameters: [pathParam('patternKey', 'pattern key')], responses: { 200: json(ref('PatternLookalikes'), 'Lookalikes'), ...readErrors } } },
-      '/usage': { get: { summary: 'The credit ledger of the caller, newest first (free)', parameters: [q('limit', int, '1..500, default 50'), q('cursor', str, 'nextCursor of the previous page'), q('keyId', str, 'only entries of this key')], responses: { 200: json(ref('Usage'), 'Entries'), ...readErrors } } },
+      '/usage': { get: { summary: 'The credit ledger of the caller, newest first (free)', parameters: queryParameters(usageQuery), responses: { 200: json(ref('Usage'), 'Entries'), ...readErrors } } },
       '/health': { get: { summary: 'Service status and data freshness (free)', responses: { 200: json(ref('Health'), 'Status'), ...errors(403, 429) } } },
       '/mcp': {
         post: {
@@ -193,7 +200,7 @@ export function openApiDocument(prefix: string): Schema {
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
       schemas: {
-        SearchRequest: obj({ query: { type: 'string', minLength: 1, maxLength: 1000 } }, { limit: { type: 'integer', minimum: 1, maximum: 300, default: 100 }, window: { ...windowEnum, default: '30d' } }),
+        SearchRequest: bodySchema(searchBodySchema),
         SearchResponse: obj({
           content: { type: 'array', items: ref('ContentItem'), maxItems: 300 }, creators: { type: 'array', items: ref('Creator') }, narratives: { type: 'array', items: ref('Narrative') },
           patterns: { type: 'array', items: ref('PatternEntry') }, query: str, window: windowEnum, request_id: str, response_time_ms: num, usage: obj({ credits: num }),
@@ -211,10 +218,7 @@ export function openApiDocument(prefix: string): Schema {
         SearchHandedToJob: obj({
           jobId: str, reason: { type: 'string', enum: ['sync_budget_exceeded'] }, request_id: str, status: { type: 'string', enum: ['queued', 'running', 'succeeded'] }, statusUrl: str,
         }, { charged: num, estimated_cost: num }),
-        JobRequest: obj({ kind: { type: 'string', enum: jobKinds }, query: { type: 'string', minLength: 1, maxLength: 1000 } }, {
-          limit: { type: 'integer', minimum: 1, maximum: 10_000, description: 'records: rows (default 1000); insights: depth (default 1500 for 7d, 3000 otherwise); patterns, stats: records looked at (default 3000)' },
-          window: { ...windowEnum, default: '30d' }, includeSignals: { type: 'boolean', description: 'insights only; +1 credit; needs the window floor of records (7d 375, 30d 750, 90d 750, all 1500)' },
-        }),
+        JobRequest: bodySchema(jobBodySchema),
         Job: job,
         ...jobResults,
         InsufficientCredits: insufficient,

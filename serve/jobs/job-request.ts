@@ -34,9 +34,11 @@ export const jobBodySchema = z.strictObject({
   query: z.string({ error: (i) => (i.input === undefined ? 'query is required' : 'query must be a string') })
     .trim().min(1, 'query must not be empty').max(QUERY_MAX_CHARS, `query must be at most ${QUERY_MAX_CHARS} characters`),
   limit: z.number({ error: 'limit must be a number' }).int('limit must be an integer').min(1, 'limit must be a positive integer')
-    .max(JOB_LIMIT_MAX, `limit must be at most ${JOB_LIMIT_MAX}`).optional(),
+    .max(JOB_LIMIT_MAX, `limit must be at most ${JOB_LIMIT_MAX}`).optional()
+    .describe('records: rows (default 1000); insights: depth (default 1500 for 7d, 3000 otherwise); patterns, stats: records looked at (default 3000)'),
   window: z.enum(WINDOW_KEYS, { error: `window must be one of ${WINDOW_KEYS.join(', ')}` }).default(SEARCH_WINDOW_DEFAULT),
-  includeSignals: z.boolean({ error: 'includeSignals must be a boolean' }).optional(),
+  includeSignals: z.boolean({ error: 'includeSignals must be a boolean' }).optional()
+    .describe('insights only; +1 credit; needs the window floor of records (7d 375, 30d 750, 90d 750, all 1500)'),
 }, { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}: only kind, query, limit, window and includeSignals are allowed` : 'the body must be a JSON object') });
 
 /** A submit body with every default applied: two requests are identical when these are. */

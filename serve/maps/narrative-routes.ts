@@ -11,7 +11,8 @@ import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest } from '../http/http-error.ts';
 import type { Narrative, TrajectoryPoint } from './load-maps.ts';
 import { resolveNarrative, type Resolved } from './narrative-lookup.ts';
-import { intParam, page, windowParam } from '../http/params.ts';
+import { queryFrom } from '../http/query.ts';
+import { narrativeDetailQuery, narrativeSearchQuery, trendingQuery } from './map-queries.ts';
 
 /** Trending order: momentum, then emergence, then size, then id (documented in docs/api.md). */
 export function trendingOrder(a: Narrative, b: Narrative): number {
@@ -101,9 +102,8 @@ export function narrativesRouter(emergent: EmergentStore): Router {
   const r = new Router();
   r.get('/narratives/trending', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
-    const window = windowParam(ctx.query.window, '30d');
-    const platform = typeof ctx.query.platform === 'string' ? ctx.query.platform.toLowerCase() : null;
-    const { limit, offset } = page(ctx.query, 20, 100);
+    const { window, platform: asked, limit, offset } = queryFrom(trendingQuery, ctx.query);
+    const platform = asked?.toLowerCase() ?? null;
     let list = gen.maps.narratives.filter((n) => n.narrative.window_key === window);
     if (platform) {
       if (!gen.content.platforms.includes(platform)) throw badRequest(`unknown platform "${platform}" (platforms: ${gen.content.platforms.join(', ')})`);
@@ -115,10 +115,8 @@ export function narrativesRouter(emergent: EmergentStore): Router {
   });
   r.get('/narratives/search', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
-    const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
-    if (!q) throw badRequest('q is required: the words to look for in narrative labels and summaries');
-    const window = ctx.query.window === undefined ? null : windowParam(ctx.query.window, '30d');
-    const limit = intParam(ctx.query.limit, 'limit', 20, 1, 100);
+    const { q, window: only, limit } = queryFrom(narrativeSearchQuery, ctx.query);
+    const window = only ?? null;
     const index = gen.maps.narrativeText;
     const hits = index ? searchBm25(index, terms(q), gen.maps.narratives.length) : [];
     const items = hits.map((h) => ({ ...gen.maps.narratives[h.row]!.narrative, text_rank: h.score }))
@@ -127,7 +125,7 @@ export function narrativesRouter(emergent: EmergentStore): Router {
   });
   r.get('/narratives/:id', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
-    const { limit, offset } = page(ctx.query, 50, 500);
+    const { limit, offset } = queryFrom(narrativeDetailQuery, ctx.query);
     const id = ctx.params.id!;
     const found = resolveNarrative(gen, emergent, id);
     const { narrative, members, dailyCounts } = found.source === 'tracked' ? found.ln : found.e;

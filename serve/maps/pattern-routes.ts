@@ -5,16 +5,17 @@ import { storedFields } from '../generation/content-item.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest, notFound } from '../http/http-error.ts';
 import type { LoadedPattern } from './load-maps.ts';
-import { intParam, windowParam } from '../http/params.ts';
+import { queryFrom } from '../http/query.ts';
+import { PATTERN_SORT_KEYS, patternContentQuery, patternsBrowseQuery } from './map-queries.ts';
 
-export const PATTERN_SORTS = {
+/** The browse orders, one per sort key of the query (map-queries.ts). */
+export const PATTERN_SORTS: Record<(typeof PATTERN_SORT_KEYS)[number], (a: LoadedPattern, b: LoadedPattern) => number> = {
   contentCount: (a: LoadedPattern, b: LoadedPattern) => b.detail.contentCount - a.detail.contentCount,
   lateShare: (a: LoadedPattern, b: LoadedPattern) => (b.detail.lateShare ?? -1) - (a.detail.lateShare ?? -1),
   confidence: (a: LoadedPattern, b: LoadedPattern) => b.detail.confidence - a.detail.confidence,
   totalEngagement: (a: LoadedPattern, b: LoadedPattern) => b.detail.totalEngagement - a.detail.totalEngagement,
   firstSeenAt: (a: LoadedPattern, b: LoadedPattern) => b.detail.firstSeenAt.localeCompare(a.detail.firstSeenAt),
-} as const;
-type Sort = keyof typeof PATTERN_SORTS;
+};
 
 /**
  * Pattern reads page one way (docs/api.md, "Paging"): `limit` and an opaque `cursor`, answered with
@@ -25,16 +26,21 @@ function encodeCursor(gen: string, list: string, order: string, offset: number):
   return Buffer.from(JSON.stringify([gen, list, order, offset])).toString('base64url');
 }
 
-function cursorParam(q: Record<string, unknown>, gen: string, list: string, order: string): number {
-  if (q.offset !== undefined) throw badRequest('pattern reads page with cursor: pass the nextCursor of the previous page (offset is for narrative reads)');
-  if (q.cursor === undefined) return 0;
+/** Where a page starts: 0 without a cursor; a cursor of another generation or list is a 400. */
+function offsetOf(cursor: string | undefined, gen: string, list: string, order: string): number {
+  if (cursor === undefined) return 0;
   try {
-    const [g, l, o, offset] = JSON.parse(Buffer.from(String(q.cursor), 'base64url').toString('utf8')) as [string, string, string, number];
+    const [g, l, o, offset] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string, string, number];
     if (g === gen && l === list && o === order && Number.isInteger(offset) && offset >= 0) return offset;
   } catch {
     // fall through
   }
   throw badRequest(`invalid cursor (a cursor belongs to one generation and one list; this is generation ${gen})`);
+}
+
+/** Pattern reads have no offset: say so rather than ignore it (a client would read page one again and again). */
+function refuseOffset(q: Record<string, unknown>): void {
+  if (q.offset !== undefined) throw badRequest('pattern reads page with cursor: pass the nextCursor of the previous page (offset is for narrative reads)');
 }
 
 function patternOf(gen: LoadedGeneration, key: string): LoadedPattern {
@@ -51,13 +57,11 @@ export function patternsRouter(): Router {
   const r = new Router();
   r.get('/intelligence/patterns', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
-    const scope = windowParam(ctx.query.scope, '30d');
-    const sort = (ctx.query.sort ?? 'contentCount') as string;
-    if (!Object.hasOwn(PATTERN_SORTS, sort)) throw badRequest(`sort must be one of ${Object.keys(PATTERN_SORTS).join(', ')}`);
-    const limit = intParam(ctx.query.limit, 'limit', 20, 1, 100);
-    const offset = cursorParam(ctx.query, gen.id, scope, sort);
+    const { scope, sort, limit, cursor } = queryFrom(patternsBrowseQuery, ctx.query);
+    refuseOffset(ctx.query);
+    const offset = offsetOf(cursor, gen.id, scope, sort);
     const list = gen.maps.patterns.filter((p) => p.scope === scope)
-      .sort((a, b) => PATTERN_SORTS[sort as Sort](a, b) || a.detail.patternKey.localeCompare(b.detail.patternKey));
+      .sort((a, b) => PATTERN_SORTS[sort](a, b) || a.detail.patternKey.localeCompare(b.detail.patternKey));
     const items = list.slice(offset, offset + limit).map((p) => p.detail);
     ctx.body = { scope, sort, generation: gen.id, items, total: list.length, nextCursor: offset + limit < list.length ? encodeCursor(gen.id, scope, sort, offset + limit) : null };
   });
@@ -69,8 +73,9 @@ export function patternsRouter(): Router {
   r.get('/intelligence/patterns/:key/content', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
     const p = patternOf(gen, ctx.params.key!);
-    const limit = intParam(ctx.query.limit, 'limit', 50, 1, 500);
-    const offset = cursorParam(ctx.query, gen.id, p.detail.patternKey, 'content');
+    const { limit, cursor } = queryFrom(patternContentQuery, ctx.query);
+    refuseOffset(ctx.query);
+    const offset = offsetOf(cursor, gen.id, p.detail.patternKey, 'content');
     const items = Array.from(p.members.subarray(offset, offset + limit), (row) => storedFields(gen, row));
     const next = offset + items.length;
     ctx.body = { patternKey: p.detail.patternKey, generation: gen.id, items, total: p.members.length, nextCursor: next < p.members.length ? encodeCursor(gen.id, p.detail.patternKey, 'content', next) : null };

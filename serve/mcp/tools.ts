@@ -1,19 +1,18 @@
-// The MCP tools (issue 8): one per HTTP capability, their input schemas mirroring the HTTP
-// parameters (the same zod schemas where the HTTP side has one: the search and job bodies), and
+// The MCP tools: one per HTTP capability, their input schemas the HTTP side's own zod schemas (the
+// bodies, the query parameters; path parameters added as arguments), and
 // what each costs in its description. A tool is carried out as the HTTP call it mirrors, made to
 // this server with the caller's own key, so billing, holds, refunds, ledger entries, idempotency
 // and errors are those of the HTTP API by construction, not by a second implementation.
 import { z } from 'zod';
-import { WINDOW_KEYS } from '../../core/windows.ts';
-import { IDEMPOTENCY_KEY_PATTERN } from '../http/idempotency-key.ts';
+import { usageQuery } from '../account/account-queries.ts';
+import { idempotencyKeySchema } from '../http/idempotency-key.ts';
 import { jobBodySchema, JOB_LIMIT_MAX } from '../jobs/job-request.ts';
+import { narrativeDetailQuery, narrativeSearchQuery, patternContentQuery, patternsBrowseQuery, trendingQuery } from '../maps/map-queries.ts';
 import { searchBodySchema } from '../search/search-body.ts';
 
-const window = z.enum(WINDOW_KEYS).describe('7d, 30d, 90d or all');
-const limit = (max: number, dflt: number) => z.number().int().min(1).max(max).optional().describe(`1..${max}, default ${dflt}`);
-const offset = z.number().int().min(0).optional().describe('default 0');
-const idempotencyKey = z.string().regex(IDEMPOTENCY_KEY_PATTERN, '1 to 255 visible ASCII characters').optional()
+const idempotencyKey = idempotencyKeySchema.optional()
   .describe('Idempotency-Key: a retry with the same key and arguments returns the original result and charge');
+const id = (what: string) => z.string().min(1).describe(what);
 
 export interface ToolDef {
   name: string;
@@ -44,52 +43,49 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'narratives_trending',
     description: 'Trending narratives of a window, by momentum (GET /narratives/trending). Free.',
-    input: z.strictObject({ window: window.optional(), platform: z.string().min(1).optional().describe('only narratives with posts on this platform'), limit: limit(100, 20), offset }),
+    input: trendingQuery.strict(),
     http: (a) => ({ method: 'GET', path: withQuery('/narratives/trending', a) }),
   },
   {
     name: 'narratives_search',
     description: 'Search narrative labels, summaries and tags (GET /narratives/search). Free.',
-    input: z.strictObject({ q: z.string().min(1).describe('words to look for'), window: window.optional().describe('only this window'), limit: limit(100, 20) }),
+    input: narrativeSearchQuery.strict(),
     http: (a) => ({ method: 'GET', path: withQuery('/narratives/search', a) }),
   },
   {
     name: 'narrative_get',
     description: 'One narrative: its posts (paged), creators and platform split (GET /narratives/{id}); emergent ids from searches stay readable for an hour. Free.',
-    input: z.strictObject({ id: z.string().min(1), limit: limit(500, 50).describe('posts per page, 1..500, default 50'), offset }),
+    input: z.strictObject({ id: id('a narrative id, narrative_key or emergent id'), ...narrativeDetailQuery.shape }),
     http: ({ id, ...q }) => ({ method: 'GET', path: withQuery(`/narratives/${enc(id)}`, q) }),
   },
   {
     name: 'narrative_trajectory',
     description: "A narrative's daily series and its metrics across generations (GET /narratives/{id}/trajectory); any id narrative_get reads, a narrative_key too. Free.",
-    input: z.strictObject({ id: z.string().min(1) }),
+    input: z.strictObject({ id: id('a narrative id, narrative_key or emergent id') }),
     http: ({ id }) => ({ method: 'GET', path: `/narratives/${enc(id)}/trajectory` }),
   },
   {
     name: 'patterns_browse',
     description: 'Browse the visual pattern map (GET /intelligence/patterns), sorted, with a cursor. Free.',
-    input: z.strictObject({
-      scope: window.optional(), sort: z.enum(['contentCount', 'lateShare', 'confidence', 'totalEngagement', 'firstSeenAt']).optional().describe('default contentCount'),
-      limit: limit(100, 20), cursor: z.string().min(1).optional().describe('nextCursor of the previous page'),
-    }),
+    input: patternsBrowseQuery.strict(),
     http: (a) => ({ method: 'GET', path: withQuery('/intelligence/patterns', a) }),
   },
   {
     name: 'pattern_get',
     description: 'One visual pattern with its representative posts and lookalikes (GET /intelligence/patterns/{patternKey}). Free.',
-    input: z.strictObject({ patternKey: z.string().min(1) }),
+    input: z.strictObject({ patternKey: id('a pattern key') }),
     http: ({ patternKey }) => ({ method: 'GET', path: `/intelligence/patterns/${enc(patternKey)}` }),
   },
   {
     name: 'pattern_content',
     description: "A pattern's posts, most central first (GET /intelligence/patterns/{patternKey}/content). Free.",
-    input: z.strictObject({ patternKey: z.string().min(1), limit: limit(500, 50), cursor: z.string().min(1).optional().describe('nextCursor of the previous page') }),
+    input: z.strictObject({ patternKey: id('a pattern key'), ...patternContentQuery.shape }),
     http: ({ patternKey, ...q }) => ({ method: 'GET', path: withQuery(`/intelligence/patterns/${enc(patternKey)}/content`, q) }),
   },
   {
     name: 'pattern_lookalikes',
     description: 'Patterns that look like this one (GET /intelligence/patterns/{patternKey}/lookalikes). Free.',
-    input: z.strictObject({ patternKey: z.string().min(1) }),
+    input: z.strictObject({ patternKey: id('a pattern key') }),
     http: ({ patternKey }) => ({ method: 'GET', path: `/intelligence/patterns/${enc(patternKey)}/lookalikes` }),
   },
   {
@@ -101,13 +97,13 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'job_get',
     description: "A job's state (queued, running, succeeded with its result and charge, or failed and refunded) (GET /intelligence/jobs/{id}). Free.",
-    input: z.strictObject({ jobId: z.string().min(1) }),
+    input: z.strictObject({ jobId: id('a job id') }),
     http: ({ jobId }) => ({ method: 'GET', path: `/intelligence/jobs/${enc(jobId)}` }),
   },
   {
     name: 'usage',
     description: "The account's credit ledger, newest first: top-ups, settlements and refunds, with the balance (GET /usage). Free.",
-    input: z.strictObject({ limit: limit(500, 50), cursor: z.string().min(1).optional(), keyId: z.string().min(1).optional().describe('only entries of this key') }),
+    input: usageQuery.strict(),
     http: (a) => ({ method: 'GET', path: withQuery('/usage', a) }),
   },
   {
