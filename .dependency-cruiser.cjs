@@ -7,7 +7,7 @@
 //   fixtures/  the corpus generator; imports core/
 //   bench/ and test/ may import the product, never each other
 // `npm test` runs this (test/layers.test.ts), so a wrong-way import fails the suite.
-const STAGES = 'ingest|features|index|narratives|patterns|publish';
+const STAGES = 'ingest|features|indexes|narratives|patterns|publish';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

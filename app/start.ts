@@ -13,7 +13,7 @@ import { createLogger, type Logger } from '../core/log.ts';
 import { generateCorpus } from '../fixtures/generate.ts';
 import { resolveStages, runStages } from '../pipeline/runner.ts';
 import { startSchedule } from '../pipeline/schedule.ts';
-import { startNotice, startServer, type RunningServer } from '../serve/server.ts';
+import { shownPath, startNotice, startServer, type RunningServer } from '../serve/server.ts';
 
 async function hasLandingData(landing: string): Promise<boolean> {
   try {
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
   // Logged last: once this line is out, the process is fully up (signals included).
   log.info({ generation: await readCurrent(layout), dataDir: layout.root, baseUrl: server.baseUrl }, 'current generation ready; serving');
-  process.stdout.write(startNotice(server, `./${path.relative(process.cwd(), layout.root)}`.replace(/^\.\/\.\./, '..').replace(/^\.\/$/, '.')));
+  process.stdout.write(startNotice(server, shownPath(layout.root)));
 }
 
 await main();

@@ -18,7 +18,7 @@ try {
   const t0 = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
     for (let i = 0; performance.now() < deadline; i++) {
-      const h = await l.hold({ account: acc, amount: 1_000_000, ref: `w${w}-${i}`, what: 'search' });
+      const h = await l.hold({ account: acc, amountMicro: 1_000_000, ref: `w${w}-${i}`, what: 'search' });
       if (!h.ok) throw new Error('bench account ran dry');
       await l.settle(h.hold.id, 400_000);
       pairs++;

@@ -37,7 +37,7 @@ function accountView(ledger: Ledger, account: string) {
   if (!a) throw new LedgerError('not_found', `no account ${account}`);
   return {
     id: a.id, name: a.name, createdAt: a.createdAt,
-    balance: toCredits(a.balance), held: toCredits(a.held), available: toCredits(a.available), openHolds: a.openHolds,
+    balance: toCredits(a.balanceMicro), held: toCredits(a.heldMicro), available: toCredits(a.availableMicro), openHolds: a.openHolds,
     keys: a.keys.map((k) => ({ id: k.id, name: k.name, createdAt: k.createdAt, revokedAt: k.revokedAt })),
   };
 }
@@ -69,7 +69,7 @@ export async function runAdminCommand(ledger: Ledger, command: AdminCommand, inp
     case 'credits.topup': {
       const p = parse(command, input);
       const b = await ledger.topup(p.account, p.credits, p.note ?? null);
-      return { account: p.account, added: toCredits(p.credits), balance: toCredits(b.balance), available: toCredits(b.available) };
+      return { account: p.account, added: toCredits(p.credits), balance: toCredits(b.balanceMicro), available: toCredits(b.availableMicro) };
     }
   }
 }

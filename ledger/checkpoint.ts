@@ -8,7 +8,9 @@ import { writeFileAtomic } from '../core/durable-fs.ts';
 import type { Location } from './segment-log.ts';
 import { LedgerState, LocationList, type Account, type ApiKey, type Hold, type IdempotencyEntry } from './state.ts';
 
-const VERSION = 1;
+// 2: account and hold money fields named with their unit (balanceMicro, heldMicro, amountMicro); a
+// version-1 checkpoint is not read, and recovery replays the whole log instead, as for any unreadable one.
+const VERSION = 2;
 export const CHECKPOINT_FILE = 'checkpoint.json';
 
 interface CheckpointFile {

@@ -10,13 +10,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { acquireLock, type Lock } from '../core/lock.ts';
 import { DAY_MS } from '../core/windows.ts';
-import { loadCheckpoint, snapshot, writeCheckpoint } from './checkpoint.ts';
+import { snapshot, writeCheckpoint } from './checkpoint.ts';
+import { recoverLog, type RecoveryReport } from './recovery.ts';
 import { assertMicro, toCredits } from './money.ts';
 import type { IdempotencyWrite, LedgerRecord, RecordInput, Resolution } from './records.ts';
-import { SegmentLog, type Location, type TornTail } from './segment-log.ts';
+import { SegmentLog, type Location } from './segment-log.ts';
 import { idemKey, LedgerState, type Account, type ApiKey, type Hold } from './state.ts';
 
-export type { Account, ApiKey, Hold };
+export type { Account, ApiKey, Hold, RecoveryReport };
+
 
 export interface LedgerOptions {
   dir: string;
@@ -29,24 +31,15 @@ export interface LedgerOptions {
   now?: () => Date;
 }
 
-export interface RecoveryReport {
-  ms: number;
-  records: number;
-  fromCheckpoint: boolean;
-  checkpointError: string | null;
-  replayed: number;
-  tornTail: TornTail | null;
-  releasedHolds: number;
-}
-
+/** Money is integer micro-credits everywhere in the ledger; the names say so. */
 export type HoldResult =
-  | { ok: true; hold: Hold; available: number }
-  | { ok: false; code: 'insufficient_credits'; required: number; available: number };
+  | { ok: true; hold: Hold; availableMicro: number }
+  | { ok: false; code: 'insufficient_credits'; requiredMicro: number; availableMicro: number };
 
 export interface Balance {
-  balance: number;
-  held: number;
-  available: number;
+  balanceMicro: number;
+  heldMicro: number;
+  availableMicro: number;
 }
 
 export type IdempotencyCheck =
@@ -114,26 +107,10 @@ export class Ledger {
     if (opts.idempotencyTtlMs < DAY_MS) throw new LedgerError('invalid', 'idempotency records must be kept at least 24 h');
     const lock = await acquireLock(path.join(opts.dir, 'LOCK'));
     try {
-      const cp = await loadCheckpoint(opts.dir);
-      const fromCheckpoint = cp !== null && 'state' in cp;
-      let state = fromCheckpoint ? cp.state : new LedgerState();
-      let opened = await SegmentLog.open(opts.dir, options, fromCheckpoint ? cp.location : 0);
-      // A checkpoint that does not line up with the log (the log lost fsynced data, or files were
-      // copied around) is not trusted: replay the whole log instead.
-      const first = opened.records[0];
-      const misaligned = first ? JSON.parse(first.payload.toString('utf8')).seq !== state.lastSeq + 1 : opened.log.nextLocation() < (fromCheckpoint ? cp.location : 0);
-      if (fromCheckpoint && misaligned) {
-        await opened.log.close();
-        state = new LedgerState();
-        opened = await SegmentLog.open(opts.dir, options, 0);
-      }
-      for (const r of opened.records) state.apply(JSON.parse(r.payload.toString('utf8')) as LedgerRecord, r.location);
-      const report: RecoveryReport = {
-        ms: 0, records: state.lastSeq, fromCheckpoint, checkpointError: cp && 'error' in cp ? cp.error : null,
-        replayed: opened.records.length, tornTail: opened.tornTail, releasedHolds: 0,
-      };
-      const ledger = new Ledger(opts as Ledger['opts'], opened.log, state, lock, report);
-      // Holds left open by a crash belong to requests that died with the process: refund them.
+      const { state, log, report } = await recoverLog(opts.dir, options);
+      const ledger = new Ledger(opts as Ledger['opts'], log, state, lock, report);
+      // The last step of recovery (docs/ledger.md, "Recovery"): holds left open by a crash belong
+      // to requests that died with the process: refund them.
       const open = [...state.holds.values()];
       await Promise.all(open.map((h) => ledger.release(h.id, 'recovery')));
       report.releasedHolds = open.length;
@@ -193,37 +170,37 @@ export class Ledger {
     return { ...k };
   }
 
-  async topup(account: string, amount: number, note: string | null = null): Promise<Balance> {
+  async topup(account: string, amountMicro: number, note: string | null = null): Promise<Balance> {
     const a = this.mustAccount(account);
-    assertMicro(amount, 'top-up');
-    if (amount === 0) throw new LedgerError('invalid', 'top-up must be positive');
-    await this.write({ t: 'topup', id: newId('top'), account, amount, note, balanceAfter: a.balance + amount }).durable;
+    assertMicro(amountMicro, 'top-up');
+    if (amountMicro === 0) throw new LedgerError('invalid', 'top-up must be positive');
+    await this.write({ t: 'topup', id: newId('top'), account, amount: amountMicro, note, balanceAfter: a.balanceMicro + amountMicro }).durable;
     return this.balance(account);
   }
 
-  /** Reserve `amount` before work runs; refused (nothing written) when available cannot cover it. */
-  async hold(p: { account: string; key?: string | null; amount: number; ref: string; what: string }): Promise<HoldResult> {
+  /** Reserve `amountMicro` before work runs; refused (nothing written) when available cannot cover it. */
+  async hold(p: { account: string; key?: string | null; amountMicro: number; ref: string; what: string }): Promise<HoldResult> {
     const a = this.mustAccount(p.account);
-    assertMicro(p.amount, 'hold');
-    const available = a.balance - a.held;
-    if (p.amount > available) return { ok: false, code: 'insufficient_credits', required: p.amount, available };
+    assertMicro(p.amountMicro, 'hold');
+    const availableMicro = a.balanceMicro - a.heldMicro;
+    if (p.amountMicro > availableMicro) return { ok: false, code: 'insufficient_credits', requiredMicro: p.amountMicro, availableMicro };
     const id = newId('hld');
-    const { durable } = this.write({ t: 'hold', id, account: a.id, key: p.key ?? null, amount: p.amount, ref: p.ref, what: p.what });
+    const { durable } = this.write({ t: 'hold', id, account: a.id, key: p.key ?? null, amount: p.amountMicro, ref: p.ref, what: p.what });
     const hold = { ...this.state.holds.get(id)! };
     await durable;
-    return { ok: true, hold, available: a.balance - a.held };
+    return { ok: true, hold, availableMicro: a.balanceMicro - a.heldMicro };
   }
 
-  /** Charge `amount` (0..hold) and release the rest. With `idem`, the response is stored with it, atomically. */
-  async settle(holdId: string, amount: number, idem?: IdempotencyWrite): Promise<Balance & { charged: number }> {
+  /** Charge `chargeMicro` (0..hold) and release the rest. With `idem`, the response is stored with it, atomically. */
+  async settle(holdId: string, chargeMicro: number, idem?: IdempotencyWrite): Promise<Balance & { chargedMicro: number }> {
     const h = this.state.holds.get(holdId);
     try {
       if (!h) this.mustOpenHold(holdId);
-      assertMicro(amount, 'settlement');
-      if (amount > h!.amount) throw new LedgerError('invalid', `settlement of ${amount} exceeds the hold of ${h!.amount}`);
+      assertMicro(chargeMicro, 'settlement');
+      if (chargeMicro > h!.amountMicro) throw new LedgerError('invalid', `settlement of ${chargeMicro} exceeds the hold of ${h!.amountMicro}`);
       const a = this.state.accounts.get(h!.account)!;
-      await this.write({ t: 'settle', hold: holdId, amount, ...(idem ? { idem } : {}), ...this.resolution(h!, a.balance - amount) }).durable;
-      return { ...this.balance(a.id), charged: amount };
+      await this.write({ t: 'settle', hold: holdId, amount: chargeMicro, ...(idem ? { idem } : {}), ...this.resolution(h!, a.balanceMicro - chargeMicro) }).durable;
+      return { ...this.balance(a.id), chargedMicro: chargeMicro };
     } finally {
       // Stored (replays from now on) or failed (the caller may retry): either way no longer running.
       if (idem && h) this.inFlight.delete(idemKey(h.account, idem.key));
@@ -234,12 +211,12 @@ export class Ledger {
   async release(holdId: string, reason: string): Promise<Balance> {
     const h = this.mustOpenHold(holdId);
     const a = this.state.accounts.get(h.account)!;
-    await this.write({ t: 'release', hold: holdId, reason, ...this.resolution(h, a.balance) }).durable;
+    await this.write({ t: 'release', hold: holdId, reason, ...this.resolution(h, a.balanceMicro) }).durable;
     return this.balance(a.id);
   }
 
   private resolution(h: Hold, balanceAfter: number): Resolution {
-    return { account: h.account, key: h.key, held: h.amount, ref: h.ref, what: h.what, balanceAfter };
+    return { account: h.account, key: h.key, held: h.amountMicro, ref: h.ref, what: h.what, balanceAfter };
   }
 
   // ---- idempotency (Stripe / IETF Idempotency-Key semantics) ---------------------------------
@@ -267,15 +244,15 @@ export class Ledger {
 
   balance(account: string): Balance {
     const a = this.mustAccount(account);
-    return { balance: a.balance, held: a.held, available: a.balance - a.held };
+    return { balanceMicro: a.balanceMicro, heldMicro: a.heldMicro, availableMicro: a.balanceMicro - a.heldMicro };
   }
 
-  getAccount(account: string): (Account & { available: number; keys: ApiKey[]; openHolds: number }) | null {
+  getAccount(account: string): (Account & { availableMicro: number; keys: ApiKey[]; openHolds: number }) | null {
     const a = this.state.accounts.get(account);
     if (!a) return null;
     const keys = [...this.state.keys.values()].filter((k) => k.account === account).map((k) => ({ ...k }));
     const openHolds = [...this.state.holds.values()].filter((h) => h.account === account).length;
-    return { ...a, available: a.balance - a.held, keys, openHolds };
+    return { ...a, availableMicro: a.balanceMicro - a.heldMicro, keys, openHolds };
   }
 
   /** The key a secret belongs to (revoked keys included: the caller decides). */

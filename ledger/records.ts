@@ -1,6 +1,8 @@
 // The ledger's record types: the only things ever written. State is the fold of these records
 // in order, so replaying the log reproduces every balance, hold and key exactly.
-// Amounts are integer micro-credits; `at` is an ISO timestamp; `seq` is the record's position in
+// Amounts (`amount`, `held`, `balanceAfter`) are integer micro-credits: the log's own names, kept as
+// they are so every log ever written stays readable (in memory the names carry the unit:
+// balanceMicro, amountMicro, ...); `at` is an ISO timestamp; `seq` is the record's position in
 // the global order (assigned by the writer, strictly increasing).
 
 export interface IdempotencyWrite {

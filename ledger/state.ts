@@ -9,10 +9,10 @@ export interface Account {
   id: string;
   name: string;
   createdAt: string;
-  /** Top-ups minus settlements. */
-  balance: number;
-  /** Sum of open holds; available = balance - held, never negative. */
-  held: number;
+  /** Top-ups minus settlements, in micro-credits. */
+  balanceMicro: number;
+  /** Sum of open holds, in micro-credits; available = balance - held, never negative. */
+  heldMicro: number;
 }
 
 export interface ApiKey {
@@ -28,7 +28,7 @@ export interface Hold {
   id: string;
   account: string;
   key: string | null;
-  amount: number;
+  amountMicro: number;
   ref: string;
   what: string;
   at: string;
@@ -113,7 +113,7 @@ export class LedgerState {
     switch (r.t) {
       case 'account':
         if (this.accounts.has(r.id)) throw new InvariantViolation(`duplicate account ${r.id}`);
-        this.accounts.set(r.id, { id: r.id, name: r.name, createdAt: r.at, balance: 0, held: 0 });
+        this.accounts.set(r.id, { id: r.id, name: r.name, createdAt: r.at, balanceMicro: 0, heldMicro: 0 });
         return null;
       case 'key': {
         this.account(r.account);
@@ -132,29 +132,29 @@ export class LedgerState {
       case 'topup': {
         const a = this.account(r.account);
         if (!(r.amount > 0)) throw new InvariantViolation(`top-up of ${r.amount}`);
-        this.checkBalance(r.seq, a.balance + r.amount, r.balanceAfter);
-        a.balance += r.amount;
+        this.checkBalance(r.seq, a.balanceMicro + r.amount, r.balanceAfter);
+        a.balanceMicro += r.amount;
         this.usage(a.id, null, loc);
         return null;
       }
       case 'hold': {
         const a = this.account(r.account);
         if (this.holds.has(r.id)) throw new InvariantViolation(`duplicate hold ${r.id}`);
-        if (!(r.amount >= 0) || a.balance - a.held < r.amount) {
-          throw new InvariantViolation(`hold ${r.id} of ${r.amount} exceeds available ${a.balance - a.held}`);
+        if (!(r.amount >= 0) || a.balanceMicro - a.heldMicro < r.amount) {
+          throw new InvariantViolation(`hold ${r.id} of ${r.amount} exceeds available ${a.balanceMicro - a.heldMicro}`);
         }
-        a.held += r.amount;
-        this.holds.set(r.id, { id: r.id, account: a.id, key: r.key, amount: r.amount, ref: r.ref, what: r.what, at: r.at });
+        a.heldMicro += r.amount;
+        this.holds.set(r.id, { id: r.id, account: a.id, key: r.key, amountMicro: r.amount, ref: r.ref, what: r.what, at: r.at });
         return null;
       }
       case 'settle': {
         const h = this.holds.get(r.hold);
         if (!h) throw new InvariantViolation(`settle of hold ${r.hold}, which is not open`);
-        if (!(r.amount >= 0 && r.amount <= h.amount)) throw new InvariantViolation(`settle of ${r.amount} on a hold of ${h.amount}`);
+        if (!(r.amount >= 0 && r.amount <= h.amountMicro)) throw new InvariantViolation(`settle of ${r.amount} on a hold of ${h.amountMicro}`);
         const a = this.account(h.account);
-        this.checkBalance(r.seq, a.balance - r.amount, r.balanceAfter);
-        a.held -= h.amount;
-        a.balance -= r.amount;
+        this.checkBalance(r.seq, a.balanceMicro - r.amount, r.balanceAfter);
+        a.heldMicro -= h.amountMicro;
+        a.balanceMicro -= r.amount;
         this.holds.delete(h.id);
         this.usage(a.id, h.key, loc);
         if (r.idem) this.idempotency.set(idemKey(a.id, r.idem.key), { bodyHash: r.idem.bodyHash, location: loc, at: r.at });
@@ -164,8 +164,8 @@ export class LedgerState {
         const h = this.holds.get(r.hold);
         if (!h) throw new InvariantViolation(`release of hold ${r.hold}, which is not open`);
         const a = this.account(h.account);
-        this.checkBalance(r.seq, a.balance, r.balanceAfter);
-        a.held -= h.amount;
+        this.checkBalance(r.seq, a.balanceMicro, r.balanceAfter);
+        a.heldMicro -= h.amountMicro;
         this.holds.delete(h.id);
         this.usage(a.id, h.key, loc);
         return h;

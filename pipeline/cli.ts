@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { resolveStages, RewindRefused, runStages } from './runner.ts';
 import { startSchedule } from './schedule.ts';
-import { STAGES } from './stages.ts';
+import { STAGES } from './stage-list.ts';
 
 const HELP = `usage: npm run pipeline -- <command> [--data-dir DIR] [--as-of ISO [--allow-rewind]]
 

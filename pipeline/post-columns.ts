@@ -1,7 +1,7 @@
 // What the map stages (narratives, patterns) read about every snapshot row, in row order, as
 // compact columns: identity, time, author, platform, engagement and tags from the work store's
 // posts. The stage's own inputs (text or visual vectors) are loaded beside these.
-import type { StageContext } from './stage.ts';
+import type { StageContext } from './stage-context.ts';
 import { materialiseSnapshotRows, snapshotChunks } from './snapshot-rows.ts';
 
 export interface PostColumns {
@@ -13,8 +13,8 @@ export interface PostColumns {
   /** Index into `platforms`. */
   platform: Uint8Array;
   platforms: string[];
-  /** likes + comments + shares. */
-  engagement: Float64Array;
+  /** likes + comments + shares (core/maps/members.ts). */
+  interactions: Float64Array;
   /** Lower-cased. */
   tags: string[][];
 }
@@ -32,7 +32,7 @@ export async function loadPostColumns(ctx: StageContext, expectedRows: number): 
   const creator = new Float64Array(rows);
   const platform = new Uint8Array(rows);
   const platforms: string[] = [];
-  const engagement = new Float64Array(rows);
+  const interactions = new Float64Array(rows);
   const tags: string[][] = new Array(rows);
   const select = `row_id, uuid, epoch_ms(published_at)::DOUBLE AS t, creator_id::DOUBLE AS creator_id, platform,
     (coalesce(like_count, 0) + coalesce(comment_count, 0) + coalesce(share_count, 0))::DOUBLE AS e, tags`;
@@ -45,11 +45,11 @@ export async function loadPostColumns(ctx: StageContext, expectedRows: number): 
       let p = platforms.indexOf(r.platform);
       if (p < 0) p = platforms.push(r.platform) - 1;
       platform[i] = p;
-      engagement[i] = Number(r.e);
+      interactions[i] = Number(r.e);
       tags[i] = (r.tags ?? []).map((t) => t.toLowerCase());
     }
   }
-  return { rows, uuid, publishedAt, creator, platform, platforms, engagement, tags };
+  return { rows, uuid, publishedAt, creator, platform, platforms, interactions, tags };
 }
 
 /** A window (or scope) of the snapshot: its bounds and its first row (rows are in published_at order). */

@@ -7,7 +7,7 @@ import { openDuckDB, sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
 import { previousCentroid } from '../core/clustering/kmeans-by-silhouette.ts';
 import type { PreviousNarrative } from '../core/clustering/tracking.ts';
-import type { StageContext } from './stage.ts';
+import type { StageContext } from './stage-context.ts';
 
 export interface PreviousEntry extends PreviousNarrative { id: string }
 export interface PreviousMap { generation: string; byGroup: Map<string, PreviousEntry[]>; trajectory: Array<Record<string, unknown>> }

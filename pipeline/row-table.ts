@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { sqlString } from '../core/duckdb.ts';
 import fs from 'node:fs/promises';
-import type { StageContext } from './stage.ts';
+import type { StageContext } from './stage-context.ts';
 
 const WRITE_ROWS = 50_000;
 

@@ -8,8 +8,8 @@ import type { Logger } from '../core/log.ts';
 import { readCurrent, readManifest } from '../core/generations.ts';
 import { acquireLock, LockHeld } from '../core/lock.ts';
 import { createProgress } from './progress.ts';
-import { StageAborted, type Stage, type StageContext, type StageSummary } from './stage.ts';
-import { STAGES } from './stages.ts';
+import { StageAborted, type Stage, type StageContext, type StageSummary } from './stage-context.ts';
+import { STAGES } from './stage-list.ts';
 import { openWorkStore } from './work-store.ts';
 
 export interface RunOptions {

@@ -2,7 +2,7 @@
 // row i of text-vectors.f32, of the HNSW labels and of BM25 postings is row i of posts.parquet.
 import fs from 'node:fs/promises';
 import { sqlString, type DuckDB } from '../core/duckdb.ts';
-import type { StageContext } from './stage.ts';
+import type { StageContext } from './stage-context.ts';
 
 export const SNAPSHOT_ORDER = 'published_at, uuid';
 

@@ -1,8 +1,7 @@
 // `npm run serve`: serve the current generation (the pipeline must have published one).
 import { ConfigError, loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
-import path from 'node:path';
-import { startNotice, startServer } from './server.ts';
+import { shownPath, startNotice, startServer } from './server.ts';
 
 let config;
 try {
@@ -15,7 +14,7 @@ const log = createLogger('serve', config.LOG_LEVEL);
 try {
   const s = await startServer(config, log);
   log.info({ baseUrl: s.baseUrl, generation: s.snapshots.generation?.id }, 'serving');
-  process.stdout.write(startNotice(s, `./${path.relative(process.cwd(), config.dataDir)}`.replace(/^\.\/\.\./, '..').replace(/^\.\/$/, '.')));
+  process.stdout.write(startNotice(s, shownPath(config.dataDir)));
   const stop = async (signal: string) => {
     log.info({ signal }, 'shutting down: finishing in-flight requests');
     await s.close();

@@ -123,14 +123,20 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   }
 }
 
+/** A path as a person in the current directory reads it: ./data below it, the absolute path elsewhere. */
+export function shownPath(p: string): string {
+  const rel = path.relative(process.cwd(), p);
+  return rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? p : `./${rel}`;
+}
+
 /**
  * What a person starting the server needs next, printed once it serves: the demo key (its secret
  * only when just created), the base URL, one request to try, where the docs are, and how keys and
  * credits are managed while it runs. Plain text for a person; the logs stay JSON lines.
  */
 export function startNotice(s: RunningServer, dataDirShown: string): string {
-  const keyFile = path.relative(process.cwd(), s.demoFile) || s.demoFile;
-  const key = s.demoCreated ? s.demo.secret : `$(node -p "require('./${keyFile}').secret")`;
+  const keyFile = shownPath(s.demoFile);
+  const key = s.demoCreated ? s.demo.secret : `$(node -p "require('${keyFile}').secret")`;
   const gen = s.snapshots.generation;
   return [
     '',

@@ -10,7 +10,7 @@ import { terms } from '../core/analyzer.ts';
 import {
   attributeConfidence, brandProducts, compileBrands, DEFAULT_BRANDS, EMOTION_LABELS, emotionMood, enrichText, idfFromDocumentFrequency,
   loadBrandDictionary, noveltyScore, saturationScore, themes, tone, TONE_LABELS,
-} from '../core/enrichment/index.ts';
+} from '../core/enrichment/enrich-text.ts';
 import { hasTweetEval } from '../core/enrichment/tweeteval.ts';
 import { measureTextQuality } from '../core/enrichment/quality.ts';
 

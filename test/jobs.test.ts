@@ -23,7 +23,7 @@ async function account(name: string, credits: string): Promise<{ id: string; sec
 }
 
 const call = (key: string, method: string, p: string, body?: unknown, headers?: Record<string, string>) => callApi(s.baseUrl, key, method, p, { body, headers });
-const available = (id: string) => s.ledger.balance(id).available;
+const available = (id: string) => s.ledger.balance(id).availableMicro;
 
 /** Submit and poll until the job is done (bounded). */
 async function runJob(key: string, body: unknown): Promise<{ submit: any; done: any }> {

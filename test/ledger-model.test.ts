@@ -40,7 +40,7 @@ test('random operation sequences agree with a reference model, across restarts',
             await l.topup(accs[c.acc]!, c.amount);
             m.balance[c.acc]! += c.amount;
           } else if (c.op === 'hold') {
-            const r = await l.hold({ account: accs[c.acc]!, amount: c.amount, ref: 'r', what: 'w' });
+            const r = await l.hold({ account: accs[c.acc]!, amountMicro: c.amount, ref: 'r', what: 'w' });
             const available = m.balance[c.acc]! - m.held[c.acc]!;
             assert.is(r.ok, c.amount <= available, 'hold granted exactly when available covers it');
             if (r.ok) {
@@ -48,7 +48,7 @@ test('random operation sequences agree with a reference model, across restarts',
               m.holds.set(r.hold.id, { acc: c.acc, amount: c.amount });
               holdIds.push(r.hold.id);
             } else {
-              assert.equal([r.required, r.available], [c.amount, available]);
+              assert.equal([r.requiredMicro, r.availableMicro], [c.amount, available]);
             }
           } else if (c.op === 'settle' || c.op === 'release') {
             const id = holdIds[c.hold % Math.max(holdIds.length, 1)];
@@ -76,8 +76,8 @@ test('random operation sequences agree with a reference model, across restarts',
           }
           for (const [i, acc] of accs.entries()) {
             const b = l.balance(acc);
-            assert.equal([b.balance, b.held], [m.balance[i], m.held[i]]);
-            assert.ok(b.available >= 0, 'available never negative');
+            assert.equal([b.balanceMicro, b.heldMicro], [m.balance[i], m.held[i]]);
+            assert.ok(b.availableMicro >= 0, 'available never negative');
           }
           assert.is(l.openHolds().length, m.holds.size);
         }

@@ -39,24 +39,24 @@ test('money: decimal strings to micro-credits exactly, and back without float no
 test('hold, partial settle, refund: balance = top-ups - settlements, available = balance - holds', async () => {
   const { l, acc } = await fresh();
   await l.topup(acc.id, C(5));
-  const h1 = await l.hold({ account: acc.id, amount: C(1), ref: 'req_1', what: 'search limit 100' });
+  const h1 = await l.hold({ account: acc.id, amountMicro: C(1), ref: 'req_1', what: 'search limit 100' });
   assert.ok(h1.ok);
-  assert.equal(l.balance(acc.id), { balance: C(5), held: C(1), available: C(4) });
+  assert.equal(l.balance(acc.id), { balanceMicro: C(5), heldMicro: C(1), availableMicro: C(4) });
   const s = await l.settle(h1.ok ? h1.hold.id : '', C('0.4'));
-  assert.equal(s, { balance: C('4.6'), held: 0, available: C('4.6'), charged: C('0.4') });
-  const h2 = await l.hold({ account: acc.id, amount: C(2), ref: 'req_2', what: 'insights' });
+  assert.equal(s, { balanceMicro: C('4.6'), heldMicro: 0, availableMicro: C('4.6'), chargedMicro: C('0.4') });
+  const h2 = await l.hold({ account: acc.id, amountMicro: C(2), ref: 'req_2', what: 'insights' });
   await l.release(h2.ok ? h2.hold.id : '', 'failed');
-  assert.equal(l.balance(acc.id), { balance: C('4.6'), held: 0, available: C('4.6') });
+  assert.equal(l.balance(acc.id), { balanceMicro: C('4.6'), heldMicro: 0, availableMicro: C('4.6') });
   await l.close();
 });
 
 test('a hold larger than available is refused with required and available, and nothing is written', async () => {
   const { l, acc } = await fresh();
   await l.topup(acc.id, C(1));
-  await l.hold({ account: acc.id, amount: C('0.7'), ref: 'a', what: 'x' });
+  await l.hold({ account: acc.id, amountMicro: C('0.7'), ref: 'a', what: 'x' });
   const seq = l.lastSeq;
-  const r = await l.hold({ account: acc.id, amount: C('0.5'), ref: 'b', what: 'x' });
-  assert.equal(r, { ok: false, code: 'insufficient_credits', required: C('0.5'), available: C('0.3') });
+  const r = await l.hold({ account: acc.id, amountMicro: C('0.5'), ref: 'b', what: 'x' });
+  assert.equal(r, { ok: false, code: 'insufficient_credits', requiredMicro: C('0.5'), availableMicro: C('0.3') });
   assert.is(l.lastSeq, seq);
   await l.close();
 });
@@ -64,19 +64,19 @@ test('a hold larger than available is refused with required and available, and n
 test('a hold resolves exactly once', async () => {
   const { l, acc } = await fresh();
   await l.topup(acc.id, C(1));
-  const h = await l.hold({ account: acc.id, amount: C(1), ref: 'r', what: 'x' });
+  const h = await l.hold({ account: acc.id, amountMicro: C(1), ref: 'r', what: 'x' });
   const id = h.ok ? h.hold.id : '';
   const both = await Promise.allSettled([l.settle(id, C('0.5')), l.settle(id, C('0.5')), l.release(id, 'failed')]);
   assert.equal(both.map((b) => b.status), ['fulfilled', 'rejected', 'rejected']);
   assert.instance((both[1] as PromiseRejectedResult).reason, LedgerError);
-  assert.is(l.balance(acc.id).balance, C('0.5'));
+  assert.is(l.balance(acc.id).balanceMicro, C('0.5'));
   await l.close();
 });
 
 test('settle cannot exceed its hold; amounts must be integer micro-credits', async () => {
   const { l, acc } = await fresh();
   await l.topup(acc.id, C(1));
-  const h = await l.hold({ account: acc.id, amount: C('0.2'), ref: 'r', what: 'x' });
+  const h = await l.hold({ account: acc.id, amountMicro: C('0.2'), ref: 'r', what: 'x' });
   await rejects(() => l.settle(h.ok ? h.hold.id : '', C('0.3')), /exceeds the hold/);
   await rejects(() => l.topup(acc.id, 1.5), /integer amount/);
   await rejects(() => l.topup('acc_nope', 1), /no account/);
@@ -86,13 +86,13 @@ test('settle cannot exceed its hold; amounts must be integer micro-credits', asy
 test('1,000 concurrent holds on a small balance never overdraw', async () => {
   const { l, acc } = await fresh();
   await l.topup(acc.id, C('2.5'));
-  const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => l.hold({ account: acc.id, amount: C('0.01'), ref: `r${i}`, what: 'row' })));
+  const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => l.hold({ account: acc.id, amountMicro: C('0.01'), ref: `r${i}`, what: 'row' })));
   const granted = results.filter((r) => r.ok);
   assert.is(granted.length, 250);
-  assert.equal(l.balance(acc.id), { balance: C('2.5'), held: C('2.5'), available: 0 });
+  assert.equal(l.balance(acc.id), { balanceMicro: C('2.5'), heldMicro: C('2.5'), availableMicro: 0 });
   // Settle them all concurrently for one row each; the balance drop equals the sum of charges.
   await Promise.all(granted.map((g) => l.settle(g.ok ? g.hold.id : '', C('0.01'))));
-  assert.equal(l.balance(acc.id), { balance: 0, held: 0, available: 0 });
+  assert.equal(l.balance(acc.id), { balanceMicro: 0, heldMicro: 0, availableMicro: 0 });
   await l.close();
 });
 
@@ -102,7 +102,7 @@ test('usage: newest first, opaque cursor, keyId filter, each entry with balance 
   const k2 = (await l.createKey(acc.id, 'two')).key;
   await l.topup(acc.id, C(10), 'invoice 7');
   for (let i = 0; i < 7; i++) {
-    const h = await l.hold({ account: acc.id, key: i % 2 ? k2.id : k1.id, amount: C(1), ref: `req_${i}`, what: 'search' });
+    const h = await l.hold({ account: acc.id, key: i % 2 ? k2.id : k1.id, amountMicro: C(1), ref: `req_${i}`, what: 'search' });
     if (i === 3) await l.release(h.ok ? h.hold.id : '', 'failed');
     else await l.settle(h.ok ? h.hold.id : '', C('0.1'));
   }
@@ -144,7 +144,7 @@ test('restart: the same state from a checkpoint, from a full replay, across rota
   const { dir, l, acc } = await fresh({ segmentBytes: 4096, checkpointEvery: 50 });
   await l.topup(acc.id, C(100));
   for (let i = 0; i < 120; i++) {
-    const h = await l.hold({ account: acc.id, amount: C('0.5'), ref: `r${i}`, what: 'x' });
+    const h = await l.hold({ account: acc.id, amountMicro: C('0.5'), ref: `r${i}`, what: 'x' });
     if (i % 3) await l.settle(h.ok ? h.hold.id : '', C('0.25'));
   }
   const before = l.getAccount(acc.id)!;
@@ -157,13 +157,13 @@ test('restart: the same state from a checkpoint, from a full replay, across rota
   assert.ok(a.recovery.replayed < seq);
   assert.is(a.recovery.releasedHolds, 40, 'holds left open are refunded at recovery');
   const afterA = a.getAccount(acc.id)!;
-  assert.equal([afterA.balance, afterA.held], [before.balance, 0]);
+  assert.equal([afterA.balanceMicro, afterA.heldMicro], [before.balanceMicro, 0]);
   await a.close({ checkpoint: false });
 
   fs.rmSync(path.join(dir, 'checkpoint.json'));
   const b = await Ledger.open({ dir });
   assert.not.ok(b.recovery.fromCheckpoint);
-  assert.equal([b.getAccount(acc.id)!.balance, b.getAccount(acc.id)!.held, b.recovery.releasedHolds], [before.balance, 0, 0]);
+  assert.equal([b.getAccount(acc.id)!.balanceMicro, b.getAccount(acc.id)!.heldMicro, b.recovery.releasedHolds], [before.balanceMicro, 0, 0]);
   assert.is(b.usage(acc.id, { limit: 500 }).entries.length, 1 + 120);
   await b.close();
 });
@@ -181,7 +181,7 @@ test('a torn tail is cut and reported; everything acknowledged before it survive
   const r = await Ledger.open({ dir });
   assert.equal(r.recovery.tornTail && { offset: r.recovery.tornTail.offset, bytesCut: r.recovery.tornTail.bytesCut }, { offset: good, bytesCut: 60 });
   assert.is(fs.statSync(seg).size, good);
-  assert.is(r.balance(acc.id).balance, C(3));
+  assert.is(r.balance(acc.id).balanceMicro, C(3));
   await r.close();
 });
 
@@ -210,7 +210,7 @@ test('idempotency: replay returns the stored response, another body conflicts, a
   await l.topup(acc.id, C(1));
   assert.equal(l.idempotencyBegin(acc.id, 'idem-1', 'hashA'), { kind: 'new' });
   assert.equal(l.idempotencyBegin(acc.id, 'idem-1', 'hashA'), { kind: 'in_flight' });
-  const h = await l.hold({ account: acc.id, amount: C('0.5'), ref: 'req', what: 'search' });
+  const h = await l.hold({ account: acc.id, amountMicro: C('0.5'), ref: 'req', what: 'search' });
   await l.settle(h.ok ? h.hold.id : '', C('0.2'), { key: 'idem-1', bodyHash: 'hashA', response: { status: 200, body: { rows: 20 } } });
   assert.equal(l.idempotencyBegin(acc.id, 'idem-1', 'hashA'), { kind: 'replay', response: { status: 200, body: { rows: 20 } } });
   assert.equal(l.idempotencyBegin(acc.id, 'idem-1', 'hashB'), { kind: 'conflict' });
@@ -236,7 +236,7 @@ test('a record the state refuses leaves no trace: no sequence gap, no balance ch
   st.apply({ t: 'topup', seq: 2, at: 't', id: 't1', account: 'a', amount: 5, note: null, balanceAfter: 5 }, 1);
   assert.throws(() => st.apply({ t: 'topup', seq: 3, at: 't', id: 't2', account: 'a', amount: 5, note: null, balanceAfter: 99 }, 2), /balance 10 but the record says 99/);
   assert.throws(() => st.apply({ t: 'hold', seq: 3, at: 't', id: 'h', account: 'a', key: null, amount: 6, ref: 'r', what: 'w' }, 2), /exceeds available/);
-  assert.equal([st.lastSeq, st.accounts.get('a')!.balance, st.accounts.get('a')!.held], [2, 5, 0]);
+  assert.equal([st.lastSeq, st.accounts.get('a')!.balanceMicro, st.accounts.get('a')!.heldMicro], [2, 5, 0]);
   st.apply({ t: 'hold', seq: 3, at: 't', id: 'h', account: 'a', key: null, amount: 5, ref: 'r', what: 'w' }, 2);
   assert.is(st.lastSeq, 3);
 });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dataDirLayout } from '../core/data-dir.ts';
-import { EMOTION_LABELS, VISUAL_STYLE_CONFIDENCE } from '../core/enrichment/index.ts';
+import { EMOTION_LABELS, VISUAL_STYLE_CONFIDENCE } from '../core/enrichment/enrich-text.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
 import { loadSearchIndex } from '../core/ranking/search-index.ts';
 import { STYLE_VOCABULARY } from '../pipeline/features/visual.ts';

@@ -52,8 +52,8 @@ test('200 concurrent searches on a small balance: never overdrawn; charges sum t
   assert.ok(results.some((r) => r.status === 402), 'the balance runs out');
   const charged = ok.reduce((a, r) => a + toMicro(String(r.json.usage.credits)), 0);
   const after = s.ledger.balance(acc.id);
-  assert.is(toMicro('0.5') - after.balance, charged, 'charges equal the balance drop');
-  assert.ok(after.balance >= 0, 'never overdrawn');
+  assert.is(toMicro('0.5') - after.balanceMicro, charged, 'charges equal the balance drop');
+  assert.ok(after.balanceMicro >= 0, 'never overdrawn');
   // Each refusal happened because the holds of the searches in flight left less than one search's
   // hold available, never because they had spent more than the balance.
   for (const r of results.filter((x) => x.status === 402)) {
@@ -159,12 +159,12 @@ test('a search worker that dies is replaced: its generation reloaded, searches a
 test('the ledger admin endpoint on the running server: loopback with ADMIN_TOKEN only', async () => {
   const url = `${s.baseUrl}/admin/credits.topup`;
   const body = JSON.stringify({ account: s.demo.account, credits: '2.5' });
-  const before = s.ledger.balance(s.demo.account).balance;
+  const before = s.ledger.balance(s.demo.account).balanceMicro;
   const denied = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' }, body });
   assert.is(denied.status, 401);
   const ok = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body });
   assert.is(ok.status, 200);
-  assert.is(s.ledger.balance(s.demo.account).balance - before, toMicro('2.5'));
+  assert.is(s.ledger.balance(s.demo.account).balanceMicro - before, toMicro('2.5'));
 });
 
 test('access log: one JSON line per request with its id and status, and no secret anywhere', async () => {

@@ -37,11 +37,11 @@ test('POST /search: 200 with every required field; billing headers equal the led
   assert.ok(r.json.content.length > 0 && r.json.content.length <= 20);
   assert.equal(r.json.patterns, []);
   const after = s.ledger.balance(s.demo.account);
-  const charged = before.balance - after.balance;
+  const charged = before.balanceMicro - after.balanceMicro;
   assert.is(charged, r.json.content.length * toMicro('0.01'));
   assert.is(r.json.usage.credits, charged / 1e6);
   assert.is(r.headers.get('x-service-credits-used'), String(charged / 1e6));
-  assert.is(r.headers.get('x-service-credits-remaining'), String(after.available / 1e6));
+  assert.is(r.headers.get('x-service-credits-remaining'), String(after.availableMicro / 1e6));
   const item = r.json.content[0];
   for (const k of ['uuid', 'authorReach', 'commentCount', 'engagementDepth', 'engagementScore', 'exampleRankingScore', 'likeCount', 'shareCount', 'viewCount', 'rawSimilarity', 'similarity', 'recencyScore', 'rrfScore', 'narrativeIds', 'patternKeys', 'tags']) assert.ok(k in item, k);
   // Every narrative id and pattern key of a row is readable at its endpoint.
@@ -52,7 +52,7 @@ test('POST /search: 200 with every required field; billing headers equal the led
 });
 
 test('POST /search: each 400 names the problem; nothing is charged', async () => {
-  const before = s.ledger.balance(s.demo.account).balance;
+  const before = s.ledger.balance(s.demo.account).balanceMicro;
   const cases: Array<[unknown, RegExp] | [string, RegExp, true]> = [
     [{ query: 'x', limit: 0 }, /limit/], [{ query: 'x', limit: 301 }, /limit/], [{ query: 'x', limit: 1.5 }, /integer/], [{ query: 'x', limit: '5' }, /limit/],
     [{ query: 'x', window: '1y' }, /window/], [{ query: 'x', extra: true }, /extra/], [{}, /query/], [{ query: 7 }, /query/], [[1, 2], /object/],
@@ -63,7 +63,7 @@ test('POST /search: each 400 names the problem; nothing is charged', async () =>
     assert.is(r.status, 400, JSON.stringify(c[0]).slice(0, 80));
     assert.match(r.json.error, c[1]);
   }
-  assert.is(s.ledger.balance(s.demo.account).balance, before);
+  assert.is(s.ledger.balance(s.demo.account).balanceMicro, before);
 });
 
 test('403 without, with an unknown, or with a revoked key; 404 JSON for unknown routes and ids', async () => {
@@ -101,12 +101,12 @@ test('402 when the balance cannot cover the hold: the spec body, nothing written
 test('Idempotency-Key: a replay returns the original answer and charges nothing more; another body is 422', async () => {
   const body = { query: 'marathon training', limit: 5 };
   const a = await call('POST', '/search', { body, headers: { 'Idempotency-Key': 'idem-1' } });
-  const balance = s.ledger.balance(s.demo.account).balance;
+  const balance = s.ledger.balance(s.demo.account).balanceMicro;
   const b = await call('POST', '/search', { body, headers: { 'Idempotency-Key': 'idem-1' } });
   assert.is(b.status, 200);
   assert.equal(b.json, a.json);
   assert.is(b.headers.get('x-service-credits-used'), a.headers.get('x-service-credits-used'));
-  assert.is(s.ledger.balance(s.demo.account).balance, balance);
+  assert.is(s.ledger.balance(s.demo.account).balanceMicro, balance);
   assert.is((await call('POST', '/search', { body: { ...body, limit: 6 }, headers: { 'Idempotency-Key': 'idem-1' } })).status, 422);
 });
 
@@ -171,10 +171,10 @@ test('versions: v1.0.1 by default and on request; an unknown version is a 400', 
 test('Idempotency-Key: a duplicate still in flight is a 409, and nothing is charged for it', async () => {
   // The first request is "in flight" for as long as the ledger holds its key open.
   assert.is(s.ledger.idempotencyBegin(s.demo.account, 'race-1', 'whatever').kind, 'new');
-  const balance = s.ledger.balance(s.demo.account).balance;
+  const balance = s.ledger.balance(s.demo.account).balanceMicro;
   const r = await call('POST', '/search', { body: { query: 'coffee', limit: 3 }, headers: { 'Idempotency-Key': 'race-1' } });
   assert.is(r.status, 409);
-  assert.is(s.ledger.balance(s.demo.account).balance, balance);
+  assert.is(s.ledger.balance(s.demo.account).balanceMicro, balance);
   s.ledger.idempotencyAbort(s.demo.account, 'race-1');
   assert.is((await call('POST', '/search', { body: { query: 'coffee', limit: 3 }, headers: { 'Idempotency-Key': 'race-1' } })).status, 200);
 });

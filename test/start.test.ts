@@ -12,11 +12,18 @@ import { Ledger } from '../ledger/ledger.ts';
 import { spawnTs, waitFor } from './helpers/child.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
-test.after.each(cleanupTmp);
+const children: Array<ReturnType<typeof spawnTs>> = [];
+test.after.each(() => {
+  // A failed assertion must not leave a server running.
+  for (const c of children.splice(0)) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
+  cleanupTmp();
+});
 
 async function start(d: string) {
   const child = spawnTs('app/start.ts', [], { DATA_DIR: d, PORT: '0', DEFAULT_CORPUS_POSTS: '400', PIPELINE_SCHEDULE: '{"run":"0 0 1 1 *"}' });
-  await waitFor(() => /current generation ready/.test(child.out()) || child.proc.exitCode !== null, 'start to publish', 180_000);
+  children.push(child);
+  // The next-step block is the last thing a start prints.
+  await waitFor(() => /\n {2}stop: /.test(child.out()) || child.proc.exitCode !== null, 'start to publish and serve', 180_000);
   const baseUrl = /"baseUrl":"([^"]+)"/.exec(child.out())?.[1] ?? '';
   return { child, baseUrl };
 }

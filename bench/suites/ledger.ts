@@ -39,7 +39,7 @@ async function recovery(entries: number, runs: number): Promise<{ fullMs: number
       await Promise.all(Array.from({ length: 512 }, async (_, w) => {
         for (let i = 0; written < upTo; i++) {
           written += 2;
-          const h = await l.hold({ account: acc, amount: 1_000_000, ref: `w${w}-${i}-${upTo}`, what: 'search' });
+          const h = await l.hold({ account: acc, amountMicro: 1_000_000, ref: `w${w}-${i}-${upTo}`, what: 'search' });
           if (h.ok) await l.settle(h.hold.id, 400_000);
         }
       }));

@@ -5,7 +5,7 @@
 // tone-model.json (see core/enrichment/fit.ts).
 import { EMOTION_LABELS } from '../../core/enrichment/emotion.ts';
 import { fitAll } from '../../core/enrichment/fit.ts';
-import { NEUTRAL_MOOD_MIN_CONFIDENCE } from '../../core/enrichment/index.ts';
+import { NEUTRAL_MOOD_MIN_CONFIDENCE } from '../../core/enrichment/enrich-text.ts';
 import { measureTextQuality, type ClassScores } from '../../core/enrichment/quality.ts';
 import { TONE_LABELS } from '../../core/enrichment/tone.ts';
 import { hasTweetEval, TWEETEVAL_DIR } from '../../core/enrichment/tweeteval.ts';

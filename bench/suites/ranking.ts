@@ -17,7 +17,7 @@ import { openDuckDB, sqlString } from '../../core/duckdb.ts';
 import { embed } from '../../core/embedder.ts';
 import { generationDir, readCurrent, readManifest, type Manifest } from '../../core/generations.ts';
 import { createLogger } from '../../core/log.ts';
-import { RRF_K, search, vectorEf } from '../../core/ranking/search.ts';
+import { RANKING, search, vectorEf } from '../../core/ranking/search.ts';
 import { searchShards } from '../../core/ranking/hnsw-shards.ts';
 import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-index.ts';
 import { WINDOW_KEYS, type WindowKey } from '../../core/windows.ts';
@@ -102,8 +102,8 @@ function bruteForce(index: SearchIndex, floats: Float32Array, query: string, lim
   }
   sims.sort((a, b) => b.s - a.s || a.row - b.row);
   const score = new Map<number, number>();
-  lex.forEach((x, i) => score.set(x.row, (score.get(x.row) ?? 0) + 1 / (RRF_K + i + 1)));
-  sims.slice(0, depth).forEach((x, i) => score.set(x.row, (score.get(x.row) ?? 0) + 1 / (RRF_K + i + 1)));
+  lex.forEach((x, i) => score.set(x.row, (score.get(x.row) ?? 0) + 1 / (RANKING.rrfK + i + 1)));
+  sims.slice(0, depth).forEach((x, i) => score.set(x.row, (score.get(x.row) ?? 0) + 1 / (RANKING.rrfK + i + 1)));
   return [...score].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit).map(([r]) => r);
 }
 
@@ -188,7 +188,7 @@ async function runLanceDb(index: SearchIndex, dir: string, manifest: Manifest, t
     const queries = timed.map(({ q, window }) => peerQuery(q.text, window));
     fs.writeFileSync(path.join(tmp, 'input.json'), JSON.stringify({
       rows: index.rows, dim: index.embedder.params.dim, rowsFile, vectorsFile: path.join(dir, 'text-vectors.f32'), dbDir: path.join(tmp, 'lancedb'),
-      warmup: 20, limit: 100, rrfK: RRF_K, queries, quality: quality.map((q) => peerQuery(q.text, 'all')),
+      warmup: 20, limit: 100, rrfK: RANKING.rrfK, queries, quality: quality.map((q) => peerQuery(q.text, 'all')),
     }));
     process.stderr.write(`running LanceDB on ${index.rows} rows (bench/peers/lancedb-peer.mjs, temp dir ${tmp}) ...\n`);
     // LANCEDB_LOG=error: LanceDB warns on every query that selects only the id (a deprecation

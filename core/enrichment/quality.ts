@@ -4,7 +4,7 @@
 // and held to its floors by test/enrichment.test.ts, so both read the same numbers.
 import { emotionModel, emotionPosteriors, EMOTION_LABELS, moodsFromPosteriors } from './emotion.ts';
 import { outOfFoldTone, toneDesign } from './fit.ts';
-import { enrichText } from './index.ts';
+import { enrichText } from './enrich-text.ts';
 import { TONE_LABELS, toneFrom, toneModel } from './tone.ts';
 import { loadSplit, TWEETEVAL_DIR } from './tweeteval.ts';
 import { vaderScores } from './vader.ts';

@@ -11,7 +11,7 @@ import type { Manifest } from '../generations.ts';
 import { WINDOW_KEYS, type WindowKey } from '../windows.ts';
 import { loadShards, type LoadedShards } from './hnsw-shards.ts';
 import { loadVectorSpace, type VectorSpace } from '../vector-space.ts';
-import { EnrichmentStore, loadEnrichmentStore } from '../enrichment/public.ts';
+import { EnrichmentStore, loadEnrichmentStore } from '../enrichment/public-enrichment.ts';
 import { Utf8Column, type Utf8ColumnParts } from '../utf8-column.ts';
 import { QuantizedVectors } from '../quantized-vectors.ts';
 
@@ -39,7 +39,7 @@ export interface SearchIndex extends RowColumns {
   asOf: number;
   windowStart: Record<WindowKey, number>;
   /** Normalisers for the [0, 1] engagement and reach scores: log1p of the corpus maxima. */
-  maxEngagementLog: number;
+  maxWeightedEngagementLog: number;
   maxFollowersLog: number;
   bm25: Bm25Index;
   /** The text HNSW graphs, one per time shard (null when loaded without them: see LoadOptions). */
@@ -83,7 +83,11 @@ function lowerBound(a: Float64Array, t: number): number {
   return lo;
 }
 
-export function engagementOf(likes: number, comments: number, shares: number): number {
+/**
+ * The engagement the ranking weighs (engagementScore, docs/fields.md): likes + 2 x comments + 3 x
+ * shares. Not to be confused with a post's interactions, the plain sum the maps count.
+ */
+export function weightedEngagement(likes: number, comments: number, shares: number): number {
   return likes + 2 * comments + 3 * shares;
 }
 
@@ -141,7 +145,7 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
   let maxE = 0;
   let maxF = 0;
   for (let r = 0; r < rows; r++) {
-    maxE = Math.max(maxE, engagementOf(likes[r]!, comments[r]!, shares[r]!));
+    maxE = Math.max(maxE, weightedEngagement(likes[r]!, comments[r]!, shares[r]!));
     if (followers[r]! > maxF) maxF = followers[r]!;
   }
   const embedder = opts.shared?.embedder ?? await loadEmbedder(path.join(generationDir, 'embedder.bin'), { share: Boolean(opts.share) });
@@ -158,7 +162,7 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
   if (hnsw && hnsw.dim !== textSpace.dim) throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the text space ${textSpace.dim}`);
   return {
     ...columns, generation: manifest.generation, asOf, windowStart,
-    maxEngagementLog: Math.log1p(maxE), maxFollowersLog: Math.log1p(maxF),
+    maxWeightedEngagementLog: Math.log1p(maxE), maxFollowersLog: Math.log1p(maxF),
     bm25: shared ? parseBm25(shared.bm25) : await loadBm25(file('bm25.bin')), hnsw, embedder, textSpace, vectors, shared,
     enrichment: opts.enrichment === false ? new EnrichmentStore(0) : await loadEnrichmentStore(generationDir, rows),
   };

@@ -8,13 +8,30 @@ import { toSpace } from '../vector-space.ts';
 import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../windows.ts';
 import { exactNeighbours } from './exact-neighbours.ts';
 import { searchShards } from './hnsw-shards.ts';
-import { engagementOf, type SearchIndex } from './search-index.ts';
+import { weightedEngagement, type SearchIndex } from './search-index.ts';
 
-export const RRF_K = 60;
-/** A row found only by the vector retriever must be at least this similar to count as a match. */
-export const VECTOR_FLOOR = 0.35;
-/** exampleRankingScore = W_REL relevance + W_REC recency + W_ENG engagement. */
-export const BLEND = { relevance: 0.7, recency: 0.15, engagement: 0.15 } as const;
+/**
+ * Every setting of the ranking, in one place (what each does to a score: docs/fields.md, "Ranking").
+ */
+export const RANKING = {
+  /** Reciprocal Rank Fusion's k (as Elasticsearch and others use): rrf = sum 1 / (k + rank). */
+  rrfK: 60,
+  /** A row found only by the vector retriever must be at least this similar to count as a match. */
+  vectorFloor: 0.35,
+  /** exampleRankingScore = relevance x w + recencyScore x w + engagementScore x w. */
+  blend: { relevance: 0.7, recency: 0.15, engagement: 0.15 },
+  /** Each retriever returns a deeper list than asked for, so fusion has overlap: max(limit x depthFactor, minDepth) rows. */
+  depthFactor: 2,
+  minDepth: 100,
+  /**
+   * Search breadth (hnswlib's ef, per shard) for a candidate list of `depth` rows: the depth itself,
+   * at least minEf. At 1M posts recall@10 against exact search is 0.970 at ef 100 and 0.980 at ef 400
+   * (bench/RESULTS.md, ranking); twice the breadth would cost p99 latency for little.
+   */
+  minEf: 64,
+  /** Recency's half-life in days: a third of the window (recencyHalfLifeDays); all: this many. */
+  allWindowHalfLifeDays: 30,
+} as const;
 
 export type IntentEvidenceSource = 'authored_text' | 'no_match' | 'no_text' | 'tag_only';
 
@@ -44,7 +61,7 @@ export interface SearchParams {
 
 /** Half-life of the recency score: a third of the window (all: 30 days). */
 export function recencyHalfLifeDays(window: WindowKey): number {
-  return window === 'all' ? 30 : WINDOW_DAYS[window] / 3;
+  return window === 'all' ? RANKING.allWindowHalfLifeDays : WINDOW_DAYS[window] / 3;
 }
 
 /**
@@ -61,13 +78,9 @@ function cosine(index: SearchIndex, q: Float32Array, row: number): number {
   return Math.max(-1, Math.min(1, index.vectors.dot(q, row)));
 }
 
-/**
- * Search breadth (hnswlib's ef, per shard) for a vector candidate list of `depth` rows: the depth
- * itself (at least 64). At 1M posts recall@10 against exact search is 0.970 at ef 100 and 0.980 at
- * ef 400 (bench/RESULTS.md, ranking); twice the breadth would cost p99 latency for little.
- */
+/** Search breadth (hnswlib's ef, per shard) for a vector candidate list of `depth` rows (RANKING.minEf). */
 export function vectorEf(depth: number): number {
-  return Math.max(depth, 64);
+  return Math.max(depth, RANKING.minEf);
 }
 
 /**
@@ -81,17 +94,17 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
   const qTerms = analyzeTerms(p.query);
   if (qTerms.length === 0) return [];
   // Each retriever returns a deeper list than asked for, so fusion has overlap to work with.
-  const depth = Math.min(windowRows, Math.max(p.limit * 2, 100));
+  const depth = Math.min(windowRows, Math.max(p.limit * RANKING.depthFactor, RANKING.minDepth));
 
   const lexical = searchBm25(index.bm25, qTerms, depth, start);
   const qv = queryVector(index, qTerms);
   const hasVector = qv.some((x) => x !== 0);
   let vector: Array<{ row: number; sim: number }> = [];
   if (hasVector && opts.exact) {
-    vector = exactNeighbours(index.vectors, qv, depth, start).filter((v) => v.sim >= VECTOR_FLOOR);
+    vector = exactNeighbours(index.vectors, qv, depth, start).filter((v) => v.sim >= RANKING.vectorFloor);
   } else if (hasVector) {
     if (!index.hnsw) throw new Error(`generation ${index.generation} was loaded without its graphs (the server's search workers hold them)`);
-    vector = searchShards(index.hnsw, qv, depth, vectorEf(depth), start).filter((v) => v.sim >= VECTOR_FLOOR);
+    vector = searchShards(index.hnsw, qv, depth, vectorEf(depth), start).filter((v) => v.sim >= RANKING.vectorFloor);
   }
 
   const lexRank = new Map(lexical.map((x, i) => [x.row, i + 1]));
@@ -102,7 +115,7 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
   for (const row of candidates) {
     const lr = lexRank.get(row) ?? null;
     const vr = vecRank.get(row) ?? null;
-    const rrf = (lr ? 1 / (RRF_K + lr) : 0) + (vr ? 1 / (RRF_K + vr) : 0);
+    const rrf = (lr ? 1 / (RANKING.rrfK + lr) : 0) + (vr ? 1 / (RANKING.rrfK + vr) : 0);
     const raw = hasVector ? cosine(index, qv, row) : 0;
     const ageDays = Math.max(0, (index.asOf - index.publishedAt[row]!) / DAY_MS);
     const likes = index.likes[row]!;
@@ -110,11 +123,11 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
     const shares = index.shares[row]!;
     const interactions = likes + comments + shares;
     const followers = index.followers[row]!;
-    const relevance = rrf / (2 / (RRF_K + 1));
+    const relevance = rrf / (2 / (RANKING.rrfK + 1));
     const recencyScore = Math.pow(0.5, ageDays / halfLife);
-    const engagementScore = index.maxEngagementLog > 0 ? Math.log1p(engagementOf(likes, comments, shares)) / index.maxEngagementLog : 0;
+    const engagementScore = index.maxWeightedEngagementLog > 0 ? Math.log1p(weightedEngagement(likes, comments, shares)) / index.maxWeightedEngagementLog : 0;
     const kind = index.textKind[row]!;
-    const matched = lr !== null || raw >= VECTOR_FLOOR;
+    const matched = lr !== null || raw >= RANKING.vectorFloor;
     out.push({
       row, uuid: '',
       rawSimilarity: raw,
@@ -125,7 +138,7 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
       engagementScore,
       engagementDepth: interactions > 0 ? (comments + shares) / interactions : 0,
       authorReach: Number.isNaN(followers) || index.maxFollowersLog === 0 ? 0 : Math.log1p(followers) / index.maxFollowersLog,
-      exampleRankingScore: BLEND.relevance * relevance + BLEND.recency * recencyScore + BLEND.engagement * engagementScore,
+      exampleRankingScore: RANKING.blend.relevance * relevance + RANKING.blend.recency * recencyScore + RANKING.blend.engagement * engagementScore,
       intentSimilarity: kind === 1 ? raw : null,
       intentEvidenceSource: kind === -1 ? 'no_text' : kind === 0 ? 'tag_only' : matched ? 'authored_text' : 'no_match',
       lexicalRank: lr,

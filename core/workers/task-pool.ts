@@ -1,4 +1,4 @@
-// A fixed pool of worker threads that run one module's task handler (see serve-tasks.ts): tasks
+// A fixed pool of worker threads that run one module's task handler (see task-worker.ts): tasks
 // queue and go to the next idle worker; results come back as promises. The work here is pure
 // computation over data the pipeline owns (text analysis, graph building), so a worker that
 // errors or exits fails every pending task and the stage with it: there is no item to blame and
@@ -6,7 +6,7 @@
 import os from 'node:os';
 import type { TransferListItem, Worker } from 'node:worker_threads';
 import { spawnTsWorker } from './spawn.ts';
-import type { TaskReply } from './serve-tasks.ts';
+import type { TaskReply } from './task-worker.ts';
 
 interface Pending<R> { task: unknown; transfer: TransferListItem[]; resolve: (r: R) => void; reject: (e: Error) => void }
 interface Lane { worker: Worker; busy: Pending<unknown> | null }
@@ -18,7 +18,7 @@ export class TaskPool<T, R> {
   private failed: Error | null = null;
   private closed = false;
 
-  /** `entry` is a module calling serveTasks(); `workerData` reaches every worker once. */
+  /** `entry` is a module calling answerTasks(); `workerData` reaches every worker once. */
   constructor(entry: URL, opts: { threads?: number; workerData?: unknown } = {}) {
     this.size = Math.max(1, Math.floor(opts.threads ?? os.availableParallelism()));
     for (let i = 0; i < this.size; i++) {

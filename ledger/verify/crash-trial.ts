@@ -93,10 +93,10 @@ export async function crashTrial(opts: { killAfterAcks: number; concurrency: num
     const balance = l.balance(account);
     const result: TrialResult = {
       acked: lines.length, lost: details.length, openHoldsAfter: l.openHolds().length,
-      balanceMismatch: balance.balance !== expected || balance.held !== 0,
+      balanceMismatch: balance.balanceMicro !== expected || balance.heldMicro !== 0,
       releasedAtRecovery: l.recovery.releasedHolds, tornTail: l.recovery.tornTail !== null, recoveryMs: l.recovery.ms, details,
     };
-    if (result.balanceMismatch) details.push(`balance ${balance.balance} held ${balance.held}, replay says ${expected}`);
+    if (result.balanceMismatch) details.push(`balance ${balance.balanceMicro} held ${balance.heldMicro}, replay says ${expected}`);
     await l.close();
     return result;
   } finally {

@@ -25,7 +25,7 @@ async function worker(w: number): Promise<never> {
       out.push(`ACK topup load-${i} ${amount}\n`);
     }
     const amount = 10_000 * (1 + ((i * 7919 + w) % 100));
-    const r = await ledger.hold({ account: account!, amount, ref: `req_${i}`, what: 'load' });
+    const r = await ledger.hold({ account: account!, amountMicro: amount, ref: `req_${i}`, what: 'load' });
     if (!r.ok) continue;
     out.push(`ACK hold ${r.hold.id} ${amount}\n`);
     if (i % 5 === 0) {

@@ -6,10 +6,10 @@
 // document frequencies, known only once every row is analysed, and are added here, with the
 // aesthetic style from the visual features and the attribute confidence over text and style.
 // Novelty and saturation need the HNSW neighbours and are added by the index stage.
-import { attributeConfidence, idfFromDocumentFrequency, themes, VISUAL_STYLE_CONFIDENCE } from '../../core/enrichment/index.ts';
+import { attributeConfidence, idfFromDocumentFrequency, themes, VISUAL_STYLE_CONFIDENCE } from '../../core/enrichment/enrich-text.ts';
 import { writeRowTable } from '../row-table.ts';
-import type { StageContext } from '../stage.ts';
-import { StageAborted } from '../stage.ts';
+import type { StageContext } from '../stage-context.ts';
+import { StageAborted } from '../stage-context.ts';
 import type { TextEnrichmentRow } from './text-task.ts';
 
 export interface EnrichmentInput {

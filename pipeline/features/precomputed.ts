@@ -5,8 +5,8 @@
 // vectors with a mapped majority would rank by the map, not by the vectors the team sent.
 import { normalise, RIDGE_LAMBDA, RidgeFit, toSpace, type VectorSpace } from '../../core/vector-space.ts';
 import { snapshotChunks } from '../snapshot-rows.ts';
-import type { StageContext } from '../stage.ts';
-import { StageAborted } from '../stage.ts';
+import type { StageContext } from '../stage-context.ts';
+import { StageAborted } from '../stage-context.ts';
 
 export const ADOPT_SHARE = 0.5;
 

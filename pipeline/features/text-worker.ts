@@ -3,15 +3,15 @@
 // corpus's document frequencies and are added once every chunk is back (enrichment-stage.ts).
 import { analyze } from '../../core/analyzer.ts';
 import { termHashes } from '../../core/embedder.ts';
-import { enrichText, loadBrandDictionary } from '../../core/enrichment/index.ts';
+import { enrichText, loadBrandDictionary } from '../../core/enrichment/enrich-text.ts';
 import { workerData } from 'node:worker_threads';
-import { serveTasks } from '../../core/workers/serve-tasks.ts';
+import { answerTasks } from '../../core/workers/task-worker.ts';
 import { DOC_SEP, TERM_SEP, type TextEnrichmentRow, type TextResult, type TextTask, type TextWorkerData } from './text-task.ts';
 
 
 const brands = loadBrandDictionary((workerData as TextWorkerData | undefined)?.brandsFile ?? null);
 
-serveTasks<TextTask, TextResult>((task) => {
+answerTasks<TextTask, TextResult>((task) => {
   const docs: string[] = [];
   const all: Uint32Array[] = [];
   const offsets = new Uint32Array(task.rows.length + 1);

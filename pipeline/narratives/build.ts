@@ -51,7 +51,7 @@ export async function buildWindow(corpus: NarrativeCorpus, w: WindowSpec, asOf: 
   const drafts = clusters.map((c, ci) => {
     const idx = byCluster.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
     const members = idx.map((i) => rows[i]!);
-    const { creators, platforms, engagement } = memberStats(corpus, members);
+    const { creators, platforms, interactions: engagement } = memberStats(corpus, members);
     const representative = representativeOf(corpus, members);
     reps.push(representative);
     const tags = tagCounts.top(ci, LABEL_DEFAULTS.tags).map((t) => t.key);

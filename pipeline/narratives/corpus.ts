@@ -3,11 +3,11 @@
 // enrichment.parquet, and the text vectors from text-vectors.f32.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { EnrichmentStore, loadEnrichmentStore } from '../../core/enrichment/public.ts';
+import { EnrichmentStore, loadEnrichmentStore } from '../../core/enrichment/public-enrichment.ts';
 import { loadVectorSpace, nonZeroMask } from '../../core/vector-space.ts';
 import { readDocTerms, type DocTerms } from '../doc-terms.ts';
 import { loadPostColumns, type PostColumns } from '../post-columns.ts';
-import type { StageContext } from '../stage.ts';
+import type { StageContext } from '../stage-context.ts';
 
 export interface NarrativeCorpus extends PostColumns {
   terms: DocTerms;

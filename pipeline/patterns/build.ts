@@ -105,7 +105,7 @@ export function buildScope(corpus: PatternCorpus, scope: ScopeSpec, asOf: number
     const idx = byCluster.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
     const members = idx.map((i) => rows[i]!);
     const similarity = idx.map((i) => cl.similarity[i]!);
-    const { creators, platforms, engagement } = memberStats(corpus, members);
+    const { creators, platforms, interactions: engagement } = memberStats(corpus, members);
 
     // Confidence: how clearly members belong here rather than to the next-nearest pattern, the
     // mean over members of (own - next) / (1 - next), clamped to [0, 1].

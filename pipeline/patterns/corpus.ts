@@ -9,7 +9,7 @@ import { sqlString } from '../../core/duckdb.ts';
 import { StringLists } from '../../core/string-lists.ts';
 import { loadVectorSpace, nonZeroMask } from '../../core/vector-space.ts';
 import { loadPostColumns, type PostColumns } from '../post-columns.ts';
-import type { StageContext } from '../stage.ts';
+import type { StageContext } from '../stage-context.ts';
 
 export const ELEMENT_TYPES = ['color', 'style', 'layout', 'motion', 'tag', 'brand'] as const;
 export type ElementType = (typeof ELEMENT_TYPES)[number];

@@ -17,8 +17,8 @@ import { rowWindows } from '../post-columns.ts';
 import { currentSpace, loadPreviousMap, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
-import type { Stage, StageContext, StageSummary } from '../stage.ts';
-import { StageAborted } from '../stage.ts';
+import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
+import { StageAborted } from '../stage-context.ts';
 import { buildScope, PATTERN_CLUSTER, type BuiltPattern } from './build.ts';
 import { loadPatternCorpus } from './corpus.ts';
 import { lookalikesOf } from './lookalikes.ts';
@@ -126,7 +126,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
       }));
       p.representatives.forEach((r, rank) => representatives.push({
         row_id: representatives.length, pattern_key: key, rank: rank + 1, content_uuid: corpus.uuid[r], is_representative: rank === 0,
-        engagement: corpus.engagement[r], centroid_similarity: p.similarity[p.members.indexOf(r)] ?? null, post_row: r, summary: p.summary,
+        engagement: corpus.interactions[r], centroid_similarity: p.similarity[p.members.indexOf(r)] ?? null, post_row: r, summary: p.summary,
       }));
     });
   }

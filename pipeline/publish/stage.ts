@@ -14,7 +14,7 @@ import {
 import { SNAPSHOT_POST_COLUMNS } from '../../core/post-schema.ts';
 import { windowBounds } from '../../core/windows.ts';
 import { SNAPSHOT_ORDER, snapshotWhere, type ArtifactSource } from '../snapshot-rows.ts';
-import type { Stage, StageContext, StageSummary } from '../stage.ts';
+import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 
 const PARQUET = `FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880`;
 

@@ -18,7 +18,7 @@ export function accountRouter(ledger: Ledger, snapshots: SnapshotStore, startedA
     try {
       const page = ledger.usage(caller.account, { cursor, limit, keyId });
       const b = ledger.balance(caller.account);
-      ctx.body = { account: caller.account, balance: toCredits(b.balance), held: toCredits(b.held), available: toCredits(b.available), entries: page.entries, nextCursor: page.nextCursor };
+      ctx.body = { account: caller.account, balance: toCredits(b.balanceMicro), held: toCredits(b.heldMicro), available: toCredits(b.availableMicro), entries: page.entries, nextCursor: page.nextCursor };
     } catch (err) {
       if (err instanceof LedgerError && err.code === 'bad_cursor') throw badRequest('invalid cursor');
       if (err instanceof LedgerError && err.code === 'not_found') throw new HttpError(404, { error: err.message });

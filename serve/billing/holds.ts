@@ -24,7 +24,7 @@ export interface InsufficientCredits {
 export interface HoldRequest {
   account: string;
   key: string;
-  amount: number;
+  amountMicro: number;
   ref: string;
   what: string;
   /** For the 402 body. */
@@ -37,11 +37,11 @@ export interface HoldRequest {
 
 /** Place the hold or throw the 402. */
 export async function holdOr402(ledger: Ledger, r: HoldRequest): Promise<Hold> {
-  const res = await ledger.hold({ account: r.account, key: r.key, amount: r.amount, ref: r.ref, what: r.what });
+  const res = await ledger.hold({ account: r.account, key: r.key, amountMicro: r.amountMicro, ref: r.ref, what: r.what });
   if (res.ok) return res.hold;
   const body: InsufficientCredits = {
-    error: 'insufficient_credits', credits_required: toCredits(res.required), credits_available: toCredits(res.available),
-    recommendations: { maxLimitForWindow: r.maxLimit(res.available), topUpUrl: r.topUpUrl }, tier: r.tier, window: r.window,
+    error: 'insufficient_credits', credits_required: toCredits(res.requiredMicro), credits_available: toCredits(res.availableMicro),
+    recommendations: { maxLimitForWindow: r.maxLimit(res.availableMicro), topUpUrl: r.topUpUrl }, tier: r.tier, window: r.window,
   };
   throw new HttpError(402, body as unknown as Record<string, unknown>);
 }

@@ -1,7 +1,7 @@
 // A ranked row as the content item of spec 2.2: the ranking core's scores, the row's stored
 // fields, its PublicEnrichment (2.3), and the narratives and patterns it belongs to.
 import type { RankedRow } from '../../core/ranking/search.ts';
-import type { PublicEnrichment } from '../../core/enrichment/public.ts';
+import type { PublicEnrichment } from '../../core/enrichment/public-enrichment.ts';
 import type { LoadedGeneration } from './loaded-generation.ts';
 
 export interface ContentItem {

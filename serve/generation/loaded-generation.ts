@@ -29,7 +29,7 @@ export interface LoadedGeneration {
   loadMs: number;
   /** How many rows from `start` on have a text vector. */
   vectorRowsFrom(start: number): number;
-  /** Creator, platform and engagement (likes + comments + shares) per row, for cluster figures. */
+  /** Creator, platform and interactions (likes + comments + shares) per row, for cluster figures. */
   members: MemberColumns;
   /** The ranking core on this generation: in the search workers when there are any, else here. */
   search(p: SearchParams): Promise<SearchOutcome>;
@@ -59,7 +59,7 @@ export async function loadGeneration(dir: string, pool: SearchPool | null = null
     vectorRowsFrom: (start) => after[Math.max(0, Math.min(index.rows, start))]!,
     members: {
       creator: content.creatorId, platform: content.platform,
-      engagement: Float64Array.from({ length: index.rows }, (_, r) => index.likes[r]! + index.comments[r]! + index.shares[r]!),
+      interactions: Float64Array.from({ length: index.rows }, (_, r) => index.likes[r]! + index.comments[r]! + index.shares[r]!),
     },
     search: pool ? (p) => pool.search(manifest.generation, p) : async (p) => searchWithClusters(index, p),
     dispose: pool ? () => pool.drop(manifest.generation) : async () => undefined,

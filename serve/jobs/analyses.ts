@@ -94,7 +94,7 @@ export async function insightsResult(gen: LoadedGeneration, r: JobRequest, ranke
   const engagementByDay = new Float64Array(series.days);
   for (const row of rows) {
     const back = Math.floor((index.asOf - index.publishedAt[row]!) / DAY_MS);
-    if (back >= 0 && back < series.days) engagementByDay[series.days - 1 - back]! += gen.members.engagement[row]!;
+    if (back >= 0 && back < series.days) engagementByDay[series.days - 1 - back]! += gen.members.interactions[row]!;
   }
   const feeling = narrativeSentiment(rows.map((row) => ({ tone: index.enrichment.toneOf(row), moods: index.enrichment.moods.get(row) })));
   const tones = countBy(rows, (row) => index.enrichment.toneOf(row) ?? 'unknown');
@@ -155,7 +155,7 @@ export function statsResult(gen: LoadedGeneration, r: JobRequest, ranked: readon
     by_content_type: shares(countBy(rows, (row) => content.contentTypes[content.contentType[row]!] ?? 'unknown'), n, 'contentType'),
     by_day: Array.from(series.counts, (count, d) => ({ day: dayOf(d), count })),
     engagement: {
-      interactions: percentiles((row) => gen.members.engagement[row]!),
+      interactions: percentiles((row) => gen.members.interactions[row]!),
       likes: percentiles((row) => index.likes[row]!), comments: percentiles((row) => index.comments[row]!),
       shares: percentiles((row) => index.shares[row]!), views: percentiles((row) => index.views[row]! || 0),
     },

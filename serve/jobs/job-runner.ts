@@ -110,7 +110,7 @@ export class JobRunner {
 
   /** The account's available balance (micro-credits), for the billing headers. */
   available(account: string): number {
-    return this.d.ledger.balance(account).available;
+    return this.d.ledger.balance(account).availableMicro;
   }
 
   get(account: string, jobId: string): JobRecord | null {
@@ -156,7 +156,7 @@ export class JobRunner {
       const cached = hit ? await this.store.readResult(hit.jobId).catch(() => null) : null;
       if (hit && cached) return await this.fromCache(job, hit, requestId, cached);
       const hold = await this.hold(job, holdAmount(r), requestId);
-      job.heldMicro = hold.amount;
+      job.heldMicro = hold.amountMicro;
       job.holdId = hold.id;
       try {
         await this.store.save(job);
@@ -181,7 +181,7 @@ export class JobRunner {
   private hold(job: JobRecord, amount: number, ref: string) {
     const r = job.request;
     return holdOr402(this.d.ledger, {
-      account: job.account, key: job.keyId, amount, ref, what: `job ${r.kind}`, window: r.window, tier: tierOf(r.kind), topUpUrl: this.d.topUpUrl(),
+      account: job.account, key: job.keyId, amountMicro: amount, ref, what: `job ${r.kind}`, window: r.window, tier: tierOf(r.kind), topUpUrl: this.d.topUpUrl(),
       maxLimit: (available) => maxLimitFor(r, available),
     });
   }
@@ -193,7 +193,7 @@ export class JobRunner {
     let charged = 0;
     if (price > 0) {
       const hold = await this.hold(job, price, requestId);
-      charged = (await this.d.ledger.settle(hold.id, price, { key: `job:${job.jobId}`, bodyHash: 'job', response: { charged: price } })).charged;
+      charged = (await this.d.ledger.settle(hold.id, price, { key: `job:${job.jobId}`, bodyHash: 'job', response: { charged: price } })).chargedMicro;
     }
     Object.assign(job, {
       status: 'succeeded', startedAt: job.createdAt, finishedAt: new Date().toISOString(), heldMicro: price, chargedMicro: charged,
@@ -260,7 +260,7 @@ export class JobRunner {
         const amount = job.hasResult ? chargeFor(r, job.delivered ?? 0) : holdAmount(r);
         const hold = await this.hold(job, amount, job.jobId);
         job.holdId = hold.id;
-        job.heldMicro = hold.amount;
+        job.heldMicro = hold.amountMicro;
       } catch (err) {
         if (err instanceof HttpError) return this.fail(job, err.status, `the job could not hold its cost again after a restart: ${String(err.body.error)}`);
         throw err;
@@ -302,7 +302,7 @@ export class JobRunner {
     const s = await this.d.ledger.settle(job.holdId!, amount, { key: `job:${job.jobId}`, bodyHash: 'job', response: { charged: amount } });
     job.holdId = null;
     await failpoint('job.after-settle');
-    return this.succeed(job, s.charged);
+    return this.succeed(job, s.chargedMicro);
   }
 
   private async succeed(job: JobRecord, chargedMicro: number): Promise<void> {

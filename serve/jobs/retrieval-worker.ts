@@ -4,7 +4,7 @@
 // lowers its own scheduling priority: on Linux a nice value belongs to the thread that sets it,
 // so searches keep the cores first while jobs run.
 import os from 'node:os';
-import { serveTasks } from '../../core/workers/serve-tasks.ts';
+import { answerTasks } from '../../core/workers/task-worker.ts';
 import { loadSearchIndex, type SearchIndex, type SharedIndexParts } from '../../core/ranking/search-index.ts';
 import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
 
@@ -21,7 +21,7 @@ try {
 /** The generations this thread has opened (the newest two: one being served, one draining). */
 const indexes = new Map<string, Promise<SearchIndex>>();
 
-serveTasks<RetrievalTask, RankedRow[]>(async (t) => {
+answerTasks<RetrievalTask, RankedRow[]>(async (t) => {
   let index = indexes.get(t.gen);
   if (!index) {
     index = loadSearchIndex(t.dir, { graphs: false, enrichment: false, shared: t.shared });

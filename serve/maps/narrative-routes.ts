@@ -85,7 +85,7 @@ function dailySeries(gen: LoadedGeneration, members: Int32Array, days: number): 
     if (back < 0 || back >= days) continue;
     const d = out[days - 1 - back]!;
     d.content_count++;
-    d.engagement += gen.members.engagement[r]!;
+    d.engagement += gen.members.interactions[r]!;
   }
   return out;
 }

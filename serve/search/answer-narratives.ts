@@ -108,7 +108,7 @@ export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, que
   return clusters.map((c, ci) => {
     const idx = groups.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
     const members = idx.map((i) => rows[i]!);
-    const { creators, platforms, engagement } = memberStats(gen.members, members);
+    const { creators, platforms, interactions: engagement } = memberStats(gen.members, members);
     const representative = representativeOf(gen.members, members);
     const tags = topTags[ci]!.map((t) => t.key);
     const label = labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms) || tags[0] || 'untitled';

@@ -63,7 +63,7 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
     const lease = deps.snapshots.lease();
     try {
       hold = await holdOr402(deps.ledger, {
-        account: caller.account, key: caller.key.id, amount: body.limit * PER_RECORD_MICRO, ref: ctx.state.requestId as string, what: 'search',
+        account: caller.account, key: caller.key.id, amountMicro: body.limit * PER_RECORD_MICRO, ref: ctx.state.requestId as string, what: 'search',
         window: body.window, tier: '1', topUpUrl: deps.topUpUrl(), maxLimit: (available) => Math.min(SEARCH_LIMIT_MAX, Math.floor(available / PER_RECORD_MICRO)),
       });
       const gen = lease.gen;
@@ -84,7 +84,7 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
         if (idemKey) deps.ledger.idempotencyAbort(caller.account, idemKey);
         const view = deps.jobs!.view(out.job);
         ctx.status = 202;
-        ctx.set(creditHeaders(out.status === 200 ? out.job.chargedMicro ?? 0 : out.job.heldMicro, deps.ledger.balance(caller.account).available));
+        ctx.set(creditHeaders(out.status === 200 ? out.job.chargedMicro ?? 0 : out.job.heldMicro, deps.ledger.balance(caller.account).availableMicro));
         ctx.body = {
           jobId: out.job.jobId, reason: 'sync_budget_exceeded', request_id: ctx.state.requestId as string, status: out.job.status, statusUrl: view.statusUrl,
           ...(out.status === 200 ? { charged: view.charged } : { estimated_cost: view.estimated_cost }),
@@ -105,11 +105,11 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
         request_id: ctx.state.requestId as string, response_time_ms: Math.round((performance.now() - started) * 100) / 100, usage: { credits: toCredits(charged) },
       };
       // The answer is stored with its settlement (one durable record), so a replay returns it.
-      const headers = creditHeaders(charged, deps.ledger.balance(caller.account).available + hold.amount - charged);
+      const headers = creditHeaders(charged, deps.ledger.balance(caller.account).availableMicro + hold.amountMicro - charged);
       const settled = await deps.ledger.settle(hold.id, charged,
         idemKey ? { key: idemKey, bodyHash: bodyHash(body), response: { status: 200, body: answer, headers } satisfies StoredResponse } : undefined);
       hold = null;
-      ctx.set(creditHeaders(settled.charged, settled.available));
+      ctx.set(creditHeaders(settled.chargedMicro, settled.availableMicro));
       ctx.body = answer;
     } catch (err) {
       if (hold) await deps.ledger.release(hold.id, err instanceof HttpError ? `error ${err.status}` : 'error').catch(() => undefined);

@@ -1,12 +1,12 @@
-// The worker side of task-pool.ts: answer each task message with the handler's result (and the
-// buffers to transfer), or with the error's message.
+// The worker side of task-pool.ts: a worker thread answers each task message with the handler's
+// result (and the buffers to transfer), or with the error's message.
 import { parentPort, type TransferListItem } from 'node:worker_threads';
 
 export type TaskReply<R> = { result: R } | { error: string };
 
-export function serveTasks<T, R>(handler: (task: T) => Promise<{ result: R; transfer?: TransferListItem[] }> | { result: R; transfer?: TransferListItem[] }): void {
+export function answerTasks<T, R>(handler: (task: T) => Promise<{ result: R; transfer?: TransferListItem[] }> | { result: R; transfer?: TransferListItem[] }): void {
   const port = parentPort;
-  if (!port) throw new Error('serveTasks() runs in a worker thread');
+  if (!port) throw new Error('answerTasks() runs in a worker thread');
   port.on('message', (task: T) => {
     Promise.resolve()
       .then(() => handler(task))

@@ -17,8 +17,8 @@ import { HNSW_PARAMS, planShards, shardPoints, shardSetFile, VISUAL_HNSW_PARAMS,
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { readDocTerms } from '../doc-terms.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
-import type { Stage, StageContext, StageSummary } from '../stage.ts';
-import { StageAborted } from '../stage.ts';
+import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
+import { StageAborted } from '../stage-context.ts';
 import { TaskPool } from '../../core/workers/task-pool.ts';
 import type { BuildResult, HnswResult, HnswTask } from './hnsw-task.ts';
 import { computeNeighbourScores } from './neighbour-scores.ts';

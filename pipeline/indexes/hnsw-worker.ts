@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import hnswlib from 'hnswlib-node';
 import { loadShards, searchShards, type LoadedShards } from '../../core/ranking/hnsw-shards.ts';
-import { serveTasks } from '../../core/workers/serve-tasks.ts';
+import { answerTasks } from '../../core/workers/task-worker.ts';
 import type { BuildResult, BuildTask, HnswResult, HnswTask, NeighbourResult, NeighbourTask } from './hnsw-task.ts';
 
 function readRows(file: string, dim: number, firstRow: number, endRow: number): Float32Array {
@@ -72,7 +72,7 @@ function neighbours(t: NeighbourTask): NeighbourResult {
   return { bestEarlier, nearest };
 }
 
-serveTasks<HnswTask, HnswResult>((task) => {
+answerTasks<HnswTask, HnswResult>((task) => {
   if (task.kind === 'build') return { result: build(task) };
   const r = neighbours(task);
   return { result: r, transfer: [r.bestEarlier.buffer as ArrayBuffer, r.nearest.buffer as ArrayBuffer] };

@@ -6,11 +6,11 @@
 // The searches run in the index stage's worker threads (hnsw-worker.ts), a range of rows a task.
 // Written to artifacts/neighbour-scores.parquet: row_id, novelty_score, saturation_score,
 // coverage_novelty (false for rows without a text vector: nothing to compare).
-import { noveltyScore, saturationScore } from '../../core/enrichment/index.ts';
+import { noveltyScore, saturationScore } from '../../core/enrichment/enrich-text.ts';
 import type { TaskPool } from '../../core/workers/task-pool.ts';
 import { writeRowTable } from '../row-table.ts';
-import type { StageContext } from '../stage.ts';
-import { StageAborted } from '../stage.ts';
+import type { StageContext } from '../stage-context.ts';
+import { StageAborted } from '../stage-context.ts';
 import type { HnswResult, HnswTask, NeighbourResult } from './hnsw-task.ts';
 
 export const NEIGHBOURS = 10;
