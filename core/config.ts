@@ -54,7 +54,7 @@ const schema = z.object({
    * so a second worker bought 6% more searches per second for 1.1 GB more memory (bench/RESULTS.md, api).
    */
   SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(1),
-  /** Visual pattern entries in POST /search answers (spec 2.6: switched off by default). */
+  /** Visual pattern entries in POST /search answers (docs/api.md, "Pattern entry": switched off by default). */
   SEARCH_PATTERNS: z.enum(['on', 'off', 'true', 'false', '1', '0']).default('off').transform((v) => v === 'on' || v === 'true' || v === '1'),
   /** Asynchronous jobs running at once, and the retrieval threads they share (serve/jobs). */
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),

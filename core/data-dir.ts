@@ -1,4 +1,4 @@
-// The data directory layout (DESIGN.md 4.3), in one place so the pipeline, the server and the
+// The data directory layout (docs/operations.md, "Data directory"), in one place so the pipeline, the server and the
 // tests never spell a path twice.
 import path from 'node:path';
 

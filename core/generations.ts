@@ -1,4 +1,4 @@
-// Snapshot generations (DESIGN.md 4.3): DATA_DIR/snapshots/<G>/ holds one immutable generation
+// Snapshot generations (docs/operations.md, "Data directory"): DATA_DIR/snapshots/<G>/ holds one immutable generation
 // and DATA_DIR/snapshots/CURRENT names the one served. Readers (the server, benchmarks, tests)
 // use only this module, never the pipeline's work store.
 import fs from 'node:fs/promises';

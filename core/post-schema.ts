@@ -1,5 +1,5 @@
 // The canonical post, as the pipeline stores it and publishes it in posts.parquet.
-// DESIGN.md 4.2 is the input contract; this is what survives validation and normalisation.
+// docs/ingest-format.md is the input contract; this is what survives validation and normalisation.
 
 export const PLATFORM_NAME = /^[a-z0-9][a-z0-9_.-]{0,39}$/;
 export const CONTENT_TYPES = ['text', 'image', 'video', 'carousel'] as const;

@@ -1,4 +1,4 @@
-// The four time windows of the spec (7d, 30d, 90d, all), anchored at a snapshot's as-of instant.
+// The four time windows of the API (7d, 30d, 90d, all), anchored at a snapshot's as-of instant.
 export const WINDOW_KEYS = ['7d', '30d', '90d', 'all'] as const;
 export type WindowKey = (typeof WINDOW_KEYS)[number];
 

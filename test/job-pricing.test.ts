@@ -1,4 +1,4 @@
-// Every number of spec 8.2-8.4 for jobs, exactly: prices, holds, charges, floors, default depths,
+// Every number of docs/api.md "Billing and limits" and docs/jobs.md for jobs, exactly: prices, holds, charges, floors, default depths,
 // the maximum costs of 8.3.5, maxLimitForWindow, and the cache windows (with an injected clock).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,7 +9,7 @@ import { chargeFor, holdAmount, INSIGHTS_DEPTH_DEFAULT, maxLimitFor, parseJobReq
 
 const credits = (micro: number) => toCredits(micro);
 
-test('spec 8.2 prices and 8.1 limits', () => {
+test('prices and limits', () => {
   const r = (body: object) => parseJobRequest({ query: 'q', ...body });
   assert.is(credits(chargeFor(r({ kind: 'records', limit: 100 }), 40)), 0.4);
   assert.is(credits(chargeFor(r({ kind: 'insights', limit: 100 }), 100)), 1.5);
@@ -26,7 +26,7 @@ test('spec 8.2 prices and 8.1 limits', () => {
   for (const w of WINDOW_KEYS) assert.is(holdAmount(r({ kind: 'records', limit: 250, window: w })), toMicro('2.5'));
 });
 
-test('spec 8.3.5 maximum costs', () => {
+test('maximum costs', () => {
   assert.is(credits(holdAmount(parseJobRequest({ kind: 'records', query: 'q', limit: 1000 }))), 10);
   assert.is(credits(holdAmount(parseJobRequest({ kind: 'insights', query: 'q', window: '7d' }))), 22.5);
   for (const window of ['30d', '90d', 'all']) {
@@ -51,7 +51,7 @@ test('maxLimitForWindow: the largest limit covered; 0 for flat kinds and under t
   const r = (body: object) => parseJobRequest({ query: 'q', ...body });
   assert.is(maxLimitFor(r({ kind: 'records' }), toMicro('3.999')), 399);
   assert.is(maxLimitFor(r({ kind: 'records' }), toMicro('1000')), 10_000);
-  // The window's minimum depth (the spec 8.1 floor) applies with or without includeSignals.
+  // The window's minimum depth (the window's floor) applies with or without includeSignals.
   for (const window of ['7d', '30d']) assert.is(maxLimitFor(r({ kind: 'insights', window }), toMicro('3')), 0, `3 credits, ${window}`);
   assert.is(maxLimitFor(r({ kind: 'insights', window: '7d' }), toMicro('10')), 666);
   assert.is(maxLimitFor(r({ kind: 'insights', window: '30d' }), toMicro('10')), 0, '666 records are under the 30d floor of 750');
@@ -65,7 +65,7 @@ test('maxLimitForWindow: the largest limit covered; 0 for flat kinds and under t
   assert.is(maxLimitFor(r({ kind: 'stats' }), toMicro('100')), 0);
 });
 
-test('spec 8.4 cache windows: records 15 min and insights 1 h rolling; patterns and stats until 00:00 UTC', () => {
+test('cache windows: records 15 min and insights 1 h rolling; patterns and stats until 00:00 UTC', () => {
   let now = Date.parse('2026-11-21T10:00:00Z');
   const cache = new JobCache(() => now);
   const put = (kind: 'records' | 'insights' | 'patterns' | 'stats') => {

@@ -1,5 +1,5 @@
 // Asynchronous jobs over a real server on the sample corpus: each kind end to end, the billing of
-// spec 8.2-8.3 with exact figures, the cache of spec 8.4 for the payer and for another account,
+// prices and holds with exact figures, the cache (docs/jobs.md) for the payer and for another account,
 // ownership, and the strict submit body.
 import fs from 'node:fs';
 import path from 'node:path';

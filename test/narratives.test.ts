@@ -1,4 +1,4 @@
-// The narratives stage on the committed sample: field contracts of spec 2.5, noise handling,
+// The narratives stage on the committed sample: field contracts of a narrative (docs/api.md), noise handling,
 // tracking of keys across two generations with trajectory history, and empty and tiny windows.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -185,7 +185,7 @@ test('tracking: matched by centroid or member overlap, one-to-one', () => {
   assert.is(overlapCoefficient(new Set(['a']), new Set()), 0);
 });
 
-test('the stage on the sample: every field of spec 2.5 with its type and range; keys kept on a re-run a day later; trajectory grows', async () => {
+test('the stage on the sample: every field of a narrative (docs/api.md, "Narrative") with its type and range; keys kept on a re-run a day later; trajectory grows', async () => {
   const d = sampleDataDir();
   await runPipeline(d);
   const rows = await readSnapshot(d, 'narratives', '*', 'ORDER BY window_key, id');

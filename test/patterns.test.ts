@@ -1,5 +1,5 @@
 // The patterns stage on the committed sample (real media decoded by sharp): field contracts of
-// spec 2.6's PatternDetail, lookalikes and representative content, purity against the planted
+// the PatternDetail (docs/api.md, "Pattern entry"), lookalikes and representative content, purity against the planted
 // motifs, tracking across two generations with trajectory history, and a corpus without media.
 import fs from 'node:fs';
 import path from 'node:path';

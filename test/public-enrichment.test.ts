@@ -1,4 +1,4 @@
-// PublicEnrichment (spec 2.3) of every row, as the serving layer reads it: every field present
+// PublicEnrichment (docs/api.md, "PublicEnrichment") of every row, as the serving layer reads it: every field present
 // with its type and range, coverage flags true exactly where the part was computed, aestheticStyle
 // from the media, attributeConfidence over the text and visual extractors.
 import fs from 'node:fs';

@@ -64,7 +64,7 @@ test('200 concurrent searches on a small balance: never overdrawn; charges sum t
   assert.is(s.ledger.openHolds().length, 0);
 });
 
-test('SEARCH_PATTERNS on: pattern entries with every field of spec 2.6, in range, ranked by queryRelevance, readable', async () => {
+test('SEARCH_PATTERNS on: pattern entries with every field of a pattern entry, in range, ranked by queryRelevance, readable', async () => {
   let seen = 0;
   for (const q of ['teal waves', 'coffee', 'sunset photo', 'pastel', 'recipe video']) {
     const r = await call('POST', '/search', s.demo.secret, { query: q, limit: 50, window: 'all' });

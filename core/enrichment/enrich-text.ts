@@ -1,4 +1,4 @@
-// The text-derived fields of PublicEnrichment (spec 2.3) for one post. The pipeline fills the
+// The text-derived fields of PublicEnrichment (docs/api.md, "PublicEnrichment") for one post. The pipeline fills the
 // rest (noveltyScore, saturationScore, aestheticStyle, coverage.novelty) from neighbours and visual
 // features, using scores.ts. See docs/enrichment.md for every field's definition and range.
 import { analyze } from '../analyzer.ts';

@@ -1,4 +1,4 @@
-// PublicEnrichment (spec 2.3) of every row of a generation, held compactly for serving: numbers in
+// PublicEnrichment (docs/api.md, "PublicEnrichment") of every row of a generation, held compactly for serving: numbers in
 // typed arrays (NaN = null), lists as ids into a per-field dictionary. A million rows take tens of
 // megabytes instead of the hundreds a million small JS objects would; objects are built only for
 // the rows a response returns. Sources: enrichment.parquet (text and visual attributes) and

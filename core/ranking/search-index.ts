@@ -45,7 +45,7 @@ export interface SearchIndex extends RowColumns {
   /** The text HNSW graphs, one per time shard (null when loaded without them: see LoadOptions). */
   hnsw: LoadedShards | null;
   embedder: EmbedderModel;
-  /** Every row's PublicEnrichment (spec 2.3), compact; get(row) builds one. */
+  /** Every row's PublicEnrichment (docs/api.md, "PublicEnrichment"), compact; get(row) builds one. */
   enrichment: EnrichmentStore;
   /** The space of `vectors` and of the graphs: ours, or the input's precomputed one (queries mapped in). */
   textSpace: VectorSpace;

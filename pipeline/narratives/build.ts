@@ -1,5 +1,5 @@
 // The narratives of one window: clusters of its posts (core/clustering/kmeans-by-silhouette.ts) described by every field of
-// spec 2.5 that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
+// a narrative (docs/api.md, "Narrative") that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
 import { clusterRange, CLUSTER_DEFAULTS, type ClusterOptions } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { platformDiffusion, summarise } from '../../core/maps/describe.ts';
 import { memberStats, representativeOf } from '../../core/maps/members.ts';

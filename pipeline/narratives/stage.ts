@@ -1,5 +1,5 @@
 // The narratives stage: per window (7d, 30d, 90d, all), clusters of the window's posts with every
-// field of spec 2.5 that does not depend on a query (build.ts), keys carried over from the served
+// field of a narrative (docs/api.md, "Narrative") that does not depend on a query (build.ts), keys carried over from the served
 // generation (tracking.ts), and their history. Outputs, in artifacts/:
 //   narratives.parquet            one row per narrative (columns in docs/snapshot-tables.md)
 //   narrative-members.parquet     narrative_id, window_key, row_id, uuid, similarity, rank

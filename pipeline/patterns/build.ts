@@ -1,6 +1,6 @@
 // The visual patterns of one scope: clusters of the scope's posts on their visual vectors
 // (the narratives' clustering, core/clustering/kmeans-by-silhouette.ts, with the options below) described by every
-// field of spec 2.6's PatternDetail that does not depend on the generation or a query. Field
+// field of the PatternDetail (docs/api.md, "Pattern entry") that does not depend on the generation or a query. Field
 // definitions: docs/fields.md ("Patterns").
 import { clusterRange, type ClusterOptions, CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { ClassCounts } from '../../core/maps/labels.ts';

@@ -1,5 +1,5 @@
 // Lookalikes: for each pattern, the other patterns of its scope that look most like it, with the
-// evidence (spec 2.6): centroidCosine (visual), tagJaccard (tags), and the recurrent elements both
+// evidence (docs/api.md, "Pattern entry"): centroidCosine (visual), tagJaccard (tags), and the recurrent elements both
 // share (sharedElements, by type; corroborationCount is how many). Ranked by centroid cosine;
 // definitions in docs/fields.md ("Patterns").
 import { dot } from '../../core/dot.ts';

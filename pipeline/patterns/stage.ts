@@ -1,11 +1,11 @@
 // The patterns stage: per scope (the windows 7d, 30d, 90d and all), clusters of the scope's posts
-// on their visual vectors with every field of spec 2.6's PatternDetail (build.ts), lookalikes
+// on their visual vectors with every field of the PatternDetail (docs/api.md, "Pattern entry") (build.ts), lookalikes
 // (lookalikes.ts), representative content, keys carried over from the served generation
 // (reconciliation) and their history. Outputs, in artifacts/:
 //   patterns.parquet                 one row per pattern (columns in docs/snapshot-tables.md)
 //   pattern-members.parquet          pattern_key, scope_key, post_row, uuid, similarity, rank
 //   pattern-lookalikes.parquet       pattern_key, rank, the lookalike's key and label, evidence
-//   pattern-representatives.parquet  pattern_key, rank, the content fields of spec 2.6
+//   pattern-representatives.parquet  pattern_key, rank, the content fields of a pattern entry's representativeContent
 //   pattern-trajectory.parquet       per pattern_key, its counts in every generation kept
 //   pattern-centroids.f32            patterns x dim float32, in patterns.parquet order
 import { createHash } from 'node:crypto';

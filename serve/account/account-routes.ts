@@ -1,4 +1,4 @@
-// Free reads of the caller's own account (spec 4.2): GET /usage (the credit ledger newest first,
+// Free reads of the caller's own account (docs/api.md, "Free reads"): GET /usage (the credit ledger newest first,
 // opaque cursor, limit, keyId filter) and GET /health (status, the generation served and how old
 // its data is, the ledger's state). Never billed, never in the usage ledger.
 import Router from '@koa/router';

@@ -1,4 +1,4 @@
-// The demo account of DESIGN 4.1: created on the first start with DEMO_CREDITS credits and one
+// The demo account (docs/api.md, "Conventions"): created on the first start with DEMO_CREDITS credits and one
 // key, whose secret is printed once and saved (mode 0600) in DATA_DIR/demo-key.json so a local
 // user can try the API at once. The ledger itself stores only the key's hash.
 import fs from 'node:fs/promises';

@@ -1,6 +1,6 @@
-// Billing of a call against the ledger (spec 8, DESIGN section 5): hold the maximum cost before
+// Billing of a call against the ledger (docs/api.md, "Billing and limits"): hold the maximum cost before
 // work, settle to what was delivered (storing the response with an Idempotency-Key), release the
-// whole hold on failure. A refused hold is the spec's 402; nothing is written for it.
+// whole hold on failure. A refused hold is the 402 of docs/api.md; nothing is written for it.
 import type { WindowKey } from '../../core/windows.ts';
 import type { Hold, Ledger } from '../../ledger/ledger.ts';
 import { MICRO, toCredits } from '../../ledger/money.ts';

@@ -1,4 +1,4 @@
-// What a content item (spec 2.2) shows besides its scores, for every row of a generation, held
+// What a content item (docs/api.md, "Content item") shows besides its scores, for every row of a generation, held
 // compactly (see core/utf8-column.ts, core/string-lists.ts) and read from posts.parquet once at
 // load: title, description, tags, platform, content type, creator, URL; and which narratives
 // (one per window at most) and patterns (one per scope at most) the row belongs to.

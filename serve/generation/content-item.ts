@@ -1,4 +1,4 @@
-// A ranked row as the content item of spec 2.2: the ranking core's scores, the row's stored
+// A ranked row as the content item of docs/api.md "Content item": the ranking core's scores, the row's stored
 // fields, its PublicEnrichment (2.3), and the narratives and patterns it belongs to.
 import type { RankedRow } from '../../core/ranking/search.ts';
 import type { PublicEnrichment } from '../../core/enrichment/public-enrichment.ts';
@@ -13,7 +13,7 @@ export interface ContentItem {
   intentSimilarity: number | null; relevance: number;
 }
 
-/** A row's stored fields (spec 2.2 without the scores) as one fresh object. */
+/** A row's stored fields (a content item without the scores) as one fresh object. */
 function rowFields(gen: LoadedGeneration, row: number) {
   const { index, content: c } = gen;
   const creator = c.creatorId[row]!;
@@ -48,7 +48,7 @@ export function contentItem(gen: LoadedGeneration, r: RankedRow): ContentItem {
 
 export interface Creator { creatorId: number; followerCount: number | null; hits: number; platform: string }
 
-/** Creators of the returned rows (spec 2.4), most hits first, then by id and platform. */
+/** Creators of the returned rows (docs/api.md, "Creator"), most hits first, then by id and platform. */
 export function creatorsOf(gen: LoadedGeneration, rows: readonly number[]): Creator[] {
   const { index, content: c } = gen;
   const by = new Map<string, Creator>();

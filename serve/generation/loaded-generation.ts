@@ -1,5 +1,5 @@
 // One generation as the server holds it: the ranking core's index (core/ranking), the content
-// columns of spec 2.2, and the narrative and pattern maps. Immutable once loaded; requests lease
+// columns of docs/api.md "Content item", and the narrative and pattern maps. Immutable once loaded; requests lease
 // it from the snapshot store (snapshot-store.ts) so a swap never pulls it from under them.
 import fs from 'node:fs/promises';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Authentication (spec 5): every request carries `x-api-key`; the key is looked up by the SHA-256
+// Authentication (docs/api.md, "Conventions"): every request carries `x-api-key`; the key is looked up by the SHA-256
 // of the secret (only hashes are stored) and must not be revoked. Missing, unknown or revoked:
 // 403 with a JSON error, before any work. The secret itself is never logged or echoed.
 import type Koa from 'koa';

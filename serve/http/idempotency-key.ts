@@ -1,4 +1,4 @@
-// The Idempotency-Key header (DESIGN section 5) as POST /search and job submits read it.
+// The Idempotency-Key header (docs/api.md, "POST /search") as POST /search and job submits read it.
 import { createHash } from 'node:crypto';
 import type Koa from 'koa';
 import { z } from 'zod';

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of the HTTP API, served at {base_url}/openapi.json. What a request may
 // carry (bodies, query parameters, the Idempotency-Key) is generated from the zod schemas the
 // routes and the MCP tools validate with, so a rule changed there changes here. The answers are
-// plain JSON Schema 2020-12, strict where the spec is (required fields, types, nullability,
+// plain JSON Schema 2020-12, strict where docs/api.md is (required fields, types, nullability,
 // enums), and test/openapi.test.ts validates real responses of every endpoint against them, so
 // this document cannot drift from what the server sends.
 import { WINDOW_KEYS } from '../../core/windows.ts';
@@ -156,7 +156,7 @@ export function openApiDocument(prefix: string): Schema {
               headers: { 'X-Service-Credits-Used': { schema: str, description: 'credits charged by this call' }, 'X-Service-Credits-Remaining': { schema: str, description: 'available credits after the call' } },
             },
             202: {
-              ...json(ref('SearchHandedToJob'), 'Over SEARCH_BUDGET_MS: the hold released, an insights job submitted instead (spec 4.1)'),
+              ...json(ref('SearchHandedToJob'), 'Over SEARCH_BUDGET_MS: the hold released, an insights job submitted instead (docs/api.md, "POST /search")'),
               headers: { 'X-Service-Credits-Used': { schema: str, description: "the job's hold (its charge on a cache hit)" }, 'X-Service-Credits-Remaining': { schema: str, description: 'available credits' } },
             },
             ...errors(400, 402, 403, 409, 422, 429),
@@ -169,7 +169,7 @@ export function openApiDocument(prefix: string): Schema {
           parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: bodySchema(idempotencyKeySchema), description: 'The same key and body give the same job; another body is a 422.' }],
           requestBody: { required: true, content: { 'application/json': { schema: ref('JobRequest') } } },
           responses: {
-            200: json(ref('Job'), 'A cache hit (spec 8.4): succeeded, with the result and charged'),
+            200: json(ref('Job'), 'A cache hit (docs/jobs.md, "Cache"): succeeded, with the result and charged'),
             202: json(ref('Job'), 'Queued (or already running); estimated_cost is the hold'),
             ...errors(400, 402, 403, 409, 422, 429),
           },

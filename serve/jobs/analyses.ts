@@ -32,7 +32,7 @@ function header(gen: LoadedGeneration, r: JobRequest) {
   return { kind: r.kind, query: r.query, window: r.window, window_start: b.start, window_end: b.end, generation: gen.id, computed_at: new Date().toISOString() };
 }
 
-/** records: the content rows of spec 2.2, ranked, up to `limit`. Returns the result as JSON text. */
+/** records: the content rows of docs/api.md "Content item", ranked, up to `limit`. Returns the result as JSON text. */
 export async function recordsResult(gen: LoadedGeneration, r: JobRequest, ranked: readonly RankedRow[]): Promise<string> {
   const head = JSON.stringify({ ...header(gen, r), count: ranked.length });
   return `${head.slice(0, -1)},"content":${await jsonArrayInSlices(ranked, (x) => contentItem(gen, x))}}`;
@@ -123,7 +123,7 @@ export async function insightsResult(gen: LoadedGeneration, r: JobRequest, ranke
   return JSON.stringify({ ...analysis, summary });
 }
 
-/** patterns: the visual patterns among the query's content, with their lookalikes (spec 2.6 entries). */
+/** patterns: the visual patterns among the query's content, with their lookalikes (pattern entries, docs/api.md). */
 export function patternsResult(gen: LoadedGeneration, r: JobRequest, ranked: readonly RankedRow[]): string {
   return JSON.stringify({ ...header(gen, r), records_considered: ranked.length, patterns: searchPatterns(gen, r.window, r.query, ranked) });
 }

@@ -1,4 +1,4 @@
-// Spec 8.4: identical job requests (the normalised request, on the same generation) answered from
+// The job cache (docs/jobs.md, "Cache"): identical job requests (the normalised request, on the same generation) answered from
 // a cache. records and insights: 15 minutes and 1 hour, rolling (each hit keeps the entry another
 // window), at full price. patterns and stats: until the next 00:00 UTC, free for the account that
 // paid, full price for any other. Entries point at the job whose result file holds the answer, so

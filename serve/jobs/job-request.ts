@@ -1,5 +1,5 @@
-// The POST /intelligence/jobs body (spec 2.7, 4.2, 8), validated strictly, and what each kind
-// costs (spec 8.2, 8.3): the hold placed at submit, the charge for what was delivered, and the
+// The POST /intelligence/jobs body (docs/jobs.md), validated strictly, and what each kind
+// costs (docs/api.md, "Billing and limits"): the hold placed at submit, the charge for what was delivered, and the
 // largest limit a balance covers for the 402. Prices in integer micro-credits.
 import { z } from 'zod';
 import { WINDOW_KEYS, type WindowKey } from '../../core/windows.ts';
@@ -10,7 +10,7 @@ import { QUERY_MAX_CHARS, SEARCH_WINDOW_DEFAULT } from '../search/search-body.ts
 export const JOB_KINDS = ['records', 'insights', 'patterns', 'stats'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
-/** Per record: records 0.01, insights 0.015 credits; flat: patterns 10, stats 5; signals +1 (spec 8.2). */
+/** Per record: records 0.01, insights 0.015 credits; flat: patterns 10, stats 5; signals +1 (docs/api.md, "Billing and limits"). */
 export const PRICE = {
   record: MICRO / 100,
   insightRecord: (15 * MICRO) / 1000,
@@ -19,9 +19,9 @@ export const PRICE = {
   stats: 5 * MICRO,
 } as const;
 
-/** Spec 8.1: records an insights job with includeSignals must analyse, per window. */
+/** docs/api.md, "Billing and limits": records an insights job with includeSignals must analyse, per window. */
 export const SIGNALS_FLOOR: Record<WindowKey, number> = { '7d': 375, '30d': 750, '90d': 750, all: 1500 };
-/** Spec 8.1: insights depth when no limit is given. */
+/** docs/api.md, "Billing and limits": insights depth when no limit is given. */
 export const INSIGHTS_DEPTH_DEFAULT: Record<WindowKey, number> = { '7d': 1500, '30d': 3000, '90d': 3000, all: 3000 };
 /** Ours: records returned by default; and how many of the query's records patterns and stats look at. */
 export const RECORDS_LIMIT_DEFAULT = 1000;
@@ -50,7 +50,7 @@ export function parseJobRequest(body: unknown): JobRequest {
   const { kind, query, window } = r.data;
   if (r.data.includeSignals !== undefined && kind !== 'insights') throw badRequest('includeSignals applies to insights jobs only');
   const includeSignals = r.data.includeSignals ?? false;
-  // Spec 7: an explicit limit below the window's floor cannot give signals.
+  // docs/jobs.md: an explicit limit below the window's floor cannot give signals.
   if (includeSignals && r.data.limit !== undefined && r.data.limit < SIGNALS_FLOOR[window]) {
     throw badRequest(`includeSignals needs at least ${SIGNALS_FLOOR[window]} records for window ${window}; limit is ${r.data.limit}`);
   }
@@ -58,7 +58,7 @@ export function parseJobRequest(body: unknown): JobRequest {
   return { kind, query, limit, window, includeSignals };
 }
 
-/** Spec 8.3.1: the most the job can cost. */
+/** the most the job can cost. */
 export function holdAmount(r: JobRequest): number {
   switch (r.kind) {
     case 'records': return r.limit * PRICE.record;
@@ -68,7 +68,7 @@ export function holdAmount(r: JobRequest): number {
   }
 }
 
-/** Spec 8.3.2, 8.3.4: the charge for `delivered` records (returned or analysed); flat kinds their fee. */
+/** the charge for `delivered` records (returned or analysed); flat kinds their fee. */
 export function chargeFor(r: JobRequest, delivered: number): number {
   switch (r.kind) {
     case 'records': return delivered * PRICE.record;
@@ -78,12 +78,12 @@ export function chargeFor(r: JobRequest, delivered: number): number {
   }
 }
 
-/** Spec 7: tier "2" marks the kind with the prose add-on. */
+/** docs/api.md: tier "2" marks the kind with the prose add-on. */
 export const tierOf = (kind: JobKind): '1' | '2' => (kind === 'insights' ? '2' : '1');
 
 /**
- * Spec 7: the largest limit `available` covers; 0 for the flat kinds, and for insights when it
- * cannot cover the window's minimum analysis depth: the window's floor of spec 8.1 (7d 375, 30d and
+ * docs/api.md, "Billing and limits": the largest limit `available` covers; 0 for the flat kinds, and for insights when it
+ * cannot cover the window's minimum analysis depth: the window's floor (docs/api.md, "Billing and limits": 7d 375, 30d and
  * 90d 750, all 1,500 records), with or without includeSignals (with it, the signals fee on top).
  */
 export function maxLimitFor(r: JobRequest, available: number): number {

@@ -1,4 +1,4 @@
-// POST /intelligence/jobs and GET /intelligence/jobs/{id} (spec 2.7, 3, 4.2, 8): submit answers
+// POST /intelligence/jobs and GET /intelligence/jobs/{id} (docs/jobs.md): submit answers
 // 202 with the job and its hold (estimated_cost), or 200 with the result inline and `charged` on
 // a cache hit; polling shows the job's state and, once it succeeded, its result. Only the account
 // that submitted a job sees it (404 for any other). Idempotency-Key on submit: the same key and
@@ -34,7 +34,7 @@ export function jobsRouter(runner: JobRunner): Router {
       ctx.set(creditHeaders(out.job.chargedMicro ?? 0, available));
       ctx.body = withResult(view, out.result);
     } else {
-      // Spec 4.1: on a 202 the credits used are the reserved estimate.
+      // On a 202 the credits used are the reserved estimate.
       ctx.set(creditHeaders(out.job.heldMicro, available));
       ctx.body = view;
     }

@@ -1,4 +1,4 @@
-// Asynchronous jobs (spec 2.7, 3, 8): submit holds the most the job can cost and queues it, or
+// Asynchronous jobs (docs/jobs.md): submit holds the most the job can cost and queues it, or
 // answers from the cache (job-cache.ts); JOB_CONCURRENCY jobs run at once, their retrieval in
 // niced worker threads (retrieval-worker.ts) and their results built a slice at a time on the
 // main thread (analyses.ts); a job settles to what it delivered or releases its whole hold.
@@ -186,7 +186,7 @@ export class JobRunner {
     });
   }
 
-  /** Spec 8.4: the cached result, at full price, or free for the account that paid for a flat-fee kind. */
+  /** The cache (docs/jobs.md, "Cache"): the cached result, at full price, or free for the account that paid for a flat-fee kind. */
   private async fromCache(job: JobRecord, hit: CacheEntry, requestId: string, result: Buffer): Promise<SubmitOutcome> {
     const flat = hit.kind === 'patterns' || hit.kind === 'stats';
     const price = flat && hit.payer === job.account ? 0 : hit.chargedMicro;

@@ -29,7 +29,7 @@ export interface JobRecord {
   /** The result is in this job's result file (or, for a cache hit, in the one of `resultOf`). */
   hasResult: boolean;
   resultOf: string | null;
-  /** Served from the cache (spec 8.4). */
+  /** Served from the cache (docs/jobs.md, "Cache"). */
   cached: boolean;
   /** Set when failed: the HTTP status the failure corresponds to and its message. */
   error: { status: number; error: string } | null;

@@ -1,5 +1,5 @@
 // The narrative and pattern maps of a generation, loaded once for serving: every narrative as its
-// spec 2.5 object (source "tracked"), every pattern as its spec 2.6 PatternDetail, with members
+// narrative object (docs/api.md, "Narrative") (source "tracked"), every pattern as its PatternDetail, with members
 // (snapshot rows, most central first), trajectories, lookalikes, representative content, and the
 // BM25 index over narrative labels and summaries. Small next to the content: a few thousand
 // entries at most.

@@ -1,4 +1,4 @@
-// Free reads of the narrative map (spec 4.2), never billed: trending (by momentum), search (BM25
+// Free reads of the narrative map (docs/api.md, "Free reads"), never billed: trending (by momentum), search (BM25
 // over labels, summaries and tags), one narrative (posts, creators, platform split; emergent ids
 // from searches too, while held), and a narrative's trajectory over generations.
 import Router from '@koa/router';

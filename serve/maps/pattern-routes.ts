@@ -1,4 +1,4 @@
-// Free reads of the visual pattern map (spec 4.2, 2.6), never billed: browse (scope, sort, cursor),
+// Free reads of the visual pattern map (docs/api.md, "Free reads"), never billed: browse (scope, sort, cursor),
 // one pattern (its PatternDetail, representative content and lookalikes), its posts, its lookalikes.
 import Router from '@koa/router';
 import { storedFields } from '../generation/content-item.ts';

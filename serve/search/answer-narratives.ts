@@ -1,4 +1,4 @@
-// The `narratives` of a search answer (spec 2.5, DESIGN section 6):
+// The `narratives` of a search answer (docs/api.md, "POST /search"):
 //   tracked   the generation's narratives of the search window whose overlap with the returned
 //             rows passes an exact hypergeometric test (upper tail) under Benjamini-Hochberg false
 //             discovery control at 5% over every narrative of the window; memberOverlap and

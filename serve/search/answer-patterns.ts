@@ -1,4 +1,4 @@
-// Pattern entries of a search answer (spec 2.6), served only when SEARCH_PATTERNS is on (spec: the
+// Pattern entries of a search answer (docs/api.md, "Pattern entry"), served only when SEARCH_PATTERNS is on (the
 // list is empty while the feature is switched off, the default). Candidates are the window's
 // patterns that hold a returned row or share a query term; each is scored (docs/fields.md,
 // "Pattern entries in search"):

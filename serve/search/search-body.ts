@@ -1,4 +1,4 @@
-// The POST /search body of spec 2.1, validated strictly: only query, limit and window; every
+// The POST /search body (docs/api.md), validated strictly: only query, limit and window; every
 // problem named in the 400's message.
 import { z } from 'zod';
 import { WINDOW_KEYS, type WindowKey } from '../../core/windows.ts';

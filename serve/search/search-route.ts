@@ -1,8 +1,8 @@
-// POST /search (spec 2.1, 2.2, 2.4, 2.5, 4.1, 7, 8): validate, hold limit x 0.01 credits, run the
+// POST /search (docs/api.md, "POST /search", "Billing and limits"): validate, hold limit x 0.01 credits, run the
 // ranking core on the leased generation, build the answer, settle to the rows returned (storing
 // the answer under an Idempotency-Key), and release the hold if anything fails. A search whose
 // ranking has not come back within SEARCH_BUDGET_MS of the request's start releases its hold and
-// is handed to an insights job (the 202 of spec 4.1).
+// is handed to an insights job (the 202 of docs/api.md, "POST /search").
 import type Koa from 'koa';
 import { failpoint } from '../../core/failpoints.ts';
 import { valueWithin } from '../../core/wait-at-most.ts';
@@ -73,7 +73,7 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
       })();
       const outcome = deps.jobs ? await valueWithin(searching, deps.budgetMs - (performance.now() - started)) : await searching;
       if (outcome === null) {
-        // Spec 4.1, 8.3.3: over budget. The hold is released in full and an insights job of the
+        // Over budget (docs/api.md, "POST /search"). The hold is released in full and an insights job of the
         // window's default depth takes the query; the search still running is abandoned.
         searching.catch(() => undefined);
         const released = hold;
@@ -98,7 +98,7 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
       deps.emergent.put(gen.id, emergent);
       const narratives = [...trackedNarratives(gen, body.window, rows), ...emergent.map((e) => e.narrative)];
       const charged = content.length * PER_RECORD_MICRO;
-      // Spec 2.6: pattern entries are switched off unless SEARCH_PATTERNS is on; the list stays empty.
+      // Pattern entries are switched off unless SEARCH_PATTERNS is on; the list stays empty.
       const patterns = deps.patterns ? searchPatterns(gen, body.window, body.query, ranked) : [];
       const answer = {
         content, creators: creatorsOf(gen, rows), narratives, patterns, query: body.query, window: body.window,
