@@ -1,6 +1,7 @@
 // BM25 (k1 1.2, b 0.75, Lucene's idf) over the analyzer's terms, as flat typed arrays: a term's
 // postings are docs[starts[t] .. starts[t+1]) with their term frequencies, doc ids ascending.
 // Built once per generation from the features stage's doc-terms; loads with one read.
+import { assertInt } from './assert.ts';
 import fs from 'node:fs/promises';
 import { writeFileAtomic } from './durable-fs.ts';
 
@@ -112,7 +113,9 @@ const above = (sa: number, ra: number, sb: number, rb: number) => sa > sb || (sa
  */
 export function searchBm25(index: Bm25Index, queryTerms: string[], k: number, filter?: number | ((row: number) => boolean)): Array<{ row: number; score: number }> {
   const { docs, tfs, docLen } = index;
+  assertInt(k, 0, Number.MAX_SAFE_INTEGER, 'k');
   const minRow = typeof filter === 'number' ? filter : 0;
+  assertInt(minRow, 0, docLen.length, 'first row');
   const accept = typeof filter === 'function' ? filter : null;
   const lenNorm = BM25_B / (index.avgdl || 1);
   // One cursor per distinct query term that occurs: position, end, idf weight.
@@ -132,7 +135,7 @@ export function searchBm25(index: Bm25Index, queryTerms: string[], k: number, fi
   }
   const lists = at.length;
   // Top k by a min-heap (typed arrays) whose root is the weakest row kept.
-  const size = Math.max(0, k);
+  const size = k;
   if (size === 0) return [];
   const hr = new Int32Array(size);
   const hs = new Float64Array(size);

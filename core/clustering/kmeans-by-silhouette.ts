@@ -16,6 +16,7 @@
 //      posts is not a narrative.
 // Sampling keeps the cost of the k search fixed however large the window; only step 3 grows with it.
 import { dot } from '../dot.ts';
+import { assert, AssertionFailed, assertInt } from '../assert.ts';
 import { lloydKMeans } from './lloyd-kmeans.ts';
 import { drawByWeight, seededRandom } from '../stats/seeded-random.ts';
 
@@ -199,6 +200,10 @@ function normaliseRows(m: number[][], dim: number): Float32Array {
 export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Array | number[], opts: ClusterOptions = CLUSTER_DEFAULTS,
   prior?: readonly Float32Array[]): Clustering {
   const n = rows.length;
+  assertInt(dim, 1, 1 << 16, 'dim');
+  assert(vectors.length % dim === 0, () => `${vectors.length} values are not whole vectors of ${dim}`);
+  const vectorRows = vectors.length / dim;
+  for (const r of rows) if (!(r >= 0 && r < vectorRows)) throw new AssertionFailed(`row ${r} outside the ${vectorRows} vectors`);
   const empty: Clustering = { k: 0, centroids: new Float32Array(0), kept: [], assignment: new Int32Array(n).fill(-1), similarity: new Float32Array(n), silhouette: 0, tried: [], warmStart: false };
   const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * n));
   if (n < 2 * minSize) return empty;

@@ -10,6 +10,7 @@
 //     the early stop never changes an assignment.
 // Everything else (sums in data order, an empty cluster keeping its centre, convergence when no
 // centre moved more than `tolerance` in squared distance) is ml-kmeans's own rule.
+import { assert, assertInt } from '../assert.ts';
 
 export interface LloydResult {
   /** Per point: its cluster 0..k-1. */
@@ -56,8 +57,11 @@ function distanceUpTo(x: Float64Array, po: number, c: Float64Array, co: number, 
  * `maxIterations` steps, converged when every centre moved at most `tolerance` (squared distance).
  */
 export function lloydKMeans(x: Float64Array, dim: number, initial: Float64Array, maxIterations: number, tolerance: number): LloydResult {
+  assertInt(dim, 1, 1 << 16, 'dim');
+  assert(x.length % dim === 0 && initial.length % dim === 0, () => `${x.length} values and ${initial.length} centre values are not whole rows of ${dim}`);
   const n = x.length / dim;
   const k = initial.length / dim;
+  assert(k >= 1, 'at least one centre');
   let centres = Float64Array.from(initial);
   let next = new Float64Array(centres.length);
   const clusters = new Int32Array(n).fill(-1);

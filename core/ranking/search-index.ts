@@ -3,6 +3,7 @@
 // order (published_at, uuid), so a time window is the contiguous range [windowStart[w], rows).
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { assert, assertSameLength, assertSorted } from '../assert.ts';
 import { loadBm25, parseBm25, type Bm25Index } from '../bm25.ts';
 import { readFileShared } from '../shared-file.ts';
 import { openDuckDB, sqlString } from '../duckdb.ts';
@@ -141,6 +142,8 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
   const columns = given ? { ...given, uuid: new Utf8Column(given.rows, given.uuid) } : await readRowColumns(generationDir, Boolean(opts.share));
   const { rows, publishedAt, likes, comments, shares, followers } = columns;
   const asOf = Date.parse(manifest.as_of);
+  // Rows are in published_at order (the snapshot's order): the window starts below are binary searches.
+  assertSorted(publishedAt, `${generationDir}: posts.parquet published_at`);
   const windowStart = Object.fromEntries(WINDOW_KEYS.map((w) => [w, lowerBound(publishedAt, Date.parse(manifest.windows[w].start))])) as Record<WindowKey, number>;
   let maxE = 0;
   let maxF = 0;
@@ -158,12 +161,15 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
     vectors: { codes: vectors.codes, scales: vectors.scales }, bm25: readFileShared(file('bm25.bin')),
     columns: { ...columns, uuid: columns.uuid.parts() }, embedder,
   } : null);
+  assert(windowStart['7d'] >= windowStart['30d'] && windowStart['30d'] >= windowStart['90d'] && windowStart['90d'] >= windowStart.all, 'window starts nest: 7d within 30d within 90d within all');
   const hnsw = opts.graphs === false ? null : loadShards(generationDir, 'text');
   if (hnsw && hnsw.dim !== textSpace.dim) throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the text space ${textSpace.dim}`);
+  const bm25 = shared ? parseBm25(shared.bm25) : await loadBm25(file('bm25.bin'));
+  assertSameLength(bm25.docLen.length, rows, `${generationDir}: bm25.bin documents against posts.parquet rows`);
   return {
     ...columns, generation: manifest.generation, asOf, windowStart,
     maxWeightedEngagementLog: Math.log1p(maxE), maxFollowersLog: Math.log1p(maxF),
-    bm25: shared ? parseBm25(shared.bm25) : await loadBm25(file('bm25.bin')), hnsw, embedder, textSpace, vectors, shared,
+    bm25, hnsw, embedder, textSpace, vectors, shared,
     enrichment: opts.enrichment === false ? new EnrichmentStore(0) : await loadEnrichmentStore(generationDir, rows),
   };
 }

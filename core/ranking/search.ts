@@ -2,6 +2,7 @@
 // inside both retrievers, a relevance floor, Reciprocal Rank Fusion (k = 60), then a documented
 // blend with recency and engagement. Every score is defined in docs/fields.md.
 import { terms as analyzeTerms } from '../analyzer.ts';
+import { assertInt } from '../assert.ts';
 import { searchBm25 } from '../bm25.ts';
 import { embed } from '../embedder.ts';
 import { toSpace } from '../vector-space.ts';
@@ -88,9 +89,11 @@ export function vectorEf(depth: number): number {
  * HNSW graphs: the asynchronous jobs' deep retrievals, in a thread that holds no graphs.
  */
 export function search(index: SearchIndex, p: SearchParams, opts: { exact?: boolean } = {}): RankedRow[] {
+  assertInt(p.limit, 0, Number.MAX_SAFE_INTEGER, 'limit');
   const start = index.windowStart[p.window];
+  assertInt(start, 0, index.rows, `the ${p.window} window's first row`);
   const windowRows = index.rows - start;
-  if (windowRows <= 0 || p.limit <= 0) return [];
+  if (windowRows === 0 || p.limit === 0) return [];
   const qTerms = analyzeTerms(p.query);
   if (qTerms.length === 0) return [];
   // Each retriever returns a deeper list than asked for, so fusion has overlap to work with.

@@ -3,6 +3,7 @@
 // it from the snapshot store (snapshot-store.ts) so a swap never pulls it from under them.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { assert, AssertionFailed, assertInt } from '../../core/assert.ts';
 import type { Manifest } from '../../core/generations.ts';
 import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../../core/windows.ts';
 import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-index.ts';
@@ -46,8 +47,15 @@ export async function loadGeneration(dir: string, pool: SearchPool | null = null
   // of several hundred MB, which on top of the graphs made the server's peak (at 1M posts 3,137
   // against 2,606 MiB this way round, for the same memory once loaded).
   const [content, maps] = await Promise.all([loadContentColumns(dir, index.rows), loadMaps(dir, manifest.generation)]);
+  // Every member list names rows of this generation (a map from another generation would not).
+  for (const m of [...maps.narratives, ...maps.patterns]) {
+    for (const r of m.members) if (!(r >= 0 && r < index.rows)) throw new AssertionFailed(`${dir}: a map member names row ${r} of ${index.rows}`);
+  }
   try {
-    if (pool) await pool.load(manifest.generation, dir, index.shared!);
+    if (pool) {
+      assert(index.shared, 'an index loaded for the search workers shares its parts');
+      await pool.load(manifest.generation, dir, index.shared);
+    }
   } catch (err) {
     await pool?.drop(manifest.generation);
     throw err;
@@ -56,7 +64,10 @@ export async function loadGeneration(dir: string, pool: SearchPool | null = null
   for (let r = index.rows - 1; r >= 0; r--) after[r] = after[r + 1]! + (index.vectors.hasVector(r) ? 1 : 0);
   return {
     id: manifest.generation, dir, manifest, index, content, maps, loadedAt: new Date().toISOString(), loadMs: Math.round(performance.now() - t0),
-    vectorRowsFrom: (start) => after[Math.max(0, Math.min(index.rows, start))]!,
+    vectorRowsFrom: (start) => {
+      assertInt(start, 0, index.rows, 'first row');
+      return after[start]!;
+    },
     members: {
       creator: content.creatorId, platform: content.platform,
       interactions: Float64Array.from({ length: index.rows }, (_, r) => index.likes[r]! + index.comments[r]! + index.shares[r]!),
