@@ -50,10 +50,24 @@ suites:
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    posts: { type: 'string' }, stages: { type: 'string' }, runs: { type: 'string' }, format: { type: 'string' }, media: { type: 'string' },
-    seed: { type: 'string' }, queries: { type: 'string' }, seconds: { type: 'string' }, 'recovery-entries': { type: 'string' }, 'crash-trials': { type: 'string' },
-    items: { type: 'string' }, threads: { type: 'string' }, part: { type: 'string' }, keep: { type: 'string' }, connections: { type: 'string' }, 'search-threads': { type: 'string' },
-    fit: { type: 'boolean' }, busy: { type: 'boolean' },
+    posts: { type: 'string' },
+    stages: { type: 'string' },
+    runs: { type: 'string' },
+    format: { type: 'string' },
+    media: { type: 'string' },
+    seed: { type: 'string' },
+    queries: { type: 'string' },
+    seconds: { type: 'string' },
+    'recovery-entries': { type: 'string' },
+    'crash-trials': { type: 'string' },
+    items: { type: 'string' },
+    threads: { type: 'string' },
+    part: { type: 'string' },
+    keep: { type: 'string' },
+    connections: { type: 'string' },
+    'search-threads': { type: 'string' },
+    fit: { type: 'boolean' },
+    busy: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -64,37 +78,83 @@ if (values.help || !suite) {
 }
 const int = (v: string | undefined, d: number, name: string) => {
   const n = v === undefined ? d : Number(v);
-  if (!Number.isInteger(n) || n <= 0) { process.stderr.write(`bench: --${name} must be a positive integer\n`); process.exit(2); }
+  if (!Number.isInteger(n) || n <= 0) {
+    process.stderr.write(`bench: --${name} must be a positive integer\n`);
+    process.exit(2);
+  }
   return n;
 };
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`;
 if (suite === 'pipeline') {
   const format = (values.format ?? 'ndjson') as 'ndjson' | 'csv' | 'parquet';
-  if (!['ndjson', 'csv', 'parquet'].includes(format)) { process.stderr.write('bench: --format must be ndjson, csv or parquet\n'); process.exit(2); }
+  if (!['ndjson', 'csv', 'parquet'].includes(format)) {
+    process.stderr.write('bench: --format must be ndjson, csv or parquet\n');
+    process.exit(2);
+  }
   const media = (values.media ?? 'off') as 'off' | 'vectors';
-  if (!['off', 'vectors'].includes(media)) { process.stderr.write('bench: --media must be off or vectors\n'); process.exit(2); }
-  await benchPipeline({ posts: int(values.posts, 1_000_000, 'posts'), stages: (values.stages ?? 'ingest').split(','), runs: int(values.runs, 3, 'runs'),
-    format, seed: int(values.seed, 42, 'seed'), command, media, keep: values.keep });
+  if (!['off', 'vectors'].includes(media)) {
+    process.stderr.write('bench: --media must be off or vectors\n');
+    process.exit(2);
+  }
+  await benchPipeline({
+    posts: int(values.posts, 1_000_000, 'posts'),
+    stages: (values.stages ?? 'ingest').split(','),
+    runs: int(values.runs, 3, 'runs'),
+    format,
+    seed: int(values.seed, 42, 'seed'),
+    command,
+    media,
+    keep: values.keep,
+  });
 } else if (suite === 'first-start') {
   await benchFirstStart({ runs: int(values.runs, 2, 'runs'), busy: values.busy ?? false, command });
 } else if (suite === 'api') {
-  await benchApi({ posts: int(values.posts, 100_000, 'posts'), seconds: int(values.seconds, 20, 'seconds'), connections: int(values.connections, 8, 'connections'), command, runs: int(values.runs, 3, 'runs'),
-    searchThreads: values['search-threads'] === undefined ? undefined : values['search-threads'] === '0' ? 0 : int(values['search-threads'], 2, 'search-threads') });
+  await benchApi({
+    posts: int(values.posts, 100_000, 'posts'),
+    seconds: int(values.seconds, 20, 'seconds'),
+    connections: int(values.connections, 8, 'connections'),
+    command,
+    runs: int(values.runs, 3, 'runs'),
+    searchThreads:
+      values['search-threads'] === undefined
+        ? undefined
+        : values['search-threads'] === '0'
+          ? 0
+          : int(values['search-threads'], 2, 'search-threads'),
+  });
 } else if (suite === 'jobs') {
-  await benchJobs({ posts: int(values.posts, 100_000, 'posts'), seconds: int(values.seconds, 15, 'seconds'), connections: int(values.connections, 8, 'connections'), runs: int(values.runs, 3, 'runs'), command });
+  await benchJobs({
+    posts: int(values.posts, 100_000, 'posts'),
+    seconds: int(values.seconds, 15, 'seconds'),
+    connections: int(values.connections, 8, 'connections'),
+    runs: int(values.runs, 3, 'runs'),
+    command,
+  });
 } else if (suite === 'ranking') {
   await benchRanking({ posts: int(values.posts, 100_000, 'posts'), queries: int(values.queries, 400, 'queries'), command });
 } else if (suite === 'ledger') {
   const nonNeg = (v: string | undefined, d: number, name: string) => (v === undefined ? d : v === '0' ? 0 : int(v, d, name));
-  await benchLedger({ seconds: int(values.seconds, 3, 'seconds'), runs: int(values.runs, 3, 'runs'),
-    recoveryEntries: nonNeg(values['recovery-entries'], 1_000_000, 'recovery-entries'), crashTrials: nonNeg(values['crash-trials'], 0, 'crash-trials'), command });
+  await benchLedger({
+    seconds: int(values.seconds, 3, 'seconds'),
+    runs: int(values.runs, 3, 'runs'),
+    recoveryEntries: nonNeg(values['recovery-entries'], 1_000_000, 'recovery-entries'),
+    crashTrials: nonNeg(values['crash-trials'], 0, 'crash-trials'),
+    command,
+  });
 } else if (suite === 'visual') {
-  await benchVisual({ items: int(values.items, 5000, 'items'), runs: int(values.runs, 3, 'runs'),
-    threads: int(values.threads, (await import('node:os')).availableParallelism(), 'threads'), command });
+  await benchVisual({
+    items: int(values.items, 5000, 'items'),
+    runs: int(values.runs, 3, 'runs'),
+    threads: int(values.threads, (await import('node:os')).availableParallelism(), 'threads'),
+    command,
+  });
 } else if (suite === 'quality') {
   const part = values.part;
   const parts = ['text', 'narratives', 'patterns', 'stance'];
-  if (part !== undefined && !parts.includes(part)) { process.stderr.write(`bench: --part must be one of ${parts.join(', ')}\n`); process.exit(2); }
+  if (part !== undefined && !parts.includes(part)) {
+    process.stderr.write(`bench: --part must be one of ${parts.join(', ')}\n`);
+    process.exit(2);
+  }
   const want = (p: string) => part === undefined || part === p;
   if (want('text')) await benchQualityText({ fit: values.fit ?? false, command });
   if (want('narratives')) await benchQualityNarratives({ posts: int(values.posts, 20_000, 'posts'), command });

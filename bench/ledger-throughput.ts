@@ -16,14 +16,16 @@ try {
   let pairs = 0;
   const deadline = performance.now() + seconds * 1000;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-    for (let i = 0; performance.now() < deadline; i++) {
-      const h = await l.hold({ account: acc, amountMicro: 1_000_000, ref: `w${w}-${i}`, what: 'search' });
-      if (!h.ok) throw new Error('bench account ran dry');
-      await l.settle(h.hold.id, 400_000);
-      pairs++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      for (let i = 0; performance.now() < deadline; i++) {
+        const h = await l.hold({ account: acc, amountMicro: 1_000_000, ref: `w${w}-${i}`, what: 'search' });
+        if (!h.ok) throw new Error('bench account ran dry');
+        await l.settle(h.hold.id, 400_000);
+        pairs++;
+      }
+    }),
+  );
   process.stdout.write(JSON.stringify({ pairsPerSec: pairs / ((performance.now() - t0) / 1000) }) + '\n');
 } finally {
   await l.close({ checkpoint: false });

@@ -33,7 +33,9 @@ export function ensurePeerInstalled(module: string): void {
       // serve when the lockfile was made (LanceDB's other-platform binaries, when it was made
       // against a registry mirror without them). npm install --no-save installs the locked versions
       // all the same and leaves the committed lockfile alone.
-      process.stderr.write(`bench: npm ci failed (${failed}); falling back to npm install --no-save (the lockfile's versions, lockfile untouched)\n`);
+      process.stderr.write(
+        `bench: npm ci failed (${failed}); falling back to npm install --no-save (the lockfile's versions, lockfile untouched)\n`,
+      );
       failed = npm(['install', '--no-save', ...common]);
     }
   } else {
@@ -46,8 +48,13 @@ export function ensurePeerInstalled(module: string): void {
 /** Run a peer script of bench/peers with this Node; its stdout and stderr go to our stderr. */
 export function runPeerScript(script: string, args: string[], env: Record<string, string> = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(PEERS_DIR, script), ...args], { stdio: ['ignore', 2, 2], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [path.join(PEERS_DIR, script), ...args], {
+      stdio: ['ignore', 2, 2],
+      env: { ...process.env, ...env },
+    });
     child.on('error', reject);
-    child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`bench: peer ${script} failed (${signal ?? `exit ${code}`})`))));
+    child.on('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`bench: peer ${script} failed (${signal ?? `exit ${code}`})`)),
+    );
   });
 }

@@ -15,5 +15,10 @@ const t0 = performance.now();
 const r = await runStages(resolveStages(stages), { config, log: createLogger('bench', 'silent'), asOf: new Date(asOf), tty: false });
 const ms = performance.now() - t0;
 const stageMs = Object.fromEntries(r.stages.map((s) => [s.stage, s.ms]));
-const summaries = Object.fromEntries(r.stages.map((s) => { const { perFile: _p, ...rest } = s.summary as Record<string, unknown>; return [s.stage, rest]; }));
+const summaries = Object.fromEntries(
+  r.stages.map((s) => {
+    const { perFile: _p, ...rest } = s.summary as Record<string, unknown>;
+    return [s.stage, rest];
+  }),
+);
 process.stdout.write(JSON.stringify({ ms, stageMs, summaries, maxRssMiB: process.resourceUsage().maxRSS / 1024 }) + '\n');

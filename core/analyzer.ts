@@ -20,7 +20,11 @@ export interface Analyzed {
 export const ANALYZER_VERSION = 'analyzer-2';
 
 const STOP: Record<string, Set<string>> = {
-  en: new Set(eng), es: new Set(spa), pt: new Set(por), fr: new Set(fra), de: new Set(deu),
+  en: new Set(eng),
+  es: new Set(spa),
+  pt: new Set(por),
+  fr: new Set(fra),
+  de: new Set(deu),
 };
 // Social filler the general lists miss, dropped whatever the language.
 const FILLER = new Set(['rt', 'via', 'amp', 'im', 'ive', 'dont', 'cant', 'thats', 'lol', 'ur']);
@@ -33,13 +37,39 @@ const EMOJI_RE = /\p{Extended_Pictographic}(?:\uFE0F|\u200D\p{Extended_Pictograp
 const WORD_RE = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
 export function fold(s: string): string {
-  return s.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  return s
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 // Words whose final s is not a plural, so the fold must leave them alone: "news" is not "new"
 // (Porter2 keeps the same invariants), and -ics nouns (politics, physics) name a field, not many.
-const NOT_PLURAL = new Set(['news', 'series', 'species', 'lens', 'always', 'perhaps', 'whereas', 'towards', 'afterwards',
-  'besides', 'nowadays', 'sometimes', 'chaos', 'canvas', 'atlas', 'cosmos', 'bias', 'alias', 'gps', 'dns', 'aws', 'ios', 'mars']);
+const NOT_PLURAL = new Set([
+  'news',
+  'series',
+  'species',
+  'lens',
+  'always',
+  'perhaps',
+  'whereas',
+  'towards',
+  'afterwards',
+  'besides',
+  'nowadays',
+  'sometimes',
+  'chaos',
+  'canvas',
+  'atlas',
+  'cosmos',
+  'bias',
+  'alias',
+  'gps',
+  'dns',
+  'aws',
+  'ios',
+  'mars',
+]);
 
 /** Plural fold for English-looking words: cheap, and it joins the most common variant. */
 function stem(t: string): string {

@@ -25,5 +25,6 @@ export function assertSameLength(a: number, b: number, what: string): void {
 
 /** `xs` ascending (non-decreasing), as a binary search over it needs. */
 export function assertSorted(xs: ArrayLike<number>, what: string): void {
-  for (let i = 1; i < xs.length; i++) if (xs[i]! < xs[i - 1]!) throw new AssertionFailed(`${what}: not in ascending order at ${i} (${xs[i - 1]} then ${xs[i]})`);
+  for (let i = 1; i < xs.length; i++)
+    if (xs[i]! < xs[i - 1]!) throw new AssertionFailed(`${what}: not in ascending order at ${i} (${xs[i - 1]} then ${xs[i]})`);
 }

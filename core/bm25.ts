@@ -31,7 +31,7 @@ export function buildBm25(vocab: string[], offsets: Uint32Array, ids: Uint32Arra
     total += docLen[d]!;
     for (let i = offsets[d]!; i < offsets[d + 1]!; i++) {
       const t = ids[i]!;
-      if (seen[t] !== d) (seen[t] = d), df[t]!++;
+      if (seen[t] !== d) ((seen[t] = d), df[t]!++);
     }
   }
   const starts = new Uint32Array(terms + 1);
@@ -111,7 +111,12 @@ const above = (sa: number, ra: number, sb: number, rb: number) => sa > sb || (sa
  * at 1M posts the 400 bench queries took 2.1 ms on average that way and 1.3 ms this way, with the
  * same top k.
  */
-export function searchBm25(index: Bm25Index, queryTerms: string[], k: number, filter?: number | ((row: number) => boolean)): Array<{ row: number; score: number }> {
+export function searchBm25(
+  index: Bm25Index,
+  queryTerms: string[],
+  k: number,
+  filter?: number | ((row: number) => boolean),
+): Array<{ row: number; score: number }> {
   const { docs, tfs, docLen } = index;
   assertInt(k, 0, Number.MAX_SAFE_INTEGER, 'k');
   const minRow = typeof filter === 'number' ? filter : 0;
@@ -192,15 +197,32 @@ export async function saveBm25(index: Bm25Index, file: string): Promise<void> {
   const words = new Array<string>(index.vocab.size);
   for (const [w, i] of index.vocab) words[i] = w;
   const text = Buffer.from(words.join('\n'), 'utf8');
-  const header = Buffer.from(JSON.stringify({ terms: words.length, postings: index.docs.length, rows: index.docLen.length, avgdl: index.avgdl, vocabBytes: text.length, k1: BM25_K1, b: BM25_B }));
+  const header = Buffer.from(
+    JSON.stringify({
+      terms: words.length,
+      postings: index.docs.length,
+      rows: index.docLen.length,
+      avgdl: index.avgdl,
+      vocabBytes: text.length,
+      k1: BM25_K1,
+      b: BM25_B,
+    }),
+  );
   const hl = Buffer.alloc(4);
   hl.writeUInt32LE(header.length);
   const pad = (n: number) => Buffer.alloc((4 - (n % 4)) % 4);
-  const parts = [hl, header, pad(4 + header.length), text, pad(text.length),
+  const parts = [
+    hl,
+    header,
+    pad(4 + header.length),
+    text,
+    pad(text.length),
     Buffer.from(index.starts.buffer, index.starts.byteOffset, index.starts.byteLength),
     Buffer.from(index.docs.buffer, index.docs.byteOffset, index.docs.byteLength),
-    Buffer.from(index.tfs.buffer, index.tfs.byteOffset, index.tfs.byteLength), pad(index.tfs.byteLength),
-    Buffer.from(index.docLen.buffer, index.docLen.byteOffset, index.docLen.byteLength)];
+    Buffer.from(index.tfs.buffer, index.tfs.byteOffset, index.tfs.byteLength),
+    pad(index.tfs.byteLength),
+    Buffer.from(index.docLen.buffer, index.docLen.byteOffset, index.docLen.byteLength),
+  ];
   await writeFileAtomic(file, Buffer.concat(parts));
 }
 
@@ -216,10 +238,21 @@ export async function loadBm25(file: string): Promise<Bm25Index> {
 export function parseBm25(buf: Uint8Array): Bm25Index {
   const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const hl = bytes.readUInt32LE(0);
-  const h = JSON.parse(bytes.subarray(4, 4 + hl).toString('utf8')) as { terms: number; postings: number; rows: number; avgdl: number; vocabBytes: number };
+  const h = JSON.parse(bytes.subarray(4, 4 + hl).toString('utf8')) as {
+    terms: number;
+    postings: number;
+    rows: number;
+    avgdl: number;
+    vocabBytes: number;
+  };
   const al = (n: number) => n + ((4 - (n % 4)) % 4);
   let at = al(4 + hl);
-  const words = h.terms ? bytes.subarray(at, at + h.vocabBytes).toString('utf8').split('\n') : [];
+  const words = h.terms
+    ? bytes
+        .subarray(at, at + h.vocabBytes)
+        .toString('utf8')
+        .split('\n')
+    : [];
   at = al(at + h.vocabBytes);
   let body: Uint8Array;
   if (buf.buffer instanceof SharedArrayBuffer && (buf.byteOffset + at) % 4 === 0) body = buf.subarray(at);

@@ -55,7 +55,10 @@ const schema = z.object({
    */
   SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(1),
   /** Visual pattern entries in POST /search answers (docs/api.md, "Pattern entry": switched off by default). */
-  SEARCH_PATTERNS: z.enum(['on', 'off', 'true', 'false', '1', '0']).default('off').transform((v) => v === 'on' || v === 'true' || v === '1'),
+  SEARCH_PATTERNS: z
+    .enum(['on', 'off', 'true', 'false', '1', '0'])
+    .default('off')
+    .transform((v) => v === 'on' || v === 'true' || v === '1'),
   /** Asynchronous jobs running at once, and the retrieval threads they share (serve/jobs). */
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   JOB_THREADS: z.coerce.number().int().min(1).max(64).default(1),

@@ -26,7 +26,14 @@ export interface EmbedderParams {
   seed: number;
 }
 
-export const DEFAULT_EMBEDDER: EmbedderParams = { buckets: 1 << 16, dim: 128, sample: 40_000, oversample: 16, powerIterations: 2, seed: 42 };
+export const DEFAULT_EMBEDDER: EmbedderParams = {
+  buckets: 1 << 16,
+  dim: 128,
+  sample: 40_000,
+  oversample: 16,
+  powerIterations: 2,
+  seed: 42,
+};
 
 /**
  * Parameters for a corpus of `docs` documents: the hash space grows with the corpus (8 buckets a
@@ -228,7 +235,10 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
   for (let i = 0; i < l; i++) for (let j = 0; j < l; j++) bbt.set(i, j, g[i * l + j]!);
   const evd = new EigenvalueDecomposition(bbt, { assumeSymmetric: true });
   const values = evd.realEigenvalues;
-  const order = values.map((v, i) => [v, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, dim);
+  const order = values
+    .map((v, i) => [v, i] as const)
+    .sort((a, b) => b[0] - a[0] || a[1] - b[1])
+    .slice(0, dim);
   // U_b's chosen columns scaled by 1/sigma, as a dense l x dim matrix; then V = B^T U (row-major).
   const u = new Float64Array(l * dim);
   order.forEach(([sq, col], c) => {
@@ -254,17 +264,26 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
     let sign = 1;
     for (let k = 0; k < buckets; k++) {
       const v = projection[k * dim + c]!;
-      if (Math.abs(v) > best) (best = Math.abs(v)), (sign = Math.sign(v) || 1);
+      if (Math.abs(v) > best) ((best = Math.abs(v)), (sign = Math.sign(v) || 1));
     }
     if (sign < 0) for (let k = 0; k < buckets; k++) projection[k * dim + c] = -projection[k * dim + c]!;
   }
-  const version = createHash('sha256').update(JSON.stringify(params)).update(ANALYZER_VERSION)
-    .update(Buffer.from(idf.buffer)).update(Buffer.from(projection.buffer)).digest('hex').slice(0, 16);
+  const version = createHash('sha256')
+    .update(JSON.stringify(params))
+    .update(ANALYZER_VERSION)
+    .update(Buffer.from(idf.buffer))
+    .update(Buffer.from(projection.buffer))
+    .digest('hex')
+    .slice(0, 16);
   return { params, version: `lsa-${version}`, idf, projection, documents: docs.length };
 }
 
 /** Embed a document's term hashes: tf-idf, project, L2-normalise. No terms embeds to zeros. */
-export function embedHashes(model: EmbedderModel, hashes: Uint32Array, out: Float32Array = new Float32Array(model.params.dim)): Float32Array {
+export function embedHashes(
+  model: EmbedderModel,
+  hashes: Uint32Array,
+  out: Float32Array = new Float32Array(model.params.dim),
+): Float32Array {
   const { buckets, dim } = model.params;
   out.fill(0);
   const sp = weigh(hashedCounts(hashes, buckets), model.idf);
@@ -304,7 +323,8 @@ export async function loadEmbedder(file: string, opts: { share?: boolean } = {})
   const header = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')) as Pick<EmbedderModel, 'params' | 'version' | 'documents'>;
   const { buckets, dim } = header.params;
   const bytes = buf.length - 4 - hl;
-  if (bytes !== 4 * (buckets + buckets * dim)) throw new Error(`embedder file ${file} has ${bytes / 4} floats, expected ${buckets + buckets * dim}`);
+  if (bytes !== 4 * (buckets + buckets * dim))
+    throw new Error(`embedder file ${file} has ${bytes / 4} floats, expected ${buckets + buckets * dim}`);
   // One copy, into aligned memory (the header's length makes the floats' offset in the file arbitrary).
   const floats = new Float32Array(opts.share ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
   new Uint8Array(floats.buffer).set(buf.subarray(4 + hl));

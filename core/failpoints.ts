@@ -5,16 +5,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const enabled = new Set((process.env.FAILPOINTS ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+const enabled = new Set(
+  (process.env.FAILPOINTS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 export async function failpoint(name: string, signal?: AbortSignal): Promise<void> {
   if (!enabled.has(name)) return;
   fs.writeFileSync(path.join(process.env.FAILPOINT_DIR ?? '.', name), String(process.pid));
   await new Promise<void>((_, reject) => {
     const keepAlive = setInterval(() => {}, 1 << 30);
-    signal?.addEventListener('abort', () => {
-      clearInterval(keepAlive);
-      reject(new Error(`aborted at failpoint ${name}`));
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearInterval(keepAlive);
+        reject(new Error(`aborted at failpoint ${name}`));
+      },
+      { once: true },
+    );
   });
 }

@@ -9,7 +9,10 @@ export interface Lock {
 }
 
 export class LockHeld extends Error {
-  constructor(readonly owner: { pid: number; since: string }, what = 'another process holds the lock') {
+  constructor(
+    readonly owner: { pid: number; since: string },
+    what = 'another process holds the lock',
+  ) {
     super(`${what} (pid ${owner.pid}, since ${owner.since})`);
   }
 }

@@ -34,7 +34,22 @@ export const POST_COLUMNS_SQL = `
 
 /** Columns of a post in snapshot order (embeddings go to index files, not posts.parquet). */
 export const SNAPSHOT_POST_COLUMNS = [
-  'uuid', 'platform', 'content_type', 'creator_id', 'creator_handle', 'follower_count', 'title',
-  'description', 'tags', 'published_at', 'observed_at', 'like_count', 'comment_count',
-  'share_count', 'view_count', 'content_url', 'media', 'language',
+  'uuid',
+  'platform',
+  'content_type',
+  'creator_id',
+  'creator_handle',
+  'follower_count',
+  'title',
+  'description',
+  'tags',
+  'published_at',
+  'observed_at',
+  'like_count',
+  'comment_count',
+  'share_count',
+  'view_count',
+  'content_url',
+  'media',
+  'language',
 ] as const;

@@ -20,7 +20,7 @@ export class StringLists {
     this.next = row + 1;
     for (const v of values ?? []) {
       let id = this.index.get(v);
-      if (id === undefined) this.index.set(v, (id = this.dict.length)), this.dict.push(v);
+      if (id === undefined) (this.index.set(v, (id = this.dict.length)), this.dict.push(v));
       this.ids.push(id);
     }
     this.offsets[row + 1] = this.ids.length;

@@ -5,7 +5,11 @@
 const BLOCK = 1 << 20;
 
 /** A sealed column's memory: what shared() hands to another thread and the constructor adopts. */
-export interface Utf8ColumnParts { bytes: Uint8Array; offsets: Uint32Array; nulls: Uint8Array }
+export interface Utf8ColumnParts {
+  bytes: Uint8Array;
+  offsets: Uint32Array;
+  nulls: Uint8Array;
+}
 
 export class Utf8Column {
   private blocks: Buffer[] = [];
@@ -19,9 +23,13 @@ export class Utf8Column {
   private next = 0;
 
   /** A column to fill with set() then seal(), or with `parts` (from shared()) an already sealed one. */
-  constructor(readonly rows: number, parts?: Utf8ColumnParts) {
+  constructor(
+    readonly rows: number,
+    parts?: Utf8ColumnParts,
+  ) {
     if (parts) {
-      if (parts.nulls.length !== rows || parts.offsets.length !== rows + 1) throw new Error(`Utf8Column: parts of ${parts.nulls.length} rows, ${rows} expected`);
+      if (parts.nulls.length !== rows || parts.offsets.length !== rows + 1)
+        throw new Error(`Utf8Column: parts of ${parts.nulls.length} rows, ${rows} expected`);
       this.offsets = parts.offsets;
       this.nulls = parts.nulls;
       this.bytes = Buffer.from(parts.bytes.buffer, parts.bytes.byteOffset, parts.bytes.byteLength);
@@ -65,7 +73,11 @@ export class Utf8Column {
 
   /** The sealed column's memory as it is (no copy). */
   parts(): Utf8ColumnParts {
-    return { bytes: new Uint8Array(this.bytes!.buffer, this.bytes!.byteOffset, this.bytes!.byteLength), offsets: this.offsets, nulls: this.nulls };
+    return {
+      bytes: new Uint8Array(this.bytes!.buffer, this.bytes!.byteOffset, this.bytes!.byteLength),
+      offsets: this.offsets,
+      nulls: this.nulls,
+    };
   }
 
   /** The sealed column copied into SharedArrayBuffers (worker threads read it without a copy). */

@@ -61,7 +61,10 @@ export class RidgeFit {
   private readonly xty: Float64Array;
   private yy = 0;
   pairs = 0;
-  constructor(readonly ownDim: number, readonly dim: number) {
+  constructor(
+    readonly ownDim: number,
+    readonly dim: number,
+  ) {
     this.xtx = new Float64Array(ownDim * ownDim);
     this.xty = new Float64Array(ownDim * dim);
   }
@@ -81,7 +84,8 @@ export class RidgeFit {
   solve(lambda = RIDGE_LAMBDA): { map: Float32Array; r2: number } {
     const { ownDim: p, dim: q } = this;
     const a = new Matrix(p, p);
-    for (let i = 0; i < p; i++) for (let j = 0; j < p; j++) a.set(i, j, this.xtx[i * p + j]! + (i === j ? lambda * Math.max(1, this.pairs) / p : 0));
+    for (let i = 0; i < p; i++)
+      for (let j = 0; j < p; j++) a.set(i, j, this.xtx[i * p + j]! + (i === j ? (lambda * Math.max(1, this.pairs)) / p : 0));
     const b = new Matrix(p, q);
     for (let i = 0; i < p; i++) for (let j = 0; j < q; j++) b.set(i, j, this.xty[i * q + j]!);
     const w = solve(a, b);
@@ -122,7 +126,8 @@ export function loadVectorSpace(dir: string, name: string): VectorSpace {
   if (info.source !== 'precomputed' || info.lambda === null) return { ...info, map: null };
   const raw = fs.readFileSync(path.join(dir, `${name}-space.f32`));
   const map = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
-  if (map.length !== info.ownDim * info.dim) throw new Error(`${name}-space.f32 holds ${map.length} floats, expected ${info.ownDim * info.dim}`);
+  if (map.length !== info.ownDim * info.dim)
+    throw new Error(`${name}-space.f32 holds ${map.length} floats, expected ${info.ownDim * info.dim}`);
   return { ...info, map };
 }
 

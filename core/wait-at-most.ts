@@ -12,5 +12,11 @@ export async function valueWithin<T>(work: Promise<T>, ms: number): Promise<T | 
 
 /** Resolves when `work` settles or after `ms`, whichever comes first. */
 export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
-  await valueWithin(work.then(() => undefined, () => undefined), ms);
+  await valueWithin(
+    work.then(
+      () => undefined,
+      () => undefined,
+    ),
+    ms,
+  );
 }

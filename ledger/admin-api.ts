@@ -51,7 +51,9 @@ export function createAdminRouter(ledger: Ledger, token: string | undefined, pre
     const given = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1] ?? '';
     if (!token || !timingSafeEqual(digest(given), digest(token))) {
       ctx.status = 401;
-      ctx.body = { error: token ? 'admin token required (Authorization: Bearer <ADMIN_TOKEN>)' : 'admin endpoint disabled: ADMIN_TOKEN is not set' };
+      ctx.body = {
+        error: token ? 'admin token required (Authorization: Bearer <ADMIN_TOKEN>)' : 'admin endpoint disabled: ADMIN_TOKEN is not set',
+      };
       return;
     }
     await next();

@@ -57,7 +57,8 @@ async function direct(dir: string, command: AdminCommand, input: Record<string, 
   try {
     ledger = await Ledger.open({ dir });
   } catch (err) {
-    if (err instanceof LockHeld) fail(`the ledger is held by pid ${err.owner.pid}, which announces no admin endpoint; stop it or run it with ADMIN_TOKEN set`);
+    if (err instanceof LockHeld)
+      fail(`the ledger is held by pid ${err.owner.pid}, which announces no admin endpoint; stop it or run it with ADMIN_TOKEN set`);
     throw err;
   }
   try {
@@ -76,8 +77,13 @@ async function main(): Promise<void> {
     parsed = parseArgs({
       allowPositionals: true,
       options: {
-        name: { type: 'string' }, account: { type: 'string' }, key: { type: 'string' }, credits: { type: 'string' },
-        note: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        name: { type: 'string' },
+        account: { type: 'string' },
+        key: { type: 'string' },
+        credits: { type: 'string' },
+        note: { type: 'string' },
+        'data-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (err) {
@@ -99,7 +105,9 @@ async function main(): Promise<void> {
   const input = inputs[command];
   if (!input || positionals.length !== 2) fail(`unknown command "${positionals.join(' ')}"`, 2, true);
   // Options a command does not take are an error, not silently ignored.
-  const missing = Object.entries(input).filter(([, v]) => v === undefined).map(([k]) => `--${k}`);
+  const missing = Object.entries(input)
+    .filter(([, v]) => v === undefined)
+    .map(([k]) => `--${k}`);
   if (missing.length) fail(`${positionals.join(' ')} needs ${missing.join(', ')}`, 2);
 
   const config = loadConfig(values['data-dir'] ? { ...process.env, DATA_DIR: values['data-dir'] } : process.env);
@@ -110,7 +118,9 @@ async function main(): Promise<void> {
     try {
       a = JSON.parse(fs.readFileSync(announce, 'utf8')) as AdminAnnouncement;
     } catch (err) {
-      fail(`${announce}: ${(err as Error).message} (a server announces its admin endpoint there; read it as the user that runs the server)`);
+      fail(
+        `${announce}: ${(err as Error).message} (a server announces its admin endpoint there; read it as the user that runs the server)`,
+      );
     }
     if (processAlive(a.pid)) return viaEndpoint(a.url, command, input, a.token ?? config.ADMIN_TOKEN);
   }

@@ -11,20 +11,22 @@ export const adminSchemas = {
   'accounts.show': z.object({ account: id }).strict(),
   'keys.create': z.object({ account: id, name: z.string().trim().min(1).max(200).default('default') }).strict(),
   'keys.revoke': z.object({ key: id }).strict(),
-  'credits.topup': z.object({
-    account: id,
-    credits: z.union([z.number(), z.string()]).transform((v, ctx) => {
-      try {
-        const micro = toMicro(v);
-        if (micro <= 0) throw new Error('must be positive');
-        return micro;
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: `credits ${(err as Error).message}` });
-        return z.NEVER;
-      }
-    }),
-    note: z.string().max(500).optional(),
-  }).strict(),
+  'credits.topup': z
+    .object({
+      account: id,
+      credits: z.union([z.number(), z.string()]).transform((v, ctx) => {
+        try {
+          const micro = toMicro(v);
+          if (micro <= 0) throw new Error('must be positive');
+          return micro;
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: `credits ${(err as Error).message}` });
+          return z.NEVER;
+        }
+      }),
+      note: z.string().max(500).optional(),
+    })
+    .strict(),
 } as const;
 
 export type AdminCommand = keyof typeof adminSchemas;
@@ -36,8 +38,13 @@ function accountView(ledger: Ledger, account: string) {
   const a = ledger.getAccount(account);
   if (!a) throw new LedgerError('not_found', `no account ${account}`);
   return {
-    id: a.id, name: a.name, createdAt: a.createdAt,
-    balance: toCredits(a.balanceMicro), held: toCredits(a.heldMicro), available: toCredits(a.availableMicro), openHolds: a.openHolds,
+    id: a.id,
+    name: a.name,
+    createdAt: a.createdAt,
+    balance: toCredits(a.balanceMicro),
+    held: toCredits(a.heldMicro),
+    available: toCredits(a.availableMicro),
+    openHolds: a.openHolds,
     keys: a.keys.map((k) => ({ id: k.id, name: k.name, createdAt: k.createdAt, revokedAt: k.revokedAt })),
   };
 }
@@ -60,7 +67,14 @@ export async function runAdminCommand(ledger: Ledger, command: AdminCommand, inp
     case 'keys.create': {
       const p = parse(command, input);
       const { key, secret } = await ledger.createKey(p.account, p.name);
-      return { id: key.id, account: key.account, name: key.name, createdAt: key.createdAt, secret, note: 'the secret is shown once; only its SHA-256 is stored' };
+      return {
+        id: key.id,
+        account: key.account,
+        name: key.name,
+        createdAt: key.createdAt,
+        secret,
+        note: 'the secret is shown once; only its SHA-256 is stored',
+      };
     }
     case 'keys.revoke': {
       const k = await ledger.revokeKey(parse(command, input).key);
@@ -69,7 +83,12 @@ export async function runAdminCommand(ledger: Ledger, command: AdminCommand, inp
     case 'credits.topup': {
       const p = parse(command, input);
       const b = await ledger.topup(p.account, p.credits, p.note ?? null);
-      return { account: p.account, added: toCredits(p.credits), balance: toCredits(b.balanceMicro), available: toCredits(b.availableMicro) };
+      return {
+        account: p.account,
+        added: toCredits(p.credits),
+        balance: toCredits(b.balanceMicro),
+        available: toCredits(b.availableMicro),
+      };
     }
   }
 }

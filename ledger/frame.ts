@@ -30,9 +30,7 @@ export function markBatchEnd(frame: Buffer): void {
 }
 
 export type FrameScan =
-  | { kind: 'record'; payload: Buffer; next: number; batchEnd: boolean }
-  | { kind: 'end' }
-  | { kind: 'bad'; why: string };
+  { kind: 'record'; payload: Buffer; next: number; batchEnd: boolean } | { kind: 'end' } | { kind: 'bad'; why: string };
 
 /** Read the frame at `offset` of `buf` (a whole segment). */
 export function scanFrame(buf: Buffer, offset: number): FrameScan {

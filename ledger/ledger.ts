@@ -19,7 +19,6 @@ import { idemKey, LedgerState, type Account, type ApiKey, type Hold } from './st
 
 export type { Account, ApiKey, Hold, RecoveryReport };
 
-
 export interface LedgerOptions {
   dir: string;
   segmentBytes?: number;
@@ -42,11 +41,7 @@ export interface Balance {
   availableMicro: number;
 }
 
-export type IdempotencyCheck =
-  | { kind: 'new' }
-  | { kind: 'replay'; response: unknown }
-  | { kind: 'conflict' }
-  | { kind: 'in_flight' };
+export type IdempotencyCheck = { kind: 'new' } | { kind: 'replay'; response: unknown } | { kind: 'conflict' } | { kind: 'in_flight' };
 
 export interface UsageEntry {
   id: string;
@@ -68,7 +63,10 @@ export interface UsageEntry {
 }
 
 export class LedgerError extends Error {
-  constructor(readonly code: 'not_found' | 'hold_not_open' | 'invalid' | 'bad_cursor', message: string) {
+  constructor(
+    readonly code: 'not_found' | 'hold_not_open' | 'invalid' | 'bad_cursor',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -133,7 +131,9 @@ export class Ledger {
     const { durable } = this.log.append(payload, (loc: Location) => this.state.apply(record, loc));
     this.sinceCheckpoint++;
     if (this.opts.checkpointEvery > 0 && this.sinceCheckpoint >= this.opts.checkpointEvery && !this.checkpointing) {
-      this.checkpointing = this.checkpoint().catch(() => {}).finally(() => (this.checkpointing = null));
+      this.checkpointing = this.checkpoint()
+        .catch(() => {})
+        .finally(() => (this.checkpointing = null));
     }
     return { record, durable };
   }
@@ -174,7 +174,8 @@ export class Ledger {
     const a = this.mustAccount(account);
     assertMicro(amountMicro, 'top-up');
     if (amountMicro === 0) throw new LedgerError('invalid', 'top-up must be positive');
-    await this.write({ t: 'topup', id: newId('top'), account, amount: amountMicro, note, balanceAfter: a.balanceMicro + amountMicro }).durable;
+    await this.write({ t: 'topup', id: newId('top'), account, amount: amountMicro, note, balanceAfter: a.balanceMicro + amountMicro })
+      .durable;
     return this.balance(account);
   }
 
@@ -197,9 +198,16 @@ export class Ledger {
     try {
       if (!h) this.mustOpenHold(holdId);
       assertMicro(chargeMicro, 'settlement');
-      if (chargeMicro > h!.amountMicro) throw new LedgerError('invalid', `settlement of ${chargeMicro} exceeds the hold of ${h!.amountMicro}`);
+      if (chargeMicro > h!.amountMicro)
+        throw new LedgerError('invalid', `settlement of ${chargeMicro} exceeds the hold of ${h!.amountMicro}`);
       const a = this.state.accounts.get(h!.account)!;
-      await this.write({ t: 'settle', hold: holdId, amount: chargeMicro, ...(idem ? { idem } : {}), ...this.resolution(h!, a.balanceMicro - chargeMicro) }).durable;
+      await this.write({
+        t: 'settle',
+        hold: holdId,
+        amount: chargeMicro,
+        ...(idem ? { idem } : {}),
+        ...this.resolution(h!, a.balanceMicro - chargeMicro),
+      }).durable;
       return { ...this.balance(a.id), chargedMicro: chargeMicro };
     } finally {
       // Stored (replays from now on) or failed (the caller may retry): either way no longer running.
@@ -270,7 +278,10 @@ export class Ledger {
   }
 
   /** Top-ups, settlements and refunds, newest first, `limit` at a time from an opaque cursor. */
-  usage(account: string, q: { cursor?: string | null; limit?: number; keyId?: string | null } = {}): { entries: UsageEntry[]; nextCursor: string | null } {
+  usage(
+    account: string,
+    q: { cursor?: string | null; limit?: number; keyId?: string | null } = {},
+  ): { entries: UsageEntry[]; nextCursor: string | null } {
     this.mustAccount(account);
     const limit = Math.min(Math.max(q.limit ?? 50, 1), 500);
     let list = this.state.usageByAccount.get(account);
@@ -297,13 +308,33 @@ export class Ledger {
     const r = JSON.parse(this.log.read(loc).toString('utf8')) as LedgerRecord;
     const base = { id: `u_${r.seq}`, at: r.at };
     if (r.t === 'topup') {
-      return { ...base, type: 'topup', credits: toCredits(r.amount), held: null, charged: null, released: null, balanceAfter: toCredits(r.balanceAfter), keyId: null, ref: r.id, what: r.note, reason: null };
+      return {
+        ...base,
+        type: 'topup',
+        credits: toCredits(r.amount),
+        held: null,
+        charged: null,
+        released: null,
+        balanceAfter: toCredits(r.balanceAfter),
+        keyId: null,
+        ref: r.id,
+        what: r.note,
+        reason: null,
+      };
     }
     if (r.t === 'settle' || r.t === 'release') {
       const charged = r.t === 'settle' ? r.amount : 0;
       return {
-        ...base, type: r.t === 'settle' ? 'settlement' : 'refund', credits: toCredits(charged), held: toCredits(r.held), charged: toCredits(charged),
-        released: toCredits(r.held - charged), balanceAfter: toCredits(r.balanceAfter), keyId: r.key, ref: r.ref, what: r.what,
+        ...base,
+        type: r.t === 'settle' ? 'settlement' : 'refund',
+        credits: toCredits(charged),
+        held: toCredits(r.held),
+        charged: toCredits(charged),
+        released: toCredits(r.held - charged),
+        balanceAfter: toCredits(r.balanceAfter),
+        keyId: r.key,
+        ref: r.ref,
+        what: r.what,
         reason: r.t === 'release' ? r.reason : null,
       };
     }

@@ -26,5 +26,6 @@ export function toCredits(micro: number): number {
 }
 
 export function assertMicro(n: number, what: string): void {
-  if (!Number.isSafeInteger(n) || n < 0 || n > MAX_MICRO) throw new MoneyError(`${what} must be a non-negative integer amount of micro-credits`);
+  if (!Number.isSafeInteger(n) || n < 0 || n > MAX_MICRO)
+    throw new MoneyError(`${what} must be a non-negative integer amount of micro-credits`);
 }

@@ -18,7 +18,10 @@ export interface RecoveryReport {
   releasedHolds: number;
 }
 
-export async function recoverLog(dir: string, options: { segmentBytes?: number; groupCommit?: boolean }): Promise<{ state: LedgerState; log: SegmentLog; report: RecoveryReport }> {
+export async function recoverLog(
+  dir: string,
+  options: { segmentBytes?: number; groupCommit?: boolean },
+): Promise<{ state: LedgerState; log: SegmentLog; report: RecoveryReport }> {
   const cp = await loadCheckpoint(dir);
   const fromCheckpoint = cp !== null && 'state' in cp;
   let state = fromCheckpoint ? cp.state : new LedgerState();
@@ -26,7 +29,9 @@ export async function recoverLog(dir: string, options: { segmentBytes?: number; 
   // A checkpoint that does not line up with the log (the log lost fsynced data, or files were
   // copied around) is not trusted: replay the whole log instead.
   const first = opened.records[0];
-  const misaligned = first ? JSON.parse(first.payload.toString('utf8')).seq !== state.lastSeq + 1 : opened.log.nextLocation() < (fromCheckpoint ? cp.location : 0);
+  const misaligned = first
+    ? JSON.parse(first.payload.toString('utf8')).seq !== state.lastSeq + 1
+    : opened.log.nextLocation() < (fromCheckpoint ? cp.location : 0);
   if (fromCheckpoint && misaligned) {
     await opened.log.close();
     state = new LedgerState();
@@ -34,8 +39,13 @@ export async function recoverLog(dir: string, options: { segmentBytes?: number; 
   }
   for (const r of opened.records) state.apply(JSON.parse(r.payload.toString('utf8')) as LedgerRecord, r.location);
   const report: RecoveryReport = {
-    ms: 0, records: state.lastSeq, fromCheckpoint, checkpointError: cp && 'error' in cp ? cp.error : null,
-    replayed: opened.records.length, tornTail: opened.tornTail, releasedHolds: 0,
+    ms: 0,
+    records: state.lastSeq,
+    fromCheckpoint,
+    checkpointError: cp && 'error' in cp ? cp.error : null,
+    replayed: opened.records.length,
+    tornTail: opened.tornTail,
+    releasedHolds: 0,
   };
   return { state, log: opened.log, report };
 }

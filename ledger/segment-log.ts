@@ -25,8 +25,15 @@ export const packLocation = (segment: number, offset: number): Location => segme
 export const unpackLocation = (loc: Location) => ({ segment: Math.floor(loc / 2 ** 32), offset: loc % 2 ** 32 });
 
 export class LedgerCorruption extends Error {
-  constructor(readonly file: string, readonly offset: number, why: string) {
-    super(`ledger corrupted: ${path.basename(file)} at byte ${offset}: ${why}; refusing to start (money is never skipped). Restore the file or contact an operator.`);
+  constructor(
+    readonly file: string,
+    readonly offset: number,
+    why: string,
+  ) {
+    super(
+      `ledger corrupted: ${path.basename(file)} at byte ${offset}: ${why}; refusing to start ` +
+        `(money is never skipped). Restore the file or contact an operator.`,
+    );
   }
 }
 
@@ -78,7 +85,12 @@ export class SegmentLog {
   private readonly segmentBytes: number;
   private readonly groupCommit: boolean;
 
-  private constructor(readonly dir: string, segment: number, size: number, opts: SegmentLogOptions) {
+  private constructor(
+    readonly dir: string,
+    segment: number,
+    size: number,
+    opts: SegmentLogOptions,
+  ) {
     this.assignedSegment = segment;
     this.assignedOffset = size;
     this.writtenSegment = segment;
@@ -90,7 +102,10 @@ export class SegmentLog {
   /** Open (creating if needed), verify every record, cut a torn tail, return all records in order. */
   static async open(dir: string, opts: SegmentLogOptions = {}, fromLocation: Location = 0): Promise<OpenedLog> {
     await fsp.mkdir(dir, { recursive: true });
-    const segments = (await fsp.readdir(dir)).filter((n) => SEG_RE.test(n)).map((n) => Number(SEG_RE.exec(n)![1])).sort((a, b) => a - b);
+    const segments = (await fsp.readdir(dir))
+      .filter((n) => SEG_RE.test(n))
+      .map((n) => Number(SEG_RE.exec(n)![1]))
+      .sort((a, b) => a - b);
     if (segments.length === 0) {
       const fh = await fsp.open(path.join(dir, segName(1)), 'wx');
       await fh.close();
@@ -243,7 +258,8 @@ export class SegmentLog {
       markBatchEnd(bufs[bufs.length - 1]!);
       const bytes = bufs.reduce((a, b) => a + b.length, 0);
       await new Promise<void>((res, rej) =>
-        fs.writev(fd, bufs, this.writtenOffset, (e, n) => (e ? rej(e) : n !== bytes ? rej(new Error(`short write ${n}/${bytes}`)) : res())));
+        fs.writev(fd, bufs, this.writtenOffset, (e, n) => (e ? rej(e) : n !== bytes ? rej(new Error(`short write ${n}/${bytes}`)) : res())),
+      );
       await new Promise<void>((res, rej) => fs.fdatasync(fd, (e) => (e ? rej(e) : res())));
       this.writtenOffset += bytes;
       i = j;

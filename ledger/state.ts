@@ -150,7 +150,8 @@ export class LedgerState {
       case 'settle': {
         const h = this.holds.get(r.hold);
         if (!h) throw new InvariantViolation(`settle of hold ${r.hold}, which is not open`);
-        if (!(r.amount >= 0 && r.amount <= h.amountMicro)) throw new InvariantViolation(`settle of ${r.amount} on a hold of ${h.amountMicro}`);
+        if (!(r.amount >= 0 && r.amount <= h.amountMicro))
+          throw new InvariantViolation(`settle of ${r.amount} on a hold of ${h.amountMicro}`);
         const a = this.account(h.account);
         this.checkBalance(r.seq, a.balanceMicro - r.amount, r.balanceAfter);
         a.heldMicro -= h.amountMicro;

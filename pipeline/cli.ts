@@ -35,7 +35,12 @@ async function main(): Promise<void> {
   try {
     args = parseArgs({
       allowPositionals: true,
-      options: { 'data-dir': { type: 'string' }, 'as-of': { type: 'string' }, 'allow-rewind': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        'data-dir': { type: 'string' },
+        'as-of': { type: 'string' },
+        'allow-rewind': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (err) {
     fail(`${(err as Error).message}\n${HELP}`, 2);

@@ -38,7 +38,13 @@ export async function readDocTerms(file: string): Promise<DocTerms> {
   const h = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')) as { rows: number; terms: number; total: number; vocabBytes: number };
   let at = 4 + hl;
   at += (4 - (at % 4)) % 4;
-  const vocab = h.terms === 0 ? [] : buf.subarray(at, at + h.vocabBytes).toString('utf8').split('\n');
+  const vocab =
+    h.terms === 0
+      ? []
+      : buf
+          .subarray(at, at + h.vocabBytes)
+          .toString('utf8')
+          .split('\n');
   at += h.vocabBytes;
   at += (4 - (at % 4)) % 4;
   const aligned = new Uint8Array(buf.length - at);

@@ -19,14 +19,27 @@ export interface PostColumns {
   tags: string[][];
 }
 
-interface PostRow { row_id: number; uuid: string; t: number; creator_id: number | null; platform: string; e: number; tags: string[] | null; [k: string]: unknown }
+interface PostRow {
+  row_id: number;
+  uuid: string;
+  t: number;
+  creator_id: number | null;
+  platform: string;
+  e: number;
+  tags: string[] | null;
+  [k: string]: unknown;
+}
 
 /** The snapshot's post columns; fails when the snapshot no longer has the rows the features describe. */
 export async function loadPostColumns(ctx: StageContext, expectedRows: number): Promise<PostColumns> {
   const db = await ctx.db();
-  const rows = await materialiseSnapshotRows(db, ctx.asOf.toISOString(),
-    'uuid, published_at, creator_id, platform, like_count, comment_count, share_count, tags');
-  if (rows !== expectedRows) throw new Error(`the snapshot has ${rows} rows but the features describe ${expectedRows}; run features and index first`);
+  const rows = await materialiseSnapshotRows(
+    db,
+    ctx.asOf.toISOString(),
+    'uuid, published_at, creator_id, platform, like_count, comment_count, share_count, tags',
+  );
+  if (rows !== expectedRows)
+    throw new Error(`the snapshot has ${rows} rows but the features describe ${expectedRows}; run features and index first`);
   const uuid: string[] = new Array(rows);
   const publishedAt = new Float64Array(rows);
   const creator = new Float64Array(rows);
@@ -53,7 +66,12 @@ export async function loadPostColumns(ctx: StageContext, expectedRows: number): 
 }
 
 /** A window (or scope) of the snapshot: its bounds and its first row (rows are in published_at order). */
-export interface RowWindow { key: string; start: string; end: string; firstRow: number }
+export interface RowWindow {
+  key: string;
+  start: string;
+  end: string;
+  firstRow: number;
+}
 
 /** Each window's first row, from the window bounds of this snapshot. */
 export function rowWindows(p: PostColumns, bounds: Record<string, { start: string; end: string }>, keys: readonly string[]): RowWindow[] {

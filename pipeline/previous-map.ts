@@ -9,8 +9,14 @@ import { previousCentroid } from '../core/clustering/kmeans-by-silhouette.ts';
 import type { PreviousNarrative } from '../core/clustering/tracking.ts';
 import type { StageContext } from './stage-context.ts';
 
-export interface PreviousEntry extends PreviousNarrative { id: string }
-export interface PreviousMap { generation: string; byGroup: Map<string, PreviousEntry[]>; trajectory: Array<Record<string, unknown>> }
+export interface PreviousEntry extends PreviousNarrative {
+  id: string;
+}
+export interface PreviousMap {
+  generation: string;
+  byGroup: Map<string, PreviousEntry[]>;
+  trajectory: Array<Record<string, unknown>>;
+}
 
 /** Files and columns of one map in a generation. */
 export interface MapFiles {
@@ -26,7 +32,12 @@ export interface MapFiles {
 }
 
 /** This run's vectors, and the row of each uuid. */
-export interface CurrentSpace { vectors: Float32Array; dim: number; hasVector: Uint8Array; rowOf: Map<string, number> }
+export interface CurrentSpace {
+  vectors: Float32Array;
+  dim: number;
+  hasVector: Uint8Array;
+  rowOf: Map<string, number>;
+}
 
 export function currentSpace(c: { vectors: Float32Array; dim: number; hasVector: Uint8Array; uuid: string[] }): CurrentSpace {
   return { vectors: c.vectors, dim: c.dim, hasVector: c.hasVector, rowOf: new Map(c.uuid.map((u, r) => [u, r])) };
@@ -49,8 +60,11 @@ export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f:
   const db = await openDuckDB();
   try {
     const entries = await db.all<{ id: string; key: string; grp: string }>(
-      `SELECT ${f.id} AS id, ${f.key} AS key, ${f.group} AS grp FROM read_parquet(${file(f.table)}) ORDER BY centroid_index`);
-    const members = await db.all<{ owner: string; uuid: string }>(`SELECT ${f.memberOf} AS owner, uuid FROM read_parquet(${file(f.members)})`);
+      `SELECT ${f.id} AS id, ${f.key} AS key, ${f.group} AS grp FROM read_parquet(${file(f.table)}) ORDER BY centroid_index`,
+    );
+    const members = await db.all<{ owner: string; uuid: string }>(
+      `SELECT ${f.memberOf} AS owner, uuid FROM read_parquet(${file(f.members)})`,
+    );
     const byId = new Map<string, Set<string>>();
     for (const m of members) {
       const s = byId.get(m.owner) ?? new Set<string>();
@@ -66,8 +80,12 @@ export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f:
       if (centroid) list.push({ id: e.id, key: e.key, centroid, members: own });
       byGroup.set(e.grp, list);
     }
-    const trajectory = (await db.all(`SELECT * FROM read_parquet(${file(f.trajectory)})`))
-      .map((r) => ({ ...r, generation: r.generation ?? gen, content_count: Number(r.content_count), creator_count: Number(r.creator_count) }));
+    const trajectory = (await db.all(`SELECT * FROM read_parquet(${file(f.trajectory)})`)).map((r) => ({
+      ...r,
+      generation: r.generation ?? gen,
+      content_count: Number(r.content_count),
+      creator_count: Number(r.creator_count),
+    }));
     return { generation: gen, byGroup, trajectory };
   } finally {
     db.close();

@@ -13,7 +13,9 @@ export async function writeRowTable(ctx: StageContext, name: string, columns: Re
   const db = await ctx.db();
   const tmp = path.join(ctx.layout.work, 'intermediate', `${name}.ndjson`);
   const out = path.join(ctx.layout.artifacts, `${name}.parquet`);
-  const spec = `{${Object.entries(columns).map(([c, t]) => `${c}: '${t}'`).join(', ')}}`;
+  const spec = `{${Object.entries(columns)
+    .map(([c, t]) => `${c}: '${t}'`)
+    .join(', ')}}`;
   let source: string;
   if (rows.length > 0) {
     // Written in pieces: a million rows joined into one string could pass V8's string limit.
@@ -21,14 +23,21 @@ export async function writeRowTable(ctx: StageContext, name: string, columns: Re
     const fh = await fs.open(tmp, 'w');
     try {
       for (let at = 0; at < rows.length; at += WRITE_ROWS) {
-        await fh.write(rows.slice(at, at + WRITE_ROWS).map((r) => JSON.stringify(r)).join('\n') + '\n');
+        await fh.write(
+          rows
+            .slice(at, at + WRITE_ROWS)
+            .map((r) => JSON.stringify(r))
+            .join('\n') + '\n',
+        );
       }
     } finally {
       await fh.close();
     }
     source = `SELECT * FROM read_json(${sqlString(tmp)}, format = 'newline_delimited', columns = ${spec}) ORDER BY row_id`;
   } else {
-    source = `SELECT ${Object.entries(columns).map(([c, t]) => `NULL::${t} AS ${c}`).join(', ')} WHERE false`;
+    source = `SELECT ${Object.entries(columns)
+      .map(([c, t]) => `NULL::${t} AS ${c}`)
+      .join(', ')} WHERE false`;
   }
   await db.run(`COPY (${source}) TO ${sqlString(out)} (FORMAT parquet)`);
 }

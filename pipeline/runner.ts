@@ -35,10 +35,14 @@ async function refuseRewind(layout: ReturnType<typeof dataDirLayout>, asOf: Date
   if (!current) return;
   const m = await readManifest(layout, current);
   if (asOf.getTime() >= Date.parse(m.as_of)) return;
-  const rows = await (await db()).all<{ n: number }>(`SELECT count(*) AS n FROM posts WHERE published_at <= ?::TIMESTAMPTZ`, [asOf.toISOString()]);
-  throw new RewindRefused(`--as-of ${asOf.toISOString()} is older than the served generation ${current} (as of ${m.as_of}): the run would publish the posts `
-    + `published by then (${Number(rows[0]?.n ?? 0)} posts, against ${m.counts.posts ?? 'its'} in ${current}) as the next generation, and a running server `
-    + `would switch to it. Leave --as-of out (now), give an instant after ${m.as_of}, or pass --allow-rewind to publish the older view on purpose.`);
+  const rows = await (
+    await db()
+  ).all<{ n: number }>(`SELECT count(*) AS n FROM posts WHERE published_at <= ?::TIMESTAMPTZ`, [asOf.toISOString()]);
+  throw new RewindRefused(
+    `--as-of ${asOf.toISOString()} is older than the served generation ${current} (as of ${m.as_of}): the run would publish the posts ` +
+      `published by then (${Number(rows[0]?.n ?? 0)} posts, against ${m.counts.posts ?? 'its'} in ${current}) as the next generation, and a running server ` +
+      `would switch to it. Leave --as-of out (now), give an instant after ${m.as_of}, or pass --allow-rewind to publish the older view on purpose.`,
+  );
 }
 
 export interface StageResult {
@@ -74,7 +78,8 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
       log: opts.log,
       signal,
       progress: (label, total) => createProgress(opts.log, label, total, { tty: opts.tty }),
-      db: async () => (db ??= await openWorkStore(layout, { memoryLimit: opts.config.DUCKDB_MEMORY_LIMIT, threads: opts.config.DUCKDB_THREADS })),
+      db: async () =>
+        (db ??= await openWorkStore(layout, { memoryLimit: opts.config.DUCKDB_MEMORY_LIMIT, threads: opts.config.DUCKDB_THREADS })),
     };
     if (!opts.allowRewind) await refuseRewind(layout, asOf, ctx.db);
     for (const stage of stages) {

@@ -26,24 +26,28 @@ export function startSchedule(config: Config, log: Logger): Schedule {
   let running: Promise<unknown> | null = null;
   const tasks = Object.entries(config.PIPELINE_SCHEDULE).map(([what, expr]) => {
     const stages = resolveStages([what]);
-    return cron.schedule(expr, async () => {
-      if (abort.signal.aborted) return;
-      if (running) {
-        log.warn({ schedule: what }, 'schedule firing skipped: a run is in progress');
-        return;
-      }
-      const run = runStages(stages, { config, log, signal: abort.signal, tty: false });
-      running = run;
-      try {
-        const r = await run;
-        log.info({ schedule: what, ms: r.ms }, 'scheduled run finished');
-      } catch (err) {
-        if (err instanceof LockHeld) log.warn({ schedule: what, err: err.message }, 'schedule firing skipped: lock held');
-        else log.error({ schedule: what, err: (err as Error).message }, 'scheduled run failed');
-      } finally {
-        running = null;
-      }
-    }, { name: `pipeline:${what}`, noOverlap: true });
+    return cron.schedule(
+      expr,
+      async () => {
+        if (abort.signal.aborted) return;
+        if (running) {
+          log.warn({ schedule: what }, 'schedule firing skipped: a run is in progress');
+          return;
+        }
+        const run = runStages(stages, { config, log, signal: abort.signal, tty: false });
+        running = run;
+        try {
+          const r = await run;
+          log.info({ schedule: what, ms: r.ms }, 'scheduled run finished');
+        } catch (err) {
+          if (err instanceof LockHeld) log.warn({ schedule: what, err: err.message }, 'schedule firing skipped: lock held');
+          else log.error({ schedule: what, err: (err as Error).message }, 'scheduled run failed');
+        } finally {
+          running = null;
+        }
+      },
+      { name: `pipeline:${what}`, noOverlap: true },
+    );
   });
   log.info({ schedule: config.PIPELINE_SCHEDULE }, 'pipeline schedule started');
   return {

@@ -18,7 +18,12 @@ export async function materialiseSnapshotRows(db: DuckDB, asOf: string, columns:
 }
 
 /** Visit `snap` in row order, `chunk` rows at a time (bounded memory at 1M rows). */
-export async function* snapshotChunks<T extends Record<string, unknown>>(db: DuckDB, select: string, total: number, chunk = 50_000): AsyncGenerator<T[]> {
+export async function* snapshotChunks<T extends Record<string, unknown>>(
+  db: DuckDB,
+  select: string,
+  total: number,
+  chunk = 50_000,
+): AsyncGenerator<T[]> {
   for (let start = 0; start < total; start += chunk) {
     yield await db.all<T>(`SELECT ${select} FROM snap WHERE row_id >= ${start} AND row_id < ${start + chunk} ORDER BY row_id`);
   }
@@ -42,7 +47,12 @@ export async function ingestVersion(ctx: StageContext): Promise<number> {
  * The ArtifactSource an earlier stage left in `file`, checked against this run: same as-of, same
  * ingested data. `missing` is the error when there is none; a stale one names `stages` to run.
  */
-export async function requireArtifactSource(ctx: StageContext, file: string, missing: string, stale: (s: ArtifactSource, asOf: string) => string): Promise<ArtifactSource> {
+export async function requireArtifactSource(
+  ctx: StageContext,
+  file: string,
+  missing: string,
+  stale: (s: ArtifactSource, asOf: string) => string,
+): Promise<ArtifactSource> {
   let source: ArtifactSource;
   try {
     source = JSON.parse(await fs.readFile(file, 'utf8')) as ArtifactSource;

@@ -101,12 +101,22 @@ export function createApp(deps: AppDeps): Koa {
       // A JSON body encoded once, here: Koa's respond would stringify it, scan the text again for
       // Content-Length and encode it once more in the socket write (0.5 ms of a 100-row answer).
       const body = ctx.body;
-      if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && !(body instanceof Stream)) ctx.body = Buffer.from(JSON.stringify(body));
+      if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && !(body instanceof Stream))
+        ctx.body = Buffer.from(JSON.stringify(body));
     } finally {
-      if (deps.accessLog !== false) deps.log.info({
-        requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - t0) * 100) / 100,
-        account: (ctx.state.caller as { account?: string } | undefined)?.account ?? null, credits: ctx.response.get('X-Service-Credits-Used') || null,
-      }, 'access');
+      if (deps.accessLog !== false)
+        deps.log.info(
+          {
+            requestId,
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            ms: Math.round((performance.now() - t0) * 100) / 100,
+            account: (ctx.state.caller as { account?: string } | undefined)?.account ?? null,
+            credits: ctx.response.get('X-Service-Credits-Used') || null,
+          },
+          'access',
+        );
     }
   });
 
@@ -119,7 +129,8 @@ export function createApp(deps: AppDeps): Koa {
   api.use(async (ctx, next) => {
     limiter.take((ctx.state.caller as { key: { id: string } }).key.id);
     const asked = ctx.get(VERSION_HEADER) || (typeof ctx.query.version === 'string' ? ctx.query.version : '') || DEFAULT_VERSION;
-    if (!(API_VERSIONS as readonly string[]).includes(asked)) throw new HttpError(400, { error: `unknown API version ${asked} (versions: ${API_VERSIONS.join(', ')})` });
+    if (!(API_VERSIONS as readonly string[]).includes(asked))
+      throw new HttpError(400, { error: `unknown API version ${asked} (versions: ${API_VERSIONS.join(', ')})` });
     ctx.set(VERSION_HEADER, asked);
     const lease = deps.snapshots.lease();
     ctx.state.gen = lease.gen;
@@ -129,19 +140,35 @@ export function createApp(deps: AppDeps): Koa {
       lease.release();
     }
   });
-  api.use(bodyParser({
-    enableTypes: ['json'], jsonLimit: BODY_LIMIT,
-    onError: (err, ctx) => {
-      const tooLarge = (err as { status?: number }).status === 413 || /too large/i.test(err.message);
-      void ctx;
-      throw new HttpError(400, { error: tooLarge ? `request body too large (at most ${BODY_LIMIT})` : 'request body is not valid JSON' });
-    },
-  }));
+  api.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: BODY_LIMIT,
+      onError: (err, ctx) => {
+        const tooLarge = (err as { status?: number }).status === 413 || /too large/i.test(err.message);
+        void ctx;
+        throw new HttpError(400, { error: tooLarge ? `request body too large (at most ${BODY_LIMIT})` : 'request body is not valid JSON' });
+      },
+    }),
+  );
   api.get('/billing/top-up', (ctx) => {
-    ctx.body = { account: (ctx.state.caller as { account: string }).account, how: 'credits are added by the operator of this service: npm run admin -- credits topup --account <account> --credits <n> (docs/ledger.md)' };
+    ctx.body = {
+      account: (ctx.state.caller as { account: string }).account,
+      how: 'credits are added by the operator of this service: npm run admin -- credits topup --account <account> --credits <n> (docs/ledger.md)',
+    };
   });
-  api.post('/search', searchHandler({ ledger: deps.ledger, snapshots: deps.snapshots, emergent, topUpUrl: deps.topUpUrl, patterns: deps.searchPatterns ?? false,
-    budgetMs: deps.searchBudgetMs ?? 2000, jobs: deps.jobs }));
+  api.post(
+    '/search',
+    searchHandler({
+      ledger: deps.ledger,
+      snapshots: deps.snapshots,
+      emergent,
+      topUpUrl: deps.topUpUrl,
+      patterns: deps.searchPatterns ?? false,
+      budgetMs: deps.searchBudgetMs ?? 2000,
+      jobs: deps.jobs,
+    }),
+  );
   const routers = [narrativesRouter(emergent), patternsRouter(), accountRouter(deps.ledger, deps.snapshots, deps.startedAt ?? new Date())];
   if (deps.jobs) routers.push(jobsRouter(deps.jobs));
   if (deps.selfUrl) api.all('/mcp', mcpHandler(deps.selfUrl));

@@ -42,13 +42,23 @@ export const CLOSE_DRAIN_MS = 30_000;
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const layout = dataDirLayout(config.dataDir);
   const ledger = await Ledger.open({ dir: layout.ledger });
-  const pool = config.SEARCH_THREADS > 0 ? new SearchPool(config.SEARCH_THREADS, (err) => log.error({ err: err.message }, 'search worker failed; a new one replaces it')) : null;
+  const pool =
+    config.SEARCH_THREADS > 0
+      ? new SearchPool(config.SEARCH_THREADS, (err) => log.error({ err: err.message }, 'search worker failed; a new one replaces it'))
+      : null;
   const snapshots = new SnapshotStore(config.dataDir, log, (dir) => loadGeneration(dir, pool));
   let topUpUrl = config.TOP_UP_URL ?? '';
   let selfUrl = '';
   const jobs = new JobRunner({
-    ledger, snapshots, dir: jobsDir(config.dataDir), log, concurrency: config.JOB_CONCURRENCY, threads: config.JOB_THREADS,
-    summariser: summariserFrom(config), topUpUrl: () => topUpUrl, statusPath: (id) => `${config.SERVICE_PREFIX}/intelligence/jobs/${id}`,
+    ledger,
+    snapshots,
+    dir: jobsDir(config.dataDir),
+    log,
+    concurrency: config.JOB_CONCURRENCY,
+    threads: config.JOB_THREADS,
+    summariser: summariserFrom(config),
+    topUpUrl: () => topUpUrl,
+    statusPath: (id) => `${config.SERVICE_PREFIX}/intelligence/jobs/${id}`,
     retentionMs: config.JOB_RETENTION_DAYS * DAY_MS,
   });
   let server: http.Server | null = null;
@@ -62,8 +72,17 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await jobs.start();
     // The default top-up address is the server's own /billing/top-up, which says how credits are added.
     const app = createApp({
-      ledger, snapshots, log, prefix: config.SERVICE_PREFIX, startedAt,
-      rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST }, topUpUrl: () => topUpUrl, searchPatterns: config.SEARCH_PATTERNS, jobs, searchBudgetMs: config.SEARCH_BUDGET_MS, selfUrl: () => selfUrl,
+      ledger,
+      snapshots,
+      log,
+      prefix: config.SERVICE_PREFIX,
+      startedAt,
+      rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST },
+      topUpUrl: () => topUpUrl,
+      searchPatterns: config.SEARCH_PATTERNS,
+      jobs,
+      searchBudgetMs: config.SEARCH_BUDGET_MS,
+      selfUrl: () => selfUrl,
       accessLog: config.ACCESS_LOG === 'on' || (config.ACCESS_LOG === 'auto' && !process.stdout.isTTY),
     });
     const adminAuth = adminToken(config.ADMIN_TOKEN);
@@ -74,11 +93,17 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const handle = app.callback();
     const handling = new Set<Promise<void>>();
     server = http.createServer((req, res) => {
-      const p: Promise<void> = Promise.resolve(handle(req, res)).then(() => undefined, () => undefined).finally(() => handling.delete(p));
+      const p: Promise<void> = Promise.resolve(handle(req, res))
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => handling.delete(p));
       handling.add(p);
     });
     server.keepAliveTimeout = 5000;
-    const refused = (a: { status: number; code: string | undefined; requestId: string }) => log.info({ requestId: a.requestId, status: a.status, code: a.code }, 'refused before routing');
+    const refused = (a: { status: number; code: string | undefined; requestId: string }) =>
+      log.info({ requestId: a.requestId, status: a.status, code: a.code }, 'refused before routing');
     server.on('clientError', (err: Error & { code?: string }, socket) => answerClientError(err, socket, refused));
     server.on('connect', (_req, socket) => answerConnect(socket, refused));
     server.on('checkExpectation', (_req, res) => answerExpectation(res, refused));
@@ -97,20 +122,29 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const s = server;
     let closing: Promise<void> | null = null;
     return {
-      url, baseUrl, ledger, snapshots, searchPool: pool, jobs, demo, demoCreated: created, demoFile: file,
-      close: () => (closing ??= (async () => {
-        snapshots.stop();
-        await new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          s.closeIdleConnections();
-        });
-        await unannounce?.();
-        await waitAtMost(Promise.all(handling), CLOSE_DRAIN_MS);
-        // Running jobs finish (bounded); queued ones stay on disk and run after the next start.
-        await waitAtMost(jobs.close(), CLOSE_DRAIN_MS);
-        await pool?.close();
-        await ledger.close();
-      })()),
+      url,
+      baseUrl,
+      ledger,
+      snapshots,
+      searchPool: pool,
+      jobs,
+      demo,
+      demoCreated: created,
+      demoFile: file,
+      close: () =>
+        (closing ??= (async () => {
+          snapshots.stop();
+          await new Promise<void>((resolve) => {
+            s.close(() => resolve());
+            s.closeIdleConnections();
+          });
+          await unannounce?.();
+          await waitAtMost(Promise.all(handling), CLOSE_DRAIN_MS);
+          // Running jobs finish (bounded); queued ones stay on disk and run after the next start.
+          await waitAtMost(jobs.close(), CLOSE_DRAIN_MS);
+          await pool?.close();
+          await ledger.close();
+        })()),
     };
   } catch (err) {
     snapshots.stop();

@@ -66,7 +66,8 @@ test('endpoint mode: every admin command works against a server started by npm r
       assert.is((fs.statSync(announce).mode & 0o777).toString(8), '600', 'the announcement is readable by its owner only');
       // A token the operator set is never written down; a token the server made is, for the CLI.
       assert.is('token' in a, !('ADMIN_TOKEN' in env), what);
-      const cli = (args: string[], extra: Record<string, string> = {}) => admin(d, args, { ...('ADMIN_TOKEN' in env ? { ADMIN_TOKEN: env.ADMIN_TOKEN } : {}), ...extra });
+      const cli = (args: string[], extra: Record<string, string> = {}) =>
+        admin(d, args, { ...('ADMIN_TOKEN' in env ? { ADMIN_TOKEN: env.ADMIN_TOKEN } : {}), ...extra });
 
       const acc = await cli(['accounts', 'create', '--name', 'Live']);
       assert.is(acc.code, 0, `${what}: ${acc.out}`);
@@ -82,7 +83,11 @@ test('endpoint mode: every admin command works against a server started by npm r
       assert.is(((await usage.json()) as { balance: number }).balance, 3);
       const rev = await cli(['keys', 'revoke', '--key', key.json.id]);
       assert.is(rev.code, 0, rev.out);
-      assert.is((await fetch(`${baseUrl}/health`, { headers: { 'x-api-key': key.json.secret } })).status, 403, 'a revoked key is refused at once');
+      assert.is(
+        (await fetch(`${baseUrl}/health`, { headers: { 'x-api-key': key.json.secret } })).status,
+        403,
+        'a revoked key is refused at once',
+      );
 
       if ('ADMIN_TOKEN' in env) {
         const noToken = await admin(d, ['accounts', 'show', '--account', acc.json.id], { ADMIN_TOKEN: '' });
@@ -92,7 +97,11 @@ test('endpoint mode: every admin command works against a server started by npm r
         assert.is(wrong.code, 1);
         assert.match(wrong.out, /admin token required/);
         const post = (cmd: string, body: string) =>
-          fetch(`${a.url}/${cmd}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${env.ADMIN_TOKEN}` }, body });
+          fetch(`${a.url}/${cmd}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${env.ADMIN_TOKEN}` },
+            body,
+          });
         assert.is((await post('credits.topup', '{"account":')).status, 400);
         assert.is((await post('credits.topup', JSON.stringify({ account: acc.json.id, credits: 1, extra: true }))).status, 400);
         assert.is((await post('accounts.delete', '{}')).status, 404);

@@ -7,22 +7,29 @@ import { KeyCounter, LabelVocabulary } from '../serve/search/answer-labels.ts';
 
 test('KeyCounter.top equals ClassCounts.top (keys, weights, order with ties) and leaves its scratch counts clean', () => {
   let seed = 5;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   // A small alphabet so that many keys tie on weight and on count.
   const words = Array.from({ length: 40 }, (_, i) => `w${i}`);
   const vocabulary = new LabelVocabulary();
   const counter = new KeyCounter();
   for (let trial = 0; trial < 30; trial++) {
     const k = 1 + Math.floor(rand() * 5);
-    const classes = Array.from({ length: k }, () => Array.from({ length: 1 + Math.floor(rand() * 12) }, () =>
-      Array.from({ length: Math.floor(rand() * 9) }, () => words[Math.floor(rand() * (trial % 2 ? 8 : words.length))]!)));
+    const classes = Array.from({ length: k }, () =>
+      Array.from({ length: 1 + Math.floor(rand() * 12) }, () =>
+        Array.from({ length: Math.floor(rand() * 9) }, () => words[Math.floor(rand() * (trial % 2 ? 8 : words.length))]!),
+      ),
+    );
     const reference = new ClassCounts(k);
     classes.forEach((rows, c) => rows.forEach((keys) => reference.add(c, keys)));
     for (const n of [1, 5, 12]) {
       const ids = classes.map((rows) => rows.map((keys) => vocabulary.idsOf(keys)));
       const got = counter.top(ids, vocabulary.keys.length, n, (id) => vocabulary.keys[id]!);
       for (let c = 0; c < k; c++) {
-        assert.equal(got[c]!.map(({ key, weight }) => ({ key, weight })), reference.top(c, n), `trial ${trial}, n ${n}, class ${c}`);
+        assert.equal(
+          got[c]!.map(({ key, weight }) => ({ key, weight })),
+          reference.top(c, n),
+          `trial ${trial}, n ${n}, class ${c}`,
+        );
       }
     }
   }

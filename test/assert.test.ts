@@ -28,12 +28,15 @@ test('the helpers pass what holds and name what does not', () => {
   throwsAssertion(() => assertSorted([1, 3, 2], 'published_at'), /published_at: not in ascending order at 2 \(3 then 2\)/);
 });
 
-test('preconditions of BM25, k-means and the maps\' clustering', () => {
+test("preconditions of BM25, k-means and the maps' clustering", () => {
   const index = buildBm25FromTerms([['a', 'b'], ['b'], ['c']]);
   assert.is(searchBm25(index, ['b'], 0).length, 0);
   throwsAssertion(() => searchBm25(index, ['b'], -1), /k = -1/);
   throwsAssertion(() => searchBm25(index, ['b'], 5, 9), /first row = 9, expected an integer in \[0, 3\]/);
-  throwsAssertion(() => lloydKMeans(new Float64Array(7), 2, new Float64Array(4), 10, 1e-4), /7 values and 4 centre values are not whole rows of 2/);
+  throwsAssertion(
+    () => lloydKMeans(new Float64Array(7), 2, new Float64Array(4), 10, 1e-4),
+    /7 values and 4 centre values are not whole rows of 2/,
+  );
   throwsAssertion(() => lloydKMeans(new Float64Array(8), 2, new Float64Array(0), 10, 1e-4), /at least one centre/);
   throwsAssertion(() => clusterWindow(new Float32Array(8), 4, [0, 1, 2]), /row 2 outside the 2 vectors/);
 });

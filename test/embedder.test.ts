@@ -22,7 +22,12 @@ const posts: Array<{ uuid: string; text: string; language: string }> = [];
 for (const line of fs.readFileSync(path.join(SAMPLE, 'posts', 'posts-00001.ndjson'), 'utf8').split('\n')) {
   try {
     const r = JSON.parse(line);
-    if (truth.has(r.uuid) && !posts.some((p) => p.uuid === r.uuid)) posts.push({ uuid: r.uuid, text: `${r.title ?? ''} ${r.description ?? ''} ${(r.tags ?? []).map((t: string) => `#${t}`).join(' ')}`, language: r.language });
+    if (truth.has(r.uuid) && !posts.some((p) => p.uuid === r.uuid))
+      posts.push({
+        uuid: r.uuid,
+        text: `${r.title ?? ''} ${r.description ?? ''} ${(r.tags ?? []).map((t: string) => `#${t}`).join(' ')}`,
+        language: r.language,
+      });
   } catch {
     // malformed lines are the planted bad records
   }
@@ -56,14 +61,18 @@ test('saved and loaded, the model embeds byte-identically; queries embed exactly
 test('posts of the same planted narrative are closer than posts of different narratives', () => {
   const m = fitEmbedder(docs, params);
   const vecs = docTerms.map((d) => embed(m, d));
-  let same = 0, sameN = 0, diff = 0, diffN = 0;
+  let same = 0,
+    sameN = 0,
+    diff = 0,
+    diffN = 0;
   for (let i = 0; i < posts.length; i += 3) {
     for (let j = i + 1; j < posts.length; j += 5) {
-      const ni = truth.get(posts[i]!.uuid), nj = truth.get(posts[j]!.uuid);
+      const ni = truth.get(posts[i]!.uuid),
+        nj = truth.get(posts[j]!.uuid);
       if (!ni || !nj) continue;
       const c = cos(vecs[i]!, vecs[j]!);
-      if (ni === nj) (same += c), sameN++;
-      else (diff += c), diffN++;
+      if (ni === nj) ((same += c), sameN++);
+      else ((diff += c), diffN++);
     }
   }
   assert.ok(sameN > 50 && diffN > 500);

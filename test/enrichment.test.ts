@@ -8,8 +8,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { terms } from '../core/analyzer.ts';
 import {
-  attributeConfidence, brandProducts, compileBrands, DEFAULT_BRANDS, EMOTION_LABELS, emotionMood, enrichText, idfFromDocumentFrequency,
-  loadBrandDictionary, noveltyScore, saturationScore, themes, tone, TONE_LABELS,
+  attributeConfidence,
+  brandProducts,
+  compileBrands,
+  DEFAULT_BRANDS,
+  EMOTION_LABELS,
+  emotionMood,
+  enrichText,
+  idfFromDocumentFrequency,
+  loadBrandDictionary,
+  noveltyScore,
+  saturationScore,
+  themes,
+  tone,
+  TONE_LABELS,
 } from '../core/enrichment/enrich-text.ts';
 import { hasTweetEval } from '../core/enrichment/tweeteval.ts';
 import { measureTextQuality } from '../core/enrichment/quality.ts';
@@ -51,18 +63,24 @@ test('tone: non-English posts read only emoji, at half confidence', () => {
 });
 
 test('tone and emotion: confidences in 0..1, labels from the vocabularies, 0-2 moods (property)', () => {
-  fc.assert(fc.property(fc.oneof(fc.string({ maxLength: 80 }), fc.constantFrom('I LOVE it!!! 😍', 'worst day ever 😡', 'not bad', '', '   ')),
-    fc.constantFrom(undefined, null, 'en', 'es', 'de'), (text, lang) => {
-      const t = tone(text, lang);
-      assert.ok(TONE_LABELS.includes(t.tone));
-      assert.ok(t.toneConfidence >= 0 && t.toneConfidence <= 1);
-      assert.ok(t.compound >= -1 && t.compound <= 1);
-      const e = emotionMood(text, lang);
-      assert.ok(e.moods.length <= 2 && new Set(e.moods).size === e.moods.length);
-      assert.ok(e.moods.every((m) => (EMOTION_LABELS as readonly string[]).includes(m)));
-      assert.ok(e.confidence >= 0 && e.confidence <= 1);
-      if (e.moods.length === 0) assert.is(e.confidence, 0);
-    }), { numRuns: 300 });
+  fc.assert(
+    fc.property(
+      fc.oneof(fc.string({ maxLength: 80 }), fc.constantFrom('I LOVE it!!! 😍', 'worst day ever 😡', 'not bad', '', '   ')),
+      fc.constantFrom(undefined, null, 'en', 'es', 'de'),
+      (text, lang) => {
+        const t = tone(text, lang);
+        assert.ok(TONE_LABELS.includes(t.tone));
+        assert.ok(t.toneConfidence >= 0 && t.toneConfidence <= 1);
+        assert.ok(t.compound >= -1 && t.compound <= 1);
+        const e = emotionMood(text, lang);
+        assert.ok(e.moods.length <= 2 && new Set(e.moods).size === e.moods.length);
+        assert.ok(e.moods.every((m) => (EMOTION_LABELS as readonly string[]).includes(m)));
+        assert.ok(e.confidence >= 0 && e.confidence <= 1);
+        if (e.moods.length === 0) assert.is(e.confidence, 0);
+      },
+    ),
+    { numRuns: 300 },
+  );
   // a decided English post: posterior of the winning class, at least 1/3
   const c = tone('Great game tonight!').toneConfidence;
   assert.ok(c >= 1 / 3 && c <= 1);
@@ -94,8 +112,14 @@ test('brands: a dictionary from a file, or a plain list; bad files are clear err
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brands-'));
   try {
     const file = path.join(dir, 'brands.json');
-    fs.writeFileSync(file, JSON.stringify([{ name: 'Solstice Fest', aliases: ['SolsticeFest', 'Solstice Festival'] },
-      { name: 'Café Zoë' }, { name: 'Orbit X2', brand: 'Orbit' }]));
+    fs.writeFileSync(
+      file,
+      JSON.stringify([
+        { name: 'Solstice Fest', aliases: ['SolsticeFest', 'Solstice Festival'] },
+        { name: 'Café Zoë' },
+        { name: 'Orbit X2', brand: 'Orbit' },
+      ]),
+    );
     const d = loadBrandDictionary(file);
     assert.equal(brandProducts('Tickets for solstice festival are out! #SolsticeFest', d), ['Solstice Fest']);
     assert.equal(brandProducts('coffee at CAFE ZOE', d), ['Café Zoë']);
@@ -114,7 +138,7 @@ test('brands: a dictionary from a file, or a plain list; bad files are clear err
 });
 
 test('themes: tf x idf, skipping numbers, single characters and emoji', () => {
-  const idf = (t: string) => ({ battery: 3, recall: 4, owner: 1, ev: 2 } as Record<string, number>)[t] ?? 0.5;
+  const idf = (t: string) => (({ battery: 3, recall: 4, owner: 1, ev: 2 }) as Record<string, number>)[t] ?? 0.5;
   const t = terms('EV battery recall: battery battery owners report 2024 x 😡 recall');
   assert.equal(themes(t, idf, 2), ['battery', 'recall'], 'battery 3x3 = 9 > recall 2x4 = 8');
   assert.equal(themes(t, idf), ['battery', 'recall', 'ev']);
@@ -138,14 +162,23 @@ test('scores: novelty, saturation and attribute confidence formulas and ranges',
   assert.is(attributeConfidence({ emotion: null, brands: undefined }), null);
   assert.ok(Math.abs(attributeConfidence({ emotion: 0.6, brands: 0.9 })! - 0.75) < 1e-12);
   assert.ok(Math.abs(attributeConfidence([0.6, { confidence: 0.9, weight: 3 }])! - 0.825) < 1e-12);
-  fc.assert(fc.property(fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { maxLength: 20 }), fc.double({ min: 0, max: 1, noNaN: true }), (s, th) => {
-    const n = noveltyScore(s), sat = saturationScore(s, th);
-    assert.ok(n >= 0 && n <= 1 && sat >= 0 && sat <= 1);
-  }));
-  fc.assert(fc.property(fc.array(fc.oneof(fc.double({ min: -2, max: 2, noNaN: true }), fc.constant(null))), (parts) => {
-    const c = attributeConfidence(parts);
-    assert.ok(c === null || (c >= 0 && c <= 1));
-  }));
+  fc.assert(
+    fc.property(
+      fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { maxLength: 20 }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      (s, th) => {
+        const n = noveltyScore(s),
+          sat = saturationScore(s, th);
+        assert.ok(n >= 0 && n <= 1 && sat >= 0 && sat <= 1);
+      },
+    ),
+  );
+  fc.assert(
+    fc.property(fc.array(fc.oneof(fc.double({ min: -2, max: 2, noNaN: true }), fc.constant(null))), (parts) => {
+      const c = attributeConfidence(parts);
+      assert.ok(c === null || (c >= 0 && c <= 1));
+    }),
+  );
 });
 
 test('enrichText: every text field; coverage false where nothing was computed', () => {
@@ -157,8 +190,16 @@ test('enrichText: every text field; coverage false where nothing was computed', 
   assert.ok(e.themes.length === 3);
   assert.ok(e.attributeConfidence! > 0 && e.attributeConfidence! <= 1);
   assert.equal(e.coverage, { sentiment: true, attributes: true });
-  const empty = { tone: null, toneConfidence: null, emotionMood: [], brandProducts: [], themes: [], attributeConfidence: null, attributeParts: { emotion: null, brands: null },
-    coverage: { sentiment: false, attributes: false } };
+  const empty = {
+    tone: null,
+    toneConfidence: null,
+    emotionMood: [],
+    brandProducts: [],
+    themes: [],
+    attributeConfidence: null,
+    attributeParts: { emotion: null, brands: null },
+    coverage: { sentiment: false, attributes: false },
+  };
   assert.equal(enrichText('', 'en'), empty);
   assert.equal(enrichText(null, null), empty);
   assert.equal(enrichText('   ', 'en'), empty);

@@ -20,7 +20,14 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'fixtures-test-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
 
 type Json = Record<string, unknown>;
-interface Truth { meta: Json; narratives: Json[]; motifs: Json[]; posts: Map<string, Json>; reobs: Json[]; bad: Json[] }
+interface Truth {
+  meta: Json;
+  narratives: Json[];
+  motifs: Json[];
+  posts: Map<string, Json>;
+  reobs: Json[];
+  bad: Json[];
+}
 
 function readTruth(file: string): Truth {
   const t: Truth = { meta: {}, narratives: [], motifs: [], posts: new Map(), reobs: [], bad: [] };
@@ -50,17 +57,28 @@ function hashTree(dir: string): Map<string, string> {
   return out;
 }
 
-interface Line { file: string; record: number; value: Json | null }
+interface Line {
+  file: string;
+  record: number;
+  value: Json | null;
+}
 
 function readNdjson(dir: string, files: string[]): Line[] {
   const lines: Line[] = [];
   for (const f of files) {
     const name = path.basename(f);
-    readFileSync(path.join(dir, name), 'utf8').split('\n').slice(0, -1).forEach((text, i) => {
-      let value: Json | null = null;
-      try { value = JSON.parse(text) as Json; } catch { value = null; }
-      lines.push({ file: name, record: i + 1, value });
-    });
+    readFileSync(path.join(dir, name), 'utf8')
+      .split('\n')
+      .slice(0, -1)
+      .forEach((text, i) => {
+        let value: Json | null = null;
+        try {
+          value = JSON.parse(text) as Json;
+        } catch {
+          value = null;
+        }
+        lines.push({ file: name, record: i + 1, value });
+      });
   }
   return lines;
 }
@@ -102,7 +120,10 @@ test('same seed and as-of give byte-identical files, media included; another see
   assert.equal([...ha], [...hashTree(b.outDir)]);
   assert.ok(readFileSync(a.summary.truthFile).equals(readFileSync(b.summary.truthFile)), 'truth identical');
   const c = await gen('det-c', { posts: 400, seed: 12, media: false });
-  assert.not.equal(readFileSync(path.join(c.outDir, 'posts-00001.ndjson'), 'utf8'), readFileSync(path.join(a.outDir, 'posts-00001.ndjson'), 'utf8'));
+  assert.not.equal(
+    readFileSync(path.join(c.outDir, 'posts-00001.ndjson'), 'utf8'),
+    readFileSync(path.join(a.outDir, 'posts-00001.ndjson'), 'utf8'),
+  );
 });
 
 test('every record is a truth post, a re-observation or a listed bad record', async () => {
@@ -141,7 +162,8 @@ test('every record is a truth post, a re-observation or a listed bad record', as
     assert.not.match(`${r.title ?? ''}${r.description ?? ''}`, LONE_SURROGATE, 'text is well-formed Unicode');
     assert.not.ok(first.has(uuid), `post ${uuid} appears once`);
     first.set(uuid, r);
-    const published = Date.parse(r.published_at as string), observed = Date.parse(r.observed_at as string);
+    const published = Date.parse(r.published_at as string),
+      observed = Date.parse(r.observed_at as string);
     assert.ok(published <= observed && observed <= Date.parse(AS_OF), 'published <= observed <= as-of');
   }
   assert.is(first.size, 3000);
@@ -165,8 +187,16 @@ test('every record is a truth post, a re-observation or a listed bad record', as
   for (const n of truth.narratives) {
     const ages = byNarrative.get(n.id as string) ?? [];
     assert.ok(ages.length >= 15, `${n.id} has enough posts (${ages.length})`);
-    if (n.lifecycle === 'dormant') assert.ok(ages.every((a) => a > 30), `${n.id} dormant`);
-    if (n.lifecycle === 'emerging') assert.ok(ages.every((a) => a <= 21), `${n.id} emerging`);
+    if (n.lifecycle === 'dormant')
+      assert.ok(
+        ages.every((a) => a > 30),
+        `${n.id} dormant`,
+      );
+    if (n.lifecycle === 'emerging')
+      assert.ok(
+        ages.every((a) => a <= 21),
+        `${n.id} emerging`,
+      );
   }
 
   // Kinds and languages in the planned proportions; derived posts point at an earlier original.
@@ -206,7 +236,10 @@ test('media of valid records exist and decode; missing-media records point nowhe
     const media = (l.value.media as { kind: string; path: string; frames?: string[] }[] | undefined) ?? [];
     for (const m of media) {
       const paths = [m.path, ...(m.frames ?? [])];
-      if (m.kind === 'video') { videos++; assert.is(m.frames?.length, 4); }
+      if (m.kind === 'video') {
+        videos++;
+        assert.is(m.frames?.length, 4);
+      }
       for (const p of paths) {
         assert.not.ok(path.isAbsolute(p), 'relative media path');
         if (badAt.has(`${l.file}#${l.record}`) && !existsSync(path.join(outDir, p))) continue;
@@ -225,15 +258,18 @@ test('media of valid records exist and decode; missing-media records point nowhe
 test('--video-frames: videos carry that many frames, everything else as with the default; out of range refused', async () => {
   const four = await gen('frames-4', { posts: 300, seed: 9 });
   const two = await gen('frames-2', { posts: 300, seed: 9, videoFrames: 2 });
-  const videos = (outDir: string, files: string[]) => readNdjson(outDir, files).flatMap((l) =>
-    ((l.value?.media as { kind: string; frames?: string[] }[] | undefined) ?? []).filter((m) => m.kind === 'video'));
+  const videos = (outDir: string, files: string[]) =>
+    readNdjson(outDir, files).flatMap((l) =>
+      ((l.value?.media as { kind: string; frames?: string[] }[] | undefined) ?? []).filter((m) => m.kind === 'video'),
+    );
   const v2 = videos(two.outDir, two.summary.files);
   assert.ok(v2.length > 20);
   assert.ok(v2.every((m) => m.frames?.length === 2));
   assert.is(v2.length, videos(four.outDir, four.summary.files).length);
   assert.equal([...two.truth.posts.keys()], [...four.truth.posts.keys()], 'the same posts');
   assert.ok(two.summary.mediaFiles < four.summary.mediaFiles * 0.8, `${two.summary.mediaFiles} files against ${four.summary.mediaFiles}`);
-  for (const bad of [1, 17, 2.5]) await rejects(() => gen(`frames-${bad}`, { posts: 10, videoFrames: bad }), /video frames must be an integer in \[2, 16\]/);
+  for (const bad of [1, 17, 2.5])
+    await rejects(() => gen(`frames-${bad}`, { posts: 10, videoFrames: bad }), /video frames must be an integer in \[2, 16\]/);
 });
 
 async function duck<T = Json>(sql: string): Promise<T[]> {
@@ -267,7 +303,10 @@ test('vectors mode: posts with pictures carry a visual_embedding near their moti
   const [m1, m2] = [...byMotif.values()].filter((l) => l.length >= 2);
   assert.ok(cos(m1![0]!, m1![1]!) > 0.6, 'same motif: close');
   assert.ok(cos(m1![0]!, m2![0]!) < 0.6, 'other motif: apart');
-  const refused = await generateCorpus({ posts: 10, outDir: path.join(tmp, 'bad'), visualEmbeddings: true }).then(() => null, (e: Error) => e);
+  const refused = await generateCorpus({ posts: 10, outDir: path.join(tmp, 'bad'), visualEmbeddings: true }).then(
+    () => null,
+    (e: Error) => e,
+  );
   assert.match(refused?.message ?? '', /media off/);
 });
 
@@ -275,15 +314,23 @@ test('CSV and Parquet outputs are readable by DuckDB', async () => {
   const csv = await gen('csv', { posts: 800, media: false, format: 'csv', seed: 21 });
   const csvFile = path.join(csv.outDir, 'posts-00001.csv');
   const header = readFileSync(csvFile, 'utf8').split('\r\n')[0];
-  assert.is(header, 'uuid,platform,content_type,creator_id,creator_handle,follower_count,title,description,tags,published_at,observed_at,like_count,comment_count,share_count,view_count,content_url,media,language');
+  assert.is(
+    header,
+    'uuid,platform,content_type,creator_id,creator_handle,follower_count,title,description,tags,published_at,observed_at,' +
+      'like_count,comment_count,share_count,view_count,content_url,media,language',
+  );
   // RFC 4180 dialect spelled out (DuckDB's sniffer may otherwise guess '#' as a comment marker);
   // null_padding keeps the short rows, which need the serial reader.
-  const read = `read_csv('${csvFile}', header = true, delim = ',', quote = '"', escape = '"', comment = '', all_varchar = true, null_padding = true, strict_mode = false, parallel = false)`;
+  const read =
+    `read_csv('${csvFile}', header = true, delim = ',', quote = '"', escape = '"', comment = ` +
+    `'', all_varchar = true, null_padding = true, strict_mode = false, parallel = false)`;
   const [all] = await duck<{ n: bigint }>(`SELECT count(*) AS n FROM ${read}`);
   assert.is(Number(all?.n), csv.summary.records);
   const rows = await duck<{ uuid: string | null; tags: string | null; media: string | null }>(`SELECT uuid, tags, media FROM ${read}`);
   const parsed = rows.filter((r) => r.uuid && r.tags?.startsWith('[') && r.media !== null);
-  assert.ok(parsed.length > 780 && parsed.every((r) => Array.isArray(JSON.parse(r.tags ?? '')) && Array.isArray(JSON.parse(r.media ?? ''))));
+  assert.ok(
+    parsed.length > 780 && parsed.every((r) => Array.isArray(JSON.parse(r.tags ?? '')) && Array.isArray(JSON.parse(r.media ?? ''))),
+  );
   assert.ok(csv.truth.bad.some((b) => b.reason === 'column_count'));
 
   const pq = await gen('parquet', { posts: 800, media: false, format: 'parquet', seed: 21, partSize: 500 });
@@ -291,22 +338,36 @@ test('CSV and Parquet outputs are readable by DuckDB', async () => {
   const glob = path.join(pq.outDir, 'posts-*.parquet');
   const [count] = await duck<{ n: bigint }>(`SELECT count(*) AS n FROM read_parquet('${glob}')`);
   assert.is(Number(count?.n), pq.summary.records);
-  const types = new Map((await duck<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet('${glob}')`)).map((r) => [r.column_name, r.column_type]));
+  const types = new Map(
+    (await duck<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet('${glob}')`)).map((r) => [
+      r.column_name,
+      r.column_type,
+    ]),
+  );
   assert.is(types.get('like_count'), 'BIGINT');
   assert.is(types.get('tags'), 'VARCHAR[]');
   assert.is(types.get('published_at'), 'VARCHAR');
   assert.match(types.get('media') ?? '', /^STRUCT\(kind VARCHAR, "?path"? VARCHAR, frames VARCHAR\[\]\)\[\]$/);
   const [nulls] = await duck<{ n: bigint }>(`SELECT count(*) AS n FROM read_parquet('${glob}') WHERE uuid IS NULL`);
   assert.is(Number(nulls?.n), pq.truth.bad.filter((b) => b.reason === 'missing_uuid').length);
-  assert.not.ok(pq.truth.bad.some((b) => b.reason === 'wrong_type' || b.reason === 'malformed_json'), 'only typed-representable damage');
+  assert.not.ok(
+    pq.truth.bad.some((b) => b.reason === 'wrong_type' || b.reason === 'malformed_json'),
+    'only typed-representable damage',
+  );
 });
 
 test('CLI: --help, a one-line error with exit code 2, a JSON summary', () => {
-  const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'fixtures/cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8' });
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'fixtures/cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8' });
   const help = run('--help');
   assert.is(help.status, 0);
   assert.match(help.stdout, /--narratives K/);
-  for (const args of [['generate', '--posts', 'lots', '--out', tmp], ['generate', '--posts', '5'], ['generate', '--posts', '5', '--out', tmp, '--format', 'xml'], ['frobnicate']]) {
+  for (const args of [
+    ['generate', '--posts', 'lots', '--out', tmp],
+    ['generate', '--posts', '5'],
+    ['generate', '--posts', '5', '--out', tmp, '--format', 'xml'],
+    ['frobnicate'],
+  ]) {
     const r = run(...args);
     assert.is(r.status, 2, args.join(' '));
     assert.is(r.stderr.trim().split('\n').length, 1);
@@ -323,7 +384,10 @@ test('the committed sample is exactly what the generator produces today', async 
   const outDir = path.join(tmp, 'sample-posts');
   const truthFile = path.join(tmp, 'sample-truth.ndjson');
   await generateCorpus({ posts: 600, seed: 7, asOf: AS_OF, outDir, truthFile });
-  assert.ok(readFileSync(truthFile).equals(readFileSync(path.join(sample, 'truth.ndjson'))), 'truth.ndjson is current (see fixtures/README.md)');
+  assert.ok(
+    readFileSync(truthFile).equals(readFileSync(path.join(sample, 'truth.ndjson'))),
+    'truth.ndjson is current (see fixtures/README.md)',
+  );
   const fresh = hashTree(outDir);
   const committed = hashTree(path.join(sample, 'posts'));
   assert.equal([...fresh.keys()], [...committed.keys()], 'same files');

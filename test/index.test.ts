@@ -26,11 +26,18 @@ test('BM25 scores follow the formula (k1 1.2, b 0.75, Lucene idf); filter applie
   const idx = buildBm25(vocab, offsets, ids);
   const avgdl = 10 / 4;
   const idf = (df: number) => Math.log(1 + (4 - df + 0.5) / (df + 0.5));
-  const part = (tf: number, dl: number, df: number) => idf(df) * (tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * dl / avgdl));
+  const part = (tf: number, dl: number, df: number) =>
+    (idf(df) * (tf * (BM25_K1 + 1))) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * dl) / avgdl));
   const r = searchBm25(idx, ['battery', 'recall'], 10);
-  assert.equal(r.map((x) => x.row), [0, 3, 2]);
+  assert.equal(
+    r.map((x) => x.row),
+    [0, 3, 2],
+  );
   assert.ok(Math.abs(r[0]!.score - (part(2, 3, 2) + part(1, 3, 2))) < 1e-9);
-  assert.equal(searchBm25(idx, ['battery'], 10, (row) => row !== 0).map((x) => x.row), [2]);
+  assert.equal(
+    searchBm25(idx, ['battery'], 10, (row) => row !== 0).map((x) => x.row),
+    [2],
+  );
   assert.equal(searchBm25(idx, ['nothing'], 10), []);
   const file = path.join(tmpDir(), 'bm25.bin');
   await saveBm25(idx, file);
@@ -57,7 +64,10 @@ function windowedRecall(set: LoadedShards, vectors: Float32Array, dim: number, r
         let s = 0;
         for (let c = 0; c < dim; c++) s += qv[c]! * vectors[r * dim + c]!;
         return { r, s };
-      }).sort((a, b) => b.s - a.s || a.r - b.r).slice(0, 10).map((x) => x.r);
+      })
+        .sort((a, b) => b.s - a.s || a.r - b.r)
+        .slice(0, 10)
+        .map((x) => x.r);
       const approx = new Set(searchShards(set, qv, 10, 100, start).map((n) => n.row));
       hit += exact.filter((r) => approx.has(r)).length;
       total += exact.length;
@@ -68,9 +78,31 @@ function windowedRecall(set: LoadedShards, vectors: Float32Array, dim: number, r
 
 test('time shards: contiguous ranges split at the window starts; small spans join a neighbour', () => {
   assert.equal(planShards(100, [], 10), [[0, 100]]);
-  assert.equal(planShards(100, [90, 55, 55, 0, 100], 10), [[0, 55], [55, 90], [90, 100]], 'one shard per span between window starts');
-  assert.equal(planShards(100, [55, 95], 10), [[0, 55], [55, 100]], 'a small newest span joins its older neighbour');
-  assert.equal(planShards(100, [5, 60], 10), [[0, 60], [60, 100]], 'a small oldest span joins the next one');
+  assert.equal(
+    planShards(100, [90, 55, 55, 0, 100], 10),
+    [
+      [0, 55],
+      [55, 90],
+      [90, 100],
+    ],
+    'one shard per span between window starts',
+  );
+  assert.equal(
+    planShards(100, [55, 95], 10),
+    [
+      [0, 55],
+      [55, 100],
+    ],
+    'a small newest span joins its older neighbour',
+  );
+  assert.equal(
+    planShards(100, [5, 60], 10),
+    [
+      [0, 60],
+      [60, 100],
+    ],
+    'a small oldest span joins the next one',
+  );
   assert.equal(planShards(100, [30, 60, 90], 200), [[0, 100]], 'all small: one shard');
   assert.equal(planShards(0, [0, 0], 10), [[0, 0]]);
 });
@@ -87,10 +119,19 @@ test('sharded graphs: the sample split in time shards finds what one graph finds
   const manifest = await readManifest(dataDirLayout(many), path.basename(d2));
   const rows = manifest.counts.posts!;
   // Contiguous, and every boundary inside is the first row of a window.
-  assert.equal(s2.shards.map((s) => [s.firstRow, s.endRow]).flat(), [0, ...s2.shards.slice(0, -1).flatMap((s) => [s.endRow, s.endRow]), rows]);
-  const windowStarts = await Promise.all((['7d', '30d', '90d'] as const).map(async (w) =>
-    (await readSnapshot(many, 'posts', 'count(*)::INT AS n', `WHERE published_at < '${manifest.windows[w].start}'::TIMESTAMPTZ`))[0]!.n));
-  for (const s of s2.shards.slice(1)) assert.ok(windowStarts.includes(s.firstRow), `shard boundary ${s.firstRow} is a window start (${windowStarts})`);
+  assert.equal(s2.shards.map((s) => [s.firstRow, s.endRow]).flat(), [
+    0,
+    ...s2.shards.slice(0, -1).flatMap((s) => [s.endRow, s.endRow]),
+    rows,
+  ]);
+  const windowStarts = await Promise.all(
+    (['7d', '30d', '90d'] as const).map(
+      async (w) =>
+        (await readSnapshot(many, 'posts', 'count(*)::INT AS n', `WHERE published_at < '${manifest.windows[w].start}'::TIMESTAMPTZ`))[0]!.n,
+    ),
+  );
+  for (const s of s2.shards.slice(1))
+    assert.ok(windowStarts.includes(s.firstRow), `shard boundary ${s.firstRow} is a window start (${windowStarts})`);
   assert.is(shardPoints(s1), shardPoints(s2));
   // Same features either way: the graphs differ, the vectors do not.
   assert.ok(fs.readFileSync(path.join(d1, 'text-vectors.f32')).equals(fs.readFileSync(path.join(d2, 'text-vectors.f32'))));
@@ -114,7 +155,22 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   const gen = (await readCurrent(layout))!;
   const dir = generationDir(layout, gen);
   const m = await readManifest(layout, gen);
-  for (const f of ['embedder.bin', 'text-vectors.f32', 'bm25.bin', 'text-hnsw.json', 'text.0.hnsw', 'visual-hnsw.json', 'visual.0.hnsw', 'visual-vectors.f32', 'visual-elements.parquet', 'neighbour-scores.parquet']) assert.ok(m.files.some((x) => x.name === f), f);
+  for (const f of [
+    'embedder.bin',
+    'text-vectors.f32',
+    'bm25.bin',
+    'text-hnsw.json',
+    'text.0.hnsw',
+    'visual-hnsw.json',
+    'visual.0.hnsw',
+    'visual-vectors.f32',
+    'visual-elements.parquet',
+    'neighbour-scores.parquet',
+  ])
+    assert.ok(
+      m.files.some((x) => x.name === f),
+      f,
+    );
   const rows = m.counts.posts!;
   // Every row with media has its visual vector and elements; rows without have zeros.
   const withMedia = await readSnapshot(d, 'posts', 'count(*)::INT AS n', 'WHERE len(media) > 0');
@@ -124,9 +180,20 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   assert.is(vraw.byteLength, rows * 160 * 4);
 
   // Novelty: a repost or near-duplicate repeats an earlier post, so it has (almost) none.
-  const kinds = new Map(fs.readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8').split('\n').filter((l) => l.includes('"type":"post"'))
-    .map((l) => JSON.parse(l)).map((t) => [t.uuid as string, t.kind as string]));
-  const scores = await readSnapshot(d, 'neighbour-scores', 'row_id::INT AS row, novelty_score AS novelty, saturation_score AS saturation, coverage_novelty AS covered', 'ORDER BY row_id');
+  const kinds = new Map(
+    fs
+      .readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"type":"post"'))
+      .map((l) => JSON.parse(l))
+      .map((t) => [t.uuid as string, t.kind as string]),
+  );
+  const scores = await readSnapshot(
+    d,
+    'neighbour-scores',
+    'row_id::INT AS row, novelty_score AS novelty, saturation_score AS saturation, coverage_novelty AS covered',
+    'ORDER BY row_id',
+  );
   assert.is(scores.length, rows);
   const postUuids = (await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid as string);
   const mean = (k: string[], f: 'novelty' | 'saturation') => {
@@ -134,7 +201,13 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
     return xs.reduce((a, b) => a + b, 0) / xs.length;
   };
   for (const x of scores) {
-    assert.ok(x.covered === true && (x.novelty as number) >= 0 && (x.novelty as number) <= 1 && (x.saturation as number) >= 0 && (x.saturation as number) <= 1);
+    assert.ok(
+      x.covered === true &&
+        (x.novelty as number) >= 0 &&
+        (x.novelty as number) <= 1 &&
+        (x.saturation as number) >= 0 &&
+        (x.saturation as number) <= 1,
+    );
   }
   assert.ok(mean(['repost', 'near_duplicate'], 'novelty') < 0.05, 'copies are not novel');
   assert.ok(mean(['original'], 'novelty') > 0.3, 'originals are');
@@ -151,7 +224,11 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   assert.ok(recall >= 0.95, `recall@10 ${recall}`);
 
   // A narrative's own keywords find its posts, lexically and by vector.
-  const truthLines = fs.readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const truthLines = fs
+    .readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const narrativeOf = new Map(truthLines.filter((t) => t.type === 'post').map((t) => [t.uuid, t.narrative]));
   const uuids = (await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid as string);
   const bm25 = await loadBm25(path.join(dir, 'bm25.bin'));
@@ -173,7 +250,10 @@ test('publish refuses per-row artifacts built for another as-of or other rows', 
   const d = await publishedSample();
   // An earlier as-of is refused first (pipeline-cli.test.ts); allowed here, the artifacts' own guard speaks.
   await rejects(() => runPipeline(d, ['publish'], new Date('2026-10-01T00:00:00Z')), /is older than the served generation/);
-  await rejects(() => runPipeline(d, ['publish'], new Date('2026-10-01T00:00:00Z'), {}, { allowRewind: true }), /run the features and index stages/);
+  await rejects(
+    () => runPipeline(d, ['publish'], new Date('2026-10-01T00:00:00Z'), {}, { allowRewind: true }),
+    /run the features and index stages/,
+  );
   await rejects(() => runPipeline(d, ['index'], new Date('2026-10-01T00:00:00Z'), {}, { allowRewind: true }), /run the features stage for/);
 });
 
@@ -183,7 +263,22 @@ test('an empty snapshot still publishes every per-row table with its columns', a
   fs.writeFileSync(path.join(d, 'landing', 'bad.ndjson'), '{"platform":"x"}\n');
   await runPipeline(d);
   for (const [table, expected] of [
-    ['enrichment', ['row_id', 'tone', 'tone_confidence', 'emotion_mood', 'brand_products', 'themes', 'aesthetic_style', 'attribute_confidence', 'coverage_sentiment', 'coverage_attributes', 'coverage_visual']],
+    [
+      'enrichment',
+      [
+        'row_id',
+        'tone',
+        'tone_confidence',
+        'emotion_mood',
+        'brand_products',
+        'themes',
+        'aesthetic_style',
+        'attribute_confidence',
+        'coverage_sentiment',
+        'coverage_attributes',
+        'coverage_visual',
+      ],
+    ],
     ['visual-elements', ['row_id', 'dominant_colors', 'aesthetic_style', 'layout', 'motion', 'visual_error']],
     ['neighbour-scores', ['row_id', 'novelty_score', 'saturation_score', 'coverage_novelty']],
   ] as const) {

@@ -31,17 +31,30 @@ function readTruth(file: string): Truth {
 function readQuarantine(dataDir: string): Array<{ file: string; record: number | null; reasons: string[] }> {
   const dir = path.join(dataDir, 'quarantine');
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean)
-    .map((l) => JSON.parse(l)).map((q) => ({ file: path.basename(q.source_file), record: q.record, reasons: q.reasons })));
+  return fs.readdirSync(dir).flatMap((f) =>
+    fs
+      .readFileSync(path.join(dir, f), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .map((q) => ({ file: path.basename(q.source_file), record: q.record, reasons: q.reasons })),
+  );
 }
 
 /** The counts each uuid must end with: those of its latest observation (ties: the later record). */
 function expectedLikes(dir: string): Map<string, number> {
   const best = new Map<string, { obs: string; likes: number }>();
-  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.ndjson')).sort()) {
+  for (const f of fs
+    .readdirSync(dir)
+    .filter((x) => x.endsWith('.ndjson'))
+    .sort()) {
     for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
       let r;
-      try { r = JSON.parse(line); } catch { continue; }
+      try {
+        r = JSON.parse(line);
+      } catch {
+        continue;
+      }
       if (typeof r?.uuid !== 'string' || typeof r.like_count !== 'number' || typeof r.observed_at !== 'string') continue;
       const cur = best.get(r.uuid);
       if (!cur || Date.parse(r.observed_at) >= Date.parse(cur.obs)) best.set(r.uuid, { obs: r.observed_at, likes: r.like_count });

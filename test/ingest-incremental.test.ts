@@ -8,8 +8,13 @@ import { readSnapshot, runPipeline, summaryOf } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir, writeLines } from './helpers/tmp.ts';
 
 const post = (uuid: string, likes: number, observed?: string, extra: Record<string, unknown> = {}) => ({
-  uuid, platform: 'x', published_at: '2026-10-01T00:00:00Z', like_count: likes, view_count: likes * 10,
-  ...(observed ? { observed_at: observed } : {}), ...extra,
+  uuid,
+  platform: 'x',
+  published_at: '2026-10-01T00:00:00Z',
+  like_count: likes,
+  view_count: likes * 10,
+  ...(observed ? { observed_at: observed } : {}),
+  ...extra,
 });
 
 test.after.each(cleanupTmp);
@@ -31,7 +36,10 @@ test('a file is never ingested twice, even renamed or copied', async () => {
 });
 
 test('files of one run with and without a uuid repeated inside them, in either order, are all ingested', async () => {
-  for (const order of [['1-plain', '2-repeats'], ['1-repeats', '2-plain']]) {
+  for (const order of [
+    ['1-plain', '2-repeats'],
+    ['1-repeats', '2-plain'],
+  ]) {
     const d = tmpDir();
     const plain = [post('p1', 1), post('p2', 2)];
     const repeats = [post('r1', 1, '2026-10-02T00:00:00Z'), post('r1', 7, '2026-10-03T00:00:00Z'), post('r2', 3)];
@@ -57,9 +65,14 @@ test('later observations update counts; older ones do not; content stays as firs
   ]);
   const s = summaryOf(await runPipeline(d), 'ingest');
   assert.equal([s.read, s.accepted, s.updated, s.quarantined], [5, 1, 4, 0]);
-  assert.is((s.read as number), (s.accepted as number) + (s.updated as number) + (s.quarantined as number));
-  const rows = await readSnapshot(d, 'posts', `uuid, like_count::INT AS likes, view_count::INT AS views, follower_count::INT AS followers, title,
-    strftime(observed_at, '%Y-%m-%d') AS observed`, 'ORDER BY uuid');
+  assert.is(s.read as number, (s.accepted as number) + (s.updated as number) + (s.quarantined as number));
+  const rows = await readSnapshot(
+    d,
+    'posts',
+    `uuid, like_count::INT AS likes, view_count::INT AS views, follower_count::INT AS followers, title,
+    strftime(observed_at, '%Y-%m-%d') AS observed`,
+    'ORDER BY uuid',
+  );
   assert.equal(rows, [
     { uuid: 'a', likes: 50, views: 500, followers: 150, title: 'first title', observed: '2026-10-05' },
     { uuid: 'b', likes: 5, views: 50, followers: null, title: null, observed: '2026-10-02' },
@@ -71,7 +84,9 @@ test('only new files are read on later runs, and every run accounts for every re
   const d = tmpDir();
   for (let i = 0; i < 3; i++) {
     writeLines(path.join(d, 'landing', `day-${i}.ndjson`), [
-      post(`p${i}-1`, i), post(`p${i}-2`, i), { uuid: `bad-${i}`, platform: 'x', published_at: 'never' },
+      post(`p${i}-1`, i),
+      post(`p${i}-2`, i),
+      { uuid: `bad-${i}`, platform: 'x', published_at: 'never' },
     ]);
     const s = summaryOf(await runPipeline(d, ['ingest']), 'ingest');
     assert.equal([s.files, s.read, s.accepted, s.updated, s.quarantined, s.posts], [1, 3, 2, 0, 1, 2 * (i + 1)]);
@@ -82,9 +97,15 @@ test('posts published after as-of wait for a later snapshot', async () => {
   const d = tmpDir();
   writeLines(path.join(d, 'landing', 'a.ndjson'), [post('old', 1), { ...post('future', 1), published_at: '2026-12-01T00:00:00Z' }]);
   await runPipeline(d, ['run'], new Date('2026-11-01T00:00:00Z'));
-  assert.equal((await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid), ['old']);
+  assert.equal(
+    (await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid),
+    ['old'],
+  );
   await runPipeline(d, ['run'], new Date('2026-12-02T00:00:00Z'));
-  assert.equal((await readSnapshot(d, 'posts', 'uuid', 'ORDER BY uuid')).map((r) => r.uuid), ['future', 'old']);
+  assert.equal(
+    (await readSnapshot(d, 'posts', 'uuid', 'ORDER BY uuid')).map((r) => r.uuid),
+    ['future', 'old'],
+  );
 });
 
 test.run();

@@ -15,7 +15,11 @@ function quarantined(dataDir: string): Array<{ source_file: string; record: numb
   const dir = path.join(dataDir, 'quarantine');
   if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir).flatMap((f) =>
-    fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)),
+    fs
+      .readFileSync(path.join(dir, f), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)),
   );
 }
 
@@ -55,7 +59,10 @@ test('each kind of bad record is quarantined with a reason naming the problem', 
     ['{"uuid": "v", broken', /malformed JSON/],
     ['[1, 2, 3]', /record is not a JSON object/],
   ];
-  writeLines(path.join(d, 'landing', 'bad.ndjson'), bad.map(([r]) => r));
+  writeLines(
+    path.join(d, 'landing', 'bad.ndjson'),
+    bad.map(([r]) => r),
+  );
   const run = await runPipeline(d);
   const s = summaryOf(run, 'ingest');
   assert.is(s.read, bad.length);
@@ -63,7 +70,10 @@ test('each kind of bad record is quarantined with a reason naming the problem', 
   assert.is(s.accepted, 0);
   bad.forEach(([, re], i) => {
     const reasons = reasonsOf(d, i + 1);
-    assert.ok(reasons.some((r) => re.test(r)), `record ${i + 1}: expected ${re} in ${JSON.stringify(reasons)}`);
+    assert.ok(
+      reasons.some((r) => re.test(r)),
+      `record ${i + 1}: expected ${re} in ${JSON.stringify(reasons)}`,
+    );
   });
   // The original record travels with its reasons, byte for byte.
   const q = quarantined(d).find((x) => x.record === 25)!;
@@ -85,16 +95,52 @@ test('normalisation: platform, tags, timestamps to UTC, counts, content type, me
   fs.writeFileSync(path.join(d, 'landing', 'batch', 'media', 'a.jpg'), 'jpeg bytes');
   fs.writeFileSync(path.join(d, 'landing', 'batch', 'media', 'f1.jpg'), 'frame');
   writeLines(path.join(d, 'landing', 'batch', 'p.ndjson'), [
-    { uuid: ' n1 ', platform: ' TikTok ', published_at: '2026-10-01T12:00:00+02:00', tags: ['#Foo', 'BAR', 'foo', '  ', '##baz'],
-      like_count: 12.9, view_count: '100', creator_id: '77', follower_count: 5, media: [{ kind: 'image', path: './media/a.jpg' }] },
-    { uuid: 'n2', platform: 'youtube', published_at: '2026-10-02T00:00:00', tags: 'a|#B, c;d', media: [{ kind: 'VIDEO', path: 'media/a.jpg', frames: ['media/f1.jpg'] }] },
-    { uuid: 'n3', platform: 'instagram', published_at: '2026-10-03', media: [{ kind: 'image', path: 'media/a.jpg' }, { kind: 'image', url: 'https://cdn.example/x.jpg' }] },
-    { uuid: 'n4', platform: 'x', published_at: '2026-10-04T00:00:00Z', content_type: 'Text', title: '  ', description: 'hi', extra_field: 'ignored' },
+    {
+      uuid: ' n1 ',
+      platform: ' TikTok ',
+      published_at: '2026-10-01T12:00:00+02:00',
+      tags: ['#Foo', 'BAR', 'foo', '  ', '##baz'],
+      like_count: 12.9,
+      view_count: '100',
+      creator_id: '77',
+      follower_count: 5,
+      media: [{ kind: 'image', path: './media/a.jpg' }],
+    },
+    {
+      uuid: 'n2',
+      platform: 'youtube',
+      published_at: '2026-10-02T00:00:00',
+      tags: 'a|#B, c;d',
+      media: [{ kind: 'VIDEO', path: 'media/a.jpg', frames: ['media/f1.jpg'] }],
+    },
+    {
+      uuid: 'n3',
+      platform: 'instagram',
+      published_at: '2026-10-03',
+      media: [
+        { kind: 'image', path: 'media/a.jpg' },
+        { kind: 'image', url: 'https://cdn.example/x.jpg' },
+      ],
+    },
+    {
+      uuid: 'n4',
+      platform: 'x',
+      published_at: '2026-10-04T00:00:00Z',
+      content_type: 'Text',
+      title: '  ',
+      description: 'hi',
+      extra_field: 'ignored',
+    },
   ]);
   const run = await runPipeline(d);
   assert.is(summaryOf(run, 'ingest').accepted, 4);
-  const rows = await readSnapshot(d, 'posts', `uuid, platform, tags, strftime(published_at, '%Y-%m-%dT%H:%M:%SZ') AS pub, like_count, view_count,
-    comment_count, creator_id, follower_count, content_type, media, title, description`, 'ORDER BY uuid');
+  const rows = await readSnapshot(
+    d,
+    'posts',
+    `uuid, platform, tags, strftime(published_at, '%Y-%m-%dT%H:%M:%SZ') AS pub, like_count, view_count,
+    comment_count, creator_id, follower_count, content_type, media, title, description`,
+    'ORDER BY uuid',
+  );
   const byId = Object.fromEntries(rows.map((r) => [r.uuid as string, r]));
   const n1 = byId.n1!;
   assert.is(n1.platform, 'tiktok');
@@ -118,14 +164,15 @@ test('normalisation: platform, tags, timestamps to UTC, counts, content type, me
 
 test('CSV: header by name, JSON cells, malformed rows quarantined with their data-row numbers', async () => {
   const d = tmpDir();
-  const csv = [
-    'UUID,platform,published_at,tags,like_count,media',
-    'c1,youtube,2026-10-04T00:00:00Z,"[""x"",""#Y""]",3,',
-    'c2,youtube,2026-10-04', // too few columns
-    'c3,reddit,2026-10-05T00:00:00Z,a|b,-1,',
-    'c4,reddit,2026-10-05T00:00:00Z,,7,,extra,columns',
-    'c5,threads,2026-10-06T00:00:00Z,"a,b",8,',
-  ].join('\r\n') + '\r\n';
+  const csv =
+    [
+      'UUID,platform,published_at,tags,like_count,media',
+      'c1,youtube,2026-10-04T00:00:00Z,"[""x"",""#Y""]",3,',
+      'c2,youtube,2026-10-04', // too few columns
+      'c3,reddit,2026-10-05T00:00:00Z,a|b,-1,',
+      'c4,reddit,2026-10-05T00:00:00Z,,7,,extra,columns',
+      'c5,threads,2026-10-06T00:00:00Z,"a,b",8,',
+    ].join('\r\n') + '\r\n';
   fs.mkdirSync(path.join(d, 'landing'), { recursive: true });
   fs.writeFileSync(path.join(d, 'landing', 'in.csv'), csv);
   const run = await runPipeline(d);
@@ -137,7 +184,10 @@ test('CSV: header by name, JSON cells, malformed rows quarantined with their dat
   assert.match(reasonsOf(d, 3).join(), /like_count must be a non-negative/);
   assert.match(reasonsOf(d, 4).join(), /malformed CSV row/);
   const rows = await readSnapshot(d, 'posts', 'uuid, tags', 'ORDER BY uuid');
-  assert.equal(rows, [{ uuid: 'c1', tags: ['x', 'y'] }, { uuid: 'c5', tags: ['a', 'b'] }]);
+  assert.equal(rows, [
+    { uuid: 'c1', tags: ['x', 'y'] },
+    { uuid: 'c5', tags: ['a', 'b'] },
+  ]);
   assert.equal(parseCsvLine('a,"b,""c""",d'), ['a', 'b,"c"', 'd']);
 });
 
@@ -154,7 +204,9 @@ test('Parquet input with typed and nested columns', async () => {
   const run = await runPipeline(d);
   const s = summaryOf(run, 'ingest');
   assert.equal([s.read, s.accepted, s.quarantined], [3, 1, 2]);
-  assert.equal(await readSnapshot(d, 'posts', 'uuid, platform, tags, like_count'), [{ uuid: 'p1', platform: 'reddit', tags: ['one', 'two'], like_count: '5' }]);
+  assert.equal(await readSnapshot(d, 'posts', 'uuid, platform, tags, like_count'), [
+    { uuid: 'p1', platform: 'reddit', tags: ['one', 'two'], like_count: '5' },
+  ]);
   assert.match(reasonsOf(d, 2).join(), /missing uuid/);
   assert.match(reasonsOf(d, 3).join(), /published_at is not a valid/);
 });
@@ -180,9 +232,10 @@ test('a line that is not UTF-8 is quarantined alone; an empty file is zero recor
   const d = tmpDir();
   fs.mkdirSync(path.join(d, 'landing'), { recursive: true });
   const line = (u: string) => Buffer.from(JSON.stringify({ uuid: u, ...ok }) + '\n');
-  fs.writeFileSync(path.join(d, 'landing', 'mixed.ndjson'), Buffer.concat([
-    line('a'), Buffer.from('\n'), Buffer.from('{"uuid":"bad\xff\xfe"}\n', 'latin1'), line('b'), line('c'),
-  ]));
+  fs.writeFileSync(
+    path.join(d, 'landing', 'mixed.ndjson'),
+    Buffer.concat([line('a'), Buffer.from('\n'), Buffer.from('{"uuid":"bad\xff\xfe"}\n', 'latin1'), line('b'), line('c')]),
+  );
   fs.writeFileSync(path.join(d, 'landing', 'empty.ndjson'), '');
   const s = summaryOf(await runPipeline(d), 'ingest');
   assert.equal([s.files, s.read, s.accepted, s.quarantined, s.unreadableFiles], [2, 4, 3, 1, 0]);
@@ -190,20 +243,28 @@ test('a line that is not UTF-8 is quarantined alone; an empty file is zero recor
   assert.is(q.length, 1);
   assert.is(q[0]!.record, 3, 'record number = line number (blank lines count as lines)');
   assert.match(q[0]!.reasons[0]!, /unreadable line: .*utf-8/i);
-  assert.equal((await readSnapshot(d, 'posts', 'uuid', 'ORDER BY uuid')).map((r) => r.uuid), ['a', 'b', 'c']);
+  assert.equal(
+    (await readSnapshot(d, 'posts', 'uuid', 'ORDER BY uuid')).map((r) => r.uuid),
+    ['a', 'b', 'c'],
+  );
 });
 
 test('precomputed embeddings of another dimension are quarantined with the expected one named', async () => {
   const d = tmpDir();
   const e = (n: number) => Array.from({ length: n }, (_, i) => i / n);
   writeLines(path.join(d, 'landing', 'a.ndjson'), [
-    { uuid: 'a', ...ok, text_embedding: e(4) }, { uuid: 'b', ...ok, text_embedding: e(4) }, { uuid: 'c', ...ok, text_embedding: e(3) },
+    { uuid: 'a', ...ok, text_embedding: e(4) },
+    { uuid: 'b', ...ok, text_embedding: e(4) },
+    { uuid: 'c', ...ok, text_embedding: e(3) },
     { uuid: 'd', ...ok, visual_embedding: e(8) },
   ]);
   const s = summaryOf(await runPipeline(d, ['ingest']), 'ingest');
   assert.equal([s.accepted, s.quarantined], [3, 1]);
   assert.match(reasonsOf(d, 3).join(), /text_embedding has 3 dimensions, expected 4 \(the most common dimension in this file\)/);
-  writeLines(path.join(d, 'landing', 'b.ndjson'), [{ uuid: 'e', ...ok, text_embedding: e(5) }, { uuid: 'f', ...ok, visual_embedding: e(2) }]);
+  writeLines(path.join(d, 'landing', 'b.ndjson'), [
+    { uuid: 'e', ...ok, text_embedding: e(5) },
+    { uuid: 'f', ...ok, visual_embedding: e(2) },
+  ]);
   const s2 = summaryOf(await runPipeline(d, ['ingest'], undefined, { VISUAL_EMBEDDING_DIM: '2' }), 'ingest');
   assert.equal([s2.accepted, s2.quarantined], [1, 1]);
   const q = quarantined(d).find((x) => x.source_file === 'b.ndjson')!;
@@ -213,7 +274,10 @@ test('precomputed embeddings of another dimension are quarantined with the expec
 test('blank lines are not records; dot-files and .part files are not read', async () => {
   const d = tmpDir();
   fs.mkdirSync(path.join(d, 'landing'), { recursive: true });
-  fs.writeFileSync(path.join(d, 'landing', 'a.ndjson'), `\n${JSON.stringify({ uuid: 'a', ...ok })}\n\n   \n${JSON.stringify({ uuid: 'b', ...ok })}`);
+  fs.writeFileSync(
+    path.join(d, 'landing', 'a.ndjson'),
+    `\n${JSON.stringify({ uuid: 'a', ...ok })}\n\n   \n${JSON.stringify({ uuid: 'b', ...ok })}`,
+  );
   fs.writeFileSync(path.join(d, 'landing', '.hidden.ndjson'), JSON.stringify({ uuid: 'h', ...ok }));
   fs.writeFileSync(path.join(d, 'landing', 'upload.ndjson.part'), JSON.stringify({ uuid: 'p', ...ok }));
   const s = summaryOf(await runPipeline(d), 'ingest');

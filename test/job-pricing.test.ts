@@ -5,7 +5,15 @@ import * as assert from 'uvu/assert';
 import { WINDOW_KEYS } from '../core/windows.ts';
 import { toCredits, toMicro } from '../ledger/money.ts';
 import { cacheKey, expiryOf, JobCache, normaliseQuery } from '../serve/jobs/job-cache.ts';
-import { chargeFor, holdAmount, INSIGHTS_DEPTH_DEFAULT, maxLimitFor, parseJobRequest, SIGNALS_FLOOR, tierOf } from '../serve/jobs/job-request.ts';
+import {
+  chargeFor,
+  holdAmount,
+  INSIGHTS_DEPTH_DEFAULT,
+  maxLimitFor,
+  parseJobRequest,
+  SIGNALS_FLOOR,
+  tierOf,
+} from '../serve/jobs/job-request.ts';
 
 const credits = (micro: number) => toCredits(micro);
 

@@ -20,10 +20,22 @@ test.before(async () => {
 
 test.after(() => cleanupTmp());
 
-interface Server { child: Child; baseUrl: string; key: string }
+interface Server {
+  child: Child;
+  baseUrl: string;
+  key: string;
+}
 
 async function serve(dir: string, env: Record<string, string> = {}): Promise<Server> {
-  const child = spawnTs('serve/main.ts', [], { DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', DEMO_CREDITS: '100', JOB_CONCURRENCY: '1', LOG_LEVEL: 'info', ...env });
+  const child = spawnTs('serve/main.ts', [], {
+    DATA_DIR: dir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DEMO_CREDITS: '100',
+    JOB_CONCURRENCY: '1',
+    LOG_LEVEL: 'info',
+    ...env,
+  });
   await waitFor(() => /"baseUrl":"([^"]+)"/.test(child.out()) || child.proc.exitCode !== null, 'the server to listen', 120_000);
   const baseUrl = /"baseUrl":"([^"]+)"/.exec(child.out())?.[1];
   if (!baseUrl) throw new Error(`server did not start:\n${child.out()}`);
@@ -32,7 +44,11 @@ async function serve(dir: string, env: Record<string, string> = {}): Promise<Ser
 }
 
 async function api(s: Server, method: string, p: string, body?: unknown): Promise<{ status: number; json: any; headers: Headers }> {
-  const res = await fetch(`${s.baseUrl}${p}`, { method, headers: { 'x-api-key': s.key, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(`${s.baseUrl}${p}`, {
+    method,
+    headers: { 'x-api-key': s.key, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   return { status: res.status, json: await res.json(), headers: res.headers };
 }
 
@@ -69,7 +85,10 @@ for (const point of ['job.running', 'job.after-result', 'job.after-settle']) {
       const done: any[] = [];
       for (const id of [a.json.jobId, b.json.jobId]) {
         let job: any = null;
-        await waitFor(async () => ['succeeded', 'failed'].includes((job = (await api(second, 'GET', `/intelligence/jobs/${id}`)).json).status), `job ${id} to finish`);
+        await waitFor(
+          async () => ['succeeded', 'failed'].includes((job = (await api(second, 'GET', `/intelligence/jobs/${id}`)).json).status),
+          `job ${id} to finish`,
+        );
         done.push(job);
       }
       const [records, stats] = done;
@@ -106,13 +125,19 @@ test('a search over SEARCH_BUDGET_MS: 202 sync_budget_exceeded, its hold release
     assert.is(job.status, 200);
     assert.is(job.json.kind, 'insights');
     let done: any = null;
-    await waitFor(async () => ['succeeded', 'failed'].includes((done = (await api(s, 'GET', `/intelligence/jobs/${r.json.jobId}`)).json).status), 'the insights job');
+    await waitFor(
+      async () => ['succeeded', 'failed'].includes((done = (await api(s, 'GET', `/intelligence/jobs/${r.json.jobId}`)).json).status),
+      'the insights job',
+    );
     assert.is(done.status, 'succeeded');
     assert.ok(done.charged > 0, 'the insights job analysed some records');
     const after = await balance(s);
     // The search's hold of 1 credit was released in full; only the insights job was charged.
     assert.is(Math.round((before.balance - after.balance) * 1e6), Math.round(done.charged * 1e6));
-    assert.ok(after.entries.some((e: { type: string; reason?: string }) => e.type === 'refund'), JSON.stringify(after.entries.slice(0, 3)));
+    assert.ok(
+      after.entries.some((e: { type: string; reason?: string }) => e.type === 'refund'),
+      JSON.stringify(after.entries.slice(0, 3)),
+    );
     // The same search again: its insights job is answered from the cache, so the 202 carries what was charged.
     const again = await api(s, 'POST', '/search', { query: 'coffee', limit: 100, window: '7d' });
     assert.is(again.status, 202);

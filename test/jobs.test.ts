@@ -22,7 +22,8 @@ async function account(name: string, credits: string): Promise<{ id: string; sec
   return { id: a.id, secret };
 }
 
-const call = (key: string, method: string, p: string, body?: unknown, headers?: Record<string, string>) => callApi(s.baseUrl, key, method, p, { body, headers });
+const call = (key: string, method: string, p: string, body?: unknown, headers?: Record<string, string>) =>
+  callApi(s.baseUrl, key, method, p, { body, headers });
 const available = (id: string) => s.ledger.balance(id).availableMicro;
 
 /** Submit and poll until the job is done (bounded). */
@@ -41,7 +42,18 @@ async function runJob(key: string, body: unknown): Promise<{ submit: any; done: 
 test.before(async () => {
   const dir = sampleDataDir();
   await runPipeline(dir);
-  s = await startServer(loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', DEMO_CREDITS: '100', RATE_LIMIT_RPS: '10000', RATE_LIMIT_BURST: '10000', LOG_LEVEL: 'silent' }), createLogger('test', 'silent'));
+  s = await startServer(
+    loadConfig({
+      DATA_DIR: dir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DEMO_CREDITS: '100',
+      RATE_LIMIT_RPS: '10000',
+      RATE_LIMIT_BURST: '10000',
+      LOG_LEVEL: 'silent',
+    }),
+    createLogger('test', 'silent'),
+  );
 });
 
 test.after(async () => {
@@ -109,7 +121,8 @@ test('insights: 0.015 per record analysed; with signals below the floor: failed 
   assert.ok(n > 0 && n <= 400);
   assert.is(ins.done.charged, (n * 15) / 1000);
   assert.is(a0 - available(a.id), n * toMicro('0.015'));
-  for (const k of ['narratives', 'sentiment', 'themes', 'top_creators', 'platforms', 'time_series', 'summary']) assert.ok(k in ins.done.result, k);
+  for (const k of ['narratives', 'sentiment', 'themes', 'top_creators', 'platforms', 'time_series', 'summary'])
+    assert.ok(k in ins.done.result, k);
   assert.is(ins.done.result.summary.source, 'template');
   assert.ok(!('signals' in ins.done.result));
   // The sample has fewer than 1,500 posts in all: signals cannot be given.
@@ -124,7 +137,13 @@ test('insights: 0.015 per record analysed; with signals below the floor: failed 
 
 test('submit rules: 400 for an explicit limit below the signals floor and for undeclared fields; 402 with tier 2 and maxLimitForWindow', async () => {
   const a = await account('rules', '10');
-  const low = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'insights', query: 'coffee', limit: 374, window: '7d', includeSignals: true });
+  const low = await call(a.secret, 'POST', '/intelligence/jobs', {
+    kind: 'insights',
+    query: 'coffee',
+    limit: 374,
+    window: '7d',
+    includeSignals: true,
+  });
   assert.is(low.status, 400);
   assert.match(low.json.error, /375/);
   assert.is((await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'records', query: 'x', depth: 3 })).status, 400);
@@ -134,7 +153,15 @@ test('submit rules: 400 for an explicit limit below the signals floor and for un
   const poor = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'insights', query: 'coffee' });
   assert.is(poor.status, 402);
   // 10 credits cover 666 records: under the 30d minimum depth of 750, so nothing to recommend; over the 7d one of 375.
-  assert.equal(poor.json, { error: 'insufficient_credits', credits_required: 45, credits_available: 10, recommendations: { maxLimitForWindow: 0, topUpUrl: poor.json.recommendations.topUpUrl }, tier: '2', window: '30d', request_id: poor.json.request_id });
+  assert.equal(poor.json, {
+    error: 'insufficient_credits',
+    credits_required: 45,
+    credits_available: 10,
+    recommendations: { maxLimitForWindow: 0, topUpUrl: poor.json.recommendations.topUpUrl },
+    tier: '2',
+    window: '30d',
+    request_id: poor.json.request_id,
+  });
   const week = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'insights', query: 'coffee', window: '7d' });
   assert.equal([week.status, week.json.credits_required, week.json.recommendations.maxLimitForWindow], [402, 22.5, 666]);
   const sig = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'insights', query: 'coffee', includeSignals: true });
@@ -152,20 +179,41 @@ test('submit rules: 400 for an explicit limit below the signals floor and for un
 test('only the owner sees a job; an Idempotency-Key gives the same job, and another body with it is a 422', async () => {
   const a = await account('owner', '20');
   const b = await account('other', '20');
-  const sub = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'records', query: 'music', limit: 10 }, { 'Idempotency-Key': 'k-1' });
+  const sub = await call(
+    a.secret,
+    'POST',
+    '/intelligence/jobs',
+    { kind: 'records', query: 'music', limit: 10 },
+    { 'Idempotency-Key': 'k-1' },
+  );
   assert.is(sub.status, 202);
   assert.is((await call(b.secret, 'GET', `/intelligence/jobs/${sub.json.jobId}`)).status, 404);
   assert.is((await call(a.secret, 'GET', '/intelligence/jobs/job_nope')).status, 404);
-  const again = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'records', query: 'music', limit: 10 }, { 'Idempotency-Key': 'k-1' });
+  const again = await call(
+    a.secret,
+    'POST',
+    '/intelligence/jobs',
+    { kind: 'records', query: 'music', limit: 10 },
+    { 'Idempotency-Key': 'k-1' },
+  );
   assert.is(again.json.jobId, sub.json.jobId);
-  const other = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'records', query: 'music', limit: 11 }, { 'Idempotency-Key': 'k-1' });
+  const other = await call(
+    a.secret,
+    'POST',
+    '/intelligence/jobs',
+    { kind: 'records', query: 'music', limit: 11 },
+    { 'Idempotency-Key': 'k-1' },
+  );
   assert.is(other.status, 422);
   // Two at once with a new key: one job; the other waits its turn (409) or, once the first is in, gets the same job.
   const body = { kind: 'records', query: 'music', limit: 12 };
   const pair = await Promise.all([1, 2].map(() => call(a.secret, 'POST', '/intelligence/jobs', body, { 'Idempotency-Key': 'k-2' })));
   const ids = new Set(pair.filter((p) => p.status === 202).map((p) => p.json.jobId));
   assert.is(ids.size, 1);
-  assert.ok(pair.every((p) => p.status === 202 || p.status === 409), pair.map((p) => p.status).join());
+  assert.ok(
+    pair.every((p) => p.status === 202 || p.status === 409),
+    pair.map((p) => p.status).join(),
+  );
 });
 
 test('retention: finished jobs older than JOB_RETENTION_DAYS go, and a result a kept cache hit reads stays', async () => {
@@ -184,7 +232,10 @@ test('retention: finished jobs older than JOB_RETENTION_DAYS go, and a result a 
   // Everything is old a week and a day from now.
   await s.jobs.prune(Date.now() + 8 * 86_400_000);
   assert.is((await call(a.secret, 'GET', `/intelligence/jobs/${hit.json.jobId}`)).status, 404);
-  assert.equal(fs.readdirSync(s.jobs.store.dir).filter((f) => f.startsWith('job_')), []);
+  assert.equal(
+    fs.readdirSync(s.jobs.store.dir).filter((f) => f.startsWith('job_')),
+    [],
+  );
 });
 
 test.run();

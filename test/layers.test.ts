@@ -15,15 +15,20 @@ const run = promisify(execFile);
 const DEPCRUISE = path.join(ROOT, 'node_modules', '.bin', 'depcruise');
 const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
 
-interface Violation { rule: { name: string }; from: string; to: string }
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
 
 async function cruise(cwd: string, dirs: string[]): Promise<{ violations: Violation[]; modules: number }> {
   // Exit code 1 when there are violations: the JSON report is on stdout either way.
-  const { stdout } = await run(DEPCRUISE, ['--config', CONFIG, '--output-type', 'json', ...dirs], { cwd, maxBuffer: 64 << 20 })
-    .catch((err: { stdout?: string; message: string }) => {
+  const { stdout } = await run(DEPCRUISE, ['--config', CONFIG, '--output-type', 'json', ...dirs], { cwd, maxBuffer: 64 << 20 }).catch(
+    (err: { stdout?: string; message: string }) => {
       if (!err.stdout) throw err;
       return { stdout: err.stdout };
-    });
+    },
+  );
   const report = JSON.parse(stdout) as { summary: { violations: Violation[]; totalCruised: number } };
   return { violations: report.summary.violations, modules: report.summary.totalCruised };
 }
@@ -34,7 +39,10 @@ test('no import in the repository breaks a layer rule', async () => {
   const dirs = ['core', 'ledger', 'pipeline', 'serve', 'app', 'fixtures', 'bench', 'test'];
   const { violations, modules } = await cruise(ROOT, dirs);
   assert.ok(modules > 200, `${modules} modules cruised (TypeScript must be parsed)`);
-  assert.equal(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`), []);
+  assert.equal(
+    violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`),
+    [],
+  );
 });
 
 test('a wrong-way import of each kind is reported', async () => {
@@ -43,7 +51,18 @@ test('a wrong-way import of each kind is reported', async () => {
     fs.mkdirSync(path.dirname(path.join(d, file)), { recursive: true });
     fs.writeFileSync(path.join(d, file), text);
   };
-  for (const f of ['core/a.ts', 'ledger/a.ts', 'pipeline/runner.ts', 'pipeline/features/stage.ts', 'pipeline/narratives/corpus.ts', 'serve/a.ts', 'app/start.ts', 'bench/cli.ts', 'test/a.test.ts', 'fixtures/a.ts']) {
+  for (const f of [
+    'core/a.ts',
+    'ledger/a.ts',
+    'pipeline/runner.ts',
+    'pipeline/features/stage.ts',
+    'pipeline/narratives/corpus.ts',
+    'serve/a.ts',
+    'app/start.ts',
+    'bench/cli.ts',
+    'test/a.test.ts',
+    'fixtures/a.ts',
+  ]) {
     write(f, 'export const x = 1;\n');
   }
   write('core/up.ts', "import { x } from '../serve/a.ts';\nexport const y = x;\n");

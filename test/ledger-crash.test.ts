@@ -4,7 +4,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { crashTrial } from '../ledger/verify/crash-trial.ts';
 
-for (const [killAfterAcks, concurrency] of [[1, 1], [40, 4], [300, 32], [1500, 64], [4000, 256]] as const) {
+for (const [killAfterAcks, concurrency] of [
+  [1, 1],
+  [40, 4],
+  [300, 32],
+  [1500, 64],
+  [4000, 256],
+] as const) {
   test(`kill -9 after ${killAfterAcks} acknowledged operations at concurrency ${concurrency}`, async () => {
     const r = await crashTrial({ killAfterAcks, concurrency });
     assert.ok(r.acked >= killAfterAcks);

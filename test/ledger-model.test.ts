@@ -22,7 +22,11 @@ const cmd: fc.Arbitrary<Cmd> = fc.oneof(
   fc.record({ op: fc.constant('restart' as const), dropCheckpoint: fc.boolean() }),
 );
 
-interface Model { balance: number[]; held: number[]; holds: Map<string, { acc: number; amount: number }> }
+interface Model {
+  balance: number[];
+  held: number[];
+  holds: Map<string, { acc: number; amount: number }>;
+}
 
 test.after.each(cleanupTmp);
 
@@ -56,7 +60,10 @@ test('random operation sequences agree with a reference model, across restarts',
             if (!id || !h) {
               if (id) {
                 const again = c.op === 'settle' ? l.settle(id, 0) : l.release(id, 'x');
-                await again.then(() => assert.unreachable('a resolved hold resolves again'), () => {});
+                await again.then(
+                  () => assert.unreachable('a resolved hold resolves again'),
+                  () => {},
+                );
               }
               continue;
             }

@@ -23,7 +23,11 @@ async function fresh(opts: Partial<Parameters<typeof Ledger.open>[0]> = {}) {
 }
 
 function segments(dir: string): string[] {
-  return fs.readdirSync(dir).filter((f) => f.startsWith('seg-')).sort().map((f) => path.join(dir, f));
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.startsWith('seg-'))
+    .sort()
+    .map((f) => path.join(dir, f));
 }
 
 test('money: decimal strings to micro-credits exactly, and back without float noise', () => {
@@ -67,7 +71,10 @@ test('a hold resolves exactly once', async () => {
   const h = await l.hold({ account: acc.id, amountMicro: C(1), ref: 'r', what: 'x' });
   const id = h.ok ? h.hold.id : '';
   const both = await Promise.allSettled([l.settle(id, C('0.5')), l.settle(id, C('0.5')), l.release(id, 'failed')]);
-  assert.equal(both.map((b) => b.status), ['fulfilled', 'rejected', 'rejected']);
+  assert.equal(
+    both.map((b) => b.status),
+    ['fulfilled', 'rejected', 'rejected'],
+  );
   assert.instance((both[1] as PromiseRejectedResult).reason, LedgerError);
   assert.is(l.balance(acc.id).balanceMicro, C('0.5'));
   await l.close();
@@ -86,7 +93,9 @@ test('settle cannot exceed its hold; amounts must be integer micro-credits', asy
 test('1,000 concurrent holds on a small balance never overdraw', async () => {
   const { l, acc } = await fresh();
   await l.topup(acc.id, C('2.5'));
-  const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => l.hold({ account: acc.id, amountMicro: C('0.01'), ref: `r${i}`, what: 'row' })));
+  const results = await Promise.all(
+    Array.from({ length: 1000 }, (_, i) => l.hold({ account: acc.id, amountMicro: C('0.01'), ref: `r${i}`, what: 'row' })),
+  );
   const granted = results.filter((r) => r.ok);
   assert.is(granted.length, 250);
   assert.equal(l.balance(acc.id), { balanceMicro: C('2.5'), heldMicro: C('2.5'), availableMicro: 0 });
@@ -113,12 +122,27 @@ test('usage: newest first, opaque cursor, keyId filter, each entry with balance 
     all.push(...page.entries.map((e) => `${e.type}:${e.ref}`));
     cursor = page.nextCursor;
   } while (cursor);
-  assert.equal(all, ['settlement:req_6', 'settlement:req_5', 'settlement:req_4', 'refund:req_3', 'settlement:req_2', 'settlement:req_1', 'settlement:req_0', `topup:${all[7]!.slice(6)}`]);
+  assert.equal(all, [
+    'settlement:req_6',
+    'settlement:req_5',
+    'settlement:req_4',
+    'refund:req_3',
+    'settlement:req_2',
+    'settlement:req_1',
+    'settlement:req_0',
+    `topup:${all[7]!.slice(6)}`,
+  ]);
   const first = l.usage(acc.id, { limit: 1 }).entries[0]!;
-  assert.equal({ credits: first.credits, held: first.held, balanceAfter: first.balanceAfter, keyId: first.keyId }, { credits: 0.1, held: 1, balanceAfter: 9.4, keyId: k1.id });
+  assert.equal(
+    { credits: first.credits, held: first.held, balanceAfter: first.balanceAfter, keyId: first.keyId },
+    { credits: 0.1, held: 1, balanceAfter: 9.4, keyId: k1.id },
+  );
   const refund = l.usage(acc.id, { keyId: k2.id }).entries.find((e) => e.type === 'refund')!;
   // A released hold shows what was held and released, and that nothing was charged (not 1 credit paid back).
-  assert.equal([refund.credits, refund.held, refund.charged, refund.released, refund.reason, refund.balanceAfter], [0, 1, 0, 1, 'failed', 9.7]);
+  assert.equal(
+    [refund.credits, refund.held, refund.charged, refund.released, refund.reason, refund.balanceAfter],
+    [0, 1, 0, 1, 'failed', 9.7],
+  );
   assert.equal([first.charged, first.released], [0.1, 0.9]);
   assert.is(l.usage(acc.id, { keyId: k2.id }).entries.length, 3);
   assert.throws(() => l.usage(acc.id, { cursor: 'garbage' }), /invalid cursor/);
@@ -133,7 +157,9 @@ test('keys: looked up by secret (stored only as SHA-256), revocation recorded', 
   await l.revokeKey(key.id);
   assert.ok(l.keyBySecret(secret)!.revokedAt);
   await l.close();
-  const onDisk = segments(dir).map((f) => fs.readFileSync(f, 'latin1')).join('');
+  const onDisk = segments(dir)
+    .map((f) => fs.readFileSync(f, 'latin1'))
+    .join('');
   assert.not.ok(onDisk.includes(secret), 'the secret never reaches disk');
   const again = await Ledger.open({ dir });
   assert.ok(again.keyBySecret(secret)!.revokedAt, 'revocation survives a restart');
@@ -163,7 +189,10 @@ test('restart: the same state from a checkpoint, from a full replay, across rota
   fs.rmSync(path.join(dir, 'checkpoint.json'));
   const b = await Ledger.open({ dir });
   assert.not.ok(b.recovery.fromCheckpoint);
-  assert.equal([b.getAccount(acc.id)!.balanceMicro, b.getAccount(acc.id)!.heldMicro, b.recovery.releasedHolds], [before.balanceMicro, 0, 0]);
+  assert.equal(
+    [b.getAccount(acc.id)!.balanceMicro, b.getAccount(acc.id)!.heldMicro, b.recovery.releasedHolds],
+    [before.balanceMicro, 0, 0],
+  );
   assert.is(b.usage(acc.id, { limit: 500 }).entries.length, 1 + 120);
   await b.close();
 });
@@ -179,7 +208,10 @@ test('a torn tail is cut and reported; everything acknowledged before it survive
   torn.writeUInt32LE(200, 0);
   fs.appendFileSync(seg, torn);
   const r = await Ledger.open({ dir });
-  assert.equal(r.recovery.tornTail && { offset: r.recovery.tornTail.offset, bytesCut: r.recovery.tornTail.bytesCut }, { offset: good, bytesCut: 60 });
+  assert.equal(r.recovery.tornTail && { offset: r.recovery.tornTail.offset, bytesCut: r.recovery.tornTail.bytesCut }, {
+    offset: good,
+    bytesCut: 60,
+  });
   assert.is(fs.statSync(seg).size, good);
   assert.is(r.balance(acc.id).balanceMicro, C(3));
   await r.close();
@@ -191,7 +223,7 @@ test('a corrupted record in the middle stops the open, naming the file and offse
   await l.close({ checkpoint: false });
   const seg = segments(dir).at(-1)!;
   const buf = fs.readFileSync(seg);
-  const second = 8 + buf.readUInt32LE(0) % 2 ** 31; // start of record 2
+  const second = 8 + (buf.readUInt32LE(0) % 2 ** 31); // start of record 2
   buf[second + 20] = buf[second + 20]! ^ 0xff;
   fs.writeFileSync(seg, buf);
   try {
@@ -222,7 +254,11 @@ test('idempotency: replay returns the stored response, another body conflicts, a
 
   now = new Date('2026-11-20T23:00:00Z');
   const r = await Ledger.open({ dir, now: () => now });
-  assert.equal(r.idempotencyBegin(acc.id, 'idem-1', 'hashA'), { kind: 'replay', response: { status: 200, body: { rows: 20 } } }, 'kept across restarts');
+  assert.equal(
+    r.idempotencyBegin(acc.id, 'idem-1', 'hashA'),
+    { kind: 'replay', response: { status: 200, body: { rows: 20 } } },
+    'kept across restarts',
+  );
   await r.close();
   now = new Date('2026-11-22T01:00:00Z');
   const later = await Ledger.open({ dir, now: () => now });
@@ -234,8 +270,14 @@ test('a record the state refuses leaves no trace: no sequence gap, no balance ch
   const st = new LedgerState();
   st.apply({ t: 'account', seq: 1, at: 't', id: 'a', name: 'a' }, 0);
   st.apply({ t: 'topup', seq: 2, at: 't', id: 't1', account: 'a', amount: 5, note: null, balanceAfter: 5 }, 1);
-  assert.throws(() => st.apply({ t: 'topup', seq: 3, at: 't', id: 't2', account: 'a', amount: 5, note: null, balanceAfter: 99 }, 2), /balance 10 but the record says 99/);
-  assert.throws(() => st.apply({ t: 'hold', seq: 3, at: 't', id: 'h', account: 'a', key: null, amount: 6, ref: 'r', what: 'w' }, 2), /exceeds available/);
+  assert.throws(
+    () => st.apply({ t: 'topup', seq: 3, at: 't', id: 't2', account: 'a', amount: 5, note: null, balanceAfter: 99 }, 2),
+    /balance 10 but the record says 99/,
+  );
+  assert.throws(
+    () => st.apply({ t: 'hold', seq: 3, at: 't', id: 'h', account: 'a', key: null, amount: 6, ref: 'r', what: 'w' }, 2),
+    /exceeds available/,
+  );
   assert.equal([st.lastSeq, st.accounts.get('a')!.balanceMicro, st.accounts.get('a')!.heldMicro], [2, 5, 0]);
   st.apply({ t: 'hold', seq: 3, at: 't', id: 'h', account: 'a', key: null, amount: 5, ref: 'r', what: 'w' }, 2);
   assert.is(st.lastSeq, 3);

@@ -25,7 +25,11 @@ function compare(x: Float64Array, dim: number, init: Float64Array, maxIterations
 
 test('the same result as ml-kmeans on clustered unit vectors (128 dims, k up to 60)', () => {
   const rnd = seededRandom(3);
-  for (const [n, k] of [[500, 5], [1500, 30], [2000, 60]] as const) {
+  for (const [n, k] of [
+    [500, 5],
+    [1500, 30],
+    [2000, 60],
+  ] as const) {
     const dim = 128;
     const centres = Array.from({ length: k }, () => Array.from({ length: dim }, () => rnd() - 0.5));
     const x = new Float64Array(n * dim);
@@ -35,23 +39,29 @@ test('the same result as ml-kmeans on clustered unit vectors (128 dims, k up to 
       for (let j = 0; j < dim; j++) x[i * dim + j] = Math.fround(x[i * dim + j]! / Math.sqrt(norm));
     }
     const init = new Float64Array(k * dim);
-    for (let c = 0; c < k; c++) init.set(x.subarray(((c * 37) % n) * dim, ((c * 37) % n + 1) * dim), c * dim);
+    for (let c = 0; c < k; c++) init.set(x.subarray(((c * 37) % n) * dim, (((c * 37) % n) + 1) * dim), c * dim);
     compare(x, dim, init, 40, 1e-4);
   }
 });
 
 test('ties, duplicates and clusters that empty out: the same choices as ml-kmeans', () => {
-  fc.assert(fc.property(
-    fc.integer({ min: 1, max: 6 }), fc.integer({ min: 2, max: 8 }), fc.integer({ min: 9, max: 60 }), fc.integer({ min: 0, max: 1e6 }),
-    (dim, k, n, seed) => {
-      const rnd = seededRandom(seed);
-      // ml-kmeans wants more points than centres (n >= 9 > k). Values on a coarse grid: many points coincide and many distances are exactly equal.
-      const x = Float64Array.from({ length: n * dim }, () => Math.round(rnd() * 3) / 2);
-      // Some starting centres repeat and some sit far from every point (they lose all members).
-      const init = Float64Array.from({ length: k * dim }, (_, i) => (i % 3 === 0 ? 9 : Math.round(rnd() * 3) / 2));
-      compare(x, dim, init, 25, 1e-6);
-    },
-  ), { numRuns: 400, seed: 11 });
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 6 }),
+      fc.integer({ min: 2, max: 8 }),
+      fc.integer({ min: 9, max: 60 }),
+      fc.integer({ min: 0, max: 1e6 }),
+      (dim, k, n, seed) => {
+        const rnd = seededRandom(seed);
+        // ml-kmeans wants more points than centres (n >= 9 > k). Values on a coarse grid: many points coincide and many distances are exactly equal.
+        const x = Float64Array.from({ length: n * dim }, () => Math.round(rnd() * 3) / 2);
+        // Some starting centres repeat and some sit far from every point (they lose all members).
+        const init = Float64Array.from({ length: k * dim }, (_, i) => (i % 3 === 0 ? 9 : Math.round(rnd() * 3) / 2));
+        compare(x, dim, init, 25, 1e-6);
+      },
+    ),
+    { numRuns: 400, seed: 11 },
+  );
 });
 
 test.run();

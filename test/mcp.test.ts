@@ -26,17 +26,28 @@ async function account(name: string, credits: string) {
 
 async function connect(secret: string | null): Promise<Client> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${s.baseUrl}/mcp`), { requestInit: { headers: secret ? { 'x-api-key': secret } : {} } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${s.baseUrl}/mcp`), { requestInit: { headers: secret ? { 'x-api-key': secret } : {} } }),
+  );
   clients.push(client);
   return client;
 }
 
-const call = async (c: Client, name: string, args: Record<string, unknown> = {}) => (await c.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }>; _meta?: any };
+const call = async (c: Client, name: string, args: Record<string, unknown> = {}) =>
+  (await c.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    structuredContent?: any;
+    content: Array<{ type: string; text: string }>;
+    _meta?: any;
+  };
 
 test.before(async () => {
   const dir = sampleDataDir();
   await runPipeline(dir);
-  s = await startServer(loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' }), createLogger('test', 'silent'));
+  s = await startServer(
+    loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' }),
+    createLogger('test', 'silent'),
+  );
 });
 
 test.after(async () => {
@@ -48,8 +59,25 @@ test.after(async () => {
 test('tools: one per HTTP capability, strict input schemas, costs in the descriptions', async () => {
   const c = await connect(s.demo.secret);
   const { tools } = await c.listTools();
-  assert.equal(tools.map((t) => t.name).sort(), ['billing_top_up', 'health', 'job_get', 'job_submit', 'narrative_get', 'narrative_trajectory', 'narratives_search', 'narratives_trending',
-    'pattern_content', 'pattern_get', 'pattern_lookalikes', 'patterns_browse', 'search', 'usage'].sort());
+  assert.equal(
+    tools.map((t) => t.name).sort(),
+    [
+      'billing_top_up',
+      'health',
+      'job_get',
+      'job_submit',
+      'narrative_get',
+      'narrative_trajectory',
+      'narratives_search',
+      'narratives_trending',
+      'pattern_content',
+      'pattern_get',
+      'pattern_lookalikes',
+      'patterns_browse',
+      'search',
+      'usage',
+    ].sort(),
+  );
   for (const t of tools) {
     assert.is(t.inputSchema.type, 'object', t.name);
     assert.is((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, `${t.name} is strict`);
@@ -85,7 +113,11 @@ test('every tool answers with the JSON of its HTTP endpoint', async () => {
   const sub = await call(c, 'job_submit', { kind: 'stats', query: 'coffee', window: 'all' });
   assert.is(sub._meta.httpStatus, 202);
   let job: any = null;
-  await waitFor(async () => ['succeeded', 'failed'].includes((job = (await call(c, 'job_get', { jobId: sub.structuredContent.jobId })).structuredContent).status), 'the job');
+  await waitFor(
+    async () =>
+      ['succeeded', 'failed'].includes((job = (await call(c, 'job_get', { jobId: sub.structuredContent.jobId })).structuredContent).status),
+    'the job',
+  );
   assert.is(job.status, 'succeeded');
   assert.is(job.charged, 5);
   assert.match((await call(c, 'billing_top_up')).structuredContent.how, /credits topup/);
@@ -97,7 +129,13 @@ test('billing: a search through MCP leaves the same ledger entry as the same sea
   const a = await account('mcp-billing', '20');
   const c = await connect(a.secret);
   const viaMcp = (await call(c, 'search', { query: 'sourdough starter', limit: 20, window: 'all' })).structuredContent;
-  const viaHttp = await (await fetch(`${s.baseUrl}/search`, { method: 'POST', headers: { 'x-api-key': a.secret, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'sourdough starter', limit: 20, window: 'all' }) })).json() as any;
+  const viaHttp = (await (
+    await fetch(`${s.baseUrl}/search`, {
+      method: 'POST',
+      headers: { 'x-api-key': a.secret, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'sourdough starter', limit: 20, window: 'all' }),
+    })
+  ).json()) as any;
   assert.is(viaMcp.usage.credits, viaHttp.usage.credits);
   const entries = s.ledger.usage(a.id, { limit: 10 }).entries.filter((e) => e.type === 'settlement');
   assert.is(entries.length, 2);
@@ -117,8 +155,14 @@ test('errors: 402 with its full body and 400 with its message as tool errors; a 
   const r402 = await call(c, 'search', { query: 'coffee' });
   assert.is(r402.isError, true);
   assert.equal(r402.structuredContent, {
-    status: 402, error: 'insufficient_credits', credits_required: 1, credits_available: 0.05,
-    recommendations: { maxLimitForWindow: 5, topUpUrl: r402.structuredContent.recommendations.topUpUrl }, tier: '1', window: '30d', request_id: r402.structuredContent.request_id,
+    status: 402,
+    error: 'insufficient_credits',
+    credits_required: 1,
+    credits_available: 0.05,
+    recommendations: { maxLimitForWindow: 5, topUpUrl: r402.structuredContent.recommendations.topUpUrl },
+    tier: '1',
+    window: '30d',
+    request_id: r402.structuredContent.request_id,
   });
   assert.equal(JSON.parse(r402.content[0]!.text), r402.structuredContent);
   const r402job = await call(c, 'job_submit', { kind: 'insights', query: 'coffee', window: '7d' });
@@ -139,11 +183,23 @@ test('errors: 402 with its full body and 400 with its message as tool errors; a 
 });
 
 test('an unauthenticated attempt is a 403 before any MCP exchange', async () => {
-  const raw = await fetch(`${s.baseUrl}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) });
+  const raw = await fetch(`${s.baseUrl}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    }),
+  });
   assert.is(raw.status, 403);
   assert.equal(Object.keys((await raw.json()) as object).sort(), ['error', 'request_id']);
-  const wrong = await fetch(`${s.baseUrl}/mcp`, { method: 'POST', headers: { 'x-api-key': 'not-a-key', 'content-type': 'application/json' }, body: '{}' });
+  const wrong = await fetch(`${s.baseUrl}/mcp`, {
+    method: 'POST',
+    headers: { 'x-api-key': 'not-a-key', 'content-type': 'application/json' },
+    body: '{}',
+  });
   assert.is(wrong.status, 403);
   let failed = false;
   try {

@@ -19,7 +19,10 @@ const post = (path: string, body: unknown) => callApi(s.baseUrl, s.demo.secret, 
 test.before(async () => {
   dir = sampleDataDir();
   await runPipeline(dir);
-  s = await startServer(loadConfig({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent', DEMO_CREDITS: '100', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' }), createLogger('test', 'silent'));
+  s = await startServer(
+    loadConfig({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent', DEMO_CREDITS: '100', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' }),
+    createLogger('test', 'silent'),
+  );
 });
 
 test.after(async () => {
@@ -36,7 +39,7 @@ function assertTypes(x: Record<string, unknown>, what: string): void {
 
 let firstGen: { id: string; key: string; patternKey: string; emergentId: string };
 
-test('every narrative the detail endpoint answers has a trajectory: tracked and emergent, with the members\' daily series', async () => {
+test("every narrative the detail endpoint answers has a trajectory: tracked and emergent, with the members' daily series", async () => {
   const t = await call('/narratives/trending?window=30d&limit=1');
   const n = t.json.items[0];
   assertTypes(n, 'narrative');
@@ -48,7 +51,10 @@ test('every narrative the detail endpoint answers has a trajectory: tracked and 
   assert.is(tr.json.points[0].content_count, n.content_count);
   assert.is(tr.json.points[0].total_engagement, n.total_engagement);
   // The daily series is the members' own: the same counts as daily_counts, dated, with engagement.
-  assert.equal(tr.json.daily.map((d: { content_count: number }) => d.content_count), tr.json.daily_counts);
+  assert.equal(
+    tr.json.daily.map((d: { content_count: number }) => d.content_count),
+    tr.json.daily_counts,
+  );
   assert.is(tr.json.daily.length, 30);
   assert.is(Date.parse(tr.json.daily.at(-1).start) + 86_400_000, Date.parse(tr.json.points[0].as_of));
   assert.ok(tr.json.daily.every((d: { engagement: number }) => Number.isFinite(d.engagement) && d.engagement >= 0));
@@ -67,8 +73,15 @@ test('every narrative the detail endpoint answers has a trajectory: tracked and 
   assert.is(et.json.points.length, 1);
   assertTypes(et.json.points[0], 'emergent point');
   assert.is(et.json.points[0].content_count, em.content_count);
-  assert.is(et.json.daily_counts.reduce((a: number, b: number) => a + b, 0), em.content_count, 'every member is in the window\'s series');
-  assert.equal(et.json.daily.map((d: { content_count: number }) => d.content_count), et.json.daily_counts);
+  assert.is(
+    et.json.daily_counts.reduce((a: number, b: number) => a + b, 0),
+    em.content_count,
+    "every member is in the window's series",
+  );
+  assert.equal(
+    et.json.daily.map((d: { content_count: number }) => d.content_count),
+    et.json.daily_counts,
+  );
 
   const p = await call('/intelligence/patterns?scope=all&limit=50');
   firstGen = { id: n.id, key: n.narrative_key, patternKey: p.json.items[0].patternKey, emergentId: em.id };
@@ -104,7 +117,10 @@ test('after the next run: earlier ids and keys lead to the story now; gone ones 
     assert.is(earlier.json.resolved_by, 'earlier_generation_id');
     assert.is(earlier.json.narrative.id, now.json.narrative.id);
     const tr = await call(`/narratives/${firstGen.id}/trajectory`);
-    assert.equal(tr.json.points.map((p: { generation: string }) => p.generation), ['g000001', 'g000002']);
+    assert.equal(
+      tr.json.points.map((p: { generation: string }) => p.generation),
+      ['g000001', 'g000002'],
+    );
     for (const p of tr.json.points) assertTypes(p, 'point');
   } else {
     assert.is(now.status, 404);
@@ -115,7 +131,9 @@ test('after the next run: earlier ids and keys lead to the story now; gone ones 
   let carried = 0;
   for (const n of g1.json.items) carried += n.narrative_key ? 1 : 0;
   assert.ok(carried > 0);
-  const ended = [...(s.snapshots.generation!.maps.narrativeHistory.keys())].filter((k) => !s.snapshots.generation!.maps.narrativeByKey.has(k));
+  const ended = [...s.snapshots.generation!.maps.narrativeHistory.keys()].filter(
+    (k) => !s.snapshots.generation!.maps.narrativeByKey.has(k),
+  );
   for (const k of ended.slice(0, 3)) {
     const d = await call(`/narratives/${k}`);
     assert.is(d.status, 404);
@@ -128,7 +146,10 @@ test('after the next run: earlier ids and keys lead to the story now; gone ones 
   // An emergent id belongs to the generation its search ran on.
   const em = await call(`/narratives/${firstGen.emergentId}/trajectory`);
   assert.is(em.status, 404);
-  assert.match(em.json.error, /emergent narratives stay readable for an hour after the search that formed them, on the generation it ran on/);
+  assert.match(
+    em.json.error,
+    /emergent narratives stay readable for an hour after the search that formed them, on the generation it ran on/,
+  );
   // Pattern keys are the stable ids of patterns: one that lasted reads in the new generation.
   const p = await call(`/intelligence/patterns/${firstGen.patternKey}`);
   if (p.status === 200) assert.is(p.json.pattern.generation, 'g000002');

@@ -9,7 +9,16 @@ import { terms } from '../core/analyzer.ts';
 import { loadBm25, searchBm25 } from '../core/bm25.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
-import { CLUSTER_DEFAULTS, clusterWindow, distanceMatrix, kGrid, previousCentroid, seedCentres, silhouette, splitWhileSilhouetteRises } from '../core/clustering/kmeans-by-silhouette.ts';
+import {
+  CLUSTER_DEFAULTS,
+  clusterWindow,
+  distanceMatrix,
+  kGrid,
+  previousCentroid,
+  seedCentres,
+  silhouette,
+  splitWhileSilhouetteRises,
+} from '../core/clustering/kmeans-by-silhouette.ts';
 import { gramMatrix, KernelKMeans, seedPositions } from '../core/clustering/kernel-kmeans.ts';
 import { kmeans } from 'ml-kmeans';
 import { ClassCounts, labelFrom } from '../core/maps/labels.ts';
@@ -34,13 +43,56 @@ test('series: counts by day, slope, lifecycle shapes', () => {
   assert.equal(Array.from(dailyCounts([asOf - 1, asOf - DAY_MS - 1, asOf - 1], asOf, 3)), [0, 1, 2]);
   assert.is(slope([1, 2, 3, 4]), 1);
   const shape = (f: (d: number) => number, days = 120) => Float64Array.from({ length: days }, (_, d) => f(d));
-  assert.is(lifecycleOf(shape(() => 5), 119), 'steady');
-  assert.is(lifecycleOf(shape((d) => (d < 40 ? 10 : 0)), 110), 'dormant');
-  assert.is(lifecycleOf(shape((d) => (d >= 105 ? (d - 100) * 2 : 0)), 15), 'emerging');
-  assert.is(lifecycleOf(shape((d) => 1 + d / 10), 119), 'growing');
-  assert.is(lifecycleOf(shape((d) => 20 * Math.exp(-0.5 * ((d - 110) / 5) ** 2)), 40), 'peaking');
-  assert.is(lifecycleOf(shape((d) => (d < 60 ? 1 : 40 * Math.exp(-(d - 60) / 15))), 80), 'declining');
-  assert.is(lifecycleOf(shape(() => 1, 7), 5), null, 'a 7-day window is too short for a shape');
+  assert.is(
+    lifecycleOf(
+      shape(() => 5),
+      119,
+    ),
+    'steady',
+  );
+  assert.is(
+    lifecycleOf(
+      shape((d) => (d < 40 ? 10 : 0)),
+      110,
+    ),
+    'dormant',
+  );
+  assert.is(
+    lifecycleOf(
+      shape((d) => (d >= 105 ? (d - 100) * 2 : 0)),
+      15,
+    ),
+    'emerging',
+  );
+  assert.is(
+    lifecycleOf(
+      shape((d) => 1 + d / 10),
+      119,
+    ),
+    'growing',
+  );
+  assert.is(
+    lifecycleOf(
+      shape((d) => 20 * Math.exp(-0.5 * ((d - 110) / 5) ** 2)),
+      40,
+    ),
+    'peaking',
+  );
+  assert.is(
+    lifecycleOf(
+      shape((d) => (d < 60 ? 1 : 40 * Math.exp(-(d - 60) / 15))),
+      80,
+    ),
+    'declining',
+  );
+  assert.is(
+    lifecycleOf(
+      shape(() => 1, 7),
+      5,
+    ),
+    null,
+    'a 7-day window is too short for a shape',
+  );
   const s = seriesStats([asOf - 1000, asOf - 2000], asOf, 30);
   assert.ok(s.momentumScore === 1 && s.emergingScore > 0.9 && s.trajectoryConfidence === 'low');
 });
@@ -57,8 +109,12 @@ test('labels: c-TF-IDF prefers terms specific to a cluster; bigrams absorb their
 
 test('sentiment: score, label, stance shares that sum to 1', () => {
   const s = narrativeSentiment([
-    { tone: 'positive', moods: ['joy'] }, { tone: 'positive', moods: [] }, { tone: 'negative', moods: ['anger'] },
-    { tone: 'neutral', moods: [] }, { tone: 'negative', moods: ['joy', 'anger'] }, { tone: null, moods: [] },
+    { tone: 'positive', moods: ['joy'] },
+    { tone: 'positive', moods: [] },
+    { tone: 'negative', moods: ['anger'] },
+    { tone: 'neutral', moods: [] },
+    { tone: 'negative', moods: ['joy', 'anger'] },
+    { tone: null, moods: [] },
   ]);
   assert.is(s.score, 0);
   assert.is(s.label, 'mixed', 'as many positive as negative posts, each at least a quarter');
@@ -75,7 +131,7 @@ test('clustering: planted groups are found, stray points are noise', () => {
   const per = 60;
   const vecs: number[] = [];
   let seed = 9;
-  const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  const r = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
   for (let g = 0; g < groups; g++) {
     for (let i = 0; i < per; i++) {
       const v = Array.from({ length: dim }, (_, j) => (j === g ? 1 : 0) + 0.08 * r());
@@ -107,15 +163,23 @@ test('clustering: planted groups are found, stray points are noise', () => {
   assert.ok(Math.abs(Math.hypot(...prior[0]!) - 1) < 1e-5 && prior[0]![0]! > 0.9, 'the centre of group 0 points along axis 0');
   assert.is(previousCentroid(['gone'], rowOf, vectors, dim, has), null);
   const warm = clusterWindow(vectors, dim, rows, opts, prior);
-  assert.ok(warm.warmStart && warm.kept.filter(Boolean).length === groups, 'the previous clusters are kept; the strays are dissolved again');
-  assert.ok(nmi(truth, Array.from(warm.assignment, (a) => (a < 0 ? 'noise' : `c${a}`))) > 0.95);
+  assert.ok(
+    warm.warmStart && warm.kept.filter(Boolean).length === groups,
+    'the previous clusters are kept; the strays are dissolved again',
+  );
+  assert.ok(
+    nmi(
+      truth,
+      Array.from(warm.assignment, (a) => (a < 0 ? 'noise' : `c${a}`)),
+    ) > 0.95,
+  );
   for (let g = 0; g < groups; g++) assert.is(warm.assignment[g * per], g, 'cluster g is the previous cluster g');
 });
 
 test('bisecting refinement: a centre over two groups is split; one group is not', () => {
   const dim = 4;
   let seed = 5;
-  const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  const r = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
   const vecs: number[] = [];
   for (let g = 0; g < 3; g++) {
     for (let i = 0; i < 40; i++) {
@@ -128,120 +192,203 @@ test('bisecting refinement: a centre over two groups is split; one group is not'
   const all = Array.from({ length: 120 }, (_, i) => i);
   const dist = distanceMatrix(points, dim, all);
   // Group 0 alone under one centre; groups 1 and 2 under the other.
-  const start = { k: 2, silhouette: 0, centroids: [[1, 0, 0, 0], [0, Math.SQRT1_2, Math.SQRT1_2, 0]] };
+  const start = {
+    k: 2,
+    silhouette: 0,
+    centroids: [
+      [1, 0, 0, 0],
+      [0, Math.SQRT1_2, Math.SQRT1_2, 0],
+    ],
+  };
   const refined = splitWhileSilhouetteRises(points, dim, start, dist, all, 10, CLUSTER_DEFAULTS);
   assert.is(refined.k, 3, 'the merged pair is split, and nothing more');
   const nearestGroup = (c: number[]) => c.indexOf(Math.max(...c.slice(0, 3)));
   assert.equal(refined.centroids.map(nearestGroup).sort(), [0, 1, 2]);
-  assert.is(splitWhileSilhouetteRises(points, dim, start, dist, all, 41, CLUSTER_DEFAULTS).k, 2, 'no split leaves a half under the minimum size');
+  assert.is(
+    splitWhileSilhouetteRises(points, dim, start, dist, all, 41, CLUSTER_DEFAULTS).k,
+    2,
+    'no split leaves a half under the minimum size',
+  );
 });
 
-test('kernel k-means (per-request path) draws the same k-means++ starts, ends in the same clusters as ml-kmeans, and gives the same silhouette and centroid cosines', () => {
-  const dim = 16;
-  const n = 90;
-  let seed = 11;
-  const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
-  const points = new Float32Array(n * dim);
-  for (let i = 0; i < n; i++) {
-    const v = Array.from({ length: dim }, (_, j) => (j === i % 3 ? 1 : 0) + 0.4 * r());
-    const norm = Math.hypot(...v);
-    v.forEach((x, j) => (points[i * dim + j] = x / norm));
-  }
-  const idx = Array.from({ length: n }, (_, i) => i);
-  const G = gramMatrix({ decodeInto: (row, out, at) => { for (let j = 0; j < dim; j++) out[at + j] = points[row * dim + j]!; } }, dim, idx);
-  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
-    let dot = 0;
-    for (let j = 0; j < dim; j++) dot += points[a * dim + j]! * points[b * dim + j]!;
-    assert.ok(Math.abs(G[a * n + b]! - dot) < 1e-9, `G[${a}, ${b}]`);
-  }
-  const dist = distanceMatrix(points, dim, idx);
-  for (const k of [2, 3, 5]) {
-    const positions = seedPositions(G, n, k, 7 + k);
-    const vectors = seedCentres(points, dim, idx, k, 7 + k);
-    assert.equal(positions.map((p) => Array.from(points.subarray(p * dim, (p + 1) * dim))), vectors, `k ${k}: the same rows drawn`);
-    const viaGram = new KernelKMeans(G, n, positions);
-    viaGram.iterate(50);
-    const ml = kmeans(idx.map((i) => Array.from(points.subarray(i * dim, (i + 1) * dim))), k, { initialization: vectors, maxIterations: 50, tolerance: 0 });
-    assert.equal(Array.from(viaGram.clusters), ml.clusters, `k ${k}: the same clusters`);
-    assert.ok(Math.abs(viaGram.silhouette() - silhouette(dist, viaGram.clusters, k)) < 1e-6, `k ${k}: the same silhouette (${viaGram.silhouette()} vs ${silhouette(dist, viaGram.clusters, k)}; the distance matrix is float32)`);
-    for (let c = 0; c < k; c++) {
-      const centre = ml.centroids[c]!;
-      const norm = Math.hypot(...centre);
-      for (const i of [0, 17, 44]) {
+test(
+  'kernel k-means (per-request path) draws the same k-means++ starts, ends in the same ' +
+    'clusters as ml-kmeans, and gives the same silhouette and centroid cosines',
+  () => {
+    const dim = 16;
+    const n = 90;
+    let seed = 11;
+    const r = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
+    const points = new Float32Array(n * dim);
+    for (let i = 0; i < n; i++) {
+      const v = Array.from({ length: dim }, (_, j) => (j === i % 3 ? 1 : 0) + 0.4 * r());
+      const norm = Math.hypot(...v);
+      v.forEach((x, j) => (points[i * dim + j] = x / norm));
+    }
+    const idx = Array.from({ length: n }, (_, i) => i);
+    const G = gramMatrix(
+      {
+        decodeInto: (row, out, at) => {
+          for (let j = 0; j < dim; j++) out[at + j] = points[row * dim + j]!;
+        },
+      },
+      dim,
+      idx,
+    );
+    for (let a = 0; a < n; a++)
+      for (let b = 0; b < n; b++) {
         let dot = 0;
-        for (let j = 0; j < dim; j++) dot += points[i * dim + j]! * centre[j]!;
-        assert.ok(Math.abs(viaGram.cosineToCentroid(i, c) - dot / norm) < 1e-9, `k ${k}: cosine of row ${i} to centroid ${c}`);
+        for (let j = 0; j < dim; j++) dot += points[a * dim + j]! * points[b * dim + j]!;
+        assert.ok(Math.abs(G[a * n + b]! - dot) < 1e-9, `G[${a}, ${b}]`);
+      }
+    const dist = distanceMatrix(points, dim, idx);
+    for (const k of [2, 3, 5]) {
+      const positions = seedPositions(G, n, k, 7 + k);
+      const vectors = seedCentres(points, dim, idx, k, 7 + k);
+      assert.equal(
+        positions.map((p) => Array.from(points.subarray(p * dim, (p + 1) * dim))),
+        vectors,
+        `k ${k}: the same rows drawn`,
+      );
+      const viaGram = new KernelKMeans(G, n, positions);
+      viaGram.iterate(50);
+      const ml = kmeans(
+        idx.map((i) => Array.from(points.subarray(i * dim, (i + 1) * dim))),
+        k,
+        { initialization: vectors, maxIterations: 50, tolerance: 0 },
+      );
+      assert.equal(Array.from(viaGram.clusters), ml.clusters, `k ${k}: the same clusters`);
+      assert.ok(
+        Math.abs(viaGram.silhouette() - silhouette(dist, viaGram.clusters, k)) < 1e-6,
+        `k ${k}: the same silhouette (${viaGram.silhouette()} vs ${silhouette(dist, viaGram.clusters, k)}; the distance matrix is float32)`,
+      );
+      for (let c = 0; c < k; c++) {
+        const centre = ml.centroids[c]!;
+        const norm = Math.hypot(...centre);
+        for (const i of [0, 17, 44]) {
+          let dot = 0;
+          for (let j = 0; j < dim; j++) dot += points[i * dim + j]! * centre[j]!;
+          assert.ok(Math.abs(viaGram.cosineToCentroid(i, c) - dot / norm) < 1e-9, `k ${k}: cosine of row ${i} to centroid ${c}`);
+        }
       }
     }
-  }
-});
+  },
+);
 
 test('tracking: matched by centroid or member overlap, one-to-one', () => {
   const v = (...x: number[]) => Float32Array.from(x);
-  const prev = [{ centroid: v(1, 0), members: new Set(['a', 'b']) }, { centroid: v(0, 1), members: new Set(['c']) }];
-  const cur = [{ centroid: v(0, 1), members: new Set(['z']) }, { centroid: v(0.6, 0.8), members: new Set(['a', 'b', 'x']) }, { centroid: v(-1, 0), members: new Set(['q']) }];
+  const prev = [
+    { centroid: v(1, 0), members: new Set(['a', 'b']) },
+    { centroid: v(0, 1), members: new Set(['c']) },
+  ];
+  const cur = [
+    { centroid: v(0, 1), members: new Set(['z']) },
+    { centroid: v(0.6, 0.8), members: new Set(['a', 'b', 'x']) },
+    { centroid: v(-1, 0), members: new Set(['q']) },
+  ];
   const m = matchNarratives(cur, prev);
-  assert.equal(m.map((x) => x?.previous ?? null), [1, 0, null]);
+  assert.equal(
+    m.map((x) => x?.previous ?? null),
+    [1, 0, null],
+  );
   assert.is(overlapCoefficient(new Set(['a']), new Set()), 0);
 });
 
-test('the stage on the sample: every field of a narrative (docs/api.md, "Narrative") with its type and range; keys kept on a re-run a day later; trajectory grows', async () => {
-  const d = sampleDataDir();
-  await runPipeline(d);
-  const rows = await readSnapshot(d, 'narratives', '*', 'ORDER BY window_key, id');
-  assert.ok(rows.length > 0);
-  for (const w of ['7d', '30d', '90d', 'all']) assert.ok(rows.some((r) => r.window_key === w), `narratives in ${w}`);
-  for (const r of rows) {
-    for (const k of ['id', 'label', 'summary', 'window_key', 'window_start', 'window_end', 'computed_at', 'total_engagement', 'narrative_key']) assert.type(r[k], 'string', k);
-    assert.ok((r.summary as string).length > 0 && (r.label as string).length > 0);
-    assert.ok(/^\d+$/.test(r.total_engagement as string));
-    assert.ok(Number(r.content_count) >= 5 && Number(r.creator_count) >= 1 && Number(r.platform_count) >= 1);
-    for (const k of ['momentum_score', 'emerging_score']) assert.ok((r[k] as number) >= 0 && (r[k] as number) <= 1, k);
-    assert.ok(r.diffusion === null || ((r.diffusion as number) >= 0 && (r.diffusion as number) <= 1 + 1e-9));
-    assert.ok(r.lifecycle === null || LIFECYCLES.includes(r.lifecycle as string));
-    assert.ok(['high', 'medium', 'low'].includes(r.trajectory_confidence as string));
-    assert.ok(r.sentiment_score === null || Math.abs(r.sentiment_score as number) <= 1);
-    const sb = JSON.parse(r.score_breakdown as string);
-    assert.equal([sb.content_count, sb.creator_count, sb.platform_count], [Number(r.content_count), Number(r.creator_count), Number(r.platform_count)]);
-    assert.is(sb.total_engagement, Number(r.total_engagement));
-    const st = JSON.parse(r.sentiment_breakdown as string);
-    if (st.stance) assert.ok(Math.abs(st.stance.critical + st.stance.mixed + st.stance.neutral + st.stance.supportive - 1) < 1e-9);
-    assert.ok(Array.isArray(r.top_tags));
-  }
-  // Members: each post at most once per window; counts agree.
-  const members = await readSnapshot(d, 'narrative-members', 'narrative_id, window_key, uuid');
-  for (const w of ['7d', '30d', '90d', 'all']) {
-    const ws = members.filter((m) => m.window_key === w).map((m) => m.uuid);
-    assert.is(new Set(ws).size, ws.length, `one narrative per post in ${w}`);
-  }
-  for (const r of rows) assert.is(members.filter((m) => m.narrative_id === r.id).length, Number(r.content_count));
-  // The text index over labels and summaries finds a narrative by the words of its label.
-  const ordered = await readSnapshot(d, 'narratives', 'id, label', 'ORDER BY row_id');
-  const index = await loadBm25(path.join(generationDir(dataDirLayout(d), (await readCurrent(dataDirLayout(d)))!), 'narrative-text.bin'));
-  for (const n of ordered.slice(0, 5)) {
-    const hits = searchBm25(index, terms(n.label as string), 50);
-    assert.ok(hits.some((h) => ordered[h.row]!.id === n.id), `"${n.label}" finds its narrative`);
-  }
+test(
+  'the stage on the sample: every field of a narrative (docs/api.md, "Narrative") with its ' +
+    'type and range; keys kept on a re-run a day later; trajectory grows',
+  async () => {
+    const d = sampleDataDir();
+    await runPipeline(d);
+    const rows = await readSnapshot(d, 'narratives', '*', 'ORDER BY window_key, id');
+    assert.ok(rows.length > 0);
+    for (const w of ['7d', '30d', '90d', 'all'])
+      assert.ok(
+        rows.some((r) => r.window_key === w),
+        `narratives in ${w}`,
+      );
+    for (const r of rows) {
+      for (const k of [
+        'id',
+        'label',
+        'summary',
+        'window_key',
+        'window_start',
+        'window_end',
+        'computed_at',
+        'total_engagement',
+        'narrative_key',
+      ])
+        assert.type(r[k], 'string', k);
+      assert.ok((r.summary as string).length > 0 && (r.label as string).length > 0);
+      assert.ok(/^\d+$/.test(r.total_engagement as string));
+      assert.ok(Number(r.content_count) >= 5 && Number(r.creator_count) >= 1 && Number(r.platform_count) >= 1);
+      for (const k of ['momentum_score', 'emerging_score']) assert.ok((r[k] as number) >= 0 && (r[k] as number) <= 1, k);
+      assert.ok(r.diffusion === null || ((r.diffusion as number) >= 0 && (r.diffusion as number) <= 1 + 1e-9));
+      assert.ok(r.lifecycle === null || LIFECYCLES.includes(r.lifecycle as string));
+      assert.ok(['high', 'medium', 'low'].includes(r.trajectory_confidence as string));
+      assert.ok(r.sentiment_score === null || Math.abs(r.sentiment_score as number) <= 1);
+      const sb = JSON.parse(r.score_breakdown as string);
+      assert.equal(
+        [sb.content_count, sb.creator_count, sb.platform_count],
+        [Number(r.content_count), Number(r.creator_count), Number(r.platform_count)],
+      );
+      assert.is(sb.total_engagement, Number(r.total_engagement));
+      const st = JSON.parse(r.sentiment_breakdown as string);
+      if (st.stance) assert.ok(Math.abs(st.stance.critical + st.stance.mixed + st.stance.neutral + st.stance.supportive - 1) < 1e-9);
+      assert.ok(Array.isArray(r.top_tags));
+    }
+    // Members: each post at most once per window; counts agree.
+    const members = await readSnapshot(d, 'narrative-members', 'narrative_id, window_key, uuid');
+    for (const w of ['7d', '30d', '90d', 'all']) {
+      const ws = members.filter((m) => m.window_key === w).map((m) => m.uuid);
+      assert.is(new Set(ws).size, ws.length, `one narrative per post in ${w}`);
+    }
+    for (const r of rows) assert.is(members.filter((m) => m.narrative_id === r.id).length, Number(r.content_count));
+    // The text index over labels and summaries finds a narrative by the words of its label.
+    const ordered = await readSnapshot(d, 'narratives', 'id, label', 'ORDER BY row_id');
+    const index = await loadBm25(path.join(generationDir(dataDirLayout(d), (await readCurrent(dataDirLayout(d)))!), 'narrative-text.bin'));
+    for (const n of ordered.slice(0, 5)) {
+      const hits = searchBm25(index, terms(n.label as string), 50);
+      assert.ok(
+        hits.some((h) => ordered[h.row]!.id === n.id),
+        `"${n.label}" finds its narrative`,
+      );
+    }
 
-  // The next day, same posts: the stories continue under the same keys.
-  const next = new Date(AS_OF.getTime() + DAY_MS);
-  await runPipeline(d, ['run'], next);
-  const again = await readSnapshot(d, 'narratives', 'id, narrative_key, window_key, previous_id');
-  const allBefore = new Set(rows.filter((r) => r.window_key === 'all').map((r) => r.narrative_key));
-  const allAfter = again.filter((r) => r.window_key === 'all');
-  const kept = allAfter.filter((r) => allBefore.has(r.narrative_key as string)).length;
-  assert.ok(kept / allAfter.length >= 0.9, `${kept}/${allAfter.length} keys kept`);
-  assert.not.ok(again.some((r) => rows.some((p) => p.id === r.id)), 'ids name a narrative in one generation');
-  const traj = await readSnapshot(d, 'narrative-trajectory', 'narrative_key, generation, as_of');
-  const key = allAfter.find((r) => allBefore.has(r.narrative_key as string))!.narrative_key;
-  const hist = traj.filter((t) => t.narrative_key === key);
-  assert.equal(hist.map((h) => h.generation), ['g000001', null]);
-});
+    // The next day, same posts: the stories continue under the same keys.
+    const next = new Date(AS_OF.getTime() + DAY_MS);
+    await runPipeline(d, ['run'], next);
+    const again = await readSnapshot(d, 'narratives', 'id, narrative_key, window_key, previous_id');
+    const allBefore = new Set(rows.filter((r) => r.window_key === 'all').map((r) => r.narrative_key));
+    const allAfter = again.filter((r) => r.window_key === 'all');
+    const kept = allAfter.filter((r) => allBefore.has(r.narrative_key as string)).length;
+    assert.ok(kept / allAfter.length >= 0.9, `${kept}/${allAfter.length} keys kept`);
+    assert.not.ok(
+      again.some((r) => rows.some((p) => p.id === r.id)),
+      'ids name a narrative in one generation',
+    );
+    const traj = await readSnapshot(d, 'narrative-trajectory', 'narrative_key, generation, as_of');
+    const key = allAfter.find((r) => allBefore.has(r.narrative_key as string))!.narrative_key;
+    const hist = traj.filter((t) => t.narrative_key === key);
+    assert.equal(
+      hist.map((h) => h.generation),
+      ['g000001', null],
+    );
+  },
+);
 
 test('a corpus too small for narratives publishes empty tables with their columns', async () => {
   const d = tmpDir();
   fs.mkdirSync(path.join(d, 'landing'), { recursive: true });
-  const posts = Array.from({ length: 4 }, (_, i) => JSON.stringify({ uuid: `p${i}`, platform: 'x', published_at: '2026-10-30T10:00:00Z', title: `lonely post number ${i} about gardening` }));
+  const posts = Array.from({ length: 4 }, (_, i) =>
+    JSON.stringify({
+      uuid: `p${i}`,
+      platform: 'x',
+      published_at: '2026-10-30T10:00:00Z',
+      title: `lonely post number ${i} about gardening`,
+    }),
+  );
   fs.writeFileSync(path.join(d, 'landing', 'few.ndjson'), posts.join('\n') + '\n');
   await runPipeline(d);
   assert.equal(await readSnapshot(d, 'narratives'), []);

@@ -28,11 +28,20 @@ function matches(schemaRef: string, json: unknown): { ok: boolean; why: string }
   return { ok, why: ajv.errorsText(validate.errors, { separator: '\n' }) };
 }
 
-async function check(method: string, path: string, template: string, opts: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}): Promise<any> {
+async function check(
+  method: string,
+  path: string,
+  template: string,
+  opts: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<any> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key !== null) headers['x-api-key'] = opts.key ?? s.demo.secret;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${s.baseUrl}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const res = await fetch(`${s.baseUrl}${path}`, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   const text = await res.text();
   const json: any = text ? JSON.parse(text) : null;
   const op = doc.paths[template]?.[method.toLowerCase()];
@@ -53,7 +62,18 @@ test.before(async () => {
   const dir = sampleDataDir();
   await runPipeline(dir);
   // Pattern entries on, so their schema (PatternEntry) meets real ones too; off is the default.
-  s = await startServer(loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000', SEARCH_PATTERNS: 'on' }), createLogger('test', 'silent'));
+  s = await startServer(
+    loadConfig({
+      DATA_DIR: dir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_RPS: '1000',
+      RATE_LIMIT_BURST: '1000',
+      SEARCH_PATTERNS: 'on',
+    }),
+    createLogger('test', 'silent'),
+  );
   doc = await (await fetch(`${s.baseUrl}/openapi.json`)).json();
 });
 
@@ -83,7 +103,10 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
     await check('GET', `/narratives/${n.id}`, '/narratives/{id}');
     await check('GET', `/narratives/${n.id}/trajectory`, '/narratives/{id}/trajectory');
   }
-  assert.ok(answer.narratives.some((n: { source: string }) => n.source === 'emergent'), 'an emergent trajectory validated');
+  assert.ok(
+    answer.narratives.some((n: { source: string }) => n.source === 'emergent'),
+    'an emergent trajectory validated',
+  );
   await check('GET', `/narratives/${id}/trajectory`, '/narratives/{id}/trajectory');
   assert.is((await check('GET', `/narratives/${trending.items[0].narrative_key}`, '/narratives/{id}')).resolved_by, 'narrative_key');
   await check('GET', `/narratives/${trending.items[0].narrative_key}/trajectory`, '/narratives/{id}/trajectory');
@@ -91,7 +114,12 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   const key = patterns.items[0].patternKey;
   await check('GET', `/intelligence/patterns/${key}`, '/intelligence/patterns/{patternKey}');
   const content = await check('GET', `/intelligence/patterns/${key}/content?limit=1`, '/intelligence/patterns/{patternKey}/content');
-  if (content.nextCursor) await check('GET', `/intelligence/patterns/${key}/content?limit=1&cursor=${content.nextCursor}`, '/intelligence/patterns/{patternKey}/content');
+  if (content.nextCursor)
+    await check(
+      'GET',
+      `/intelligence/patterns/${key}/content?limit=1&cursor=${content.nextCursor}`,
+      '/intelligence/patterns/{patternKey}/content',
+    );
   await check('GET', `/intelligence/patterns/${key}/lookalikes`, '/intelligence/patterns/{patternKey}/lookalikes');
   await check('GET', '/intelligence/patterns?sort=nope', '/intelligence/patterns');
   await check('GET', '/usage', '/usage');
@@ -101,51 +129,98 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   await s.ledger.topup(rich.id, toMicro('500'));
   const richKey = (await s.ledger.createKey(rich.id)).secret;
   for (const body of [
-    { kind: 'records', query: 'coffee', limit: 30, window: 'all' }, { kind: 'insights', query: 'coffee', limit: 300, window: 'all' },
-    { kind: 'insights', query: 'coffee', window: 'all', includeSignals: true }, { kind: 'patterns', query: 'teal waves pastel', window: 'all' },
+    { kind: 'records', query: 'coffee', limit: 30, window: 'all' },
+    { kind: 'insights', query: 'coffee', limit: 300, window: 'all' },
+    { kind: 'insights', query: 'coffee', window: 'all', includeSignals: true },
+    { kind: 'patterns', query: 'teal waves pastel', window: 'all' },
     { kind: 'stats', query: 'coffee', window: 'all' },
   ]) {
     const sub = await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, body });
     let job: any = sub;
-    await waitFor(async () => ['succeeded', 'failed'].includes((job = await check('GET', `/intelligence/jobs/${sub.jobId}`, '/intelligence/jobs/{jobId}', { key: richKey })).status), 'the job');
-    if (job.status === 'succeeded') assert.is((await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, body })).cached, true);
+    await waitFor(
+      async () =>
+        ['succeeded', 'failed'].includes(
+          (job = await check('GET', `/intelligence/jobs/${sub.jobId}`, '/intelligence/jobs/{jobId}', { key: richKey })).status,
+        ),
+      'the job',
+    );
+    if (job.status === 'succeeded')
+      assert.is((await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, body })).cached, true);
   }
   await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, body: { kind: 'records', query: 'x', depth: 1 } });
-  await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: (await s.ledger.createKey(poor.id)).secret, body: { kind: 'insights', query: 'x' } });
+  await check('POST', '/intelligence/jobs', '/intelligence/jobs', {
+    key: (await s.ledger.createKey(poor.id)).secret,
+    body: { kind: 'insights', query: 'x' },
+  });
   await check('GET', '/intelligence/jobs/job_nope', '/intelligence/jobs/{jobId}', { key: richKey });
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'openapi-test', version: '1' } } };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'openapi-test', version: '1' } },
+  };
   const mcpHeaders = { accept: 'application/json, text/event-stream' };
-  assert.is((await check('POST', '/mcp', '/mcp', { body: initialize, headers: mcpHeaders })).result.serverInfo.name, 'content-intelligence');
+  assert.is(
+    (await check('POST', '/mcp', '/mcp', { body: initialize, headers: mcpHeaders })).result.serverInfo.name,
+    'content-intelligence',
+  );
   await check('POST', '/mcp', '/mcp', { key: null, body: initialize, headers: mcpHeaders });
   await check('POST', '/mcp', '/mcp', { body: initialize });
   await check('POST', '/mcp', '/mcp', { body: { jsonrpc: '2.0', method: 'notifications/initialized' }, headers: mcpHeaders });
   // Every documented operation was exercised.
-  const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`)).filter((x) => x !== 'GET /openapi.json');
-  assert.equal(documented.filter((d) => !seen.has(d)), []);
+  const documented = Object.entries(doc.paths)
+    .flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`))
+    .filter((x) => x !== 'GET /openapi.json');
+  assert.equal(
+    documented.filter((d) => !seen.has(d)),
+    [],
+  );
 });
 
 test('the documented query rules are the ones enforced: every integer parameter at its maximum is taken, one past it refused', async () => {
-  const trending = (await (await fetch(`${s.baseUrl}/narratives/trending?window=all`, { headers: { 'x-api-key': s.demo.secret } })).json()) as any;
-  const patterns = (await (await fetch(`${s.baseUrl}/intelligence/patterns?scope=all`, { headers: { 'x-api-key': s.demo.secret } })).json()) as any;
+  const trending = (await (
+    await fetch(`${s.baseUrl}/narratives/trending?window=all`, { headers: { 'x-api-key': s.demo.secret } })
+  ).json()) as any;
+  const patterns = (await (
+    await fetch(`${s.baseUrl}/intelligence/patterns?scope=all`, { headers: { 'x-api-key': s.demo.secret } })
+  ).json()) as any;
   const ids: Record<string, string> = { id: trending.items[0].id, patternKey: patterns.items[0].patternKey };
   let checked = 0;
-  for (const [template, ops] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema: { type?: string; maximum?: number; minimum?: number } }> }>>)) {
+  for (const [template, ops] of Object.entries(
+    doc.paths as Record<
+      string,
+      Record<string, { parameters?: Array<{ name: string; in: string; schema: { type?: string; maximum?: number; minimum?: number } }> }>
+    >,
+  )) {
     const get = ops.get;
     if (!get?.parameters) continue;
     const path = template.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name]!);
     for (const p of get.parameters.filter((x) => x.in === 'query' && x.schema.type === 'integer' && x.schema.maximum !== undefined)) {
-      const at = await fetch(`${s.baseUrl}${path}?${p.name}=${p.schema.maximum}${template === '/narratives/search' ? '&q=coffee' : ''}`, { headers: { 'x-api-key': s.demo.secret } });
+      const at = await fetch(`${s.baseUrl}${path}?${p.name}=${p.schema.maximum}${template === '/narratives/search' ? '&q=coffee' : ''}`, {
+        headers: { 'x-api-key': s.demo.secret },
+      });
       assert.is(at.status, 200, `${template} ${p.name}=${p.schema.maximum}`);
-      const past = await fetch(`${s.baseUrl}${path}?${p.name}=${p.schema.maximum! + 1}${template === '/narratives/search' ? '&q=coffee' : ''}`, { headers: { 'x-api-key': s.demo.secret } });
+      const past = await fetch(
+        `${s.baseUrl}${path}?${p.name}=${p.schema.maximum! + 1}${template === '/narratives/search' ? '&q=coffee' : ''}`,
+        { headers: { 'x-api-key': s.demo.secret } },
+      );
       assert.is(past.status, 400, `${template} ${p.name} past ${p.schema.maximum}`);
-      assert.match(((await past.json()) as { error: string }).error, new RegExp(`${p.name} must be between ${p.schema.minimum} and ${p.schema.maximum}`));
+      assert.match(
+        ((await past.json()) as { error: string }).error,
+        new RegExp(`${p.name} must be between ${p.schema.minimum} and ${p.schema.maximum}`),
+      );
       checked++;
     }
   }
   assert.ok(checked >= 8, `${checked} parameters checked`);
   // The bodies too: the search limit's documented maximum is the enforced one.
   const max = doc.components.schemas.SearchRequest.properties.limit.maximum as number;
-  const body = (limit: number) => fetch(`${s.baseUrl}/search`, { method: 'POST', headers: { 'x-api-key': s.demo.secret, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'coffee', limit }) });
+  const body = (limit: number) =>
+    fetch(`${s.baseUrl}/search`, {
+      method: 'POST',
+      headers: { 'x-api-key': s.demo.secret, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'coffee', limit }),
+    });
   assert.is((await body(max)).status, 200);
   assert.is((await body(max + 1)).status, 400);
 });
@@ -159,7 +234,10 @@ test('an insights result with signals matches its schema (the sample is under ev
     assert.ok(result.signals && Array.isArray(result.signals.anomalies));
     const m = matches('#/components/schemas/InsightsResult', result);
     assert.ok(m.ok, m.why);
-    assert.not.ok(matches('#/components/schemas/InsightsResult', { ...result, signals: { ...result.signals, lifecycle: 'booming' } }).ok, 'a wrong lifecycle fails');
+    assert.not.ok(
+      matches('#/components/schemas/InsightsResult', { ...result, signals: { ...result.signals, lifecycle: 'booming' } }).ok,
+      'a wrong lifecycle fails',
+    );
   } finally {
     lease.release();
   }

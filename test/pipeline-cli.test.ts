@@ -15,7 +15,8 @@ test.after.each(cleanupTmp);
 test('--help lists every command; bad arguments fail with one line and exit 2', async () => {
   const help = await runTs('pipeline/cli.ts', ['--help']);
   assert.is(help.code, 0);
-  for (const c of ['run', 'ingest', 'features', 'index', 'narratives', 'patterns', 'publish', 'schedule', '--data-dir', '--as-of']) assert.ok(help.out.includes(c), c);
+  for (const c of ['run', 'ingest', 'features', 'index', 'narratives', 'patterns', 'publish', 'schedule', '--data-dir', '--as-of'])
+    assert.ok(help.out.includes(c), c);
   const badDate = await runTs('pipeline/cli.ts', ['run', '--as-of', 'yesterday-ish']);
   assert.is(badDate.code, 2);
   assert.match(badDate.out, /--as-of "yesterday-ish" is not an ISO 8601/);
@@ -29,9 +30,15 @@ test('a run logs JSON lines with per-stage timings and exits 0', async () => {
   writeLines(path.join(d, 'landing', 'a.ndjson'), [{ uuid: 'a', platform: 'x', published_at: '2026-10-01T00:00:00Z' }]);
   const r = await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-11-01T00:00:00Z']);
   assert.is(r.code, 0, r.out);
-  const lines = r.out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  const lines = r.out
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
   const finished = lines.filter((l) => l.msg === 'stage finished');
-  assert.equal(finished.map((l) => l.stage), ['ingest', 'features', 'index', 'narratives', 'patterns', 'publish']);
+  assert.equal(
+    finished.map((l) => l.stage),
+    ['ingest', 'features', 'index', 'narratives', 'patterns', 'publish'],
+  );
   for (const l of finished) assert.type(l.ms, 'number');
   assert.is(await readCurrent(dataDirLayout(d)), 'g000001');
 });
@@ -45,7 +52,13 @@ test('an --as-of older than the served generation is refused with what it would 
   assert.is((await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-11-01T00:00:00Z'])).code, 0);
   const back = await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-10-20T00:00:00Z']);
   assert.is(back.code, 2, back.out);
-  assert.match(back.out, /--as-of 2026-10-20T00:00:00.000Z is older than the served generation g000001 \(as of 2026-11-01T00:00:00.000Z\): the run would publish the posts published by then \(1 posts, against 2 in g000001\)/);
+  assert.match(
+    back.out,
+    new RegExp(
+      '--as-of 2026-10-20T00:00:00.000Z is older than the served generation g000001 \\(as of 2026-11-01T00:00:00.000Z\\): ' +
+        'the run would publish the posts published by then \\(1 posts, against 2 in g000001\\)',
+    ),
+  );
   assert.match(back.out, /--allow-rewind/);
   assert.is(await readCurrent(dataDirLayout(d)), 'g000001', 'nothing published');
   const forced = await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-10-20T00:00:00Z', '--allow-rewind']);
@@ -55,7 +68,7 @@ test('an --as-of older than the served generation is refused with what it would 
   assert.is((await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-11-02T00:00:00Z'])).code, 0);
 });
 
-test('a run fails with a one-line reason while another run holds the lock; a dead owner\'s lock is taken over', async () => {
+test("a run fails with a one-line reason while another run holds the lock; a dead owner's lock is taken over", async () => {
   const d = tmpDir();
   const layout = dataDirLayout(d);
   const held = await acquireLock(layout.lock);

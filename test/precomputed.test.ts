@@ -16,7 +16,11 @@ import { readSnapshot, runPipeline } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
 const DIM = 48;
-const truth = fs.readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const truth = fs
+  .readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 const narrativeOf = new Map<string, string | null>(truth.filter((t) => t.type === 'post').map((t) => [t.uuid, t.narrative]));
 
 /** Deterministic pseudo-random numbers (mulberry32). */
@@ -54,16 +58,20 @@ function corpusWithEmbeddings(share: number): { d: string; sent: Map<string, num
   const landing = path.join(d, 'landing', 'sample');
   fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), landing, { recursive: true });
   const file = fs.readdirSync(landing).find((f) => f.endsWith('.ndjson'))!;
-  const lines = fs.readFileSync(path.join(landing, file), 'utf8').split('\n').map((line) => {
-    let rec: Record<string, unknown>;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      return line; // the sample's planted bad lines stay as they are
-    }
-    if (typeof rec.uuid === 'string' && (uuidSeed(rec.uuid) % 100) < share * 100) sent.set(rec.uuid, (rec.text_embedding = upstreamEmbedding(rec.uuid)) as number[]);
-    return JSON.stringify(rec);
-  });
+  const lines = fs
+    .readFileSync(path.join(landing, file), 'utf8')
+    .split('\n')
+    .map((line) => {
+      let rec: Record<string, unknown>;
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        return line; // the sample's planted bad lines stay as they are
+      }
+      if (typeof rec.uuid === 'string' && uuidSeed(rec.uuid) % 100 < share * 100)
+        sent.set(rec.uuid, (rec.text_embedding = upstreamEmbedding(rec.uuid)) as number[]);
+      return JSON.stringify(rec);
+    });
   fs.writeFileSync(path.join(landing, file), lines.join('\n'));
   return { d, sent };
 }

@@ -19,9 +19,22 @@ test('every row has a complete PublicEnrichment with coverage flags that match w
   fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(d, 'landing', 'sample'), { recursive: true });
   await runPipeline(d);
   const index = await loadSearchIndex(generationDir(dataDirLayout(d), (await readCurrent(dataDirLayout(d)))!));
-  const media = new Set((await readSnapshot(d, 'visual-elements', 'row_id::INT AS r', 'WHERE visual_error IS NULL')).map((x) => x.r as number));
+  const media = new Set(
+    (await readSnapshot(d, 'visual-elements', 'row_id::INT AS r', 'WHERE visual_error IS NULL')).map((x) => x.r as number),
+  );
   const text = await readSnapshot(d, 'posts', "(coalesce(title, '') || coalesce(description, '') || array_to_string(tags, ' ')) AS t", '');
-  const keys = ['aestheticStyle', 'attributeConfidence', 'brandProducts', 'coverage', 'emotionMood', 'noveltyScore', 'saturationScore', 'themes', 'tone', 'toneConfidence'];
+  const keys = [
+    'aestheticStyle',
+    'attributeConfidence',
+    'brandProducts',
+    'coverage',
+    'emotionMood',
+    'noveltyScore',
+    'saturationScore',
+    'themes',
+    'tone',
+    'toneConfidence',
+  ];
   let styled = 0;
   let styleOnly = 0;
   for (let row = 0; row < index.rows; row++) {

@@ -13,8 +13,13 @@ import { AS_OF, readSnapshot, runPipeline, summaryOf } from './helpers/pipeline.
 import { cleanupTmp, tmpDir, writeLines } from './helpers/tmp.ts';
 
 const posts = (prefix: string, n: number, day = 10) =>
-  Array.from({ length: n }, (_, i) => ({ uuid: `${prefix}-${i}`, platform: i % 2 ? 'x' : 'reddit', creator_id: i % 5,
-    published_at: `2026-10-${String(day).padStart(2, '0')}T00:00:00Z`, like_count: i }));
+  Array.from({ length: n }, (_, i) => ({
+    uuid: `${prefix}-${i}`,
+    platform: i % 2 ? 'x' : 'reddit',
+    creator_id: i % 5,
+    published_at: `2026-10-${String(day).padStart(2, '0')}T00:00:00Z`,
+    like_count: i,
+  }));
 
 async function verifyGeneration(dataDir: string, gen: string): Promise<void> {
   const layout = dataDirLayout(dataDir);
@@ -53,17 +58,67 @@ test('publish writes a verifiable manifest with windows and switches CURRENT', a
   assert.is(m.windows['30d'].start, '2026-10-02T00:00:00.000Z');
   assert.is(m.windows.all.start, '2026-10-10T00:00:00.000Z');
   assert.is(m.windows.all.end, AS_OF.toISOString());
-  assert.equal(m.files.map((f) => f.name).sort(), ['bm25.bin', 'creators.parquet', 'embedder.bin', 'enrichment.parquet', 'narrative-centroids.f32', 'narrative-members.parquet', 'narrative-text.bin', 'narrative-trajectory.parquet', 'narratives-source.json', 'narratives.parquet', 'neighbour-scores.parquet', 'pattern-centroids.f32', 'pattern-lookalikes.parquet', 'pattern-members.parquet', 'pattern-representatives.parquet', 'pattern-trajectory.parquet', 'patterns-source.json', 'patterns.parquet', 'posts.parquet', 'source.json', 'text-hnsw.json', 'text-space.json', 'text-vectors.f32', 'text.0.hnsw', 'visual-elements.parquet', 'visual-hnsw.json', 'visual-space.json', 'visual-vectors.f32', 'visual.0.hnsw']);
+  assert.equal(m.files.map((f) => f.name).sort(), [
+    'bm25.bin',
+    'creators.parquet',
+    'embedder.bin',
+    'enrichment.parquet',
+    'narrative-centroids.f32',
+    'narrative-members.parquet',
+    'narrative-text.bin',
+    'narrative-trajectory.parquet',
+    'narratives-source.json',
+    'narratives.parquet',
+    'neighbour-scores.parquet',
+    'pattern-centroids.f32',
+    'pattern-lookalikes.parquet',
+    'pattern-members.parquet',
+    'pattern-representatives.parquet',
+    'pattern-trajectory.parquet',
+    'patterns-source.json',
+    'patterns.parquet',
+    'posts.parquet',
+    'source.json',
+    'text-hnsw.json',
+    'text-space.json',
+    'text-vectors.f32',
+    'text.0.hnsw',
+    'visual-elements.parquet',
+    'visual-hnsw.json',
+    'visual-space.json',
+    'visual-vectors.f32',
+    'visual.0.hnsw',
+  ]);
   assert.equal(m.counts, { posts: 20, creators: 10 });
   await verifyGeneration(d, 'g000001');
   // Snapshot tables are plain Parquet with the documented columns.
   const [row] = await readSnapshot(d, 'posts', '*', "WHERE uuid = 'a-3'");
-  assert.equal(Object.keys(row!), ['uuid', 'platform', 'content_type', 'creator_id', 'creator_handle', 'follower_count', 'title',
-    'description', 'tags', 'published_at', 'observed_at', 'like_count', 'comment_count', 'share_count', 'view_count',
-    'content_url', 'media', 'language']);
+  assert.equal(Object.keys(row!), [
+    'uuid',
+    'platform',
+    'content_type',
+    'creator_id',
+    'creator_handle',
+    'follower_count',
+    'title',
+    'description',
+    'tags',
+    'published_at',
+    'observed_at',
+    'like_count',
+    'comment_count',
+    'share_count',
+    'view_count',
+    'content_url',
+    'media',
+    'language',
+  ]);
   const creators = await readSnapshot(d, 'creators', 'creator_id::INT AS id, platform, post_count::INT AS n', 'ORDER BY id, platform');
   assert.is(creators.length, 10);
-  assert.is(creators.reduce((a, c) => a + (c.n as number), 0), 20);
+  assert.is(
+    creators.reduce((a, c) => a + (c.n as number), 0),
+    20,
+  );
 });
 
 test('old generations are pruned to KEEP_GENERATIONS; the current one is never removed', async () => {
@@ -90,7 +145,11 @@ for (const fp of FAILPOINTS) {
 
     writeLines(path.join(d, 'landing', '2.ndjson'), posts('two', 30, 20));
     const fpDir = tmpDir('fp-');
-    const child = spawnTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', AS_OF.toISOString()], { FAILPOINTS: fp, FAILPOINT_DIR: fpDir, LOG_LEVEL: 'silent' });
+    const child = spawnTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', AS_OF.toISOString()], {
+      FAILPOINTS: fp,
+      FAILPOINT_DIR: fpDir,
+      LOG_LEVEL: 'silent',
+    });
     await waitFor(() => fs.existsSync(path.join(fpDir, fp)), `failpoint ${fp}`);
     child.proc.kill('SIGKILL');
     const { signal } = await child.exited;
@@ -109,7 +168,10 @@ for (const fp of FAILPOINTS) {
     assert.ok(gen && gen > 'g000001', `new generation published (${gen})`);
     await verifyGeneration(d, gen!);
     assert.is((await readSnapshot(d, 'posts', 'uuid')).length, 80);
-    assert.equal(fs.readdirSync(layout.snapshots).filter((n) => n.startsWith('.tmp-')), []);
+    assert.equal(
+      fs.readdirSync(layout.snapshots).filter((n) => n.startsWith('.tmp-')),
+      [],
+    );
   });
 }
 
@@ -120,7 +182,10 @@ test('SIGTERM abandons the current stage cleanly: exit 143, lock released, previ
   await runPipeline(d);
   writeLines(path.join(d, 'landing', '2.ndjson'), posts('two', 10));
   const fpDir = tmpDir('fp-');
-  const child = spawnTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', AS_OF.toISOString()], { FAILPOINTS: 'publish.after-tables', FAILPOINT_DIR: fpDir });
+  const child = spawnTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', AS_OF.toISOString()], {
+    FAILPOINTS: 'publish.after-tables',
+    FAILPOINT_DIR: fpDir,
+  });
   await waitFor(() => fs.existsSync(path.join(fpDir, 'publish.after-tables')), 'publish to start');
   child.proc.kill('SIGTERM');
   const { code } = await child.exited;

@@ -9,7 +9,7 @@ import { QuantizedVectors } from '../core/quantized-vectors.ts';
 
 const dim = 128;
 let seed = 3;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
 const unit = () => {
   const v = Array.from({ length: dim }, rand);
   const n = Math.hypot(...v);
@@ -34,7 +34,10 @@ test('int8 similarities stay within 5e-3 of the float32 ones; zero rows have no 
   for (let r = 0; r < rows; r++) assert.is(q.hasVector(r), r % 7 !== 3, `row ${r}`);
   const out = new Float64Array(dim);
   q.decodeInto(0, out, 0);
-  assert.ok(out.every((x, j) => Math.abs(x - floats[j]!) <= q.scales[0]! / 2 + 1e-9), 'decoded within half a step');
+  assert.ok(
+    out.every((x, j) => Math.abs(x - floats[j]!) <= q.scales[0]! / 2 + 1e-9),
+    'decoded within half a step',
+  );
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'qv-')), 'v.f32');
   fs.writeFileSync(file, Buffer.from(floats.buffer));
   const viaFile = QuantizedVectors.fromFile(file, dim, true);

@@ -14,7 +14,11 @@ import { ROOT } from './helpers/child.ts';
 import { runPipeline } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
-const truth = fs.readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const truth = fs
+  .readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 const narrativeOf = new Map(truth.filter((t) => t.type === 'post').map((t) => [t.uuid as string, t.narrative as string | null]));
 const narratives = truth.filter((t) => t.type === 'narrative');
 let index: SearchIndex;
@@ -28,7 +32,7 @@ test.before(async () => {
 });
 test.after(cleanupTmp);
 
-test('narrative queries rank that narrative\'s posts first (precision@10 over all planted narratives)', () => {
+test("narrative queries rank that narrative's posts first (precision@10 over all planted narratives)", () => {
   let hits = 0;
   for (const n of narratives) {
     const rows = search(index, { query: n.keywords.slice(0, 3).join(' '), limit: 10, window: 'all' });
@@ -73,7 +77,15 @@ test('every score is in its documented range; results are deterministic and orde
   for (let i = 0; i < a.length; i++) {
     const r = a[i]!;
     assert.ok(r.rawSimilarity >= -1.0001 && r.rawSimilarity <= 1.0001);
-    for (const k of ['similarity', 'relevance', 'recencyScore', 'engagementScore', 'engagementDepth', 'authorReach', 'exampleRankingScore'] as const) {
+    for (const k of [
+      'similarity',
+      'relevance',
+      'recencyScore',
+      'engagementScore',
+      'engagementDepth',
+      'authorReach',
+      'exampleRankingScore',
+    ] as const) {
       assert.ok(r[k] >= 0 && r[k] <= 1.0000001, `${k} ${r[k]}`);
     }
     assert.ok(r.rrfScore > 0 && r.rrfScore <= 2 / 61 + 1e-12);

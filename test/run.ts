@@ -18,7 +18,15 @@ function findTests(dir: string): string[] {
   });
 }
 
-interface Outcome { file: string; passed: number; failed: number; skipped: number; ms: number; output: string; code: number | null }
+interface Outcome {
+  file: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  ms: number;
+  output: string;
+  code: number | null;
+}
 
 function runFile(file: string): Promise<Outcome> {
   const t0 = Date.now();
@@ -50,7 +58,9 @@ function runFile(file: string): Promise<Outcome> {
 }
 
 const only = process.argv.slice(2);
-const files = findTests(here).sort().filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
+const files = findTests(here)
+  .sort()
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
 const queue = [...files];
 const outcomes: Outcome[] = [];
 await Promise.all(
@@ -59,7 +69,9 @@ await Promise.all(
       const o = await runFile(f);
       outcomes.push(o);
       const rel = path.relative(process.cwd(), f);
-      process.stdout.write(`${o.failed ? 'FAIL' : 'ok  '} ${rel}  ${o.passed} passed, ${o.failed} failed, ${o.skipped} skipped (${(o.ms / 1000).toFixed(1)} s)\n`);
+      process.stdout.write(
+        `${o.failed ? 'FAIL' : 'ok  '} ${rel}  ${o.passed} passed, ${o.failed} failed, ${o.skipped} skipped (${(o.ms / 1000).toFixed(1)} s)\n`,
+      );
       if (o.failed) process.stdout.write(o.output.replace(/^/gm, '    | ') + '\n');
     }
   }),

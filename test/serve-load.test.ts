@@ -30,8 +30,19 @@ test.before(async () => {
   dir = sampleDataDir();
   await runPipeline(dir);
   logFile = path.join(dir, 'access.log');
-  s = await startServer(loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, SEARCH_PATTERNS: 'on', DEMO_CREDITS: '100', RATE_LIMIT_RPS: '10000', RATE_LIMIT_BURST: '10000' }),
-    createLogger('test', 'info', logFile));
+  s = await startServer(
+    loadConfig({
+      DATA_DIR: dir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ADMIN_TOKEN,
+      SEARCH_PATTERNS: 'on',
+      DEMO_CREDITS: '100',
+      RATE_LIMIT_RPS: '10000',
+      RATE_LIMIT_BURST: '10000',
+    }),
+    createLogger('test', 'info', logFile),
+  );
   secrets.push(s.demo.secret, ADMIN_TOKEN);
 });
 
@@ -45,11 +56,21 @@ test('200 concurrent searches on a small balance: never overdrawn; charges sum t
   const { secret } = await s.ledger.createKey(acc.id, 'k');
   secrets.push(secret);
   await s.ledger.topup(acc.id, toMicro('0.5')); // 50 rows' worth; each search holds 5 rows
-  const results = await Promise.all(Array.from({ length: 200 }, (_, i) => call('POST', '/search', secret, { query: i % 2 ? 'coffee' : 'sourdough bread', limit: 5, window: 'all' })));
+  const results = await Promise.all(
+    Array.from({ length: 200 }, (_, i) =>
+      call('POST', '/search', secret, { query: i % 2 ? 'coffee' : 'sourdough bread', limit: 5, window: 'all' }),
+    ),
+  );
   const ok = results.filter((r) => r.status === 200);
-  assert.ok(results.every((r) => r.status === 200 || r.status === 402), `statuses ${[...new Set(results.map((r) => r.status))]}`);
+  assert.ok(
+    results.every((r) => r.status === 200 || r.status === 402),
+    `statuses ${[...new Set(results.map((r) => r.status))]}`,
+  );
   assert.ok(ok.length >= 10, `${ok.length} answered`);
-  assert.ok(results.some((r) => r.status === 402), 'the balance runs out');
+  assert.ok(
+    results.some((r) => r.status === 402),
+    'the balance runs out',
+  );
   const charged = ok.reduce((a, r) => a + toMicro(String(r.json.usage.credits)), 0);
   const after = s.ledger.balance(acc.id);
   assert.is(toMicro('0.5') - after.balanceMicro, charged, 'charges equal the balance drop');
@@ -70,14 +91,19 @@ test('SEARCH_PATTERNS on: pattern entries with every field of a pattern entry, i
     const r = await call('POST', '/search', s.demo.secret, { query: q, limit: 50, window: 'all' });
     assert.is(r.status, 200);
     const rel = r.json.patterns.map((p: any) => p.queryRelevance);
-    assert.equal(rel, [...rel].sort((a: number, b: number) => b - a), 'ranked');
+    assert.equal(
+      rel,
+      [...rel].sort((a: number, b: number) => b - a),
+      'ranked',
+    );
     const inAnswer = new Set(r.json.content.flatMap((c: any) => c.patternKeys));
     for (const p of r.json.patterns) {
       seen++;
       for (const k of ['lexicalMatch', 'memberTextMatch', 'queryRelevance']) assert.ok(p[k] >= 0 && p[k] <= 1, `${k} ${p[k]}`);
       assert.ok(p.visualSimilarity >= -1 && p.visualSimilarity <= 1);
       assert.ok(p.lexicalMatch > 0 || inAnswer.has(p.pattern.patternKey), 'a candidate shares a term or holds a returned row');
-      for (const k of ['clusteringMethod', 'confidence', 'contentCount', 'patternKey', 'recurrentElements', 'trajectory', 'reconciliation']) assert.ok(k in p.pattern, k);
+      for (const k of ['clusteringMethod', 'confidence', 'contentCount', 'patternKey', 'recurrentElements', 'trajectory', 'reconciliation'])
+        assert.ok(k in p.pattern, k);
       assert.ok(Array.isArray(p.lookalikes) && Array.isArray(p.representativeContent) && p.representativeContent.length > 0);
       assert.is((await call('GET', `/intelligence/patterns/${p.pattern.patternKey}`, s.demo.secret)).status, 200);
     }
@@ -89,8 +115,16 @@ test('search workers (shared vectors and postings, their own graphs) rank and cl
   const lease = s.snapshots.lease();
   try {
     const inline = await loadGeneration(lease.gen.dir);
-    assert.ok(lease.gen.index.hnsw === null && lease.gen.index.shared !== null, 'the main thread holds no graphs; vectors and postings are shared');
-    for (const [query, window] of [['coffee', 'all'], ['sourdough starter', '30d'], ['#music', '90d'], ['festival lineup leak', '7d']] as const) {
+    assert.ok(
+      lease.gen.index.hnsw === null && lease.gen.index.shared !== null,
+      'the main thread holds no graphs; vectors and postings are shared',
+    );
+    for (const [query, window] of [
+      ['coffee', 'all'],
+      ['sourdough starter', '30d'],
+      ['#music', '90d'],
+      ['festival lineup leak', '7d'],
+    ] as const) {
       const viaWorkers = await lease.gen.search({ query, limit: 50, window });
       assert.equal(viaWorkers, searchWithClusters(inline.index, { query, limit: 50, window }), `${query} ${window}`);
     }
@@ -122,9 +156,10 @@ test('hot swap under load: a new generation comes in while requests run; none fa
   const statuses: number[] = [];
   const load = Array.from({ length: 8 }, async (_, w) => {
     for (let i = 0; !stop; i++) {
-      const r = w % 2
-        ? await call('POST', '/search', s.demo.secret, { query: ['coffee', 'bread', 'music'][i % 3], limit: 10 })
-        : await call('GET', w % 4 ? '/narratives/trending?window=all' : '/intelligence/patterns?scope=all', s.demo.secret);
+      const r =
+        w % 2
+          ? await call('POST', '/search', s.demo.secret, { query: ['coffee', 'bread', 'music'][i % 3], limit: 10 })
+          : await call('GET', w % 4 ? '/narratives/trending?window=all' : '/intelligence/patterns?scope=all', s.demo.secret);
       statuses.push(r.status);
     }
   });
@@ -162,7 +197,11 @@ test('the ledger admin endpoint on the running server: loopback with ADMIN_TOKEN
   const before = s.ledger.balance(s.demo.account).balanceMicro;
   const denied = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' }, body });
   assert.is(denied.status, 401);
-  const ok = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body });
+  const ok = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+    body,
+  });
   assert.is(ok.status, 200);
   assert.is(s.ledger.balance(s.demo.account).balanceMicro - before, toMicro('2.5'));
 });
@@ -175,8 +214,16 @@ test('access log: one JSON line per request with its id and status, and no secre
     { r: await call('GET', '/narratives/nope', s.demo.secret), path: '/api/narratives/nope' },
     { r: await call('POST', '/usage', s.demo.secret), path: '/api/usage' },
   ];
-  assert.equal(made.map((m) => m.r.status), [200, 200, 403, 404, 405]);
-  const access = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.msg === 'access');
+  assert.equal(
+    made.map((m) => m.r.status),
+    [200, 200, 403, 404, 405],
+  );
+  const access = fs
+    .readFileSync(logFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.msg === 'access');
   for (const { r, path: p } of made) {
     const lines = access.filter((l) => l.requestId === r.headers.get('x-request-id'));
     assert.is(lines.length, 1, `one line for ${p}`);

@@ -21,7 +21,18 @@ const call = (method: string, path: string, opts: CallOptions = {}) => callApi(s
 test.before(async () => {
   dir = sampleDataDir();
   await runPipeline(dir);
-  s = await startServer(loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DEMO_CREDITS: '10', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' }), createLogger('test', 'silent'));
+  s = await startServer(
+    loadConfig({
+      DATA_DIR: dir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      DEMO_CREDITS: '10',
+      RATE_LIMIT_RPS: '1000',
+      RATE_LIMIT_BURST: '1000',
+    }),
+    createLogger('test', 'silent'),
+  );
 });
 
 test.after(async () => {
@@ -33,7 +44,8 @@ test('POST /search: 200 with every required field; billing headers equal the led
   const before = s.ledger.balance(s.demo.account);
   const r = await call('POST', '/search', { body: { query: 'sourdough starter', limit: 20, window: 'all' } });
   assert.is(r.status, 200, JSON.stringify(r.json));
-  for (const k of ['content', 'creators', 'narratives', 'patterns', 'query', 'window', 'request_id', 'response_time_ms', 'usage']) assert.ok(k in r.json, k);
+  for (const k of ['content', 'creators', 'narratives', 'patterns', 'query', 'window', 'request_id', 'response_time_ms', 'usage'])
+    assert.ok(k in r.json, k);
   assert.ok(r.json.content.length > 0 && r.json.content.length <= 20);
   assert.equal(r.json.patterns, []);
   const after = s.ledger.balance(s.demo.account);
@@ -43,20 +55,47 @@ test('POST /search: 200 with every required field; billing headers equal the led
   assert.is(r.headers.get('x-service-credits-used'), String(charged / 1e6));
   assert.is(r.headers.get('x-service-credits-remaining'), String(after.availableMicro / 1e6));
   const item = r.json.content[0];
-  for (const k of ['uuid', 'authorReach', 'commentCount', 'engagementDepth', 'engagementScore', 'exampleRankingScore', 'likeCount', 'shareCount', 'viewCount', 'rawSimilarity', 'similarity', 'recencyScore', 'rrfScore', 'narrativeIds', 'patternKeys', 'tags']) assert.ok(k in item, k);
+  for (const k of [
+    'uuid',
+    'authorReach',
+    'commentCount',
+    'engagementDepth',
+    'engagementScore',
+    'exampleRankingScore',
+    'likeCount',
+    'shareCount',
+    'viewCount',
+    'rawSimilarity',
+    'similarity',
+    'recencyScore',
+    'rrfScore',
+    'narrativeIds',
+    'patternKeys',
+    'tags',
+  ])
+    assert.ok(k in item, k);
   // Every narrative id and pattern key of a row is readable at its endpoint.
   for (const id of item.narrativeIds) assert.is((await call('GET', `/narratives/${id}`)).status, 200);
   for (const key of item.patternKeys) assert.is((await call('GET', `/intelligence/patterns/${key}`)).status, 200);
-  for (const n of r.json.narratives) assert.is((await call('GET', `/narratives/${n.id}`)).status, 200, `narrative ${n.id} (${n.source}) readable`);
+  for (const n of r.json.narratives)
+    assert.is((await call('GET', `/narratives/${n.id}`)).status, 200, `narrative ${n.id} (${n.source}) readable`);
   assert.is(s.ledger.openHolds().length, 0);
 });
 
 test('POST /search: each 400 names the problem; nothing is charged', async () => {
   const before = s.ledger.balance(s.demo.account).balanceMicro;
   const cases: Array<[unknown, RegExp] | [string, RegExp, true]> = [
-    [{ query: 'x', limit: 0 }, /limit/], [{ query: 'x', limit: 301 }, /limit/], [{ query: 'x', limit: 1.5 }, /integer/], [{ query: 'x', limit: '5' }, /limit/],
-    [{ query: 'x', window: '1y' }, /window/], [{ query: 'x', extra: true }, /extra/], [{}, /query/], [{ query: 7 }, /query/], [[1, 2], /object/],
-    ['{"query": "x"', /JSON/, true], [JSON.stringify({ query: 'x'.repeat(40_000) }), /too large/, true],
+    [{ query: 'x', limit: 0 }, /limit/],
+    [{ query: 'x', limit: 301 }, /limit/],
+    [{ query: 'x', limit: 1.5 }, /integer/],
+    [{ query: 'x', limit: '5' }, /limit/],
+    [{ query: 'x', window: '1y' }, /window/],
+    [{ query: 'x', extra: true }, /extra/],
+    [{}, /query/],
+    [{ query: 7 }, /query/],
+    [[1, 2], /object/],
+    ['{"query": "x"', /JSON/, true],
+    [JSON.stringify({ query: 'x'.repeat(40_000) }), /too large/, true],
   ];
   for (const c of cases) {
     const r = c[2] ? await call('POST', '/search', { raw: c[0] as string }) : await call('POST', '/search', { body: c[0] });
@@ -151,7 +190,14 @@ test('rate limit: a token bucket per key; over it a 429 with Retry-After', () =>
   let now = 0;
   const rl = new RateLimiter(2, 3, () => now);
   for (let i = 0; i < 3; i++) rl.take('k1');
-  const err = (() => { try { rl.take('k1'); return null; } catch (e) { return e as HttpError; } })();
+  const err = (() => {
+    try {
+      rl.take('k1');
+      return null;
+    } catch (e) {
+      return e as HttpError;
+    }
+  })();
   assert.ok(err instanceof HttpError && err.status === 429 && err.headers['Retry-After'] === '1');
   rl.take('k2'); // another key has its own bucket
   now += 500;

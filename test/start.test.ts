@@ -20,7 +20,12 @@ test.after.each(() => {
 });
 
 async function start(d: string) {
-  const child = spawnTs('app/start.ts', [], { DATA_DIR: d, PORT: '0', DEFAULT_CORPUS_POSTS: '400', PIPELINE_SCHEDULE: '{"run":"0 0 1 1 *"}' });
+  const child = spawnTs('app/start.ts', [], {
+    DATA_DIR: d,
+    PORT: '0',
+    DEFAULT_CORPUS_POSTS: '400',
+    PIPELINE_SCHEDULE: '{"run":"0 0 1 1 *"}',
+  });
   children.push(child);
   // The next-step block is the last thing a start prints.
   await waitFor(() => /\n {2}stop: /.test(child.out()) || child.proc.exitCode !== null, 'start to publish and serve', 180_000);
@@ -72,12 +77,19 @@ test('first start generates the corpus, publishes generation 1 and keeps running
   // in flight); every request the server started must be answered 200 and settled, none dropped
   // half-way (that would show as a settlement without an answer, or a hold refunded at recovery).
   const body = JSON.stringify({ query: 'coffee bread music', limit: 5, window: 'all' });
-  const searches = Array.from({ length: 20 }, () => fetch(`${again.baseUrl}/search`, { method: 'POST', headers: { 'x-api-key': key!, 'content-type': 'application/json' }, body })
-    .then(async (r) => ({ status: r.status, rows: ((await r.json()) as { content?: unknown[] }).content?.length ?? 0 }), () => ({ status: 0, rows: 0 })));
+  const searches = Array.from({ length: 20 }, () =>
+    fetch(`${again.baseUrl}/search`, { method: 'POST', headers: { 'x-api-key': key!, 'content-type': 'application/json' }, body }).then(
+      async (r) => ({ status: r.status, rows: ((await r.json()) as { content?: unknown[] }).content?.length ?? 0 }),
+      () => ({ status: 0, rows: 0 }),
+    ),
+  );
   await Promise.race(searches);
   again.child.proc.kill('SIGTERM');
   const answered = await Promise.all(searches);
-  assert.ok(answered.every((a) => a.status === 200 || a.status === 0), `statuses ${answered.map((a) => a.status)}`);
+  assert.ok(
+    answered.every((a) => a.status === 200 || a.status === 0),
+    `statuses ${answered.map((a) => a.status)}`,
+  );
   const ok = answered.filter((a) => a.status === 200).length;
   assert.ok(ok >= 1);
   assert.is((await again.child.exited).code, 0);

@@ -9,11 +9,19 @@ import * as assert from 'uvu/assert';
 import { OpenAiCompatibleSummariser, summariserFrom, TemplateSummariser, type InsightsFigures } from '../serve/jobs/summariser.ts';
 
 const figures: InsightsFigures = {
-  query: 'battery recall', window: '30d', analysed: 1234,
+  query: 'battery recall',
+  window: '30d',
+  analysed: 1234,
   narratives: [{ label: 'battery, recall, fire', memberOverlap: 210 }],
   sentiment: { label: 'negative', dominant_tone: 'negative', stance: { critical: 0.6, mixed: 0.1, neutral: 0.2, supportive: 0.1 } },
-  themes: [{ theme: 'battery', count: 300 }, { theme: 'recall', count: 250 }],
-  platforms: [{ platform: 'x', share: 0.55 }, { platform: 'reddit', share: 0.3 }],
+  themes: [
+    { theme: 'battery', count: 300 },
+    { theme: 'recall', count: 250 },
+  ],
+  platforms: [
+    { platform: 'x', share: 0.55 },
+    { platform: 'reddit', share: 0.3 },
+  ],
   signals: { lifecycle: 'growing', velocity: 2.5, anomalies: [{ day: '2026-10-20', count: 90 }] },
 };
 
@@ -21,7 +29,17 @@ test('the template writer: deterministic, and it says what the figures say', asy
   const a = await new TemplateSummariser().summarise(figures);
   assert.equal(a, await new TemplateSummariser().summarise(figures));
   assert.is(a.source, 'template');
-  for (const s of ['1,234 posts about "battery recall" in the last 30 days', 'x (55%)', 'reddit (30%)', 'negative', 'critical (60%)', '"battery, recall, fire" (210', 'growing', '2026-10-20 (90)']) assert.ok(a.text.includes(s), s);
+  for (const s of [
+    '1,234 posts about "battery recall" in the last 30 days',
+    'x (55%)',
+    'reddit (30%)',
+    'negative',
+    'critical (60%)',
+    '"battery, recall, fire" (210',
+    'growing',
+    '2026-10-20 (90)',
+  ])
+    assert.ok(a.text.includes(s), s);
   assert.match((await new TemplateSummariser().summarise({ ...figures, analysed: 0 })).text, /No posts matched/);
 });
 
@@ -34,7 +52,11 @@ test('an OpenAI-compatible endpoint writes the prose; a failing one falls back t
     req.on('end', () => {
       seen.push({ url: req.url, auth: req.headers.authorization, body: JSON.parse(body) });
       res.writeHead(fail ? 503 : 200, { 'content-type': 'application/json' });
-      res.end(fail ? '{"error":"overloaded"}' : JSON.stringify({ choices: [{ message: { role: 'assistant', content: '  Battery recall talk is growing.  ' } }] }));
+      res.end(
+        fail
+          ? '{"error":"overloaded"}'
+          : JSON.stringify({ choices: [{ message: { role: 'assistant', content: '  Battery recall talk is growing.  ' } }] }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

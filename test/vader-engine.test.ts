@@ -23,7 +23,9 @@ function samplePosts(): string[] {
       try {
         const r = JSON.parse(line) as { title?: string; description?: string; tags?: string[] };
         out.push(postText({ title: r.title ?? null, description: r.description ?? null, tags: r.tags ?? [] }));
-      } catch { /* the sample plants unparsable lines on purpose */ }
+      } catch {
+        /* the sample plants unparsable lines on purpose */
+      }
     }
   }
   return out;
@@ -50,12 +52,47 @@ if (hasTweetEval()) {
 }
 
 test('same scores as the package on random punctuation-heavy text', () => {
-  const piece = fc.constantFrom('good', 'bad', 'not', 'very', 'but', 'kind', 'of', 'least', 'GREAT', "don't", 'lol', ':)', ':-(', '<3',
-    '!', '!!', '?', '???', '?!?', '.', ',', '-', "'", '"', 'at', 'never', 'so', 'the', 'cut the mustard', 'xo', '...', '!?!?');
-  fc.assert(fc.property(fc.array(fc.tuple(piece, fc.constantFrom('', ' ', '  ', '\t')), { maxLength: 25 }), (parts) => {
-    const text = parts.map(([a, b]) => a + b).join('');
-    assert.equal(polarityScores(text), bundle(text), JSON.stringify(text));
-  }), { numRuns: 3000, seed: 7 });
+  const piece = fc.constantFrom(
+    'good',
+    'bad',
+    'not',
+    'very',
+    'but',
+    'kind',
+    'of',
+    'least',
+    'GREAT',
+    "don't",
+    'lol',
+    ':)',
+    ':-(',
+    '<3',
+    '!',
+    '!!',
+    '?',
+    '???',
+    '?!?',
+    '.',
+    ',',
+    '-',
+    "'",
+    '"',
+    'at',
+    'never',
+    'so',
+    'the',
+    'cut the mustard',
+    'xo',
+    '...',
+    '!?!?',
+  );
+  fc.assert(
+    fc.property(fc.array(fc.tuple(piece, fc.constantFrom('', ' ', '  ', '\t')), { maxLength: 25 }), (parts) => {
+      const text = parts.map(([a, b]) => a + b).join('');
+      assert.equal(polarityScores(text), bundle(text), JSON.stringify(text));
+    }),
+    { numRuns: 3000, seed: 7 },
+  );
 });
 
 test.run();

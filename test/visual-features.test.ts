@@ -6,8 +6,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MOTIFS } from '../fixtures/motifs.ts';
 import {
-  COLOR_NAMES, computeVisualFeatures, LAYOUT_VOCABULARY, MOTION_VOCABULARY, STYLE_VOCABULARY, VISUAL_BLOCKS, VISUAL_DIM,
-  VISUAL_FEATURES_VERSION, type VisualElements, type VisualItem,
+  COLOR_NAMES,
+  computeVisualFeatures,
+  LAYOUT_VOCABULARY,
+  MOTION_VOCABULARY,
+  STYLE_VOCABULARY,
+  VISUAL_BLOCKS,
+  VISUAL_DIM,
+  VISUAL_FEATURES_VERSION,
+  type VisualElements,
+  type VisualItem,
 } from '../pipeline/features/visual.ts';
 import { ROOT } from './helpers/child.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
@@ -15,7 +23,12 @@ import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 test.after.each(cleanupTmp);
 
 const SAMPLE = path.join(ROOT, 'fixtures', 'sample');
-interface SamplePost { uuid: string; motif: string | null; truthKind: string; item: VisualItem }
+interface SamplePost {
+  uuid: string;
+  motif: string | null;
+  truthKind: string;
+  item: VisualItem;
+}
 
 function samplePosts(): SamplePost[] {
   const truth = new Map<string, { motif: string | null; kind: string }>();
@@ -38,11 +51,12 @@ function samplePosts(): SamplePost[] {
     if (!t || !r.uuid || seen.has(r.uuid) || !Array.isArray(r.media) || r.media.length === 0) continue;
     seen.add(r.uuid);
     const m0 = r.media[0]!;
-    const item: VisualItem = m0.kind === 'video'
-      ? { key: r.uuid, kind: 'video', paths: (m0.frames ?? []).map(abs) }
-      : r.media.length > 1
-        ? { key: r.uuid, kind: 'carousel', paths: r.media.map((m) => abs(m.path ?? '')) }
-        : { key: r.uuid, kind: 'image', paths: [abs(m0.path ?? '')] };
+    const item: VisualItem =
+      m0.kind === 'video'
+        ? { key: r.uuid, kind: 'video', paths: (m0.frames ?? []).map(abs) }
+        : r.media.length > 1
+          ? { key: r.uuid, kind: 'carousel', paths: r.media.map((m) => abs(m.path ?? '')) }
+          : { key: r.uuid, kind: 'image', paths: [abs(m0.path ?? '')] };
     out.push({ uuid: r.uuid, motif: t.motif, truthKind: t.kind, item });
   }
   return out;
@@ -51,7 +65,12 @@ function samplePosts(): SamplePost[] {
 const posts = samplePosts();
 const items = posts.map((p) => p.item);
 const progress: number[] = [];
-const results = await computeVisualFeatures(items, { onProgress: (done, total) => { assert.is(total, items.length); progress.push(done); } });
+const results = await computeVisualFeatures(items, {
+  onProgress: (done, total) => {
+    assert.is(total, items.length);
+    progress.push(done);
+  },
+});
 
 const cos = (a: Float32Array, b: Float32Array) => {
   let s = 0;
@@ -71,7 +90,10 @@ test('the sample has images, carousels and videos; every one gets a unit vector 
   assert.equal([...kinds].sort(), ['carousel', 'image', 'video']);
   assert.ok(items.length > 300, `items ${items.length}`);
   assert.is(results.size, items.length);
-  assert.is(VISUAL_DIM, VISUAL_BLOCKS.reduce((a, b) => a + b.size, 0));
+  assert.is(
+    VISUAL_DIM,
+    VISUAL_BLOCKS.reduce((a, b) => a + b.size, 0),
+  );
   for (const it of items) {
     const r = results.get(it.key)!;
     assert.is(r.error, undefined, r.error);
@@ -89,7 +111,8 @@ test('deterministic to the bit: recomputed with one thread, in another order, th
   const subset = [...items].reverse().filter((_, i) => i % 3 === 0);
   const again = await computeVisualFeatures(subset, { threads: 1 });
   for (const it of subset) {
-    const a = results.get(it.key)!, b = again.get(it.key)!;
+    const a = results.get(it.key)!,
+      b = again.get(it.key)!;
     assert.equal(Buffer.from(b.vector!.buffer), Buffer.from(a.vector!.buffer), it.key);
     assert.equal(b.elements, a.elements);
   }
@@ -100,16 +123,30 @@ test('posts of the same planted motif are closer than posts of different motifs,
   const planted = posts.filter((p) => p.motif !== null && (p.truthKind === 'original' || p.truthKind === 'noise'));
   assert.ok(planted.length > 200, `planted ${planted.length}`);
   const vecs = planted.map((p) => ok(p.uuid).vector);
-  let same = 0, nSame = 0, diff = 0, nDiff = 0, hits = 0;
+  let same = 0,
+    nSame = 0,
+    diff = 0,
+    nDiff = 0,
+    hits = 0;
   for (let i = 0; i < planted.length; i++) {
-    let best = -Infinity, bestJ = -1;
+    let best = -Infinity,
+      bestJ = -1;
     for (let j = 0; j < planted.length; j++) {
       if (i === j) continue;
       const c = cos(vecs[i]!, vecs[j]!);
       if (j > i) {
-        if (planted[i]!.motif === planted[j]!.motif) { same += c; nSame++; } else { diff += c; nDiff++; }
+        if (planted[i]!.motif === planted[j]!.motif) {
+          same += c;
+          nSame++;
+        } else {
+          diff += c;
+          nDiff++;
+        }
       }
-      if (c > best) { best = c; bestJ = j; }
+      if (c > best) {
+        best = c;
+        bestJ = j;
+      }
     }
     if (planted[bestJ]!.motif === planted[i]!.motif) hits++;
   }
@@ -119,25 +156,37 @@ test('posts of the same planted motif are closer than posts of different motifs,
   let chance = 0;
   for (const c of counts.values()) chance += (c / planted.length) * ((c - 1) / (planted.length - 1));
   const purity = hits / planted.length;
-  const meanSame = same / nSame, meanDiff = diff / nDiff;
-  console.log(`visual: ${planted.length} distinct motif posts, ${counts.size} motifs; mean cosine same motif ${meanSame.toFixed(3)}, different ${meanDiff.toFixed(3)}; 1-NN motif purity ${purity.toFixed(3)} (chance ${chance.toFixed(3)})`);
+  const meanSame = same / nSame,
+    meanDiff = diff / nDiff;
+  console.log(
+    `visual: ${planted.length} distinct motif posts, ${counts.size} motifs; mean cosine same ` +
+      `motif ${meanSame.toFixed(3)}, different ${meanDiff.toFixed(3)}; 1-NN motif purity ` +
+      `${purity.toFixed(3)} (chance ${chance.toFixed(3)})`,
+  );
   assert.ok(meanSame - meanDiff > 0.3, `same ${meanSame} vs different ${meanDiff}`);
   assert.ok(purity >= 0.9, `purity ${purity}`);
   assert.ok(purity > 5 * chance, `purity ${purity} vs chance ${chance}`);
 });
 
 test('videos show motion; stills and carousels none', () => {
-  let moving = 0, videos = 0;
+  let moving = 0,
+    videos = 0;
   for (const it of items) {
     const r = ok(it.key);
     const m = motionOf(r.vector);
     if (it.kind === 'video') {
       videos++;
-      assert.ok(m.some((x) => x > 0), `video ${it.key} has no motion`);
+      assert.ok(
+        m.some((x) => x > 0),
+        `video ${it.key} has no motion`,
+      );
       assert.ok(r.elements.motion !== null && (MOTION_VOCABULARY as readonly string[]).includes(r.elements.motion));
       if (r.elements.motion !== 'static') moving++;
     } else {
-      assert.ok(m.every((x) => x === 0), `${it.kind} ${it.key} has motion`);
+      assert.ok(
+        m.every((x) => x === 0),
+        `${it.kind} ${it.key} has motion`,
+      );
       assert.is(r.elements.motion, null);
     }
   }
@@ -163,8 +212,14 @@ test('elements come from the documented vocabularies', () => {
 
 test('layout names agree with the planted layouts of single motif pictures', () => {
   const expected: Record<string, string[]> = {
-    centered: ['centered'], left: ['left-heavy'], right: ['right-heavy'], top: ['top-heavy'], bottom: ['bottom-heavy'],
-    scattered: ['scattered'], full: ['uniform'], corner: ['left-heavy', 'top-heavy'],
+    centered: ['centered'],
+    left: ['left-heavy'],
+    right: ['right-heavy'],
+    top: ['top-heavy'],
+    bottom: ['bottom-heavy'],
+    scattered: ['scattered'],
+    full: ['uniform'],
+    corner: ['left-heavy', 'top-heavy'],
   };
   const singles = posts.filter((p) => p.motif !== null && p.item.kind === 'image');
   let agree = 0;
@@ -224,15 +279,19 @@ test('a worker that dies fails only the item that killed it; a fresh worker fini
   const rest = items.slice(0, 60);
   process.env.VISUAL_WORKER_CRASH_PATH = culprit;
   try {
-    const out = await computeVisualFeatures([...rest.slice(0, 25), { key: 'culprit', kind: 'image', paths: [culprit] }, ...rest.slice(25)], { threads: 2 });
+    const out = await computeVisualFeatures(
+      [...rest.slice(0, 25), { key: 'culprit', kind: 'image', paths: [culprit] }, ...rest.slice(25)],
+      { threads: 2 },
+    );
     assert.match(out.get('culprit')!.error ?? '', /visual worker failed: worker exited with code 70/);
-    for (const it of rest) assert.equal(Buffer.from(out.get(it.key)!.vector!.buffer), Buffer.from(results.get(it.key)!.vector!.buffer), it.key);
+    for (const it of rest)
+      assert.equal(Buffer.from(out.get(it.key)!.vector!.buffer), Buffer.from(results.get(it.key)!.vector!.buffer), it.key);
   } finally {
     delete process.env.VISUAL_WORKER_CRASH_PATH;
   }
 });
 
-test('a carousel averages its pictures: the same picture twice gives that picture\'s vector', async () => {
+test("a carousel averages its pictures: the same picture twice gives that picture's vector", async () => {
   const img = items.find((i) => i.kind === 'image')!;
   const out = await computeVisualFeatures([{ key: 'twice', kind: 'carousel', paths: [img.paths[0]!, img.paths[0]!] }], { threads: 1 });
   assert.equal(Buffer.from(out.get('twice')!.vector!.buffer), Buffer.from(results.get(img.key)!.vector!.buffer));
@@ -244,7 +303,8 @@ test('the docs describe this version: every block, its size and the total dimens
   const doc = fs.readFileSync(path.join(ROOT, 'docs', 'visual-features.md'), 'utf8');
   assert.ok(doc.includes(VISUAL_FEATURES_VERSION), 'version');
   assert.ok(doc.includes(`${VISUAL_DIM}`), 'dimension');
-  for (const b of VISUAL_BLOCKS) assert.ok(new RegExp(`\\b${b.name}\\b[^\\n]*\\|\\s*${b.size}\\s*\\|`).test(doc), `block ${b.name} ${b.size}`);
+  for (const b of VISUAL_BLOCKS)
+    assert.ok(new RegExp(`\\b${b.name}\\b[^\\n]*\\|\\s*${b.size}\\s*\\|`).test(doc), `block ${b.name} ${b.size}`);
   for (const w of [...COLOR_NAMES, ...STYLE_VOCABULARY, ...LAYOUT_VOCABULARY, ...MOTION_VOCABULARY]) assert.ok(doc.includes(`\`${w}\``), w);
 });
 

@@ -69,12 +69,14 @@ const batches = [];
 for (let s = 0; s < rows; s += BATCH) {
   const e = Math.min(rows, s + BATCH);
   const child = arrow.makeData({ type: new arrow.Float32(), length: (e - s) * dim, data: vectors.subarray(s * dim, e * dim) });
-  batches.push(new arrow.Table({
-    id: arrow.makeVector(ids.subarray(s, e)),
-    text: arrow.vectorFromArray(texts.slice(s, e), new arrow.Utf8()),
-    published_at: arrow.makeVector(publishedAt.subarray(s, e)),
-    vector: arrow.makeVector(arrow.makeData({ type: vectorType, length: e - s, nullCount: 0, child })),
-  }));
+  batches.push(
+    new arrow.Table({
+      id: arrow.makeVector(ids.subarray(s, e)),
+      text: arrow.vectorFromArray(texts.slice(s, e), new arrow.Utf8()),
+      published_at: arrow.makeVector(publishedAt.subarray(s, e)),
+      vector: arrow.makeVector(arrow.makeData({ type: vectorType, length: e - s, nullCount: 0, child })),
+    }),
+  );
 }
 const data = batches.length ? batches[0].concat(...batches.slice(1)) : null;
 if (!data) throw new Error('no rows');
@@ -153,10 +155,22 @@ for (const q of input.queries) {
   total += truth.size;
 }
 
-fs.writeFileSync(path.join(dir, 'result.json'), JSON.stringify({
-  name: 'LanceDB', version, node: process.version, rows, dim,
-  index: { vector: 'IVF_PQ', distance: 'cosine', vectorStats: vectorIndex ?? null, indices },
-  build, bytes, latenciesMs: latencies, cpuMsPerQuery: (cpu.user + cpu.system) / 1000 / Math.max(1, input.queries.length), ids: results, qualityIds: quality,
-  vectorRecallAt10: total ? hit / total : null,
-}));
+fs.writeFileSync(
+  path.join(dir, 'result.json'),
+  JSON.stringify({
+    name: 'LanceDB',
+    version,
+    node: process.version,
+    rows,
+    dim,
+    index: { vector: 'IVF_PQ', distance: 'cosine', vectorStats: vectorIndex ?? null, indices },
+    build,
+    bytes,
+    latenciesMs: latencies,
+    cpuMsPerQuery: (cpu.user + cpu.system) / 1000 / Math.max(1, input.queries.length),
+    ids: results,
+    qualityIds: quality,
+    vectorRecallAt10: total ? hit / total : null,
+  }),
+);
 log(`done: build ${(build.totalMs / 1000).toFixed(1)} s, ${(bytes / 2 ** 20).toFixed(1)} MiB on disk`);

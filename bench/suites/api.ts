@@ -19,7 +19,14 @@ import { corpus, runStagesFresh } from './pipeline.ts';
 import { queriesFrom, windowOf } from './ranking.ts';
 import { machineSpeed } from '../lib/machine-speed.ts';
 
-export interface ApiBenchOptions { posts: number; seconds: number; connections: number; command: string; searchThreads?: number; runs: number }
+export interface ApiBenchOptions {
+  posts: number;
+  seconds: number;
+  connections: number;
+  command: string;
+  searchThreads?: number;
+  runs: number;
+}
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -57,13 +64,20 @@ export function rssMiB(pid: number): { rss: number; peak: number } {
 
 /** Node's flags in package.json's `serve` script (`node <flags> serve/main.ts`). */
 function serveScriptFlags(): string[] {
-  const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.serve!;
+  const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
+    .serve!;
   const m = /^node\s+(.*?)\s*serve\/main\.ts$/.exec(script);
   if (!m) throw new Error(`the serve script is not "node <flags> serve/main.ts": ${script}`);
   return m[1]!.split(/\s+/).filter(Boolean);
 }
 
-export interface Server { proc: ChildProcess; baseUrl: string; key: string; account: string; startMs: number }
+export interface Server {
+  proc: ChildProcess;
+  baseUrl: string;
+  key: string;
+  account: string;
+  startMs: number;
+}
 
 export async function startServer(dataDir: string, searchThreads?: number): Promise<Server> {
   // A fresh ledger (the bench's own account, not the last run's) and no jobs (no cache hits from the last run's).
@@ -75,20 +89,34 @@ export async function startServer(dataDir: string, searchThreads?: number): Prom
   const t0 = performance.now();
   // The flags of `npm run serve` (package.json), so the bench measures the server as it is run.
   const proc = spawn(process.execPath, [...serveScriptFlags(), path.join(ROOT, 'serve', 'main.ts')], {
-    cwd: ROOT, stdio: ['ignore', log, log],
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DEMO_CREDITS: '100000000', RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', SNAPSHOT_CHECK_MS: '3600000', LOG_LEVEL: 'info',
-      ...(searchThreads === undefined ? {} : { SEARCH_THREADS: String(searchThreads) }) },
+    cwd: ROOT,
+    stdio: ['ignore', log, log],
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DEMO_CREDITS: '100000000',
+      RATE_LIMIT_RPS: '1000000',
+      RATE_LIMIT_BURST: '1000000',
+      SNAPSHOT_CHECK_MS: '3600000',
+      LOG_LEVEL: 'info',
+      ...(searchThreads === undefined ? {} : { SEARCH_THREADS: String(searchThreads) }),
+    },
   });
   fs.closeSync(log);
   const baseUrl = `http://127.0.0.1:${port}/api`;
   const keyFile = path.join(dataDir, 'demo-key.json');
   // Loading a 1M-post generation takes a while: poll, bounded at 10 minutes.
-  for (const until = Date.now() + 600_000; ; ) {
+  for (const until = Date.now() + 600_000; ;) {
     if (proc.exitCode !== null) throw new Error(`server exited (${proc.exitCode}); see ${path.join(dataDir, 'bench-server.log')}`);
     if (Date.now() > until) throw new Error('server did not become ready within 10 minutes');
     if (fs.existsSync(keyFile)) {
       const { secret, account } = JSON.parse(fs.readFileSync(keyFile, 'utf8')) as { secret: string; account: string };
-      const ok = await fetch(`${baseUrl}/health`, { headers: { 'x-api-key': secret } }).then((r) => r.ok, () => false);
+      const ok = await fetch(`${baseUrl}/health`, { headers: { 'x-api-key': secret } }).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return { proc, baseUrl, key: secret, account, startMs: performance.now() - t0 };
     }
     await new Promise((r) => setTimeout(r, 250));
@@ -106,8 +134,16 @@ export async function load(opts: autocannon.Options, pid: number, rss: { max: nu
 
 export function summary(r: autocannon.Result) {
   return {
-    reqPerSec: r.requests.average, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max,
-    ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, total: r.requests.total,
+    reqPerSec: r.requests.average,
+    p50: r.latency.p50,
+    p90: r.latency.p90,
+    p99: r.latency.p99,
+    max: r.latency.max,
+    ok: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    total: r.requests.total,
   };
 }
 
@@ -123,14 +159,23 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
   const headers = { 'x-api-key': server.key, 'content-type': 'application/json' };
   let n = 0;
   const searchOpts = (duration: number): autocannon.Options => ({
-    url: server.baseUrl, connections: o.connections, duration,
-    requests: [{
-      method: 'POST', path: '/api/search', headers,
-      setupRequest: (req) => {
-        const i = n++;
-        return { ...req, body: JSON.stringify({ query: queries[i % queries.length]!.text, limit: 100, window: windowOf(i % queries.length) }) };
+    url: server.baseUrl,
+    connections: o.connections,
+    duration,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/search',
+        headers,
+        setupRequest: (req) => {
+          const i = n++;
+          return {
+            ...req,
+            body: JSON.stringify({ query: queries[i % queries.length]!.text, limit: 100, window: windowOf(i % queries.length) }),
+          };
+        },
       },
-    }],
+    ],
   });
   try {
     const warm = await load(searchOpts(3), pid, rss);
@@ -144,14 +189,29 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
     for (const w of WINDOW_KEYS) {
       const trending = await get(`/narratives/trending?window=${w}&limit=20`);
       paths.push(`/narratives/trending?window=${w}&limit=20`);
-      for (const item of (trending.items ?? trending.narratives ?? []).slice(0, 3)) paths.push(`/narratives/${item.id}`, `/narratives/${item.id}/trajectory`);
+      for (const item of (trending.items ?? trending.narratives ?? []).slice(0, 3))
+        paths.push(`/narratives/${item.id}`, `/narratives/${item.id}/trajectory`);
       const patterns = await get(`/intelligence/patterns?scope=${w}&limit=20`);
       paths.push(`/intelligence/patterns?scope=${w}&limit=20`);
-      for (const p of (patterns.items ?? []).slice(0, 2)) paths.push(`/intelligence/patterns/${p.patternKey}`, `/intelligence/patterns/${p.patternKey}/content`, `/intelligence/patterns/${p.patternKey}/lookalikes`);
+      for (const p of (patterns.items ?? []).slice(0, 2))
+        paths.push(
+          `/intelligence/patterns/${p.patternKey}`,
+          `/intelligence/patterns/${p.patternKey}/content`,
+          `/intelligence/patterns/${p.patternKey}/lookalikes`,
+        );
     }
     for (const q of queries.slice(0, 8)) paths.push(`/narratives/search?q=${encodeURIComponent(q.text)}&window=all`);
     paths.push('/usage?limit=50');
-    const reads = await load({ url: server.baseUrl, connections: o.connections, duration: Math.max(5, Math.round(o.seconds / 2)), requests: paths.map((p) => ({ method: 'GET' as const, path: `/api${p}`, headers })) }, pid, rss);
+    const reads = await load(
+      {
+        url: server.baseUrl,
+        connections: o.connections,
+        duration: Math.max(5, Math.round(o.seconds / 2)),
+        requests: paths.map((p) => ({ method: 'GET' as const, path: `/api${p}`, headers })),
+      },
+      pid,
+      rss,
+    );
     const peak = rssMiB(pid).peak;
     // Durability: SIGKILL, no goodbye; every 200 must have its settlement on disk.
     server.proc.kill('SIGKILL');
@@ -170,9 +230,21 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
     const searchOk = warm['2xx'] + searchRuns.reduce((a, r) => a + r['2xx'], 0);
     const speedAfter = machineSpeed();
     const result = {
-      date: new Date().toISOString(), machine: machine(), command: o.command, posts: o.posts, connections: o.connections, seconds: o.seconds, searchThreads: o.searchThreads ?? 'default (1)',
-      serverStartMs: server.startMs, search: summary(search), searchRuns: searchRuns.map(summary), warmup: summary(warm), reads: { ...summary(reads), endpoints: paths.length },
-      rssMiB: { idle: idleRss, maxSampled: rss.max, peak }, machineSpeed: { before: speedBefore, after: speedAfter }, durability: { searchOk, settlements, chargedCredits: charged, openHoldsAfterRecovery: openHolds },
+      date: new Date().toISOString(),
+      machine: machine(),
+      command: o.command,
+      posts: o.posts,
+      connections: o.connections,
+      seconds: o.seconds,
+      searchThreads: o.searchThreads ?? 'default (1)',
+      serverStartMs: server.startMs,
+      search: summary(search),
+      searchRuns: searchRuns.map(summary),
+      warmup: summary(warm),
+      reads: { ...summary(reads), endpoints: paths.length },
+      rssMiB: { idle: idleRss, maxSampled: rss.max, peak },
+      machineSpeed: { before: speedBefore, after: speedAfter },
+      durability: { searchOk, settlements, chargedCredits: charged, openHoldsAfterRecovery: openHolds },
       build: built ? { ms: built.ms, stageMs: built.stageMs, maxRssMiB: built.maxRssMiB, cached: Boolean(built.cached) } : null,
     };
     const suite = `api-${o.posts}${o.searchThreads === undefined ? '' : `-threads${o.searchThreads}`}`;
@@ -195,7 +267,15 @@ Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. Th
 | server start to first answer (load the generation) | ${(server.startMs / 1000).toFixed(1)} s | |
 | durability: search 200s seen (all runs) / settlements after SIGKILL and recovery | ${f(searchOk)} / ${f(settlements)} (${settlements >= searchOk ? 'every charge on disk' : 'CHARGES MISSING'}) | every charge durable |
 | machine speed probe, idle, before / after (bench/lib/machine-speed.ts): random memory access; multiply-add in cache | ${speedBefore.memoryNsPerAccess.toFixed(0)} / ${speedAfter.memoryNsPerAccess.toFixed(0)} ns; ${speedBefore.computeNsPerMultiplyAdd.toFixed(2)} / ${speedAfter.computeNsPerMultiplyAdd.toFixed(2)} ns | (compare runs on these) |
-${built ? `\nThe generation was built ${built.cached ? 'by an earlier run of this suite and kept' : 'by this run'} (the whole pipeline, in a child process): ${(built.ms / 1000).toFixed(1)} s; ${Object.entries(built.stageMs as Record<string, number>).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')}.` : ''}`;
+${
+  built
+    ? `\nThe generation was built ${built.cached ? 'by an earlier run of this suite and kept' : 'by this run'} (the whole pipeline, in a child process): ${(built.ms / 1000).toFixed(1)} s; ${Object.entries(
+        built.stageMs as Record<string, number>,
+      )
+        .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
+        .join(', ')}.`
+    : ''
+}`;
     writeResultsSection(suite, md);
     process.stdout.write(md + '\n');
   } finally {

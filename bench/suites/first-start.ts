@@ -10,14 +10,24 @@ import os from 'node:os';
 import path from 'node:path';
 import { machine, median, writeResultsJson, writeResultsSection } from '../results-file.ts';
 
-export interface FirstStartOptions { runs: number; busy: boolean; command: string }
+export interface FirstStartOptions {
+  runs: number;
+  busy: boolean;
+  command: string;
+}
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const BAR_S = 180;
 
 interface Run {
-  installS: number; servingS: number; corpusS: number; stagesS: Record<string, number>; loadS: number;
-  records: number; mediaFiles: number; posts: number;
+  installS: number;
+  servingS: number;
+  corpusS: number;
+  stagesS: Record<string, number>;
+  loadS: number;
+  records: number;
+  mediaFiles: number;
+  posts: number;
 }
 
 function spinner(): ChildProcess {
@@ -34,7 +44,9 @@ async function oneRun(): Promise<Run> {
     const installS = (performance.now() - i0) / 1000;
     const t0 = performance.now();
     const child = spawn('npm', ['start'], {
-      cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: dir,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, DATA_DIR: path.join(dir, 'data'), PORT: '0', PIPELINE_SCHEDULE: '{"run":"0 0 1 1 *"}' },
     });
     let out = '';
@@ -49,15 +61,25 @@ async function oneRun(): Promise<Run> {
     const servingS = (performance.now() - t0) / 1000;
     process.kill(-child.pid!, 'SIGTERM');
     await new Promise((r) => child.once('close', r));
-    const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const corpus = lines.find((l) => l.msg === 'fixture corpus generated')!;
-    const stagesS = Object.fromEntries(lines.filter((l) => l.msg === 'stage finished').map((l) => [l.stage as string, (l.ms as number) / 1000]));
+    const stagesS = Object.fromEntries(
+      lines.filter((l) => l.msg === 'stage finished').map((l) => [l.stage as string, (l.ms as number) / 1000]),
+    );
     const load = lines.find((l) => l.msg === 'serving generation');
     const publish = lines.find((l) => l.msg === 'stage finished' && l.stage === 'publish');
     return {
-      installS, servingS, corpusS: (corpus.ms as number) / 1000, stagesS, loadS: ((load?.loadMs as number | undefined) ?? 0) / 1000,
-      records: corpus.records as number, mediaFiles: corpus.mediaFiles as number,
-      posts: ((publish?.summary as { counts?: { posts?: number } } | undefined)?.counts?.posts) ?? 0,
+      installS,
+      servingS,
+      corpusS: (corpus.ms as number) / 1000,
+      stagesS,
+      loadS: ((load?.loadMs as number | undefined) ?? 0) / 1000,
+      records: corpus.records as number,
+      mediaFiles: corpus.mediaFiles as number,
+      posts: (publish?.summary as { counts?: { posts?: number } } | undefined)?.counts?.posts ?? 0,
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

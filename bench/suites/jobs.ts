@@ -10,7 +10,13 @@ import { machine, writeResultsJson, writeResultsSection } from '../results-file.
 import { ensureData, load, rssMiB, startServer, summary } from './api.ts';
 import { queriesFrom, windowOf } from './ranking.ts';
 
-export interface JobsBenchOptions { posts: number; seconds: number; connections: number; runs: number; command: string }
+export interface JobsBenchOptions {
+  posts: number;
+  seconds: number;
+  connections: number;
+  runs: number;
+  command: string;
+}
 
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
 
@@ -23,11 +29,23 @@ export async function benchJobs(o: JobsBenchOptions): Promise<void> {
   const headers = { 'x-api-key': server.key, 'content-type': 'application/json' };
   let n = 0;
   const searchOpts = (duration: number): autocannon.Options => ({
-    url: server.baseUrl, connections: o.connections, duration,
-    requests: [{ method: 'POST', path: '/api/search', headers, setupRequest: (req) => {
-      const i = n++;
-      return { ...req, body: JSON.stringify({ query: queries[i % queries.length]!.text, limit: 100, window: windowOf(i % queries.length) }) };
-    } }],
+    url: server.baseUrl,
+    connections: o.connections,
+    duration,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/search',
+        headers,
+        setupRequest: (req) => {
+          const i = n++;
+          return {
+            ...req,
+            body: JSON.stringify({ query: queries[i % queries.length]!.text, limit: 100, window: windowOf(i % queries.length) }),
+          };
+        },
+      },
+    ],
   });
   // Two drivers, each keeping one insights job running: submit, poll every 20 ms, submit the next.
   let jobSeq = 0;
@@ -39,12 +57,24 @@ export async function benchJobs(o: JobsBenchOptions): Promise<void> {
       const i = jobSeq++;
       const window = windowOf(i % queries.length);
       const t0 = performance.now();
-      const sub = await fetch(`${server.baseUrl}/intelligence/jobs`, { method: 'POST', headers, body: JSON.stringify({ kind: 'insights', query: queries[i % queries.length]!.text, window, limit: INSIGHTS_DEPTH_DEFAULT[window] - (i % 500) }) });
+      const sub = await fetch(`${server.baseUrl}/intelligence/jobs`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          kind: 'insights',
+          query: queries[i % queries.length]!.text,
+          window,
+          limit: INSIGHTS_DEPTH_DEFAULT[window] - (i % 500),
+        }),
+      });
       const job = (await sub.json()) as { jobId: string; status: string };
       let state = job.status;
       while (state !== 'succeeded' && state !== 'failed') {
         await new Promise((r) => setTimeout(r, 20));
-        const got = (await (await fetch(`${server.baseUrl}/intelligence/jobs/${job.jobId}`, { headers })).json()) as { status: string; records: number | null };
+        const got = (await (await fetch(`${server.baseUrl}/intelligence/jobs/${job.jobId}`, { headers })).json()) as {
+          status: string;
+          records: number | null;
+        };
         state = got.status;
         if (state === 'succeeded') analysed.push(got.records ?? 0);
       }
@@ -69,9 +99,24 @@ export async function benchJobs(o: JobsBenchOptions): Promise<void> {
     const p99Alone = median(alone.map((x) => x.latency.p99));
     const p99With = median(withJobs.map((x) => x.latency.p99));
     const result = {
-      date: new Date().toISOString(), machine: machine(), command: o.command, posts: o.posts, connections: o.connections, seconds: o.seconds, runs: o.runs,
-      alone: alone.map(summary), withJobs: withJobs.map(summary), p99Alone, p99With, ratio: p99With / p99Alone,
-      jobs: { completed: jobMs.length, failed, medianMs: jobMs.length ? median(jobMs) : null, medianAnalysed: analysed.length ? median(analysed) : null },
+      date: new Date().toISOString(),
+      machine: machine(),
+      command: o.command,
+      posts: o.posts,
+      connections: o.connections,
+      seconds: o.seconds,
+      runs: o.runs,
+      alone: alone.map(summary),
+      withJobs: withJobs.map(summary),
+      p99Alone,
+      p99With,
+      ratio: p99With / p99Alone,
+      jobs: {
+        completed: jobMs.length,
+        failed,
+        medianMs: jobMs.length ? median(jobMs) : null,
+        medianAnalysed: analysed.length ? median(analysed) : null,
+      },
       rssMaxMiB: rss.max,
     };
     writeResultsJson(`jobs-${o.posts}`, result);

@@ -9,7 +9,12 @@ import { generateCorpus } from '../../fixtures/generate.ts';
 import { machine, median, writeResultsJson, writeResultsSection } from '../results-file.ts';
 
 export interface PipelineBenchOptions {
-  posts: number; stages: string[]; runs: number; format: 'ndjson' | 'csv' | 'parquet'; seed: number; command: string;
+  posts: number;
+  stages: string[];
+  runs: number;
+  format: 'ndjson' | 'csv' | 'parquet';
+  seed: number;
+  command: string;
   /** off: text only; vectors: posts with pictures carry a precomputed visual_embedding (the patterns stage at scale). */
   media: 'off' | 'vectors';
   /** Keep the last run's data dir here (e.g. for the api bench) instead of removing it. */
@@ -25,8 +30,16 @@ export async function corpus(o: PipelineBenchOptions): Promise<{ dir: string; re
   if (!fs.existsSync(meta)) {
     fs.rmSync(dir, { recursive: true, force: true });
     process.stderr.write(`generating ${o.posts} posts (${o.format}, media ${o.media}) into ${dir} ...\n`);
-    const s = await generateCorpus({ posts: o.posts, outDir: dir, seed: o.seed, asOf: AS_OF, media: false, visualEmbeddings: o.media === 'vectors', format: o.format,
-      truthFile: `${dir}.truth.ndjson` });
+    const s = await generateCorpus({
+      posts: o.posts,
+      outDir: dir,
+      seed: o.seed,
+      asOf: AS_OF,
+      media: false,
+      visualEmbeddings: o.media === 'vectors',
+      format: o.format,
+      truthFile: `${dir}.truth.ndjson`,
+    });
     fs.writeFileSync(meta, JSON.stringify(s));
   }
   const s = JSON.parse(fs.readFileSync(meta, 'utf8'));
@@ -34,7 +47,10 @@ export async function corpus(o: PipelineBenchOptions): Promise<{ dir: string; re
 }
 
 function child(script: string, args: string[]): Record<string, any> {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', script), ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', script), ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   if (r.status !== 0) throw new Error(`${script} failed: ${r.stderr.slice(-2000)}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
@@ -48,7 +64,11 @@ function freshDataDir(corpusDir: string): string {
     if (f.startsWith('.')) continue;
     const src = path.join(corpusDir, f);
     if (!fs.statSync(src).isFile()) continue;
-    try { fs.linkSync(src, path.join(landing, f)); } catch { fs.copyFileSync(src, path.join(landing, f)); }
+    try {
+      fs.linkSync(src, path.join(landing, f));
+    } catch {
+      fs.copyFileSync(src, path.join(landing, f));
+    }
   }
   return d;
 }
@@ -62,7 +82,11 @@ export function runStagesFresh(corpusDir: string, stages: string[], keep?: strin
     if (keep) {
       fs.rmSync(keep, { recursive: true, force: true });
       fs.mkdirSync(path.dirname(keep), { recursive: true });
-      try { fs.renameSync(d, keep); } catch { fs.cpSync(d, keep, { recursive: true }); }
+      try {
+        fs.renameSync(d, keep);
+      } catch {
+        fs.cpSync(d, keep, { recursive: true });
+      }
       kept = true;
     }
     return r;
@@ -82,18 +106,35 @@ export async function benchPipeline(o: PipelineBenchOptions): Promise<void> {
     ours.push(runStagesFresh(c.dir, o.stages));
     // The peer is a bulk load: a fair comparison for ingest only.
     if (ingestOnly) peer.push(child('run-peer-load.ts', [c.dir]));
-    process.stderr.write(`run ${i + 1}/${o.runs}: ours ${(ours[i]!.ms / 1000).toFixed(1)} s${ingestOnly ? `, peer ${(peer[i]!.ms / 1000).toFixed(1)} s` : ''}\n`);
+    process.stderr.write(
+      `run ${i + 1}/${o.runs}: ours ${(ours[i]!.ms / 1000).toFixed(1)} s${ingestOnly ? `, peer ${(peer[i]!.ms / 1000).toFixed(1)} s` : ''}\n`,
+    );
   }
   const oursMs = median(ours.map((r) => r.ms));
   const peerMs = median(peer.map((r) => r.ms));
   const ingest = ours[0]!.summaries.ingest ?? {};
   const result = {
-    date: new Date().toISOString(), machine: machine(), command: o.command, posts: o.posts, records: c.records,
-    format: o.format, stages: o.stages, runs: o.runs,
-    ours: { medianMs: oursMs, recordsPerSec: c.records / (oursMs / 1000), maxRssMiB: Math.max(...ours.map((r) => r.maxRssMiB)),
-      stageMsMedian: Object.fromEntries(o.stages.map((s) => [s, median(ours.map((r) => r.stageMs[s]))])), ingest },
-    peer: { name: 'DuckDB bare bulk load (no validation)', medianMs: peerMs, recordsPerSec: c.records / (peerMs / 1000),
-      maxRssMiB: Math.max(...peer.map((r) => r.maxRssMiB)) },
+    date: new Date().toISOString(),
+    machine: machine(),
+    command: o.command,
+    posts: o.posts,
+    records: c.records,
+    format: o.format,
+    stages: o.stages,
+    runs: o.runs,
+    ours: {
+      medianMs: oursMs,
+      recordsPerSec: c.records / (oursMs / 1000),
+      maxRssMiB: Math.max(...ours.map((r) => r.maxRssMiB)),
+      stageMsMedian: Object.fromEntries(o.stages.map((s) => [s, median(ours.map((r) => r.stageMs[s]))])),
+      ingest,
+    },
+    peer: {
+      name: 'DuckDB bare bulk load (no validation)',
+      medianMs: peerMs,
+      recordsPerSec: c.records / (peerMs / 1000),
+      maxRssMiB: Math.max(...peer.map((r) => r.maxRssMiB)),
+    },
     ratioToPeer: oursMs / peerMs,
   };
   writeResultsJson('pipeline', result);
@@ -124,8 +165,20 @@ async function benchFullPipeline(o: PipelineBenchOptions, c: { dir: string; reco
   const fiMs = median(runs.map((r) => (r.stageMs.features ?? 0) + (r.stageMs.index ?? 0)));
   const mapMs = median(runs.map((r) => (r.stageMs.narratives ?? 0) + (r.stageMs.patterns ?? 0)));
   const result = {
-    date: new Date().toISOString(), machine: machine(), command: o.command, posts: o.posts, records: c.records, format: o.format,
-    stages: o.stages, runs: o.runs, media: o.media, totalMs, featuresPlusIndexMs: fiMs, narrativesPlusPatternsMs: mapMs, stageMs, maxRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
+    date: new Date().toISOString(),
+    machine: machine(),
+    command: o.command,
+    posts: o.posts,
+    records: c.records,
+    format: o.format,
+    stages: o.stages,
+    runs: o.runs,
+    media: o.media,
+    totalMs,
+    featuresPlusIndexMs: fiMs,
+    narrativesPlusPatternsMs: mapMs,
+    stageMs,
+    maxRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
     summaries: runs[0]!.summaries,
   };
   const section = o.media === 'vectors' ? 'pipeline-full-vectors' : 'pipeline-full';
@@ -133,7 +186,11 @@ async function benchFullPipeline(o: PipelineBenchOptions, c: { dir: string; reco
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
   const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const sum = result.summaries as Record<string, Record<string, unknown>>;
-  const detail = (stage: string, keys: string[]) => keys.filter((k) => sum[stage]?.[k] !== undefined).map((k) => `${k} ${sec(Number(sum[stage]![k]))}`).join(', ');
+  const detail = (stage: string, keys: string[]) =>
+    keys
+      .filter((k) => sum[stage]?.[k] !== undefined)
+      .map((k) => `${k} ${sec(Number(sum[stage]![k]))}`)
+      .join(', ');
   const md = `## Pipeline: every stage on ${f(o.posts)} posts (${o.format}, ${o.media === 'vectors' ? 'precomputed visual embeddings for posts with pictures' : 'media off'})
 
 Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}; median of ${o.runs} run(s), each a fresh data dir in a fresh process.
@@ -146,7 +203,13 @@ ${o.stages.map((s) => `| ${s} | ${sec(stageMs[s]!)} | |`).join('\n')}
 | whole run | **${sec(totalMs)}** | under 15 min (${totalMs < 900_000 ? 'met' : 'missed'}) |
 | peak RSS (whole process, workers included) | ${f(result.maxRssMiB)} MiB | under 8 GiB |
 
-Inside the stages (first run): features: ${detail('features', ['textMs', 'fitMs', 'embedMs', 'visualMs', 'themesMs'])} (text = analysis and enrichment in worker threads); index: ${detail('index', ['bm25Ms', 'hnswMs', 'neighbourMs'])} (HNSW shards ${String(sum.index?.textShards ?? '')}, built in parallel)${sum.patterns ? `; patterns: ${Object.entries((sum.patterns.scopes ?? {}) as Record<string, { rows: number; patterns: number }>).map(([k, v]) => `${k} ${f(v.rows)} posts -> ${v.patterns}`).join(', ')}` : ''}.`;
+Inside the stages (first run): features: ${detail('features', ['textMs', 'fitMs', 'embedMs', 'visualMs', 'themesMs'])} (text = analysis and enrichment in worker threads); index: ${detail('index', ['bm25Ms', 'hnswMs', 'neighbourMs'])} (HNSW shards ${String(sum.index?.textShards ?? '')}, built in parallel)${
+    sum.patterns
+      ? `; patterns: ${Object.entries((sum.patterns.scopes ?? {}) as Record<string, { rows: number; patterns: number }>)
+          .map(([k, v]) => `${k} ${f(v.rows)} posts -> ${v.patterns}`)
+          .join(', ')}`
+      : ''
+  }.`;
   writeResultsSection(section, md);
   process.stdout.write(md + '\n');
 }

@@ -19,14 +19,24 @@ import { ari, nmi } from '../../core/stats/cluster-metrics.ts';
 export const NARRATIVES_AS_OF = '2026-11-01T00:00:00.000Z';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-interface Truth { narratives: Map<string, { lifecycle: string; posts: number }>; postNarrative: Map<string, string | null> }
+interface Truth {
+  narratives: Map<string, { lifecycle: string; posts: number }>;
+  postNarrative: Map<string, string | null>;
+}
 
 function readTruth(file: string): Truth {
   const narratives = new Map<string, { lifecycle: string; posts: number }>();
   const postNarrative = new Map<string, string | null>();
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
     if (!line) continue;
-    const t = JSON.parse(line) as { type: string; id?: string; uuid?: string; lifecycle?: string; posts?: number; narrative?: string | null };
+    const t = JSON.parse(line) as {
+      type: string;
+      id?: string;
+      uuid?: string;
+      lifecycle?: string;
+      posts?: number;
+      narrative?: string | null;
+    };
     if (t.type === 'narrative') narratives.set(t.id!, { lifecycle: t.lifecycle!, posts: t.posts! });
     else if (t.type === 'post') postNarrative.set(t.uuid!, t.narrative ?? null);
   }
@@ -39,7 +49,13 @@ async function run(dataDir: string, asOf: string): Promise<Record<string, number
   return Object.fromEntries(r.stages.map((s) => [s.stage, s.ms]));
 }
 
-interface Member { narrative_id: string; narrative_key: string; window_key: string; uuid: string; lifecycle: string | null }
+interface Member {
+  narrative_id: string;
+  narrative_key: string;
+  window_key: string;
+  uuid: string;
+  lifecycle: string | null;
+}
 
 async function members(dataDir: string): Promise<{ members: Member[]; posts: string[]; withVector: Set<string> }> {
   const layout = dataDirLayout(dataDir);
@@ -73,11 +89,18 @@ function majority(truth: Truth, ms: Member[], window: string): Map<string, Membe
     v.set(m.narrative_id, e);
     votes.set(planted, v);
   }
-  return new Map([...votes].map(([p, v]) => [p, [...v.values()].sort((a, b) => b.n - a.n || (a.m.narrative_id < b.m.narrative_id ? -1 : 1))[0]!.m]));
+  return new Map(
+    [...votes].map(([p, v]) => [p, [...v.values()].sort((a, b) => b.n - a.n || (a.m.narrative_id < b.m.narrative_id ? -1 : 1))[0]!.m]),
+  );
 }
 
 export interface NarrativeQuality {
-  posts: number; nmi: number; ari: number; narratives: number; planted: number; noiseShare: number;
+  posts: number;
+  nmi: number;
+  ari: number;
+  narratives: number;
+  planted: number;
+  noiseShare: number;
   lifecycle: { agree: number; total: number; byShape: Record<string, { agree: number; total: number }> };
   keyStability: Record<string, { kept: number; total: number }>;
   stageMs: Record<string, number>;
@@ -105,7 +128,7 @@ export async function measureNarrativeQuality(posts: number, seed = 42): Promise
     const s = (byShape[shape] ??= { agree: 0, total: 0 });
     s.total++;
     total++;
-    if (m.lifecycle === shape) s.agree++, agree++;
+    if (m.lifecycle === shape) (s.agree++, agree++);
   }
 
   // Re-run one day later: same posts, windows one day on.
@@ -127,10 +150,15 @@ export async function measureNarrativeQuality(posts: number, seed = 42): Promise
     keyStability[w] = { kept, total: n };
   }
   return {
-    posts: scored.length, nmi: nmi(truthLabels, predLabels), ari: ari(truthLabels, predLabels),
-    narratives: new Set(first.members.filter((m) => m.window_key === 'all').map((m) => m.narrative_id)).size, planted: truth.narratives.size,
+    posts: scored.length,
+    nmi: nmi(truthLabels, predLabels),
+    ari: ari(truthLabels, predLabels),
+    narratives: new Set(first.members.filter((m) => m.window_key === 'all').map((m) => m.narrative_id)).size,
+    planted: truth.narratives.size,
     noiseShare: predLabels.filter((l) => l === 'noise').length / Math.max(1, predLabels.length),
-    lifecycle: { agree, total, byShape }, keyStability, stageMs,
+    lifecycle: { agree, total, byShape },
+    keyStability,
+    stageMs,
   };
 }
 
@@ -141,7 +169,10 @@ export async function benchQualityNarratives(o: { posts: number; command: string
   writeResultsJson('quality-narratives', result);
   const f = (x: number, d = 3) => x.toFixed(d);
   const pct = (a: number, b: number) => `${b ? ((100 * a) / b).toFixed(1) : '0.0'}% (${a}/${b})`;
-  const shapes = Object.entries(q.lifecycle.byShape).sort().map(([s, v]) => `${s} ${v.agree}/${v.total}`).join(', ');
+  const shapes = Object.entries(q.lifecycle.byShape)
+    .sort()
+    .map(([s, v]) => `${s} ${v.agree}/${v.total}`)
+    .join(', ');
   const md = `## Narrative quality on the fixture's planted truth
 
 Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. A generated corpus of ${o.posts.toLocaleString('en-US')} posts (seed 42, media off, ${q.planted} planted narratives, each with a planted lifecycle), the whole pipeline as of ${NARRATIVES_AS_OF}, then again one day later on the same posts.
@@ -156,7 +187,12 @@ Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. A 
 | narrative_key kept on the re-run a day later, window all | **${pct(q.keyStability.all!.kept, q.keyStability.all!.total)}** | >= 90% |
 | same, window 30d | ${pct(q.keyStability['30d']!.kept, q.keyStability['30d']!.total)} | |
 
-Lifecycle by planted shape: ${shapes}. Stage times of the first run: ${Object.entries(q.stageMs).filter(([k]) => k !== 'rerun').map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')}; the whole re-run ${(q.stageMs.rerun! / 1000).toFixed(1)} s. ARI, which counts every pair of posts a split or a merge separates, is well below NMI; how much of that comes from planted narratives split in two (${q.narratives} clusters for ${q.planted} planted) is not measured here.`;
+Lifecycle by planted shape: ${shapes}. Stage times of the first run: ${Object.entries(q.stageMs)
+    .filter(([k]) => k !== 'rerun')
+    .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
+    .join(
+      ', ',
+    )}; the whole re-run ${(q.stageMs.rerun! / 1000).toFixed(1)} s. ARI, which counts every pair of posts a split or a merge separates, is well below NMI; how much of that comes from planted narratives split in two (${q.narratives} clusters for ${q.planted} planted) is not measured here.`;
   writeResultsSection('quality-narratives', md);
   process.stdout.write(md + '\n');
 }

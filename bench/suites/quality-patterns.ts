@@ -25,7 +25,10 @@ async function run(dataDir: string, asOf: string): Promise<Record<string, number
   return Object.fromEntries(r.stages.map((s) => [s.stage, s.ms]));
 }
 
-interface Member { pattern_key: string; uuid: string }
+interface Member {
+  pattern_key: string;
+  uuid: string;
+}
 
 async function patternMembers(dataDir: string): Promise<{ members: Member[]; withVector: string[]; labels: Map<string, string> }> {
   const layout = dataDirLayout(dataDir);
@@ -33,9 +36,16 @@ async function patternMembers(dataDir: string): Promise<{ members: Member[]; wit
   const db = await openDuckDB();
   try {
     const f = (n: string) => sqlString(path.join(dir, n));
-    const members = await db.all<Member & Record<string, unknown>>(`SELECT pattern_key, uuid FROM read_parquet(${f('pattern-members.parquet')}) WHERE scope_key = 'all'`);
-    const labels = new Map((await db.all<{ pattern_key: string; label: string }>(`SELECT pattern_key, label FROM read_parquet(${f('patterns.parquet')}) WHERE scope_key = 'all'`))
-      .map((r) => [r.pattern_key, r.label]));
+    const members = await db.all<Member & Record<string, unknown>>(
+      `SELECT pattern_key, uuid FROM read_parquet(${f('pattern-members.parquet')}) WHERE scope_key = 'all'`,
+    );
+    const labels = new Map(
+      (
+        await db.all<{ pattern_key: string; label: string }>(
+          `SELECT pattern_key, label FROM read_parquet(${f('patterns.parquet')}) WHERE scope_key = 'all'`,
+        )
+      ).map((r) => [r.pattern_key, r.label]),
+    );
     const posts = (await db.all<{ uuid: string }>(`SELECT uuid FROM read_parquet(${f('posts.parquet')})`)).map((r) => r.uuid);
     const raw = fs.readFileSync(path.join(dir, 'visual-vectors.f32'));
     const v = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
@@ -47,8 +57,16 @@ async function patternMembers(dataDir: string): Promise<{ members: Member[]; wit
 }
 
 export interface PatternQuality {
-  posts: number; patterns: number; motifs: number; purity: number; nmi: number; ari: number; coverage: number;
-  keyStability: { kept: number; total: number }; examples: Array<{ label: string; motif: string; share: number }>; stageMs: Record<string, number>;
+  posts: number;
+  patterns: number;
+  motifs: number;
+  purity: number;
+  nmi: number;
+  ari: number;
+  coverage: number;
+  keyStability: { kept: number; total: number };
+  examples: Array<{ label: string; motif: string; share: number }>;
+  stageMs: Record<string, number>;
 }
 
 export async function measurePatternQuality(posts: number, seed = 42): Promise<PatternQuality> {
@@ -97,9 +115,16 @@ export async function measurePatternQuality(posts: number, seed = 42): Promise<P
   for (const key of byPattern.keys()) if (secondKeys.has(key)) kept++;
 
   return {
-    posts: first.withVector.length, patterns: byPattern.size, motifs: motifNames.size, purity: majority / Math.max(1, first.members.length),
-    nmi: nmi(truthLabels, predLabels), ari: ari(truthLabels, predLabels), coverage: motifPosts.filter((u) => inPattern.has(u)).length / Math.max(1, motifPosts.length),
-    keyStability: { kept, total: byPattern.size }, examples: examples.sort((a, b) => b.share - a.share), stageMs,
+    posts: first.withVector.length,
+    patterns: byPattern.size,
+    motifs: motifNames.size,
+    purity: majority / Math.max(1, first.members.length),
+    nmi: nmi(truthLabels, predLabels),
+    ari: ari(truthLabels, predLabels),
+    coverage: motifPosts.filter((u) => inPattern.has(u)).length / Math.max(1, motifPosts.length),
+    keyStability: { kept, total: byPattern.size },
+    examples: examples.sort((a, b) => b.share - a.share),
+    stageMs,
   };
 }
 
@@ -123,7 +148,13 @@ Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. A 
 | motif-bearing posts that land in a pattern | ${(100 * q.coverage).toFixed(1)}% | |
 | pattern_key kept on the re-run a day later | **${pct(q.keyStability.kept, q.keyStability.total)}** | |
 
-Labels next to the motif they found (first five by purity): ${q.examples.slice(0, 5).map((e) => `"${e.label}" = ${e.motif} (${f(e.share, 2)})`).join('; ')}. Stage times of the first run: ${Object.entries(q.stageMs).filter(([k]) => k !== 'rerun').map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')}; the whole re-run ${(q.stageMs.rerun! / 1000).toFixed(1)} s.`;
+Labels next to the motif they found (first five by purity): ${q.examples
+    .slice(0, 5)
+    .map((e) => `"${e.label}" = ${e.motif} (${f(e.share, 2)})`)
+    .join('; ')}. Stage times of the first run: ${Object.entries(q.stageMs)
+    .filter(([k]) => k !== 'rerun')
+    .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
+    .join(', ')}; the whole re-run ${(q.stageMs.rerun! / 1000).toFixed(1)} s.`;
   writeResultsSection('quality-patterns', md);
   process.stdout.write(md + '\n');
 }

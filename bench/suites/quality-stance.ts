@@ -24,19 +24,34 @@ export function stancePosts(dir = TWEETEVAL_DIR): Array<{ uuid: string; target: 
   for (const target of STANCE_TARGETS) {
     for (const split of ['train', 'val']) {
       const file = path.join(dir, 'stance', target, `${split}_text.txt`);
-      const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
+      const lines = fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim());
       lines.forEach((text, i) => {
         const uuid = `stance-${target}-${split}-${i}`;
         const n = out.length;
         const published = new Date(Date.parse(AS_OF) - (((n * 7919) % SPREAD_MINUTES) + 1) * 60_000).toISOString();
-        out.push({ uuid, target, record: { uuid, platform: 'x', published_at: published, description: text, creator_id: 1 + ((n * 31) % 997) } });
+        out.push({
+          uuid,
+          target,
+          record: { uuid, platform: 'x', published_at: published, description: text, creator_id: 1 + ((n * 31) % 997) },
+        });
       });
     }
   }
   return out;
 }
 
-export interface StanceQuality { posts: number; narratives: number; nmi: number; ari: number; purity: number; noiseShare: number; ms: number }
+export interface StanceQuality {
+  posts: number;
+  narratives: number;
+  nmi: number;
+  ari: number;
+  purity: number;
+  noiseShare: number;
+  ms: number;
+}
 
 export async function measureStanceNarratives(): Promise<StanceQuality> {
   const dataDir = path.join(ROOT, 'bench', '.cache', 'stance');
@@ -54,8 +69,12 @@ export async function measureStanceNarratives(): Promise<StanceQuality> {
   let members: Array<{ narrative_id: string; uuid: string }>;
   let snapshot: string[];
   try {
-    members = await db.all(`SELECT narrative_id, uuid FROM read_parquet(${sqlString(path.join(dir, 'narrative-members.parquet'))}) WHERE window_key = 'all'`);
-    snapshot = (await db.all<{ uuid: string }>(`SELECT uuid FROM read_parquet(${sqlString(path.join(dir, 'posts.parquet'))})`)).map((r) => r.uuid);
+    members = await db.all(
+      `SELECT narrative_id, uuid FROM read_parquet(${sqlString(path.join(dir, 'narrative-members.parquet'))}) WHERE window_key = 'all'`,
+    );
+    snapshot = (await db.all<{ uuid: string }>(`SELECT uuid FROM read_parquet(${sqlString(path.join(dir, 'posts.parquet'))})`)).map(
+      (r) => r.uuid,
+    );
   } finally {
     db.close();
   }
@@ -72,8 +91,13 @@ export async function measureStanceNarratives(): Promise<StanceQuality> {
   let majority = 0;
   for (const c of byNarrative.values()) majority += Math.max(...c.values());
   return {
-    posts: snapshot.length, narratives: byNarrative.size, nmi: nmi(truth, pred), ari: ari(truth, pred), purity: majority / Math.max(1, members.length),
-    noiseShare: pred.filter((p) => p === 'noise').length / Math.max(1, pred.length), ms,
+    posts: snapshot.length,
+    narratives: byNarrative.size,
+    nmi: nmi(truth, pred),
+    ari: ari(truth, pred),
+    purity: majority / Math.max(1, members.length),
+    noiseShare: pred.filter((p) => p === 'noise').length / Math.max(1, pred.length),
+    ms,
   };
 }
 

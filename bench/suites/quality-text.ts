@@ -11,7 +11,10 @@ import { TONE_LABELS } from '../../core/enrichment/tone.ts';
 import { hasTweetEval, TWEETEVAL_DIR } from '../../core/enrichment/tweeteval.ts';
 import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
 
-export interface QualityTextOptions { fit: boolean; command: string }
+export interface QualityTextOptions {
+  fit: boolean;
+  command: string;
+}
 
 const pct = (x: number) => (100 * x).toFixed(1);
 
@@ -24,7 +27,8 @@ export async function benchQualityText(o: QualityTextOptions): Promise<void> {
   const r = measureTextQuality();
   const result = { date: new Date().toISOString(), machine: machine(), command: o.command, ...r };
   writeResultsJson('quality-text', result);
-  const t = r.tone, e = r.emotion;
+  const t = r.tone,
+    e = r.emotion;
   const toneRow = (name: string, s: ClassScores) =>
     `| ${name} | **${pct(s.macroRecall)}** | ${TONE_LABELS.map((l) => pct(s.perClassRecall[l]!)).join(' | ')} | ${pct(s.accuracy)} |`;
   const emoRow = (name: string, s: ClassScores) =>

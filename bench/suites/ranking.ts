@@ -27,12 +27,18 @@ import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { ensurePeerInstalled, runPeerScript } from '../peer-install.ts';
 import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
 
-export interface RankingBenchOptions { posts: number; queries: number; command: string }
+export interface RankingBenchOptions {
+  posts: number;
+  queries: number;
+  command: string;
+}
 
 const AS_OF = '2026-11-01T00:00:00.000Z';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-async function publishedCorpus(posts: number): Promise<{ dataDir: string; stageMs: Record<string, number>; truthFile: string; builtAt: string }> {
+async function publishedCorpus(
+  posts: number,
+): Promise<{ dataDir: string; stageMs: Record<string, number>; truthFile: string; builtAt: string }> {
   const dataDir = path.join(ROOT, 'bench', '.cache', `ranking-${posts}`);
   const truthFile = path.join(ROOT, 'bench', '.cache', `ranking-${posts}.truth.ndjson`);
   const meta = path.join(dataDir, 'bench-build.json');
@@ -41,8 +47,16 @@ async function publishedCorpus(posts: number): Promise<{ dataDir: string; stageM
     process.stderr.write(`generating ${posts} posts and running the pipeline into ${dataDir} ...\n`);
     await generateCorpus({ posts, outDir: path.join(dataDir, 'landing', 'corpus'), truthFile, seed: 42, asOf: AS_OF, media: false });
     const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-    const run = await runStages(resolveStages(['run']), { config, log: createLogger('bench', 'silent'), asOf: new Date(AS_OF), tty: false });
-    fs.writeFileSync(meta, JSON.stringify({ builtAt: new Date().toISOString(), stageMs: Object.fromEntries(run.stages.map((s) => [s.stage, s.ms])) }));
+    const run = await runStages(resolveStages(['run']), {
+      config,
+      log: createLogger('bench', 'silent'),
+      asOf: new Date(AS_OF),
+      tty: false,
+    });
+    fs.writeFileSync(
+      meta,
+      JSON.stringify({ builtAt: new Date().toISOString(), stageMs: Object.fromEntries(run.stages.map((s) => [s.stage, s.ms])) }),
+    );
   }
   const m = JSON.parse(fs.readFileSync(meta, 'utf8')) as { stageMs: Record<string, number>; builtAt?: string };
   // The build is cached: its timings are those of the run that made it, by the code of that day.
@@ -50,7 +64,10 @@ async function publishedCorpus(posts: number): Promise<{ dataDir: string; stageM
   return { dataDir, truthFile, stageMs: m.stageMs, builtAt };
 }
 
-export interface LabelledQuery { text: string; narrative: string }
+export interface LabelledQuery {
+  text: string;
+  narrative: string;
+}
 
 const QUERY_FORMS = 4;
 
@@ -69,7 +86,12 @@ export function queriesFrom(truthFile: string, n: number): LabelledQuery[] {
   for (const line of fs.readFileSync(truthFile, 'utf8').split('\n')) {
     if (!line.includes('"type":"narrative"')) continue;
     const t = JSON.parse(line) as { id: string; keywords: string[]; hashtags: string[] };
-    const forms = [t.keywords.slice(0, 2).join(' '), t.keywords.slice(2, 5).join(' '), `#${t.hashtags[0]}`, `${t.keywords[5] ?? t.keywords[0]} news`];
+    const forms = [
+      t.keywords.slice(0, 2).join(' '),
+      t.keywords.slice(2, 5).join(' '),
+      `#${t.hashtags[0]}`,
+      `${t.keywords[5] ?? t.keywords[0]} news`,
+    ];
     for (const text of forms) out.push({ text, narrative: t.id });
   }
   return Array.from({ length: n }, (_, i) => out[i % out.length]!);
@@ -92,7 +114,10 @@ function bruteForce(index: SearchIndex, floats: Float32Array, query: string, lim
   const q = terms(query);
   const depth = Math.max(limit * 2, 100);
   const lex = searchBm25(index.bm25, q, depth, start);
-  const qv = embed(index.embedder, q.filter((t) => index.bm25.vocab.has(t)));
+  const qv = embed(
+    index.embedder,
+    q.filter((t) => index.bm25.vocab.has(t)),
+  );
   const dim = qv.length;
   const sims: Array<{ row: number; s: number }> = [];
   for (let r = start; r < index.rows; r++) {
@@ -104,13 +129,20 @@ function bruteForce(index: SearchIndex, floats: Float32Array, query: string, lim
   const score = new Map<number, number>();
   lex.forEach((x, i) => score.set(x.row, (score.get(x.row) ?? 0) + 1 / (RANKING.rrfK + i + 1)));
   sims.slice(0, depth).forEach((x, i) => score.set(x.row, (score.get(x.row) ?? 0) + 1 / (RANKING.rrfK + i + 1)));
-  return [...score].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit).map(([r]) => r);
+  return [...score]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, limit)
+    .map(([r]) => r);
 }
 
 /** What a system returns for a query in a window: uuids, best first. */
 type Retriever = (q: LabelledQuery, window: WindowKey) => string[];
 
-interface Relevance { ndcgAt10: number; recallAt100: number; queries: number }
+interface Relevance {
+  ndcgAt10: number;
+  recallAt100: number;
+  queries: number;
+}
 
 /**
  * Relevance on the planted truth (window all): nDCG@10 (binary gain: the post belongs to the
@@ -123,14 +155,21 @@ function relevance(distinct: LabelledQuery[], retrieve: Retriever, member: Map<s
     const uuids = retrieve(q, 'all').slice(0, 100);
     const rel = uuids.map((u) => (member.get(u) === q.narrative ? 1 : 0));
     const dcg = rel.slice(0, 10).reduce((acc: number, g, i) => acc + g / Math.log2(i + 2), 0);
-    const ideal = Array.from({ length: Math.min(10, size.get(q.narrative) ?? 0) }, (_, i) => 1 / Math.log2(i + 2)).reduce((x, y) => x + y, 0);
+    const ideal = Array.from({ length: Math.min(10, size.get(q.narrative) ?? 0) }, (_, i) => 1 / Math.log2(i + 2)).reduce(
+      (x, y) => x + y,
+      0,
+    );
     ndcg += ideal ? dcg / ideal : 0;
     recall100 += rel.reduce((x: number, y) => x + y, 0) / Math.max(1, Math.min(100, size.get(q.narrative) ?? 0));
   }
   return { ndcgAt10: ndcg / distinct.length, recallAt100: recall100 / distinct.length, queries: distinct.length };
 }
 
-interface PeerQuery { text: string; whereMs: number | null; vector: number[] | null }
+interface PeerQuery {
+  text: string;
+  whereMs: number | null;
+  vector: number[] | null;
+}
 
 /** What bench/peers/lancedb-peer.mjs writes to result.json. */
 interface LanceDbResult {
@@ -154,7 +193,13 @@ interface LanceDbResult {
  * with each query's text, its window as a published_at lower bound, and its query vector (the same
  * embedding of the same known terms as ours; null when it is zero: then LanceDB runs FTS alone).
  */
-async function runLanceDb(index: SearchIndex, dir: string, manifest: Manifest, timed: Array<{ q: LabelledQuery; window: WindowKey }>, quality: LabelledQuery[]): Promise<LanceDbResult> {
+async function runLanceDb(
+  index: SearchIndex,
+  dir: string,
+  manifest: Manifest,
+  timed: Array<{ q: LabelledQuery; window: WindowKey }>,
+  quality: LabelledQuery[],
+): Promise<LanceDbResult> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-lancedb-'));
   try {
     // Row texts exactly as the features stage built them (postText), in generation row order.
@@ -163,12 +208,20 @@ async function runLanceDb(index: SearchIndex, dir: string, manifest: Manifest, t
     const db = await openDuckDB();
     let n = 0;
     try {
-      const result = await db.conn.stream(`SELECT uuid, title, description, tags FROM read_parquet(${sqlString(path.join(dir, 'posts.parquet'))})`);
+      const result = await db.conn.stream(
+        `SELECT uuid, title, description, tags FROM read_parquet(${sqlString(path.join(dir, 'posts.parquet'))})`,
+      );
       for await (const chunk of result.yieldRowObjectJson()) {
         let lines = '';
         for (const r of chunk as Array<{ uuid: string; title: string | null; description: string | null; tags: string[] | null }>) {
-          if (r.uuid !== index.uuid.get(n)) throw new Error(`posts.parquet row ${n} is ${r.uuid}, the search index has ${index.uuid.get(n)}`);
-          lines += JSON.stringify({ id: n, text: postText({ title: r.title, description: r.description, tags: r.tags ?? [] }), published_at: index.publishedAt[n] }) + '\n';
+          if (r.uuid !== index.uuid.get(n))
+            throw new Error(`posts.parquet row ${n} is ${r.uuid}, the search index has ${index.uuid.get(n)}`);
+          lines +=
+            JSON.stringify({
+              id: n,
+              text: postText({ title: r.title, description: r.description, tags: r.tags ?? [] }),
+              published_at: index.publishedAt[n],
+            }) + '\n';
           n++;
         }
         await out.write(lines);
@@ -179,23 +232,38 @@ async function runLanceDb(index: SearchIndex, dir: string, manifest: Manifest, t
     }
     if (n !== index.rows) throw new Error(`posts.parquet has ${n} rows, the search index ${index.rows}`);
     const peerQuery = (text: string, window: WindowKey): PeerQuery => {
-      const qv = embed(index.embedder, terms(text).filter((t) => index.bm25.vocab.has(t)));
+      const qv = embed(
+        index.embedder,
+        terms(text).filter((t) => index.bm25.vocab.has(t)),
+      );
       // The window as LanceDB sees it: published_at >= its start (rows are sorted by published_at,
       // so that is exactly rows [windowStart, rows)); no filter when the window holds every row, as in ours.
       const whereMs = index.windowStart[window] > 0 ? Date.parse(manifest.windows[window].start) : null;
       return { text, whereMs, vector: qv.some((x) => x !== 0) ? Array.from(qv) : null };
     };
     const queries = timed.map(({ q, window }) => peerQuery(q.text, window));
-    fs.writeFileSync(path.join(tmp, 'input.json'), JSON.stringify({
-      rows: index.rows, dim: index.embedder.params.dim, rowsFile, vectorsFile: path.join(dir, 'text-vectors.f32'), dbDir: path.join(tmp, 'lancedb'),
-      warmup: 20, limit: 100, rrfK: RANKING.rrfK, queries, quality: quality.map((q) => peerQuery(q.text, 'all')),
-    }));
+    fs.writeFileSync(
+      path.join(tmp, 'input.json'),
+      JSON.stringify({
+        rows: index.rows,
+        dim: index.embedder.params.dim,
+        rowsFile,
+        vectorsFile: path.join(dir, 'text-vectors.f32'),
+        dbDir: path.join(tmp, 'lancedb'),
+        warmup: 20,
+        limit: 100,
+        rrfK: RANKING.rrfK,
+        queries,
+        quality: quality.map((q) => peerQuery(q.text, 'all')),
+      }),
+    );
     process.stderr.write(`running LanceDB on ${index.rows} rows (bench/peers/lancedb-peer.mjs, temp dir ${tmp}) ...\n`);
     // LANCEDB_LOG=error: LanceDB warns on every query that selects only the id (a deprecation
     // notice about its score columns); set LANCEDB_LOG to see its warnings.
     await runPeerScript('lancedb-peer.mjs', [tmp], { LANCEDB_LOG: process.env.LANCEDB_LOG ?? 'error' });
     const result = JSON.parse(fs.readFileSync(path.join(tmp, 'result.json'), 'utf8')) as Omit<LanceDbResult, 'ftsOnlyQueries'>;
-    if (result.ids.length !== timed.length || result.qualityIds.length !== quality.length) throw new Error('LanceDB peer: result does not match its queries');
+    if (result.ids.length !== timed.length || result.qualityIds.length !== quality.length)
+      throw new Error('LanceDB peer: result does not match its queries');
     return { ...result, ftsOnlyQueries: queries.filter((q) => !q.vector).length };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -216,7 +284,12 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   const dir = generationDir(layout, gen);
   const manifest = await readManifest(layout, gen);
   // What search loads: BM25, the HNSW shards and their set file, the vectors, the embedder and its space.
-  const indexBytes = manifest.files.filter((f) => ['bm25.bin', 'text-hnsw.json', 'text-vectors.f32', 'embedder.bin', 'text-space.json', 'text-space.f32'].includes(f.name) || /^text\.\d+\.hnsw$/.test(f.name))
+  const indexBytes = manifest.files
+    .filter(
+      (f) =>
+        ['bm25.bin', 'text-hnsw.json', 'text-vectors.f32', 'embedder.bin', 'text-space.json', 'text-space.f32'].includes(f.name) ||
+        /^text\.\d+\.hnsw$/.test(f.name),
+    )
     .reduce((a, f) => a + f.bytes, 0);
   const t0 = performance.now();
   const index = await loadSearchIndex(dir);
@@ -268,7 +341,10 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   lance.ids.forEach((ids, i) => {
     const start = index.windowStart[timed[i]!.window];
     const outside = ids.find((r) => !(r >= start && r < index.rows));
-    if (outside !== undefined) throw new Error(`LanceDB returned row ${outside} for "${timed[i]!.q.text}", outside window ${timed[i]!.window} (rows ${start}..${index.rows - 1})`);
+    if (outside !== undefined)
+      throw new Error(
+        `LanceDB returned row ${outside} for "${timed[i]!.q.text}", outside window ${timed[i]!.window} (rows ${start}..${index.rows - 1})`,
+      );
     lanceOverlap += ids.length ? ids.filter((r) => oursRows[i]!.has(r)).length / ids.length : 1;
   });
 
@@ -287,7 +363,10 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
     let total = 0;
     for (const [i, q] of queries.entries()) {
       const start = index.windowStart[windowOf(i)];
-      const qv = embed(index.embedder, terms(q.text).filter((t) => index.bm25.vocab.has(t)));
+      const qv = embed(
+        index.embedder,
+        terms(q.text).filter((t) => index.bm25.vocab.has(t)),
+      );
       if (!qv.some((x) => x !== 0) || index.rows - start < 10) continue;
       const truth = new Set(exact.searchKnn(Array.from(qv), 10, (r: number) => r >= start).neighbors);
       hit += searchShards(index.hnsw!, qv, 10, ef, start).filter((n) => truth.has(n.row)).length;
@@ -300,16 +379,34 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   const recall = recallAt(coreEf);
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   const result = {
-    date: new Date().toISOString(), machine: machine(), command: o.command, posts: o.posts, rows: index.rows, queries: queries.length,
-    build: { featuresMs: stageMs.features, indexMs: stageMs.index, indexBytes }, loadMs,
+    date: new Date().toISOString(),
+    machine: machine(),
+    command: o.command,
+    posts: o.posts,
+    rows: index.rows,
+    queries: queries.length,
+    build: { featuresMs: stageMs.features, indexMs: stageMs.index, indexBytes },
+    loadMs,
     ours: { p50: pct(ours, 50), p99: pct(ours, 99), qps: queries.length / (sum(ours) / 1000) },
     peer: { name: 'exact brute-force hybrid', p50: pct(peer, 50), p99: pct(peer, 99), qps: queries.length / (sum(peer) / 1000) },
-    top100OverlapWithExact: overlap / queries.length, hnswRecallAt10: recall, hnswEf: coreEf, hnswRecallAt10Ef100: recallEf100, quality,
+    top100OverlapWithExact: overlap / queries.length,
+    hnswRecallAt10: recall,
+    hnswEf: coreEf,
+    hnswRecallAt10Ef100: recallEf100,
+    quality,
     lancedb: {
-      name: `LanceDB ${lance.version}`, index: lance.index, p50: pct(lance.latenciesMs, 50), p99: pct(lance.latenciesMs, 99),
-      qps: lance.latenciesMs.length / (sum(lance.latenciesMs) / 1000), cpuMsPerQuery: lance.cpuMsPerQuery,
-      coresBusy: lance.cpuMsPerQuery / (sum(lance.latenciesMs) / Math.max(1, lance.latenciesMs.length)), build: lance.build, bytes: lance.bytes,
-      quality: lanceQuality, vectorRecallAt10: lance.vectorRecallAt10, top100SharedWithOurs: lanceOverlap / Math.max(1, lance.ids.length),
+      name: `LanceDB ${lance.version}`,
+      index: lance.index,
+      p50: pct(lance.latenciesMs, 50),
+      p99: pct(lance.latenciesMs, 99),
+      qps: lance.latenciesMs.length / (sum(lance.latenciesMs) / 1000),
+      cpuMsPerQuery: lance.cpuMsPerQuery,
+      coresBusy: lance.cpuMsPerQuery / (sum(lance.latenciesMs) / Math.max(1, lance.latenciesMs.length)),
+      build: lance.build,
+      bytes: lance.bytes,
+      quality: lanceQuality,
+      vectorRecallAt10: lance.vectorRecallAt10,
+      top100SharedWithOurs: lanceOverlap / Math.max(1, lance.ids.length),
       ftsOnlyQueries: lance.ftsOnlyQueries,
     },
   };

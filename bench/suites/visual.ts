@@ -10,7 +10,12 @@ import { pathToFileURL } from 'node:url';
 import { computeVisualFeatures, VISUAL_DIM, VISUAL_FEATURES_VERSION, type VisualItem } from '../../pipeline/features/visual.ts';
 import { machine, median, writeResultsJson, writeResultsSection } from '../results-file.ts';
 
-export interface VisualBenchOptions { items: number; runs: number; threads: number; command: string }
+export interface VisualBenchOptions {
+  items: number;
+  runs: number;
+  threads: number;
+  command: string;
+}
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const POSTS_DIR = path.join(ROOT, 'fixtures', 'sample', 'posts');
@@ -21,7 +26,10 @@ function sampleItems(): VisualItem[] {
   const out: VisualItem[] = [];
   const seen = new Set<string>();
   const abs = (p: string) => path.join(POSTS_DIR, p);
-  for (const file of fs.readdirSync(POSTS_DIR).filter((f) => f.endsWith('.ndjson')).sort()) {
+  for (const file of fs
+    .readdirSync(POSTS_DIR)
+    .filter((f) => f.endsWith('.ndjson'))
+    .sort()) {
     for (const line of fs.readFileSync(path.join(POSTS_DIR, file), 'utf8').split('\n')) {
       let r: { uuid?: string; media?: Array<{ kind?: string; path?: string; frames?: string[] }> };
       try {
@@ -42,7 +50,14 @@ function sampleItems(): VisualItem[] {
   return out;
 }
 
-interface RunResult { ms: number; items: number; thumbnails: number; errors: number; cpuMs: number; maxRssMiB: number }
+interface RunResult {
+  ms: number;
+  items: number;
+  thumbnails: number;
+  errors: number;
+  cpuMs: number;
+  maxRssMiB: number;
+}
 
 /** Child process: one timed pass over N items; prints one JSON line. */
 async function childRun(n: number, threads: number): Promise<void> {
@@ -55,7 +70,14 @@ async function childRun(n: number, threads: number): Promise<void> {
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const errors = [...results.values()].filter((r) => r.error !== undefined).length;
-  const out: RunResult = { ms, items: n, thumbnails, errors, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMiB: process.resourceUsage().maxRSS / 1024 };
+  const out: RunResult = {
+    ms,
+    items: n,
+    thumbnails,
+    errors,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    maxRssMiB: process.resourceUsage().maxRSS / 1024,
+  };
   process.stdout.write(JSON.stringify(out) + '\n');
 }
 
@@ -67,13 +89,17 @@ export async function benchVisual(o: VisualBenchOptions): Promise<void> {
   const runs: RunResult[] = [];
   const load = os.loadavg()[0]!;
   for (let i = 0; i < o.runs; i++) {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, '--child', String(o.items), String(o.threads)],
-      { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, '--child', String(o.items), String(o.threads)], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+    });
     if (r.status !== 0) throw new Error(`visual bench child failed: ${r.stderr.slice(-2000)}`);
     const run = JSON.parse(r.stdout.trim().split('\n').pop()!) as RunResult;
     if (run.errors > 0) throw new Error(`visual bench: ${run.errors} items failed`);
     runs.push(run);
-    process.stderr.write(`run ${i + 1}/${o.runs}: ${run.thumbnails} thumbnails in ${(run.ms / 1000).toFixed(1)} s = ${Math.round(run.thumbnails / (run.ms / 1000))}/s, peak RSS ${Math.round(run.maxRssMiB)} MiB\n`);
+    process.stderr.write(
+      `run ${i + 1}/${o.runs}: ${run.thumbnails} thumbnails in ${(run.ms / 1000).toFixed(1)} s = ${Math.round(run.thumbnails / (run.ms / 1000))}/s, peak RSS ${Math.round(run.maxRssMiB)} MiB\n`,
+    );
   }
   const perSec = median(runs.map((r) => r.thumbnails / (r.ms / 1000)));
   const itemsPerSec = median(runs.map((r) => r.items / (r.ms / 1000)));
@@ -83,11 +109,25 @@ export async function benchVisual(o: VisualBenchOptions): Promise<void> {
   const coresUsed = median(runs.map((r) => r.cpuMs / r.ms));
   const thumbnails = runs[0]!.thumbnails;
   const result = {
-    date: new Date().toISOString(), machine: machine(), command: o.command, version: VISUAL_FEATURES_VERSION, dim: VISUAL_DIM,
-    items: o.items, thumbnails, runs: o.runs, threads: o.threads, loadAverageAtStart: load,
+    date: new Date().toISOString(),
+    machine: machine(),
+    command: o.command,
+    version: VISUAL_FEATURES_VERSION,
+    dim: VISUAL_DIM,
+    items: o.items,
+    thumbnails,
+    runs: o.runs,
+    threads: o.threads,
+    loadAverageAtStart: load,
     sample: { items: base.length, files, ...kinds },
-    medianThumbnailsPerSec: perSec, medianItemsPerSec: itemsPerSec, medianPeakRssMiB: rss, maxPeakRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
-    medianCpuMsPerThumbnail: cpuMsPerThumb, medianCoresUsed: coresUsed, bar: { thumbnailsPerSec: BAR_PER_SEC, met: perSec >= BAR_PER_SEC }, perRun: runs,
+    medianThumbnailsPerSec: perSec,
+    medianItemsPerSec: itemsPerSec,
+    medianPeakRssMiB: rss,
+    maxPeakRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
+    medianCpuMsPerThumbnail: cpuMsPerThumb,
+    medianCoresUsed: coresUsed,
+    bar: { thumbnailsPerSec: BAR_PER_SEC, met: perSec >= BAR_PER_SEC },
+    perRun: runs,
   };
   writeResultsJson('visual', result);
   const f = (n: number) => Math.round(n).toLocaleString('en-US');

@@ -13,7 +13,9 @@
 import { drawByWeight, seededRandom } from '../stats/seeded-random.ts';
 
 /** Rows that decode themselves into a Float64Array (the server's int8-quantised vectors). */
-export interface RowSource { decodeInto(row: number, out: Float64Array, at: number): void }
+export interface RowSource {
+  decodeInto(row: number, out: Float64Array, at: number): void;
+}
 
 /**
  * Inner products of the rows `rows` of `vectors` (`dim` per row), n x n. The rows are decoded
@@ -95,7 +97,11 @@ export class KernelKMeans {
   private readonly A: Float64Array;
   private readonly W: Float64Array;
 
-  constructor(private readonly G: Float64Array, private readonly n: number, starts: readonly number[]) {
+  constructor(
+    private readonly G: Float64Array,
+    private readonly n: number,
+    starts: readonly number[],
+  ) {
     const k = (this.k = starts.length);
     this.clusters = new Int32Array(n);
     this.size = new Uint32Array(k);
@@ -107,7 +113,7 @@ export class KernelKMeans {
       let bd = Infinity;
       starts.forEach((p, c) => {
         const d = G[p * n + p]! - 2 * G[i * n + p]!;
-        if (d < bd) (bd = d), (best = c);
+        if (d < bd) ((bd = d), (best = c));
       });
       this.clusters[i] = best;
       this.size[best]!++;
@@ -138,7 +144,7 @@ export class KernelKMeans {
           const m = size[c]!;
           if (m === 0) continue;
           const d = G[i * n + i]! - (2 * A[i * k + c]!) / m + W[c]! / (m * m);
-          if (d < bd - 1e-12) (bd = d), (best = c);
+          if (d < bd - 1e-12) ((bd = d), (best = c));
         }
         next[i] = best;
         if (best !== clusters[i]) moved++;

@@ -47,8 +47,20 @@ export interface ClusterOptions {
 }
 
 export const CLUSTER_DEFAULTS: ClusterOptions = {
-  seed: 42, sample: 4000, searchSample: 2000, silhouetteTolerance: 0.01, silhouetteSample: 1000, kMin: 4, kMax: 96, kStep: 1.25, maxIterations: 20, noiseSimilarity: 0.3, minClusterSize: 5, minClusterShare: 0.002,
-  splitRefine: true, splitGain: 0.005,
+  seed: 42,
+  sample: 4000,
+  searchSample: 2000,
+  silhouetteTolerance: 0.01,
+  silhouetteSample: 1000,
+  kMin: 4,
+  kMax: 96,
+  kStep: 1.25,
+  maxIterations: 20,
+  noiseSimilarity: 0.3,
+  minClusterSize: 5,
+  minClusterShare: 0.002,
+  splitRefine: true,
+  splitGain: 0.005,
 };
 
 /** Fresh centres the warm start may add to the previous ones. */
@@ -132,7 +144,14 @@ export function silhouette(dist: Float32Array, labels: ArrayLike<number>, k: num
  * for every distance it takes, which made seeding, not Lloyd's iterations, most of the run time.
  * With `initial` centres, those come first and the seeding continues from them.
  */
-export function seedCentres(points: Float32Array, dim: number, idx: number[], k: number, seed: number, initial: readonly Float32Array[] = []): number[][] {
+export function seedCentres(
+  points: Float32Array,
+  dim: number,
+  idx: number[],
+  k: number,
+  seed: number,
+  initial: readonly Float32Array[] = [],
+): number[][] {
   const random = seededRandom(seed);
   const n = idx.length;
   const d2 = new Float64Array(n).fill(Infinity);
@@ -170,7 +189,13 @@ export function seedCentres(points: Float32Array, dim: number, idx: number[], k:
 const rowArrays = new WeakMap<readonly number[], Float64Array>();
 
 /** One k-means run from the given centres (lloyd-kmeans.ts: ml-kmeans's result, faster); its input made once per row list. */
-function runKMeans(points: Float32Array, dim: number, idx: readonly number[], init: number[][], maxIterations: number): { clusters: number[]; centroids: number[][] } {
+function runKMeans(
+  points: Float32Array,
+  dim: number,
+  idx: readonly number[],
+  init: number[][],
+  maxIterations: number,
+): { clusters: number[]; centroids: number[][] } {
   let data = rowArrays.get(idx);
   if (!data) {
     data = new Float64Array(idx.length * dim);
@@ -197,14 +222,28 @@ function normaliseRows(m: number[][], dim: number): Float32Array {
  * Rows must have non-zero vectors. `prior`: the previous generation's centres of this window, in
  * this run's space (see previousCentroid), offered as a warm start.
  */
-export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Array | number[], opts: ClusterOptions = CLUSTER_DEFAULTS,
-  prior?: readonly Float32Array[]): Clustering {
+export function clusterWindow(
+  vectors: Float32Array,
+  dim: number,
+  rows: Int32Array | number[],
+  opts: ClusterOptions = CLUSTER_DEFAULTS,
+  prior?: readonly Float32Array[],
+): Clustering {
   const n = rows.length;
   assertInt(dim, 1, 1 << 16, 'dim');
   assert(vectors.length % dim === 0, () => `${vectors.length} values are not whole vectors of ${dim}`);
   const vectorRows = vectors.length / dim;
   for (const r of rows) if (!(r >= 0 && r < vectorRows)) throw new AssertionFailed(`row ${r} outside the ${vectorRows} vectors`);
-  const empty: Clustering = { k: 0, centroids: new Float32Array(0), kept: [], assignment: new Int32Array(n).fill(-1), similarity: new Float32Array(n), silhouette: 0, tried: [], warmStart: false };
+  const empty: Clustering = {
+    k: 0,
+    centroids: new Float32Array(0),
+    kept: [],
+    assignment: new Int32Array(n).fill(-1),
+    similarity: new Float32Array(n),
+    silhouette: 0,
+    tried: [],
+    warmStart: false,
+  };
   const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * n));
   if (n < 2 * minSize) return empty;
 
@@ -217,13 +256,25 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   // once, so each k then costs one k-means and additions.
   const searchIdx = spread(m, opts.searchSample);
   const silPos = spread(searchIdx.length, opts.silhouetteSample);
-  const dist = distanceMatrix(samplePoints, dim, silPos.map((p) => searchIdx[p]!));
-  const start = (idx: number[], k: number, seed: number, initial: readonly Float32Array[] = []) => seedCentres(samplePoints, dim, idx, k, seed, initial);
+  const dist = distanceMatrix(
+    samplePoints,
+    dim,
+    silPos.map((p) => searchIdx[p]!),
+  );
+  const start = (idx: number[], k: number, seed: number, initial: readonly Float32Array[] = []) =>
+    seedCentres(samplePoints, dim, idx, k, seed, initial);
   const tried: Array<{ k: number; silhouette: number }> = [];
   const minSearchSize = Math.max(2, Math.round((minSize * searchIdx.length) / n));
   for (const k of kGrid(opts.kMin, Math.min(opts.kMax, Math.floor(searchIdx.length / minSearchSize)), opts.kStep)) {
     const res = runKMeans(samplePoints, dim, searchIdx, start(searchIdx, k, opts.seed + k), opts.maxIterations);
-    tried.push({ k, silhouette: silhouette(dist, silPos.map((p) => res.clusters[p]!), k) });
+    tried.push({
+      k,
+      silhouette: silhouette(
+        dist,
+        silPos.map((p) => res.clusters[p]!),
+        k,
+      ),
+    });
   }
   if (tried.length === 0) return empty;
   // Stability: the previous generation's clusters, started from their own centres, are one more
@@ -238,7 +289,11 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
       const k = prior.length + extra;
       if (k < 2 || k > kCap) continue;
       const res = runKMeans(samplePoints, dim, searchIdx, start(searchIdx, k, opts.seed + k, prior), opts.maxIterations);
-      const sil = silhouette(dist, silPos.map((p) => res.clusters[p]!), k);
+      const sil = silhouette(
+        dist,
+        silPos.map((p) => res.clusters[p]!),
+        k,
+      );
       if (!warm || sil > warm.silhouette + opts.silhouetteTolerance) warm = { k, silhouette: sil };
     }
   }
@@ -252,13 +307,19 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
   let final: { clusters: number[]; centroids: number[][] } | null = null;
   let finalInertia = Infinity;
   for (let r = 0; r < runs; r++) {
-    const res = runKMeans(samplePoints, dim, all, start(all, chosen.k, opts.seed + 7919 * r, warmStart ? prior : []), 2 * opts.maxIterations);
+    const res = runKMeans(
+      samplePoints,
+      dim,
+      all,
+      start(all, chosen.k, opts.seed + 7919 * r, warmStart ? prior : []),
+      2 * opts.maxIterations,
+    );
     let inertia = 0;
     res.clusters.forEach((c, i) => {
       const centre = res.centroids[c]!;
       for (let j = 0; j < dim; j++) inertia += (samplePoints[i * dim + j]! - centre[j]!) ** 2;
     });
-    if (inertia < finalInertia) (final = res), (finalInertia = inertia);
+    if (inertia < finalInertia) ((final = res), (finalInertia = inertia));
   }
   let best = { k: chosen.k, silhouette: chosen.silhouette, centroids: final!.centroids };
   if (opts.splitRefine) {
@@ -277,7 +338,7 @@ export function clusterWindow(vectors: Float32Array, dim: number, rows: Int32Arr
     let bs = -Infinity;
     for (let c = 0; c < k; c++) {
       const s = dot(vectors, o, centroids, c * dim, dim);
-      if (s > bs) (bs = s), (bc = c);
+      if (s > bs) ((bs = s), (bc = c));
     }
     similarity[i] = bs;
     assignment[i] = bs >= opts.noiseSimilarity ? bc : -1;
@@ -294,7 +355,7 @@ function nearest(points: Float32Array, o: number, centres: number[][], dim: numb
   centres.forEach((c, ci) => {
     let d = 0;
     for (let j = 0; j < dim; j++) d += (points[o + j]! - c[j]!) ** 2;
-    if (d < bd) (bd = d), (bc = ci);
+    if (d < bd) ((bd = d), (bc = ci));
   });
   return bc;
 }
@@ -307,8 +368,15 @@ function nearest(points: Float32Array, o: number, centres: number[][], dim: numb
  * most; rounds stop when no split raises it or a half would be smaller than `minSampleSize`.
  * `silPoints` are the sample positions of `dist`'s rows.
  */
-export function splitWhileSilhouetteRises(points: Float32Array, dim: number, start: { k: number; silhouette: number; centroids: number[][] },
-  dist: Float32Array, silPoints: number[], minSampleSize: number, opts: ClusterOptions): { k: number; silhouette: number; centroids: number[][] } {
+export function splitWhileSilhouetteRises(
+  points: Float32Array,
+  dim: number,
+  start: { k: number; silhouette: number; centroids: number[][] },
+  dist: Float32Array,
+  silPoints: number[],
+  minSampleSize: number,
+  opts: ClusterOptions,
+): { k: number; silhouette: number; centroids: number[][] } {
   const m = points.length / dim;
   let centres = start.centroids.map((c) => [...c]);
   // Sample labels; a split divides one cluster's members between its halves (bisecting k-means).
@@ -356,8 +424,14 @@ export interface ClusteredRange {
 }
 
 /** Cluster the rows from `firstRow` to the end that have a vector (`hasVector[r]` = 1); see clusterWindow. */
-export function clusterRange(vectors: Float32Array, dim: number, hasVector: Uint8Array, firstRow: number, opts: ClusterOptions,
-  prior?: readonly Float32Array[]): ClusteredRange {
+export function clusterRange(
+  vectors: Float32Array,
+  dim: number,
+  hasVector: Uint8Array,
+  firstRow: number,
+  opts: ClusterOptions,
+  prior?: readonly Float32Array[],
+): ClusteredRange {
   const rows: number[] = [];
   for (let r = firstRow; r < hasVector.length; r++) if (hasVector[r]) rows.push(r);
   const clustering = clusterWindow(vectors, dim, rows, opts, prior);
@@ -376,7 +450,13 @@ export function clusterRange(vectors: Float32Array, dim: number, hasVector: Uint
  * (`rowOf` maps a member uuid to its row here). Centres stored by an earlier run live in that run's
  * fitted space, which a refit may rotate; members do not move. Null when no member is left.
  */
-export function previousCentroid(members: Iterable<string>, rowOf: Map<string, number>, vectors: Float32Array, dim: number, hasVector: Uint8Array): Float32Array | null {
+export function previousCentroid(
+  members: Iterable<string>,
+  rowOf: Map<string, number>,
+  vectors: Float32Array,
+  dim: number,
+  hasVector: Uint8Array,
+): Float32Array | null {
   const c = new Float64Array(dim);
   let n = 0;
   for (const u of members) {

@@ -58,7 +58,10 @@ function distanceUpTo(x: Float64Array, po: number, c: Float64Array, co: number, 
  */
 export function lloydKMeans(x: Float64Array, dim: number, initial: Float64Array, maxIterations: number, tolerance: number): LloydResult {
   assertInt(dim, 1, 1 << 16, 'dim');
-  assert(x.length % dim === 0 && initial.length % dim === 0, () => `${x.length} values and ${initial.length} centre values are not whole rows of ${dim}`);
+  assert(
+    x.length % dim === 0 && initial.length % dim === 0,
+    () => `${x.length} values and ${initial.length} centre values are not whole rows of ${dim}`,
+  );
   const n = x.length / dim;
   const k = initial.length / dim;
   assert(k >= 1, 'at least one centre');
@@ -83,7 +86,7 @@ export function lloydKMeans(x: Float64Array, dim: number, initial: Float64Array,
         if (c === prev) continue;
         // Stopped only once strictly above the best: an equal distance may still win on its lower index.
         const d = distanceUpTo(x, po, centres, c * dim, dim, bestD);
-        if (d < bestD || (d === bestD && c < best)) (best = c), (bestD = d);
+        if (d < bestD || (d === bestD && c < best)) ((best = c), (bestD = d));
       }
       // ml-kmeans starts its scan at Number.MAX_VALUE: a point whose distances are all infinite or NaN gets -1 there; keep 0 here.
       clusters[i] = best < 0 ? 0 : best;
@@ -103,7 +106,8 @@ export function lloydKMeans(x: Float64Array, dim: number, initial: Float64Array,
       else for (let j = 0; j < dim; j++) next[co + j] = centres[co + j]!;
     }
     converged = true;
-    for (let c = 0; c < k && converged; c++) if (distanceUpTo(next, c * dim, centres, c * dim, dim, Infinity) > tolerance) converged = false;
+    for (let c = 0; c < k && converged; c++)
+      if (distanceUpTo(next, c * dim, centres, c * dim, dim, Infinity) > tolerance) converged = false;
     [centres, next] = [next, centres];
   }
   return { clusters, centroids: centres, iterations, converged };

@@ -9,8 +9,13 @@ import { createHash } from 'node:crypto';
 export const MATCH_COSINE = 0.8;
 export const MATCH_OVERLAP = 0.5;
 
-export interface TrackedSide { centroid: Float32Array; members: Set<string> }
-export interface PreviousNarrative extends TrackedSide { key: string }
+export interface TrackedSide {
+  centroid: Float32Array;
+  members: Set<string>;
+}
+export interface PreviousNarrative extends TrackedSide {
+  key: string;
+}
 
 export function overlapCoefficient(a: Set<string>, b: Set<string>): number {
   if (a.size === 0 || b.size === 0) return 0;
@@ -26,13 +31,23 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
-export interface Match { previous: number; cosine: number; overlap: number }
+export interface Match {
+  previous: number;
+  cosine: number;
+  overlap: number;
+}
 
-export interface MatchThresholds { cosine: number; overlap: number }
+export interface MatchThresholds {
+  cosine: number;
+  overlap: number;
+}
 
 /** For each current narrative (or pattern), the previous one it continues, or null. */
-export function matchNarratives(current: TrackedSide[], previous: TrackedSide[],
-  at: MatchThresholds = { cosine: MATCH_COSINE, overlap: MATCH_OVERLAP }): Array<Match | null> {
+export function matchNarratives(
+  current: TrackedSide[],
+  previous: TrackedSide[],
+  at: MatchThresholds = { cosine: MATCH_COSINE, overlap: MATCH_OVERLAP },
+): Array<Match | null> {
   const cands: Array<{ c: number; p: number; cos: number; ov: number }> = [];
   current.forEach((cur, c) => {
     previous.forEach((prev, p) => {

@@ -56,8 +56,12 @@ export function emotionFeatures(text: string, v: VaderScores, ngrams: LinearText
   return [...words, ...polarityTokens(v.compound)];
 }
 
-export function emotionPosteriors(text: string | null | undefined, language?: string | null, v?: VaderScores,
-  model: LinearTextModel = emotionModel()): EmotionPosteriors {
+export function emotionPosteriors(
+  text: string | null | undefined,
+  language?: string | null,
+  v?: VaderScores,
+  model: LinearTextModel = emotionModel(),
+): EmotionPosteriors {
   const scores = v ?? vaderScores(text, language);
   const f = text ? emotionFeatures(text, scores, model.ngrams) : polarityTokens(0);
   const p = predict(model, f);

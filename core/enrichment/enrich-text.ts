@@ -55,8 +55,16 @@ export function enrichText(text: string | null | undefined, language?: string | 
   const postTerms = opts.terms ?? analyze(text, language).terms;
   const v = vaderScores(text, language);
   if (!text || (postTerms.length === 0 && !v.evidence)) {
-    return { tone: null, toneConfidence: null, emotionMood: [], brandProducts: [], themes: [], attributeConfidence: null,
-      attributeParts: { emotion: null, brands: null }, coverage: { sentiment: false, attributes: false } };
+    return {
+      tone: null,
+      toneConfidence: null,
+      emotionMood: [],
+      brandProducts: [],
+      themes: [],
+      attributeConfidence: null,
+      attributeParts: { emotion: null, brands: null },
+      coverage: { sentiment: false, attributes: false },
+    };
   }
   const post = emotionPosteriors(text, language, v);
   const t = toneFrom(v, post);

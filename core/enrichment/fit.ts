@@ -8,7 +8,16 @@
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { EMOTION_LABELS, EMOTION_MODEL_FILE, emotionFeatures, emotionPosteriors } from './emotion.ts';
-import { argmax, compact, denseProbs, fitDenseSoftmax, fitNaiveBayes, fitSoftmax, predict, type LinearTextModel } from './linear-text-model.ts';
+import {
+  argmax,
+  compact,
+  denseProbs,
+  fitDenseSoftmax,
+  fitNaiveBayes,
+  fitSoftmax,
+  predict,
+  type LinearTextModel,
+} from './linear-text-model.ts';
 import { TONE_FEATURES, TONE_LABELS, TONE_MODEL_FILE, toneFeatures, type ToneModel } from './tone.ts';
 import { loadSplit, TWEETEVAL_DIR } from './tweeteval.ts';
 import { vaderScores } from './vader.ts';
@@ -21,15 +30,21 @@ const FOLDS = 5;
 type Candidate = { name: string; fit: (docs: string[][], y: number[]) => LinearTextModel };
 const labels = [...EMOTION_LABELS];
 const CANDIDATES: Candidate[] = [
-  ...[3e-5, 1e-4, 3e-4].map((lambda) => ({ name: `softmax-regression lambda=${lambda}`,
-    fit: (d: string[][], y: number[]) => fitSoftmax(d, y, labels, { ngrams: 'unigram', minCount: 1, lambda }) })),
-  ...[0.3, 1].map((alpha) => ({ name: `naive-bayes alpha=${alpha}`,
-    fit: (d: string[][], y: number[]) => fitNaiveBayes(d, y, labels, { ngrams: 'unigram', minCount: 1, alpha }) })),
+  ...[3e-5, 1e-4, 3e-4].map((lambda) => ({
+    name: `softmax-regression lambda=${lambda}`,
+    fit: (d: string[][], y: number[]) => fitSoftmax(d, y, labels, { ngrams: 'unigram', minCount: 1, lambda }),
+  })),
+  ...[0.3, 1].map((alpha) => ({
+    name: `naive-bayes alpha=${alpha}`,
+    fit: (d: string[][], y: number[]) => fitNaiveBayes(d, y, labels, { ngrams: 'unigram', minCount: 1, alpha }),
+  })),
 ];
 
 function accuracy(m: LinearTextModel, docs: string[][], y: number[]): number {
   let ok = 0;
-  docs.forEach((d, i) => { if (argmax(predict(m, d).probs) === y[i]) ok++; });
+  docs.forEach((d, i) => {
+    if (argmax(predict(m, d).probs) === y[i]) ok++;
+  });
   return ok / docs.length;
 }
 
@@ -43,8 +58,15 @@ export function fitEmotionModel(dir = TWEETEVAL_DIR, log: (s: string) => void = 
     for (let f = 0; f < FOLDS; f++) {
       const tr = docs.map((_, i) => i).filter((i) => i % FOLDS !== f);
       const te = docs.map((_, i) => i).filter((i) => i % FOLDS === f);
-      const m = c.fit(tr.map((i) => docs[i]!), tr.map((i) => y[i]!));
-      sum += accuracy(m, te.map((i) => docs[i]!), te.map((i) => y[i]!));
+      const m = c.fit(
+        tr.map((i) => docs[i]!),
+        tr.map((i) => y[i]!),
+      );
+      sum += accuracy(
+        m,
+        te.map((i) => docs[i]!),
+        te.map((i) => y[i]!),
+      );
     }
     cv.push({ candidate: c.name, cvAccuracy: Number((sum / FOLDS).toFixed(4)) });
     log(`emotion ${c.name}: ${FOLDS}-fold CV accuracy on train ${(sum / FOLDS).toFixed(4)}`);
@@ -52,9 +74,19 @@ export function fitEmotionModel(dir = TWEETEVAL_DIR, log: (s: string) => void = 
   const best = cv.reduce((a, b) => (b.cvAccuracy > a.cvAccuracy ? b : a));
   const chosen = CANDIDATES.find((c) => c.name === best.candidate)!;
   const model = compact(chosen.fit(docs, y));
-  return { ...model, version: EMOTION_MODEL_VERSION,
-    fit: { ...model.fit, data: train.files, documents: docs.length, selection: `${FOLDS}-fold CV accuracy on train (fold = index mod ${FOLDS})`,
-      candidates: cv, chosen: best.candidate, features: 'analyzer terms (English) + VADER polarity tokens' } };
+  return {
+    ...model,
+    version: EMOTION_MODEL_VERSION,
+    fit: {
+      ...model.fit,
+      data: train.files,
+      documents: docs.length,
+      selection: `${FOLDS}-fold CV accuracy on train (fold = index mod ${FOLDS})`,
+      candidates: cv,
+      chosen: best.candidate,
+      features: 'analyzer terms (English) + VADER polarity tokens',
+    },
+  };
 }
 
 /** The tone combiner's inputs for every sentiment/val tweet, under a given emotion model. */
@@ -76,7 +108,10 @@ export function outOfFoldTone(X: number[][], y: number[], k = 10): number[] {
   const pred = new Array<number>(X.length).fill(1);
   for (let f = 0; f < k; f++) {
     const tr = X.map((_, i) => i).filter((i) => i % k !== f);
-    const W = fitToneWeights(tr.map((i) => X[i]!), tr.map((i) => y[i]!));
+    const W = fitToneWeights(
+      tr.map((i) => X[i]!),
+      tr.map((i) => y[i]!),
+    );
     for (let i = f; i < X.length; i += k) pred[i] = argmax(denseProbs(W, X[i]!));
   }
   return pred;
@@ -85,9 +120,21 @@ export function outOfFoldTone(X: number[][], y: number[], k = 10): number[] {
 export function fitToneModel(emotion: LinearTextModel, dir = TWEETEVAL_DIR): ToneModel {
   const { X, y, files } = toneDesign(emotion, dir);
   const W = fitToneWeights(X, y).map((row) => row.map((w) => Number(w.toFixed(4))));
-  return { kind: 'softmax-regression', version: TONE_MODEL_VERSION, labels: [...TONE_LABELS], features: [...TONE_FEATURES], weights: W,
-    fit: { data: files, documents: X.length, lambda: TONE_LAMBDA, classWeights: 'balanced (n / (3 n_class))', optimiser: 'full-batch Adam, 1500 steps, lr 0.05',
-      emotionModel: emotion.version } };
+  return {
+    kind: 'softmax-regression',
+    version: TONE_MODEL_VERSION,
+    labels: [...TONE_LABELS],
+    features: [...TONE_FEATURES],
+    weights: W,
+    fit: {
+      data: files,
+      documents: X.length,
+      lambda: TONE_LAMBDA,
+      classWeights: 'balanced (n / (3 n_class))',
+      optimiser: 'full-batch Adam, 1500 steps, lr 0.05',
+      emotionModel: emotion.version,
+    },
+  };
 }
 
 /** JSON with one feature per line: small diffs when the model is rebuilt. */
@@ -101,7 +148,10 @@ export function modelJson(model: object & { weights: unknown }): string {
   return `${head},\n  "weights": ${open}\n${rows.join(',\n')}\n  ${close}\n}\n`;
 }
 
-export function fitAll(dir = TWEETEVAL_DIR, log: (s: string) => void = (s) => process.stderr.write(`${s}\n`)): { emotion: string; tone: string } {
+export function fitAll(
+  dir = TWEETEVAL_DIR,
+  log: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+): { emotion: string; tone: string } {
   const emotion = fitEmotionModel(dir, log);
   fs.writeFileSync(EMOTION_MODEL_FILE, modelJson(emotion));
   log(`wrote ${EMOTION_MODEL_FILE} (${Object.keys(emotion.weights).length} features, ${emotion.fit.chosen})`);

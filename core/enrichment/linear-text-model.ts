@@ -74,10 +74,16 @@ export function argmax(xs: number[]): number {
 function vocabulary(docs: string[][], minCount: number): string[] {
   const df = new Map<string, number>();
   for (const d of docs) for (const f of new Set(d)) df.set(f, (df.get(f) ?? 0) + 1);
-  return [...df].filter(([, n]) => n >= minCount).map(([f]) => f).sort();
+  return [...df]
+    .filter(([, n]) => n >= minCount)
+    .map(([f]) => f)
+    .sort();
 }
 
-export interface FitOptions { ngrams: LinearTextModel['ngrams']; minCount: number }
+export interface FitOptions {
+  ngrams: LinearTextModel['ngrams'];
+  minCount: number;
+}
 
 /** Multinomial naive Bayes with Laplace/Lidstone smoothing alpha; class priors from the data. */
 export function fitNaiveBayes(docs: string[][], y: number[], labels: string[], o: FitOptions & { alpha: number }): LinearTextModel {
@@ -103,11 +109,25 @@ export function fitNaiveBayes(docs: string[][], y: number[], labels: string[], o
     weights[f] = tc[j]!.map((n, k) => Math.log((n + o.alpha) / (total[k]! + o.alpha * V)));
   });
   const bias = nDocs.map((n) => Math.log(n / docs.length));
-  return { kind: 'naive-bayes', version: '', labels, ngrams: o.ngrams, scaling: 'count', bias, weights, fit: { alpha: o.alpha, minCount: o.minCount } };
+  return {
+    kind: 'naive-bayes',
+    version: '',
+    labels,
+    ngrams: o.ngrams,
+    scaling: 'count',
+    bias,
+    weights,
+    fit: { alpha: o.alpha, minCount: o.minCount },
+  };
 }
 
 /** Softmax regression, L2 penalty lambda, full-batch Adam (deterministic: zero init, fixed steps). */
-export function fitSoftmax(docs: string[][], y: number[], labels: string[], o: FitOptions & { lambda: number; steps?: number; lr?: number }): LinearTextModel {
+export function fitSoftmax(
+  docs: string[][],
+  y: number[],
+  labels: string[],
+  o: FitOptions & { lambda: number; steps?: number; lr?: number },
+): LinearTextModel {
   const vocab = vocabulary(docs, o.minCount);
   const index = new Map(vocab.map((f, i) => [f, i]));
   const K = labels.length;
@@ -118,8 +138,15 @@ export function fitSoftmax(docs: string[][], y: number[], labels: string[], o: F
   const b = new Float64Array(K);
   const gW = new Float64Array(V * K);
   const gb = new Float64Array(K);
-  const mW = new Float64Array(V * K), vW = new Float64Array(V * K), mb = new Float64Array(K), vb = new Float64Array(K);
-  const steps = o.steps ?? 300, lr = o.lr ?? 0.1, b1 = 0.9, b2 = 0.999, eps = 1e-8;
+  const mW = new Float64Array(V * K),
+    vW = new Float64Array(V * K),
+    mb = new Float64Array(K),
+    vb = new Float64Array(K);
+  const steps = o.steps ?? 300,
+    lr = o.lr ?? 0.1,
+    b1 = 0.9,
+    b2 = 0.999,
+    eps = 1e-8;
   const s = new Float64Array(K);
   for (let t = 1; t <= steps; t++) {
     gW.fill(0);
@@ -140,7 +167,8 @@ export function fitSoftmax(docs: string[][], y: number[], labels: string[], o: F
       }
     }
     for (let q = 0; q < V * K; q++) gW[q] = gW[q]! + o.lambda * W[q]!;
-    const c1 = 1 - b1 ** t, c2 = 1 - b2 ** t;
+    const c1 = 1 - b1 ** t,
+      c2 = 1 - b2 ** t;
     for (let q = 0; q < V * K; q++) {
       mW[q] = b1 * mW[q]! + (1 - b1) * gW[q]!;
       vW[q] = b2 * vW[q]! + (1 - b2) * gW[q]! ** 2;
@@ -156,8 +184,16 @@ export function fitSoftmax(docs: string[][], y: number[], labels: string[], o: F
   vocab.forEach((f, j) => {
     weights[f] = Array.from({ length: K }, (_, k) => W[j * K + k]!);
   });
-  return { kind: 'softmax-regression', version: '', labels, ngrams: o.ngrams, scaling: 'l2binary', bias: [...b], weights,
-    fit: { lambda: o.lambda, minCount: o.minCount, steps, lr } };
+  return {
+    kind: 'softmax-regression',
+    version: '',
+    labels,
+    ngrams: o.ngrams,
+    scaling: 'l2binary',
+    bias: [...b],
+    weights,
+    fit: { lambda: o.lambda, minCount: o.minCount, steps, lr },
+  };
 }
 
 /** Round weights to `digits` decimals and drop features whose weights are all ~0 (compact JSON). */
@@ -181,11 +217,19 @@ export function denseProbs(W: number[][], x: number[]): number[] {
  * not penalised). `balanced` weights each class by n / (K * n_class), which maximises macro-recall
  * rather than accuracy and makes the posteriors those of equal class priors. Full-batch Adam.
  */
-export function fitDenseSoftmax(X: number[][], y: number[], K: number,
-  o: { lambda: number; steps?: number; lr?: number; balanced?: boolean }): number[][] {
+export function fitDenseSoftmax(
+  X: number[][],
+  y: number[],
+  K: number,
+  o: { lambda: number; steps?: number; lr?: number; balanced?: boolean },
+): number[][] {
   const D = X[0]?.length ?? 0;
   const N = X.length;
-  const steps = o.steps ?? 1500, lr = o.lr ?? 0.05, b1 = 0.9, b2 = 0.999, eps = 1e-8;
+  const steps = o.steps ?? 1500,
+    lr = o.lr ?? 0.05,
+    b1 = 0.9,
+    b2 = 0.999,
+    eps = 1e-8;
   const n = new Array<number>(K).fill(0);
   for (const c of y) n[c] = n[c]! + 1;
   const cw = n.map((c) => (o.balanced ? (c ? N / (K * c) : 0) : 1));
@@ -204,7 +248,8 @@ export function fitDenseSoftmax(X: number[][], y: number[], K: number,
         for (let d = 0; d < D; d++) row[d] = row[d]! + gk * x[d]!;
       }
     }
-    const c1 = 1 - b1 ** t, c2 = 1 - b2 ** t;
+    const c1 = 1 - b1 ** t,
+      c2 = 1 - b2 ** t;
     for (let k = 0; k < K; k++) {
       for (let d = 0; d < D; d++) {
         const gd = g[k]![d]! + (d < D - 1 ? o.lambda * W[k]![d]! : 0);

@@ -65,7 +65,11 @@ export class EnrichmentStore {
       attributeConfidence: nn(this.attributeConfidence[row]!),
       brandProducts: this.brands.get(row),
       // "attributes" covers both extractors of attributes: the text's and the media's style.
-      coverage: { attributes: (c & (COVER_ATTRIBUTES | COVER_VISUAL)) !== 0, novelty: (c & COVER_NOVELTY) !== 0, sentiment: (c & COVER_SENTIMENT) !== 0 },
+      coverage: {
+        attributes: (c & (COVER_ATTRIBUTES | COVER_VISUAL)) !== 0,
+        novelty: (c & COVER_NOVELTY) !== 0,
+        sentiment: (c & COVER_SENTIMENT) !== 0,
+      },
       emotionMood: this.moods.get(row),
       noveltyScore: nn(this.novelty[row]!),
       saturationScore: nn(this.saturation[row]!),
@@ -77,9 +81,20 @@ export class EnrichmentStore {
 }
 
 interface EnrichmentRow {
-  row_id: number; tone: string | null; tone_confidence: number | null; emotion_mood: string[] | null; brand_products: string[] | null;
-  themes: string[] | null; aesthetic_style: string[] | null; attribute_confidence: number | null; coverage_sentiment: boolean;
-  coverage_attributes: boolean; coverage_visual: boolean; novelty_score: number | null; saturation_score: number | null; coverage_novelty: boolean | null;
+  row_id: number;
+  tone: string | null;
+  tone_confidence: number | null;
+  emotion_mood: string[] | null;
+  brand_products: string[] | null;
+  themes: string[] | null;
+  aesthetic_style: string[] | null;
+  attribute_confidence: number | null;
+  coverage_sentiment: boolean;
+  coverage_attributes: boolean;
+  coverage_visual: boolean;
+  novelty_score: number | null;
+  saturation_score: number | null;
+  coverage_novelty: boolean | null;
   [k: string]: unknown;
 }
 
@@ -104,8 +119,11 @@ export async function loadEnrichmentStore(generationDir: string, rows: number): 
         store.attributeConfidence[row] = num(r.attribute_confidence);
         store.novelty[row] = num(r.novelty_score);
         store.saturation[row] = num(r.saturation_score);
-        store.coverage[row] = (r.coverage_attributes ? COVER_ATTRIBUTES : 0) | (r.coverage_sentiment ? COVER_SENTIMENT : 0)
-          | (r.coverage_novelty ? COVER_NOVELTY : 0) | (r.coverage_visual ? COVER_VISUAL : 0);
+        store.coverage[row] =
+          (r.coverage_attributes ? COVER_ATTRIBUTES : 0) |
+          (r.coverage_sentiment ? COVER_SENTIMENT : 0) |
+          (r.coverage_novelty ? COVER_NOVELTY : 0) |
+          (r.coverage_visual ? COVER_VISUAL : 0);
         store.moods.set(row, r.emotion_mood);
         store.brands.set(row, r.brand_products);
         store.themes.set(row, r.themes);

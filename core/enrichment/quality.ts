@@ -9,12 +9,19 @@ import { TONE_LABELS, toneFrom, toneModel } from './tone.ts';
 import { loadSplit, TWEETEVAL_DIR } from './tweeteval.ts';
 import { vaderScores } from './vader.ts';
 
-export interface ClassScores { perClassRecall: Record<string, number>; macroRecall: number; accuracy: number; macroF1: number }
+export interface ClassScores {
+  perClassRecall: Record<string, number>;
+  macroRecall: number;
+  accuracy: number;
+  macroF1: number;
+}
 
 /** Recall per class, their mean (macro-recall), accuracy and macro-F1 of predicted vs true labels. */
 export function scoreLabels(pred: number[], gold: number[], names: readonly string[]): ClassScores {
   const K = names.length;
-  const tp = new Array<number>(K).fill(0), support = new Array<number>(K).fill(0), predicted = new Array<number>(K).fill(0);
+  const tp = new Array<number>(K).fill(0),
+    support = new Array<number>(K).fill(0),
+    predicted = new Array<number>(K).fill(0);
   gold.forEach((g, i) => {
     support[g] = support[g]! + 1;
     const p = pred[i]!;
@@ -56,12 +63,21 @@ export function measureTextQuality(dir = TWEETEVAL_DIR, withOutOfFold = true) {
   const sentMajority = majority(sent.labels, 3);
   const tone = {
     shippedInSample: scoreLabels(shipped, sent.labels, TONE_LABELS),
-    outOfFold: withOutOfFold ? (() => {
-      const { X, y } = toneDesign(emotionModel(), dir);
-      return scoreLabels(outOfFoldTone(X, y, 10), y, TONE_LABELS);
-    })() : null,
+    outOfFold: withOutOfFold
+      ? (() => {
+          const { X, y } = toneDesign(emotionModel(), dir);
+          return scoreLabels(outOfFoldTone(X, y, 10), y, TONE_LABELS);
+        })()
+      : null,
     vaderFixedRule: scoreLabels(vaderOnly, sent.labels, TONE_LABELS),
-    majority: { label: TONE_LABELS[sentMajority]!, ...scoreLabels(sent.labels.map(() => sentMajority), sent.labels, TONE_LABELS) },
+    majority: {
+      label: TONE_LABELS[sentMajority]!,
+      ...scoreLabels(
+        sent.labels.map(() => sentMajority),
+        sent.labels,
+        TONE_LABELS,
+      ),
+    },
   };
 
   // Emotion: first mood of emotionMood; the same as enrichText reports it (neutral-tone gate); majority of train.
@@ -82,7 +98,15 @@ export function measureTextQuality(dir = TWEETEVAL_DIR, withOutOfFold = true) {
   const emotion = {
     emotionMood: scoreLabels(first, emoVal.labels, EMOTION_LABELS),
     enrichTextGated: { ...scoreLabels(gated, emoVal.labels, EMOTION_LABELS), emitted: gated.filter((g) => g >= 0).length / gated.length },
-    majority: { label: EMOTION_LABELS[emoMajority]!, source: 'emotion/train', ...scoreLabels(emoVal.labels.map(() => emoMajority), emoVal.labels, EMOTION_LABELS) },
+    majority: {
+      label: EMOTION_LABELS[emoMajority]!,
+      source: 'emotion/train',
+      ...scoreLabels(
+        emoVal.labels.map(() => emoMajority),
+        emoVal.labels,
+        EMOTION_LABELS,
+      ),
+    },
     moodRateOnSentimentVal: {
       neutralLabelled: withMood(sent.texts.filter((_, i) => sent.labels[i] === 1)),
       polarLabelled: withMood(sent.texts.filter((_, i) => sent.labels[i] !== 1)),
@@ -96,10 +120,18 @@ export function measureTextQuality(dir = TWEETEVAL_DIR, withOutOfFold = true) {
 
   return {
     data: { dir, sentimentVal: sent.texts.length, emotionVal: emoVal.texts.length, emotionTrain: emoTrain.texts.length },
-    models: { tone: toneModel().version, emotion: emotionModel().version, emotionChosen: emotionModel().fit.chosen, emotionCandidates: emotionModel().fit.candidates },
-    tone, emotion,
-    timing: { toneMsPerPost: toneMs / sent.texts.length, emotionPlusEnrichMsPerPost: emotionMs / emoVal.texts.length,
-      enrichTextPostsPerSec: sent.texts.length / (enrichMs / 1000) },
+    models: {
+      tone: toneModel().version,
+      emotion: emotionModel().version,
+      emotionChosen: emotionModel().fit.chosen,
+      emotionCandidates: emotionModel().fit.candidates,
+    },
+    tone,
+    emotion,
+    timing: {
+      toneMsPerPost: toneMs / sent.texts.length,
+      emotionPlusEnrichMsPerPost: emotionMs / emoVal.texts.length,
+      enrichTextPostsPerSec: sent.texts.length / (enrichMs / 1000),
+    },
   };
 }
-

@@ -25,8 +25,19 @@ export type Tone = 'negative' | 'neutral' | 'positive';
 export const TONE_LABELS: readonly Tone[] = ['negative', 'neutral', 'positive'];
 export const TONE_MODEL_FILE = path.join(import.meta.dirname, 'tone-model.json');
 export const NON_ENGLISH_TONE_CONFIDENCE = 0.5;
-export const TONE_FEATURES = ['compound', 'pos', 'neg', 'abs_compound', 'p_anger', 'p_joy', 'p_optimism', 'p_sadness',
-  'has_question', 'has_exclamation', 'bias'] as const;
+export const TONE_FEATURES = [
+  'compound',
+  'pos',
+  'neg',
+  'abs_compound',
+  'p_anger',
+  'p_joy',
+  'p_optimism',
+  'p_sadness',
+  'has_question',
+  'has_exclamation',
+  'bias',
+] as const;
 
 export interface ToneModel {
   kind: 'softmax-regression';
@@ -65,8 +76,13 @@ export function toneFrom(v: VaderScores, e: EmotionPosteriors, model: ToneModel 
   if (!v.evidence) return { tone: 'neutral', toneConfidence: 0, probs: [0, 1, 0], compound: v.compound, evidence: false };
   const probs = denseProbs(model.weights, toneFeatures(v, e));
   const k = argmax(probs);
-  return { tone: model.labels[k]!, toneConfidence: probs[k]! * (v.english ? 1 : NON_ENGLISH_TONE_CONFIDENCE), probs,
-    compound: v.compound, evidence: true };
+  return {
+    tone: model.labels[k]!,
+    toneConfidence: probs[k]! * (v.english ? 1 : NON_ENGLISH_TONE_CONFIDENCE),
+    probs,
+    compound: v.compound,
+    evidence: true,
+  };
 }
 
 /** Tone of one post. `language` is an ISO 639-1 code; unknown (or 'und') is read as English. */

@@ -5,9 +5,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const TWEETEVAL_DIR = process.env.TWEETEVAL_DIR ?? path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'tweeteval');
+export const TWEETEVAL_DIR =
+  process.env.TWEETEVAL_DIR ?? path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'tweeteval');
 
-export interface LabelledSplit { texts: string[]; labels: number[]; files: string[] }
+export interface LabelledSplit {
+  texts: string[];
+  labels: number[];
+  files: string[];
+}
 
 export function hasTweetEval(dir = TWEETEVAL_DIR): boolean {
   return fs.existsSync(path.join(dir, 'sentiment', 'val_text.txt')) && fs.existsSync(path.join(dir, 'emotion', 'train_text.txt'));

@@ -12,9 +12,18 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-export interface PolarityScores { neg: number; neu: number; pos: number; compound: number }
-interface SentiTextClass { prototype: { text: string; get_words_and_emoticons(): string[] } }
-interface AnalyzerClass { polarity_scores(text: string): PolarityScores }
+export interface PolarityScores {
+  neg: number;
+  neu: number;
+  pos: number;
+  compound: number;
+}
+interface SentiTextClass {
+  prototype: { text: string; get_words_and_emoticons(): string[] };
+}
+interface AnalyzerClass {
+  polarity_scores(text: string): PolarityScores;
+}
 
 const require = createRequire(import.meta.url);
 
@@ -22,7 +31,8 @@ const require = createRequire(import.meta.url);
 function evaluateModule(file: string, inject: Record<string, unknown>, exportNames: string[]): Record<string, unknown> {
   let src = fs.readFileSync(file, 'utf8');
   src = src.replace(/^export (const|class|function|let) /gm, '$1 ');
-  if (/^\s*(import|export)\s/m.test(src)) throw new Error(`${file}: unexpected module syntax; vader-sentiment changed, update core/enrichment/vader-engine.ts`);
+  if (/^\s*(import|export)\s/m.test(src))
+    throw new Error(`${file}: unexpected module syntax; vader-sentiment changed, update core/enrichment/vader-engine.ts`);
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   const body = `"use strict";\n${src}\nreturn { ${exportNames.join(', ')} };`;
   return new Function(...Object.keys(inject), body)(...Object.values(inject)) as Record<string, unknown>;
@@ -33,8 +43,14 @@ function load(): { SentiText: SentiTextClass; SentimentIntensityAnalyzer: Analyz
   const { lexicon } = evaluateModule(path.join(dir, 'vader_lexicon.js'), {}, ['lexicon']);
   const mainFile = path.join(dir, 'vaderSentiment.js');
   const requireLine = "require('./vader_lexicon.js').lexicon";
-  if (!fs.readFileSync(mainFile, 'utf8').includes(requireLine)) throw new Error(`${mainFile}: lexicon import not found; vader-sentiment changed`);
-  const m = evaluateModule(mainFile, { require: () => ({ lexicon }) }, ['SentiText', 'SentimentIntensityAnalyzer', 'PUNC_LIST', 'REGEX_REMOVE_PUNCTUATION']);
+  if (!fs.readFileSync(mainFile, 'utf8').includes(requireLine))
+    throw new Error(`${mainFile}: lexicon import not found; vader-sentiment changed`);
+  const m = evaluateModule(mainFile, { require: () => ({ lexicon }) }, [
+    'SentiText',
+    'SentimentIntensityAnalyzer',
+    'PUNC_LIST',
+    'REGEX_REMOVE_PUNCTUATION',
+  ]);
   return {
     SentiText: m.SentiText as SentiTextClass,
     SentimentIntensityAnalyzer: m.SentimentIntensityAnalyzer as AnalyzerClass,
@@ -52,7 +68,12 @@ const { punctuation, punctuationRe } = engine;
  * The words hold no punctuation, so at most one (entry, word) split fits a token.
  */
 function wordsAndEmoticons(text: string): string[] {
-  const words = new Set(text.replace(punctuationRe, '').split(/\s/).filter((w) => w.length > 1));
+  const words = new Set(
+    text
+      .replace(punctuationRe, '')
+      .split(/\s/)
+      .filter((w) => w.length > 1),
+  );
   const out = text.split(/\s/).filter((t) => t.length > 1);
   for (let i = 0; i < out.length; i++) {
     const t = out[i]!;

@@ -18,7 +18,11 @@ export function cTfIdf(tf: number, size: number, f: number, a: number): number {
   return (tf / size) * Math.log(1 + a / f);
 }
 
-export interface WeightedKey { key: string; weight: number; tf: number }
+export interface WeightedKey {
+  key: string;
+  weight: number;
+  tf: number;
+}
 
 /** Label order: higher weight, then more frequent, then alphabetical. */
 export function byWeight(x: WeightedKey, y: WeightedKey): number {

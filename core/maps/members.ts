@@ -2,10 +2,17 @@
 // in a search answer): creators, platforms and engagement of a set of rows, and its representative.
 /** The per-row columns a cluster's figures read (the pipeline's post columns, or the server's). */
 /** A post's interactions are likes + comments + shares, the plain sum (the ranking's engagement is weighted). */
-export interface MemberColumns { creator: ArrayLike<number>; platform: ArrayLike<number>; interactions: ArrayLike<number> }
+export interface MemberColumns {
+  creator: ArrayLike<number>;
+  platform: ArrayLike<number>;
+  interactions: ArrayLike<number>;
+}
 
 /** Creators, platforms (counts) and total interactions of a set of rows (a narrative's total_engagement). */
-export function memberStats(p: MemberColumns, members: readonly number[]): { creators: number; platforms: Map<number, number>; interactions: number } {
+export function memberStats(
+  p: MemberColumns,
+  members: readonly number[],
+): { creators: number; platforms: Map<number, number>; interactions: number } {
   const creators = new Set<number>();
   const platforms = new Map<number, number>();
   let interactions = 0;

@@ -8,7 +8,10 @@
 // model is trained here): supportive = positive tone; critical = negative tone; mixed = a
 // positive mood (joy, optimism) and a negative one (anger, sadness) together, whatever the tone;
 // neutral = neutral tone. Posts without a tone have no stance.
-export interface PostFeeling { tone: string | null; moods: readonly string[] }
+export interface PostFeeling {
+  tone: string | null;
+  moods: readonly string[];
+}
 
 export interface NarrativeSentiment {
   label: string | null;
@@ -45,21 +48,35 @@ export function narrativeSentiment(posts: PostFeeling[]): NarrativeSentiment {
       toned++;
     }
     const s = stanceOf(p);
-    if (s) stance[s]++, stanced++;
+    if (s) (stance[s]++, stanced++);
   }
   const n = posts.length;
   if (toned === 0) return { label: null, score: null, breakdown: { coverage: 0, dominant_tone: null, stance: null, stance_coverage: 0 } };
   const score = (tones.positive - tones.negative) / toned;
-  const label = score > SENTIMENT_LABEL_THRESHOLD ? 'positive' : score < -SENTIMENT_LABEL_THRESHOLD ? 'negative'
-    : tones.positive >= MIXED_SHARE * toned && tones.negative >= MIXED_SHARE * toned ? 'mixed' : 'neutral';
+  const label =
+    score > SENTIMENT_LABEL_THRESHOLD
+      ? 'positive'
+      : score < -SENTIMENT_LABEL_THRESHOLD
+        ? 'negative'
+        : tones.positive >= MIXED_SHARE * toned && tones.negative >= MIXED_SHARE * toned
+          ? 'mixed'
+          : 'neutral';
   const dominant = (Object.entries(tones) as Array<[string, number]>).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0];
   const share = (x: number) => (stanced ? x / stanced : 0);
   return {
-    label, score,
+    label,
+    score,
     breakdown: {
       coverage: toned / n,
       dominant_tone: dominant,
-      stance: stanced ? { critical: share(stance.critical), mixed: share(stance.mixed), neutral: share(stance.neutral), supportive: share(stance.supportive) } : null,
+      stance: stanced
+        ? {
+            critical: share(stance.critical),
+            mixed: share(stance.mixed),
+            neutral: share(stance.neutral),
+            supportive: share(stance.supportive),
+          }
+        : null,
       stance_coverage: stanced / n,
     },
   };

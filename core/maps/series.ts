@@ -118,5 +118,15 @@ export function seriesStats(times: number[], asOf: number, windowDays: number): 
   const emergingScore = momentumScore * Math.exp(-ageDays / 14);
   const activeDays = counts.reduce((a, x) => a + (x > 0 ? 1 : 0), 0);
   const trajectoryConfidence = times.length >= 50 && activeDays >= 7 ? 'high' : times.length >= 15 && activeDays >= 3 ? 'medium' : 'low';
-  return { days, counts, velocity, acceleration, momentumScore, emergingScore, lifecycle: lifecycleOf(counts, ageDays), trajectoryConfidence, ageDays };
+  return {
+    days,
+    counts,
+    velocity,
+    acceleration,
+    momentumScore,
+    emergingScore,
+    lifecycle: lifecycleOf(counts, ageDays),
+    trajectoryConfidence,
+    ageDays,
+  };
 }

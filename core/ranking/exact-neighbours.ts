@@ -15,8 +15,12 @@ export function exactNeighbours(vectors: QuantizedVectors, q: ArrayLike<number>,
   let size = 0;
   const worse = (i: number, j: number) => sims[i]! < sims[j]! || (sims[i] === sims[j] && rows[i]! > rows[j]!);
   const swap = (i: number, j: number) => {
-    const s = sims[i]!; sims[i] = sims[j]!; sims[j] = s;
-    const r = rows[i]!; rows[i] = rows[j]!; rows[j] = r;
+    const s = sims[i]!;
+    sims[i] = sims[j]!;
+    sims[j] = s;
+    const r = rows[i]!;
+    rows[i] = rows[j]!;
+    rows[j] = r;
   };
   const down = (i: number) => {
     for (;;) {
@@ -36,7 +40,7 @@ export function exactNeighbours(vectors: QuantizedVectors, q: ArrayLike<number>,
     if (size < k) {
       sims[size] = sim;
       rows[size] = row;
-      for (let i = size++; i > 0; ) {
+      for (let i = size++; i > 0;) {
         const p = (i - 1) >> 1;
         if (!worse(i, p)) break;
         swap(i, p);

@@ -12,12 +12,33 @@ import path from 'node:path';
 import hnswlib from 'hnswlib-node';
 
 export type HnswSpace = 'ip' | 'cosine';
-export interface HnswParams { m: number; efConstruction: number; seed: number }
-export interface ShardInfo { file: string; firstRow: number; endRow: number; points: number }
-export interface ShardSet { space: HnswSpace; dim: number; params: HnswParams; shards: ShardInfo[] }
-export interface LoadedShard extends ShardInfo { index: InstanceType<typeof hnswlib.HierarchicalNSW> }
-export interface LoadedShards extends ShardSet { loaded: LoadedShard[] }
-export interface Neighbour { row: number; sim: number }
+export interface HnswParams {
+  m: number;
+  efConstruction: number;
+  seed: number;
+}
+export interface ShardInfo {
+  file: string;
+  firstRow: number;
+  endRow: number;
+  points: number;
+}
+export interface ShardSet {
+  space: HnswSpace;
+  dim: number;
+  params: HnswParams;
+  shards: ShardInfo[];
+}
+export interface LoadedShard extends ShardInfo {
+  index: InstanceType<typeof hnswlib.HierarchicalNSW>;
+}
+export interface LoadedShards extends ShardSet {
+  loaded: LoadedShard[];
+}
+export interface Neighbour {
+  row: number;
+  sim: number;
+}
 
 // M 32, efConstruction 200: on the fixture's dense narrative clusters the graph's quality, not
 // only the search breadth, limits recall. On the newest 200k rows of the 1M corpus, M 32 over

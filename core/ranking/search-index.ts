@@ -57,7 +57,12 @@ export interface SearchIndex extends RowColumns {
 }
 
 /** The big read-only parts, in SharedArrayBuffers, handed to worker threads instead of copies. */
-export interface SharedIndexParts { vectors: { codes: Int8Array; scales: Float32Array }; bm25: Uint8Array; columns: RowColumnParts; embedder: EmbedderModel }
+export interface SharedIndexParts {
+  vectors: { codes: Int8Array; scales: Float32Array };
+  bm25: Uint8Array;
+  columns: RowColumnParts;
+  embedder: EmbedderModel;
+}
 
 export interface LoadOptions {
   /** Load the HNSW graphs (default true); the server's main thread leaves them to its search workers. */
@@ -104,7 +109,14 @@ async function readRowColumns(generationDir: string, share: boolean): Promise<Ro
     const rows = Number((await db.all<{ n: bigint }>(`SELECT count(*) AS n FROM read_parquet(${posts})`))[0]!.n);
     const column = () => (share ? new Float64Array(new SharedArrayBuffer(rows * 8)) : new Float64Array(rows));
     const c: RowColumns = {
-      rows, uuid: new Utf8Column(rows), publishedAt: column(), likes: column(), comments: column(), shares: column(), views: column(), followers: column(),
+      rows,
+      uuid: new Utf8Column(rows),
+      publishedAt: column(),
+      likes: column(),
+      comments: column(),
+      shares: column(),
+      views: column(),
+      followers: column(),
       textKind: share ? new Int8Array(new SharedArrayBuffer(rows)) : new Int8Array(rows),
     };
     for (let start = 0; start < rows; start += LOAD_CHUNK) {
@@ -139,37 +151,61 @@ async function readRowColumns(generationDir: string, share: boolean): Promise<Ro
 export async function loadSearchIndex(generationDir: string, opts: LoadOptions = {}): Promise<SearchIndex> {
   const manifest = JSON.parse(await fs.readFile(path.join(generationDir, 'manifest.json'), 'utf8')) as Manifest;
   const given = opts.shared?.columns;
-  const columns = given ? { ...given, uuid: new Utf8Column(given.rows, given.uuid) } : await readRowColumns(generationDir, Boolean(opts.share));
+  const columns = given
+    ? { ...given, uuid: new Utf8Column(given.rows, given.uuid) }
+    : await readRowColumns(generationDir, Boolean(opts.share));
   const { rows, publishedAt, likes, comments, shares, followers } = columns;
   const asOf = Date.parse(manifest.as_of);
   // Rows are in published_at order (the snapshot's order): the window starts below are binary searches.
   assertSorted(publishedAt, `${generationDir}: posts.parquet published_at`);
-  const windowStart = Object.fromEntries(WINDOW_KEYS.map((w) => [w, lowerBound(publishedAt, Date.parse(manifest.windows[w].start))])) as Record<WindowKey, number>;
+  const windowStart = Object.fromEntries(
+    WINDOW_KEYS.map((w) => [w, lowerBound(publishedAt, Date.parse(manifest.windows[w].start))]),
+  ) as Record<WindowKey, number>;
   let maxE = 0;
   let maxF = 0;
   for (let r = 0; r < rows; r++) {
     maxE = Math.max(maxE, weightedEngagement(likes[r]!, comments[r]!, shares[r]!));
     if (followers[r]! > maxF) maxF = followers[r]!;
   }
-  const embedder = opts.shared?.embedder ?? await loadEmbedder(path.join(generationDir, 'embedder.bin'), { share: Boolean(opts.share) });
+  const embedder = opts.shared?.embedder ?? (await loadEmbedder(path.join(generationDir, 'embedder.bin'), { share: Boolean(opts.share) }));
   const file = (n: string) => path.join(generationDir, n);
   const textSpace = loadVectorSpace(generationDir, 'text');
-  const vectors = opts.shared ? new QuantizedVectors(textSpace.dim, opts.shared.vectors.codes, opts.shared.vectors.scales)
+  const vectors = opts.shared
+    ? new QuantizedVectors(textSpace.dim, opts.shared.vectors.codes, opts.shared.vectors.scales)
     : QuantizedVectors.fromFile(file('text-vectors.f32'), textSpace.dim, Boolean(opts.share));
   if (vectors.rows !== rows) throw new Error(`${generationDir}: text-vectors.f32 holds ${vectors.rows} rows, posts.parquet ${rows}`);
-  const shared: SharedIndexParts | null = opts.shared ?? (opts.share ? {
-    vectors: { codes: vectors.codes, scales: vectors.scales }, bm25: readFileShared(file('bm25.bin')),
-    columns: { ...columns, uuid: columns.uuid.parts() }, embedder,
-  } : null);
-  assert(windowStart['7d'] >= windowStart['30d'] && windowStart['30d'] >= windowStart['90d'] && windowStart['90d'] >= windowStart.all, 'window starts nest: 7d within 30d within 90d within all');
+  const shared: SharedIndexParts | null =
+    opts.shared ??
+    (opts.share
+      ? {
+          vectors: { codes: vectors.codes, scales: vectors.scales },
+          bm25: readFileShared(file('bm25.bin')),
+          columns: { ...columns, uuid: columns.uuid.parts() },
+          embedder,
+        }
+      : null);
+  assert(
+    windowStart['7d'] >= windowStart['30d'] && windowStart['30d'] >= windowStart['90d'] && windowStart['90d'] >= windowStart.all,
+    'window starts nest: 7d within 30d within 90d within all',
+  );
   const hnsw = opts.graphs === false ? null : loadShards(generationDir, 'text');
-  if (hnsw && hnsw.dim !== textSpace.dim) throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the text space ${textSpace.dim}`);
+  if (hnsw && hnsw.dim !== textSpace.dim)
+    throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the text space ${textSpace.dim}`);
   const bm25 = shared ? parseBm25(shared.bm25) : await loadBm25(file('bm25.bin'));
   assertSameLength(bm25.docLen.length, rows, `${generationDir}: bm25.bin documents against posts.parquet rows`);
   return {
-    ...columns, generation: manifest.generation, asOf, windowStart,
-    maxWeightedEngagementLog: Math.log1p(maxE), maxFollowersLog: Math.log1p(maxF),
-    bm25, hnsw, embedder, textSpace, vectors, shared,
+    ...columns,
+    generation: manifest.generation,
+    asOf,
+    windowStart,
+    maxWeightedEngagementLog: Math.log1p(maxE),
+    maxFollowersLog: Math.log1p(maxF),
+    bm25,
+    hnsw,
+    embedder,
+    textSpace,
+    vectors,
+    shared,
     enrichment: opts.enrichment === false ? new EnrichmentStore(0) : await loadEnrichmentStore(generationDir, rows),
   };
 }

@@ -71,7 +71,13 @@ export function recencyHalfLifeDays(window: WindowKey): number {
  * for meaning. All zeros when no term is known.
  */
 export function queryVector(index: SearchIndex, queryTerms: string[]): Float32Array {
-  return toSpace(index.textSpace, embed(index.embedder, queryTerms.filter((t) => index.bm25.vocab.has(t))));
+  return toSpace(
+    index.textSpace,
+    embed(
+      index.embedder,
+      queryTerms.filter((t) => index.bm25.vocab.has(t)),
+    ),
+  );
 }
 
 /** The query's cosine to the row on its int8 vector, kept in [-1, 1] (quantisation can overshoot by ~1e-3). */
@@ -106,7 +112,8 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
   if (hasVector && opts.exact) {
     vector = exactNeighbours(index.vectors, qv, depth, start).filter((v) => v.sim >= RANKING.vectorFloor);
   } else if (hasVector) {
-    if (!index.hnsw) throw new Error(`generation ${index.generation} was loaded without its graphs (the server's search workers hold them)`);
+    if (!index.hnsw)
+      throw new Error(`generation ${index.generation} was loaded without its graphs (the server's search workers hold them)`);
     vector = searchShards(index.hnsw, qv, depth, vectorEf(depth), start).filter((v) => v.sim >= RANKING.vectorFloor);
   }
 
@@ -128,11 +135,13 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
     const followers = index.followers[row]!;
     const relevance = rrf / (2 / (RANKING.rrfK + 1));
     const recencyScore = Math.pow(0.5, ageDays / halfLife);
-    const engagementScore = index.maxWeightedEngagementLog > 0 ? Math.log1p(weightedEngagement(likes, comments, shares)) / index.maxWeightedEngagementLog : 0;
+    const engagementScore =
+      index.maxWeightedEngagementLog > 0 ? Math.log1p(weightedEngagement(likes, comments, shares)) / index.maxWeightedEngagementLog : 0;
     const kind = index.textKind[row]!;
     const matched = lr !== null || raw >= RANKING.vectorFloor;
     out.push({
-      row, uuid: '',
+      row,
+      uuid: '',
       rawSimilarity: raw,
       similarity: Math.max(0, raw),
       rrfScore: rrf,
@@ -141,7 +150,8 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
       engagementScore,
       engagementDepth: interactions > 0 ? (comments + shares) / interactions : 0,
       authorReach: Number.isNaN(followers) || index.maxFollowersLog === 0 ? 0 : Math.log1p(followers) / index.maxFollowersLog,
-      exampleRankingScore: RANKING.blend.relevance * relevance + RANKING.blend.recency * recencyScore + RANKING.blend.engagement * engagementScore,
+      exampleRankingScore:
+        RANKING.blend.relevance * relevance + RANKING.blend.recency * recencyScore + RANKING.blend.engagement * engagementScore,
       intentSimilarity: kind === 1 ? raw : null,
       intentEvidenceSource: kind === -1 ? 'no_text' : kind === 0 ? 'tag_only' : matched ? 'authored_text' : 'no_match',
       lexicalRank: lr,
@@ -150,7 +160,12 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
   }
   // uuids are decoded for exact ties and for the rows returned only (a few hundred candidates each time otherwise).
   const uuidOf = (r: RankedRow) => (r.uuid ||= index.uuid.get(r.row)!);
-  out.sort((a, b) => b.exampleRankingScore - a.exampleRankingScore || b.rrfScore - a.rrfScore || (uuidOf(a) < uuidOf(b) ? -1 : uuidOf(a) > uuidOf(b) ? 1 : 0));
+  out.sort(
+    (a, b) =>
+      b.exampleRankingScore - a.exampleRankingScore ||
+      b.rrfScore - a.rrfScore ||
+      (uuidOf(a) < uuidOf(b) ? -1 : uuidOf(a) > uuidOf(b) ? 1 : 0),
+  );
   const top = out.slice(0, p.limit);
   for (const r of top) uuidOf(r);
   return top;

@@ -2,7 +2,10 @@
 // normalisation, as scikit-learn's default) and the adjusted Rand index (Hubert & Arabie).
 // Noise is a label like any other on both sides.
 
-function contingency(truth: string[], pred: string[]): { table: Map<string, Map<string, number>>; a: Map<string, number>; b: Map<string, number>; n: number } {
+function contingency(
+  truth: string[],
+  pred: string[],
+): { table: Map<string, Map<string, number>>; a: Map<string, number>; b: Map<string, number>; n: number } {
   if (truth.length !== pred.length) throw new Error('label lists differ in length');
   const table = new Map<string, Map<string, number>>();
   const a = new Map<string, number>();

@@ -8,8 +8,16 @@ import type { TransferListItem, Worker } from 'node:worker_threads';
 import { spawnTsWorker } from './spawn.ts';
 import type { TaskReply } from './task-worker.ts';
 
-interface Pending<R> { task: unknown; transfer: TransferListItem[]; resolve: (r: R) => void; reject: (e: Error) => void }
-interface Lane { worker: Worker; busy: Pending<unknown> | null }
+interface Pending<R> {
+  task: unknown;
+  transfer: TransferListItem[];
+  resolve: (r: R) => void;
+  reject: (e: Error) => void;
+}
+interface Lane {
+  worker: Worker;
+  busy: Pending<unknown> | null;
+}
 
 export class TaskPool<T, R> {
   readonly size: number;

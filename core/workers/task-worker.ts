@@ -4,7 +4,9 @@ import { parentPort, type TransferListItem } from 'node:worker_threads';
 
 export type TaskReply<R> = { result: R } | { error: string };
 
-export function answerTasks<T, R>(handler: (task: T) => Promise<{ result: R; transfer?: TransferListItem[] }> | { result: R; transfer?: TransferListItem[] }): void {
+export function answerTasks<T, R>(
+  handler: (task: T) => Promise<{ result: R; transfer?: TransferListItem[] }> | { result: R; transfer?: TransferListItem[] },
+): void {
   const port = parentPort;
   if (!port) throw new Error('answerTasks() runs in a worker thread');
   port.on('message', (task: T) => {
@@ -12,7 +14,8 @@ export function answerTasks<T, R>(handler: (task: T) => Promise<{ result: R; tra
       .then(() => handler(task))
       .then(
         ({ result, transfer }) => port.postMessage({ result } satisfies TaskReply<R>, transfer ?? []),
-        (err: unknown) => port.postMessage({ error: err instanceof Error ? err.stack ?? err.message : String(err) } satisfies TaskReply<R>),
+        (err: unknown) =>
+          port.postMessage({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies TaskReply<R>),
       );
   });
 }

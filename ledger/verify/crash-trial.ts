@@ -27,7 +27,10 @@ export interface TrialResult {
 /** Every record in the ledger's segments, decoded without the ledger's own code paths. */
 export function decodeLog(dir: string): LedgerRecord[] {
   const out: LedgerRecord[] = [];
-  for (const f of fs.readdirSync(dir).filter((n) => /^seg-\d+\.log$/.test(n)).sort()) {
+  for (const f of fs
+    .readdirSync(dir)
+    .filter((n) => /^seg-\d+\.log$/.test(n))
+    .sort()) {
     const buf = fs.readFileSync(path.join(dir, f));
     for (let o = 0; ;) {
       const fr = scanFrame(buf, o);
@@ -47,9 +50,14 @@ export async function crashTrial(opts: { killAfterAcks: number; concurrency: num
     await setup.topup(account, 1_000_000_000);
     await setup.close();
 
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'load-child.ts'), dir, account, String(opts.concurrency)], {
-      cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(import.meta.dirname, 'load-child.ts'), dir, account, String(opts.concurrency)],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let text = '';
     let acks = 0;
     let stderr = '';
@@ -77,24 +85,37 @@ export async function crashTrial(opts: { killAfterAcks: number; concurrency: num
     const l = await Ledger.open({ dir });
     const records = decodeLog(dir);
     const holds = new Set(records.filter((r) => r.t === 'hold').map((r) => (r as { id: string }).id));
-    const settles = new Map(records.filter((r) => r.t === 'settle').map((r) => [(r as { hold: string }).hold, (r as { amount: number }).amount]));
+    const settles = new Map(
+      records.filter((r) => r.t === 'settle').map((r) => [(r as { hold: string }).hold, (r as { amount: number }).amount]),
+    );
     const releases = new Set(records.filter((r) => r.t === 'release').map((r) => (r as { hold: string }).hold));
     const topups = new Set(records.filter((r) => r.t === 'topup').map((r) => (r as { note: string | null }).note));
     const details: string[] = [];
     for (const line of lines) {
       const [, kind, id, amount] = line.split(' ');
-      const present = kind === 'hold' ? holds.has(id!)
-        : kind === 'settle' ? settles.get(id!) === Number(amount)
-        : kind === 'release' ? releases.has(id!)
-        : kind === 'topup' ? topups.has(id!) : false;
+      const present =
+        kind === 'hold'
+          ? holds.has(id!)
+          : kind === 'settle'
+            ? settles.get(id!) === Number(amount)
+            : kind === 'release'
+              ? releases.has(id!)
+              : kind === 'topup'
+                ? topups.has(id!)
+                : false;
       if (!present) details.push(`lost: ${line}`);
     }
     const expected = records.reduce((b, r) => b + (r.t === 'topup' ? r.amount : r.t === 'settle' ? -r.amount : 0), 0);
     const balance = l.balance(account);
     const result: TrialResult = {
-      acked: lines.length, lost: details.length, openHoldsAfter: l.openHolds().length,
+      acked: lines.length,
+      lost: details.length,
+      openHoldsAfter: l.openHolds().length,
       balanceMismatch: balance.balanceMicro !== expected || balance.heldMicro !== 0,
-      releasedAtRecovery: l.recovery.releasedHolds, tornTail: l.recovery.tornTail !== null, recoveryMs: l.recovery.ms, details,
+      releasedAtRecovery: l.recovery.releasedHolds,
+      tornTail: l.recovery.tornTail !== null,
+      recoveryMs: l.recovery.ms,
+      details,
     };
     if (result.balanceMismatch) details.push(`balance ${balance.balanceMicro} held ${balance.heldMicro}, replay says ${expected}`);
     await l.close();

@@ -10,6 +10,7 @@ const dim = model.params.dim;
 answerTasks<EmbedTask, EmbedResult>((t) => {
   const n = t.offsets.length - 1;
   const vectors = new Float32Array(n * dim);
-  for (let i = 0; i < n; i++) embedHashes(model, t.hashes.subarray(t.offsets[i]!, t.offsets[i + 1]!), vectors.subarray(i * dim, (i + 1) * dim));
+  for (let i = 0; i < n; i++)
+    embedHashes(model, t.hashes.subarray(t.offsets[i]!, t.offsets[i + 1]!), vectors.subarray(i * dim, (i + 1) * dim));
   return { result: { first: t.first, vectors }, transfer: [vectors.buffer] };
 });

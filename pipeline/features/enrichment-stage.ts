@@ -31,7 +31,7 @@ export async function writeEnrichment(ctx: StageContext, input: EnrichmentInput)
   const df = new Uint32Array(words.length);
   const seen = new Int32Array(words.length).fill(-1);
   input.docIds.forEach((ids, d) => {
-    for (const t of ids) if (seen[t] !== d) (seen[t] = d), df[t]!++;
+    for (const t of ids) if (seen[t] !== d) ((seen[t] = d), df[t]!++);
   });
   const idf = idfFromDocumentFrequency((t) => {
     const id = input.vocab.get(t);
@@ -45,19 +45,37 @@ export async function writeEnrichment(ctx: StageContext, input: EnrichmentInput)
     const terms = Array.from(input.docIds[r]!, (id) => words[id]!);
     const style = input.styles.get(r);
     out[r] = {
-      row_id: r, ...e,
+      row_id: r,
+      ...e,
       // A post with no text has no themes (and no other text attribute): coverage_attributes says so.
       themes: e.coverage_attributes ? themes(terms, idf, THEMES_PER_POST) : [],
       aesthetic_style: style ?? [],
-      attribute_confidence: attributeConfidence({ emotion: emotion_confidence, brands: brand_confidence, style: style?.length ? VISUAL_STYLE_CONFIDENCE : null }),
+      attribute_confidence: attributeConfidence({
+        emotion: emotion_confidence,
+        brands: brand_confidence,
+        style: style?.length ? VISUAL_STYLE_CONFIDENCE : null,
+      }),
       coverage_visual: style !== undefined,
     };
     if (r % 50_000 === 0 && ctx.signal.aborted) throw new StageAborted('features');
   }
-  await writeRowTable(ctx, 'enrichment', {
-    row_id: 'BIGINT', tone: 'VARCHAR', tone_confidence: 'DOUBLE', emotion_mood: 'VARCHAR[]', brand_products: 'VARCHAR[]',
-    themes: 'VARCHAR[]', aesthetic_style: 'VARCHAR[]', attribute_confidence: 'DOUBLE', coverage_sentiment: 'BOOLEAN', coverage_attributes: 'BOOLEAN',
-    coverage_visual: 'BOOLEAN',
-  }, out);
+  await writeRowTable(
+    ctx,
+    'enrichment',
+    {
+      row_id: 'BIGINT',
+      tone: 'VARCHAR',
+      tone_confidence: 'DOUBLE',
+      emotion_mood: 'VARCHAR[]',
+      brand_products: 'VARCHAR[]',
+      themes: 'VARCHAR[]',
+      aesthetic_style: 'VARCHAR[]',
+      attribute_confidence: 'DOUBLE',
+      coverage_sentiment: 'BOOLEAN',
+      coverage_attributes: 'BOOLEAN',
+      coverage_visual: 'BOOLEAN',
+    },
+    out,
+  );
   return { ms: Math.round(performance.now() - t0), withTone };
 }

@@ -21,16 +21,34 @@ function unit(values: ArrayLike<number>): Float32Array | null {
  * column from the features stage's `snap` table. Returns the vectors in that space (ours unchanged
  * when the input's are not adopted) and the space's description.
  */
-export async function adoptPrecomputed(ctx: StageContext, column: 'text_embedding' | 'visual_embedding', own: Float32Array, ownDim: number, rows: number): Promise<{ vectors: Float32Array; space: VectorSpace }> {
+export async function adoptPrecomputed(
+  ctx: StageContext,
+  column: 'text_embedding' | 'visual_embedding',
+  own: Float32Array,
+  ownDim: number,
+  rows: number,
+): Promise<{ vectors: Float32Array; space: VectorSpace }> {
   const db = await ctx.db();
   const hasOwn = (r: number) => own.subarray(r * ownDim, (r + 1) * ownDim).some((x) => x !== 0);
-  const [c] = await db.all<{ n: number; dim: number | null }>(`SELECT count(*)::BIGINT AS n, max(len(${column}))::INT AS dim FROM snap WHERE ${column} IS NOT NULL`);
+  const [c] = await db.all<{ n: number; dim: number | null }>(
+    `SELECT count(*)::BIGINT AS n, max(len(${column}))::INT AS dim FROM snap WHERE ${column} IS NOT NULL`,
+  );
   const given = Number(c?.n ?? 0);
   let ownRows = 0;
   for (let r = 0; r < rows; r++) if (hasOwn(r)) ownRows++;
-  const computed: VectorSpace = { source: 'computed', dim: ownDim, ownDim, precomputedRows: 0, mappedRows: 0, lambda: null, mapR2: null, map: null };
+  const computed: VectorSpace = {
+    source: 'computed',
+    dim: ownDim,
+    ownDim,
+    precomputedRows: 0,
+    mappedRows: 0,
+    lambda: null,
+    mapR2: null,
+    map: null,
+  };
   const dim = Number(c?.dim ?? 0);
-  if (given === 0 || dim === 0 || given < ADOPT_SHARE * Math.max(ownRows, 1)) return { vectors: own, space: { ...computed, precomputedRows: given } };
+  if (given === 0 || dim === 0 || given < ADOPT_SHARE * Math.max(ownRows, 1))
+    return { vectors: own, space: { ...computed, precomputedRows: given } };
 
   // Their vectors by row, and the ridge fit on rows that have both.
   const theirs = new Float32Array(rows * dim);
@@ -56,7 +74,16 @@ export async function adoptPrecomputed(ctx: StageContext, column: 'text_embeddin
   // queries (text) could not be carried into their space. Visual vectors have no queries, so when
   // no row needs placing (media-less posts that only carry embeddings) theirs are used as sent.
   else if (unplaced > 0 || column !== 'visual_embedding') return { vectors: own, space: { ...computed, precomputedRows: given } };
-  const space: VectorSpace = { source: 'precomputed', dim, ownDim, precomputedRows: 0, mappedRows: 0, lambda: solved ? RIDGE_LAMBDA : null, mapR2: solved?.r2 ?? null, map: solved?.map ?? null };
+  const space: VectorSpace = {
+    source: 'precomputed',
+    dim,
+    ownDim,
+    precomputedRows: 0,
+    mappedRows: 0,
+    lambda: solved ? RIDGE_LAMBDA : null,
+    mapR2: solved?.r2 ?? null,
+    map: solved?.map ?? null,
+  };
   const vectors = theirs;
   for (let row = 0; row < rows; row++) {
     if (present[row]) {
@@ -65,7 +92,7 @@ export async function adoptPrecomputed(ctx: StageContext, column: 'text_embeddin
     }
     if (!hasOwn(row)) continue;
     const u = unit(toSpace(space, own.subarray(row * ownDim, (row + 1) * ownDim)));
-    if (u) vectors.set(u, row * dim), space.mappedRows++;
+    if (u) (vectors.set(u, row * dim), space.mappedRows++);
   }
   return { vectors, space };
 }

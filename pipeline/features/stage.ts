@@ -65,12 +65,20 @@ async function fitInWorker(docHashes: Uint32Array[], params: EmbedderParams, mod
   }
 }
 
-async function embedAll(ctx: StageContext, modelFile: string, docHashes: Uint32Array[], dim: number, progress: (done: number) => void): Promise<Float32Array> {
+async function embedAll(
+  ctx: StageContext,
+  modelFile: string,
+  docHashes: Uint32Array[],
+  dim: number,
+  progress: (done: number) => void,
+): Promise<Float32Array> {
   const rows = docHashes.length;
   const vectors = new Float32Array(rows * dim);
   if (rows === 0) return vectors;
-  const pool = new TaskPool<EmbedTask, EmbedResult>(new URL('./embed-worker.ts', import.meta.url),
-    { threads: Math.min(ctx.config.PIPELINE_THREADS ?? os.availableParallelism(), Math.ceil(rows / EMBED_ROWS)), workerData: { modelFile } satisfies EmbedWorkerData });
+  const pool = new TaskPool<EmbedTask, EmbedResult>(new URL('./embed-worker.ts', import.meta.url), {
+    threads: Math.min(ctx.config.PIPELINE_THREADS ?? os.availableParallelism(), Math.ceil(rows / EMBED_ROWS)),
+    workerData: { modelFile } satisfies EmbedWorkerData,
+  });
   let done = 0;
   try {
     const tasks: Array<Promise<void>> = [];
@@ -81,10 +89,12 @@ async function embedAll(ctx: StageContext, modelFile: string, docHashes: Uint32A
       for (let r = first; r < end; r++) offsets[r - first + 1] = offsets[r - first]! + docHashes[r]!.length;
       const hashes = new Uint32Array(offsets[end - first]!);
       for (let r = first; r < end; r++) hashes.set(docHashes[r]!, offsets[r - first]!);
-      tasks.push(pool.run({ first, hashes, offsets }, [hashes.buffer, offsets.buffer]).then((res) => {
-        vectors.set(res.vectors, res.first * dim);
-        progress((done += end - first));
-      }));
+      tasks.push(
+        pool.run({ first, hashes, offsets }, [hashes.buffer, offsets.buffer]).then((res) => {
+          vectors.set(res.vectors, res.first * dim);
+          progress((done += end - first));
+        }),
+      );
     }
     await Promise.all(tasks);
   } finally {
@@ -96,7 +106,11 @@ async function embedAll(ctx: StageContext, modelFile: string, docHashes: Uint32A
 export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const db = await ctx.db();
   const asOf = ctx.asOf.toISOString();
-  const rows = await materialiseSnapshotRows(db, asOf, 'title, description, tags, language, content_type, media, text_embedding, visual_embedding');
+  const rows = await materialiseSnapshotRows(
+    db,
+    asOf,
+    'title, description, tags, language, content_type, media, text_embedding, visual_embedding',
+  );
   const vocab = new Map<string, number>();
   const docIds: Uint32Array[] = new Array(rows);
   const docHashes: Uint32Array[] = new Array(rows);
@@ -107,7 +121,9 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   // vocabulary's ids (and every file built from them) do not depend on which worker was faster.
   const brandsFile = ctx.config.BRANDS_FILE ?? null;
   loadBrandDictionary(brandsFile); // a bad dictionary fails here, with its own message
-  const pool = new TaskPool<TextTask, TextResult>(new URL('./text-worker.ts', import.meta.url), { workerData: { brandsFile } satisfies TextWorkerData });
+  const pool = new TaskPool<TextTask, TextResult>(new URL('./text-worker.ts', import.meta.url), {
+    workerData: { brandsFile } satisfies TextWorkerData,
+  });
   const tText = performance.now();
   try {
     let merged: Promise<void> = Promise.resolve();
@@ -131,7 +147,11 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
       for (let at = 0; at < block.length; at += CHUNK_ROWS) {
         if (ctx.signal.aborted) throw new StageAborted('features');
         const chunk = block.slice(at, at + CHUNK_ROWS);
-        const task: TextTask = { rows: chunk.map((r) => Number(r.row_id)), texts: chunk.map(postText), languages: chunk.map((r) => r.language) };
+        const task: TextTask = {
+          rows: chunk.map((r) => Number(r.row_id)),
+          texts: chunk.map(postText),
+          languages: chunk.map((r) => r.language),
+        };
         const reply = pool.run(task);
         reply.catch(() => undefined); // observed through `merged`
         merged = merged.then(() => reply).then(merge);
@@ -156,7 +176,10 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const stopFit = new AbortController();
   const onAbort = () => stopFit.abort();
   ctx.signal.addEventListener('abort', onAbort, { once: true });
-  const fitting = fitInWorker(docHashes, embedderParamsFor(rows), modelFile, stopFit.signal).then((m) => ({ ...m, ms: performance.now() - t0 }));
+  const fitting = fitInWorker(docHashes, embedderParamsFor(rows), modelFile, stopFit.signal).then((m) => ({
+    ...m,
+    ms: performance.now() - t0,
+  }));
   fitting.catch(() => undefined); // awaited below, after the visual features
   let visual: Awaited<ReturnType<typeof computeVisualArtifacts>>;
   let model: FitResult & { ms: number };
@@ -184,11 +207,27 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const enriched = await writeEnrichment(ctx, { partial: enrichment, styles: visual.styles, vocab, docIds });
   const source: ArtifactSource = { asOf, rows, ingestVersion: await ingestVersion(ctx) };
   await writeFileAtomic(path.join(intermediate, 'features-source.json'), JSON.stringify(source));
-  return { rows, vocabulary: vocab.size, embedder: model.version, dim, textSpace: text.space.source, textDim: text.space.dim, textMs: Math.round(textMs), fitMs: Math.round(fitMs), embedMs: Math.round(embedMs), visualRows: visual.withMedia, visualSpace: visual.space, visualFailed: visual.failed, visualMs: visual.ms, themesMs: enriched.ms, withTone: enriched.withTone };
+  return {
+    rows,
+    vocabulary: vocab.size,
+    embedder: model.version,
+    dim,
+    textSpace: text.space.source,
+    textDim: text.space.dim,
+    textMs: Math.round(textMs),
+    fitMs: Math.round(fitMs),
+    embedMs: Math.round(embedMs),
+    visualRows: visual.withMedia,
+    visualSpace: visual.space,
+    visualFailed: visual.failed,
+    visualMs: visual.ms,
+    themesMs: enriched.ms,
+    withTone: enriched.withTone,
+  };
 }
 
 export const featuresStage: Stage = {
   name: 'features',
-  description: 'analyse and embed every post\'s text (LSA fitted on the corpus); visual features of its media',
+  description: "analyse and embed every post's text (LSA fitted on the corpus); visual features of its media",
   run: runFeatures,
 };

@@ -1,6 +1,10 @@
 // The messages between the features stage and its text workers (text-worker.ts).
 
-export interface TextTask { rows: number[]; texts: string[]; languages: Array<string | null> }
+export interface TextTask {
+  rows: number[];
+  texts: string[];
+  languages: Array<string | null>;
+}
 
 /** Per row, the text enrichment without themes (column names as in enrichment.parquet). */
 export interface TextEnrichmentRow {
@@ -29,4 +33,6 @@ export interface TextResult {
 export const TERM_SEP = '\u0001';
 export const DOC_SEP = '\u0002';
 
-export interface TextWorkerData { brandsFile: string | null }
+export interface TextWorkerData {
+  brandsFile: string | null;
+}

@@ -8,7 +8,6 @@ import { workerData } from 'node:worker_threads';
 import { answerTasks } from '../../core/workers/task-worker.ts';
 import { DOC_SEP, TERM_SEP, type TextEnrichmentRow, type TextResult, type TextTask, type TextWorkerData } from './text-task.ts';
 
-
 const brands = loadBrandDictionary((workerData as TextWorkerData | undefined)?.brandsFile ?? null);
 
 answerTasks<TextTask, TextResult>((task) => {
@@ -26,8 +25,14 @@ answerTasks<TextTask, TextResult>((task) => {
     offsets[i + 1] = offsets[i]! + h.length;
     const e = enrichText(text, language, { brands, terms, themeCount: 0 });
     enrichment.push({
-      tone: e.tone, tone_confidence: e.toneConfidence, emotion_mood: e.emotionMood, brand_products: e.brandProducts,
-      emotion_confidence: e.attributeParts.emotion, brand_confidence: e.attributeParts.brands, coverage_sentiment: e.coverage.sentiment, coverage_attributes: e.coverage.attributes,
+      tone: e.tone,
+      tone_confidence: e.toneConfidence,
+      emotion_mood: e.emotionMood,
+      brand_products: e.brandProducts,
+      emotion_confidence: e.attributeParts.emotion,
+      brand_confidence: e.attributeParts.brands,
+      coverage_sentiment: e.coverage.sentiment,
+      coverage_attributes: e.coverage.attributes,
     });
   });
   const hashes = new Uint32Array(offsets[task.rows.length]!);

@@ -18,8 +18,13 @@
 // The concatenation is L2-normalised (float32). Cosine of two vectors is then a weighted blend of
 // the per-block similarities. docs/visual-features.md is the reference.
 import {
-  buildColorNameLut, COLOR_NAMES, RULES,
-  type AestheticStyle, type ColorName, type LayoutName, type MotionName,
+  buildColorNameLut,
+  COLOR_NAMES,
+  RULES,
+  type AestheticStyle,
+  type ColorName,
+  type LayoutName,
+  type MotionName,
 } from './visual-palette.ts';
 
 export const VISUAL_FEATURES_VERSION = 'visual-1.0.0';
@@ -35,8 +40,19 @@ const GRID = 4;
 const LAYOUT_DIM = GRID * GRID * 3;
 const ORIENTATIONS = 8;
 const EDGE_DIM = 4 * ORIENTATIONS;
-export const STAT_NAMES = ['lumaMean', 'lumaStd', 'satMean', 'satStd', 'colourfulness', 'edgeDensity', 'darkShare',
-  'brightShare', 'warmShare', 'coolShare', 'chromaticShare'] as const;
+export const STAT_NAMES = [
+  'lumaMean',
+  'lumaStd',
+  'satMean',
+  'satStd',
+  'colourfulness',
+  'edgeDensity',
+  'darkShare',
+  'brightShare',
+  'warmShare',
+  'coolShare',
+  'chromaticShare',
+] as const;
 /** Centre and half-range of each statistic in block D: value -> clip((x - centre) / range, -1, 1). */
 const STAT_CENTRE = [0.5, 0.2, 0.35, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.5];
 const STAT_RANGE = [0.5, 0.2, 0.35, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.5];
@@ -56,7 +72,13 @@ const EDGE_NOISE = 0.015;
 /** Distance (RGB, scaled to [0, 1]) from the border's mean colour that makes a pixel salient. */
 const SALIENT = 0.12;
 
-export interface VisualBlock { name: string; offset: number; size: number; weight: number; normalised: 'unit' | 'bounded' }
+export interface VisualBlock {
+  name: string;
+  offset: number;
+  size: number;
+  weight: number;
+  normalised: 'unit' | 'bounded';
+}
 
 export const VISUAL_BLOCKS: readonly VisualBlock[] = (() => {
   const spec: Array<[string, number, number, 'unit' | 'bounded']> = [
@@ -99,7 +121,10 @@ export interface VisualElements {
 
 let lut: Uint8Array | null = null;
 // Working planes of the 32x32 image, reused: frameFeatures is synchronous and overwrites every entry.
-const SCRATCH_R = new Float64Array(NPIX), SCRATCH_G = new Float64Array(NPIX), SCRATCH_B = new Float64Array(NPIX), SCRATCH_L = new Float64Array(NPIX);
+const SCRATCH_R = new Float64Array(NPIX),
+  SCRATCH_G = new Float64Array(NPIX),
+  SCRATCH_B = new Float64Array(NPIX),
+  SCRATCH_L = new Float64Array(NPIX);
 
 // Per-pixel cell indices of the 32x32 working image: colour-layout cell (x3), salient-mass cell, motion cell.
 const GRID_OF = new Int32Array(NPIX);
@@ -124,12 +149,17 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
   if (data.length < width * height * channels) throw new Error('short pixel buffer');
   lut ??= buildColorNameLut();
   const f = DECODE_SIZE / THUMB;
-  const R = SCRATCH_R, G = SCRATCH_G, B = SCRATCH_B, L = SCRATCH_L;
+  const R = SCRATCH_R,
+    G = SCRATCH_G,
+    B = SCRATCH_B,
+    L = SCRATCH_L;
   const scale = 1 / (f * f * 255);
   const grey = channels < 3;
   for (let y = 0; y < THUMB; y++) {
     for (let x = 0; x < THUMB; x++) {
-      let r = 0, g = 0, b = 0;
+      let r = 0,
+        g = 0,
+        b = 0;
       for (let dy = 0; dy < f; dy++) {
         for (let dx = 0; dx < f; dx++) {
           const o = ((y * f + dy) * width + (x * f + dx)) * channels;
@@ -140,32 +170,57 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
         }
       }
       const i = y * THUMB + x;
-      R[i] = r * scale; G[i] = g * scale; B[i] = b * scale;
+      R[i] = r * scale;
+      G[i] = g * scale;
+      B[i] = b * scale;
     }
   }
 
   const hist = new Float64Array(HIST_DIM);
   const grid = new Float64Array(LAYOUT_DIM);
   const names = new Float64Array(COLOR_NAMES.length);
-  let lumaSum = 0, lumaSq = 0, satSum = 0, satSq = 0, dark = 0, bright = 0, warm = 0, cool = 0, chroma = 0;
-  let rgSum = 0, rgSq = 0, ybSum = 0, ybSq = 0;
-  let br = 0, bg = 0, bb = 0, bn = 0;
+  let lumaSum = 0,
+    lumaSq = 0,
+    satSum = 0,
+    satSq = 0,
+    dark = 0,
+    bright = 0,
+    warm = 0,
+    cool = 0,
+    chroma = 0;
+  let rgSum = 0,
+    rgSq = 0,
+    ybSum = 0,
+    ybSq = 0;
+  let br = 0,
+    bg = 0,
+    bb = 0,
+    bn = 0;
   const cell = THUMB / GRID;
   for (let y = 0; y < THUMB; y++) {
     for (let x = 0; x < THUMB; x++) {
       const i = y * THUMB + x;
-      const r = R[i]!, g = G[i]!, b = B[i]!;
+      const r = R[i]!,
+        g = G[i]!,
+        b = B[i]!;
       const luma = 0.299 * r + 0.587 * g + 0.114 * b;
       L[i] = luma;
-      const max = r > g ? (r > b ? r : b) : (g > b ? g : b);
-      const min = r < g ? (r < b ? r : b) : (g < b ? g : b);
+      const max = r > g ? (r > b ? r : b) : g > b ? g : b;
+      const min = r < g ? (r < b ? r : b) : g < b ? g : b;
       const v = max;
       const s = max > 0 ? (max - min) / max : 0;
-      lumaSum += luma; lumaSq += luma * luma; satSum += s; satSq += s * s;
+      lumaSum += luma;
+      lumaSq += luma * luma;
+      satSum += s;
+      satSq += s * s;
       if (luma < 0.2) dark++;
       if (luma > 0.8) bright++;
-      const rg = r - g, yb = 0.5 * (r + g) - b;
-      rgSum += rg; rgSq += rg * rg; ybSum += yb; ybSq += yb * yb;
+      const rg = r - g,
+        yb = 0.5 * (r + g) - b;
+      rgSum += rg;
+      rgSq += rg * rg;
+      ybSum += yb;
+      ybSq += yb * yb;
       if (s >= CHROMA_MIN_S && v >= CHROMA_MIN_V) {
         chroma++;
         const d = max - min;
@@ -174,11 +229,13 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
         if (h < 0) h += 360;
         if (h < 75 || h >= 330) warm++;
         else if (h >= 150 && h < 270) cool++;
-        const sb = s < 0.55 ? 0 : 1, vb = v < 0.6 ? 0 : 1;
+        const sb = s < 0.55 ? 0 : 1,
+          vb = v < 0.6 ? 0 : 1;
         const t = h / (360 / HUE_BINS) - 0.5;
         const k0 = Math.floor(t);
         const frac = t - k0;
-        const h0 = (k0 + HUE_BINS) % HUE_BINS, h1 = (k0 + 1) % HUE_BINS;
+        const h0 = (k0 + HUE_BINS) % HUE_BINS,
+          h1 = (k0 + 1) % HUE_BINS;
         hist[(h0 * 2 + sb) * 2 + vb]! += 1 - frac;
         hist[(h1 * 2 + sb) * 2 + vb]! += frac;
       } else {
@@ -188,9 +245,17 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
       grid[gi]! += luma - 0.5;
       grid[gi + 1]! += 2 * (-0.168736 * r - 0.331264 * g + 0.5 * b);
       grid[gi + 2]! += 2 * (0.5 * r - 0.418688 * g - 0.081312 * b);
-      const q = (Math.min(31, Math.round(r * 255) >> 3) << 10) | (Math.min(31, Math.round(g * 255) >> 3) << 5) | Math.min(31, Math.round(b * 255) >> 3);
+      const q =
+        (Math.min(31, Math.round(r * 255) >> 3) << 10) |
+        (Math.min(31, Math.round(g * 255) >> 3) << 5) |
+        Math.min(31, Math.round(b * 255) >> 3);
       names[lut[q]!]! += 1;
-      if (x === 0 || y === 0 || x === THUMB - 1 || y === THUMB - 1) { br += r; bg += g; bb += b; bn++; }
+      if (x === 0 || y === 0 || x === THUMB - 1 || y === THUMB - 1) {
+        br += r;
+        bg += g;
+        bb += b;
+        bn++;
+      }
     }
   }
   for (let k = 0; k < hist.length; k++) hist[k]! /= NPIX;
@@ -198,13 +263,17 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
   for (let k = 0; k < grid.length; k++) grid[k]! /= cell * cell;
 
   // Salient mass: pixels far from the border's mean colour (the background, for framed content).
-  br /= bn; bg /= bn; bb /= bn;
+  br /= bn;
+  bg /= bn;
+  bb /= bn;
   const mass = new Float64Array(MASS_GRID * MASS_GRID);
   const mcell = THUMB / MASS_GRID;
   const salient2 = SALIENT * SALIENT * 3;
   const luma16 = new Float64Array(MOTION_SIZE * MOTION_SIZE);
   for (let i = 0; i < NPIX; i++) {
-    const dr = R[i]! - br, dg = G[i]! - bg, db = B[i]! - bb;
+    const dr = R[i]! - br,
+      dg = G[i]! - bg,
+      db = B[i]! - bb;
     if (dr * dr + dg * dg + db * db > salient2) mass[MASS_OF[i]!]! += 1;
     luma16[MOTION_OF[i]!]! += L[i]!;
   }
@@ -218,9 +287,14 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
   for (let y = 1; y < THUMB - 1; y++) {
     for (let x = 1; x < THUMB - 1; x++) {
       const i = y * THUMB + x;
-      const a = L[i - THUMB - 1]!, b = L[i - THUMB]!, c = L[i - THUMB + 1]!;
-      const d = L[i - 1]!, e = L[i + 1]!;
-      const f6 = L[i + THUMB - 1]!, g7 = L[i + THUMB]!, h8 = L[i + THUMB + 1]!;
+      const a = L[i - THUMB - 1]!,
+        b = L[i - THUMB]!,
+        c = L[i - THUMB + 1]!;
+      const d = L[i - 1]!,
+        e = L[i + 1]!;
+      const f6 = L[i + THUMB - 1]!,
+        g7 = L[i + THUMB]!,
+        h8 = L[i + THUMB + 1]!;
       const gx = (c + 2 * e + h8 - a - 2 * d - f6) / 8;
       const gy = (f6 + 2 * g7 + h8 - a - 2 * b - c) / 8;
       const m = Math.sqrt(gx * gx + gy * gy);
@@ -278,7 +352,8 @@ export function motionFeatures(frames: FrameFeatures[]): Float64Array | null {
   const out = new Float64Array(MOTION_DIM);
   const per = MOTION_SIZE / MOTION_GRID;
   for (let p = 1; p < frames.length; p++) {
-    const a = frames[p - 1]!.luma16, b = frames[p]!.luma16;
+    const a = frames[p - 1]!.luma16,
+      b = frames[p]!.luma16;
     for (let y = 0; y < MOTION_SIZE; y++) {
       for (let x = 0; x < MOTION_SIZE; x++) {
         const i = y * MOTION_SIZE + x;
@@ -350,19 +425,31 @@ export function itemVector(f: ItemFeatures): Float32Array {
  * the spread of a single disc covering the same area, so one compact subject scores about 1 and
  * several separate ones well above.
  */
-export function layoutOf(mass: Float64Array): { layout: LayoutName; coverage: number; cx: number; cy: number; spread: number; dispersion: number } {
+export function layoutOf(mass: Float64Array): {
+  layout: LayoutName;
+  coverage: number;
+  cx: number;
+  cy: number;
+  spread: number;
+  dispersion: number;
+} {
   const rules = RULES.layout;
-  let total = 0, sx = 0, sy = 0;
+  let total = 0,
+    sx = 0,
+    sy = 0;
   const pos = (i: number) => ((i + 0.5) / MASS_GRID) * 2 - 1;
   for (let y = 0; y < MASS_GRID; y++) {
     for (let x = 0; x < MASS_GRID; x++) {
       const m = mass[y * MASS_GRID + x]!;
-      total += m; sx += m * pos(x); sy += m * pos(y);
+      total += m;
+      sx += m * pos(x);
+      sy += m * pos(y);
     }
   }
   const coverage = total / (MASS_GRID * MASS_GRID);
   if (total === 0) return { layout: 'uniform', coverage, cx: 0, cy: 0, spread: 0, dispersion: 0 };
-  const cx = sx / total, cy = sy / total;
+  const cx = sx / total,
+    cy = sy / total;
   let ss = 0;
   for (let y = 0; y < MASS_GRID; y++) {
     for (let x = 0; x < MASS_GRID; x++) ss += mass[y * MASS_GRID + x]! * ((pos(x) - cx) ** 2 + (pos(y) - cy) ** 2);
@@ -397,14 +484,21 @@ export function dominantColorsOf(names: Float64Array): ColorName[] {
 
 export function stylesOf(stats: Float64Array): AestheticStyle[] {
   const at = (name: (typeof STAT_NAMES)[number]) => stats[STAT_NAMES.indexOf(name)]!;
-  const luma = at('lumaMean'), lumaStd = at('lumaStd'), sat = at('satMean'), colourful = at('colourfulness');
-  const edgeDensity = at('edgeDensity'), warm = at('warmShare'), cool = at('coolShare'), chromatic = at('chromaticShare');
+  const luma = at('lumaMean'),
+    lumaStd = at('lumaStd'),
+    sat = at('satMean'),
+    colourful = at('colourfulness');
+  const edgeDensity = at('edgeDensity'),
+    warm = at('warmShare'),
+    cool = at('coolShare'),
+    chromatic = at('chromaticShare');
   const r = RULES;
   const out: AestheticStyle[] = [];
   const monochrome = chromatic < r.monochrome.maxChromatic;
   const pastel = luma >= r.pastel.minLuma && sat >= r.pastel.minSatMean && sat <= r.pastel.maxSatMean && chromatic >= r.pastel.minChromatic;
   if (sat >= r.vibrant.minSatMean && colourful >= r.vibrant.minColourfulness) out.push('vibrant');
-  if (!monochrome && !pastel && sat < r.muted.maxSatMean && colourful < r.muted.maxColourfulness && chromatic >= r.muted.minChromatic) out.push('muted');
+  if (!monochrome && !pastel && sat < r.muted.maxSatMean && colourful < r.muted.maxColourfulness && chromatic >= r.muted.minChromatic)
+    out.push('muted');
   if (pastel) out.push('pastel');
   if (luma < r.dark.maxLuma) out.push('dark');
   if (luma > r.bright.minLuma) out.push('bright');
@@ -419,5 +513,10 @@ export function stylesOf(stats: Float64Array): AestheticStyle[] {
 }
 
 export function itemElements(f: ItemFeatures): VisualElements {
-  return { dominantColors: dominantColorsOf(f.names), aestheticStyle: stylesOf(f.stats), layout: layoutOf(f.mass).layout, motion: motionOf(f.motion) };
+  return {
+    dominantColors: dominantColorsOf(f.names),
+    aestheticStyle: stylesOf(f.stats),
+    layout: layoutOf(f.mass).layout,
+    motion: motionOf(f.motion),
+  };
 }

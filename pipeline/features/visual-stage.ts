@@ -32,11 +32,21 @@ export function visualItem(row: MediaRow, root: string): VisualItem | null {
   return { key: String(row.row_id), kind: video ? 'video' : files.length > 1 ? 'carousel' : 'image', paths: files };
 }
 
-export async function computeVisualArtifacts(ctx: StageContext, rows: number): Promise<{ withMedia: number; failed: number; ms: number; space: string; styles: Map<number, string[]> }> {
+export async function computeVisualArtifacts(
+  ctx: StageContext,
+  rows: number,
+): Promise<{ withMedia: number; failed: number; ms: number; space: string; styles: Map<number, string[]> }> {
   const db = await ctx.db();
   const t0 = performance.now();
   const vectors = new Float32Array(rows * VISUAL_DIM);
-  const elements: Array<{ row_id: number; dominant_colors: string[]; aesthetic_style: string[]; layout: string | null; motion: string | null; visual_error: string | null }> = [];
+  const elements: Array<{
+    row_id: number;
+    dominant_colors: string[];
+    aesthetic_style: string[];
+    layout: string | null;
+    motion: string | null;
+    visual_error: string | null;
+  }> = [];
   const styles = new Map<number, string[]>();
   let withMedia = 0;
   let failed = 0;
@@ -53,12 +63,26 @@ export async function computeVisualArtifacts(ctx: StageContext, rows: number): P
       withMedia++;
       if (!r?.vector || !r.elements) {
         failed++;
-        elements.push({ row_id: row, dominant_colors: [], aesthetic_style: [], layout: null, motion: null, visual_error: r?.error ?? 'no result' });
+        elements.push({
+          row_id: row,
+          dominant_colors: [],
+          aesthetic_style: [],
+          layout: null,
+          motion: null,
+          visual_error: r?.error ?? 'no result',
+        });
         continue;
       }
       vectors.set(r.vector, row * VISUAL_DIM);
       styles.set(row, r.elements.aestheticStyle);
-      elements.push({ row_id: row, dominant_colors: r.elements.dominantColors, aesthetic_style: r.elements.aestheticStyle, layout: r.elements.layout, motion: r.elements.motion, visual_error: null });
+      elements.push({
+        row_id: row,
+        dominant_colors: r.elements.dominantColors,
+        aesthetic_style: r.elements.aestheticStyle,
+        layout: r.elements.layout,
+        motion: r.elements.motion,
+        visual_error: null,
+      });
     }
     bar.update((seen += chunk.length));
   }
@@ -67,8 +91,18 @@ export async function computeVisualArtifacts(ctx: StageContext, rows: number): P
   const adopted = await adoptPrecomputed(ctx, 'visual_embedding', vectors, VISUAL_DIM, rows);
   await writeFileAtomic(path.join(ctx.layout.artifacts, 'visual-vectors.f32'), new Uint8Array(adopted.vectors.buffer));
   await saveVectorSpace(ctx.layout.artifacts, 'visual', adopted.space);
-  await writeRowTable(ctx, 'visual-elements', {
-    row_id: 'BIGINT', dominant_colors: 'VARCHAR[]', aesthetic_style: 'VARCHAR[]', layout: 'VARCHAR', motion: 'VARCHAR', visual_error: 'VARCHAR',
-  }, elements);
+  await writeRowTable(
+    ctx,
+    'visual-elements',
+    {
+      row_id: 'BIGINT',
+      dominant_colors: 'VARCHAR[]',
+      aesthetic_style: 'VARCHAR[]',
+      layout: 'VARCHAR',
+      motion: 'VARCHAR',
+      visual_error: 'VARCHAR',
+    },
+    elements,
+  );
   return { withMedia, failed, ms: Math.round(performance.now() - t0), space: adopted.space.source, styles };
 }

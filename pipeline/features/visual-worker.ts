@@ -5,12 +5,32 @@
 import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import sharp from 'sharp';
-import { DECODE_SIZE, frameFeatures, itemElements, itemFeatures, itemVector, type FrameFeatures, type VisualElements } from './visual-compute.ts';
+import {
+  DECODE_SIZE,
+  frameFeatures,
+  itemElements,
+  itemFeatures,
+  itemVector,
+  type FrameFeatures,
+  type VisualElements,
+} from './visual-compute.ts';
 import { semaphore } from '../../core/semaphore.ts';
 
-export interface WorkItem { i: number; kind: 'image' | 'video' | 'carousel'; paths: string[] }
-export interface WorkBatch { batch: number; items: WorkItem[] }
-export interface WorkResult { i: number; vector: Float32Array | null; elements: VisualElements | null; error?: string }
+export interface WorkItem {
+  i: number;
+  kind: 'image' | 'video' | 'carousel';
+  paths: string[];
+}
+export interface WorkBatch {
+  batch: number;
+  items: WorkItem[];
+}
+export interface WorkResult {
+  i: number;
+  vector: Float32Array | null;
+  elements: VisualElements | null;
+  error?: string;
+}
 export type WorkReply = { ready: true } | { batch: number; results: WorkResult[] };
 
 // Decodes in flight per worker: enough to keep libuv's threads busy while this thread computes.
@@ -38,7 +58,14 @@ export async function decodeFrame(file: string): Promise<FrameFeatures> {
 /** One line: libvips repeats its warnings, one per line. */
 function message(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  return [...new Set(text.split('\n').map((l) => l.trim()).filter(Boolean))].join('; ');
+  return [
+    ...new Set(
+      text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    ),
+  ].join('; ');
 }
 
 // Test hook (like core/failpoints.ts): a worker that meets this exact path dies at once, so the
@@ -48,17 +75,22 @@ const CRASH_PATH = process.env.VISUAL_WORKER_CRASH_PATH;
 export async function processItem(item: WorkItem): Promise<WorkResult> {
   if (CRASH_PATH && item.paths.includes(CRASH_PATH)) process.exit(70);
   if (item.paths.length === 0) return { i: item.i, vector: null, elements: null, error: 'no media paths' };
-  const frames = await Promise.all(item.paths.map(async (p) => {
-    try {
-      return { frame: await decodeFrame(p) };
-    } catch (err) {
-      return { error: `${p}: ${message(err)}` };
-    }
-  }));
+  const frames = await Promise.all(
+    item.paths.map(async (p) => {
+      try {
+        return { frame: await decodeFrame(p) };
+      } catch (err) {
+        return { error: `${p}: ${message(err)}` };
+      }
+    }),
+  );
   const failed = frames.find((f) => 'error' in f);
   if (failed && 'error' in failed) return { i: item.i, vector: null, elements: null, error: failed.error };
   try {
-    const f = itemFeatures(item.kind, frames.map((x) => (x as { frame: FrameFeatures }).frame));
+    const f = itemFeatures(
+      item.kind,
+      frames.map((x) => (x as { frame: FrameFeatures }).frame),
+    );
     return { i: item.i, vector: itemVector(f), elements: itemElements(f) };
   } catch (err) {
     return { i: item.i, vector: null, elements: null, error: message(err) };

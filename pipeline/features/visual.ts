@@ -35,7 +35,11 @@ export interface VisualElements {
   motion: string | null;
 }
 
-export interface VisualResult { vector: Float32Array | null; elements: VisualElements | null; error?: string }
+export interface VisualResult {
+  vector: Float32Array | null;
+  elements: VisualElements | null;
+  error?: string;
+}
 
 export interface VisualOptions {
   /** Worker threads; default os.availableParallelism(). */
@@ -51,8 +55,16 @@ function spawn(): Worker {
 }
 
 /** A batch in flight; a suspect is one item retried alone after a worker died holding it. */
-interface Batch { items: WorkItem[]; suspect: boolean }
-interface Lane { worker: Worker; inflight: Map<number, Batch>; ready: boolean; dead: boolean }
+interface Batch {
+  items: WorkItem[];
+  suspect: boolean;
+}
+interface Lane {
+  worker: Worker;
+  inflight: Map<number, Batch>;
+  ready: boolean;
+  dead: boolean;
+}
 
 export async function computeVisualFeatures(items: VisualItem[], opts: VisualOptions = {}): Promise<Map<string, VisualResult>> {
   const total = items.length;
@@ -61,10 +73,15 @@ export async function computeVisualFeatures(items: VisualItem[], opts: VisualOpt
   let done = 0;
   for (let i = 0; i < total; i++) {
     const it = items[i]!;
-    if (it.kind !== 'image' && it.kind !== 'video' && it.kind !== 'carousel') results[i] = { vector: null, elements: null, error: `unknown kind ${String(it.kind)}` };
+    if (it.kind !== 'image' && it.kind !== 'video' && it.kind !== 'carousel')
+      results[i] = { vector: null, elements: null, error: `unknown kind ${String(it.kind)}` };
     else if (!Array.isArray(it.paths) || it.paths.length === 0) results[i] = { vector: null, elements: null, error: 'no media paths' };
-    else if (it.kind === 'image' && it.paths.length !== 1) results[i] = { vector: null, elements: null, error: `an image has one path, got ${it.paths.length}` };
-    else { work.push({ i, kind: it.kind, paths: it.paths }); continue; }
+    else if (it.kind === 'image' && it.paths.length !== 1)
+      results[i] = { vector: null, elements: null, error: `an image has one path, got ${it.paths.length}` };
+    else {
+      work.push({ i, kind: it.kind, paths: it.paths });
+      continue;
+    }
     done++;
   }
   if (done > 0) opts.onProgress?.(done, total);
@@ -169,7 +186,8 @@ function runPool(work: WorkItem[], results: Array<VisualResult | undefined>, don
         if (!batch) return;
         lane.inflight.delete(reply.batch);
         for (const r of reply.results) {
-          results[r.i] = r.error === undefined ? { vector: r.vector, elements: r.elements } : { vector: null, elements: null, error: r.error };
+          results[r.i] =
+            r.error === undefined ? { vector: r.vector, elements: r.elements } : { vector: null, elements: null, error: r.error };
         }
         feed(lane);
         settle(batch.items.length);

@@ -13,7 +13,16 @@ import { buildBm25, saveBm25 } from '../../core/bm25.ts';
 import { sqlString } from '../../core/duckdb.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { loadVectorSpace } from '../../core/vector-space.ts';
-import { HNSW_PARAMS, planShards, shardPoints, shardSetFile, VISUAL_HNSW_PARAMS, type HnswParams, type HnswSpace, type ShardSet } from '../../core/ranking/hnsw-shards.ts';
+import {
+  HNSW_PARAMS,
+  planShards,
+  shardPoints,
+  shardSetFile,
+  VISUAL_HNSW_PARAMS,
+  type HnswParams,
+  type HnswSpace,
+  type ShardSet,
+} from '../../core/ranking/hnsw-shards.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { readDocTerms } from '../doc-terms.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
@@ -27,17 +36,35 @@ import { computeNeighbourScores } from './neighbour-scores.ts';
 async function windowStartRows(ctx: StageContext, asOf: string): Promise<number[]> {
   const db = await ctx.db();
   const bounds = windowBounds(ctx.asOf, null);
-  const cols = WINDOW_KEYS.filter((w) => w !== 'all').map((w) => `count(*) FILTER (WHERE published_at < ${sqlString(bounds[w].start)}::TIMESTAMPTZ)::BIGINT AS "${w}"`);
+  const cols = WINDOW_KEYS.filter((w) => w !== 'all').map(
+    (w) => `count(*) FILTER (WHERE published_at < ${sqlString(bounds[w].start)}::TIMESTAMPTZ)::BIGINT AS "${w}"`,
+  );
   const [r] = await db.all<Record<string, number>>(`SELECT ${cols.join(', ')} FROM posts WHERE ${snapshotWhere(asOf)}`);
   return Object.values(r ?? {}).map(Number);
 }
 
-interface Graph { name: string; space: HnswSpace; dim: number; vectorsFile: string; params: HnswParams }
+interface Graph {
+  name: string;
+  space: HnswSpace;
+  dim: number;
+  vectorsFile: string;
+  params: HnswParams;
+}
 
 function buildGraph(pool: TaskPool<HnswTask, HnswResult>, artifacts: string, g: Graph, ranges: Array<[number, number]>): Promise<ShardSet> {
   const parts = ranges.map(([firstRow, endRow], i) => {
     const file = `${g.name}.${i}.hnsw`;
-    return pool.run({ kind: 'build', vectorsFile: g.vectorsFile, dim: g.dim, firstRow, endRow, space: g.space, params: g.params, out: path.join(artifacts, file) })
+    return pool
+      .run({
+        kind: 'build',
+        vectorsFile: g.vectorsFile,
+        dim: g.dim,
+        firstRow,
+        endRow,
+        space: g.space,
+        params: g.params,
+        out: path.join(artifacts, file),
+      })
       .then((r) => ({ file, firstRow, endRow, points: (r as BuildResult).points }));
   });
   return Promise.all(parts).then(async (shards) => {
@@ -51,22 +78,42 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
   const { artifacts, work } = ctx.layout;
   const intermediate = path.join(work, 'intermediate');
   const asOf = ctx.asOf.toISOString();
-  const source = await requireArtifactSource(ctx, path.join(intermediate, 'features-source.json'), 'no features to index: run the features stage first',
-    (s, at) => `features were computed for as-of ${s.asOf} (ingest version ${s.ingestVersion}); run the features stage for ${at} first`);
+  const source = await requireArtifactSource(
+    ctx,
+    path.join(intermediate, 'features-source.json'),
+    'no features to index: run the features stage first',
+    (s, at) => `features were computed for as-of ${s.asOf} (ingest version ${s.ingestVersion}); run the features stage for ${at} first`,
+  );
   const rows = source.rows;
   // Dimensions from the vector spaces: ours, or the input's precomputed embeddings (vector-space.ts).
-  const text: Graph = { name: 'text', space: 'ip', dim: loadVectorSpace(artifacts, 'text').dim, vectorsFile: path.join(artifacts, 'text-vectors.f32'), params: HNSW_PARAMS };
-  const visual: Graph = { name: 'visual', space: 'cosine', dim: loadVectorSpace(artifacts, 'visual').dim, vectorsFile: path.join(artifacts, 'visual-vectors.f32'), params: VISUAL_HNSW_PARAMS };
+  const text: Graph = {
+    name: 'text',
+    space: 'ip',
+    dim: loadVectorSpace(artifacts, 'text').dim,
+    vectorsFile: path.join(artifacts, 'text-vectors.f32'),
+    params: HNSW_PARAMS,
+  };
+  const visual: Graph = {
+    name: 'visual',
+    space: 'cosine',
+    dim: loadVectorSpace(artifacts, 'visual').dim,
+    vectorsFile: path.join(artifacts, 'visual-vectors.f32'),
+    params: VISUAL_HNSW_PARAMS,
+  };
   for (const g of [text, visual]) {
     const bytes = (await fs.stat(g.vectorsFile)).size;
-    if (bytes !== rows * g.dim * 4) throw new Error(`${path.basename(g.vectorsFile)} holds ${bytes / 4 / g.dim} rows, features said ${rows}`);
+    if (bytes !== rows * g.dim * 4)
+      throw new Error(`${path.basename(g.vectorsFile)} holds ${bytes / 4 / g.dim} rows, features said ${rows}`);
   }
-  for (const f of await fs.readdir(artifacts)) if (/^(text|visual)(\.\d+\.hnsw|-hnsw\.json)$|^text\.hnsw$/.test(f)) await fs.rm(path.join(artifacts, f));
+  for (const f of await fs.readdir(artifacts))
+    if (/^(text|visual)(\.\d+\.hnsw|-hnsw\.json)$|^text\.hnsw$/.test(f)) await fs.rm(path.join(artifacts, f));
 
   // The graphs build in worker threads while this thread builds BM25.
   const threads = ctx.config.PIPELINE_THREADS ?? os.availableParallelism();
   const ranges = planShards(rows, await windowStartRows(ctx, asOf), ctx.config.HNSW_MIN_SHARD_ROWS);
-  const pool = new TaskPool<HnswTask, HnswResult>(new URL('./hnsw-worker.ts', import.meta.url), { threads: Math.min(threads, Math.max(2, ranges.length)) });
+  const pool = new TaskPool<HnswTask, HnswResult>(new URL('./hnsw-worker.ts', import.meta.url), {
+    threads: Math.min(threads, Math.max(2, ranges.length)),
+  });
   try {
     const t0 = performance.now();
     const textSet = buildGraph(pool, artifacts, text, ranges);
@@ -84,12 +131,25 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
     const [ts, vs] = await Promise.all([textSet, visualSet]);
     const hnswMs = performance.now() - t0;
     if (ctx.signal.aborted) throw new StageAborted('index');
-    const neighbours = await computeNeighbourScores(ctx, pool, { dir: artifacts, name: 'text', vectorsFile: text.vectorsFile, rows, points: shardPoints(ts) });
+    const neighbours = await computeNeighbourScores(ctx, pool, {
+      dir: artifacts,
+      name: 'text',
+      vectorsFile: text.vectorsFile,
+      rows,
+      points: shardPoints(ts),
+    });
     await writeFileAtomic(path.join(artifacts, 'source.json'), JSON.stringify(source));
     return {
-      rows, terms: dt.vocab.length, postings: bm25.docs.length, textShards: ts.shards.map((s) => `${s.firstRow}-${s.endRow}:${s.points}`).join(' '),
-      hnswPoints: shardPoints(ts), visualPoints: shardPoints(vs), bm25Ms: Math.round(bm25Ms), hnswMs: Math.round(hnswMs),
-      noveltyScored: neighbours.scored, neighbourMs: neighbours.ms,
+      rows,
+      terms: dt.vocab.length,
+      postings: bm25.docs.length,
+      textShards: ts.shards.map((s) => `${s.firstRow}-${s.endRow}:${s.points}`).join(' '),
+      hnswPoints: shardPoints(ts),
+      visualPoints: shardPoints(vs),
+      bm25Ms: Math.round(bm25Ms),
+      hnswMs: Math.round(hnswMs),
+      noveltyScored: neighbours.scored,
+      neighbourMs: neighbours.ms,
     };
   } finally {
     await pool.close();

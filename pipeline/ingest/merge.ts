@@ -59,10 +59,13 @@ export async function mergeValid(db: DuckDB, sourceSha: string, ingestedAt: stri
   if (existing === 0) {
     await db.run(`INSERT INTO posts (${insertCols}) ${insertSelect}`, [sourceSha, ingestedAt, ingestedAt]);
   } else {
-    await db.run(`UPDATE posts SET like_count = k.like_count, comment_count = k.comment_count, share_count = k.share_count,
+    await db.run(
+      `UPDATE posts SET like_count = k.like_count, comment_count = k.comment_count, share_count = k.share_count,
         view_count = k.view_count, follower_count = coalesce(k.follower_count, posts.follower_count),
         observed_at = k.obs, updated_at = ?::TIMESTAMPTZ
-      FROM known k WHERE posts.uuid = k.uuid AND k.newer`, [ingestedAt]);
+      FROM known k WHERE posts.uuid = k.uuid AND k.newer`,
+      [ingestedAt],
+    );
     await db.run(`INSERT INTO posts (${insertCols}) ${insertSelect} ANTI JOIN known USING (uuid)`, [sourceSha, ingestedAt, ingestedAt]);
   }
   await db.run(`SET preserve_insertion_order = true`);

@@ -13,14 +13,20 @@ export function quarantineFileFor(layout: DataDirLayout, f: LandingFile): string
   return path.join(layout.quarantine, `${f.sha256.slice(0, 12)}-${safe}.rejects.ndjson`);
 }
 
-export async function writeQuarantine(db: DuckDB, layout: DataDirLayout, f: LandingFile, opts: { wholeFileError?: string }): Promise<string> {
+export async function writeQuarantine(
+  db: DuckDB,
+  layout: DataDirLayout,
+  f: LandingFile,
+  opts: { wholeFileError?: string },
+): Promise<string> {
   await fs.mkdir(layout.quarantine, { recursive: true });
   const out = quarantineFileFor(layout, f);
   const tmp = `${out}.tmp`;
   const head = `SELECT ${sqlString(f.rel)} AS source_file, ${sqlString(f.sha256)} AS source_sha256`;
-  const query = opts.wholeFileError !== undefined
-    ? `${head}, NULL::BIGINT AS record, [${sqlString(`file could not be read: ${opts.wholeFileError}`)}] AS reasons, NULL::VARCHAR AS original`
-    : `${head}, rec AS record, reasons, raw AS original FROM (
+  const query =
+    opts.wholeFileError !== undefined
+      ? `${head}, NULL::BIGINT AS record, [${sqlString(`file could not be read: ${opts.wholeFileError}`)}] AS reasons, NULL::VARCHAR AS original`
+      : `${head}, rec AS record, reasons, raw AS original FROM (
          SELECT rec, reasons, raw FROM checked2 JOIN records USING (rec) WHERE len(reasons) > 0
          UNION ALL SELECT rec, [reason], raw FROM pre_rejected) ORDER BY rec`;
   await db.run(`COPY (${query}) TO ${sqlString(tmp)} (FORMAT json)`);

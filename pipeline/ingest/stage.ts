@@ -62,12 +62,12 @@ async function checkEmbeddingDims(ctx: StageContext, db: DuckDB): Promise<void> 
     let from: string = env;
     if (dim === null) {
       const [stored] = await db.all(`SELECT len(${col}) AS d FROM posts WHERE ${col} IS NOT NULL LIMIT 1`);
-      if (stored) (dim = num(stored.d)), (from = 'the embeddings already ingested');
+      if (stored) ((dim = num(stored.d)), (from = 'the embeddings already ingested'));
     }
     if (dim === null) {
       const [mode] = await db.all(`SELECT len(${col}) AS d, count(*) AS n FROM checked2 WHERE ${col} IS NOT NULL AND len(reasons) = 0
         GROUP BY d ORDER BY n DESC, d LIMIT 1`);
-      if (mode) (dim = num(mode.d)), (from = 'the most common dimension in this file');
+      if (mode) ((dim = num(mode.d)), (from = 'the most common dimension in this file'));
     }
     if (dim === null) continue;
     await db.run(`UPDATE checked2 SET reasons = list_append(reasons, '${col} has ' || len(${col}) || ' dimensions, expected ${dim} (${from})')
@@ -87,9 +87,26 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercen
     // and move on; its checksum keeps it from being retried until the file changes.
     const error = (err as Error).message.split('\n')[0]!.slice(0, 500);
     const quarantineFile = await writeQuarantine(db, ctx.layout, f, { wholeFileError: error });
-    await db.run(`INSERT INTO ingested_files VALUES (?, ?, ?, ?, 'unreadable', ?, 0, 0, 0, 0, ?::TIMESTAMPTZ)`,
-      [f.sha256, f.rel, f.format, f.bytes, error, ingestedAt]);
-    return { ...base, status: 'unreadable', error, read: 0, accepted: 0, updated: 0, quarantined: 0, countsChanged: 0, quarantineFile, ms: performance.now() - t0 };
+    await db.run(`INSERT INTO ingested_files VALUES (?, ?, ?, ?, 'unreadable', ?, 0, 0, 0, 0, ?::TIMESTAMPTZ)`, [
+      f.sha256,
+      f.rel,
+      f.format,
+      f.bytes,
+      error,
+      ingestedAt,
+    ]);
+    return {
+      ...base,
+      status: 'unreadable',
+      error,
+      read: 0,
+      accepted: 0,
+      updated: 0,
+      quarantined: 0,
+      countsChanged: 0,
+      quarantineFile,
+      ms: performance.now() - t0,
+    };
   }
   // From here on an error is ours, not the file's: it fails the run and the file is retried.
   // The validation statement is most of a large file's time: report DuckDB's own progress on it.
@@ -113,11 +130,30 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercen
   await db.run('BEGIN TRANSACTION');
   try {
     const m = await mergeValid(db, f.sha256, ingestedAt);
-    await db.run(`INSERT INTO ingested_files VALUES (?, ?, ?, ?, 'ingested', NULL, ?, ?, ?, ?, ?::TIMESTAMPTZ)`,
-      [f.sha256, f.rel, f.format, f.bytes, read, m.accepted, m.updated, quarantined, ingestedAt]);
+    await db.run(`INSERT INTO ingested_files VALUES (?, ?, ?, ?, 'ingested', NULL, ?, ?, ?, ?, ?::TIMESTAMPTZ)`, [
+      f.sha256,
+      f.rel,
+      f.format,
+      f.bytes,
+      read,
+      m.accepted,
+      m.updated,
+      quarantined,
+      ingestedAt,
+    ]);
     await failpoint('ingest.before-commit', ctx.signal);
     await db.run('COMMIT');
-    return { ...base, status: 'ingested', read, accepted: m.accepted, updated: m.updated, quarantined, countsChanged: m.countsChanged, quarantineFile, ms: performance.now() - t0 };
+    return {
+      ...base,
+      status: 'ingested',
+      read,
+      accepted: m.accepted,
+      updated: m.updated,
+      quarantined,
+      countsChanged: m.countsChanged,
+      quarantineFile,
+      ms: performance.now() - t0,
+    };
   } catch (err) {
     await db.run('ROLLBACK').catch(() => {});
     throw err;
@@ -129,7 +165,17 @@ export async function runIngest(ctx: StageContext): Promise<IngestReport> {
   await fs.mkdir(ctx.layout.landing, { recursive: true });
   const known = new Set((await db.all<{ sha256: string }>(`SELECT sha256 FROM ingested_files`)).map((r) => r.sha256));
   const { fresh, skipped } = await discoverLandingFiles(ctx.layout, known);
-  const report: IngestReport = { files: fresh.length, skippedFiles: skipped, read: 0, accepted: 0, updated: 0, quarantined: 0, unreadableFiles: 0, posts: 0, perFile: [] };
+  const report: IngestReport = {
+    files: fresh.length,
+    skippedFiles: skipped,
+    read: 0,
+    accepted: 0,
+    updated: 0,
+    quarantined: 0,
+    unreadableFiles: 0,
+    posts: 0,
+    perFile: [],
+  };
   if (fresh.length > 0) await markMediaUniverse(db, ctx.layout.root, ctx.layout.landing);
 
   // Progress in percent of files: file i at p% is i*100 + p.
@@ -155,7 +201,12 @@ export async function runIngest(ctx: StageContext): Promise<IngestReport> {
   const [p] = await db.all(`SELECT count(*) AS n FROM posts`);
   report.posts = num(p?.n);
   if (report.accepted + report.updated > 0) {
-    await bumpStageVersion(db, 'ingest', { read: report.read, accepted: report.accepted, updated: report.updated, quarantined: report.quarantined });
+    await bumpStageVersion(db, 'ingest', {
+      read: report.read,
+      accepted: report.accepted,
+      updated: report.updated,
+      quarantined: report.quarantined,
+    });
   }
   return report;
 }

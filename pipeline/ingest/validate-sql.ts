@@ -16,9 +16,26 @@
 import { CONTENT_TYPES, COUNT_FIELDS, MEDIA_KINDS, PLATFORM_NAME } from '../../core/post-schema.ts';
 
 const FIELDS = [
-  'uuid', 'platform', 'content_type', 'creator_id', 'creator_handle', 'follower_count', 'title',
-  'description', 'tags', 'published_at', 'observed_at', 'like_count', 'comment_count', 'share_count',
-  'view_count', 'content_url', 'media', 'language', 'text_embedding', 'visual_embedding',
+  'uuid',
+  'platform',
+  'content_type',
+  'creator_id',
+  'creator_handle',
+  'follower_count',
+  'title',
+  'description',
+  'tags',
+  'published_at',
+  'observed_at',
+  'like_count',
+  'comment_count',
+  'share_count',
+  'view_count',
+  'content_url',
+  'media',
+  'language',
+  'text_embedding',
+  'visual_embedding',
 ] as const;
 type Field = (typeof FIELDS)[number];
 /** Fields whose JSON type is checked, not only their text. */
@@ -33,8 +50,7 @@ const t = (f: (typeof TYPED)[number]) => `t_${f}`;
 const s = (f: Field) => `s_${f}`;
 const absent = (f: Field) => `${s(f)} IS NULL`;
 /** Lists arrive as JSON arrays, or (CSV) as JSON text inside a string; either way as JSON text here. */
-const arrayJson = (f: Field) =>
-  `CASE WHEN (${s(f)} ^@ '[' OR ltrim(${s(f)}) ^@ '[') AND json_valid(${s(f)}) THEN ${s(f)}::JSON END`;
+const arrayJson = (f: Field) => `CASE WHEN (${s(f)} ^@ '[' OR ltrim(${s(f)}) ^@ '[') AND json_valid(${s(f)}) THEN ${s(f)}::JSON END`;
 
 /**
  * A field's SQL: `pre` columns are computed once in an inner level (pre1 first, then pre2, which
@@ -89,7 +105,8 @@ function embeddingField(f: Field): Column {
     pre1: { [arr]: arrayJson(f) },
     value: `CAST(from_json(${arr}, '["DOUBLE"]') AS FLOAT[])`,
     reason: `CASE WHEN ${absent(f)} THEN NULL
-      WHEN ${arr} IS NULL OR NOT coalesce(list_bool_and(list_transform(from_json(${arr}, '["JSON"]'), lambda x: json_type(x) IN ${ELEMENT_NUMBER_TYPES})), false)
+      WHEN ${arr} IS NULL
+        OR NOT coalesce(list_bool_and(list_transform(from_json(${arr}, '["JSON"]'), lambda x: json_type(x) IN ${ELEMENT_NUMBER_TYPES})), false)
         THEN '${f} must be a list of numbers'
       WHEN json_array_length(${arr}) NOT BETWEEN 2 AND ${MAX_EMBEDDING_DIM} THEN '${f} must have 2..${MAX_EMBEDDING_DIM} dimensions' END`,
   };
@@ -204,7 +221,8 @@ export function validationSql(fileDirRel: string): string[] {
   const media = mediaField(fileDirRel);
   const creatorId = creatorIdField();
   const all: Column[] = [...counts, follower, published, observed, textEmb, visualEmb, tags, media, creatorId];
-  const pre = (level: 'pre1' | 'pre2') => all.flatMap((c) => Object.entries(c[level] ?? {}).map(([n, e]) => `${e} AS ${n}`)).join(',\n         ');
+  const pre = (level: 'pre1' | 'pre2') =>
+    all.flatMap((c) => Object.entries(c[level] ?? {}).map(([n, e]) => `${e} AS ${n}`)).join(',\n         ');
 
   return [
     `CREATE OR REPLACE TEMP TABLE checked AS

@@ -9,7 +9,12 @@ import { narrativeSentiment, type NarrativeSentiment } from '../../core/maps/sen
 import { seriesStats, type SeriesStats } from '../../core/maps/series.ts';
 import { DAY_MS } from '../../core/windows.ts';
 
-export interface WindowSpec { key: string; start: string; end: string; firstRow: number }
+export interface WindowSpec {
+  key: string;
+  start: string;
+  end: string;
+  firstRow: number;
+}
 
 export interface BuiltNarrative {
   window: WindowSpec;
@@ -31,10 +36,23 @@ export interface BuiltNarrative {
   seedTag: string | null;
 }
 
-export interface WindowResult { narratives: BuiltNarrative[]; k: number; silhouette: number; rows: number; noise: number; warmStart: boolean }
+export interface WindowResult {
+  narratives: BuiltNarrative[];
+  k: number;
+  silhouette: number;
+  rows: number;
+  noise: number;
+  warmStart: boolean;
+}
 
-export async function buildWindow(corpus: NarrativeCorpus, w: WindowSpec, asOf: number, textOf: (rows: number[]) => Promise<Map<number, string>>,
-  opts: ClusterOptions = CLUSTER_DEFAULTS, prior?: readonly Float32Array[]): Promise<WindowResult> {
+export async function buildWindow(
+  corpus: NarrativeCorpus,
+  w: WindowSpec,
+  asOf: number,
+  textOf: (rows: number[]) => Promise<Map<number, string>>,
+  opts: ClusterOptions = CLUSTER_DEFAULTS,
+  prior?: readonly Float32Array[],
+): Promise<WindowResult> {
   const { dim } = corpus;
   const { rows, clustering: cl, clusters, byCluster } = clusterRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, opts, prior);
   // c-TF-IDF over every kept cluster of the window: terms for labels, tags for top_tags.
@@ -56,11 +74,24 @@ export async function buildWindow(corpus: NarrativeCorpus, w: WindowSpec, asOf: 
     reps.push(representative);
     const tags = tagCounts.top(ci, LABEL_DEFAULTS.tags).map((t) => t.key);
     return {
-      window: w, members, similarity: idx.map((i) => cl.similarity[i]!), centroid: cl.centroids.slice(c * dim, (c + 1) * dim),
-      label: labelFrom(termCounts.top(ci, 12), LABEL_DEFAULTS.terms) || tags[0] || 'untitled', topTags: tags, summary: '', representative,
-      contentCount: members.length, creatorCount: creators, platformCount: platforms.size, totalEngagement: engagement,
+      window: w,
+      members,
+      similarity: idx.map((i) => cl.similarity[i]!),
+      centroid: cl.centroids.slice(c * dim, (c + 1) * dim),
+      label: labelFrom(termCounts.top(ci, 12), LABEL_DEFAULTS.terms) || tags[0] || 'untitled',
+      topTags: tags,
+      summary: '',
+      representative,
+      contentCount: members.length,
+      creatorCount: creators,
+      platformCount: platforms.size,
+      totalEngagement: engagement,
       diffusion: platformDiffusion(platforms, corpus.platforms.length),
-      series: seriesStats(members.map((r) => corpus.publishedAt[r]!), asOf, windowDays),
+      series: seriesStats(
+        members.map((r) => corpus.publishedAt[r]!),
+        asOf,
+        windowDays,
+      ),
       sentiment: narrativeSentiment(members.map((r) => ({ tone: corpus.enrichment.toneOf(r), moods: corpus.enrichment.moods.get(r) }))),
       seedTag: tags[0] ?? null,
     } satisfies BuiltNarrative;

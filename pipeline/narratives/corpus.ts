@@ -28,7 +28,12 @@ export async function loadNarrativeCorpus(ctx: StageContext, expectedRows: numbe
   const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
   if (vectors.length !== rows * space.dim) throw new Error(`text-vectors.f32 holds ${vectors.length / space.dim} rows, expected ${rows}`);
   return {
-    ...posts, terms, enrichment: await loadEnrichmentStore(artifacts, rows), vectors, dim: space.dim, hasVector: nonZeroMask(vectors, space.dim, rows),
+    ...posts,
+    terms,
+    enrichment: await loadEnrichmentStore(artifacts, rows),
+    vectors,
+    dim: space.dim,
+    hasVector: nonZeroMask(vectors, space.dim, rows),
   };
 }
 

@@ -24,23 +24,66 @@ import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
 import { matchNarratives, newNarrativeKey } from '../../core/clustering/tracking.ts';
 
 export const NARRATIVE_COLUMNS = {
-  id: 'VARCHAR', narrative_key: 'VARCHAR', window_key: 'VARCHAR', window_start: 'VARCHAR', window_end: 'VARCHAR', computed_at: 'VARCHAR',
-  label: 'VARCHAR', summary: 'VARCHAR', content_count: 'BIGINT', creator_count: 'BIGINT', platform_count: 'BIGINT', total_engagement: 'VARCHAR',
-  emerging_score: 'DOUBLE', momentum_score: 'DOUBLE', velocity: 'DOUBLE', acceleration: 'DOUBLE', diffusion: 'DOUBLE', lifecycle: 'VARCHAR',
-  trajectory_confidence: 'VARCHAR', representative_content_uuid: 'VARCHAR', sentiment_label: 'VARCHAR', sentiment_score: 'DOUBLE',
-  sentiment_breakdown: 'VARCHAR', top_tags: 'VARCHAR[]', score_breakdown: 'VARCHAR', daily_counts: 'INTEGER[]', centroid_index: 'INTEGER',
-  previous_id: 'VARCHAR', match_cosine: 'DOUBLE', match_overlap: 'DOUBLE', row_id: 'BIGINT',
+  id: 'VARCHAR',
+  narrative_key: 'VARCHAR',
+  window_key: 'VARCHAR',
+  window_start: 'VARCHAR',
+  window_end: 'VARCHAR',
+  computed_at: 'VARCHAR',
+  label: 'VARCHAR',
+  summary: 'VARCHAR',
+  content_count: 'BIGINT',
+  creator_count: 'BIGINT',
+  platform_count: 'BIGINT',
+  total_engagement: 'VARCHAR',
+  emerging_score: 'DOUBLE',
+  momentum_score: 'DOUBLE',
+  velocity: 'DOUBLE',
+  acceleration: 'DOUBLE',
+  diffusion: 'DOUBLE',
+  lifecycle: 'VARCHAR',
+  trajectory_confidence: 'VARCHAR',
+  representative_content_uuid: 'VARCHAR',
+  sentiment_label: 'VARCHAR',
+  sentiment_score: 'DOUBLE',
+  sentiment_breakdown: 'VARCHAR',
+  top_tags: 'VARCHAR[]',
+  score_breakdown: 'VARCHAR',
+  daily_counts: 'INTEGER[]',
+  centroid_index: 'INTEGER',
+  previous_id: 'VARCHAR',
+  match_cosine: 'DOUBLE',
+  match_overlap: 'DOUBLE',
+  row_id: 'BIGINT',
 } as const;
 
 const TRAJECTORY_COLUMNS = {
-  row_id: 'BIGINT', narrative_key: 'VARCHAR', window_key: 'VARCHAR', generation: 'VARCHAR', as_of: 'VARCHAR', computed_at: 'VARCHAR', narrative_id: 'VARCHAR',
-  content_count: 'BIGINT', creator_count: 'BIGINT', total_engagement: 'DOUBLE', velocity: 'DOUBLE', acceleration: 'DOUBLE', momentum_score: 'DOUBLE',
-  emerging_score: 'DOUBLE', lifecycle: 'VARCHAR', sentiment_score: 'DOUBLE',
+  row_id: 'BIGINT',
+  narrative_key: 'VARCHAR',
+  window_key: 'VARCHAR',
+  generation: 'VARCHAR',
+  as_of: 'VARCHAR',
+  computed_at: 'VARCHAR',
+  narrative_id: 'VARCHAR',
+  content_count: 'BIGINT',
+  creator_count: 'BIGINT',
+  total_engagement: 'DOUBLE',
+  velocity: 'DOUBLE',
+  acceleration: 'DOUBLE',
+  momentum_score: 'DOUBLE',
+  emerging_score: 'DOUBLE',
+  lifecycle: 'VARCHAR',
+  sentiment_score: 'DOUBLE',
 } as const;
 
 const NARRATIVE_MAP: MapFiles = {
-  table: 'narratives.parquet', members: 'narrative-members.parquet', trajectory: 'narrative-trajectory.parquet',
-  id: 'id', key: 'narrative_key', group: 'window_key', memberOf: 'narrative_id',
+  table: 'narratives.parquet',
+  members: 'narrative-members.parquet',
+  trajectory: 'narrative-trajectory.parquet',
+  id: 'id',
+  key: 'narrative_key',
+  group: 'window_key',
+  memberOf: 'narrative_id',
 };
 
 /** Title and description of the given rows (for extractive summaries). */
@@ -49,7 +92,8 @@ function textReader(ctx: StageContext): (rows: number[]) => Promise<Map<number, 
     if (rows.length === 0) return new Map();
     const db = await ctx.db();
     const res = await db.all<{ row_id: number; title: string | null; description: string | null }>(
-      `SELECT s.row_id, p.title, p.description FROM snap s JOIN posts p USING (uuid) WHERE s.row_id IN (${rows.join(',')})`);
+      `SELECT s.row_id, p.title, p.description FROM snap s JOIN posts p USING (uuid) WHERE s.row_id IN (${rows.join(',')})`,
+    );
     return new Map(res.map((r) => [Number(r.row_id), [r.title, r.description].filter(Boolean).join('. ')]));
   };
 }
@@ -58,11 +102,17 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   const t0 = performance.now();
   const { artifacts } = ctx.layout;
   const asOf = ctx.asOf.toISOString();
-  const source = await requireArtifactSource(ctx, path.join(artifacts, 'source.json'), 'no index to build narratives from: run the features and index stages first',
-    (s, at) => `the index was built for as-of ${s.asOf}; run the features and index stages for ${at} first`);
+  const source = await requireArtifactSource(
+    ctx,
+    path.join(artifacts, 'source.json'),
+    'no index to build narratives from: run the features and index stages first',
+    (s, at) => `the index was built for as-of ${s.asOf}; run the features and index stages for ${at} first`,
+  );
   const corpus: NarrativeCorpus = await loadNarrativeCorpus(ctx, source.rows);
   const db = await ctx.db();
-  const [e] = await db.all<{ earliest: number | null }>(`SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`);
+  const [e] = await db.all<{ earliest: number | null }>(
+    `SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`,
+  );
   const bounds = windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
   const computedAt = new Date().toISOString();
   const runTag = createHash('sha256').update(`${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
@@ -75,28 +125,74 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     if (ctx.signal.aborted) throw new StageAborted('narratives');
     const w = spec.key;
     const prev = previous?.byGroup.get(w) ?? [];
-    const built = await buildWindow(corpus, spec, ctx.asOf.getTime(), readText, CLUSTER_DEFAULTS, prev.map((p) => p.centroid));
-    const matches = matchNarratives(built.narratives.map((n) => ({ centroid: n.centroid, members: new Set(n.members.map((r) => corpus.uuid[r]!)) })), prev);
+    const built = await buildWindow(
+      corpus,
+      spec,
+      ctx.asOf.getTime(),
+      readText,
+      CLUSTER_DEFAULTS,
+      prev.map((p) => p.centroid),
+    );
+    const matches = matchNarratives(
+      built.narratives.map((n) => ({ centroid: n.centroid, members: new Set(n.members.map((r) => corpus.uuid[r]!)) })),
+      prev,
+    );
     built.narratives.forEach((n, i) => {
       const m = matches[i];
       const id = `${w}-${runTag}-${String(i + 1).padStart(3, '0')}`;
       const key = m ? prev[m.previous]!.key : newNarrativeKey(w, runTag, n.label, corpus.uuid[n.members[0]!]!);
       all.push({ n, id, key, match: m ? { id: prev[m.previous]!.id, cosine: m.cosine, overlap: m.overlap } : null });
     });
-    perWindow[w] = { rows: built.rows, k: built.k, warmStart: built.warmStart, silhouette: Number(built.silhouette.toFixed(3)), narratives: built.narratives.length, noise: built.noise, continued: matches.filter(Boolean).length };
+    perWindow[w] = {
+      rows: built.rows,
+      k: built.k,
+      warmStart: built.warmStart,
+      silhouette: Number(built.silhouette.toFixed(3)),
+      narratives: built.narratives.length,
+      noise: built.noise,
+      continued: matches.filter(Boolean).length,
+    };
   }
 
   const narrativeRows = all.map(({ n, id, key, match }, i) => ({
-    row_id: i, id, narrative_key: key, window_key: n.window.key, window_start: n.window.start, window_end: n.window.end, computed_at: computedAt,
-    label: n.label, summary: n.summary, content_count: n.contentCount, creator_count: n.creatorCount, platform_count: n.platformCount,
-    total_engagement: String(Math.round(n.totalEngagement)), emerging_score: n.series.emergingScore, momentum_score: n.series.momentumScore,
-    velocity: n.series.velocity, acceleration: n.series.acceleration, diffusion: n.diffusion, lifecycle: n.series.lifecycle,
-    trajectory_confidence: n.series.trajectoryConfidence, representative_content_uuid: corpus.uuid[n.representative],
-    sentiment_label: n.sentiment.label, sentiment_score: n.sentiment.score, sentiment_breakdown: JSON.stringify(n.sentiment.breakdown),
+    row_id: i,
+    id,
+    narrative_key: key,
+    window_key: n.window.key,
+    window_start: n.window.start,
+    window_end: n.window.end,
+    computed_at: computedAt,
+    label: n.label,
+    summary: n.summary,
+    content_count: n.contentCount,
+    creator_count: n.creatorCount,
+    platform_count: n.platformCount,
+    total_engagement: String(Math.round(n.totalEngagement)),
+    emerging_score: n.series.emergingScore,
+    momentum_score: n.series.momentumScore,
+    velocity: n.series.velocity,
+    acceleration: n.series.acceleration,
+    diffusion: n.diffusion,
+    lifecycle: n.series.lifecycle,
+    trajectory_confidence: n.series.trajectoryConfidence,
+    representative_content_uuid: corpus.uuid[n.representative],
+    sentiment_label: n.sentiment.label,
+    sentiment_score: n.sentiment.score,
+    sentiment_breakdown: JSON.stringify(n.sentiment.breakdown),
     top_tags: n.topTags,
-    score_breakdown: JSON.stringify({ content_count: n.contentCount, creator_count: n.creatorCount, platform_count: n.platformCount,
-      total_engagement: n.totalEngagement, clustering_method: 'kmeans-cosine', ...(n.seedTag ? { seed_tag: n.seedTag } : {}) }),
-    daily_counts: Array.from(n.series.counts), centroid_index: i, previous_id: match?.id ?? null, match_cosine: match?.cosine ?? null, match_overlap: match?.overlap ?? null,
+    score_breakdown: JSON.stringify({
+      content_count: n.contentCount,
+      creator_count: n.creatorCount,
+      platform_count: n.platformCount,
+      total_engagement: n.totalEngagement,
+      clustering_method: 'kmeans-cosine',
+      ...(n.seedTag ? { seed_tag: n.seedTag } : {}),
+    }),
+    daily_counts: Array.from(n.series.counts),
+    centroid_index: i,
+    previous_id: match?.id ?? null,
+    match_cosine: match?.cosine ?? null,
+    match_overlap: match?.overlap ?? null,
   }));
   await writeRowTable(ctx, 'narratives', NARRATIVE_COLUMNS, narrativeRows);
   const centroids = new Float32Array(all.length * corpus.dim);
@@ -105,30 +201,73 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
 
   const members: unknown[] = [];
   for (const { n, id } of all) {
-    n.members.forEach((r, rank) => members.push({ row_id: members.length, narrative_id: id, window_key: n.window.key, post_row: r, uuid: corpus.uuid[r], similarity: n.similarity[rank], rank: rank + 1 }));
+    n.members.forEach((r, rank) =>
+      members.push({
+        row_id: members.length,
+        narrative_id: id,
+        window_key: n.window.key,
+        post_row: r,
+        uuid: corpus.uuid[r],
+        similarity: n.similarity[rank],
+        rank: rank + 1,
+      }),
+    );
   }
-  await writeRowTable(ctx, 'narrative-members', { row_id: 'BIGINT', narrative_id: 'VARCHAR', window_key: 'VARCHAR', post_row: 'BIGINT', uuid: 'VARCHAR', similarity: 'DOUBLE', rank: 'INTEGER' }, members);
+  await writeRowTable(
+    ctx,
+    'narrative-members',
+    {
+      row_id: 'BIGINT',
+      narrative_id: 'VARCHAR',
+      window_key: 'VARCHAR',
+      post_row: 'BIGINT',
+      uuid: 'VARCHAR',
+      similarity: 'DOUBLE',
+      rank: 'INTEGER',
+    },
+    members,
+  );
 
   // History: the served generation's trajectory rows (they name their generation), then this run's
   // (its generation is named at publish; readers take it from the manifest).
   const history = [
     ...(previous?.trajectory ?? []).map((r) => ({ ...r })),
     ...narrativeRows.map((r) => ({
-      narrative_key: r.narrative_key, window_key: r.window_key, generation: null, as_of: asOf, computed_at: computedAt, narrative_id: r.id,
-      content_count: r.content_count, creator_count: r.creator_count, total_engagement: Number(r.total_engagement), velocity: r.velocity,
-      acceleration: r.acceleration, momentum_score: r.momentum_score, emerging_score: r.emerging_score, lifecycle: r.lifecycle, sentiment_score: r.sentiment_score,
+      narrative_key: r.narrative_key,
+      window_key: r.window_key,
+      generation: null,
+      as_of: asOf,
+      computed_at: computedAt,
+      narrative_id: r.id,
+      content_count: r.content_count,
+      creator_count: r.creator_count,
+      total_engagement: Number(r.total_engagement),
+      velocity: r.velocity,
+      acceleration: r.acceleration,
+      momentum_score: r.momentum_score,
+      emerging_score: r.emerging_score,
+      lifecycle: r.lifecycle,
+      sentiment_score: r.sentiment_score,
     })),
   ].map((r, i) => ({ ...r, row_id: i }));
   await writeRowTable(ctx, 'narrative-trajectory', TRAJECTORY_COLUMNS, history);
   // Narrative search reads this: row i is narratives.parquet row i, its label, summary and tags.
-  await saveBm25(buildBm25FromTerms(narrativeRows.map((r) => terms([r.label, r.summary, ...r.top_tags.map((t) => `#${t}`)].join(' ')))),
-    path.join(artifacts, 'narrative-text.bin'));
+  await saveBm25(
+    buildBm25FromTerms(narrativeRows.map((r) => terms([r.label, r.summary, ...r.top_tags.map((t) => `#${t}`)].join(' ')))),
+    path.join(artifacts, 'narrative-text.bin'),
+  );
   await writeFileAtomic(path.join(artifacts, 'narratives-source.json'), JSON.stringify(source));
-  return { narratives: all.length, members: members.length, previousGeneration: previous?.generation ?? null, windows: perWindow, ms: Math.round(performance.now() - t0) };
+  return {
+    narratives: all.length,
+    members: members.length,
+    previousGeneration: previous?.generation ?? null,
+    windows: perWindow,
+    ms: Math.round(performance.now() - t0),
+  };
 }
 
 export const narrativesStage: Stage = {
   name: 'narratives',
-  description: 'cluster each window\'s posts into narratives: labels, momentum, lifecycle, sentiment, keys tracked across generations',
+  description: "cluster each window's posts into narratives: labels, momentum, lifecycle, sentiment, keys tracked across generations",
   run: runNarratives,
 };

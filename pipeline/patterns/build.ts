@@ -8,7 +8,12 @@ import { dot } from '../../core/dot.ts';
 import { memberStats, representativeOf } from '../../core/maps/members.ts';
 import { parseElement, type ElementType, type PatternCorpus } from './corpus.ts';
 
-export interface ScopeSpec { key: string; start: string; end: string; firstRow: number }
+export interface ScopeSpec {
+  key: string;
+  start: string;
+  end: string;
+  firstRow: number;
+}
 
 // Visual vectors are non-negative in most of their blocks, so even unrelated pictures have a
 // cosine well above 0: a post is noise below 0.85 to its centroid (the text clustering uses 0.3),
@@ -16,7 +21,14 @@ export interface ScopeSpec { key: string; start: string; end: string; firstRow: 
 // silhouette (no parsimony): two formats that share a shape but not a palette are two patterns,
 // and the coarser clustering within the tolerance merges them; the final k-means keeps the tightest
 // of 8 seedings, and the bisecting refinement (kmeans-by-silhouette.ts) splits what it still merged.
-export const PATTERN_CLUSTER: ClusterOptions = { ...CLUSTER_DEFAULTS, noiseSimilarity: 0.85, minClusterSize: 10, kMin: 2, silhouetteTolerance: 0, restarts: 8 };
+export const PATTERN_CLUSTER: ClusterOptions = {
+  ...CLUSTER_DEFAULTS,
+  noiseSimilarity: 0.85,
+  minClusterSize: 10,
+  kMin: 2,
+  silhouetteTolerance: 0,
+  restarts: 8,
+};
 
 /** Recurrent: carried by at least this share of the members. */
 export const RECURRENT_MIN_SUPPORT = 0.25;
@@ -28,7 +40,11 @@ export const REPRESENTATIVES = 5;
 /** Tags compared between lookalikes: each pattern's most carried ones. */
 export const PATTERN_TAGS = 20;
 
-export interface RecurrentElement { type: ElementType; value: string; support: number }
+export interface RecurrentElement {
+  type: ElementType;
+  value: string;
+  support: number;
+}
 
 export interface BuiltPattern {
   scope: ScopeSpec;
@@ -56,13 +72,26 @@ export interface BuiltPattern {
   tagAttachedMembers: number;
 }
 
-export interface ScopeResult { patterns: BuiltPattern[]; k: number; silhouette: number; rows: number; noise: number; warmStart: boolean }
+export interface ScopeResult {
+  patterns: BuiltPattern[];
+  k: number;
+  silhouette: number;
+  rows: number;
+  noise: number;
+  warmStart: boolean;
+}
 
 /** Elements of the members by share of members carrying them, most supported first (ties by name). */
-export function recurrentElements(corpus: PatternCorpus, members: readonly number[], minSupport = RECURRENT_MIN_SUPPORT, max = RECURRENT_MAX): RecurrentElement[] {
+export function recurrentElements(
+  corpus: PatternCorpus,
+  members: readonly number[],
+  minSupport = RECURRENT_MIN_SUPPORT,
+  max = RECURRENT_MAX,
+): RecurrentElement[] {
   const counts = new Map<string, number>();
   for (const r of members) for (const e of corpus.elements.get(r)) counts.set(e, (counts.get(e) ?? 0) + 1);
-  return [...counts].map(([e, n]) => ({ e, support: n / members.length }))
+  return [...counts]
+    .map(([e, n]) => ({ e, support: n / members.length }))
     .filter((x) => x.support >= minSupport)
     .sort((a, b) => b.support - a.support || (a.e < b.e ? -1 : 1))
     .slice(0, max)
@@ -73,7 +102,11 @@ const COLOUR_WORDS = 2;
 
 /** "orange and navy, geometric, centered": the pattern's most distinctive colours, style and layout. */
 export function elementsLabel(distinctive: Array<{ key: string }>): string {
-  const of = (t: ElementType) => distinctive.map((d) => parseElement(d.key)).filter((e) => e.type === t).map((e) => e.value);
+  const of = (t: ElementType) =>
+    distinctive
+      .map((d) => parseElement(d.key))
+      .filter((e) => e.type === t)
+      .map((e) => e.value);
   const parts: string[] = [];
   const colours = of('color').slice(0, COLOUR_WORDS);
   if (colours.length) parts.push(colours.join(' and '));
@@ -88,7 +121,13 @@ export function elementsLabel(distinctive: Array<{ key: string }>): string {
 
 const isVisual = (k: string) => /^(color|style|layout|motion):/.test(k);
 
-export function buildScope(corpus: PatternCorpus, scope: ScopeSpec, asOf: number, opts: ClusterOptions = PATTERN_CLUSTER, prior?: readonly Float32Array[]): ScopeResult {
+export function buildScope(
+  corpus: PatternCorpus,
+  scope: ScopeSpec,
+  asOf: number,
+  opts: ClusterOptions = PATTERN_CLUSTER,
+  prior?: readonly Float32Array[],
+): ScopeResult {
   const { dim, vectors } = corpus;
   const { rows, clustering: cl, clusters, byCluster } = clusterRange(vectors, dim, corpus.hasVector, scope.firstRow, opts, prior);
   const keptCentroids = clusters.map((c) => cl.centroids.subarray(c * dim, (c + 1) * dim));
@@ -131,7 +170,11 @@ export function buildScope(corpus: PatternCorpus, scope: ScopeSpec, asOf: number
     const recurrent = recurrentElements(corpus, members);
     const tagCounts = new Map<string, number>();
     for (const r of members) for (const t of new Set(corpus.tags[r])) tagCounts.set(t, (tagCounts.get(t) ?? 0) + 1);
-    const tags = [...tagCounts].filter(([, n]) => n >= 2).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, PATTERN_TAGS).map(([t]) => t);
+    const tags = [...tagCounts]
+      .filter(([, n]) => n >= 2)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, PATTERN_TAGS)
+      .map(([t]) => t);
     const recurrentTags = new Set(recurrent.filter((e) => e.type === 'tag').map((e) => e.value));
     const tagAttachedMembers = members.filter((r) => corpus.tags[r]!.some((t) => recurrentTags.has(t))).length;
 
@@ -146,15 +189,39 @@ export function buildScope(corpus: PatternCorpus, scope: ScopeSpec, asOf: number
     const representatives = [representative, ...members.filter((r) => r !== representative).slice(0, REPRESENTATIVES - 1)];
 
     const firstSeenAt = new Date(first).toISOString();
-    const summary = `${members.length} posts by ${creators} creator${creators === 1 ? '' : 's'} on ${platforms.size} platform${platforms.size === 1 ? '' : 's'}`
-      + ` since ${firstSeenAt.slice(0, 10)} share ${visualLabel === 'mixed imagery' ? 'no single visual format' : `a ${visualLabel} look`}`
-      + `${recurrentTags.size ? `, tagged ${[...recurrentTags].slice(0, 3).map((t) => `#${t}`).join(' ')}` : ''}.`;
+    const summary =
+      `${members.length} posts by ${creators} creator${creators === 1 ? '' : 's'} on ${platforms.size} platform${platforms.size === 1 ? '' : 's'}` +
+      ` since ${firstSeenAt.slice(0, 10)} share ${visualLabel === 'mixed imagery' ? 'no single visual format' : `a ${visualLabel} look`}` +
+      `${
+        recurrentTags.size
+          ? `, tagged ${[...recurrentTags]
+              .slice(0, 3)
+              .map((t) => `#${t}`)
+              .join(' ')}`
+          : ''
+      }.`;
     return {
-      scope, members, similarity, centroid: cl.centroids.slice(c * dim, (c + 1) * dim), medoids, representatives,
-      label, labelSource: topTag ? 'tag' : 'visual-elements', summary, recurrentElements: recurrent, tags,
-      contentCount: members.length, creatorCount: creators, platformCount: platforms.size, totalEngagement: engagement,
-      earlyCount: early, lateCount: late, lateShare: early + late ? late / (early + late) : null, firstSeenAt,
-      confidence: members.length ? margin / members.length : 0, tagAttachedMembers,
+      scope,
+      members,
+      similarity,
+      centroid: cl.centroids.slice(c * dim, (c + 1) * dim),
+      medoids,
+      representatives,
+      label,
+      labelSource: topTag ? 'tag' : 'visual-elements',
+      summary,
+      recurrentElements: recurrent,
+      tags,
+      contentCount: members.length,
+      creatorCount: creators,
+      platformCount: platforms.size,
+      totalEngagement: engagement,
+      earlyCount: early,
+      lateCount: late,
+      lateShare: early + late ? late / (early + late) : null,
+      firstSeenAt,
+      confidence: members.length ? margin / members.length : 0,
+      tagAttachedMembers,
     };
   });
   const noise = cl.assignment.reduce((a, c) => a + (c < 0 ? 1 : 0), 0);

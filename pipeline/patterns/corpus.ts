@@ -23,7 +23,15 @@ export interface PatternCorpus extends PostColumns {
   elements: StringLists;
 }
 
-interface ElementRow { row_id: number; dominant_colors: string[] | null; aesthetic_style: string[] | null; layout: string | null; motion: string | null; brand_products: string[] | null; [k: string]: unknown }
+interface ElementRow {
+  row_id: number;
+  dominant_colors: string[] | null;
+  aesthetic_style: string[] | null;
+  layout: string | null;
+  motion: string | null;
+  brand_products: string[] | null;
+  [k: string]: unknown;
+}
 
 const CHUNK = 100_000;
 

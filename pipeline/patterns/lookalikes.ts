@@ -7,8 +7,18 @@ import type { BuiltPattern } from './build.ts';
 
 export const LOOKALIKES = 5;
 
-export interface SharedElement { value: string; selfSupport: number; neighborSupport: number }
-export interface Lookalike { other: number; centroidCosine: number; tagJaccard: number; corroborationCount: number; sharedElements: Record<string, SharedElement[]> }
+export interface SharedElement {
+  value: string;
+  selfSupport: number;
+  neighborSupport: number;
+}
+export interface Lookalike {
+  other: number;
+  centroidCosine: number;
+  tagJaccard: number;
+  corroborationCount: number;
+  sharedElements: Record<string, SharedElement[]>;
+}
 
 /** Cosine of two unit centroids. */
 const cosine = (a: Float32Array, b: Float32Array): number => dot(a, 0, b, 0, a.length);
@@ -36,7 +46,13 @@ export function lookalikesOf(patterns: readonly BuiltPattern[], i: number, n = L
       (sharedElements[e.type] ??= []).push({ value: e.value, selfSupport: e.support, neighborSupport: o.support });
       corroborationCount++;
     }
-    out.push({ other: j, centroidCosine: cosine(self.centroid, other.centroid), tagJaccard: jaccard(self.tags, other.tags), corroborationCount, sharedElements });
+    out.push({
+      other: j,
+      centroidCosine: cosine(self.centroid, other.centroid),
+      tagJaccard: jaccard(self.tags, other.tags),
+      corroborationCount,
+      sharedElements,
+    });
   });
   return out.sort((a, b) => b.centroidCosine - a.centroidCosine || a.other - b.other).slice(0, n);
 }

@@ -30,33 +30,91 @@ export const CLUSTERING_METHOD = 'kmeans-cosine-visual';
 export const PATTERN_MATCH: MatchThresholds = { cosine: 0.95, overlap: 0.5 };
 
 export const PATTERN_COLUMNS = {
-  row_id: 'BIGINT', pattern_key: 'VARCHAR', scope_key: 'VARCHAR', scope_start: 'VARCHAR', scope_end: 'VARCHAR', scope_days: 'DOUBLE',
-  computed_at: 'VARCHAR', clustering_method: 'VARCHAR', label: 'VARCHAR', label_source: 'VARCHAR', summary: 'VARCHAR', confidence: 'DOUBLE',
-  content_count: 'BIGINT', creator_count: 'BIGINT', platform_count: 'BIGINT', total_engagement: 'DOUBLE', early_count: 'BIGINT', late_count: 'BIGINT',
-  late_share: 'DOUBLE', first_seen_at: 'VARCHAR', medoid_content_uuids: 'VARCHAR[]', recurrent_elements: 'VARCHAR', tags: 'VARCHAR[]',
-  tag_attached_members: 'BIGINT', reconciliation: 'VARCHAR', previous_key: 'VARCHAR', centroid_index: 'INTEGER',
+  row_id: 'BIGINT',
+  pattern_key: 'VARCHAR',
+  scope_key: 'VARCHAR',
+  scope_start: 'VARCHAR',
+  scope_end: 'VARCHAR',
+  scope_days: 'DOUBLE',
+  computed_at: 'VARCHAR',
+  clustering_method: 'VARCHAR',
+  label: 'VARCHAR',
+  label_source: 'VARCHAR',
+  summary: 'VARCHAR',
+  confidence: 'DOUBLE',
+  content_count: 'BIGINT',
+  creator_count: 'BIGINT',
+  platform_count: 'BIGINT',
+  total_engagement: 'DOUBLE',
+  early_count: 'BIGINT',
+  late_count: 'BIGINT',
+  late_share: 'DOUBLE',
+  first_seen_at: 'VARCHAR',
+  medoid_content_uuids: 'VARCHAR[]',
+  recurrent_elements: 'VARCHAR',
+  tags: 'VARCHAR[]',
+  tag_attached_members: 'BIGINT',
+  reconciliation: 'VARCHAR',
+  previous_key: 'VARCHAR',
+  centroid_index: 'INTEGER',
 } as const;
 
-const MEMBER_COLUMNS = { row_id: 'BIGINT', pattern_key: 'VARCHAR', scope_key: 'VARCHAR', post_row: 'BIGINT', uuid: 'VARCHAR', similarity: 'DOUBLE', rank: 'INTEGER' } as const;
+const MEMBER_COLUMNS = {
+  row_id: 'BIGINT',
+  pattern_key: 'VARCHAR',
+  scope_key: 'VARCHAR',
+  post_row: 'BIGINT',
+  uuid: 'VARCHAR',
+  similarity: 'DOUBLE',
+  rank: 'INTEGER',
+} as const;
 
 const LOOKALIKE_COLUMNS = {
-  row_id: 'BIGINT', pattern_key: 'VARCHAR', rank: 'INTEGER', lookalike_key: 'VARCHAR', label: 'VARCHAR', centroid_cosine: 'DOUBLE', tag_jaccard: 'DOUBLE',
-  corroboration_count: 'INTEGER', shared_elements: 'VARCHAR',
+  row_id: 'BIGINT',
+  pattern_key: 'VARCHAR',
+  rank: 'INTEGER',
+  lookalike_key: 'VARCHAR',
+  label: 'VARCHAR',
+  centroid_cosine: 'DOUBLE',
+  tag_jaccard: 'DOUBLE',
+  corroboration_count: 'INTEGER',
+  shared_elements: 'VARCHAR',
 } as const;
 
 const REPRESENTATIVE_COLUMNS = {
-  row_id: 'BIGINT', pattern_key: 'VARCHAR', rank: 'INTEGER', content_uuid: 'VARCHAR', is_representative: 'BOOLEAN', engagement: 'DOUBLE',
-  centroid_similarity: 'DOUBLE', content_url: 'VARCHAR', description: 'VARCHAR', platform: 'VARCHAR', published_at: 'VARCHAR', title: 'VARCHAR',
+  row_id: 'BIGINT',
+  pattern_key: 'VARCHAR',
+  rank: 'INTEGER',
+  content_uuid: 'VARCHAR',
+  is_representative: 'BOOLEAN',
+  engagement: 'DOUBLE',
+  centroid_similarity: 'DOUBLE',
+  content_url: 'VARCHAR',
+  description: 'VARCHAR',
+  platform: 'VARCHAR',
+  published_at: 'VARCHAR',
+  title: 'VARCHAR',
 } as const;
 
 const TRAJECTORY_COLUMNS = {
-  row_id: 'BIGINT', pattern_key: 'VARCHAR', scope_key: 'VARCHAR', generation: 'VARCHAR', as_of: 'VARCHAR', computed_at: 'VARCHAR',
-  content_count: 'BIGINT', creator_count: 'BIGINT',
+  row_id: 'BIGINT',
+  pattern_key: 'VARCHAR',
+  scope_key: 'VARCHAR',
+  generation: 'VARCHAR',
+  as_of: 'VARCHAR',
+  computed_at: 'VARCHAR',
+  content_count: 'BIGINT',
+  creator_count: 'BIGINT',
 } as const;
 
 const PATTERN_MAP: MapFiles = {
-  table: 'patterns.parquet', members: 'pattern-members.parquet', trajectory: 'pattern-trajectory.parquet',
-  id: 'pattern_key', key: 'pattern_key', group: 'scope_key', memberOf: 'pattern_key',
+  table: 'patterns.parquet',
+  members: 'pattern-members.parquet',
+  trajectory: 'pattern-trajectory.parquet',
+  id: 'pattern_key',
+  key: 'pattern_key',
+  group: 'scope_key',
+  memberOf: 'pattern_key',
 };
 
 /** A new key: the scope and a hash of what first named the pattern (stable text, no counter). */
@@ -64,39 +122,79 @@ export function newPatternKey(scope: string, runTag: string, label: string, firs
   return `pk-${scope}-${createHash('sha256').update(`${runTag}\n${label}\n${firstMember}`).digest('hex').slice(0, 10)}`;
 }
 
-interface ContentRow { row_id: number; content_url: string | null; description: string | null; title: string | null; platform: string; published_at: string }
+interface ContentRow {
+  row_id: number;
+  content_url: string | null;
+  description: string | null;
+  title: string | null;
+  platform: string;
+  published_at: string;
+}
 
 export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
   const t0 = performance.now();
   const { artifacts } = ctx.layout;
   const asOf = ctx.asOf.toISOString();
-  const source = await requireArtifactSource(ctx, path.join(artifacts, 'source.json'), 'no visual features to build patterns from: run the features and index stages first',
-    (s, at) => `the features were built for as-of ${s.asOf}; run the features and index stages for ${at} first`);
+  const source = await requireArtifactSource(
+    ctx,
+    path.join(artifacts, 'source.json'),
+    'no visual features to build patterns from: run the features and index stages first',
+    (s, at) => `the features were built for as-of ${s.asOf}; run the features and index stages for ${at} first`,
+  );
   const corpus = await loadPatternCorpus(ctx, source.rows);
   const db = await ctx.db();
-  const [e] = await db.all<{ earliest: number | null }>(`SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`);
+  const [e] = await db.all<{ earliest: number | null }>(
+    `SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`,
+  );
   const bounds = windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
   const computedAt = new Date().toISOString();
   const runTag = createHash('sha256').update(`patterns\n${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
   const previous = await loadPreviousMap(ctx, currentSpace(corpus), PATTERN_MAP);
 
-  const scopes: Array<{ built: BuiltPattern[]; keys: string[]; reconciliation: Array<{ cosine: number; memberOverlap: number | null; previousKey: string } | null> }> = [];
+  const scopes: Array<{
+    built: BuiltPattern[];
+    keys: string[];
+    reconciliation: Array<{ cosine: number; memberOverlap: number | null; previousKey: string } | null>;
+  }> = [];
   const perScope: Record<string, unknown> = {};
   for (const spec of rowWindows(corpus, bounds, WINDOW_KEYS)) {
     if (ctx.signal.aborted) throw new StageAborted('patterns');
     const w = spec.key;
     const prev = previous?.byGroup.get(w) ?? [];
-    const built = buildScope(corpus, spec, ctx.asOf.getTime(), PATTERN_CLUSTER, prev.map((p) => p.centroid));
-    const matches = matchNarratives(built.patterns.map((p) => ({ centroid: p.centroid, members: new Set(p.members.map((r) => corpus.uuid[r]!)) })), prev, PATTERN_MATCH);
+    const built = buildScope(
+      corpus,
+      spec,
+      ctx.asOf.getTime(),
+      PATTERN_CLUSTER,
+      prev.map((p) => p.centroid),
+    );
+    const matches = matchNarratives(
+      built.patterns.map((p) => ({ centroid: p.centroid, members: new Set(p.members.map((r) => corpus.uuid[r]!)) })),
+      prev,
+      PATTERN_MATCH,
+    );
     const keys = built.patterns.map((p, i) => {
       const m = matches[i];
       return m ? prev[m.previous]!.key : newPatternKey(w, runTag, p.label, corpus.uuid[p.members[0]!]!);
     });
     scopes.push({
-      built: built.patterns, keys,
-      reconciliation: matches.map((m) => (m ? { cosine: m.cosine, memberOverlap: prev[m.previous]!.members.size ? m.overlap : null, previousKey: prev[m.previous]!.key } : null)),
+      built: built.patterns,
+      keys,
+      reconciliation: matches.map((m) =>
+        m
+          ? { cosine: m.cosine, memberOverlap: prev[m.previous]!.members.size ? m.overlap : null, previousKey: prev[m.previous]!.key }
+          : null,
+      ),
     });
-    perScope[w] = { rows: built.rows, k: built.k, warmStart: built.warmStart, silhouette: Number(built.silhouette.toFixed(3)), patterns: built.patterns.length, noise: built.noise, continued: matches.filter(Boolean).length };
+    perScope[w] = {
+      rows: built.rows,
+      k: built.k,
+      warmStart: built.warmStart,
+      silhouette: Number(built.silhouette.toFixed(3)),
+      patterns: built.patterns.length,
+      noise: built.noise,
+      continued: matches.filter(Boolean).length,
+    };
   }
 
   const patternRows: Array<Record<string, unknown>> = [];
@@ -109,25 +207,72 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
       const key = keys[i]!;
       const rec = reconciliation[i];
       patternRows.push({
-        row_id: patternRows.length, pattern_key: key, scope_key: p.scope.key, scope_start: p.scope.start, scope_end: p.scope.end,
-        scope_days: Math.round((Date.parse(p.scope.end) - Date.parse(p.scope.start)) / DAY_MS * 10) / 10,
-        computed_at: computedAt, clustering_method: CLUSTERING_METHOD, label: p.label, label_source: p.labelSource, summary: p.summary,
-        confidence: p.confidence, content_count: p.contentCount, creator_count: p.creatorCount, platform_count: p.platformCount,
-        total_engagement: p.totalEngagement, early_count: p.earlyCount, late_count: p.lateCount, late_share: p.lateShare, first_seen_at: p.firstSeenAt,
-        medoid_content_uuids: p.medoids.map((r) => corpus.uuid[r]!), recurrent_elements: JSON.stringify(p.recurrentElements), tags: p.tags,
-        tag_attached_members: p.tagAttachedMembers, reconciliation: rec ? JSON.stringify({ cosine: rec.cosine, memberOverlap: rec.memberOverlap }) : null,
-        previous_key: rec?.previousKey ?? null, centroid_index: centroids.length,
+        row_id: patternRows.length,
+        pattern_key: key,
+        scope_key: p.scope.key,
+        scope_start: p.scope.start,
+        scope_end: p.scope.end,
+        scope_days: Math.round(((Date.parse(p.scope.end) - Date.parse(p.scope.start)) / DAY_MS) * 10) / 10,
+        computed_at: computedAt,
+        clustering_method: CLUSTERING_METHOD,
+        label: p.label,
+        label_source: p.labelSource,
+        summary: p.summary,
+        confidence: p.confidence,
+        content_count: p.contentCount,
+        creator_count: p.creatorCount,
+        platform_count: p.platformCount,
+        total_engagement: p.totalEngagement,
+        early_count: p.earlyCount,
+        late_count: p.lateCount,
+        late_share: p.lateShare,
+        first_seen_at: p.firstSeenAt,
+        medoid_content_uuids: p.medoids.map((r) => corpus.uuid[r]!),
+        recurrent_elements: JSON.stringify(p.recurrentElements),
+        tags: p.tags,
+        tag_attached_members: p.tagAttachedMembers,
+        reconciliation: rec ? JSON.stringify({ cosine: rec.cosine, memberOverlap: rec.memberOverlap }) : null,
+        previous_key: rec?.previousKey ?? null,
+        centroid_index: centroids.length,
       });
       centroids.push(p.centroid);
-      p.members.forEach((r, rank) => members.push({ row_id: members.length, pattern_key: key, scope_key: p.scope.key, post_row: r, uuid: corpus.uuid[r], similarity: p.similarity[rank], rank: rank + 1 }));
-      lookalikesOf(built, i).forEach((l, rank) => lookalikes.push({
-        row_id: lookalikes.length, pattern_key: key, rank: rank + 1, lookalike_key: keys[l.other], label: built[l.other]!.label,
-        centroid_cosine: l.centroidCosine, tag_jaccard: l.tagJaccard, corroboration_count: l.corroborationCount, shared_elements: JSON.stringify(l.sharedElements),
-      }));
-      p.representatives.forEach((r, rank) => representatives.push({
-        row_id: representatives.length, pattern_key: key, rank: rank + 1, content_uuid: corpus.uuid[r], is_representative: rank === 0,
-        engagement: corpus.interactions[r], centroid_similarity: p.similarity[p.members.indexOf(r)] ?? null, post_row: r, summary: p.summary,
-      }));
+      p.members.forEach((r, rank) =>
+        members.push({
+          row_id: members.length,
+          pattern_key: key,
+          scope_key: p.scope.key,
+          post_row: r,
+          uuid: corpus.uuid[r],
+          similarity: p.similarity[rank],
+          rank: rank + 1,
+        }),
+      );
+      lookalikesOf(built, i).forEach((l, rank) =>
+        lookalikes.push({
+          row_id: lookalikes.length,
+          pattern_key: key,
+          rank: rank + 1,
+          lookalike_key: keys[l.other],
+          label: built[l.other]!.label,
+          centroid_cosine: l.centroidCosine,
+          tag_jaccard: l.tagJaccard,
+          corroboration_count: l.corroborationCount,
+          shared_elements: JSON.stringify(l.sharedElements),
+        }),
+      );
+      p.representatives.forEach((r, rank) =>
+        representatives.push({
+          row_id: representatives.length,
+          pattern_key: key,
+          rank: rank + 1,
+          content_uuid: corpus.uuid[r],
+          is_representative: rank === 0,
+          engagement: corpus.interactions[r],
+          centroid_similarity: p.similarity[p.members.indexOf(r)] ?? null,
+          post_row: r,
+          summary: p.summary,
+        }),
+      );
     });
   }
 
@@ -144,8 +289,14 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
   const repRows = representatives.map(({ post_row, summary, ...r }) => {
     const c = content.get(post_row as number);
     const words = (s: string | null | undefined) => (s && s.trim() ? s : null);
-    return { ...r, content_url: c?.content_url ?? null, description: words(c?.description) ?? words(c?.title) ?? (summary as string), platform: c?.platform ?? null,
-      published_at: c?.published_at ?? null, title: words(c?.title) };
+    return {
+      ...r,
+      content_url: c?.content_url ?? null,
+      description: words(c?.description) ?? words(c?.title) ?? (summary as string),
+      platform: c?.platform ?? null,
+      published_at: c?.published_at ?? null,
+      title: words(c?.title),
+    };
   });
 
   await writeRowTable(ctx, 'patterns', PATTERN_COLUMNS, patternRows);
@@ -160,15 +311,30 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
   // at publish; readers take it from the manifest).
   const history = [
     ...(previous?.trajectory ?? []),
-    ...patternRows.map((r) => ({ pattern_key: r.pattern_key, scope_key: r.scope_key, generation: null, as_of: asOf, computed_at: computedAt, content_count: r.content_count, creator_count: r.creator_count })),
+    ...patternRows.map((r) => ({
+      pattern_key: r.pattern_key,
+      scope_key: r.scope_key,
+      generation: null,
+      as_of: asOf,
+      computed_at: computedAt,
+      content_count: r.content_count,
+      creator_count: r.creator_count,
+    })),
   ].map((r, i) => ({ ...r, row_id: i }));
   await writeRowTable(ctx, 'pattern-trajectory', TRAJECTORY_COLUMNS, history);
   await writeFileAtomic(path.join(artifacts, 'patterns-source.json'), JSON.stringify(source));
-  return { patterns: patternRows.length, members: members.length, previousGeneration: previous?.generation ?? null, scopes: perScope, ms: Math.round(performance.now() - t0) };
+  return {
+    patterns: patternRows.length,
+    members: members.length,
+    previousGeneration: previous?.generation ?? null,
+    scopes: perScope,
+    ms: Math.round(performance.now() - t0),
+  };
 }
 
 export const patternsStage: Stage = {
   name: 'patterns',
-  description: 'cluster each scope\'s visual vectors into patterns: recurrent elements, lookalikes, representative content, keys tracked across generations',
+  description:
+    "cluster each scope's visual vectors into patterns: recurrent elements, lookalikes, representative content, keys tracked across generations",
   run: runPatterns,
 };

@@ -8,8 +8,14 @@ import { num, sqlString, type DuckDB } from '../../core/duckdb.ts';
 import { fsyncDir, fsyncTree, sha256File, writeFileAtomic } from '../../core/durable-fs.ts';
 import { failpoint } from '../../core/failpoints.ts';
 import {
-  generationDir, generationId, generationNumber, listGenerations, readCurrent, SNAPSHOT_SCHEMA_VERSION,
-  type Manifest, type ManifestFile,
+  generationDir,
+  generationId,
+  generationNumber,
+  listGenerations,
+  readCurrent,
+  SNAPSHOT_SCHEMA_VERSION,
+  type Manifest,
+  type ManifestFile,
 } from '../../core/generations.ts';
 import { SNAPSHOT_POST_COLUMNS } from '../../core/post-schema.ts';
 import { windowBounds } from '../../core/windows.ts';
@@ -38,8 +44,11 @@ function tableQueries(asOf: string): Record<string, string> {
 
 /** Per-row artifacts must describe exactly the rows being published. */
 /** Each stage that writes per-row artifacts leaves a <stage>source.json: all must describe this publish. */
-const ARTIFACT_SOURCES: Array<[file: string, stages: string]> = [['source.json', 'the features and index stages'], ['narratives-source.json', 'the narratives stage'],
-  ['patterns-source.json', 'the patterns stage']];
+const ARTIFACT_SOURCES: Array<[file: string, stages: string]> = [
+  ['source.json', 'the features and index stages'],
+  ['narratives-source.json', 'the narratives stage'],
+  ['patterns-source.json', 'the patterns stage'],
+];
 
 async function checkArtifactsMatch(dir: string, asOf: string, rows: number): Promise<void> {
   for (const [file, stages] of ARTIFACT_SOURCES) {
@@ -50,7 +59,10 @@ async function checkArtifactsMatch(dir: string, asOf: string, rows: number): Pro
       continue; // not built yet (a publish of ingested posts only, or before narratives exist)
     }
     if (source.asOf !== asOf || source.rows !== rows) {
-      throw new Error(`artifacts of ${stages} describe as-of ${source.asOf} with ${source.rows} rows, this publish is as-of ${asOf} with ${rows}: run ${stages} (or run) first`);
+      throw new Error(
+        `artifacts of ${stages} describe as-of ${source.asOf} with ${source.rows} rows, this ` +
+          `publish is as-of ${asOf} with ${rows}: run ${stages} (or run) first`,
+      );
     }
   }
 }
@@ -118,7 +130,9 @@ export async function runPublish(ctx: StageContext): Promise<StageSummary> {
   await failpoint('publish.after-tables', ctx.signal);
 
   const [e] = await db.all<{ earliest: number | null }>(
-    `SELECT epoch_ms(min(published_at)) AS earliest FROM posts WHERE published_at <= ?::TIMESTAMPTZ`, [asOf]);
+    `SELECT epoch_ms(min(published_at)) AS earliest FROM posts WHERE published_at <= ?::TIMESTAMPTZ`,
+    [asOf],
+  );
   const manifest: Manifest = {
     schema_version: SNAPSHOT_SCHEMA_VERSION,
     generation: gen,

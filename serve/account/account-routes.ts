@@ -18,7 +18,14 @@ export function accountRouter(ledger: Ledger, snapshots: SnapshotStore, startedA
     try {
       const page = ledger.usage(caller.account, { cursor, limit, keyId });
       const b = ledger.balance(caller.account);
-      ctx.body = { account: caller.account, balance: toCredits(b.balanceMicro), held: toCredits(b.heldMicro), available: toCredits(b.availableMicro), entries: page.entries, nextCursor: page.nextCursor };
+      ctx.body = {
+        account: caller.account,
+        balance: toCredits(b.balanceMicro),
+        held: toCredits(b.heldMicro),
+        available: toCredits(b.availableMicro),
+        entries: page.entries,
+        nextCursor: page.nextCursor,
+      };
     } catch (err) {
       if (err instanceof LedgerError && err.code === 'bad_cursor') throw badRequest('invalid cursor');
       if (err instanceof LedgerError && err.code === 'not_found') throw new HttpError(404, { error: err.message });
@@ -30,11 +37,22 @@ export function accountRouter(ledger: Ledger, snapshots: SnapshotStore, startedA
     const asOf = gen.manifest.as_of;
     ctx.body = {
       status: snapshots.lastError ? 'degraded' : 'ok',
-      generation: gen.id, computed_at: gen.manifest.computed_at, as_of: asOf,
+      generation: gen.id,
+      computed_at: gen.manifest.computed_at,
+      as_of: asOf,
       data_age_seconds: Math.round((Date.now() - Date.parse(asOf)) / 1000),
-      loaded_at: gen.loadedAt, rows: gen.index.rows, narratives: gen.maps.narratives.length, patterns: gen.maps.patterns.length,
-      draining_generations: snapshots.draining, last_load_error: snapshots.lastError,
-      ledger: { last_seq: ledger.lastSeq, open_holds: ledger.openHolds().length, recovered_ms: Math.round(ledger.recovery.ms), torn_tail_cut: ledger.recovery.tornTail !== null },
+      loaded_at: gen.loadedAt,
+      rows: gen.index.rows,
+      narratives: gen.maps.narratives.length,
+      patterns: gen.maps.patterns.length,
+      draining_generations: snapshots.draining,
+      last_load_error: snapshots.lastError,
+      ledger: {
+        last_seq: ledger.lastSeq,
+        open_holds: ledger.openHolds().length,
+        recovered_ms: Math.round(ledger.recovery.ms),
+        torn_tail_cut: ledger.recovery.tornTail !== null,
+      },
       uptime_seconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
     };
   });

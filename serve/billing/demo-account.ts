@@ -9,10 +9,19 @@ import { toMicro } from '../../ledger/money.ts';
 
 export const DEMO_KEY_FILE = 'demo-key.json';
 
-export interface DemoKey { account: string; keyId: string; secret: string; createdAt: string }
+export interface DemoKey {
+  account: string;
+  keyId: string;
+  secret: string;
+  createdAt: string;
+}
 
 /** The demo key, created if this data directory has none yet; `created` tells whether it is new. */
-export async function ensureDemoAccount(ledger: Ledger, dataDir: string, credits: number): Promise<{ demo: DemoKey; created: boolean; file: string }> {
+export async function ensureDemoAccount(
+  ledger: Ledger,
+  dataDir: string,
+  credits: number,
+): Promise<{ demo: DemoKey; created: boolean; file: string }> {
   const file = path.join(dataDir, DEMO_KEY_FILE);
   try {
     const demo = JSON.parse(await fs.readFile(file, 'utf8')) as DemoKey;

@@ -40,8 +40,12 @@ export async function holdOr402(ledger: Ledger, r: HoldRequest): Promise<Hold> {
   const res = await ledger.hold({ account: r.account, key: r.key, amountMicro: r.amountMicro, ref: r.ref, what: r.what });
   if (res.ok) return res.hold;
   const body: InsufficientCredits = {
-    error: 'insufficient_credits', credits_required: toCredits(res.requiredMicro), credits_available: toCredits(res.availableMicro),
-    recommendations: { maxLimitForWindow: r.maxLimit(res.availableMicro), topUpUrl: r.topUpUrl }, tier: r.tier, window: r.window,
+    error: 'insufficient_credits',
+    credits_required: toCredits(res.requiredMicro),
+    credits_available: toCredits(res.availableMicro),
+    recommendations: { maxLimitForWindow: r.maxLimit(res.availableMicro), topUpUrl: r.topUpUrl },
+    tier: r.tier,
+    window: r.window,
   };
   throw new HttpError(402, body as unknown as Record<string, unknown>);
 }

@@ -45,16 +45,26 @@ async function memberships(db: Awaited<ReturnType<typeof openDuckDB>>, file: str
 
 export async function loadContentColumns(generationDir: string, rows: number): Promise<ContentColumns> {
   const c: ContentColumns = {
-    rows, title: new Utf8Column(rows), description: new Utf8Column(rows), contentUrl: new Utf8Column(rows), tags: new StringLists(rows),
-    platform: new Uint8Array(rows), platforms: [], contentType: new Uint8Array(rows), contentTypes: [], creatorId: new Float64Array(rows),
-    narrativeIds: new StringLists(0), patternKeys: new StringLists(0),
+    rows,
+    title: new Utf8Column(rows),
+    description: new Utf8Column(rows),
+    contentUrl: new Utf8Column(rows),
+    tags: new StringLists(rows),
+    platform: new Uint8Array(rows),
+    platforms: [],
+    contentType: new Uint8Array(rows),
+    contentTypes: [],
+    creatorId: new Float64Array(rows),
+    narrativeIds: new StringLists(0),
+    patternKeys: new StringLists(0),
   };
   const db = await openDuckDB();
   const file = (n: string) => path.join(generationDir, n);
   try {
     for (let start = 0; start < rows; start += CHUNK) {
       // posts.parquet is in snapshot order: its file row number is the snapshot row.
-      const reader = await db.conn.runAndReadAll(`SELECT title, description, content_url, tags, platform, content_type, creator_id::DOUBLE AS creator_id
+      const reader = await db.conn
+        .runAndReadAll(`SELECT title, description, content_url, tags, platform, content_type, creator_id::DOUBLE AS creator_id
         FROM read_parquet(${sqlString(file('posts.parquet'))}, file_row_number = true)
         WHERE file_row_number >= ${start} AND file_row_number < ${start + CHUNK} ORDER BY file_row_number`);
       const cols = reader.getColumnsObjectJS() as Record<string, unknown[]>;

@@ -5,12 +5,33 @@ import type { PublicEnrichment } from '../../core/enrichment/public-enrichment.t
 import type { LoadedGeneration } from './loaded-generation.ts';
 
 export interface ContentItem {
-  uuid: string; authorReach: number; commentCount: number; engagementDepth: number; engagementScore: number; exampleRankingScore: number;
-  likeCount: number; shareCount: number; viewCount: number; rawSimilarity: number; similarity: number; recencyScore: number; rrfScore: number;
-  narrativeIds: string[]; patternKeys: string[]; tags: string[];
-  contentType: string | null; creatorId: number | null; description: string | null; title: string | null; platform: string | null;
-  publishedAt: string | null; followerCount: number | null; enrichment: PublicEnrichment; intentEvidenceSource: string;
-  intentSimilarity: number | null; relevance: number;
+  uuid: string;
+  authorReach: number;
+  commentCount: number;
+  engagementDepth: number;
+  engagementScore: number;
+  exampleRankingScore: number;
+  likeCount: number;
+  shareCount: number;
+  viewCount: number;
+  rawSimilarity: number;
+  similarity: number;
+  recencyScore: number;
+  rrfScore: number;
+  narrativeIds: string[];
+  patternKeys: string[];
+  tags: string[];
+  contentType: string | null;
+  creatorId: number | null;
+  description: string | null;
+  title: string | null;
+  platform: string | null;
+  publishedAt: string | null;
+  followerCount: number | null;
+  enrichment: PublicEnrichment;
+  intentEvidenceSource: string;
+  intentSimilarity: number | null;
+  relevance: number;
 }
 
 /** A row's stored fields (a content item without the scores) as one fresh object. */
@@ -20,11 +41,20 @@ function rowFields(gen: LoadedGeneration, row: number) {
   const followers = index.followers[row]!;
   return {
     uuid: index.uuid.get(row)!,
-    commentCount: index.comments[row]!, likeCount: index.likes[row]!, shareCount: index.shares[row]!, viewCount: index.views[row]!,
-    narrativeIds: c.narrativeIds.get(row), patternKeys: c.patternKeys.get(row), tags: c.tags.get(row),
-    contentType: c.contentTypes[c.contentType[row]!] ?? null, creatorId: Number.isNaN(creator) ? null : creator,
-    description: c.description.get(row), title: c.title.get(row), platform: c.platforms[c.platform[row]!] ?? null,
-    publishedAt: new Date(index.publishedAt[row]!).toISOString(), followerCount: Number.isNaN(followers) ? null : followers,
+    commentCount: index.comments[row]!,
+    likeCount: index.likes[row]!,
+    shareCount: index.shares[row]!,
+    viewCount: index.views[row]!,
+    narrativeIds: c.narrativeIds.get(row),
+    patternKeys: c.patternKeys.get(row),
+    tags: c.tags.get(row),
+    contentType: c.contentTypes[c.contentType[row]!] ?? null,
+    creatorId: Number.isNaN(creator) ? null : creator,
+    description: c.description.get(row),
+    title: c.title.get(row),
+    platform: c.platforms[c.platform[row]!] ?? null,
+    publishedAt: new Date(index.publishedAt[row]!).toISOString(),
+    followerCount: Number.isNaN(followers) ? null : followers,
     enrichment: index.enrichment.get(row),
   };
 }
@@ -40,13 +70,26 @@ export function storedFields(gen: LoadedGeneration, row: number) {
  */
 export function contentItem(gen: LoadedGeneration, r: RankedRow): ContentItem {
   return Object.assign(rowFields(gen, r.row), {
-    authorReach: r.authorReach, engagementDepth: r.engagementDepth, engagementScore: r.engagementScore, exampleRankingScore: r.exampleRankingScore,
-    rawSimilarity: r.rawSimilarity, similarity: r.similarity, recencyScore: r.recencyScore, rrfScore: r.rrfScore,
-    intentEvidenceSource: r.intentEvidenceSource, intentSimilarity: r.intentSimilarity, relevance: r.relevance,
+    authorReach: r.authorReach,
+    engagementDepth: r.engagementDepth,
+    engagementScore: r.engagementScore,
+    exampleRankingScore: r.exampleRankingScore,
+    rawSimilarity: r.rawSimilarity,
+    similarity: r.similarity,
+    recencyScore: r.recencyScore,
+    rrfScore: r.rrfScore,
+    intentEvidenceSource: r.intentEvidenceSource,
+    intentSimilarity: r.intentSimilarity,
+    relevance: r.relevance,
   });
 }
 
-export interface Creator { creatorId: number; followerCount: number | null; hits: number; platform: string }
+export interface Creator {
+  creatorId: number;
+  followerCount: number | null;
+  hits: number;
+  platform: string;
+}
 
 /** Creators of the returned rows (docs/api.md, "Creator"), most hits first, then by id and platform. */
 export function creatorsOf(gen: LoadedGeneration, rows: readonly number[]): Creator[] {

@@ -49,7 +49,8 @@ export async function loadGeneration(dir: string, pool: SearchPool | null = null
   const [content, maps] = await Promise.all([loadContentColumns(dir, index.rows), loadMaps(dir, manifest.generation)]);
   // Every member list names rows of this generation (a map from another generation would not).
   for (const m of [...maps.narratives, ...maps.patterns]) {
-    for (const r of m.members) if (!(r >= 0 && r < index.rows)) throw new AssertionFailed(`${dir}: a map member names row ${r} of ${index.rows}`);
+    for (const r of m.members)
+      if (!(r >= 0 && r < index.rows)) throw new AssertionFailed(`${dir}: a map member names row ${r} of ${index.rows}`);
   }
   try {
     if (pool) {
@@ -63,13 +64,21 @@ export async function loadGeneration(dir: string, pool: SearchPool | null = null
   const after = new Uint32Array(index.rows + 1);
   for (let r = index.rows - 1; r >= 0; r--) after[r] = after[r + 1]! + (index.vectors.hasVector(r) ? 1 : 0);
   return {
-    id: manifest.generation, dir, manifest, index, content, maps, loadedAt: new Date().toISOString(), loadMs: Math.round(performance.now() - t0),
+    id: manifest.generation,
+    dir,
+    manifest,
+    index,
+    content,
+    maps,
+    loadedAt: new Date().toISOString(),
+    loadMs: Math.round(performance.now() - t0),
     vectorRowsFrom: (start) => {
       assertInt(start, 0, index.rows, 'first row');
       return after[start]!;
     },
     members: {
-      creator: content.creatorId, platform: content.platform,
+      creator: content.creatorId,
+      platform: content.platform,
       interactions: Float64Array.from({ length: index.rows }, (_, r) => index.likes[r]! + index.comments[r]! + index.shares[r]!),
     },
     search: pool ? (p) => pool.search(manifest.generation, p) : async (p) => searchWithClusters(index, p),

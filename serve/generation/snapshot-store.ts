@@ -8,7 +8,10 @@ import { generationDir, readCurrent } from '../../core/generations.ts';
 import type { Logger } from '../../core/log.ts';
 import { loadGeneration, type LoadedGeneration } from './loaded-generation.ts';
 
-export interface Lease { gen: LoadedGeneration; release(): void }
+export interface Lease {
+  gen: LoadedGeneration;
+  release(): void;
+}
 
 export class SnapshotStore {
   private current: LoadedGeneration | null = null;
@@ -18,7 +21,11 @@ export class SnapshotStore {
   private timer: NodeJS.Timeout | null = null;
   lastError: string | null = null;
 
-  constructor(private readonly dataDir: string, private readonly log: Logger, private readonly load = loadGeneration) {}
+  constructor(
+    private readonly dataDir: string,
+    private readonly log: Logger,
+    private readonly load = loadGeneration,
+  ) {}
 
   /** Load the generation CURRENT names (an error when there is none). */
   async start(): Promise<LoadedGeneration> {
@@ -87,7 +94,9 @@ export class SnapshotStore {
   /** A retired generation no request holds: its search workers let it go; the collector does the rest. */
   private free(gen: LoadedGeneration): void {
     this.log.info({ generation: gen.id }, 'retired generation released');
-    gen.dispose().catch((err: Error) => this.log.warn({ generation: gen.id, err: err.message }, 'search workers could not drop the generation'));
+    gen
+      .dispose()
+      .catch((err: Error) => this.log.warn({ generation: gen.id, err: err.message }, 'search workers could not drop the generation'));
   }
 
   /** Check for a new generation every `ms`. */

@@ -5,7 +5,10 @@ import type Koa from 'koa';
 import type { ApiKey, Ledger } from '../../ledger/ledger.ts';
 import { HttpError } from './http-error.ts';
 
-export interface Caller { key: ApiKey; account: string }
+export interface Caller {
+  key: ApiKey;
+  account: string;
+}
 
 export function authenticate(ledger: Ledger, header: string | undefined): Caller {
   const secret = header?.trim();

@@ -7,16 +7,26 @@
 import { WINDOW_KEYS } from '../../core/windows.ts';
 import { usageQuery } from '../account/account-queries.ts';
 import { JOB_KINDS, jobBodySchema } from '../jobs/job-request.ts';
-import { narrativeDetailQuery, narrativeSearchQuery, patternContentQuery, patternsBrowseQuery, trendingQuery } from '../maps/map-queries.ts';
+import {
+  narrativeDetailQuery,
+  narrativeSearchQuery,
+  patternContentQuery,
+  patternsBrowseQuery,
+  trendingQuery,
+} from '../maps/map-queries.ts';
 import { searchBodySchema } from '../search/search-body.ts';
 import { idempotencyKeySchema } from './idempotency-key.ts';
 import { bodySchema, queryParameters } from './query.ts';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (type: string | Schema): Schema => (typeof type === 'string' ? { type: [type, 'null'] } : { anyOf: [type, { type: 'null' }] });
+const nullable = (type: string | Schema): Schema =>
+  typeof type === 'string' ? { type: [type, 'null'] } : { anyOf: [type, { type: 'null' }] };
 const obj = (required: Record<string, Schema>, optional: Record<string, Schema> = {}, extra = false): Schema => ({
-  type: 'object', required: Object.keys(required), properties: { ...required, ...optional }, additionalProperties: extra,
+  type: 'object',
+  required: Object.keys(required),
+  properties: { ...required, ...optional },
+  additionalProperties: extra,
 });
 const num: Schema = { type: 'number' };
 const int: Schema = { type: 'integer' };
@@ -27,137 +37,332 @@ const windowEnum: Schema = { type: 'string', enum: [...WINDOW_KEYS] };
 const unit: Schema = { type: 'number', minimum: 0, maximum: 1 };
 
 const enrichment = obj({
-  aestheticStyle: strList, attributeConfidence: nullable('number'), brandProducts: strList,
-  coverage: obj({ attributes: bool, novelty: bool, sentiment: bool }), emotionMood: strList, noveltyScore: nullable('number'),
-  saturationScore: nullable('number'), themes: strList, tone: nullable('string'), toneConfidence: nullable('number'),
+  aestheticStyle: strList,
+  attributeConfidence: nullable('number'),
+  brandProducts: strList,
+  coverage: obj({ attributes: bool, novelty: bool, sentiment: bool }),
+  emotionMood: strList,
+  noveltyScore: nullable('number'),
+  saturationScore: nullable('number'),
+  themes: strList,
+  tone: nullable('string'),
+  toneConfidence: nullable('number'),
 });
 
 const storedContent = {
-  uuid: str, commentCount: num, likeCount: num, shareCount: num, viewCount: num, narrativeIds: strList, patternKeys: strList, tags: strList,
+  uuid: str,
+  commentCount: num,
+  likeCount: num,
+  shareCount: num,
+  viewCount: num,
+  narrativeIds: strList,
+  patternKeys: strList,
+  tags: strList,
 };
 const storedOptional = {
-  contentType: nullable('string'), creatorId: nullable('number'), description: nullable('string'), title: nullable('string'),
-  platform: nullable('string'), publishedAt: nullable('string'), followerCount: nullable('number'), enrichment: ref('PublicEnrichment'),
+  contentType: nullable('string'),
+  creatorId: nullable('number'),
+  description: nullable('string'),
+  title: nullable('string'),
+  platform: nullable('string'),
+  publishedAt: nullable('string'),
+  followerCount: nullable('number'),
+  enrichment: ref('PublicEnrichment'),
 };
 
-const contentItem = obj({
-  ...storedContent, authorReach: unit, engagementDepth: unit, engagementScore: unit, exampleRankingScore: num, rawSimilarity: { type: 'number', minimum: -1, maximum: 1 },
-  similarity: unit, recencyScore: unit, rrfScore: num,
-}, { ...storedOptional, intentEvidenceSource: { type: 'string', enum: ['authored_text', 'no_match', 'no_text', 'tag_only'] }, intentSimilarity: nullable('number'), relevance: unit });
+const contentItem = obj(
+  {
+    ...storedContent,
+    authorReach: unit,
+    engagementDepth: unit,
+    engagementScore: unit,
+    exampleRankingScore: num,
+    rawSimilarity: { type: 'number', minimum: -1, maximum: 1 },
+    similarity: unit,
+    recencyScore: unit,
+    rrfScore: num,
+  },
+  {
+    ...storedOptional,
+    intentEvidenceSource: { type: 'string', enum: ['authored_text', 'no_match', 'no_text', 'tag_only'] },
+    intentSimilarity: nullable('number'),
+    relevance: unit,
+  },
+);
 
 const storedRow = obj(storedContent, { ...storedOptional, contentUrl: nullable('string') });
 
-const narrative = obj({
-  id: str, label: str, summary: str, source: { type: 'string', enum: ['emergent', 'tracked'] }, window_key: windowEnum, window_start: str, window_end: str,
-  computed_at: str, content_count: num, creator_count: num, platform_count: num, total_engagement: { type: 'string', pattern: '^[0-9]+$' },
-  emerging_score: unit, momentum_score: unit, top_tags: strList,
-  score_breakdown: obj({ content_count: num, creator_count: num, platform_count: num, total_engagement: num }, { clustering_method: str, pair_count: num, seed_tag: str }),
-}, {
-  narrative_key: nullable('string'), acceleration: nullable('number'), diffusion: nullable('number'), velocity: nullable('number'),
-  lifecycle: nullable({ type: 'string', enum: ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'] }),
-  trajectory_confidence: nullable({ type: 'string', enum: ['high', 'medium', 'low'] }), representative_content_uuid: nullable('string'),
-  sentiment_label: nullable('string'), sentiment_score: nullable('number'),
-  sentiment_breakdown: nullable(obj({}, {
-    coverage: num, dominant_tone: nullable('string'), stance: nullable(obj({ critical: num, mixed: num, neutral: num, supportive: num })), stance_coverage: num,
-  })),
-  memberOverlap: num, overlapZScore: num, overlap_count: num, queryRelevance: unit, text_rank: num,
-});
+const narrative = obj(
+  {
+    id: str,
+    label: str,
+    summary: str,
+    source: { type: 'string', enum: ['emergent', 'tracked'] },
+    window_key: windowEnum,
+    window_start: str,
+    window_end: str,
+    computed_at: str,
+    content_count: num,
+    creator_count: num,
+    platform_count: num,
+    total_engagement: { type: 'string', pattern: '^[0-9]+$' },
+    emerging_score: unit,
+    momentum_score: unit,
+    top_tags: strList,
+    score_breakdown: obj(
+      { content_count: num, creator_count: num, platform_count: num, total_engagement: num },
+      { clustering_method: str, pair_count: num, seed_tag: str },
+    ),
+  },
+  {
+    narrative_key: nullable('string'),
+    acceleration: nullable('number'),
+    diffusion: nullable('number'),
+    velocity: nullable('number'),
+    lifecycle: nullable({ type: 'string', enum: ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'] }),
+    trajectory_confidence: nullable({ type: 'string', enum: ['high', 'medium', 'low'] }),
+    representative_content_uuid: nullable('string'),
+    sentiment_label: nullable('string'),
+    sentiment_score: nullable('number'),
+    sentiment_breakdown: nullable(
+      obj(
+        {},
+        {
+          coverage: num,
+          dominant_tone: nullable('string'),
+          stance: nullable(obj({ critical: num, mixed: num, neutral: num, supportive: num })),
+          stance_coverage: num,
+        },
+      ),
+    ),
+    memberOverlap: num,
+    overlapZScore: num,
+    overlap_count: num,
+    queryRelevance: unit,
+    text_rank: num,
+  },
+);
 
 const patternDetail = obj({
-  clusteringMethod: str, confidence: unit, contentCount: num, creatorCount: num, earlyCount: num, lateCount: num, lateShare: nullable('number'),
-  firstSeenAt: str, generation: str, label: str, labelSource: str, medoidContentUuids: strList, patternKey: str, platformCount: num,
+  clusteringMethod: str,
+  confidence: unit,
+  contentCount: num,
+  creatorCount: num,
+  earlyCount: num,
+  lateCount: num,
+  lateShare: nullable('number'),
+  firstSeenAt: str,
+  generation: str,
+  label: str,
+  labelSource: str,
+  medoidContentUuids: strList,
+  patternKey: str,
+  platformCount: num,
   reconciliation: nullable(obj({ cosine: num, memberOverlap: nullable('number') })),
-  recurrentElements: { type: 'array', items: obj({ support: num, type: str, value: str }) }, scopeDays: num, summary: nullable('string'),
-  tagAttachedMembers: num, totalEngagement: num, trajectory: { type: 'array', items: obj({ contentCount: num, creatorCount: num, generation: str }) },
+  recurrentElements: { type: 'array', items: obj({ support: num, type: str, value: str }) },
+  scopeDays: num,
+  summary: nullable('string'),
+  tagAttachedMembers: num,
+  totalEngagement: num,
+  trajectory: { type: 'array', items: obj({ contentCount: num, creatorCount: num, generation: str }) },
 });
 const lookalike = obj({
-  centroidCosine: num, corroborationCount: num, label: str, patternKey: str, tagJaccard: unit,
-  sharedElements: { type: 'object', additionalProperties: { type: 'array', items: obj({ neighborSupport: num, selfSupport: num, value: str }) } },
+  centroidCosine: num,
+  corroborationCount: num,
+  label: str,
+  patternKey: str,
+  tagJaccard: unit,
+  sharedElements: {
+    type: 'object',
+    additionalProperties: { type: 'array', items: obj({ neighborSupport: num, selfSupport: num, value: str }) },
+  },
 });
 const representative = obj({
-  contentUuid: str, isRepresentative: bool, engagement: num, centroidSimilarity: nullable('number'), contentUrl: nullable('string'),
-  description: nullable('string'), platform: nullable('string'), publishedAt: nullable('string'), title: nullable('string'),
+  contentUuid: str,
+  isRepresentative: bool,
+  engagement: num,
+  centroidSimilarity: nullable('number'),
+  contentUrl: nullable('string'),
+  description: nullable('string'),
+  platform: nullable('string'),
+  publishedAt: nullable('string'),
+  title: nullable('string'),
 });
 const patternEntry = obj({
-  pattern: ref('PatternDetail'), lexicalMatch: unit, memberTextMatch: unit, visualSimilarity: num, queryRelevance: unit,
-  lookalikes: { type: 'array', items: ref('Lookalike') }, representativeContent: { type: 'array', items: ref('RepresentativeContent') },
+  pattern: ref('PatternDetail'),
+  lexicalMatch: unit,
+  memberTextMatch: unit,
+  visualSimilarity: num,
+  queryRelevance: unit,
+  lookalikes: { type: 'array', items: ref('Lookalike') },
+  representativeContent: { type: 'array', items: ref('RepresentativeContent') },
 });
 
 const error = obj({ error: str }, { request_id: str }, true);
-const insufficient = obj({
-  error: { type: 'string', enum: ['insufficient_credits'] }, credits_required: num, credits_available: num,
-  recommendations: obj({ maxLimitForWindow: { type: 'integer', minimum: 0, description: "The largest limit the available balance covers; 0 for patterns and stats, and for insights when it cannot cover the window's minimum analysis depth (7d 375, 30d and 90d 750, all 1,500 records), with or without includeSignals" }, topUpUrl: str }), tier: { type: 'string', enum: ['1', '2'] }, window: windowEnum,
-}, { request_id: str });
+const insufficient = obj(
+  {
+    error: { type: 'string', enum: ['insufficient_credits'] },
+    credits_required: num,
+    credits_available: num,
+    recommendations: obj({
+      maxLimitForWindow: {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'The largest limit the available balance covers; 0 for patterns and stats, and for ' +
+          "insights when it cannot cover the window's minimum analysis depth (7d 375, 30d and 90d " +
+          '750, all 1,500 records), with or without includeSignals',
+      },
+      topUpUrl: str,
+    }),
+    tier: { type: 'string', enum: ['1', '2'] },
+    window: windowEnum,
+  },
+  { request_id: str },
+);
 
 const paged = (items: Schema, more: Record<string, Schema> = {}) => obj({ items: { type: 'array', items }, ...more });
 
 // Asynchronous jobs (docs/jobs.md).
 const jobKinds = [...JOB_KINDS];
 const counted = (name: string) => ({ type: 'array', items: obj({ [name]: str, count: int, share: unit }) });
-const resultOf = (kind: string, fields: Record<string, Schema>, optional: Record<string, Schema> = {}) => obj({
-  kind: { const: kind }, query: str, window: windowEnum, window_start: str, window_end: str, generation: str, computed_at: str, ...fields,
-}, optional);
+const resultOf = (kind: string, fields: Record<string, Schema>, optional: Record<string, Schema> = {}) =>
+  obj(
+    {
+      kind: { const: kind },
+      query: str,
+      window: windowEnum,
+      window_start: str,
+      window_end: str,
+      generation: str,
+      computed_at: str,
+      ...fields,
+    },
+    optional,
+  );
 const percentiles = obj({ p50: num, p90: num, p99: num, max: num, mean: num });
 const jobResults = {
   RecordsResult: resultOf('records', { count: int, content: { type: 'array', items: ref('ContentItem') } }),
-  InsightsResult: resultOf('insights', {
-    analysed: int, narratives: { type: 'array', items: ref('Narrative') },
-    sentiment: obj({
-      label: nullable('string'), score: nullable('number'), coverage: unit, dominant_tone: nullable('string'), tones: counted('tone'),
-      stance: nullable(obj({ critical: unit, mixed: unit, neutral: unit, supportive: unit })), stance_coverage: unit,
-    }),
-    themes: counted('theme'), tags: counted('tag'), top_creators: { type: 'array', items: ref('Creator') }, platforms: counted('platform'),
-    time_series: { type: 'array', items: obj({ day: str, count: int, engagement: num }) },
-    summary: obj({ text: str, source: { type: 'string', enum: ['template', 'llm'] } }, { model: str, fallback_reason: str }),
-  }, {
-    signals: obj({
-      velocity: nullable('number'), acceleration: nullable('number'), momentum_score: unit, emerging_score: unit,
-      lifecycle: nullable({ type: 'string', enum: ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'] }),
-      trajectory_confidence: { type: 'string', enum: ['high', 'medium', 'low'] }, anomalies: { type: 'array', items: obj({ day: str, count: int, zScore: num }) },
-    }),
-  }),
+  InsightsResult: resultOf(
+    'insights',
+    {
+      analysed: int,
+      narratives: { type: 'array', items: ref('Narrative') },
+      sentiment: obj({
+        label: nullable('string'),
+        score: nullable('number'),
+        coverage: unit,
+        dominant_tone: nullable('string'),
+        tones: counted('tone'),
+        stance: nullable(obj({ critical: unit, mixed: unit, neutral: unit, supportive: unit })),
+        stance_coverage: unit,
+      }),
+      themes: counted('theme'),
+      tags: counted('tag'),
+      top_creators: { type: 'array', items: ref('Creator') },
+      platforms: counted('platform'),
+      time_series: { type: 'array', items: obj({ day: str, count: int, engagement: num }) },
+      summary: obj({ text: str, source: { type: 'string', enum: ['template', 'llm'] } }, { model: str, fallback_reason: str }),
+    },
+    {
+      signals: obj({
+        velocity: nullable('number'),
+        acceleration: nullable('number'),
+        momentum_score: unit,
+        emerging_score: unit,
+        lifecycle: nullable({ type: 'string', enum: ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'] }),
+        trajectory_confidence: { type: 'string', enum: ['high', 'medium', 'low'] },
+        anomalies: { type: 'array', items: obj({ day: str, count: int, zScore: num }) },
+      }),
+    },
+  ),
   PatternsResult: resultOf('patterns', { records_considered: int, patterns: { type: 'array', items: ref('PatternEntry') } }),
   StatsResult: resultOf('stats', {
-    records: int, by_platform: counted('platform'), by_content_type: counted('contentType'), by_day: { type: 'array', items: obj({ day: str, count: int }) },
+    records: int,
+    by_platform: counted('platform'),
+    by_content_type: counted('contentType'),
+    by_day: { type: 'array', items: obj({ day: str, count: int }) },
     engagement: obj({ interactions: percentiles, likes: percentiles, comments: percentiles, shares: percentiles, views: percentiles }),
     creators: obj({ distinct: int, records_with_creator: int, top_creator_share: unit, top10_share: unit, posts_per_creator_gini: unit }),
   }),
 };
-const job = obj({
-  jobId: str, kind: { type: 'string', enum: jobKinds }, status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] }, statusUrl: str,
-  request: obj({ kind: { type: 'string', enum: jobKinds }, query: str, limit: int, window: windowEnum, includeSignals: bool }),
-  createdAt: str, startedAt: nullable('string'), finishedAt: nullable('string'), generation: nullable('string'),
-  estimated_cost: { type: 'number', minimum: 0 }, charged: nullable('number'), records: nullable('integer'), cached: bool,
-  error: nullable(obj({ status: int, error: str })),
-}, { request_id: str, result: { oneOf: Object.keys(jobResults).map(ref) } });
+const job = obj(
+  {
+    jobId: str,
+    kind: { type: 'string', enum: jobKinds },
+    status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] },
+    statusUrl: str,
+    request: obj({ kind: { type: 'string', enum: jobKinds }, query: str, limit: int, window: windowEnum, includeSignals: bool }),
+    createdAt: str,
+    startedAt: nullable('string'),
+    finishedAt: nullable('string'),
+    generation: nullable('string'),
+    estimated_cost: { type: 'number', minimum: 0 },
+    charged: nullable('number'),
+    records: nullable('integer'),
+    cached: bool,
+    error: nullable(obj({ status: int, error: str })),
+  },
+  { request_id: str, result: { oneOf: Object.keys(jobResults).map(ref) } },
+);
 
 /** How an id that was not the narrative's own current id was resolved (docs/api.md, "Ids a client can keep"). */
 const resolvedBy = { requested_id: str, resolved_by: { type: 'string', enum: ['narrative_key', 'earlier_generation_id'] } };
 
 export function openApiDocument(prefix: string): Schema {
-  const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { description: ERROR_TEXT[c], content: { 'application/json': { schema: c === 402 ? ref('InsufficientCredits') : ref('Error') } } }]));
+  const errors = (...codes: number[]) =>
+    Object.fromEntries(
+      codes.map((c) => [
+        String(c),
+        { description: ERROR_TEXT[c], content: { 'application/json': { schema: c === 402 ? ref('InsufficientCredits') : ref('Error') } } },
+      ]),
+    );
   const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
   const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: str, description });
   const readErrors = errors(400, 403, 404, 429);
   return {
     openapi: '3.1.0',
-    info: { title: 'Content intelligence service', version: 'v1.0.1', description: 'Search, narrative and pattern maps over social posts, billed in credits (1 credit = 1.00 USD). Every request carries x-api-key; credits are integer micro-credits inside and decimals in JSON. Field definitions: docs/fields.md.' },
+    info: {
+      title: 'Content intelligence service',
+      version: 'v1.0.1',
+      description:
+        'Search, narrative and pattern maps over social posts, billed in credits (1 credit = 1.00 ' +
+        'USD). Every request carries x-api-key; credits are integer micro-credits inside and ' +
+        'decimals in JSON. Field definitions: docs/fields.md.',
+    },
     servers: [{ url: prefix || '/', description: 'http://HOST:PORT + SERVICE_PREFIX' }],
     security: [{ apiKey: [] }],
     paths: {
       '/search': {
         post: {
           summary: 'Synchronous hybrid search; 0.01 credits per row returned (hold: limit x 0.01)',
-          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: bodySchema(idempotencyKeySchema), description: 'A retry with the same key and body returns the original answer and charge.' }],
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: bodySchema(idempotencyKeySchema),
+              description: 'A retry with the same key and body returns the original answer and charge.',
+            },
+          ],
           requestBody: { required: true, content: { 'application/json': { schema: ref('SearchRequest') } } },
           responses: {
             200: {
               ...json(ref('SearchResponse'), 'Ranked content with its creators and narratives'),
-              headers: { 'X-Service-Credits-Used': { schema: str, description: 'credits charged by this call' }, 'X-Service-Credits-Remaining': { schema: str, description: 'available credits after the call' } },
+              headers: {
+                'X-Service-Credits-Used': { schema: str, description: 'credits charged by this call' },
+                'X-Service-Credits-Remaining': { schema: str, description: 'available credits after the call' },
+              },
             },
             202: {
-              ...json(ref('SearchHandedToJob'), 'Over SEARCH_BUDGET_MS: the hold released, an insights job submitted instead (docs/api.md, "POST /search")'),
-              headers: { 'X-Service-Credits-Used': { schema: str, description: "the job's hold (its charge on a cache hit)" }, 'X-Service-Credits-Remaining': { schema: str, description: 'available credits' } },
+              ...json(
+                ref('SearchHandedToJob'),
+                'Over SEARCH_BUDGET_MS: the hold released, an insights job submitted instead (docs/api.md, "POST /search")',
+              ),
+              headers: {
+                'X-Service-Credits-Used': { schema: str, description: "the job's hold (its charge on a cache hit)" },
+                'X-Service-Credits-Remaining': { schema: str, description: 'available credits' },
+              },
             },
             ...errors(400, 402, 403, 409, 422, 429),
           },
@@ -165,8 +370,18 @@ export function openApiDocument(prefix: string): Schema {
       },
       '/intelligence/jobs': {
         post: {
-          summary: 'Submit a job: records 0.01 per row returned, insights 0.015 per record analysed (+1 with signals), patterns 10, stats 5; held at submit (docs/jobs.md)',
-          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: bodySchema(idempotencyKeySchema), description: 'The same key and body give the same job; another body is a 422.' }],
+          summary:
+            'Submit a job: records 0.01 per row returned, insights 0.015 per record analysed (+1 with ' +
+            'signals), patterns 10, stats 5; held at submit (docs/jobs.md)',
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: bodySchema(idempotencyKeySchema),
+              description: 'The same key and body give the same job; another body is a 422.',
+            },
+          ],
           requestBody: { required: true, content: { 'application/json': { schema: ref('JobRequest') } } },
           responses: {
             200: json(ref('Job'), 'A cache hit (docs/jobs.md, "Cache"): succeeded, with the result and charged'),
@@ -176,23 +391,99 @@ export function openApiDocument(prefix: string): Schema {
         },
       },
       '/intelligence/jobs/{jobId}': {
-        get: { summary: "A job's state; its result once succeeded (free)", parameters: [pathParam('jobId', 'job id')], responses: { 200: json(ref('Job'), 'The job'), ...errors(403, 404, 429) } },
+        get: {
+          summary: "A job's state; its result once succeeded (free)",
+          parameters: [pathParam('jobId', 'job id')],
+          responses: { 200: json(ref('Job'), 'The job'), ...errors(403, 404, 429) },
+        },
       },
-      '/narratives/trending': { get: { summary: 'Narratives of a window by momentum (free)', parameters: queryParameters(trendingQuery), responses: { 200: json(ref('NarrativeList'), 'Narratives, by momentum_score, emerging_score, content_count, id'), ...readErrors } } },
-      '/narratives/search': { get: { summary: 'Search narrative labels, summaries and tags (free)', parameters: queryParameters(narrativeSearchQuery), responses: { 200: json(ref('NarrativeSearch'), 'Narratives by BM25 score (text_rank)'), ...readErrors } } },
-      '/narratives/{id}': { get: { summary: 'One narrative: posts, creators, platform split (free). The id may be a current id, a narrative_key (the current narrative of that story), an id of an earlier generation in the history, or an emergent id (for an hour)', parameters: [pathParam('id', 'narrative id, narrative_key, earlier id or emergent id'), ...queryParameters(narrativeDetailQuery)], responses: { 200: json(ref('NarrativeDetail'), 'The narrative'), ...readErrors } } },
-      '/narratives/{id}/trajectory': { get: { summary: "A narrative's daily series and its metrics over generations (free): every id the detail reads, and the key of a story that has ended", parameters: [pathParam('id', 'narrative id, narrative_key, earlier id or emergent id')], responses: { 200: json(ref('NarrativeTrajectory'), 'Trajectory'), ...readErrors } } },
-      '/intelligence/patterns': { get: { summary: 'Browse visual patterns (free)', parameters: queryParameters(patternsBrowseQuery), responses: { 200: json(ref('PatternList'), 'Patterns'), ...readErrors } } },
-      '/intelligence/patterns/{patternKey}': { get: { summary: 'One pattern with representative content and lookalikes (free)', parameters: [pathParam('patternKey', 'pattern key')], responses: { 200: json(ref('PatternResponse'), 'The pattern'), ...readErrors } } },
-      '/intelligence/patterns/{patternKey}/content': { get: { summary: 'Posts of a pattern (free)', parameters: [pathParam('patternKey', 'pattern key'), ...queryParameters(patternContentQuery)], responses: { 200: json(ref('PatternContent'), 'Posts, most central first'), ...readErrors } } },
-      '/intelligence/patterns/{patternKey}/lookalikes': { get: { summary: 'Lookalikes of a pattern (free)', parameters: [pathParam('patternKey', 'pattern key')], responses: { 200: json(ref('PatternLookalikes'), 'Lookalikes'), ...readErrors } } },
-      '/usage': { get: { summary: 'The credit ledger of the caller, newest first (free)', parameters: queryParameters(usageQuery), responses: { 200: json(ref('Usage'), 'Entries'), ...readErrors } } },
-      '/health': { get: { summary: 'Service status and data freshness (free)', responses: { 200: json(ref('Health'), 'Status'), ...errors(403, 429) } } },
+      '/narratives/trending': {
+        get: {
+          summary: 'Narratives of a window by momentum (free)',
+          parameters: queryParameters(trendingQuery),
+          responses: { 200: json(ref('NarrativeList'), 'Narratives, by momentum_score, emerging_score, content_count, id'), ...readErrors },
+        },
+      },
+      '/narratives/search': {
+        get: {
+          summary: 'Search narrative labels, summaries and tags (free)',
+          parameters: queryParameters(narrativeSearchQuery),
+          responses: { 200: json(ref('NarrativeSearch'), 'Narratives by BM25 score (text_rank)'), ...readErrors },
+        },
+      },
+      '/narratives/{id}': {
+        get: {
+          summary:
+            'One narrative: posts, creators, platform split (free). The id may be a current id, a ' +
+            'narrative_key (the current narrative of that story), an id of an earlier generation in ' +
+            'the history, or an emergent id (for an hour)',
+          parameters: [pathParam('id', 'narrative id, narrative_key, earlier id or emergent id'), ...queryParameters(narrativeDetailQuery)],
+          responses: { 200: json(ref('NarrativeDetail'), 'The narrative'), ...readErrors },
+        },
+      },
+      '/narratives/{id}/trajectory': {
+        get: {
+          summary:
+            "A narrative's daily series and its metrics over generations (free): every id the detail reads, and the key of a story that has ended",
+          parameters: [pathParam('id', 'narrative id, narrative_key, earlier id or emergent id')],
+          responses: { 200: json(ref('NarrativeTrajectory'), 'Trajectory'), ...readErrors },
+        },
+      },
+      '/intelligence/patterns': {
+        get: {
+          summary: 'Browse visual patterns (free)',
+          parameters: queryParameters(patternsBrowseQuery),
+          responses: { 200: json(ref('PatternList'), 'Patterns'), ...readErrors },
+        },
+      },
+      '/intelligence/patterns/{patternKey}': {
+        get: {
+          summary: 'One pattern with representative content and lookalikes (free)',
+          parameters: [pathParam('patternKey', 'pattern key')],
+          responses: { 200: json(ref('PatternResponse'), 'The pattern'), ...readErrors },
+        },
+      },
+      '/intelligence/patterns/{patternKey}/content': {
+        get: {
+          summary: 'Posts of a pattern (free)',
+          parameters: [pathParam('patternKey', 'pattern key'), ...queryParameters(patternContentQuery)],
+          responses: { 200: json(ref('PatternContent'), 'Posts, most central first'), ...readErrors },
+        },
+      },
+      '/intelligence/patterns/{patternKey}/lookalikes': {
+        get: {
+          summary: 'Lookalikes of a pattern (free)',
+          parameters: [pathParam('patternKey', 'pattern key')],
+          responses: { 200: json(ref('PatternLookalikes'), 'Lookalikes'), ...readErrors },
+        },
+      },
+      '/usage': {
+        get: {
+          summary: 'The credit ledger of the caller, newest first (free)',
+          parameters: queryParameters(usageQuery),
+          responses: { 200: json(ref('Usage'), 'Entries'), ...readErrors },
+        },
+      },
+      '/health': {
+        get: {
+          summary: 'Service status and data freshness (free)',
+          responses: { 200: json(ref('Health'), 'Status'), ...errors(403, 429) },
+        },
+      },
       '/mcp': {
         post: {
-          summary: 'The MCP tool server (Model Context Protocol, Streamable HTTP, stateless, JSON responses): every capability above as a tool, billed as its HTTP call (README: "MCP")',
-          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'a JSON-RPC 2.0 message of MCP' } } } },
-          responses: { 200: { description: 'The JSON-RPC response' }, 202: { description: 'A notification, accepted (no body)' }, ...errors(400, 403, 405, 406, 415, 429) },
+          summary:
+            'The MCP tool server (Model Context Protocol, Streamable HTTP, stateless, JSON responses): ' +
+            'every capability above as a tool, billed as its HTTP call (README: "MCP")',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { type: 'object', description: 'a JSON-RPC 2.0 message of MCP' } } },
+          },
+          responses: {
+            200: { description: 'The JSON-RPC response' },
+            202: { description: 'A notification, accepted (no body)' },
+            ...errors(400, 403, 405, 406, 415, 429),
+          },
         },
       },
       '/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1' } } } },
@@ -202,8 +493,15 @@ export function openApiDocument(prefix: string): Schema {
       schemas: {
         SearchRequest: bodySchema(searchBodySchema),
         SearchResponse: obj({
-          content: { type: 'array', items: ref('ContentItem'), maxItems: 300 }, creators: { type: 'array', items: ref('Creator') }, narratives: { type: 'array', items: ref('Narrative') },
-          patterns: { type: 'array', items: ref('PatternEntry') }, query: str, window: windowEnum, request_id: str, response_time_ms: num, usage: obj({ credits: num }),
+          content: { type: 'array', items: ref('ContentItem'), maxItems: 300 },
+          creators: { type: 'array', items: ref('Creator') },
+          narratives: { type: 'array', items: ref('Narrative') },
+          patterns: { type: 'array', items: ref('PatternEntry') },
+          query: str,
+          window: windowEnum,
+          request_id: str,
+          response_time_ms: num,
+          usage: obj({ credits: num }),
         }),
         ContentItem: contentItem,
         StoredContent: storedRow,
@@ -215,41 +513,123 @@ export function openApiDocument(prefix: string): Schema {
         Lookalike: lookalike,
         RepresentativeContent: representative,
         Error: error,
-        SearchHandedToJob: obj({
-          jobId: str, reason: { type: 'string', enum: ['sync_budget_exceeded'] }, request_id: str, status: { type: 'string', enum: ['queued', 'running', 'succeeded'] }, statusUrl: str,
-        }, { charged: num, estimated_cost: num }),
+        SearchHandedToJob: obj(
+          {
+            jobId: str,
+            reason: { type: 'string', enum: ['sync_budget_exceeded'] },
+            request_id: str,
+            status: { type: 'string', enum: ['queued', 'running', 'succeeded'] },
+            statusUrl: str,
+          },
+          { charged: num, estimated_cost: num },
+        ),
         JobRequest: bodySchema(jobBodySchema),
         Job: job,
         ...jobResults,
         InsufficientCredits: insufficient,
-        NarrativeList: paged(ref('Narrative'), { window: windowEnum, generation: str, total: int, offset: int, limit: int, next_offset: nullable('integer') }),
+        NarrativeList: paged(ref('Narrative'), {
+          window: windowEnum,
+          generation: str,
+          total: int,
+          offset: int,
+          limit: int,
+          next_offset: nullable('integer'),
+        }),
         NarrativeSearch: paged(ref('Narrative'), { q: str, window: nullable(windowEnum), generation: str }),
-        NarrativeDetail: obj({
-          generation: str, narrative: ref('Narrative'), daily_counts: { type: 'array', items: num },
-          posts: paged(ref('StoredContent'), { total: int, offset: int, limit: int, next_offset: nullable('integer') }),
-          creators: { type: 'array', items: obj({ creatorId: num, platform: str, posts: int }) },
-          platforms: { type: 'array', items: obj({ platform: str, posts: int, share: unit }) },
-        }, resolvedBy),
-        NarrativeTrajectory: obj({
-          id: nullable('string'), source: { type: 'string', enum: ['tracked', 'emergent'] }, narrative_key: nullable('string'), window_key: windowEnum, generation: str, ended: bool,
-          daily: { type: 'array', items: obj({ start: str, content_count: int, engagement: { type: 'number', minimum: 0 } }) }, daily_counts: { type: 'array', items: num },
-          points: { type: 'array', items: obj({
-            generation: str, as_of: str, computed_at: str, narrative_id: str, content_count: int, creator_count: int, total_engagement: { type: 'string', pattern: '^[0-9]+$' },
-            velocity: nullable('number'), acceleration: nullable('number'), momentum_score: unit, emerging_score: unit, lifecycle: nullable('string'), sentiment_score: nullable('number'),
-          }) },
-        }, resolvedBy),
-        PatternList: paged(ref('PatternDetail'), { scope: windowEnum, sort: str, generation: str, total: int, nextCursor: nullable('string') }),
-        PatternResponse: obj({ pattern: ref('PatternDetail'), representativeContent: { type: 'array', items: ref('RepresentativeContent') }, lookalikes: { type: 'array', items: ref('Lookalike') } }),
+        NarrativeDetail: obj(
+          {
+            generation: str,
+            narrative: ref('Narrative'),
+            daily_counts: { type: 'array', items: num },
+            posts: paged(ref('StoredContent'), { total: int, offset: int, limit: int, next_offset: nullable('integer') }),
+            creators: { type: 'array', items: obj({ creatorId: num, platform: str, posts: int }) },
+            platforms: { type: 'array', items: obj({ platform: str, posts: int, share: unit }) },
+          },
+          resolvedBy,
+        ),
+        NarrativeTrajectory: obj(
+          {
+            id: nullable('string'),
+            source: { type: 'string', enum: ['tracked', 'emergent'] },
+            narrative_key: nullable('string'),
+            window_key: windowEnum,
+            generation: str,
+            ended: bool,
+            daily: { type: 'array', items: obj({ start: str, content_count: int, engagement: { type: 'number', minimum: 0 } }) },
+            daily_counts: { type: 'array', items: num },
+            points: {
+              type: 'array',
+              items: obj({
+                generation: str,
+                as_of: str,
+                computed_at: str,
+                narrative_id: str,
+                content_count: int,
+                creator_count: int,
+                total_engagement: { type: 'string', pattern: '^[0-9]+$' },
+                velocity: nullable('number'),
+                acceleration: nullable('number'),
+                momentum_score: unit,
+                emerging_score: unit,
+                lifecycle: nullable('string'),
+                sentiment_score: nullable('number'),
+              }),
+            },
+          },
+          resolvedBy,
+        ),
+        PatternList: paged(ref('PatternDetail'), {
+          scope: windowEnum,
+          sort: str,
+          generation: str,
+          total: int,
+          nextCursor: nullable('string'),
+        }),
+        PatternResponse: obj({
+          pattern: ref('PatternDetail'),
+          representativeContent: { type: 'array', items: ref('RepresentativeContent') },
+          lookalikes: { type: 'array', items: ref('Lookalike') },
+        }),
         PatternContent: paged(ref('StoredContent'), { patternKey: str, generation: str, total: int, nextCursor: nullable('string') }),
         PatternLookalikes: obj({ patternKey: str, lookalikes: { type: 'array', items: ref('Lookalike') } }),
         Usage: obj({
-          account: str, balance: num, held: num, available: num, nextCursor: nullable('string'),
-          entries: { type: 'array', items: obj({ id: str, type: { type: 'string', enum: ['topup', 'settlement', 'refund'] }, credits: num, held: nullable('number'), charged: nullable('number'), released: nullable('number'), balanceAfter: num, keyId: nullable('string'), ref: nullable('string'), what: nullable('string'), reason: nullable('string'), at: str }) },
+          account: str,
+          balance: num,
+          held: num,
+          available: num,
+          nextCursor: nullable('string'),
+          entries: {
+            type: 'array',
+            items: obj({
+              id: str,
+              type: { type: 'string', enum: ['topup', 'settlement', 'refund'] },
+              credits: num,
+              held: nullable('number'),
+              charged: nullable('number'),
+              released: nullable('number'),
+              balanceAfter: num,
+              keyId: nullable('string'),
+              ref: nullable('string'),
+              what: nullable('string'),
+              reason: nullable('string'),
+              at: str,
+            }),
+          },
         }),
         Health: obj({
-          status: { type: 'string', enum: ['ok', 'degraded'] }, generation: str, computed_at: str, as_of: str, data_age_seconds: num, loaded_at: str, rows: int,
-          narratives: int, patterns: int, draining_generations: int, last_load_error: nullable('string'),
-          ledger: obj({ last_seq: int, open_holds: int, recovered_ms: num, torn_tail_cut: bool }), uptime_seconds: num,
+          status: { type: 'string', enum: ['ok', 'degraded'] },
+          generation: str,
+          computed_at: str,
+          as_of: str,
+          data_age_seconds: num,
+          loaded_at: str,
+          rows: int,
+          narratives: int,
+          patterns: int,
+          draining_generations: int,
+          last_load_error: nullable('string'),
+          ledger: obj({ last_seq: int, open_holds: int, recovered_ms: num, torn_tail_cut: bool }),
+          uptime_seconds: num,
         }),
       },
     },

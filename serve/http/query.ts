@@ -10,7 +10,11 @@ import { badRequest } from './http-error.ts';
 /** An integer in [min, max], with the messages every query integer has. */
 export function intField(name: string, min: number, max: number) {
   const range = `${name} must be between ${min} and ${max}`;
-  return z.number({ error: `${name} must be an integer` }).int(`${name} must be an integer`).min(min, range).max(max, range);
+  return z
+    .number({ error: `${name} must be an integer` })
+    .int(`${name} must be an integer`)
+    .min(min, range)
+    .max(max, range);
 }
 
 /** One of the four windows. */
@@ -25,7 +29,10 @@ export const pageFields = (dflt: number, max: number) => ({
 });
 
 /** An opaque page cursor: the nextCursor of the previous page (pattern reads and /usage). */
-export const cursorField = z.string({ error: 'cursor must be a string' }).min(1, 'cursor must not be empty').describe('nextCursor of the previous page');
+export const cursorField = z
+  .string({ error: 'cursor must be a string' })
+  .min(1, 'cursor must not be empty')
+  .describe('nextCursor of the previous page');
 
 type Shape = Record<string, z.ZodType>;
 

@@ -3,12 +3,19 @@
 // token is back). In memory, per process: the limit protects this server, not a global quota.
 import { HttpError } from './http-error.ts';
 
-interface Bucket { tokens: number; at: number }
+interface Bucket {
+  tokens: number;
+  at: number;
+}
 
 export class RateLimiter {
   private buckets = new Map<string, Bucket>();
 
-  constructor(readonly perSecond: number, readonly burst: number, private readonly now = () => performance.now()) {}
+  constructor(
+    readonly perSecond: number,
+    readonly burst: number,
+    private readonly now = () => performance.now(),
+  ) {}
 
   /** Take one token for `key` or throw a 429. */
   take(key: string): void {
@@ -19,7 +26,11 @@ export class RateLimiter {
     if (b.tokens < 1) {
       this.buckets.set(key, b);
       const wait = Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond));
-      throw new HttpError(429, { error: `rate limit exceeded: ${this.perSecond} requests per second per key (bursts of ${this.burst}); retry after ${wait} s` }, { 'Retry-After': String(wait) });
+      throw new HttpError(
+        429,
+        { error: `rate limit exceeded: ${this.perSecond} requests per second per key (bursts of ${this.burst}); retry after ${wait} s` },
+        { 'Retry-After': String(wait) },
+      );
     }
     b.tokens -= 1;
     this.buckets.set(key, b);

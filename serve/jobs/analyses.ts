@@ -29,7 +29,15 @@ export async function jsonArrayInSlices<T>(items: readonly T[], f: (x: T) => unk
 
 function header(gen: LoadedGeneration, r: JobRequest) {
   const b = gen.manifest.windows[r.window];
-  return { kind: r.kind, query: r.query, window: r.window, window_start: b.start, window_end: b.end, generation: gen.id, computed_at: new Date().toISOString() };
+  return {
+    kind: r.kind,
+    query: r.query,
+    window: r.window,
+    window_start: b.start,
+    window_end: b.end,
+    generation: gen.id,
+    computed_at: new Date().toISOString(),
+  };
 }
 
 /** records: the content rows of docs/api.md "Content item", ranked, up to `limit`. Returns the result as JSON text. */
@@ -38,11 +46,14 @@ export async function recordsResult(gen: LoadedGeneration, r: JobRequest, ranked
   return `${head.slice(0, -1)},"content":${await jsonArrayInSlices(ranked, (x) => contentItem(gen, x))}}`;
 }
 
-
 /** The rows' daily series over the window (core/maps/series.ts) and each day's date. */
 function dailySeries(gen: LoadedGeneration, window: WindowKey, rows: readonly number[]) {
   const { index } = gen;
-  const series = seriesStats(rows.map((row) => index.publishedAt[row]!), index.asOf, windowDaysOf(gen, window));
+  const series = seriesStats(
+    rows.map((row) => index.publishedAt[row]!),
+    index.asOf,
+    windowDaysOf(gen, window),
+  );
   const firstDay = index.asOf - series.days * DAY_MS;
   return { series, dayOf: (d: number) => new Date(firstDay + d * DAY_MS).toISOString().slice(0, 10) };
 }
@@ -58,7 +69,8 @@ function countBy<K>(rows: readonly number[], key: (row: number) => K): Map<K, nu
 
 /** Each key's count and share of n, most first (ties by key), as { [name]: key, count, share }. */
 const shares = <K, N extends string>(m: Map<K, number>, n: number, name: N) =>
-  [...m].sort((a, b) => b[1] - a[1] || (String(a[0]) < String(b[0]) ? -1 : 1))
+  [...m]
+    .sort((a, b) => b[1] - a[1] || (String(a[0]) < String(b[0]) ? -1 : 1))
     .map(([k, count]) => ({ [name]: k, count, share: n ? count / n : 0 }) as Record<N, K> & { count: number; share: number });
 
 function topOfLists<N extends string>(rows: readonly number[], listOf: (row: number) => string[], n: number, name: N) {
@@ -86,7 +98,12 @@ export function anomalies(counts: ArrayLike<number>, dayOf: (d: number) => strin
 }
 
 /** insights: an analysis of the rows (narratives, sentiment and stance, themes, creators, platforms, a daily series; signals on request; prose). */
-export async function insightsResult(gen: LoadedGeneration, r: JobRequest, ranked: readonly RankedRow[], summariser: Summariser): Promise<string> {
+export async function insightsResult(
+  gen: LoadedGeneration,
+  r: JobRequest,
+  ranked: readonly RankedRow[],
+  summariser: Summariser,
+): Promise<string> {
   const { index, content } = gen;
   const rows = ranked.map((x) => x.row);
   const n = rows.length;
@@ -99,25 +116,42 @@ export async function insightsResult(gen: LoadedGeneration, r: JobRequest, ranke
   const feeling = narrativeSentiment(rows.map((row) => ({ tone: index.enrichment.toneOf(row), moods: index.enrichment.moods.get(row) })));
   const tones = countBy(rows, (row) => index.enrichment.toneOf(row) ?? 'unknown');
   const narratives = trackedNarratives(gen, r.window, rows).slice(0, 20);
-  const platforms = shares(countBy(rows, (row) => content.platforms[content.platform[row]!] ?? 'unknown'), n, 'platform');
+  const platforms = shares(
+    countBy(rows, (row) => content.platforms[content.platform[row]!] ?? 'unknown'),
+    n,
+    'platform',
+  );
   const analysis = {
-    ...header(gen, r), analysed: n,
+    ...header(gen, r),
+    analysed: n,
     narratives,
     sentiment: {
-      label: feeling.label, score: feeling.score, coverage: feeling.breakdown.coverage, dominant_tone: feeling.breakdown.dominant_tone,
-      tones: shares(tones, n, 'tone'), stance: feeling.breakdown.stance, stance_coverage: feeling.breakdown.stance_coverage,
+      label: feeling.label,
+      score: feeling.score,
+      coverage: feeling.breakdown.coverage,
+      dominant_tone: feeling.breakdown.dominant_tone,
+      tones: shares(tones, n, 'tone'),
+      stance: feeling.breakdown.stance,
+      stance_coverage: feeling.breakdown.stance_coverage,
     },
     themes: topOfLists(rows, (row) => index.enrichment.themes.get(row), 15, 'theme'),
     tags: topOfLists(rows, (row) => content.tags.get(row), 15, 'tag'),
     top_creators: creatorsOf(gen, rows).slice(0, 10),
     platforms,
     time_series: Array.from(series.counts, (count, d) => ({ day: dayOf(d), count, engagement: engagementByDay[d]! })),
-    ...(r.includeSignals ? {
-      signals: {
-        velocity: series.velocity, acceleration: series.acceleration, momentum_score: series.momentumScore, emerging_score: series.emergingScore,
-        lifecycle: series.lifecycle, trajectory_confidence: series.trajectoryConfidence, anomalies: anomalies(series.counts, dayOf),
-      },
-    } : {}),
+    ...(r.includeSignals
+      ? {
+          signals: {
+            velocity: series.velocity,
+            acceleration: series.acceleration,
+            momentum_score: series.momentumScore,
+            emerging_score: series.emergingScore,
+            lifecycle: series.lifecycle,
+            trajectory_confidence: series.trajectoryConfidence,
+            anomalies: anomalies(series.counts, dayOf),
+          },
+        }
+      : {}),
   };
   const summary = await summariser.summarise(analysis);
   return JSON.stringify({ ...analysis, summary });
@@ -141,7 +175,13 @@ export function statsResult(gen: LoadedGeneration, r: JobRequest, ranked: readon
   const { series, dayOf } = dailySeries(gen, r.window, rows);
   const percentiles = (value: (row: number) => number) => {
     const v = Float64Array.from(rows, value).sort();
-    return { p50: quantile(v, 0.5), p90: quantile(v, 0.9), p99: quantile(v, 0.99), max: n ? v[n - 1]! : 0, mean: n ? v.reduce((a, x) => a + x, 0) / n : 0 };
+    return {
+      p50: quantile(v, 0.5),
+      p90: quantile(v, 0.9),
+      p99: quantile(v, 0.99),
+      max: n ? v[n - 1]! : 0,
+      mean: n ? v.reduce((a, x) => a + x, 0) / n : 0,
+    };
   };
   const creators = creatorsOf(gen, rows);
   const withCreator = creators.reduce((a, c) => a + c.hits, 0);
@@ -150,18 +190,32 @@ export function statsResult(gen: LoadedGeneration, r: JobRequest, ranked: readon
   const hits = creators.map((c) => c.hits).sort((a, b) => a - b);
   const gini = hits.length ? hits.reduce((a, h, i) => a + (2 * (i + 1) - hits.length - 1) * h, 0) / (hits.length * withCreator) : 0;
   return JSON.stringify({
-    ...header(gen, r), records: n,
-    by_platform: shares(countBy(rows, (row) => content.platforms[content.platform[row]!] ?? 'unknown'), n, 'platform'),
-    by_content_type: shares(countBy(rows, (row) => content.contentTypes[content.contentType[row]!] ?? 'unknown'), n, 'contentType'),
+    ...header(gen, r),
+    records: n,
+    by_platform: shares(
+      countBy(rows, (row) => content.platforms[content.platform[row]!] ?? 'unknown'),
+      n,
+      'platform',
+    ),
+    by_content_type: shares(
+      countBy(rows, (row) => content.contentTypes[content.contentType[row]!] ?? 'unknown'),
+      n,
+      'contentType',
+    ),
     by_day: Array.from(series.counts, (count, d) => ({ day: dayOf(d), count })),
     engagement: {
       interactions: percentiles((row) => gen.members.interactions[row]!),
-      likes: percentiles((row) => index.likes[row]!), comments: percentiles((row) => index.comments[row]!),
-      shares: percentiles((row) => index.shares[row]!), views: percentiles((row) => index.views[row]! || 0),
+      likes: percentiles((row) => index.likes[row]!),
+      comments: percentiles((row) => index.comments[row]!),
+      shares: percentiles((row) => index.shares[row]!),
+      views: percentiles((row) => index.views[row]! || 0),
     },
     creators: {
-      distinct: creators.length, records_with_creator: withCreator, top_creator_share: withCreator ? (creators[0]?.hits ?? 0) / withCreator : 0,
-      top10_share: withCreator ? top10 / withCreator : 0, posts_per_creator_gini: gini,
+      distinct: creators.length,
+      records_with_creator: withCreator,
+      top_creator_share: withCreator ? (creators[0]?.hits ?? 0) / withCreator : 0,
+      top10_share: withCreator ? top10 / withCreator : 0,
+      posts_per_creator_gini: gini,
     },
   });
 }

@@ -13,7 +13,9 @@ export const ROLLING_MS: Partial<Record<JobKind, number>> = { records: 15 * 60_0
 export const normaliseQuery = (q: string) => q.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
 
 export function cacheKey(r: JobRequest, generation: string): string {
-  return createHash('sha256').update(JSON.stringify([r.kind, normaliseQuery(r.query), r.limit, r.window, r.includeSignals, generation])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([r.kind, normaliseQuery(r.query), r.limit, r.window, r.includeSignals, generation]))
+    .digest('hex');
 }
 
 export interface CacheEntry {

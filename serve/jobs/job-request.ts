@@ -29,20 +29,46 @@ export const SCOPE_LIMIT_DEFAULT = 3000;
 /** Ours: the largest limit of any kind (a records job of 10,000 holds 100 credits). */
 export const JOB_LIMIT_MAX = 10_000;
 
-export const jobBodySchema = z.strictObject({
-  kind: z.enum(JOB_KINDS, { error: `kind must be one of ${JOB_KINDS.join(', ')}` }),
-  query: z.string({ error: (i) => (i.input === undefined ? 'query is required' : 'query must be a string') })
-    .trim().min(1, 'query must not be empty').max(QUERY_MAX_CHARS, `query must be at most ${QUERY_MAX_CHARS} characters`),
-  limit: z.number({ error: 'limit must be a number' }).int('limit must be an integer').min(1, 'limit must be a positive integer')
-    .max(JOB_LIMIT_MAX, `limit must be at most ${JOB_LIMIT_MAX}`).optional()
-    .describe('records: rows (default 1000); insights: depth (default 1500 for 7d, 3000 otherwise); patterns, stats: records looked at (default 3000)'),
-  window: z.enum(WINDOW_KEYS, { error: `window must be one of ${WINDOW_KEYS.join(', ')}` }).default(SEARCH_WINDOW_DEFAULT),
-  includeSignals: z.boolean({ error: 'includeSignals must be a boolean' }).optional()
-    .describe('insights only; +1 credit; needs the window floor of records (7d 375, 30d 750, 90d 750, all 1500)'),
-}, { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}: only kind, query, limit, window and includeSignals are allowed` : 'the body must be a JSON object') });
+export const jobBodySchema = z.strictObject(
+  {
+    kind: z.enum(JOB_KINDS, { error: `kind must be one of ${JOB_KINDS.join(', ')}` }),
+    query: z
+      .string({ error: (i) => (i.input === undefined ? 'query is required' : 'query must be a string') })
+      .trim()
+      .min(1, 'query must not be empty')
+      .max(QUERY_MAX_CHARS, `query must be at most ${QUERY_MAX_CHARS} characters`),
+    limit: z
+      .number({ error: 'limit must be a number' })
+      .int('limit must be an integer')
+      .min(1, 'limit must be a positive integer')
+      .max(JOB_LIMIT_MAX, `limit must be at most ${JOB_LIMIT_MAX}`)
+      .optional()
+      .describe(
+        'records: rows (default 1000); insights: depth (default 1500 for 7d, 3000 otherwise); patterns, stats: records looked at (default 3000)',
+      ),
+    window: z.enum(WINDOW_KEYS, { error: `window must be one of ${WINDOW_KEYS.join(', ')}` }).default(SEARCH_WINDOW_DEFAULT),
+    includeSignals: z
+      .boolean({ error: 'includeSignals must be a boolean' })
+      .optional()
+      .describe('insights only; +1 credit; needs the window floor of records (7d 375, 30d 750, 90d 750, all 1500)'),
+  },
+  {
+    error: (i) =>
+      i.code === 'unrecognized_keys'
+        ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}: ` +
+          `only kind, query, limit, window and includeSignals are allowed`
+        : 'the body must be a JSON object',
+  },
+);
 
 /** A submit body with every default applied: two requests are identical when these are. */
-export interface JobRequest { kind: JobKind; query: string; limit: number; window: WindowKey; includeSignals: boolean }
+export interface JobRequest {
+  kind: JobKind;
+  query: string;
+  limit: number;
+  window: WindowKey;
+  includeSignals: boolean;
+}
 
 export function parseJobRequest(body: unknown): JobRequest {
   const r = jobBodySchema.safeParse(body);
@@ -54,27 +80,37 @@ export function parseJobRequest(body: unknown): JobRequest {
   if (includeSignals && r.data.limit !== undefined && r.data.limit < SIGNALS_FLOOR[window]) {
     throw badRequest(`includeSignals needs at least ${SIGNALS_FLOOR[window]} records for window ${window}; limit is ${r.data.limit}`);
   }
-  const limit = r.data.limit ?? (kind === 'records' ? RECORDS_LIMIT_DEFAULT : kind === 'insights' ? INSIGHTS_DEPTH_DEFAULT[window] : SCOPE_LIMIT_DEFAULT);
+  const limit =
+    r.data.limit ??
+    (kind === 'records' ? RECORDS_LIMIT_DEFAULT : kind === 'insights' ? INSIGHTS_DEPTH_DEFAULT[window] : SCOPE_LIMIT_DEFAULT);
   return { kind, query, limit, window, includeSignals };
 }
 
 /** the most the job can cost. */
 export function holdAmount(r: JobRequest): number {
   switch (r.kind) {
-    case 'records': return r.limit * PRICE.record;
-    case 'insights': return r.limit * PRICE.insightRecord + (r.includeSignals ? PRICE.signals : 0);
-    case 'patterns': return PRICE.patterns;
-    case 'stats': return PRICE.stats;
+    case 'records':
+      return r.limit * PRICE.record;
+    case 'insights':
+      return r.limit * PRICE.insightRecord + (r.includeSignals ? PRICE.signals : 0);
+    case 'patterns':
+      return PRICE.patterns;
+    case 'stats':
+      return PRICE.stats;
   }
 }
 
 /** the charge for `delivered` records (returned or analysed); flat kinds their fee. */
 export function chargeFor(r: JobRequest, delivered: number): number {
   switch (r.kind) {
-    case 'records': return delivered * PRICE.record;
-    case 'insights': return delivered * PRICE.insightRecord + (r.includeSignals && delivered > 0 ? PRICE.signals : 0);
-    case 'patterns': return PRICE.patterns;
-    case 'stats': return PRICE.stats;
+    case 'records':
+      return delivered * PRICE.record;
+    case 'insights':
+      return delivered * PRICE.insightRecord + (r.includeSignals && delivered > 0 ? PRICE.signals : 0);
+    case 'patterns':
+      return PRICE.patterns;
+    case 'stats':
+      return PRICE.stats;
   }
 }
 

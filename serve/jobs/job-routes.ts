@@ -25,7 +25,12 @@ export function jobsRouter(runner: JobRunner): Router {
     const request = parseJobRequest(ctx.request.body);
     const idemKey = idempotencyKeyHeader(ctx);
     const bodyHash = requestHash(request);
-    const out = await runner.submit({ account: caller.account, keyId: caller.key.id }, request, ctx.state.requestId as string, idemKey ? { key: idemKey, bodyHash } : null);
+    const out = await runner.submit(
+      { account: caller.account, keyId: caller.key.id },
+      request,
+      ctx.state.requestId as string,
+      idemKey ? { key: idemKey, bodyHash } : null,
+    );
     const available = runner.available(caller.account);
     ctx.status = out.status;
     ctx.type = 'application/json; charset=utf-8';

@@ -46,7 +46,10 @@ export interface JobRunnerDeps {
   retentionMs: number;
 }
 
-export interface Caller { account: string; keyId: string }
+export interface Caller {
+  account: string;
+  keyId: string;
+}
 export type SubmitOutcome = { status: 202; job: JobRecord } | { status: 200; job: JobRecord; result: Buffer };
 
 const idempotencyKeyOf = (account: string, key: string) => `${account}\u0000${key}`;
@@ -86,14 +89,18 @@ export class JobRunner {
       }
     }
     await this.prune();
-    this.pruneTimer = setInterval(() => void this.prune().catch((err: Error) => this.d.log.error({ err: err.message }, 'pruning old jobs failed')), 3_600_000);
+    this.pruneTimer = setInterval(
+      () => void this.prune().catch((err: Error) => this.d.log.error({ err: err.message }, 'pruning old jobs failed')),
+      3_600_000,
+    );
     this.pruneTimer.unref();
     this.pump();
   }
 
   /** Finished jobs older than the retention go, with the results no kept job reads (a cache hit reads its source's). */
   async prune(now = Date.now()): Promise<number> {
-    const isOld = (j: JobRecord) => (j.status === 'succeeded' || j.status === 'failed') && j.finishedAt !== null && Date.parse(j.finishedAt) < now - this.d.retentionMs;
+    const isOld = (j: JobRecord) =>
+      (j.status === 'succeeded' || j.status === 'failed') && j.finishedAt !== null && Date.parse(j.finishedAt) < now - this.d.retentionMs;
     const all = [...this.jobs.values()];
     const old = all.filter(isOld);
     const readBy = (j: JobRecord) => j.resultOf ?? j.jobId;
@@ -128,8 +135,11 @@ export class JobRunner {
     if (idem && idemId) {
       const seen = this.jobs.get(this.byIdempotencyKey.get(idemId) ?? '');
       if (seen) {
-        if (seen.idempotency!.bodyHash !== idem.bodyHash) throw new HttpError(422, { error: 'this Idempotency-Key was used with a different request body' });
-        return seen.status === 'succeeded' && seen.cached ? { status: 200, job: seen, result: await this.resultOf(seen) } : { status: 202, job: seen };
+        if (seen.idempotency!.bodyHash !== idem.bodyHash)
+          throw new HttpError(422, { error: 'this Idempotency-Key was used with a different request body' });
+        return seen.status === 'succeeded' && seen.cached
+          ? { status: 200, job: seen, result: await this.resultOf(seen) }
+          : { status: 202, job: seen };
       }
       if (this.submitting.has(idemId)) throw new HttpError(409, { error: 'a request with this Idempotency-Key is still in progress' });
       this.submitting.add(idemId);
@@ -141,7 +151,12 @@ export class JobRunner {
     }
   }
 
-  private async submitNew(caller: Caller, r: JobRequest, requestId: string, idem: { key: string; bodyHash: string } | null): Promise<SubmitOutcome> {
+  private async submitNew(
+    caller: Caller,
+    r: JobRequest,
+    requestId: string,
+    idem: { key: string; bodyHash: string } | null,
+  ): Promise<SubmitOutcome> {
     const lease = this.d.snapshots.lease();
     try {
       const gen = lease.gen;
@@ -149,8 +164,25 @@ export class JobRunner {
       const jobId = `job_${randomBytes(12).toString('base64url')}`;
       const now = new Date().toISOString();
       const job: JobRecord = {
-        jobId, account: caller.account, keyId: caller.keyId, request: r, status: 'queued', generation: gen.id, createdAt: now, startedAt: null, finishedAt: null,
-        heldMicro: 0, holdId: null, chargedMicro: null, delivered: null, hasResult: false, resultOf: null, cached: false, error: null, attempts: 0, idempotency: idem,
+        jobId,
+        account: caller.account,
+        keyId: caller.keyId,
+        request: r,
+        status: 'queued',
+        generation: gen.id,
+        createdAt: now,
+        startedAt: null,
+        finishedAt: null,
+        heldMicro: 0,
+        holdId: null,
+        chargedMicro: null,
+        delivered: null,
+        hasResult: false,
+        resultOf: null,
+        cached: false,
+        error: null,
+        attempts: 0,
+        idempotency: idem,
       };
       // A hit whose result file is gone (pruned under a retention shorter than the cache window) is a miss.
       const cached = hit ? await this.store.readResult(hit.jobId).catch(() => null) : null;
@@ -181,7 +213,14 @@ export class JobRunner {
   private hold(job: JobRecord, amount: number, ref: string) {
     const r = job.request;
     return holdOr402(this.d.ledger, {
-      account: job.account, key: job.keyId, amountMicro: amount, ref, what: `job ${r.kind}`, window: r.window, tier: tierOf(r.kind), topUpUrl: this.d.topUpUrl(),
+      account: job.account,
+      key: job.keyId,
+      amountMicro: amount,
+      ref,
+      what: `job ${r.kind}`,
+      window: r.window,
+      tier: tierOf(r.kind),
+      topUpUrl: this.d.topUpUrl(),
       maxLimit: (available) => maxLimitFor(r, available),
     });
   }
@@ -193,11 +232,19 @@ export class JobRunner {
     let charged = 0;
     if (price > 0) {
       const hold = await this.hold(job, price, requestId);
-      charged = (await this.d.ledger.settle(hold.id, price, { key: `job:${job.jobId}`, bodyHash: 'job', response: { charged: price } })).chargedMicro;
+      charged = (await this.d.ledger.settle(hold.id, price, { key: `job:${job.jobId}`, bodyHash: 'job', response: { charged: price } }))
+        .chargedMicro;
     }
     Object.assign(job, {
-      status: 'succeeded', startedAt: job.createdAt, finishedAt: new Date().toISOString(), heldMicro: price, chargedMicro: charged,
-      delivered: hit.delivered, hasResult: true, resultOf: hit.jobId, cached: true,
+      status: 'succeeded',
+      startedAt: job.createdAt,
+      finishedAt: new Date().toISOString(),
+      heldMicro: price,
+      chargedMicro: charged,
+      delivered: hit.delivered,
+      hasResult: true,
+      resultOf: hit.jobId,
+      cached: true,
     } satisfies Partial<JobRecord>);
     this.cache.touch(hit);
     await this.store.save(job);
@@ -206,7 +253,17 @@ export class JobRunner {
   }
 
   private remember(job: JobRecord, at: number): void {
-    this.cache.put({ key: cacheKey(job.request, job.generation!), kind: job.request.kind, jobId: job.jobId, payer: job.account, chargedMicro: job.chargedMicro ?? 0, delivered: job.delivered ?? 0 }, at);
+    this.cache.put(
+      {
+        key: cacheKey(job.request, job.generation!),
+        kind: job.request.kind,
+        jobId: job.jobId,
+        payer: job.account,
+        chargedMicro: job.chargedMicro ?? 0,
+        delivered: job.delivered ?? 0,
+      },
+      at,
+    );
   }
 
   private pump(): void {
@@ -225,7 +282,8 @@ export class JobRunner {
   }
 
   private retrievalPool(): TaskPool<RetrievalTask, RankedRow[]> {
-    if (!this.pool || this.pool.broken) this.pool = new TaskPool<RetrievalTask, RankedRow[]>(new URL('./retrieval-worker.ts', import.meta.url), { threads: this.d.threads });
+    if (!this.pool || this.pool.broken)
+      this.pool = new TaskPool<RetrievalTask, RankedRow[]>(new URL('./retrieval-worker.ts', import.meta.url), { threads: this.d.threads });
     return this.pool;
   }
 
@@ -241,7 +299,12 @@ export class JobRunner {
       await this.d.ledger.release(job.holdId, `job failed (${status})`);
       job.holdId = null;
     }
-    Object.assign(job, { status: 'failed', finishedAt: new Date().toISOString(), chargedMicro: 0, error: { status, error } } satisfies Partial<JobRecord>);
+    Object.assign(job, {
+      status: 'failed',
+      finishedAt: new Date().toISOString(),
+      chargedMicro: 0,
+      error: { status, error },
+    } satisfies Partial<JobRecord>);
     await this.store.save(job);
   }
 
@@ -262,7 +325,8 @@ export class JobRunner {
         job.holdId = hold.id;
         job.heldMicro = hold.amountMicro;
       } catch (err) {
-        if (err instanceof HttpError) return this.fail(job, err.status, `the job could not hold its cost again after a restart: ${String(err.body.error)}`);
+        if (err instanceof HttpError)
+          return this.fail(job, err.status, `the job could not hold its cost again after a restart: ${String(err.body.error)}`);
         throw err;
       }
     }
@@ -278,11 +342,20 @@ export class JobRunner {
       job.generation = gen.id;
       const ranked = await this.retrieve(gen, { query: r.query, limit: r.limit, window: r.window });
       if (r.kind === 'insights' && r.includeSignals && ranked.length < SIGNALS_FLOOR[r.window]) {
-        return await this.fail(job, 422, `includeSignals needs at least ${SIGNALS_FLOOR[r.window]} records for window ${r.window}; the query matched ${ranked.length}. Nothing was charged.`);
+        return await this.fail(
+          job,
+          422,
+          `includeSignals needs at least ${SIGNALS_FLOOR[r.window]} records for window ${r.window}; the query matched ${ranked.length}. Nothing was charged.`,
+        );
       }
-      const json = r.kind === 'records' ? await recordsResult(gen, r, ranked)
-        : r.kind === 'insights' ? await insightsResult(gen, r, ranked, this.d.summariser)
-        : r.kind === 'patterns' ? patternsResult(gen, r, ranked) : statsResult(gen, r, ranked);
+      const json =
+        r.kind === 'records'
+          ? await recordsResult(gen, r, ranked)
+          : r.kind === 'insights'
+            ? await insightsResult(gen, r, ranked, this.d.summariser)
+            : r.kind === 'patterns'
+              ? patternsResult(gen, r, ranked)
+              : statsResult(gen, r, ranked);
       await this.store.saveResult(job.jobId, json);
       job.hasResult = true;
       job.delivered = ranked.length;
@@ -316,10 +389,20 @@ export class JobRunner {
   /** What GET /intelligence/jobs/{id} shows (without the result). */
   view(job: JobRecord): Record<string, unknown> {
     return {
-      jobId: job.jobId, kind: job.request.kind, status: job.status, statusUrl: this.d.statusPath(job.jobId), request: job.request,
-      createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: job.finishedAt, generation: job.generation,
-      estimated_cost: toCredits(job.heldMicro), charged: job.chargedMicro === null ? null : toCredits(job.chargedMicro), records: job.delivered,
-      cached: job.cached, error: job.error,
+      jobId: job.jobId,
+      kind: job.request.kind,
+      status: job.status,
+      statusUrl: this.d.statusPath(job.jobId),
+      request: job.request,
+      createdAt: job.createdAt,
+      startedAt: job.startedAt,
+      finishedAt: job.finishedAt,
+      generation: job.generation,
+      estimated_cost: toCredits(job.heldMicro),
+      charged: job.chargedMicro === null ? null : toCredits(job.chargedMicro),
+      records: job.delivered,
+      cached: job.cached,
+      error: job.error,
     };
   }
 

@@ -8,7 +8,12 @@ import { answerTasks } from '../../core/workers/task-worker.ts';
 import { loadSearchIndex, type SearchIndex, type SharedIndexParts } from '../../core/ranking/search-index.ts';
 import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
 
-export interface RetrievalTask { gen: string; dir: string; shared: SharedIndexParts; params: SearchParams }
+export interface RetrievalTask {
+  gen: string;
+  dir: string;
+  shared: SharedIndexParts;
+  params: SearchParams;
+}
 
 export const JOB_THREAD_NICE = 10;
 

@@ -3,8 +3,15 @@
 // SUMMARY_API_URL set, an OpenAI-compatible chat-completions endpoint writes it from the same
 // figures, and the template is the fallback when that endpoint fails or times out.
 
-export interface Summary { text: string; source: 'template' | 'llm'; model?: string; fallback_reason?: string }
-export interface Summariser { summarise(analysis: InsightsFigures): Promise<Summary> }
+export interface Summary {
+  text: string;
+  source: 'template' | 'llm';
+  model?: string;
+  fallback_reason?: string;
+}
+export interface Summariser {
+  summarise(analysis: InsightsFigures): Promise<Summary>;
+}
 
 /** The parts of an insights analysis the prose speaks about. */
 export interface InsightsFigures {
@@ -19,29 +26,59 @@ export interface InsightsFigures {
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
-const WINDOW_WORDS: Record<string, string> = { '7d': 'the last 7 days', '30d': 'the last 30 days', '90d': 'the last 90 days', all: 'the whole corpus' };
+const WINDOW_WORDS: Record<string, string> = {
+  '7d': 'the last 7 days',
+  '30d': 'the last 30 days',
+  '90d': 'the last 90 days',
+  all: 'the whole corpus',
+};
 
 export class TemplateSummariser implements Summariser {
   async summarise(a: InsightsFigures): Promise<Summary> {
     if (a.analysed === 0) return { text: `No posts matched "${a.query}" in ${WINDOW_WORDS[a.window] ?? a.window}.`, source: 'template' };
     const parts = [`${a.analysed.toLocaleString('en-US')} posts about "${a.query}" in ${WINDOW_WORDS[a.window] ?? a.window}.`];
     const p = a.platforms[0];
-    if (p) parts.push(`Most are on ${p.platform} (${pct(p.share)})${a.platforms[1] ? `, then ${a.platforms[1].platform} (${pct(a.platforms[1].share)})` : ''}.`);
+    if (p)
+      parts.push(
+        `Most are on ${p.platform} (${pct(p.share)})${a.platforms[1] ? `, then ${a.platforms[1].platform} (${pct(a.platforms[1].share)})` : ''}.`,
+      );
     if (a.sentiment.label) {
       const stance = a.sentiment.stance ? Object.entries(a.sentiment.stance).sort((x, y) => y[1] - x[1])[0] : null;
       parts.push(`The tone is ${a.sentiment.label}${stance ? `; the most common stance is ${stance[0]} (${pct(stance[1])})` : ''}.`);
     }
-    if (a.narratives[0]) parts.push(`The leading narrative is "${a.narratives[0].label}" (${a.narratives[0].memberOverlap} of these posts).`);
-    if (a.themes.length) parts.push(`Recurring themes: ${a.themes.slice(0, 3).map((t) => t.theme).join(', ')}.`);
+    if (a.narratives[0])
+      parts.push(`The leading narrative is "${a.narratives[0].label}" (${a.narratives[0].memberOverlap} of these posts).`);
+    if (a.themes.length)
+      parts.push(
+        `Recurring themes: ${a.themes
+          .slice(0, 3)
+          .map((t) => t.theme)
+          .join(', ')}.`,
+      );
     if (a.signals) {
-      if (a.signals.lifecycle) parts.push(`Activity is ${a.signals.lifecycle}${a.signals.velocity !== null ? ` (${a.signals.velocity >= 0 ? '+' : ''}${a.signals.velocity.toFixed(1)} posts a day, day over day, this week)` : ''}.`);
-      if (a.signals.anomalies.length) parts.push(`Unusual spikes on ${a.signals.anomalies.slice(-3).map((x) => `${x.day} (${x.count})`).join(', ')}.`);
+      if (a.signals.lifecycle) {
+        const v = a.signals.velocity;
+        const pace = v !== null ? ` (${v >= 0 ? '+' : ''}${v.toFixed(1)} posts a day, day over day, this week)` : '';
+        parts.push(`Activity is ${a.signals.lifecycle}${pace}.`);
+      }
+      if (a.signals.anomalies.length)
+        parts.push(
+          `Unusual spikes on ${a.signals.anomalies
+            .slice(-3)
+            .map((x) => `${x.day} (${x.count})`)
+            .join(', ')}.`,
+        );
     }
     return { text: parts.join(' '), source: 'template' };
   }
 }
 
-export interface LlmConfig { url: string; apiKey?: string; model: string; timeoutMs: number }
+export interface LlmConfig {
+  url: string;
+  apiKey?: string;
+  model: string;
+  timeoutMs: number;
+}
 
 export class OpenAiCompatibleSummariser implements Summariser {
   private readonly fallback = new TemplateSummariser();
@@ -53,9 +90,14 @@ export class OpenAiCompatibleSummariser implements Summariser {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.c.apiKey ? { authorization: `Bearer ${this.c.apiKey}` } : {}) },
         body: JSON.stringify({
-          model: this.c.model, temperature: 0,
+          model: this.c.model,
+          temperature: 0,
           messages: [
-            { role: 'system', content: 'You write a short, factual summary (at most 5 sentences) of social media analysis figures. Use only the figures given.' },
+            {
+              role: 'system',
+              content:
+                'You write a short, factual summary (at most 5 sentences) of social media analysis figures. Use only the figures given.',
+            },
             { role: 'user', content: JSON.stringify(a) },
           ],
         }),
@@ -72,6 +114,18 @@ export class OpenAiCompatibleSummariser implements Summariser {
   }
 }
 
-export function summariserFrom(c: { SUMMARY_API_URL?: string; SUMMARY_API_KEY?: string; SUMMARY_MODEL: string; SUMMARY_TIMEOUT_MS: number }): Summariser {
-  return c.SUMMARY_API_URL ? new OpenAiCompatibleSummariser({ url: c.SUMMARY_API_URL, apiKey: c.SUMMARY_API_KEY, model: c.SUMMARY_MODEL, timeoutMs: c.SUMMARY_TIMEOUT_MS }) : new TemplateSummariser();
+export function summariserFrom(c: {
+  SUMMARY_API_URL?: string;
+  SUMMARY_API_KEY?: string;
+  SUMMARY_MODEL: string;
+  SUMMARY_TIMEOUT_MS: number;
+}): Summariser {
+  return c.SUMMARY_API_URL
+    ? new OpenAiCompatibleSummariser({
+        url: c.SUMMARY_API_URL,
+        apiKey: c.SUMMARY_API_KEY,
+        model: c.SUMMARY_MODEL,
+        timeoutMs: c.SUMMARY_TIMEOUT_MS,
+      })
+    : new TemplateSummariser();
 }

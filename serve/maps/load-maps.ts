@@ -10,48 +10,123 @@ import { loadBm25, type Bm25Index } from '../../core/bm25.ts';
 import { openDuckDB, sqlString, type Row } from '../../core/duckdb.ts';
 
 export interface Narrative {
-  id: string; label: string; summary: string; source: 'tracked' | 'emergent'; window_key: string; window_start: string; window_end: string;
-  computed_at: string; content_count: number; creator_count: number; platform_count: number; total_engagement: string;
-  emerging_score: number; momentum_score: number; top_tags: string[]; score_breakdown: Record<string, unknown>;
-  narrative_key: string | null; acceleration: number | null; diffusion: number | null; velocity: number | null; lifecycle: string | null;
-  trajectory_confidence: string | null; representative_content_uuid: string | null; sentiment_label: string | null;
-  sentiment_score: number | null; sentiment_breakdown: Record<string, unknown> | null;
+  id: string;
+  label: string;
+  summary: string;
+  source: 'tracked' | 'emergent';
+  window_key: string;
+  window_start: string;
+  window_end: string;
+  computed_at: string;
+  content_count: number;
+  creator_count: number;
+  platform_count: number;
+  total_engagement: string;
+  emerging_score: number;
+  momentum_score: number;
+  top_tags: string[];
+  score_breakdown: Record<string, unknown>;
+  narrative_key: string | null;
+  acceleration: number | null;
+  diffusion: number | null;
+  velocity: number | null;
+  lifecycle: string | null;
+  trajectory_confidence: string | null;
+  representative_content_uuid: string | null;
+  sentiment_label: string | null;
+  sentiment_score: number | null;
+  sentiment_breakdown: Record<string, unknown> | null;
 }
 
 /** A narrative's figures in one generation: the same fields, with the same JSON types, as the narrative itself. */
 export interface TrajectoryPoint {
-  generation: string; as_of: string; computed_at: string; narrative_id: string; content_count: number; creator_count: number;
-  total_engagement: string; velocity: number | null; acceleration: number | null; momentum_score: number; emerging_score: number;
-  lifecycle: string | null; sentiment_score: number | null;
+  generation: string;
+  as_of: string;
+  computed_at: string;
+  narrative_id: string;
+  content_count: number;
+  creator_count: number;
+  total_engagement: string;
+  velocity: number | null;
+  acceleration: number | null;
+  momentum_score: number;
+  emerging_score: number;
+  lifecycle: string | null;
+  sentiment_score: number | null;
 }
 
-export interface LoadedNarrative { narrative: Narrative; members: Int32Array; dailyCounts: number[]; trajectory: TrajectoryPoint[] }
+export interface LoadedNarrative {
+  narrative: Narrative;
+  members: Int32Array;
+  dailyCounts: number[];
+  trajectory: TrajectoryPoint[];
+}
 
 /** Where an id of an earlier generation led: its story's key, in which generation and window. */
-export interface EarlierNarrativeId { narrative_key: string; generation: string; window_key: string }
+export interface EarlierNarrativeId {
+  narrative_key: string;
+  generation: string;
+  window_key: string;
+}
 
-export interface RecurrentElement { support: number; type: string; value: string }
+export interface RecurrentElement {
+  support: number;
+  type: string;
+  value: string;
+}
 
 export interface PatternDetail {
-  clusteringMethod: string; confidence: number; contentCount: number; creatorCount: number; earlyCount: number; lateCount: number;
-  lateShare: number | null; firstSeenAt: string; generation: string; label: string; labelSource: string; medoidContentUuids: string[];
-  patternKey: string; platformCount: number; reconciliation: { cosine: number; memberOverlap: number | null } | null;
-  recurrentElements: RecurrentElement[]; scopeDays: number; summary: string | null; tagAttachedMembers: number; totalEngagement: number;
+  clusteringMethod: string;
+  confidence: number;
+  contentCount: number;
+  creatorCount: number;
+  earlyCount: number;
+  lateCount: number;
+  lateShare: number | null;
+  firstSeenAt: string;
+  generation: string;
+  label: string;
+  labelSource: string;
+  medoidContentUuids: string[];
+  patternKey: string;
+  platformCount: number;
+  reconciliation: { cosine: number; memberOverlap: number | null } | null;
+  recurrentElements: RecurrentElement[];
+  scopeDays: number;
+  summary: string | null;
+  tagAttachedMembers: number;
+  totalEngagement: number;
   trajectory: Array<{ contentCount: number; creatorCount: number; generation: string }>;
 }
 
 export interface Lookalike {
-  centroidCosine: number; corroborationCount: number; label: string; patternKey: string; tagJaccard: number;
+  centroidCosine: number;
+  corroborationCount: number;
+  label: string;
+  patternKey: string;
+  tagJaccard: number;
   sharedElements: Record<string, Array<{ neighborSupport: number; selfSupport: number; value: string }>>;
 }
 
 export interface RepresentativeContent {
-  contentUuid: string; isRepresentative: boolean; engagement: number; centroidSimilarity: number | null; contentUrl: string | null;
-  description: string | null; platform: string | null; publishedAt: string | null; title: string | null;
+  contentUuid: string;
+  isRepresentative: boolean;
+  engagement: number;
+  centroidSimilarity: number | null;
+  contentUrl: string | null;
+  description: string | null;
+  platform: string | null;
+  publishedAt: string | null;
+  title: string | null;
 }
 
 export interface LoadedPattern {
-  scope: string; detail: PatternDetail; members: Int32Array; lookalikes: Lookalike[]; representatives: RepresentativeContent[]; tags: string[];
+  scope: string;
+  detail: PatternDetail;
+  members: Int32Array;
+  lookalikes: Lookalike[];
+  representatives: RepresentativeContent[];
+  tags: string[];
   /** Analysed terms of the label, summary and element values (lexicalMatch in search). */
   text: string[];
   /** Unit visual centroid (pattern-centroids.f32), null when absent. */
@@ -83,15 +158,27 @@ const json = <T>(v: unknown): T | null => (typeof v === 'string' ? (JSON.parse(v
 /** A trajectory row as the API shows it; this generation's own rows carry no generation name yet (publish gives it). */
 function trajectoryPoint(h: Row, generation: string): TrajectoryPoint {
   return {
-    generation: (h.generation as string | null) ?? generation, as_of: h.as_of as string, computed_at: h.computed_at as string, narrative_id: h.narrative_id as string,
-    content_count: num(h.content_count), creator_count: num(h.creator_count), total_engagement: String(Math.round(num(h.total_engagement))),
-    velocity: numOrNull(h.velocity), acceleration: numOrNull(h.acceleration), momentum_score: num(h.momentum_score), emerging_score: num(h.emerging_score),
-    lifecycle: (h.lifecycle as string | null) ?? null, sentiment_score: numOrNull(h.sentiment_score),
+    generation: (h.generation as string | null) ?? generation,
+    as_of: h.as_of as string,
+    computed_at: h.computed_at as string,
+    narrative_id: h.narrative_id as string,
+    content_count: num(h.content_count),
+    creator_count: num(h.creator_count),
+    total_engagement: String(Math.round(num(h.total_engagement))),
+    velocity: numOrNull(h.velocity),
+    acceleration: numOrNull(h.acceleration),
+    momentum_score: num(h.momentum_score),
+    emerging_score: num(h.emerging_score),
+    lifecycle: (h.lifecycle as string | null) ?? null,
+    sentiment_score: numOrNull(h.sentiment_score),
   };
 }
 
 async function exists(file: string): Promise<boolean> {
-  return fs.access(file).then(() => true, () => false);
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 function groupRows(rows: Row[], key: string): Map<string, Row[]> {
@@ -114,29 +201,69 @@ async function membersOf(db: Awaited<ReturnType<typeof openDuckDB>>, file: strin
 
 export async function loadMaps(generationDir: string, generation: string): Promise<Maps> {
   const file = (n: string) => path.join(generationDir, n);
-  const maps: Maps = { narratives: [], narrativeById: new Map(), narrativeByKey: new Map(), earlierNarrativeIds: new Map(), narrativeHistory: new Map(), narrativeText: null, patterns: [], patternByKey: new Map(), endedPatternKeys: new Set(), patternDim: 0 };
+  const maps: Maps = {
+    narratives: [],
+    narrativeById: new Map(),
+    narrativeByKey: new Map(),
+    earlierNarrativeIds: new Map(),
+    narrativeHistory: new Map(),
+    narrativeText: null,
+    patterns: [],
+    patternByKey: new Map(),
+    endedPatternKeys: new Set(),
+    patternDim: 0,
+  };
   const db = await openDuckDB();
   try {
     await db.run(`SET TimeZone = 'UTC'`);
     if (await exists(file('narratives.parquet'))) {
       const rows = await db.all(`SELECT * FROM read_parquet(${sqlString(file('narratives.parquet'))}) ORDER BY row_id`);
       const members = await membersOf(db, file('narrative-members.parquet'), 'narrative_id');
-      const history = groupRows(await db.all(`SELECT * FROM read_parquet(${sqlString(file('narrative-trajectory.parquet'))}) ORDER BY row_id`), 'narrative_key');
-      for (const [key, rows] of history) maps.narrativeHistory.set(key, { window_key: rows[0]!.window_key as string, points: rows.map((h) => trajectoryPoint(h, generation)) });
+      const history = groupRows(
+        await db.all(`SELECT * FROM read_parquet(${sqlString(file('narrative-trajectory.parquet'))}) ORDER BY row_id`),
+        'narrative_key',
+      );
+      for (const [key, rows] of history)
+        maps.narrativeHistory.set(key, {
+          window_key: rows[0]!.window_key as string,
+          points: rows.map((h) => trajectoryPoint(h, generation)),
+        });
       for (const r of rows) {
         const narrative: Narrative = {
-          id: r.id as string, label: r.label as string, summary: r.summary as string, source: 'tracked', window_key: r.window_key as string,
-          window_start: r.window_start as string, window_end: r.window_end as string, computed_at: r.computed_at as string,
-          content_count: num(r.content_count), creator_count: num(r.creator_count), platform_count: num(r.platform_count),
-          total_engagement: String(r.total_engagement), emerging_score: num(r.emerging_score), momentum_score: num(r.momentum_score),
-          top_tags: (r.top_tags as string[] | null) ?? [], score_breakdown: json<Record<string, unknown>>(r.score_breakdown) ?? {},
-          narrative_key: (r.narrative_key as string | null) ?? null, acceleration: numOrNull(r.acceleration), diffusion: numOrNull(r.diffusion),
-          velocity: numOrNull(r.velocity), lifecycle: (r.lifecycle as string | null) ?? null, trajectory_confidence: (r.trajectory_confidence as string | null) ?? null,
-          representative_content_uuid: (r.representative_content_uuid as string | null) ?? null, sentiment_label: (r.sentiment_label as string | null) ?? null,
-          sentiment_score: numOrNull(r.sentiment_score), sentiment_breakdown: json<Record<string, unknown>>(r.sentiment_breakdown),
+          id: r.id as string,
+          label: r.label as string,
+          summary: r.summary as string,
+          source: 'tracked',
+          window_key: r.window_key as string,
+          window_start: r.window_start as string,
+          window_end: r.window_end as string,
+          computed_at: r.computed_at as string,
+          content_count: num(r.content_count),
+          creator_count: num(r.creator_count),
+          platform_count: num(r.platform_count),
+          total_engagement: String(r.total_engagement),
+          emerging_score: num(r.emerging_score),
+          momentum_score: num(r.momentum_score),
+          top_tags: (r.top_tags as string[] | null) ?? [],
+          score_breakdown: json<Record<string, unknown>>(r.score_breakdown) ?? {},
+          narrative_key: (r.narrative_key as string | null) ?? null,
+          acceleration: numOrNull(r.acceleration),
+          diffusion: numOrNull(r.diffusion),
+          velocity: numOrNull(r.velocity),
+          lifecycle: (r.lifecycle as string | null) ?? null,
+          trajectory_confidence: (r.trajectory_confidence as string | null) ?? null,
+          representative_content_uuid: (r.representative_content_uuid as string | null) ?? null,
+          sentiment_label: (r.sentiment_label as string | null) ?? null,
+          sentiment_score: numOrNull(r.sentiment_score),
+          sentiment_breakdown: json<Record<string, unknown>>(r.sentiment_breakdown),
         };
         const trajectory = maps.narrativeHistory.get(narrative.narrative_key ?? '')?.points ?? [];
-        const loaded: LoadedNarrative = { narrative, members: members.get(narrative.id) ?? new Int32Array(0), dailyCounts: ((r.daily_counts as number[] | null) ?? []).map(Number), trajectory };
+        const loaded: LoadedNarrative = {
+          narrative,
+          members: members.get(narrative.id) ?? new Int32Array(0),
+          dailyCounts: ((r.daily_counts as number[] | null) ?? []).map(Number),
+          trajectory,
+        };
         maps.narratives.push(loaded);
         maps.narrativeById.set(narrative.id, loaded);
         if (narrative.narrative_key) maps.narrativeByKey.set(narrative.narrative_key, loaded);
@@ -144,7 +271,12 @@ export async function loadMaps(generationDir: string, generation: string): Promi
       for (const [key, rows] of history) {
         for (const h of rows) {
           const id = h.narrative_id as string | null;
-          if (id && !maps.narrativeById.has(id)) maps.earlierNarrativeIds.set(id, { narrative_key: key, generation: (h.generation as string | null) ?? generation, window_key: h.window_key as string });
+          if (id && !maps.narrativeById.has(id))
+            maps.earlierNarrativeIds.set(id, {
+              narrative_key: key,
+              generation: (h.generation as string | null) ?? generation,
+              window_key: h.window_key as string,
+            });
         }
       }
       if (await exists(file('narrative-text.bin'))) maps.narrativeText = await loadBm25(file('narrative-text.bin'));
@@ -152,35 +284,78 @@ export async function loadMaps(generationDir: string, generation: string): Promi
     if (await exists(file('patterns.parquet'))) {
       const rows = await db.all(`SELECT * FROM read_parquet(${sqlString(file('patterns.parquet'))}) ORDER BY row_id`);
       const members = await membersOf(db, file('pattern-members.parquet'), 'pattern_key');
-      const looks = groupRows(await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-lookalikes.parquet'))}) ORDER BY pattern_key, rank`), 'pattern_key');
-      const reps = groupRows(await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-representatives.parquet'))}) ORDER BY pattern_key, rank`), 'pattern_key');
-      const history = groupRows(await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-trajectory.parquet'))}) ORDER BY row_id`), 'pattern_key');
+      const looks = groupRows(
+        await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-lookalikes.parquet'))}) ORDER BY pattern_key, rank`),
+        'pattern_key',
+      );
+      const reps = groupRows(
+        await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-representatives.parquet'))}) ORDER BY pattern_key, rank`),
+        'pattern_key',
+      );
+      const history = groupRows(
+        await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-trajectory.parquet'))}) ORDER BY row_id`),
+        'pattern_key',
+      );
       const raw = (await exists(file('pattern-centroids.f32'))) ? await fs.readFile(file('pattern-centroids.f32')) : Buffer.alloc(0);
       const flat = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
       maps.patternDim = rows.length ? flat.length / rows.length : 0;
       for (const r of rows) {
         const key = r.pattern_key as string;
         const detail: PatternDetail = {
-          clusteringMethod: r.clustering_method as string, confidence: num(r.confidence), contentCount: num(r.content_count), creatorCount: num(r.creator_count),
-          earlyCount: num(r.early_count), lateCount: num(r.late_count), lateShare: numOrNull(r.late_share), firstSeenAt: r.first_seen_at as string,
-          generation, label: r.label as string, labelSource: r.label_source as string, medoidContentUuids: (r.medoid_content_uuids as string[] | null) ?? [],
-          patternKey: key, platformCount: num(r.platform_count), reconciliation: json(r.reconciliation), recurrentElements: json<RecurrentElement[]>(r.recurrent_elements) ?? [],
-          scopeDays: num(r.scope_days), summary: (r.summary as string | null) ?? null, tagAttachedMembers: num(r.tag_attached_members), totalEngagement: num(r.total_engagement),
-          trajectory: (history.get(key) ?? []).map((h) => ({ contentCount: num(h.content_count), creatorCount: num(h.creator_count), generation: (h.generation as string | null) ?? generation })),
+          clusteringMethod: r.clustering_method as string,
+          confidence: num(r.confidence),
+          contentCount: num(r.content_count),
+          creatorCount: num(r.creator_count),
+          earlyCount: num(r.early_count),
+          lateCount: num(r.late_count),
+          lateShare: numOrNull(r.late_share),
+          firstSeenAt: r.first_seen_at as string,
+          generation,
+          label: r.label as string,
+          labelSource: r.label_source as string,
+          medoidContentUuids: (r.medoid_content_uuids as string[] | null) ?? [],
+          patternKey: key,
+          platformCount: num(r.platform_count),
+          reconciliation: json(r.reconciliation),
+          recurrentElements: json<RecurrentElement[]>(r.recurrent_elements) ?? [],
+          scopeDays: num(r.scope_days),
+          summary: (r.summary as string | null) ?? null,
+          tagAttachedMembers: num(r.tag_attached_members),
+          totalEngagement: num(r.total_engagement),
+          trajectory: (history.get(key) ?? []).map((h) => ({
+            contentCount: num(h.content_count),
+            creatorCount: num(h.creator_count),
+            generation: (h.generation as string | null) ?? generation,
+          })),
         };
         const loaded: LoadedPattern = {
-          scope: r.scope_key as string, detail, members: members.get(key) ?? new Int32Array(0), tags: (r.tags as string[] | null) ?? [],
+          scope: r.scope_key as string,
+          detail,
+          members: members.get(key) ?? new Int32Array(0),
+          tags: (r.tags as string[] | null) ?? [],
           text: terms([detail.label, detail.summary ?? '', ...detail.recurrentElements.map((e) => e.value)].join(' ')),
-          centroid: maps.patternDim && r.centroid_index !== null && r.centroid_index !== undefined
-            ? flat.slice(num(r.centroid_index) * maps.patternDim, (num(r.centroid_index) + 1) * maps.patternDim) : null,
+          centroid:
+            maps.patternDim && r.centroid_index !== null && r.centroid_index !== undefined
+              ? flat.slice(num(r.centroid_index) * maps.patternDim, (num(r.centroid_index) + 1) * maps.patternDim)
+              : null,
           lookalikes: (looks.get(key) ?? []).map((l) => ({
-            centroidCosine: num(l.centroid_cosine), corroborationCount: num(l.corroboration_count), label: l.label as string, patternKey: l.lookalike_key as string,
-            tagJaccard: num(l.tag_jaccard), sharedElements: json(l.shared_elements) ?? {},
+            centroidCosine: num(l.centroid_cosine),
+            corroborationCount: num(l.corroboration_count),
+            label: l.label as string,
+            patternKey: l.lookalike_key as string,
+            tagJaccard: num(l.tag_jaccard),
+            sharedElements: json(l.shared_elements) ?? {},
           })),
           representatives: (reps.get(key) ?? []).map((x) => ({
-            contentUuid: x.content_uuid as string, isRepresentative: Boolean(x.is_representative), engagement: num(x.engagement), centroidSimilarity: numOrNull(x.centroid_similarity),
-            contentUrl: (x.content_url as string | null) ?? null, description: (x.description as string | null) ?? null, platform: (x.platform as string | null) ?? null,
-            publishedAt: (x.published_at as string | null) ?? null, title: (x.title as string | null) ?? null,
+            contentUuid: x.content_uuid as string,
+            isRepresentative: Boolean(x.is_representative),
+            engagement: num(x.engagement),
+            centroidSimilarity: numOrNull(x.centroid_similarity),
+            contentUrl: (x.content_url as string | null) ?? null,
+            description: (x.description as string | null) ?? null,
+            platform: (x.platform as string | null) ?? null,
+            publishedAt: (x.published_at as string | null) ?? null,
+            title: (x.title as string | null) ?? null,
           })),
         };
         maps.patterns.push(loaded);

@@ -7,13 +7,20 @@ export const PATTERN_SORT_KEYS = ['contentCount', 'lateShare', 'confidence', 'to
 
 export const trendingQuery = z.object({
   window: windowField().default('30d').describe('7d, 30d, 90d or all; default 30d'),
-  platform: z.string({ error: 'platform must be a string' }).min(1, 'platform must not be empty').optional().describe('only narratives with posts on this platform'),
+  platform: z
+    .string({ error: 'platform must be a string' })
+    .min(1, 'platform must not be empty')
+    .optional()
+    .describe('only narratives with posts on this platform'),
   ...pageFields(20, 100),
 });
 
 export const narrativeSearchQuery = z.object({
-  q: z.string({ error: 'q is required: the words to look for in narrative labels and summaries' }).trim()
-    .min(1, 'q is required: the words to look for in narrative labels and summaries').describe('words to look for'),
+  q: z
+    .string({ error: 'q is required: the words to look for in narrative labels and summaries' })
+    .trim()
+    .min(1, 'q is required: the words to look for in narrative labels and summaries')
+    .describe('words to look for'),
   window: windowField().optional().describe('only this window'),
   limit: intField('limit', 1, 100).default(20).describe('1..100, default 20'),
 });
@@ -22,7 +29,10 @@ export const narrativeDetailQuery = z.object(pageFields(50, 500));
 
 export const patternsBrowseQuery = z.object({
   scope: windowField('scope').default('30d').describe('7d, 30d, 90d or all; default 30d'),
-  sort: z.enum(PATTERN_SORT_KEYS, { error: `sort must be one of ${PATTERN_SORT_KEYS.join(', ')}` }).default('contentCount').describe('default contentCount'),
+  sort: z
+    .enum(PATTERN_SORT_KEYS, { error: `sort must be one of ${PATTERN_SORT_KEYS.join(', ')}` })
+    .default('contentCount')
+    .describe('default contentCount'),
   limit: intField('limit', 1, 100).default(20).describe('1..100, default 20'),
   cursor: cursorField.optional(),
 });

@@ -25,13 +25,23 @@ export function resolveNarrative(gen: LoadedGeneration, emergent: EmergentStore,
   if (earlier) {
     const now = maps.narrativeByKey.get(earlier.narrative_key);
     if (now) return { source: 'tracked', ln: now, resolvedBy: 'earlier_generation_id' };
-    throw notFound(`narrative ${id} of generation ${earlier.generation} belongs to story ${earlier.narrative_key}, which has no narrative in generation ${gen.id} (it ended, or merged into another); its history: GET /narratives/${earlier.narrative_key}/trajectory`);
+    throw notFound(
+      `narrative ${id} of generation ${earlier.generation} belongs to story ` +
+        `${earlier.narrative_key}, which has no narrative in generation ${gen.id} (it ended, or ` +
+        `merged into another); its history: GET /narratives/${earlier.narrative_key}/trajectory`,
+    );
   }
   if (id.startsWith('nk-') && maps.narrativeHistory.has(id)) {
-    throw notFound(`story ${id} has no narrative in generation ${gen.id} (it ended, or merged into another); its history: GET /narratives/${id}/trajectory`);
+    throw notFound(
+      `story ${id} has no narrative in generation ${gen.id} (it ended, or merged into another); its history: GET /narratives/${id}/trajectory`,
+    );
   }
   const e = emergent.get(id, gen.id);
   if (e) return { source: 'emergent', e };
-  if (id.startsWith('em-')) throw notFound(`no emergent narrative ${id} in generation ${gen.id}: emergent narratives stay readable for an hour after the search that formed them, on the generation it ran on`);
+  if (id.startsWith('em-'))
+    throw notFound(
+      `no emergent narrative ${id} in generation ${gen.id}: emergent narratives stay readable ` +
+        `for an hour after the search that formed them, on the generation it ran on`,
+    );
   throw notFound(`no narrative ${id}: not an id of generation ${gen.id} or of an earlier one in its history, nor a narrative_key`);
 }

@@ -16,7 +16,12 @@ import { narrativeDetailQuery, narrativeSearchQuery, trendingQuery } from './map
 
 /** Trending order: momentum, then emergence, then size, then id (documented in docs/api.md). */
 export function trendingOrder(a: Narrative, b: Narrative): number {
-  return b.momentum_score - a.momentum_score || b.emerging_score - a.emerging_score || b.content_count - a.content_count || a.id.localeCompare(b.id);
+  return (
+    b.momentum_score - a.momentum_score ||
+    b.emerging_score - a.emerging_score ||
+    b.content_count - a.content_count ||
+    a.id.localeCompare(b.id)
+  );
 }
 
 interface MemberSplit {
@@ -47,9 +52,12 @@ function memberSplit(gen: LoadedGeneration, members: Int32Array): MemberSplit {
   }
   const name = (code: number) => names[code] ?? 'unknown';
   const split: MemberSplit = {
-    creators: [...creators].flatMap(([id, per]) => [...per].map(([code, posts]) => ({ creatorId: id, platform: name(code), posts })))
-      .sort((a, b) => b.posts - a.posts || a.creatorId - b.creatorId || a.platform.localeCompare(b.platform)).slice(0, 50),
-    platforms: [...byCode].map(([code, posts]) => ({ platform: name(code), posts, share: posts / Math.max(1, members.length) }))
+    creators: [...creators]
+      .flatMap(([id, per]) => [...per].map(([code, posts]) => ({ creatorId: id, platform: name(code), posts })))
+      .sort((a, b) => b.posts - a.posts || a.creatorId - b.creatorId || a.platform.localeCompare(b.platform))
+      .slice(0, 50),
+    platforms: [...byCode]
+      .map(([code, posts]) => ({ platform: name(code), posts, share: posts / Math.max(1, members.length) }))
       .sort((a, b) => b.posts - a.posts || a.platform.localeCompare(b.platform)),
     platformCodes: new Set(byCode.keys()),
   };
@@ -57,13 +65,28 @@ function memberSplit(gen: LoadedGeneration, members: Int32Array): MemberSplit {
   return split;
 }
 
-function detail(gen: LoadedGeneration, narrative: Narrative, members: Int32Array, dailyCounts: number[], postLimit: number, postOffset: number) {
+function detail(
+  gen: LoadedGeneration,
+  narrative: Narrative,
+  members: Int32Array,
+  dailyCounts: number[],
+  postLimit: number,
+  postOffset: number,
+) {
   const { creators, platforms } = memberSplit(gen, members);
   const posts = Array.from(members.subarray(postOffset, postOffset + postLimit), (r) => storedFields(gen, r));
   return {
-    narrative, daily_counts: dailyCounts,
-    posts: { items: posts, total: members.length, offset: postOffset, limit: postLimit, next_offset: postOffset + posts.length < members.length ? postOffset + posts.length : null },
-    creators, platforms,
+    narrative,
+    daily_counts: dailyCounts,
+    posts: {
+      items: posts,
+      total: members.length,
+      offset: postOffset,
+      limit: postLimit,
+      next_offset: postOffset + posts.length < members.length ? postOffset + posts.length : null,
+    },
+    creators,
+    platforms,
   };
 }
 
@@ -77,9 +100,17 @@ function resolution(id: string, found: Resolved): Record<string, string> {
  * the last one ending at the generation's as-of instant (as daily_counts); engagement is
  * likes + comments + shares of the day's posts.
  */
-function dailySeries(gen: LoadedGeneration, members: Int32Array, days: number): Array<{ start: string; content_count: number; engagement: number }> {
+function dailySeries(
+  gen: LoadedGeneration,
+  members: Int32Array,
+  days: number,
+): Array<{ start: string; content_count: number; engagement: number }> {
   const asOf = gen.index.asOf;
-  const out = Array.from({ length: days }, (_, i) => ({ start: new Date(asOf - (days - i) * DAY_MS).toISOString(), content_count: 0, engagement: 0 }));
+  const out = Array.from({ length: days }, (_, i) => ({
+    start: new Date(asOf - (days - i) * DAY_MS).toISOString(),
+    content_count: 0,
+    engagement: 0,
+  }));
   for (const r of members) {
     const back = Math.floor((asOf - gen.index.publishedAt[r]!) / DAY_MS);
     if (back < 0 || back >= days) continue;
@@ -92,9 +123,19 @@ function dailySeries(gen: LoadedGeneration, members: Int32Array, days: number): 
 
 function pointOf(gen: LoadedGeneration, n: Narrative): TrajectoryPoint {
   return {
-    generation: gen.id, as_of: gen.manifest.as_of, computed_at: n.computed_at, narrative_id: n.id, content_count: n.content_count, creator_count: n.creator_count,
-    total_engagement: n.total_engagement, velocity: n.velocity, acceleration: n.acceleration, momentum_score: n.momentum_score, emerging_score: n.emerging_score,
-    lifecycle: n.lifecycle, sentiment_score: n.sentiment_score,
+    generation: gen.id,
+    as_of: gen.manifest.as_of,
+    computed_at: n.computed_at,
+    narrative_id: n.id,
+    content_count: n.content_count,
+    creator_count: n.creator_count,
+    total_engagement: n.total_engagement,
+    velocity: n.velocity,
+    acceleration: n.acceleration,
+    momentum_score: n.momentum_score,
+    emerging_score: n.emerging_score,
+    lifecycle: n.lifecycle,
+    sentiment_score: n.sentiment_score,
   };
 }
 
@@ -106,12 +147,21 @@ export function narrativesRouter(emergent: EmergentStore): Router {
     const platform = asked?.toLowerCase() ?? null;
     let list = gen.maps.narratives.filter((n) => n.narrative.window_key === window);
     if (platform) {
-      if (!gen.content.platforms.includes(platform)) throw badRequest(`unknown platform "${platform}" (platforms: ${gen.content.platforms.join(', ')})`);
+      if (!gen.content.platforms.includes(platform))
+        throw badRequest(`unknown platform "${platform}" (platforms: ${gen.content.platforms.join(', ')})`);
       const code = gen.content.platforms.indexOf(platform);
       list = list.filter((n) => memberSplit(gen, n.members).platformCodes.has(code));
     }
     const ordered = list.map((n) => n.narrative).sort(trendingOrder);
-    ctx.body = { window, generation: gen.id, items: ordered.slice(offset, offset + limit), total: ordered.length, offset, limit, next_offset: offset + limit < ordered.length ? offset + limit : null };
+    ctx.body = {
+      window,
+      generation: gen.id,
+      items: ordered.slice(offset, offset + limit),
+      total: ordered.length,
+      offset,
+      limit,
+      next_offset: offset + limit < ordered.length ? offset + limit : null,
+    };
   });
   r.get('/narratives/search', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
@@ -119,8 +169,10 @@ export function narrativesRouter(emergent: EmergentStore): Router {
     const window = only ?? null;
     const index = gen.maps.narrativeText;
     const hits = index ? searchBm25(index, terms(q), gen.maps.narratives.length) : [];
-    const items = hits.map((h) => ({ ...gen.maps.narratives[h.row]!.narrative, text_rank: h.score }))
-      .filter((n) => window === null || n.window_key === window).slice(0, limit);
+    const items = hits
+      .map((h) => ({ ...gen.maps.narratives[h.row]!.narrative, text_rank: h.score }))
+      .filter((n) => window === null || n.window_key === window)
+      .slice(0, limit);
     ctx.body = { q, window, generation: gen.id, items };
   });
   r.get('/narratives/:id', (ctx) => {
@@ -137,15 +189,32 @@ export function narrativesRouter(emergent: EmergentStore): Router {
     // A story that has ended still has its history.
     const ended = !gen.maps.narrativeByKey.has(id) ? gen.maps.narrativeHistory.get(id) : undefined;
     if (ended) {
-      ctx.body = { id: null, source: 'tracked', narrative_key: id, window_key: ended.window_key, generation: gen.id, ended: true, daily: [], daily_counts: [], points: ended.points };
+      ctx.body = {
+        id: null,
+        source: 'tracked',
+        narrative_key: id,
+        window_key: ended.window_key,
+        generation: gen.id,
+        ended: true,
+        daily: [],
+        daily_counts: [],
+        points: ended.points,
+      };
       return;
     }
     const found = resolveNarrative(gen, emergent, id);
     const n = found.source === 'tracked' ? found.ln : found.e;
     const window = n.narrative.window_key as WindowKey;
     ctx.body = {
-      id: n.narrative.id, source: n.narrative.source, narrative_key: n.narrative.narrative_key, window_key: window, generation: gen.id, ...resolution(id, found), ended: false,
-      daily: dailySeries(gen, n.members, n.dailyCounts.length), daily_counts: n.dailyCounts,
+      id: n.narrative.id,
+      source: n.narrative.source,
+      narrative_key: n.narrative.narrative_key,
+      window_key: window,
+      generation: gen.id,
+      ...resolution(id, found),
+      ended: false,
+      daily: dailySeries(gen, n.members, n.dailyCounts.length),
+      daily_counts: n.dailyCounts,
       // An emergent narrative exists in this generation only: its one point is the narrative's figures now.
       points: found.source === 'tracked' ? found.ln.trajectory : [pointOf(gen, found.e.narrative)],
     };

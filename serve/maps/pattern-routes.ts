@@ -40,15 +40,18 @@ function offsetOf(cursor: string | undefined, gen: string, list: string, order: 
 
 /** Pattern reads have no offset: say so rather than ignore it (a client would read page one again and again). */
 function refuseOffset(q: Record<string, unknown>): void {
-  if (q.offset !== undefined) throw badRequest('pattern reads page with cursor: pass the nextCursor of the previous page (offset is for narrative reads)');
+  if (q.offset !== undefined)
+    throw badRequest('pattern reads page with cursor: pass the nextCursor of the previous page (offset is for narrative reads)');
 }
 
 function patternOf(gen: LoadedGeneration, key: string): LoadedPattern {
   const p = gen.maps.patternByKey.get(key);
   if (!p) {
-    throw notFound(gen.maps.endedPatternKeys.has(key)
-      ? `pattern ${key} has no entry in generation ${gen.id}: it ended, or merged into another (pattern keys are stable while a pattern lasts)`
-      : `no pattern ${key}: not a pattern key of generation ${gen.id} or of an earlier one in its history`);
+    throw notFound(
+      gen.maps.endedPatternKeys.has(key)
+        ? `pattern ${key} has no entry in generation ${gen.id}: it ended, or merged into another (pattern keys are stable while a pattern lasts)`
+        : `no pattern ${key}: not a pattern key of generation ${gen.id} or of an earlier one in its history`,
+    );
   }
   return p;
 }
@@ -60,10 +63,18 @@ export function patternsRouter(): Router {
     const { scope, sort, limit, cursor } = queryFrom(patternsBrowseQuery, ctx.query);
     refuseOffset(ctx.query);
     const offset = offsetOf(cursor, gen.id, scope, sort);
-    const list = gen.maps.patterns.filter((p) => p.scope === scope)
+    const list = gen.maps.patterns
+      .filter((p) => p.scope === scope)
       .sort((a, b) => PATTERN_SORTS[sort](a, b) || a.detail.patternKey.localeCompare(b.detail.patternKey));
     const items = list.slice(offset, offset + limit).map((p) => p.detail);
-    ctx.body = { scope, sort, generation: gen.id, items, total: list.length, nextCursor: offset + limit < list.length ? encodeCursor(gen.id, scope, sort, offset + limit) : null };
+    ctx.body = {
+      scope,
+      sort,
+      generation: gen.id,
+      items,
+      total: list.length,
+      nextCursor: offset + limit < list.length ? encodeCursor(gen.id, scope, sort, offset + limit) : null,
+    };
   });
   r.get('/intelligence/patterns/:key', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
@@ -78,7 +89,13 @@ export function patternsRouter(): Router {
     const offset = offsetOf(cursor, gen.id, p.detail.patternKey, 'content');
     const items = Array.from(p.members.subarray(offset, offset + limit), (row) => storedFields(gen, row));
     const next = offset + items.length;
-    ctx.body = { patternKey: p.detail.patternKey, generation: gen.id, items, total: p.members.length, nextCursor: next < p.members.length ? encodeCursor(gen.id, p.detail.patternKey, 'content', next) : null };
+    ctx.body = {
+      patternKey: p.detail.patternKey,
+      generation: gen.id,
+      items,
+      total: p.members.length,
+      nextCursor: next < p.members.length ? encodeCursor(gen.id, p.detail.patternKey, 'content', next) : null,
+    };
   });
   r.get('/intelligence/patterns/:key/lookalikes', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;

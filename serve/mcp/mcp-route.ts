@@ -14,11 +14,22 @@ import { TOOLS, type ToolDef } from './tools.ts';
 export const MCP_SERVER_INFO = { name: 'content-intelligence', version: '1.0.1' };
 
 /** The tool's HTTP call with the caller's key; its JSON as the result, a non-2xx answer as a tool error carrying the status and body. */
-async function callTool(baseUrl: string, key: string, version: string | null, tool: ToolDef, args: Record<string, unknown>): Promise<CallToolResult> {
+async function callTool(
+  baseUrl: string,
+  key: string,
+  version: string | null,
+  tool: ToolDef,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
   const call = tool.http(args);
   const res = await fetch(`${baseUrl}${call.path}`, {
     method: call.method,
-    headers: { 'x-api-key': key, ...(version ? { 'X-Service-Version': version } : {}), ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}), ...call.headers },
+    headers: {
+      'x-api-key': key,
+      ...(version ? { 'X-Service-Version': version } : {}),
+      ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...call.headers,
+    },
     body: call.body === undefined ? undefined : JSON.stringify(call.body),
   });
   const text = await res.text();
@@ -42,10 +53,15 @@ async function callTool(baseUrl: string, key: string, version: string | null, to
 
 export function mcpServerFor(baseUrl: string, key: string, version: string | null): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, {
-    instructions: 'Content intelligence over social posts: search (billed per row), narrative and visual-pattern maps (free), asynchronous analysis jobs (billed), usage and health. Credits: 1 credit = 1.00 USD; each tool description says what it costs.',
+    instructions:
+      'Content intelligence over social posts: search (billed per row), narrative and ' +
+      'visual-pattern maps (free), asynchronous analysis jobs (billed), usage and health. ' +
+      'Credits: 1 credit = 1.00 USD; each tool description says what it costs.',
   });
   for (const tool of TOOLS) {
-    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, (args: Record<string, unknown>) => callTool(baseUrl, key, version, tool, args));
+    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, (args: Record<string, unknown>) =>
+      callTool(baseUrl, key, version, tool, args),
+    );
   }
   return server;
 }
@@ -71,7 +87,12 @@ async function jsonRpcErrorBody(res: Response): Promise<{ error: string; jsonrpc
  */
 export function mcpHandler(selfUrl: () => string): Koa.Middleware {
   return async (ctx) => {
-    if (ctx.method !== 'POST') throw new HttpError(405, { error: `method ${ctx.method} is not allowed on ${ctx.path} (allowed: POST; this MCP server is stateless and does not stream)` }, { Allow: 'POST' });
+    if (ctx.method !== 'POST')
+      throw new HttpError(
+        405,
+        { error: `method ${ctx.method} is not allowed on ${ctx.path} (allowed: POST; this MCP server is stateless and does not stream)` },
+        { Allow: 'POST' },
+      );
     const server = mcpServerFor(selfUrl(), ctx.get('x-api-key'), ctx.get('x-service-version') || null);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {

@@ -7,10 +7,17 @@ import { z } from 'zod';
 import { usageQuery } from '../account/account-queries.ts';
 import { idempotencyKeySchema } from '../http/idempotency-key.ts';
 import { jobBodySchema, JOB_LIMIT_MAX } from '../jobs/job-request.ts';
-import { narrativeDetailQuery, narrativeSearchQuery, patternContentQuery, patternsBrowseQuery, trendingQuery } from '../maps/map-queries.ts';
+import {
+  narrativeDetailQuery,
+  narrativeSearchQuery,
+  patternContentQuery,
+  patternsBrowseQuery,
+  trendingQuery,
+} from '../maps/map-queries.ts';
 import { searchBodySchema } from '../search/search-body.ts';
 
-const idempotencyKey = idempotencyKeySchema.optional()
+const idempotencyKey = idempotencyKeySchema
+  .optional()
   .describe('Idempotency-Key: a retry with the same key and arguments returns the original result and charge');
 const id = (what: string) => z.string().min(1).describe(what);
 
@@ -36,7 +43,11 @@ const idem = (key: string | undefined) => (key ? { 'Idempotency-Key': key } : un
 export const TOOLS: ToolDef[] = [
   {
     name: 'search',
-    description: 'Hybrid search of the live corpus (POST /search): ranked content rows with their creators and narratives. COST: 0.01 credits per row returned (the call holds limit x 0.01 first; default limit 100, so at most 1 credit); an empty answer is free. A search over the time budget is handed to an insights job instead (status 202 with jobId).',
+    description:
+      'Hybrid search of the live corpus (POST /search): ranked content rows with their creators ' +
+      'and narratives. COST: 0.01 credits per row returned (the call holds limit x 0.01 first; ' +
+      'default limit 100, so at most 1 credit); an empty answer is free. A search over the time ' +
+      'budget is handed to an insights job instead (status 202 with jobId).',
     input: searchBodySchema.extend({ idempotencyKey }),
     http: ({ idempotencyKey: key, ...body }) => ({ method: 'POST', path: '/search', body, headers: idem(key) }),
   },
@@ -54,13 +65,15 @@ export const TOOLS: ToolDef[] = [
   },
   {
     name: 'narrative_get',
-    description: 'One narrative: its posts (paged), creators and platform split (GET /narratives/{id}); emergent ids from searches stay readable for an hour. Free.',
+    description:
+      'One narrative: its posts (paged), creators and platform split (GET /narratives/{id}); emergent ids from searches stay readable for an hour. Free.',
     input: z.strictObject({ id: id('a narrative id, narrative_key or emergent id'), ...narrativeDetailQuery.shape }),
     http: ({ id, ...q }) => ({ method: 'GET', path: withQuery(`/narratives/${enc(id)}`, q) }),
   },
   {
     name: 'narrative_trajectory',
-    description: "A narrative's daily series and its metrics across generations (GET /narratives/{id}/trajectory); any id narrative_get reads, a narrative_key too. Free.",
+    description:
+      "A narrative's daily series and its metrics across generations (GET /narratives/{id}/trajectory); any id narrative_get reads, a narrative_key too. Free.",
     input: z.strictObject({ id: id('a narrative id, narrative_key or emergent id') }),
     http: ({ id }) => ({ method: 'GET', path: `/narratives/${enc(id)}/trajectory` }),
   },
@@ -90,13 +103,22 @@ export const TOOLS: ToolDef[] = [
   },
   {
     name: 'job_submit',
-    description: `Submit an asynchronous job (POST /intelligence/jobs); poll it with job_get. COSTS: records 0.01 credits per row returned (limit up to ${JOB_LIMIT_MAX}, default 1000: at most 10 credits); insights 0.015 per record analysed (default depth 1,500 for 7d, 3,000 otherwise: at most 22.5 or 45 credits), +1 credit with includeSignals; patterns 10 credits; stats 5 credits. The most it can cost is held at submit (estimated_cost); a failed job is refunded. Identical requests are answered from a cache (records 15 min, insights 1 h, at full price; patterns and stats until 00:00 UTC, free for the account that paid).`,
+    description:
+      `Submit an asynchronous job (POST /intelligence/jobs); poll it with job_get. COSTS: ` +
+      `records 0.01 credits per row returned (limit up to ${JOB_LIMIT_MAX}, default 1000: at ` +
+      `most 10 credits); insights 0.015 per record analysed (default depth 1,500 for 7d, 3,000 ` +
+      `otherwise: at most 22.5 or 45 credits), +1 credit with includeSignals; patterns 10 ` +
+      `credits; stats 5 credits. The most it can cost is held at submit (estimated_cost); a ` +
+      `failed job is refunded. Identical requests are answered from a cache (records 15 min, ` +
+      `insights 1 h, at full price; patterns and stats until 00:00 UTC, free for the account ` +
+      `that paid).`,
     input: jobBodySchema.extend({ idempotencyKey }),
     http: ({ idempotencyKey: key, ...body }) => ({ method: 'POST', path: '/intelligence/jobs', body, headers: idem(key) }),
   },
   {
     name: 'job_get',
-    description: "A job's state (queued, running, succeeded with its result and charge, or failed and refunded) (GET /intelligence/jobs/{id}). Free.",
+    description:
+      "A job's state (queued, running, succeeded with its result and charge, or failed and refunded) (GET /intelligence/jobs/{id}). Free.",
     input: z.strictObject({ jobId: id('a job id') }),
     http: ({ jobId }) => ({ method: 'GET', path: `/intelligence/jobs/${enc(jobId)}` }),
   },

@@ -18,12 +18,24 @@ import { kGrid } from '../../core/clustering/kmeans-by-silhouette.ts';
  * minClusterShare x rows) rows; a row less similar than noiseSimilarity to its centroid is noise.
  */
 export const EMERGENT_CLUSTER = {
-  seed: 42, kMin: 2, kMax: 6, kStep: 1.5, maxIterations: 10, finalIterations: 20, silhouetteTolerance: 0.01,
-  noiseSimilarity: 0.3, minClusterSize: 3, minClusterShare: 0.05,
+  seed: 42,
+  kMin: 2,
+  kMax: 6,
+  kStep: 1.5,
+  maxIterations: 10,
+  finalIterations: 20,
+  silhouetteTolerance: 0.01,
+  noiseSimilarity: 0.3,
+  minClusterSize: 3,
+  minClusterShare: 0.05,
 };
 
 /** Clustered rows (those with a text vector, in answer order), each one's cluster (-1: noise) and cosine to its centroid. */
-export interface AnswerClusters { rows: number[]; assignment: number[]; similarity: number[] }
+export interface AnswerClusters {
+  rows: number[];
+  assignment: number[];
+  similarity: number[];
+}
 
 export function clusterAnswer(vectors: QuantizedVectors, ranked: readonly RankedRow[], o = EMERGENT_CLUSTER): AnswerClusters {
   const { dim } = vectors;
@@ -52,7 +64,7 @@ export function clusterAnswer(vectors: QuantizedVectors, ranked: readonly Ranked
     let bs = -Infinity;
     for (let c = 0; c < run.k; c++) {
       const s = run.cosineToCentroid(i, c);
-      if (s > bs) (bs = s), (bc = c);
+      if (s > bs) ((bs = s), (bc = c));
     }
     similarity[i] = bs;
     assignment[i] = bs >= o.noiseSimilarity ? bc : -1;
@@ -62,7 +74,10 @@ export function clusterAnswer(vectors: QuantizedVectors, ranked: readonly Ranked
   return { rows, assignment, similarity };
 }
 
-export interface SearchOutcome { ranked: RankedRow[]; clusters: AnswerClusters }
+export interface SearchOutcome {
+  ranked: RankedRow[];
+  clusters: AnswerClusters;
+}
 
 /** The ranking core and the answer's clusters: what a search worker does per request. */
 export function searchWithClusters(index: SearchIndex, p: SearchParams): SearchOutcome {

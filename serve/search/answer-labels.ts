@@ -41,8 +41,13 @@ export class KeyCounter {
    * The n best keys of each class: classes[c] lists the key-id arrays of its rows; key(id) names
    * an id. Equal to ClassCounts.top over the same keys (same weights, same order).
    */
-  top(classes: ReadonlyArray<ReadonlyArray<ArrayLike<number>>>, vocabSize: number, n: number, key: (id: number) => string): WeightedKey[][] {
-    if (this.total.length < vocabSize) (this.total = new Int32Array(vocabSize * 2)), (this.cls = new Int32Array(vocabSize * 2));
+  top(
+    classes: ReadonlyArray<ReadonlyArray<ArrayLike<number>>>,
+    vocabSize: number,
+    n: number,
+    key: (id: number) => string,
+  ): WeightedKey[][] {
+    if (this.total.length < vocabSize) ((this.total = new Int32Array(vocabSize * 2)), (this.cls = new Int32Array(vocabSize * 2)));
     const { total, cls } = this;
     const touchedAll: number[] = [];
     let all = 0;

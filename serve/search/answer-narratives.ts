@@ -26,7 +26,11 @@ export const TRACKED_FDR = 0.05;
 
 export type TrackedInAnswer = Narrative & { memberOverlap: number; overlapZScore: number; overlap_count: number };
 export type EmergentInAnswer = Narrative & { queryRelevance: number };
-export interface EmergentNarrative { narrative: EmergentInAnswer; members: Int32Array; dailyCounts: number[] }
+export interface EmergentNarrative {
+  narrative: EmergentInAnswer;
+  members: Int32Array;
+  dailyCounts: number[];
+}
 
 /** Tracked narratives of `window` that the returned rows over-represent, by overlapZScore. */
 export function trackedNarratives(gen: LoadedGeneration, window: WindowKey, rows: readonly number[]): TrackedInAnswer[] {
@@ -42,15 +46,22 @@ export function trackedNarratives(gen: LoadedGeneration, window: WindowKey, rows
     const K = ln.members.length;
     return { ln, k, p: k === 0 ? 1 : hypergeometricUpperTail(N, K, n, k), z: hypergeometricZ(N, K, n, k) };
   });
-  const pass = benjaminiHochberg(tested.map((t) => t.p), TRACKED_FDR);
-  return tested.filter((t, i) => pass[i] && t.k > 0)
+  const pass = benjaminiHochberg(
+    tested.map((t) => t.p),
+    TRACKED_FDR,
+  );
+  return tested
+    .filter((t, i) => pass[i] && t.k > 0)
     .sort((a, b) => b.z - a.z || a.ln.narrative.id.localeCompare(b.ln.narrative.id))
     .map(({ ln, k, z }) => ({ ...ln.narrative, memberOverlap: k, overlapZScore: z, overlap_count: k }));
 }
 
 /** Rows whose label keys are remembered per generation (a few MB at most). */
 export const LABEL_KEY_CACHE_ROWS = 100_000;
-interface LabelCache { vocabulary: LabelVocabulary; rows: Map<number, Int32Array> }
+interface LabelCache {
+  vocabulary: LabelVocabulary;
+  rows: Map<number, Int32Array>;
+}
 const labelCaches = new WeakMap<LoadedGeneration, LabelCache>();
 const counter = new KeyCounter();
 
@@ -78,7 +89,13 @@ function rowLabelIds(cache: LabelCache, row: number, textOf: (row: number) => st
 }
 
 /** The answer's clusters (answer-clusters.ts), described as narratives of the search window. */
-export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, query: string, ranked: readonly RankedRow[], cl: AnswerClusters): EmergentNarrative[] {
+export function emergentNarratives(
+  gen: LoadedGeneration,
+  window: WindowKey,
+  query: string,
+  ranked: readonly RankedRow[],
+  cl: AnswerClusters,
+): EmergentNarrative[] {
   const { index, content } = gen;
   const rows = cl.rows;
   const groups = new Map<number, number[]>();
@@ -100,34 +117,76 @@ export function emergentNarratives(gen: LoadedGeneration, window: WindowKey, que
   const { vocabulary } = cache;
   const topTerms = counter.top(termIds, vocabulary.keys.length, 12, (id) => vocabulary.keys[id]!);
   const tagDict = content.tags.dict;
-  const topTags = counter.top(memberRows.map((rs) => rs.map((r) => content.tags.idsOf(r))), tagDict.length, LABEL_DEFAULTS.tags, (id) => tagDict[id]!);
+  const topTags = counter.top(
+    memberRows.map((rs) => rs.map((r) => content.tags.idsOf(r))),
+    tagDict.length,
+    LABEL_DEFAULTS.tags,
+    (id) => tagDict[id]!,
+  );
   const bounds = gen.manifest.windows[window];
   const asOf = index.asOf;
   const windowDays = windowDaysOf(gen, window);
   const computedAt = new Date().toISOString();
-  return clusters.map((c, ci) => {
-    const idx = groups.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
-    const members = idx.map((i) => rows[i]!);
-    const { creators, platforms, interactions: engagement } = memberStats(gen.members, members);
-    const representative = representativeOf(gen.members, members);
-    const tags = topTags[ci]!.map((t) => t.key);
-    const label = labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms) || tags[0] || 'untitled';
-    const series = seriesStats(members.map((r) => index.publishedAt[r]!), asOf, windowDays);
-    const sentiment = narrativeSentiment(members.map((r) => ({ tone: index.enrichment.toneOf(r), moods: index.enrichment.moods.get(r) })));
-    const id = `em-${createHash('sha256').update(`${gen.id}\n${window}\n${query}\n${members.map((r) => index.uuid.get(r)).join(',')}`).digest('hex').slice(0, 16)}`;
-    const queryRelevance = members.reduce((a, r) => a + Math.max(0, Math.min(1, simOf.get(r) ?? 0)), 0) / members.length;
-    const narrative: EmergentInAnswer = {
-      id, label, summary: summarise(textOf(representative) || label), source: 'emergent', window_key: window, window_start: bounds.start, window_end: bounds.end,
-      computed_at: computedAt, content_count: members.length, creator_count: creators, platform_count: platforms.size,
-      total_engagement: String(Math.round(engagement)), emerging_score: series.emergingScore, momentum_score: series.momentumScore, top_tags: tags,
-      score_breakdown: { content_count: members.length, creator_count: creators, platform_count: platforms.size, total_engagement: engagement,
-        clustering_method: 'kmeans-cosine-query', ...(tags[0] ? { seed_tag: tags[0] } : {}) },
-      narrative_key: null, acceleration: series.acceleration, diffusion: platformDiffusion(platforms, content.platforms.length), velocity: series.velocity,
-      lifecycle: series.lifecycle, trajectory_confidence: series.trajectoryConfidence, representative_content_uuid: index.uuid.get(representative)!,
-      sentiment_label: sentiment.label, sentiment_score: sentiment.score, sentiment_breakdown: sentiment.breakdown, queryRelevance,
-    };
-    return { narrative, members: Int32Array.from(members), dailyCounts: Array.from(series.counts) };
-  }).sort((a, b) => b.narrative.queryRelevance - a.narrative.queryRelevance || b.narrative.content_count - a.narrative.content_count);
+  return clusters
+    .map((c, ci) => {
+      const idx = groups.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
+      const members = idx.map((i) => rows[i]!);
+      const { creators, platforms, interactions: engagement } = memberStats(gen.members, members);
+      const representative = representativeOf(gen.members, members);
+      const tags = topTags[ci]!.map((t) => t.key);
+      const label = labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms) || tags[0] || 'untitled';
+      const series = seriesStats(
+        members.map((r) => index.publishedAt[r]!),
+        asOf,
+        windowDays,
+      );
+      const sentiment = narrativeSentiment(
+        members.map((r) => ({ tone: index.enrichment.toneOf(r), moods: index.enrichment.moods.get(r) })),
+      );
+      const id = `em-${createHash('sha256')
+        .update(`${gen.id}\n${window}\n${query}\n${members.map((r) => index.uuid.get(r)).join(',')}`)
+        .digest('hex')
+        .slice(0, 16)}`;
+      const queryRelevance = members.reduce((a, r) => a + Math.max(0, Math.min(1, simOf.get(r) ?? 0)), 0) / members.length;
+      const narrative: EmergentInAnswer = {
+        id,
+        label,
+        summary: summarise(textOf(representative) || label),
+        source: 'emergent',
+        window_key: window,
+        window_start: bounds.start,
+        window_end: bounds.end,
+        computed_at: computedAt,
+        content_count: members.length,
+        creator_count: creators,
+        platform_count: platforms.size,
+        total_engagement: String(Math.round(engagement)),
+        emerging_score: series.emergingScore,
+        momentum_score: series.momentumScore,
+        top_tags: tags,
+        score_breakdown: {
+          content_count: members.length,
+          creator_count: creators,
+          platform_count: platforms.size,
+          total_engagement: engagement,
+          clustering_method: 'kmeans-cosine-query',
+          ...(tags[0] ? { seed_tag: tags[0] } : {}),
+        },
+        narrative_key: null,
+        acceleration: series.acceleration,
+        diffusion: platformDiffusion(platforms, content.platforms.length),
+        velocity: series.velocity,
+        lifecycle: series.lifecycle,
+        trajectory_confidence: series.trajectoryConfidence,
+        representative_content_uuid: index.uuid.get(representative)!,
+        sentiment_label: sentiment.label,
+        sentiment_score: sentiment.score,
+        sentiment_breakdown: sentiment.breakdown,
+        queryRelevance,
+      };
+      return { narrative, members: Int32Array.from(members), dailyCounts: Array.from(series.counts) };
+    })
+    .sort((a, b) => b.narrative.queryRelevance - a.narrative.queryRelevance || b.narrative.content_count - a.narrative.content_count);
 }
 
 export type { LoadedNarrative };

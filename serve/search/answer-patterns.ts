@@ -23,8 +23,13 @@ export const PATTERN_BLEND = { lexical: 0.4, memberText: 0.3, visual: 0.3 } as c
 const LOOK_ROWS = 50;
 
 export interface PatternEntry {
-  pattern: PatternDetail; lexicalMatch: number; memberTextMatch: number; visualSimilarity: number; queryRelevance: number;
-  lookalikes: Lookalike[]; representativeContent: RepresentativeContent[];
+  pattern: PatternDetail;
+  lexicalMatch: number;
+  memberTextMatch: number;
+  visualSimilarity: number;
+  queryRelevance: number;
+  lookalikes: Lookalike[];
+  representativeContent: RepresentativeContent[];
 }
 
 /** Visual vectors of a few rows, read from the generation's visual-vectors.f32 (not held in memory). */
@@ -47,7 +52,10 @@ function readVisualRows(gen: LoadedGeneration, rows: number[]): Map<number, Floa
 
 function queryLook(gen: LoadedGeneration, ranked: readonly RankedRow[]): Float32Array | null {
   const top = ranked.slice(0, LOOK_ROWS);
-  const vectors = readVisualRows(gen, top.map((r) => r.row));
+  const vectors = readVisualRows(
+    gen,
+    top.map((r) => r.row),
+  );
   if (vectors.size === 0) return null;
   const look = new Float64Array(gen.maps.patternDim);
   for (const r of top) {
@@ -78,8 +86,21 @@ export function searchPatterns(gen: LoadedGeneration, window: WindowKey, query: 
     if (look === undefined) look = queryLook(gen, ranked);
     let visualSimilarity = 0;
     if (look && p.centroid) for (let i = 0; i < look.length; i++) visualSimilarity += look[i]! * p.centroid[i]!;
-    const queryRelevance = PATTERN_BLEND.lexical * lexicalMatch + PATTERN_BLEND.memberText * memberTextMatch + PATTERN_BLEND.visual * Math.max(0, visualSimilarity);
-    entries.push({ pattern: p.detail, lexicalMatch, memberTextMatch, visualSimilarity, queryRelevance, lookalikes: p.lookalikes, representativeContent: p.representatives });
+    const queryRelevance =
+      PATTERN_BLEND.lexical * lexicalMatch +
+      PATTERN_BLEND.memberText * memberTextMatch +
+      PATTERN_BLEND.visual * Math.max(0, visualSimilarity);
+    entries.push({
+      pattern: p.detail,
+      lexicalMatch,
+      memberTextMatch,
+      visualSimilarity,
+      queryRelevance,
+      lookalikes: p.lookalikes,
+      representativeContent: p.representatives,
+    });
   }
-  return entries.sort((a, b) => b.queryRelevance - a.queryRelevance || a.pattern.patternKey.localeCompare(b.pattern.patternKey)).slice(0, SEARCH_PATTERNS_MAX);
+  return entries
+    .sort((a, b) => b.queryRelevance - a.queryRelevance || a.pattern.patternKey.localeCompare(b.pattern.patternKey))
+    .slice(0, SEARCH_PATTERNS_MAX);
 }

@@ -7,12 +7,20 @@ import type { EmergentNarrative } from './answer-narratives.ts';
 export const EMERGENT_TTL_MS = 60 * 60 * 1000;
 export const EMERGENT_MAX = 10_000;
 
-interface Entry { e: EmergentNarrative; generation: string; expires: number }
+interface Entry {
+  e: EmergentNarrative;
+  generation: string;
+  expires: number;
+}
 
 export class EmergentStore {
   private entries = new Map<string, Entry>();
 
-  constructor(private readonly ttlMs = EMERGENT_TTL_MS, private readonly max = EMERGENT_MAX, private readonly now = () => Date.now()) {}
+  constructor(
+    private readonly ttlMs = EMERGENT_TTL_MS,
+    private readonly max = EMERGENT_MAX,
+    private readonly now = () => Date.now(),
+  ) {}
 
   put(generation: string, list: readonly EmergentNarrative[]): void {
     const expires = this.now() + this.ttlMs;

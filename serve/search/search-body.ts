@@ -9,15 +9,34 @@ export const SEARCH_LIMIT_DEFAULT = 100;
 export const SEARCH_WINDOW_DEFAULT: WindowKey = '30d';
 export const QUERY_MAX_CHARS = 1000;
 
-export const searchBodySchema = z.strictObject({
-  query: z.string({ error: (i) => (i.input === undefined ? 'query is required' : 'query must be a string') })
-    .trim().min(1, 'query must not be empty').max(QUERY_MAX_CHARS, `query must be at most ${QUERY_MAX_CHARS} characters`),
-  limit: z.number({ error: 'limit must be a number' }).int('limit must be an integer').min(1, 'limit must be a positive integer')
-    .max(SEARCH_LIMIT_MAX, `limit must be at most ${SEARCH_LIMIT_MAX}`).default(SEARCH_LIMIT_DEFAULT),
-  window: z.enum(WINDOW_KEYS, { error: `window must be one of ${WINDOW_KEYS.join(', ')}` }).default(SEARCH_WINDOW_DEFAULT),
-}, { error: (i) => (i.code === 'unrecognized_keys' ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}: only query, limit and window are allowed` : 'the body must be a JSON object') });
+export const searchBodySchema = z.strictObject(
+  {
+    query: z
+      .string({ error: (i) => (i.input === undefined ? 'query is required' : 'query must be a string') })
+      .trim()
+      .min(1, 'query must not be empty')
+      .max(QUERY_MAX_CHARS, `query must be at most ${QUERY_MAX_CHARS} characters`),
+    limit: z
+      .number({ error: 'limit must be a number' })
+      .int('limit must be an integer')
+      .min(1, 'limit must be a positive integer')
+      .max(SEARCH_LIMIT_MAX, `limit must be at most ${SEARCH_LIMIT_MAX}`)
+      .default(SEARCH_LIMIT_DEFAULT),
+    window: z.enum(WINDOW_KEYS, { error: `window must be one of ${WINDOW_KEYS.join(', ')}` }).default(SEARCH_WINDOW_DEFAULT),
+  },
+  {
+    error: (i) =>
+      i.code === 'unrecognized_keys'
+        ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}: only query, limit and window are allowed`
+        : 'the body must be a JSON object',
+  },
+);
 
-export interface SearchBody { query: string; limit: number; window: WindowKey }
+export interface SearchBody {
+  query: string;
+  limit: number;
+  window: WindowKey;
+}
 
 export function parseSearchBody(body: unknown): SearchBody {
   const r = searchBodySchema.safeParse(body);

@@ -20,8 +20,18 @@ export type SearchWorkerReply = { id: number; result: unknown } | { id: number; 
 
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
-interface Lane { worker: Worker; inFlight: number; alive: boolean; ready: Promise<void>; isReady: boolean }
-interface Waiting { resolve: (r: any) => void; reject: (e: Error) => void; lane: Lane }
+interface Lane {
+  worker: Worker;
+  inFlight: number;
+  alive: boolean;
+  ready: Promise<void>;
+  isReady: boolean;
+}
+interface Waiting {
+  resolve: (r: any) => void;
+  reject: (e: Error) => void;
+  lane: Lane;
+}
 
 export class SearchPool {
   private readonly lanes: Lane[] = [];
@@ -34,7 +44,10 @@ export class SearchPool {
   /** Workers that died and were replaced (for /health and the logs). */
   restarts = 0;
 
-  constructor(readonly threads: number, private readonly onError: (err: Error) => void = () => undefined) {
+  constructor(
+    readonly threads: number,
+    private readonly onError: (err: Error) => void = () => undefined,
+  ) {
     for (let i = 0; i < threads; i++) this.lanes.push(this.spawn());
   }
 
@@ -44,7 +57,13 @@ export class SearchPool {
   }
 
   private spawn(): Lane {
-    const lane: Lane = { worker: spawnTsWorker(new URL('./search-worker.ts', import.meta.url)), inFlight: 0, alive: true, ready: Promise.resolve(), isReady: true };
+    const lane: Lane = {
+      worker: spawnTsWorker(new URL('./search-worker.ts', import.meta.url)),
+      inFlight: 0,
+      alive: true,
+      ready: Promise.resolve(),
+      isReady: true,
+    };
     lane.worker.on('message', (m: SearchWorkerReply) => {
       const w = this.waiting.get(m.id);
       if (!w) return;

@@ -33,7 +33,11 @@ export interface SearchDeps {
   jobs?: JobRunner;
 }
 
-interface StoredResponse { status: number; body: unknown; headers: Record<string, string> }
+interface StoredResponse {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
 
 /** Same account, same key, same request: the body as validated (so spacing or key order do not matter). */
 function bodyHash(b: SearchBody): string {
@@ -63,8 +67,15 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
     const lease = deps.snapshots.lease();
     try {
       hold = await holdOr402(deps.ledger, {
-        account: caller.account, key: caller.key.id, amountMicro: body.limit * PER_RECORD_MICRO, ref: ctx.state.requestId as string, what: 'search',
-        window: body.window, tier: '1', topUpUrl: deps.topUpUrl(), maxLimit: (available) => Math.min(SEARCH_LIMIT_MAX, Math.floor(available / PER_RECORD_MICRO)),
+        account: caller.account,
+        key: caller.key.id,
+        amountMicro: body.limit * PER_RECORD_MICRO,
+        ref: ctx.state.requestId as string,
+        what: 'search',
+        window: body.window,
+        tier: '1',
+        topUpUrl: deps.topUpUrl(),
+        maxLimit: (available) => Math.min(SEARCH_LIMIT_MAX, Math.floor(available / PER_RECORD_MICRO)),
       });
       const gen = lease.gen;
       const searching = (async () => {
@@ -79,14 +90,27 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
         const released = hold;
         hold = null;
         await deps.ledger.release(released.id, 'handed_to_job');
-        const out = await deps.jobs!.submit({ account: caller.account, keyId: caller.key.id },
-          { kind: 'insights', query: body.query, limit: INSIGHTS_DEPTH_DEFAULT[body.window], window: body.window, includeSignals: false }, ctx.state.requestId as string, null);
+        const out = await deps.jobs!.submit(
+          { account: caller.account, keyId: caller.key.id },
+          { kind: 'insights', query: body.query, limit: INSIGHTS_DEPTH_DEFAULT[body.window], window: body.window, includeSignals: false },
+          ctx.state.requestId as string,
+          null,
+        );
         if (idemKey) deps.ledger.idempotencyAbort(caller.account, idemKey);
         const view = deps.jobs!.view(out.job);
         ctx.status = 202;
-        ctx.set(creditHeaders(out.status === 200 ? out.job.chargedMicro ?? 0 : out.job.heldMicro, deps.ledger.balance(caller.account).availableMicro));
+        ctx.set(
+          creditHeaders(
+            out.status === 200 ? (out.job.chargedMicro ?? 0) : out.job.heldMicro,
+            deps.ledger.balance(caller.account).availableMicro,
+          ),
+        );
         ctx.body = {
-          jobId: out.job.jobId, reason: 'sync_budget_exceeded', request_id: ctx.state.requestId as string, status: out.job.status, statusUrl: view.statusUrl,
+          jobId: out.job.jobId,
+          reason: 'sync_budget_exceeded',
+          request_id: ctx.state.requestId as string,
+          status: out.job.status,
+          statusUrl: view.statusUrl,
           ...(out.status === 200 ? { charged: view.charged } : { estimated_cost: view.estimated_cost }),
         };
         return;
@@ -101,13 +125,25 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
       // Pattern entries are switched off unless SEARCH_PATTERNS is on; the list stays empty.
       const patterns = deps.patterns ? searchPatterns(gen, body.window, body.query, ranked) : [];
       const answer = {
-        content, creators: creatorsOf(gen, rows), narratives, patterns, query: body.query, window: body.window,
-        request_id: ctx.state.requestId as string, response_time_ms: Math.round((performance.now() - started) * 100) / 100, usage: { credits: toCredits(charged) },
+        content,
+        creators: creatorsOf(gen, rows),
+        narratives,
+        patterns,
+        query: body.query,
+        window: body.window,
+        request_id: ctx.state.requestId as string,
+        response_time_ms: Math.round((performance.now() - started) * 100) / 100,
+        usage: { credits: toCredits(charged) },
       };
       // The answer is stored with its settlement (one durable record), so a replay returns it.
       const headers = creditHeaders(charged, deps.ledger.balance(caller.account).availableMicro + hold.amountMicro - charged);
-      const settled = await deps.ledger.settle(hold.id, charged,
-        idemKey ? { key: idemKey, bodyHash: bodyHash(body), response: { status: 200, body: answer, headers } satisfies StoredResponse } : undefined);
+      const settled = await deps.ledger.settle(
+        hold.id,
+        charged,
+        idemKey
+          ? { key: idemKey, bodyHash: bodyHash(body), response: { status: 200, body: answer, headers } satisfies StoredResponse }
+          : undefined,
+      );
       hold = null;
       ctx.set(creditHeaders(settled.chargedMicro, settled.availableMicro));
       ctx.body = answer;

@@ -30,7 +30,11 @@ export function spawnTs(entry: string, args: string[], env: Record<string, strin
  * `npm run <script> -- args` as a user types it, in its own process group so a stop reaches npm's
  * child too (stop() sends the signal to the group).
  */
-export function spawnNpm(script: string, args: string[], env: Record<string, string> = {}): Child & { stop(signal?: NodeJS.Signals): void } {
+export function spawnNpm(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Child & { stop(signal?: NodeJS.Signals): void } {
   const proc = spawn('npm', ['run', '--silent', script, ...(args.length ? ['--', ...args] : [])], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false', ...env },
@@ -53,13 +57,21 @@ export function spawnNpm(script: string, args: string[], env: Record<string, str
   return { proc, out: () => buf, exited, stop };
 }
 
-export async function runNpm(script: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+export async function runNpm(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string }> {
   const c = spawnNpm(script, args, env);
   const { code } = await c.exited;
   return { code, out: c.out() };
 }
 
-export async function runTs(entry: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+export async function runTs(
+  entry: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string }> {
   const c = spawnTs(entry, args, env);
   const { code } = await c.exited;
   return { code, out: c.out() };

@@ -19,7 +19,13 @@ export function sampleDataDir(): string {
   return d;
 }
 
-export async function runPipeline(dataDir: string, stages: string[] = ['run'], asOf = AS_OF, env: Record<string, string> = {}, opts: { allowRewind?: boolean } = {}): Promise<RunResult> {
+export async function runPipeline(
+  dataDir: string,
+  stages: string[] = ['run'],
+  asOf = AS_OF,
+  env: Record<string, string> = {},
+  opts: { allowRewind?: boolean } = {},
+): Promise<RunResult> {
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   return runStages(resolveStages(stages), { config, log: createLogger('test', 'silent'), asOf, tty: false, ...opts });
 }
@@ -51,7 +57,9 @@ export async function describeSnapshot(dataDir: string, table: string): Promise<
   if (!gen) throw new Error('no current generation');
   const db = await openDuckDB();
   try {
-    return await db.all(`SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet(${sqlString(`${generationDir(layout, gen)}/${table}.parquet`)}))`);
+    return await db.all(
+      `SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet(${sqlString(`${generationDir(layout, gen)}/${table}.parquet`)}))`,
+    );
   } finally {
     db.close();
   }
