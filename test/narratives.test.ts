@@ -25,7 +25,7 @@ import { ClassCounts, labelFrom } from '../core/maps/labels.ts';
 import { narrativeSentiment } from '../core/maps/sentiment.ts';
 import { dailyCounts, lifecycleOf, seriesStats, slope } from '../core/maps/series.ts';
 import { DAY_MS } from '../core/windows.ts';
-import { matchNarratives, overlapCoefficient } from '../core/clustering/tracking.ts';
+import { matchClusters, overlapCoefficient } from '../core/clustering/tracking.ts';
 import { AS_OF, sampleDataDir, readSnapshot, runPipeline } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -286,7 +286,7 @@ test('tracking: matched by centroid or member overlap, one-to-one', () => {
     { centroid: v(0.6, 0.8), members: new Set(['a', 'b', 'x']) },
     { centroid: v(-1, 0), members: new Set(['q']) },
   ];
-  const m = matchNarratives(cur, prev);
+  const m = matchClusters(cur, prev);
   assert.equal(
     m.map((x) => x?.previous ?? null),
     [1, 0, null],

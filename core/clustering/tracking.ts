@@ -1,9 +1,9 @@
-// Narratives of this run matched to those of the generation being served, window by window, so a
-// continuing story keeps its `narrative_key`. A pair is a candidate when its centroids' cosine is
+// The maps' clusters (narratives, patterns) of this run matched to those of the generation being
+// served, window by window, so a continuing story keeps its key (`narrative_key`, `pattern_key`). A pair is a candidate when its centroids' cosine is
 // at least MATCH_COSINE or their members overlap by at least MATCH_OVERLAP (overlap coefficient
 // |A ∩ B| / min(|A|, |B|) of post uuids: a shifting window drops old posts and adds new ones, so
 // Jaccard would understate a continuing story); candidates are taken greedily by cosine + overlap,
-// each narrative at most once. Unmatched narratives get a new key.
+// each narrative at most once. Unmatched clusters get a new key.
 import { createHash } from 'node:crypto';
 
 export const MATCH_COSINE = 0.8;
@@ -43,7 +43,7 @@ export interface MatchThresholds {
 }
 
 /** For each current narrative (or pattern), the previous one it continues, or null. */
-export function matchNarratives(
+export function matchClusters(
   current: TrackedSide[],
   previous: TrackedSide[],
   at: MatchThresholds = { cosine: MATCH_COSINE, overlap: MATCH_OVERLAP },
@@ -68,7 +68,7 @@ export function matchNarratives(
   return out;
 }
 
-/** A new key: the window and a hash of what first named the narrative (stable text, no counter). */
-export function newNarrativeKey(window: string, runTag: string, label: string, firstMember: string): string {
-  return `nk-${window}-${createHash('sha256').update(`${runTag}\n${label}\n${firstMember}`).digest('hex').slice(0, 10)}`;
+/** A new key (nk- for a narrative, pk- for a pattern): the window and a hash of what first named the cluster (stable text, no counter). */
+export function newMapKey(prefix: 'nk' | 'pk', window: string, runTag: string, label: string, firstMember: string): string {
+  return `${prefix}-${window}-${createHash('sha256').update(`${runTag}\n${label}\n${firstMember}`).digest('hex').slice(0, 10)}`;
 }

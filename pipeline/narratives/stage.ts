@@ -21,7 +21,7 @@ import { StageAborted } from '../stage-context.ts';
 import { buildWindow, type BuiltNarrative } from './build.ts';
 import { CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
-import { matchNarratives, newNarrativeKey } from '../../core/clustering/tracking.ts';
+import { matchClusters, newMapKey } from '../../core/clustering/tracking.ts';
 
 export const NARRATIVE_COLUMNS = {
   id: 'VARCHAR',
@@ -133,14 +133,14 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       CLUSTER_DEFAULTS,
       prev.map((p) => p.centroid),
     );
-    const matches = matchNarratives(
+    const matches = matchClusters(
       built.narratives.map((n) => ({ centroid: n.centroid, members: new Set(n.members.map((r) => corpus.uuid[r]!)) })),
       prev,
     );
     built.narratives.forEach((n, i) => {
       const m = matches[i];
       const id = `${w}-${runTag}-${String(i + 1).padStart(3, '0')}`;
-      const key = m ? prev[m.previous]!.key : newNarrativeKey(w, runTag, n.label, corpus.uuid[n.members[0]!]!);
+      const key = m ? prev[m.previous]!.key : newMapKey('nk', w, runTag, n.label, corpus.uuid[n.members[0]!]!);
       all.push({ n, id, key, match: m ? { id: prev[m.previous]!.id, cosine: m.cosine, overlap: m.overlap } : null });
     });
     perWindow[w] = {

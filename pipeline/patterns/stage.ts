@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { DAY_MS, WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
-import { matchNarratives, type MatchThresholds } from '../../core/clustering/tracking.ts';
+import { matchClusters, newMapKey, type MatchThresholds } from '../../core/clustering/tracking.ts';
 import { rowWindows } from '../post-columns.ts';
 import { currentSpace, loadPreviousMap, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
@@ -117,11 +117,6 @@ const PATTERN_MAP: MapFiles = {
   memberOf: 'pattern_key',
 };
 
-/** A new key: the scope and a hash of what first named the pattern (stable text, no counter). */
-export function newPatternKey(scope: string, runTag: string, label: string, firstMember: string): string {
-  return `pk-${scope}-${createHash('sha256').update(`${runTag}\n${label}\n${firstMember}`).digest('hex').slice(0, 10)}`;
-}
-
 interface ContentRow {
   row_id: number;
   content_url: string | null;
@@ -168,14 +163,14 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
       PATTERN_CLUSTER,
       prev.map((p) => p.centroid),
     );
-    const matches = matchNarratives(
+    const matches = matchClusters(
       built.patterns.map((p) => ({ centroid: p.centroid, members: new Set(p.members.map((r) => corpus.uuid[r]!)) })),
       prev,
       PATTERN_MATCH,
     );
     const keys = built.patterns.map((p, i) => {
       const m = matches[i];
-      return m ? prev[m.previous]!.key : newPatternKey(w, runTag, p.label, corpus.uuid[p.members[0]!]!);
+      return m ? prev[m.previous]!.key : newMapKey('pk', w, runTag, p.label, corpus.uuid[p.members[0]!]!);
     });
     scopes.push({
       built: built.patterns,

@@ -2,10 +2,12 @@
 // costs (docs/api.md, "Billing and limits"): the hold placed at submit, the charge for what was delivered, and the
 // largest limit a balance covers for the 402. Prices in integer micro-credits.
 import { z } from 'zod';
-import { WINDOW_KEYS, type WindowKey } from '../../core/windows.ts';
+import type { WindowKey } from '../../core/windows.ts';
 import { MICRO } from '../../ledger/money.ts';
+import { bodyLimitField, queryTextField, strictBody } from '../http/body-fields.ts';
 import { badRequest } from '../http/http-error.ts';
-import { QUERY_MAX_CHARS, SEARCH_WINDOW_DEFAULT } from '../search/search-body.ts';
+import { windowField } from '../http/query.ts';
+import { SEARCH_WINDOW_DEFAULT } from '../search/search-body.ts';
 
 export const JOB_KINDS = ['records', 'insights', 'patterns', 'stats'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
@@ -32,33 +34,19 @@ export const JOB_LIMIT_MAX = 10_000;
 export const jobBodySchema = z.strictObject(
   {
     kind: z.enum(JOB_KINDS, { error: `kind must be one of ${JOB_KINDS.join(', ')}` }),
-    query: z
-      .string({ error: (i) => (i.input === undefined ? 'query is required' : 'query must be a string') })
-      .trim()
-      .min(1, 'query must not be empty')
-      .max(QUERY_MAX_CHARS, `query must be at most ${QUERY_MAX_CHARS} characters`),
-    limit: z
-      .number({ error: 'limit must be a number' })
-      .int('limit must be an integer')
-      .min(1, 'limit must be a positive integer')
-      .max(JOB_LIMIT_MAX, `limit must be at most ${JOB_LIMIT_MAX}`)
+    query: queryTextField(),
+    limit: bodyLimitField(JOB_LIMIT_MAX)
       .optional()
       .describe(
         'records: rows (default 1000); insights: depth (default 1500 for 7d, 3000 otherwise); patterns, stats: records looked at (default 3000)',
       ),
-    window: z.enum(WINDOW_KEYS, { error: `window must be one of ${WINDOW_KEYS.join(', ')}` }).default(SEARCH_WINDOW_DEFAULT),
+    window: windowField().default(SEARCH_WINDOW_DEFAULT),
     includeSignals: z
       .boolean({ error: 'includeSignals must be a boolean' })
       .optional()
       .describe('insights only; +1 credit; needs the window floor of records (7d 375, 30d 750, 90d 750, all 1500)'),
   },
-  {
-    error: (i) =>
-      i.code === 'unrecognized_keys'
-        ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}: ` +
-          `only kind, query, limit, window and includeSignals are allowed`
-        : 'the body must be a JSON object',
-  },
+  strictBody('kind, query, limit, window and includeSignals'),
 );
 
 /** A submit body with every default applied: two requests are identical when these are. */
