@@ -7,6 +7,7 @@ import { openDuckDB, sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
 import { previousCentroid } from '../core/clustering/kmeans-by-silhouette.ts';
 import type { PreviousNarrative } from '../core/clustering/tracking.ts';
+import { writeRowTable } from './row-table.ts';
 import type { StageContext } from './stage-context.ts';
 
 export interface PreviousEntry extends PreviousNarrative {
@@ -90,4 +91,19 @@ export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f:
   } finally {
     db.close();
   }
+}
+
+/**
+ * A map's trajectory table: the served generation's rows (they name their generation), then this
+ * run's, whose generation is null until publish names it (readers take it from the manifest).
+ */
+export async function writeTrajectory(
+  ctx: StageContext,
+  table: string,
+  columns: Record<string, string>,
+  previous: PreviousMap | null,
+  thisRun: Array<Record<string, unknown>>,
+): Promise<void> {
+  const rows = [...(previous?.trajectory ?? []), ...thisRun.map((r) => ({ ...r, generation: null }))].map((r, i) => ({ ...r, row_id: i }));
+  await writeRowTable(ctx, table, columns, rows);
 }

@@ -13,7 +13,7 @@ import { buildBm25FromTerms, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { rowWindows } from '../post-columns.ts';
-import { currentSpace, loadPreviousMap, type MapFiles } from '../previous-map.ts';
+import { currentSpace, loadPreviousMap, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
@@ -228,14 +228,14 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     members,
   );
 
-  // History: the served generation's trajectory rows (they name their generation), then this run's
-  // (its generation is named at publish; readers take it from the manifest).
-  const history = [
-    ...(previous?.trajectory ?? []).map((r) => ({ ...r })),
-    ...narrativeRows.map((r) => ({
+  await writeTrajectory(
+    ctx,
+    'narrative-trajectory',
+    TRAJECTORY_COLUMNS,
+    previous,
+    narrativeRows.map((r) => ({
       narrative_key: r.narrative_key,
       window_key: r.window_key,
-      generation: null,
       as_of: asOf,
       computed_at: computedAt,
       narrative_id: r.id,
@@ -249,8 +249,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       lifecycle: r.lifecycle,
       sentiment_score: r.sentiment_score,
     })),
-  ].map((r, i) => ({ ...r, row_id: i }));
-  await writeRowTable(ctx, 'narrative-trajectory', TRAJECTORY_COLUMNS, history);
+  );
   // Narrative search reads this: row i is narratives.parquet row i, its label, summary and tags.
   await saveBm25(
     buildBm25FromTerms(narrativeRows.map((r) => terms([r.label, r.summary, ...r.top_tags.map((t) => `#${t}`)].join(' ')))),

@@ -14,7 +14,7 @@ import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { DAY_MS, WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { matchClusters, newMapKey, type MatchThresholds } from '../../core/clustering/tracking.ts';
 import { rowWindows } from '../post-columns.ts';
-import { currentSpace, loadPreviousMap, type MapFiles } from '../previous-map.ts';
+import { currentSpace, loadPreviousMap, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
@@ -302,21 +302,20 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
   centroids.forEach((c, i) => flat.set(c, i * corpus.dim));
   await writeFileAtomic(path.join(artifacts, 'pattern-centroids.f32'), new Uint8Array(flat.buffer));
 
-  // History: the served generation's rows (they name their generation), then this run's (named
-  // at publish; readers take it from the manifest).
-  const history = [
-    ...(previous?.trajectory ?? []),
-    ...patternRows.map((r) => ({
+  await writeTrajectory(
+    ctx,
+    'pattern-trajectory',
+    TRAJECTORY_COLUMNS,
+    previous,
+    patternRows.map((r) => ({
       pattern_key: r.pattern_key,
       scope_key: r.scope_key,
-      generation: null,
       as_of: asOf,
       computed_at: computedAt,
       content_count: r.content_count,
       creator_count: r.creator_count,
     })),
-  ].map((r, i) => ({ ...r, row_id: i }));
-  await writeRowTable(ctx, 'pattern-trajectory', TRAJECTORY_COLUMNS, history);
+  );
   await writeFileAtomic(path.join(artifacts, 'patterns-source.json'), JSON.stringify(source));
   return {
     patterns: patternRows.length,
