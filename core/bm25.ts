@@ -70,8 +70,79 @@ export function buildBm25FromTerms(docs: readonly (readonly string[])[]): Bm25In
 }
 
 export function idf(index: Bm25Index, df: number): number {
-  const n = index.docLen.length;
+  return idfOf(index.docLen.length, df);
+}
+
+/** Lucene's idf of a term in `df` of `n` documents. */
+function idfOf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/** Collection statistics a segment's search scores with instead of its own: the whole generation's. */
+export interface Bm25Stats {
+  docs: number;
+  avgdl: number;
+  /** Document frequency of each query term over every segment. */
+  df: Map<string, number>;
+}
+
+/**
+ * A generation's postings: one BM25 index per time segment (core/segments.ts), doc ids local to
+ * it. A search scores every segment with the generation's statistics (document count, average
+ * length, each term's document frequency summed over the segments), combined at query time as
+ * Lucene does across its segments, so the scores are those of one index over every row. Rows of
+ * posts deleted after their segment was built still count in the statistics (as in Lucene until a
+ * merge) but are never returned.
+ */
+export interface SegmentedBm25 {
+  segments: Array<{ id: string; firstRow: number; index: Bm25Index }>;
+  docs: number;
+  avgdl: number;
+}
+
+export function segmentedBm25(segments: SegmentedBm25['segments']): SegmentedBm25 {
+  let docs = 0;
+  let length = 0;
+  for (const s of segments) {
+    docs += s.index.docLen.length;
+    length += s.index.avgdl * s.index.docLen.length;
+  }
+  return { segments, docs, avgdl: docs ? length / docs : 0 };
+}
+
+/** Whether any segment has the term. */
+export function hasTerm(b: SegmentedBm25, term: string): boolean {
+  return b.segments.some((s) => s.index.vocab.has(term));
+}
+
+/** searchBm25 over every segment (rows global), rows >= `start` only, masked rows (`deleted`, global) never. */
+export function searchSegments(
+  b: SegmentedBm25,
+  queryTerms: string[],
+  k: number,
+  start = 0,
+  deleted: Uint8Array | null = null,
+): Array<{ row: number; score: number }> {
+  const unique = [...new Set(queryTerms)];
+  const df = new Map<string, number>();
+  for (const t of unique) {
+    let n = 0;
+    for (const s of b.segments) {
+      const id = s.index.vocab.get(t);
+      if (id !== undefined) n += s.index.starts[id + 1]! - s.index.starts[id]!;
+    }
+    df.set(t, n);
+  }
+  const stats: Bm25Stats = { docs: b.docs, avgdl: b.avgdl, df };
+  const out: Array<{ row: number; score: number }> = [];
+  for (const s of b.segments) {
+    const rows = s.index.docLen.length;
+    if (s.firstRow + rows <= start) continue;
+    const skip = deleted ? deleted.subarray(s.firstRow, s.firstRow + rows) : undefined;
+    for (const hit of searchBm25(s.index, unique, k, Math.max(0, start - s.firstRow), { stats, skip }))
+      out.push({ row: s.firstRow + hit.row, score: hit.score });
+  }
+  return out.sort((a, b) => b.score - a.score || a.row - b.row).slice(0, k);
 }
 
 /** First position in docs[s..e) (sorted ascending) whose row is >= row. */
@@ -116,13 +187,16 @@ export function searchBm25(
   queryTerms: string[],
   k: number,
   filter?: number | ((row: number) => boolean),
+  opts: { stats?: Bm25Stats; skip?: Uint8Array } = {},
 ): Array<{ row: number; score: number }> {
   const { docs, tfs, docLen } = index;
   assertInt(k, 0, Number.MAX_SAFE_INTEGER, 'k');
   const minRow = typeof filter === 'number' ? filter : 0;
   assertInt(minRow, 0, docLen.length, 'first row');
   const accept = typeof filter === 'function' ? filter : null;
-  const lenNorm = BM25_B / (index.avgdl || 1);
+  const skip = opts.skip ?? null;
+  const stats = opts.stats ?? null;
+  const lenNorm = BM25_B / ((stats ? stats.avgdl : index.avgdl) || 1);
   // One cursor per distinct query term that occurs: position, end, idf weight.
   const at: number[] = [];
   const end: number[] = [];
@@ -136,7 +210,7 @@ export function searchBm25(
     if (i >= e) continue;
     at.push(i);
     end.push(e);
-    weight.push(idf(index, e - s) * (BM25_K1 + 1));
+    weight.push((stats ? idfOf(stats.docs, stats.df.get(term) ?? e - s) : idf(index, e - s)) * (BM25_K1 + 1));
   }
   const lists = at.length;
   // Top k by a min-heap (typed arrays) whose root is the weakest row kept.
@@ -158,7 +232,7 @@ export function searchBm25(
         at[l] = i + 1;
       }
     }
-    if (accept && !accept(d)) continue;
+    if ((accept && !accept(d)) || (skip && skip[d])) continue;
     if (n < size) {
       // Sift up.
       let i = n++;
@@ -269,4 +343,52 @@ export function parseBm25(buf: Uint8Array): Bm25Index {
   o = body.byteOffset + al(o - body.byteOffset + tfs.byteLength);
   const docLen = new Uint16Array(body.buffer, o, h.rows);
   return { vocab: new Map(words.map((w, i) => [w, i])), starts, docs, tfs, docLen, avgdl: h.avgdl };
+}
+
+/**
+ * The document count of a bm25.bin and the document frequency of each of `wanted` it holds, read
+ * without building the whole index (an incremental run's themes need a few terms' frequencies in
+ * every segment).
+ */
+export async function readDocumentFrequencies(
+  file: string,
+  wanted: ReadonlySet<string>,
+): Promise<{ docs: number; df: Map<string, number> }> {
+  const bytes = await fs.readFile(file);
+  const hl = bytes.readUInt32LE(0);
+  const h = JSON.parse(bytes.subarray(4, 4 + hl).toString('utf8')) as { terms: number; rows: number; vocabBytes: number };
+  const al = (n: number) => n + ((4 - (n % 4)) % 4);
+  const at = al(4 + hl);
+  const words = h.terms
+    ? bytes
+        .subarray(at, at + h.vocabBytes)
+        .toString('utf8')
+        .split('\n')
+    : [];
+  const startsAt = al(at + h.vocabBytes);
+  const df = new Map<string, number>();
+  words.forEach((w, t) => {
+    if (wanted.has(w)) df.set(w, bytes.readUInt32LE(startsAt + 4 * (t + 1)) - bytes.readUInt32LE(startsAt + 4 * t));
+  });
+  return { docs: h.rows, df };
+}
+
+/** Each segment's ids of `terms` (those it has). */
+export function segmentTermIds(b: SegmentedBm25, terms: readonly string[]): number[][] {
+  return b.segments.map((s) => terms.map((t) => s.index.vocab.get(t)).filter((t): t is number => t !== undefined));
+}
+
+/** Whether global row `row` contains any of the terms whose ids per segment are `ids` (segmentTermIds). */
+export function segmentsContainAny(b: SegmentedBm25, ids: readonly number[][], row: number): boolean {
+  let lo = 0;
+  let hi = b.segments.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (b.segments[mid]!.firstRow <= row) lo = mid;
+    else hi = mid - 1;
+  }
+  const s = b.segments[lo];
+  return (
+    s !== undefined && row >= s.firstRow && row - s.firstRow < s.index.docLen.length && containsAny(s.index, ids[lo]!, row - s.firstRow)
+  );
 }

@@ -39,8 +39,8 @@ const schema = z.object({
   DUCKDB_THREADS: z.coerce.number().int().positive().optional(),
   /** Worker threads of the features and index stages (default: the machine's cores). */
   PIPELINE_THREADS: z.coerce.number().int().positive().optional(),
-  /** HNSW graphs are split into time shards at the window starts; a span under this many rows joins its older neighbour. */
-  HNSW_MIN_SHARD_ROWS: z.coerce.number().int().positive().default(50_000),
+  /** Rows of a time segment (pipeline/segment-plan.ts): the head is sealed, and a full run cuts, once a segment holds this many. */
+  SEGMENT_ROWS: z.coerce.number().int().positive().default(250_000),
   /** Per API key: requests per second, and the burst allowed above it. */
   RATE_LIMIT_RPS: z.coerce.number().positive().default(100),
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),

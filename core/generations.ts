@@ -4,9 +4,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DataDirLayout } from './data-dir.ts';
+import type { SegmentInfo } from './segments.ts';
 import type { WindowBounds, WindowKey } from './windows.ts';
 
-export const SNAPSHOT_SCHEMA_VERSION = 1;
+// 2: the rows live in time segments (core/segments.ts), posts.parquet carries row_id.
+export const SNAPSHOT_SCHEMA_VERSION = 2;
 const GEN_RE = /^g(\d{6,})$/;
 
 export interface ManifestFile {
@@ -17,6 +19,14 @@ export interface ManifestFile {
   rows: number | null;
 }
 
+/** What a generation's embedder is and was fitted on (manifest.json `embedder`). */
+export interface EmbedderInfo {
+  model: string;
+  version: string;
+  fitted_rows: number;
+  fitted_as_of: string;
+}
+
 export interface Manifest {
   schema_version: number;
   generation: string;
@@ -24,9 +34,16 @@ export interface Manifest {
   computed_at: string;
   as_of: string;
   windows: Record<WindowKey, WindowBounds>;
-  embedder: { model: string; version: string } | null;
+  /** The embedder queries use, and what it was fitted on (the refit rule reads these). */
+  embedder: EmbedderInfo | null;
   files: ManifestFile[];
   counts: Record<string, number>;
+  /** The generation's time segments, oldest first (absent in schema version 1). */
+  segments?: SegmentInfo[];
+  /** The highest segment number ever used in this data directory (ids are never reused). */
+  last_segment?: number;
+  /** Incremental or full, and why a run was full. */
+  run?: { mode: 'full' | 'incremental'; full_because: string | null; built: string[]; reused: string[] };
 }
 
 export function generationId(n: number): string {

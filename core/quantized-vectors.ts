@@ -58,8 +58,25 @@ export class QuantizedVectors {
   static fromFile(file: string, dim: number, shared = false): QuantizedVectors {
     const bytes = fs.statSync(file).size;
     if (bytes % (dim * 4) !== 0) throw new Error(`${file}: ${bytes} bytes is not a whole number of ${dim}-dimensional float32 rows`);
+    const q = QuantizedVectors.allocate(bytes / (dim * 4), dim, shared);
+    q.quantiseFile(file, 0);
+    return q;
+  }
+
+  /** Rows of no vector yet (zeros), to fill with quantiseFile() and copyRows(). */
+  static allocate(rows: number, dim: number, shared: boolean): QuantizedVectors {
+    const codes = shared ? new Int8Array(new SharedArrayBuffer(rows * dim)) : new Int8Array(rows * dim);
+    const scales = shared ? new Float32Array(new SharedArrayBuffer(rows * 4)) : new Float32Array(rows);
+    return new QuantizedVectors(dim, codes, scales);
+  }
+
+  /** A row-major float32 file's rows quantised into rows first.. (16 MB at a time); returns its row count. */
+  quantiseFile(file: string, first: number): number {
+    const { dim } = this;
+    const bytes = fs.statSync(file).size;
+    if (bytes % (dim * 4) !== 0) throw new Error(`${file}: ${bytes} bytes is not a whole number of ${dim}-dimensional float32 rows`);
     const rows = bytes / (dim * 4);
-    const q = QuantizedVectors.allocate(rows, dim, shared);
+    if (first + rows > this.rows) throw new Error(`${file}: ${rows} rows from row ${first} do not fit in ${this.rows}`);
     const chunkRows = Math.max(1, Math.floor((16 << 20) / (dim * 4)));
     const buf = new Float32Array(chunkRows * dim);
     const fd = fs.openSync(file, 'r');
@@ -72,18 +89,24 @@ export class QuantizedVectors {
           if (k === 0) throw new Error(`${file}: file ended at row ${r}`);
           got += k;
         }
-        q.quantiseRows(buf, r, n);
+        this.quantiseRows(buf, first + r, n);
       }
     } finally {
       fs.closeSync(fd);
     }
-    return q;
+    return rows;
   }
 
-  private static allocate(rows: number, dim: number, shared: boolean): QuantizedVectors {
-    const codes = shared ? new Int8Array(new SharedArrayBuffer(rows * dim)) : new Int8Array(rows * dim);
-    const scales = shared ? new Float32Array(new SharedArrayBuffer(rows * 4)) : new Float32Array(rows);
-    return new QuantizedVectors(dim, codes, scales);
+  /** Rows [from, from + n) of `src` copied to rows [to, to + n). */
+  copyRows(src: QuantizedVectors, from: number, to: number, n: number): void {
+    this.codes.set(src.codes.subarray(from * this.dim, (from + n) * this.dim), to * this.dim);
+    this.scales.set(src.scales.subarray(from, from + n), to);
+  }
+
+  /** The row has no vector from now on (a masked row: never a candidate, similarity 0). */
+  clearRow(row: number): void {
+    this.scales[row] = 0;
+    this.codes.fill(0, row * this.dim, (row + 1) * this.dim);
   }
 
   /** Rows first..first+n from `floats` (which starts at row `first`). */

@@ -6,7 +6,7 @@ import { resolveStages, RewindRefused, runStages } from './runner.ts';
 import { startSchedule } from './schedule.ts';
 import { STAGES } from './stage-list.ts';
 
-const HELP = `usage: npm run pipeline -- <command> [--data-dir DIR] [--as-of ISO [--allow-rewind]]
+const HELP = `usage: npm run pipeline -- <command> [--data-dir DIR] [--as-of ISO [--allow-rewind]] [--full]
 
 commands:
   run          every stage in order: ${STAGES.map((s) => s.name).join(' -> ')}
@@ -20,6 +20,9 @@ options:
                    served generation's as-of is refused (the run would publish an older view
                    of the data and a running server would switch to it)
   --allow-rewind   publish that older view on purpose
+  --full           rebuild every segment from scratch and refit the embedder; without it a run
+                   is incremental once a generation is published (it computes the new posts only
+                   and reuses the rest: docs/operations.md, "Incremental runs")
   -h, --help       this text
 
 Logs are JSON lines on stdout; progress goes to stderr. Exit code 0 on success, 1 on failure
@@ -39,6 +42,7 @@ async function main(): Promise<void> {
         'data-dir': { type: 'string' },
         'as-of': { type: 'string' },
         'allow-rewind': { type: 'boolean' },
+        full: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -95,7 +99,14 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   try {
-    await runStages(stages, { config, log, asOf, signal: abort.signal, allowRewind: values['allow-rewind'] ?? false });
+    await runStages(stages, {
+      config,
+      log,
+      asOf,
+      signal: abort.signal,
+      allowRewind: values['allow-rewind'] ?? false,
+      full: values.full ?? false,
+    });
   } catch (err) {
     if (err instanceof RewindRefused) fail(err.message, 2);
     if (abort.signal.aborted) fail((err as Error).message, 143);

@@ -1,7 +1,9 @@
 // What the map stages (narratives, patterns) read about every snapshot row, in row order, as
 // compact columns: identity, time, author, platform, engagement and tags from the work store's
 // posts. The stage's own inputs (text or visual vectors) are loaded beside these.
+import { fillMaskedTimes } from '../core/segments.ts';
 import type { StageContext } from './stage-context.ts';
+import type { SegmentPlan } from './segment-plan.ts';
 import { materialiseSnapshotRows, snapshotChunks } from './snapshot-rows.ts';
 
 export interface PostColumns {
@@ -17,6 +19,8 @@ export interface PostColumns {
   interactions: Float64Array;
   /** Lower-cased. */
   tags: string[][];
+  /** 1 for a live row, 0 for a masked one (a post deleted after its segment was built: no post, never a member). */
+  live: Uint8Array;
 }
 
 interface PostRow {
@@ -30,28 +34,31 @@ interface PostRow {
   [k: string]: unknown;
 }
 
-/** The snapshot's post columns; fails when the snapshot no longer has the rows the features describe. */
-export async function loadPostColumns(ctx: StageContext, expectedRows: number): Promise<PostColumns> {
+/**
+ * The planned generation's post columns (every row; a masked row has an empty uuid, no tags, and the
+ * published_at of the live row before it, so the rows stay in time order); fails when the snapshot
+ * no longer has the posts the plan placed.
+ */
+export async function loadPostColumns(ctx: StageContext, plan: SegmentPlan): Promise<PostColumns> {
   const db = await ctx.db();
-  const rows = await materialiseSnapshotRows(
-    db,
-    ctx.asOf.toISOString(),
-    'uuid, published_at, creator_id, platform, like_count, comment_count, share_count, tags',
-  );
-  if (rows !== expectedRows)
-    throw new Error(`the snapshot has ${rows} rows but the features describe ${expectedRows}; run features and index first`);
-  const uuid: string[] = new Array(rows);
-  const publishedAt = new Float64Array(rows);
-  const creator = new Float64Array(rows);
+  const live = await materialiseSnapshotRows(db, 'published_at, creator_id, platform, like_count, comment_count, share_count, tags');
+  if (live !== plan.liveRows)
+    throw new Error(`the snapshot has ${live} of the ${plan.liveRows} posts the features stage planned; run features and index first`);
+  const rows = plan.rows;
+  const uuid: string[] = new Array(rows).fill('');
+  const publishedAt = new Float64Array(rows).fill(NaN);
+  const creator = new Float64Array(rows).fill(NaN);
   const platform = new Uint8Array(rows);
   const platforms: string[] = [];
   const interactions = new Float64Array(rows);
-  const tags: string[][] = new Array(rows);
+  const tags: string[][] = Array.from({ length: rows }, () => []);
+  const isLive = new Uint8Array(rows);
   const select = `row_id, uuid, epoch_ms(published_at)::DOUBLE AS t, creator_id::DOUBLE AS creator_id, platform,
     (coalesce(like_count, 0) + coalesce(comment_count, 0) + coalesce(share_count, 0))::DOUBLE AS e, tags`;
   for await (const chunk of snapshotChunks<PostRow>(db, select, rows)) {
     for (const r of chunk) {
       const i = Number(r.row_id);
+      isLive[i] = 1;
       uuid[i] = r.uuid;
       publishedAt[i] = Number(r.t);
       creator[i] = r.creator_id === null ? NaN : Number(r.creator_id);
@@ -62,7 +69,8 @@ export async function loadPostColumns(ctx: StageContext, expectedRows: number): 
       tags[i] = (r.tags ?? []).map((t) => t.toLowerCase());
     }
   }
-  return { rows, uuid, publishedAt, creator, platform, platforms, interactions, tags };
+  fillMaskedTimes(publishedAt);
+  return { rows, uuid, publishedAt, creator, platform, platforms, interactions, tags, live: isLive };
 }
 
 /** A window (or scope) of the snapshot: its bounds and its first row (rows are in published_at order). */

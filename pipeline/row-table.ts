@@ -8,11 +8,16 @@ import type { StageContext } from './stage-context.ts';
 
 const WRITE_ROWS = 50_000;
 
-/** Write `rows` (objects with a row_id) to artifacts/<name>.parquet, ordered by row_id. */
-export async function writeRowTable(ctx: StageContext, name: string, columns: Record<string, string>, rows: unknown[]): Promise<void> {
+/** Write `rows` to artifacts/<name>.parquet (or to `out`), ordered by the first column (row_id, or ci for computed rows). */
+export async function writeRowTable(
+  ctx: StageContext,
+  name: string,
+  columns: Record<string, string>,
+  rows: unknown[],
+  out = path.join(ctx.layout.artifacts, `${name}.parquet`),
+): Promise<void> {
   const db = await ctx.db();
   const tmp = path.join(ctx.layout.work, 'intermediate', `${name}.ndjson`);
-  const out = path.join(ctx.layout.artifacts, `${name}.parquet`);
   const spec = `{${Object.entries(columns)
     .map(([c, t]) => `${c}: '${t}'`)
     .join(', ')}}`;
@@ -33,7 +38,7 @@ export async function writeRowTable(ctx: StageContext, name: string, columns: Re
     } finally {
       await fh.close();
     }
-    source = `SELECT * FROM read_json(${sqlString(tmp)}, format = 'newline_delimited', columns = ${spec}) ORDER BY row_id`;
+    source = `SELECT * FROM read_json(${sqlString(tmp)}, format = 'newline_delimited', columns = ${spec}) ORDER BY ${Object.keys(columns)[0]}`;
   } else {
     source = `SELECT ${Object.entries(columns)
       .map(([c, t]) => `NULL::${t} AS ${c}`)

@@ -20,6 +20,8 @@ export interface RunOptions {
   tty?: boolean;
   /** Run even when `asOf` is older than the served generation's (--allow-rewind). */
   allowRewind?: boolean;
+  /** A full rebuild (--full) instead of an incremental run. */
+  full?: boolean;
 }
 
 /** A run as of an instant older than the served generation's, refused without --allow-rewind. */
@@ -75,6 +77,7 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
       config: opts.config,
       layout,
       asOf,
+      full: opts.full,
       log: opts.log,
       signal,
       progress: (label, total) => createProgress(opts.log, label, total, { tty: opts.tty }),

@@ -1,5 +1,8 @@
-// The snapshot's row order, shared by every stage that writes per-row artifacts and by publish:
-// row i of text-vectors.f32, of the HNSW labels and of BM25 postings is row i of posts.parquet.
+// The snapshot's rows, shared by every stage that writes per-row artifacts and by publish. The
+// generation's rows are its time segments' rows laid end to end (pipeline/segment-plan.ts): the
+// features stage plans them and leaves each live post's global row in the work store's plan_rows;
+// row i of the concatenated segment files (vectors, terms, tables) is row i of posts.parquet's
+// row_id. Rows of posts deleted after their segment was built are masked: no post, no vector.
 import fs from 'node:fs/promises';
 import { sqlString, type DuckDB } from '../core/duckdb.ts';
 import type { StageContext } from './stage-context.ts';
@@ -8,24 +11,32 @@ export const SNAPSHOT_ORDER = 'published_at, uuid';
 
 export const snapshotWhere = (asOf: string) => `published_at <= ${sqlString(asOf)}::TIMESTAMPTZ`;
 
-/** Materialise temp table `snap(row_id, ...columns)` in snapshot order; returns the row count. */
-export async function materialiseSnapshotRows(db: DuckDB, asOf: string, columns: string): Promise<number> {
+/**
+ * Materialise temp table `snap(row_id, ci, uuid, ...columns)` from plan_rows: every live post with
+ * its global row, or with `computeOnly` only the rows this run computes (ci: their order). Returns
+ * the count.
+ */
+export async function materialiseSnapshotRows(db: DuckDB, columns: string, opts: { computeOnly?: boolean } = {}): Promise<number> {
   await db.run(`CREATE OR REPLACE TEMP TABLE snap AS
-    SELECT (row_number() OVER (ORDER BY ${SNAPSHOT_ORDER}) - 1)::BIGINT AS row_id, ${columns}
-    FROM posts WHERE ${snapshotWhere(asOf)}`);
+    SELECT r.row_id, r.ci, p.uuid, ${columns
+      .split(',')
+      .map((c) => `p.${c.trim()}`)
+      .join(', ')}
+    FROM plan_rows r JOIN posts p USING (uuid) ${opts.computeOnly ? 'WHERE r.compute' : ''} ORDER BY r.row_id`);
   const [r] = await db.all<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM snap`);
   return Number(r?.n ?? 0);
 }
 
-/** Visit `snap` in row order, `chunk` rows at a time (bounded memory at 1M rows). */
+/** Visit `snap` in order of `key` (row_id, or ci for the computed rows), keys [0, end) `chunk` at a time (bounded memory at 1M rows). */
 export async function* snapshotChunks<T extends Record<string, unknown>>(
   db: DuckDB,
   select: string,
-  total: number,
+  end: number,
   chunk = 50_000,
+  key: 'row_id' | 'ci' = 'row_id',
 ): AsyncGenerator<T[]> {
-  for (let start = 0; start < total; start += chunk) {
-    yield await db.all<T>(`SELECT ${select} FROM snap WHERE row_id >= ${start} AND row_id < ${start + chunk} ORDER BY row_id`);
+  for (let start = 0; start < end; start += chunk) {
+    yield await db.all<T>(`SELECT ${select} FROM snap WHERE ${key} >= ${start} AND ${key} < ${start + chunk} ORDER BY ${key}`);
   }
 }
 

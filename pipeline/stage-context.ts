@@ -11,6 +11,8 @@ export interface StageContext {
   layout: DataDirLayout;
   /** The instant the snapshot describes; windows end here. */
   asOf: Date;
+  /** Rebuild every segment from scratch (--full); otherwise the run is incremental when it can be (segment-plan.ts). */
+  full?: boolean;
   log: Logger;
   /** Aborted on SIGTERM: stages check it between units of work and stop cleanly. */
   signal: AbortSignal;

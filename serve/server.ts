@@ -46,7 +46,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     config.SEARCH_THREADS > 0
       ? new SearchPool(config.SEARCH_THREADS, (err) => log.error({ err: err.message }, 'search worker failed; a new one replaces it'))
       : null;
-  const snapshots = new SnapshotStore(config.dataDir, log, (dir) => loadGeneration(dir, pool));
+  const snapshots = new SnapshotStore(config.dataDir, log, (dir, previous) => loadGeneration(dir, pool, previous));
   let topUpUrl = config.TOP_UP_URL ?? '';
   let selfUrl = '';
   const jobs = new JobRunner({

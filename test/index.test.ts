@@ -10,9 +10,10 @@ import { BM25_B, BM25_K1, buildBm25, loadBm25, saveBm25, searchBm25 } from '../c
 import { dataDirLayout } from '../core/data-dir.ts';
 import { embed, loadEmbedder } from '../core/embedder.ts';
 import { generationDir, readCurrent, readManifest } from '../core/generations.ts';
-import { loadShards, planShards, searchShards, shardPoints, type LoadedShards } from '../core/ranking/hnsw-shards.ts';
+import { graphPoints, searchGraphs, type LoadedGraphs } from '../core/ranking/segment-graphs.ts';
+import { segmentDir } from '../core/segments.ts';
 import { ROOT } from './helpers/child.ts';
-import { describeSnapshot, readSnapshot, runPipeline } from './helpers/pipeline.ts';
+import { describeSnapshot, generationGraphs, generationVectors, readSnapshot, runPipeline } from './helpers/pipeline.ts';
 import { rejects } from './helpers/assert.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -53,7 +54,7 @@ async function publishedSample(env: Record<string, string> = {}): Promise<string
 }
 
 /** HNSW recall@10 against an exact scan, for 100 query rows, in each window (rows >= start). */
-function windowedRecall(set: LoadedShards, vectors: Float32Array, dim: number, rows: number, starts: number[]): number {
+function windowedRecall(set: LoadedGraphs, vectors: Float32Array, dim: number, rows: number, starts: number[]): number {
   let hit = 0;
   let total = 0;
   for (const start of starts) {
@@ -68,7 +69,7 @@ function windowedRecall(set: LoadedShards, vectors: Float32Array, dim: number, r
         .sort((a, b) => b.s - a.s || a.r - b.r)
         .slice(0, 10)
         .map((x) => x.r);
-      const approx = new Set(searchShards(set, qv, 10, 100, start).map((n) => n.row));
+      const approx = new Set(searchGraphs(set, qv, 10, 100, start).map((n) => n.row));
       hit += exact.filter((r) => approx.has(r)).length;
       total += exact.length;
     }
@@ -76,77 +77,43 @@ function windowedRecall(set: LoadedShards, vectors: Float32Array, dim: number, r
   return hit / total;
 }
 
-test('time shards: contiguous ranges split at the window starts; small spans join a neighbour', () => {
-  assert.equal(planShards(100, [], 10), [[0, 100]]);
-  assert.equal(
-    planShards(100, [90, 55, 55, 0, 100], 10),
-    [
-      [0, 55],
-      [55, 90],
-      [90, 100],
-    ],
-    'one shard per span between window starts',
-  );
-  assert.equal(
-    planShards(100, [55, 95], 10),
-    [
-      [0, 55],
-      [55, 100],
-    ],
-    'a small newest span joins its older neighbour',
-  );
-  assert.equal(
-    planShards(100, [5, 60], 10),
-    [
-      [0, 60],
-      [60, 100],
-    ],
-    'a small oldest span joins the next one',
-  );
-  assert.equal(planShards(100, [30, 60, 90], 200), [[0, 100]], 'all small: one shard');
-  assert.equal(planShards(0, [0, 0], 10), [[0, 0]]);
-});
-
-test('sharded graphs: the sample split in time shards finds what one graph finds, in every window', async () => {
+test('segmented graphs: the sample cut in time segments finds what one graph finds, in every window', async () => {
   const one = await publishedSample();
-  const many = await publishedSample({ HNSW_MIN_SHARD_ROWS: '40', PIPELINE_THREADS: '3' });
+  const many = await publishedSample({ SEGMENT_ROWS: '150', PIPELINE_THREADS: '3' });
   const dirOf = async (d: string) => generationDir(dataDirLayout(d), (await readCurrent(dataDirLayout(d)))!);
   const [d1, d2] = [await dirOf(one), await dirOf(many)];
-  const s1 = loadShards(d1, 'text');
-  const s2 = loadShards(d2, 'text');
-  assert.is(s1.shards.length, 1);
-  assert.ok(s2.shards.length >= 2, `${s2.shards.length} shards`);
+  const s1 = generationGraphs(d1, 'text');
+  const s2 = generationGraphs(d2, 'text');
+  assert.is(s1.segments.length, 1);
+  assert.ok(s2.segments.length >= 3, `${s2.segments.length} segments`);
   const manifest = await readManifest(dataDirLayout(many), path.basename(d2));
   const rows = manifest.counts.posts!;
-  // Contiguous, and every boundary inside is the first row of a window.
-  assert.equal(s2.shards.map((s) => [s.firstRow, s.endRow]).flat(), [
-    0,
-    ...s2.shards.slice(0, -1).flatMap((s) => [s.endRow, s.endRow]),
+  // Contiguous, each at least SEGMENT_ROWS but the head, cut at UTC day boundaries.
+  const segs = manifest.segments!;
+  assert.is(
+    segs.reduce((a, s) => a + s.rows, 0),
     rows,
-  ]);
-  const windowStarts = await Promise.all(
-    (['7d', '30d', '90d'] as const).map(
-      async (w) =>
-        (await readSnapshot(many, 'posts', 'count(*)::INT AS n', `WHERE published_at < '${manifest.windows[w].start}'::TIMESTAMPTZ`))[0]!.n,
-    ),
   );
-  for (const s of s2.shards.slice(1))
-    assert.ok(windowStarts.includes(s.firstRow), `shard boundary ${s.firstRow} is a window start (${windowStarts})`);
-  assert.is(shardPoints(s1), shardPoints(s2));
+  for (const s of segs.slice(0, -1)) {
+    assert.ok(s.rows >= 150, `${s.id}: ${s.rows} rows`);
+    assert.ok(s.to !== null && s.to.endsWith('T00:00:00.000Z'), `${s.id} ends at a day boundary: ${s.to}`);
+  }
+  assert.is(segs[segs.length - 1]!.to, null, 'the newest segment is the open head');
+  for (let i = 1; i < segs.length; i++) assert.is(segs[i]!.from, segs[i - 1]!.to, 'segments follow one another');
+  assert.is(graphPoints(s1), graphPoints(s2));
   // Same features either way: the graphs differ, the vectors do not.
-  assert.ok(fs.readFileSync(path.join(d1, 'text-vectors.f32')).equals(fs.readFileSync(path.join(d2, 'text-vectors.f32'))));
-  const raw = fs.readFileSync(path.join(d2, 'text-vectors.f32'));
-  const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  const vectors = generationVectors(d2, 'text');
+  assert.equal(Array.from(vectors), Array.from(generationVectors(d1, 'text')));
   const starts = [0, Math.floor(rows / 3), Math.floor((2 * rows) / 3), rows - 20];
   const r2 = windowedRecall(s2, vectors, s2.dim, rows, starts);
-  assert.ok(r2 >= 0.95, `sharded recall@10 ${r2}`);
-  // The visual graph holds every row with media.
-  const visual = loadShards(d2, 'visual');
+  assert.ok(r2 >= 0.95, `segmented recall@10 ${r2}`);
+  // The visual graphs hold every row with media.
+  const visual = generationGraphs(d2, 'visual');
   const withMedia = await readSnapshot(many, 'visual-elements', 'count(*)::INT AS n', 'WHERE visual_error IS NULL');
-  assert.is(shardPoints(visual), withMedia[0]!.n);
-  const some = new Float32Array(fs.readFileSync(path.join(d2, 'visual-vectors.f32')).buffer.slice(0));
+  assert.is(graphPoints(visual), withMedia[0]!.n);
+  const some = generationVectors(d2, 'visual');
   const firstRow = Array.from({ length: rows }, (_, r) => r).find((r) => some.subarray(r * 160, (r + 1) * 160).some((x) => x !== 0))!;
-  assert.is(searchShards(visual, some.subarray(firstRow * 160, (firstRow + 1) * 160), 1, 50)[0]!.row, firstRow);
+  assert.is(searchGraphs(visual, some.subarray(firstRow * 160, (firstRow + 1) * 160), 1, 50)[0]!.row, firstRow);
 });
 
 test('features + index on the sample: artifacts in the generation, HNSW recall@10 >= 0.95 vs exact, narrative queries hit their narrative', async () => {
@@ -155,17 +122,20 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   const gen = (await readCurrent(layout))!;
   const dir = generationDir(layout, gen);
   const m = await readManifest(layout, gen);
+  const seg = `segments/${m.segments![0]!.id}`;
   for (const f of [
     'embedder.bin',
-    'text-vectors.f32',
-    'bm25.bin',
-    'text-hnsw.json',
-    'text.0.hnsw',
-    'visual-hnsw.json',
-    'visual.0.hnsw',
-    'visual-vectors.f32',
-    'visual-elements.parquet',
-    'neighbour-scores.parquet',
+    `${seg}/text-vectors.f32`,
+    `${seg}/bm25.bin`,
+    `${seg}/text.hnsw`,
+    `${seg}/visual.hnsw`,
+    `${seg}/visual-vectors.f32`,
+    `${seg}/visual-elements.parquet`,
+    `${seg}/neighbour-scores.parquet`,
+    `${seg}/enrichment.parquet`,
+    `${seg}/doc-terms.bin`,
+    `${seg}/uuids.txt`,
+    'deleted-rows.u32',
   ])
     assert.ok(
       m.files.some((x) => x.name === f),
@@ -176,8 +146,7 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   const withMedia = await readSnapshot(d, 'posts', 'count(*)::INT AS n', 'WHERE len(media) > 0');
   const elements = await readSnapshot(d, 'visual-elements', 'count(*)::INT AS n, count(*) FILTER (WHERE visual_error IS NULL)::INT AS ok');
   assert.equal([elements[0]!.n, elements[0]!.ok], [withMedia[0]!.n, withMedia[0]!.n]);
-  const vraw = fs.readFileSync(path.join(dir, 'visual-vectors.f32'));
-  assert.is(vraw.byteLength, rows * 160 * 4);
+  assert.is(generationVectors(dir, 'visual').length, rows * 160);
 
   // Novelty: a repost or near-duplicate repeats an earlier post, so it has (almost) none.
   const kinds = new Map(
@@ -214,12 +183,11 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   assert.ok(mean(['repost', 'near_duplicate'], 'saturation') > mean(['original'], 'saturation'));
   const model = await loadEmbedder(path.join(dir, 'embedder.bin'));
   const dim = model.params.dim;
-  const raw = fs.readFileSync(path.join(dir, 'text-vectors.f32'));
-  const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  const vectors = generationVectors(dir, 'text');
   assert.is(vectors.length, rows * dim);
 
   // Exact top-10 by inner product vs HNSW's, for 100 query rows, over all rows and in a late window.
-  const hnsw = loadShards(dir, 'text');
+  const hnsw = generationGraphs(dir, 'text');
   const recall = windowedRecall(hnsw, vectors, dim, rows, [0, Math.floor(rows / 2)]);
   assert.ok(recall >= 0.95, `recall@10 ${recall}`);
 
@@ -231,14 +199,14 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
     .map((l) => JSON.parse(l));
   const narrativeOf = new Map(truthLines.filter((t) => t.type === 'post').map((t) => [t.uuid, t.narrative]));
   const uuids = (await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid as string);
-  const bm25 = await loadBm25(path.join(dir, 'bm25.bin'));
+  const bm25 = await loadBm25(path.join(segmentDir(dir, m.segments![0]!.id), 'bm25.bin'));
   let lexical = 0;
   let vector = 0;
   const narratives = truthLines.filter((t) => t.type === 'narrative');
   for (const n of narratives) {
     const query = terms(n.keywords.slice(0, 3).join(' '));
     lexical += searchBm25(bm25, query, 10).filter((x) => narrativeOf.get(uuids[x.row]!) === n.id).length;
-    vector += searchShards(hnsw, embed(model, query), 10, 100).filter((x) => narrativeOf.get(uuids[x.row]!) === n.id).length;
+    vector += searchGraphs(hnsw, embed(model, query), 10, 100).filter((x) => narrativeOf.get(uuids[x.row]!) === n.id).length;
   }
   const pLex = lexical / (10 * narratives.length);
   const pVec = vector / (10 * narratives.length);

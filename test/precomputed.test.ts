@@ -7,12 +7,12 @@ import * as assert from 'uvu/assert';
 import { terms } from '../core/analyzer.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
-import { loadShards, searchShards } from '../core/ranking/hnsw-shards.ts';
+import { searchGraphs } from '../core/ranking/segment-graphs.ts';
 import { queryVector, search } from '../core/ranking/search.ts';
 import { loadSearchIndex } from '../core/ranking/search-index.ts';
 import { loadVectorSpace, RidgeFit, toSpace } from '../core/vector-space.ts';
 import { ROOT } from './helpers/child.ts';
-import { readSnapshot, runPipeline } from './helpers/pipeline.ts';
+import { generationGraphs, generationVectors, readSnapshot, runPipeline } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
 const DIM = 48;
@@ -102,12 +102,11 @@ test('most rows with a text_embedding: it is the text space, rows without are ma
   assert.is(space.dim, DIM);
   assert.ok(space.precomputedRows > 0 && space.mappedRows > 0, JSON.stringify(space));
   assert.ok(space.mapR2! > 0.3, `map R^2 ${space.mapR2}`);
-  assert.is(loadShards(dir, 'text').dim, DIM);
+  assert.is(generationGraphs(dir, 'text').dim, DIM);
 
   // A row that brought its vector is indexed by it (unit length); the others hold mapped vectors.
   const posts = await readSnapshot(d, 'posts', 'uuid');
-  const raw = fs.readFileSync(path.join(dir, 'text-vectors.f32'));
-  const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  const vectors = generationVectors(dir, 'text');
   assert.is(vectors.length, posts.length * DIM);
   posts.forEach((p, row) => {
     const v = vectors.subarray(row * DIM, (row + 1) * DIM);
@@ -126,7 +125,7 @@ test('most rows with a text_embedding: it is the text space, rows without are ma
   for (const n of truth.filter((t) => t.type === 'narrative')) {
     const qv = queryVector(index, terms(n.keywords.slice(0, 3).join(' ')));
     assert.is(qv.length, DIM);
-    const top = searchShards(index.hnsw!, qv, 10, 100);
+    const top = searchGraphs(index.hnsw!, qv, 10, 100);
     hits += top.filter((x) => narrativeOf.get(index.uuid.get(x.row)!) === n.id).length;
     total += 10;
     assert.ok(search(index, { query: n.keywords.slice(0, 3).join(' '), limit: 20, window: 'all' }).length > 0);

@@ -52,24 +52,23 @@ test('publish writes a verifiable manifest with windows and switches CURRENT', a
   assert.is(await readCurrent(layout), 'g000001');
   assert.is(s.generation, 'g000001');
   const m = await readManifest(layout, 'g000001');
-  assert.is(m.schema_version, 1);
+  assert.is(m.schema_version, 2);
   assert.is(m.as_of, AS_OF.toISOString());
   assert.is(m.windows['7d'].start, '2026-10-25T00:00:00.000Z');
   assert.is(m.windows['30d'].start, '2026-10-02T00:00:00.000Z');
   assert.is(m.windows.all.start, '2026-10-10T00:00:00.000Z');
   assert.is(m.windows.all.end, AS_OF.toISOString());
+  const seg = m.segments![0]!.id;
   assert.equal(m.files.map((f) => f.name).sort(), [
-    'bm25.bin',
     'creators.parquet',
+    'deleted-rows.u32',
     'embedder.bin',
-    'enrichment.parquet',
     'narrative-centroids.f32',
     'narrative-members.parquet',
     'narrative-text.bin',
     'narrative-trajectory.parquet',
     'narratives-source.json',
     'narratives.parquet',
-    'neighbour-scores.parquet',
     'pattern-centroids.f32',
     'pattern-lookalikes.parquet',
     'pattern-members.parquet',
@@ -78,22 +77,34 @@ test('publish writes a verifiable manifest with windows and switches CURRENT', a
     'patterns-source.json',
     'patterns.parquet',
     'posts.parquet',
+    ...[
+      'bm25.bin',
+      'doc-terms.bin',
+      'enrichment.parquet',
+      'neighbour-scores.parquet',
+      'text-vectors.f32',
+      'text.hnsw',
+      'uuids.txt',
+      'visual-elements.parquet',
+      'visual-vectors.f32',
+      'visual.hnsw',
+    ].map((f) => `segments/${seg}/${f}`),
     'source.json',
-    'text-hnsw.json',
     'text-space.json',
-    'text-vectors.f32',
-    'text.0.hnsw',
-    'visual-elements.parquet',
-    'visual-hnsw.json',
     'visual-space.json',
-    'visual-vectors.f32',
-    'visual.0.hnsw',
   ]);
-  assert.equal(m.counts, { posts: 20, creators: 10 });
+  assert.equal(
+    m.segments!.map((x) => [x.rows, x.to, x.builtIn]),
+    [[20, null, 'g000001']],
+  );
+  assert.equal(m.run, { mode: 'full', full_because: 'no generation published yet', built: [seg], reused: [] });
+  assert.equal(m.embedder!.fitted_rows, 20);
+  assert.equal(m.counts, { posts: 20, creators: 10, rows: 20, masked: 0 });
   await verifyGeneration(d, 'g000001');
   // Snapshot tables are plain Parquet with the documented columns.
   const [row] = await readSnapshot(d, 'posts', '*', "WHERE uuid = 'a-3'");
   assert.equal(Object.keys(row!), [
+    'row_id',
     'uuid',
     'platform',
     'content_type',

@@ -52,12 +52,13 @@ test('the window filters inside retrieval: every row in the window, and limit ro
       // Brute force: rows in the window containing a query term (lexical matches).
       let matches = 0;
       for (let row = index.windowStart[window]; row < index.rows; row++) {
-        const t = index.bm25;
+        const seg = index.bm25.segments.find((x) => row >= x.firstRow && row < x.firstRow + x.index.docLen.length)!;
+        const t = seg.index;
         for (const term of q) {
           const id = t.vocab.get(term);
           if (id === undefined) continue;
           let found = false;
-          for (let i = t.starts[id]!; i < t.starts[id + 1]!; i++) if (t.docs[i] === row) found = true;
+          for (let i = t.starts[id]!; i < t.starts[id + 1]!; i++) if (t.docs[i] === row - seg.firstRow) found = true;
           if (found) {
             matches++;
             break;

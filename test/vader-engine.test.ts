@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import vader from 'vader-sentiment';
-import { postText } from '../pipeline/features/stage.ts';
+import { postText } from '../pipeline/features/text-analysis.ts';
 import { polarityScores } from '../core/enrichment/vader-engine.ts';
 import { prepareForVader } from '../core/enrichment/vader.ts';
 import { hasTweetEval, loadSplit } from '../core/enrichment/tweeteval.ts';

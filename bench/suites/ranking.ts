@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { terms } from '../../core/analyzer.ts';
-import { searchBm25 } from '../../core/bm25.ts';
+import { hasTerm, searchSegments } from '../../core/bm25.ts';
 import { loadConfig } from '../../core/config.ts';
 import { dataDirLayout } from '../../core/data-dir.ts';
 import { openDuckDB, sqlString } from '../../core/duckdb.ts';
@@ -18,11 +18,12 @@ import { embed } from '../../core/embedder.ts';
 import { generationDir, readCurrent, readManifest, type Manifest } from '../../core/generations.ts';
 import { createLogger } from '../../core/log.ts';
 import { RANKING, search, vectorEf } from '../../core/ranking/search.ts';
-import { searchShards } from '../../core/ranking/hnsw-shards.ts';
+import { searchGraphs } from '../../core/ranking/segment-graphs.ts';
 import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-index.ts';
+import { segmentDir } from '../../core/segments.ts';
 import { WINDOW_KEYS, type WindowKey } from '../../core/windows.ts';
 import { generateCorpus } from '../../fixtures/generate.ts';
-import { postText } from '../../pipeline/features/stage.ts';
+import { postText } from '../../pipeline/features/text-analysis.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { ensurePeerInstalled, runPeerScript } from '../peer-install.ts';
 import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
@@ -113,10 +114,10 @@ function bruteForce(index: SearchIndex, floats: Float32Array, query: string, lim
   const start = index.windowStart[window];
   const q = terms(query);
   const depth = Math.max(limit * 2, 100);
-  const lex = searchBm25(index.bm25, q, depth, start);
+  const lex = searchSegments(index.bm25, q, depth, start, index.deleted);
   const qv = embed(
     index.embedder,
-    q.filter((t) => index.bm25.vocab.has(t)),
+    q.filter((t) => hasTerm(index.bm25, t)),
   );
   const dim = qv.length;
   const sims: Array<{ row: number; s: number }> = [];
@@ -209,7 +210,7 @@ async function runLanceDb(
     let n = 0;
     try {
       const result = await db.conn.stream(
-        `SELECT uuid, title, description, tags FROM read_parquet(${sqlString(path.join(dir, 'posts.parquet'))})`,
+        `SELECT uuid, title, description, tags FROM read_parquet(${sqlString(path.join(dir, 'posts.parquet'))}) ORDER BY row_id`,
       );
       for await (const chunk of result.yieldRowObjectJson()) {
         let lines = '';
@@ -234,7 +235,7 @@ async function runLanceDb(
     const peerQuery = (text: string, window: WindowKey): PeerQuery => {
       const qv = embed(
         index.embedder,
-        terms(text).filter((t) => index.bm25.vocab.has(t)),
+        terms(text).filter((t) => hasTerm(index.bm25, t)),
       );
       // The window as LanceDB sees it: published_at >= its start (rows are sorted by published_at,
       // so that is exactly rows [windowStart, rows)); no filter when the window holds every row, as in ours.
@@ -283,18 +284,18 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   const gen = (await readCurrent(layout))!;
   const dir = generationDir(layout, gen);
   const manifest = await readManifest(layout, gen);
-  // What search loads: BM25, the HNSW shards and their set file, the vectors, the embedder and its space.
+  // What search loads: each segment's BM25, text graph and vectors, the embedder and its space.
   const indexBytes = manifest.files
     .filter(
       (f) =>
-        ['bm25.bin', 'text-hnsw.json', 'text-vectors.f32', 'embedder.bin', 'text-space.json', 'text-space.f32'].includes(f.name) ||
-        /^text\.\d+\.hnsw$/.test(f.name),
+        ['embedder.bin', 'text-space.json', 'text-space.f32', 'deleted-rows.u32'].includes(f.name) ||
+        /^segments\/[^/]+\/(bm25\.bin|text\.hnsw|text-vectors\.f32)$/.test(f.name),
     )
     .reduce((a, f) => a + f.bytes, 0);
   const t0 = performance.now();
   const index = await loadSearchIndex(dir);
   // The exact peers read the snapshot's float32 vectors (the index holds them int8-quantised for fusion).
-  const rawFloats = fs.readFileSync(path.join(dir, 'text-vectors.f32'));
+  const rawFloats = Buffer.concat(index.segments.map((s) => fs.readFileSync(path.join(segmentDir(dir, s.id), 'text-vectors.f32'))));
   const floats = new Float32Array(rawFloats.buffer, rawFloats.byteOffset, rawFloats.byteLength / 4);
   const loadMs = performance.now() - t0;
   const queries = queriesFrom(truthFile, o.queries);
@@ -365,11 +366,11 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
       const start = index.windowStart[windowOf(i)];
       const qv = embed(
         index.embedder,
-        terms(q.text).filter((t) => index.bm25.vocab.has(t)),
+        terms(q.text).filter((t) => hasTerm(index.bm25, t)),
       );
       if (!qv.some((x) => x !== 0) || index.rows - start < 10) continue;
       const truth = new Set(exact.searchKnn(Array.from(qv), 10, (r: number) => r >= start).neighbors);
-      hit += searchShards(index.hnsw!, qv, 10, ef, start).filter((n) => truth.has(n.row)).length;
+      hit += searchGraphs(index.hnsw!, qv, 10, ef, start).filter((n) => truth.has(n.row)).length;
       total += truth.size;
     }
     return total ? hit / total : 0;

@@ -1,8 +1,8 @@
 // PublicEnrichment (docs/api.md, "PublicEnrichment") of every row of a generation, held compactly for serving: numbers in
 // typed arrays (NaN = null), lists as ids into a per-field dictionary. A million rows take tens of
 // megabytes instead of the hundreds a million small JS objects would; objects are built only for
-// the rows a response returns. Sources: enrichment.parquet (text and visual attributes) and
-// neighbour-scores.parquet (novelty, saturation). Definitions in docs/enrichment.md.
+// the rows a response returns. Sources, per time segment: enrichment.parquet (text and visual
+// attributes) and neighbour-scores.parquet (novelty, saturation). Definitions in docs/enrichment.md.
 import path from 'node:path';
 import { openDuckDB, sqlString } from '../duckdb.ts';
 import { StringLists } from '../string-lists.ts';
@@ -49,6 +49,27 @@ export class EnrichmentStore {
     this.brands = new StringLists(rows);
     this.themes = new StringLists(rows);
     this.styles = new StringLists(rows);
+  }
+
+  /** Copy rows [from, from + n) of `src` (sealed) to rows [to, to + n) (rows are filled in increasing order). */
+  copyRows(src: EnrichmentStore, from: number, to: number, n: number): void {
+    this.tone.set(src.tone.subarray(from, from + n), to);
+    this.toneConfidence.set(src.toneConfidence.subarray(from, from + n), to);
+    this.attributeConfidence.set(src.attributeConfidence.subarray(from, from + n), to);
+    this.novelty.set(src.novelty.subarray(from, from + n), to);
+    this.saturation.set(src.saturation.subarray(from, from + n), to);
+    this.coverage.set(src.coverage.subarray(from, from + n), to);
+    for (let i = 0; i < n; i++) {
+      this.moods.set(to + i, src.moods.get(from + i));
+      this.brands.set(to + i, src.brands.get(from + i));
+      this.themes.set(to + i, src.themes.get(from + i));
+      this.styles.set(to + i, src.styles.get(from + i));
+    }
+  }
+
+  /** After the last row is filled. */
+  seal(): void {
+    for (const l of [this.moods, this.brands, this.themes, this.styles]) l.seal();
   }
 
   /** The row's tone, or null. */
@@ -100,20 +121,35 @@ interface EnrichmentRow {
 
 const CHUNK = 100_000;
 
-export async function loadEnrichmentStore(generationDir: string, rows: number): Promise<EnrichmentStore> {
-  const store = new EnrichmentStore(rows);
+/** Where a store's rows are read from: FROM-able SQL of an enrichment table and of a neighbour-scores table (row_id keyed). */
+export interface EnrichmentTables {
+  enrichment: string;
+  neighbours: string;
+}
+
+/** The tables of a folder holding enrichment.parquet and neighbour-scores.parquet (a segment). */
+export function enrichmentTablesIn(dir: string): EnrichmentTables {
+  const file = (name: string) => `read_parquet(${sqlString(path.join(dir, `${name}.parquet`))})`;
+  return { enrichment: file('enrichment'), neighbours: file('neighbour-scores') };
+}
+
+/**
+ * Read `rows` rows (row_id 0..rows-1 of `tables`) into `store` from row `firstRow` on. Rows are
+ * set in increasing order (StringLists): fill segments oldest first, then seal().
+ */
+export async function fillEnrichment(store: EnrichmentStore, tables: EnrichmentTables, firstRow: number, rows: number): Promise<void> {
   const db = await openDuckDB();
-  const file = (name: string) => sqlString(path.join(generationDir, `${name}.parquet`));
   const num = (x: number | null) => (x === null || x === undefined ? NaN : Number(x));
   try {
     for (let start = 0; start < rows; start += CHUNK) {
-      // Both tables hold one row per snapshot row, in row order; read in chunks to bound memory.
+      // Both tables hold one row per row, in row order; read in chunks to bound memory.
       const chunk = await db.all<EnrichmentRow>(`SELECT e.*, n.novelty_score, n.saturation_score, n.coverage_novelty
-        FROM read_parquet(${file('enrichment')}) e LEFT JOIN read_parquet(${file('neighbour-scores')}) n USING (row_id)
+        FROM ${tables.enrichment} e LEFT JOIN ${tables.neighbours} n USING (row_id)
         WHERE e.row_id >= ${start} AND e.row_id < ${start + CHUNK} ORDER BY e.row_id`);
       for (const r of chunk) {
-        const row = Number(r.row_id);
-        if (row < 0 || row >= rows) throw new Error(`${generationDir}: enrichment row ${row} outside 0..${rows - 1}`);
+        const local = Number(r.row_id);
+        if (local < 0 || local >= rows) throw new Error(`enrichment row ${local} outside 0..${rows - 1}`);
+        const row = firstRow + local;
         store.tone[row] = r.tone === null ? -1 : TONES.indexOf(r.tone as (typeof TONES)[number]);
         store.toneConfidence[row] = num(r.tone_confidence);
         store.attributeConfidence[row] = num(r.attribute_confidence);
@@ -133,6 +169,12 @@ export async function loadEnrichmentStore(generationDir: string, rows: number): 
   } finally {
     db.close();
   }
-  for (const l of [store.moods, store.brands, store.themes, store.styles]) l.seal();
+}
+
+/** Every row of `tables` (rows 0..rows-1). */
+export async function loadEnrichmentStore(tables: EnrichmentTables, rows: number): Promise<EnrichmentStore> {
+  const store = new EnrichmentStore(rows);
+  await fillEnrichment(store, tables, 0, rows);
+  store.seal();
   return store;
 }

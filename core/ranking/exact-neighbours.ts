@@ -4,7 +4,7 @@
 // only shared memory, finds the true neighbours, and at 1M rows costs a fraction of a second,
 // which an asynchronous job can spend.
 import type { QuantizedVectors } from '../quantized-vectors.ts';
-import type { Neighbour } from './hnsw-shards.ts';
+import type { Neighbour } from './segment-graphs.ts';
 
 /** The k rows >= start most similar to q (inner product on the decoded vectors), best first, ties by row. */
 export function exactNeighbours(vectors: QuantizedVectors, q: ArrayLike<number>, k: number, start = 0): Neighbour[] {

@@ -1,18 +1,25 @@
-// A generation loaded for ranking: the BM25 and HNSW indexes, the embedder, and the per-row
-// columns the scores need, as typed arrays read once from posts.parquet. Rows are in snapshot
-// order (published_at, uuid), so a time window is the contiguous range [windowStart[w], rows).
+// A generation loaded for ranking: the BM25 and HNSW indexes of its time segments, the embedder,
+// and the per-row columns the scores need, as typed arrays read once from posts.parquet. Rows are
+// the segments' rows end to end, in (published_at, uuid) order, so a time window is the contiguous
+// range [windowStart[w], rows). Masked rows (posts deleted after their segment was built) have no
+// post, no vector and are never returned (`deleted`).
+//
+// Loaded next to the generation being served (`previous`), a segment both hold is not read again:
+// its postings and graphs are the same objects, its vectors and enrichment are copied from the
+// previous arrays. A swap to an incremental generation reads only its new segments.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { assert, assertSameLength, assertSorted } from '../assert.ts';
-import { loadBm25, parseBm25, type Bm25Index } from '../bm25.ts';
+import { parseBm25, segmentedBm25, type Bm25Index, type SegmentedBm25 } from '../bm25.ts';
 import { readFileShared } from '../shared-file.ts';
 import { openDuckDB, sqlString } from '../duckdb.ts';
 import { loadEmbedder, type EmbedderModel } from '../embedder.ts';
 import type { Manifest } from '../generations.ts';
 import { WINDOW_KEYS, type WindowKey } from '../windows.ts';
-import { loadShards, type LoadedShards } from './hnsw-shards.ts';
+import { loadGraphs, type LoadedGraphs, type SegmentGraph } from './segment-graphs.ts';
 import { loadVectorSpace, type VectorSpace } from '../vector-space.ts';
-import { EnrichmentStore, loadEnrichmentStore } from '../enrichment/public-enrichment.ts';
+import { EnrichmentStore, enrichmentTablesIn, fillEnrichment } from '../enrichment/public-enrichment.ts';
+import { fillMaskedTimes, readDeletedRows, segmentDir, withFirstRows, type GenerationSegment } from '../segments.ts';
 import { Utf8Column, type Utf8ColumnParts } from '../utf8-column.ts';
 import { QuantizedVectors } from '../quantized-vectors.ts';
 
@@ -42,9 +49,13 @@ export interface SearchIndex extends RowColumns {
   /** Normalisers for the [0, 1] engagement and reach scores: log1p of the corpus maxima. */
   maxWeightedEngagementLog: number;
   maxFollowersLog: number;
-  bm25: Bm25Index;
-  /** The text HNSW graphs, one per time shard (null when loaded without them: see LoadOptions). */
-  hnsw: LoadedShards | null;
+  bm25: SegmentedBm25;
+  /** The text HNSW graphs, one per segment (null when loaded without them: see LoadOptions). */
+  hnsw: LoadedGraphs | null;
+  /** The generation's segments, oldest first, with their first rows. */
+  segments: GenerationSegment[];
+  /** 1 for a masked row. */
+  deleted: Uint8Array;
   embedder: EmbedderModel;
   /** Every row's PublicEnrichment (docs/api.md, "PublicEnrichment"), compact; get(row) builds one. */
   enrichment: EnrichmentStore;
@@ -59,9 +70,11 @@ export interface SearchIndex extends RowColumns {
 /** The big read-only parts, in SharedArrayBuffers, handed to worker threads instead of copies. */
 export interface SharedIndexParts {
   vectors: { codes: Int8Array; scales: Float32Array };
-  bm25: Uint8Array;
+  /** Each segment's bm25.bin image, by segment id. */
+  bm25: Record<string, Uint8Array>;
   columns: RowColumnParts;
   embedder: EmbedderModel;
+  deleted: Uint8Array;
 }
 
 export interface LoadOptions {
@@ -73,6 +86,8 @@ export interface LoadOptions {
   share?: boolean;
   /** Use these images (another thread's `shared`) instead of reading the files. */
   shared?: SharedIndexParts;
+  /** Indexes of other generations this thread holds: segments they hold are taken from them, not read. */
+  held?: readonly SearchIndex[];
 }
 
 const LOAD_CHUNK = 100_000;
@@ -102,34 +117,33 @@ export function weightedEngagement(likes: number, comments: number, shares: numb
  * million rows held every value as a JS object at once (hundreds of MB of garbage in the server's
  * load peak). With `share` the arrays live in SharedArrayBuffers.
  */
-async function readRowColumns(generationDir: string, share: boolean): Promise<RowColumns> {
+async function readRowColumns(generationDir: string, rows: number, share: boolean): Promise<RowColumns> {
   const db = await openDuckDB();
   const posts = sqlString(path.join(generationDir, 'posts.parquet'));
   try {
-    const rows = Number((await db.all<{ n: bigint }>(`SELECT count(*) AS n FROM read_parquet(${posts})`))[0]!.n);
     const column = () => (share ? new Float64Array(new SharedArrayBuffer(rows * 8)) : new Float64Array(rows));
     const c: RowColumns = {
       rows,
       uuid: new Utf8Column(rows),
-      publishedAt: column(),
+      publishedAt: column().fill(NaN),
       likes: column(),
       comments: column(),
       shares: column(),
       views: column(),
       followers: column(),
-      textKind: share ? new Int8Array(new SharedArrayBuffer(rows)) : new Int8Array(rows),
+      textKind: (share ? new Int8Array(new SharedArrayBuffer(rows)) : new Int8Array(rows)).fill(-1),
     };
     for (let start = 0; start < rows; start += LOAD_CHUNK) {
       const reader = await db.conn.runAndReadAll(`SELECT uuid, epoch_ms(published_at)::DOUBLE AS published_at,
           like_count::DOUBLE AS likes, comment_count::DOUBLE AS comments, share_count::DOUBLE AS shares, view_count::DOUBLE AS views,
           follower_count::DOUBLE AS followers,
-          CASE WHEN title IS NOT NULL OR description IS NOT NULL THEN 1 WHEN len(tags) > 0 THEN 0 ELSE -1 END::TINYINT AS text_kind
-        FROM read_parquet(${posts}, file_row_number = true)
-        WHERE file_row_number >= ${start} AND file_row_number < ${start + LOAD_CHUNK} ORDER BY file_row_number`);
+          CASE WHEN title IS NOT NULL OR description IS NOT NULL THEN 1 WHEN len(tags) > 0 THEN 0 ELSE -1 END::TINYINT AS text_kind, row_id
+        FROM read_parquet(${posts})
+        WHERE row_id >= ${start} AND row_id < ${start + LOAD_CHUNK} ORDER BY row_id`);
       const cols = reader.getColumnsObjectJS() as Record<string, unknown[]>;
       const num = (v: unknown, nullAs = 0) => (v === null || v === undefined ? nullAs : Number(v));
       cols.uuid!.forEach((u, i) => {
-        const r = start + i;
+        const r = Number(cols.row_id![i]);
         c.uuid.set(r, u as string);
         c.publishedAt[r] = num(cols.published_at![i]);
         c.likes[r] = num(cols.likes![i]);
@@ -141,6 +155,7 @@ async function readRowColumns(generationDir: string, share: boolean): Promise<Ro
       });
     }
     c.uuid.seal();
+    fillMaskedTimes(c.publishedAt);
     if (share) c.uuid = new Utf8Column(rows, c.uuid.shared());
     return c;
   } finally {
@@ -148,13 +163,31 @@ async function readRowColumns(generationDir: string, share: boolean): Promise<Ro
   }
 }
 
+/** A segment held by one of `held` (same id, same files): its index there and its first row. */
+function heldSegment(held: readonly SearchIndex[], id: string): { index: SearchIndex; firstRow: number; bm25: Bm25Index } | null {
+  for (const h of held) {
+    const s = h.segments.find((x) => x.id === id);
+    const b = h.bm25.segments.find((x) => x.id === id);
+    if (s && b) return { index: h, firstRow: s.firstRow, bm25: b.index };
+  }
+  return null;
+}
+
 export async function loadSearchIndex(generationDir: string, opts: LoadOptions = {}): Promise<SearchIndex> {
   const manifest = JSON.parse(await fs.readFile(path.join(generationDir, 'manifest.json'), 'utf8')) as Manifest;
+  if (!manifest.segments)
+    throw new Error(
+      `${generationDir}: generation ${manifest.generation} has no segments (schema version ${manifest.schema_version}); run the pipeline`,
+    );
+  const segments = withFirstRows(manifest.segments);
+  const total = segments.reduce((a, s) => a + s.rows, 0);
+  const held = opts.held ?? [];
   const given = opts.shared?.columns;
   const columns = given
     ? { ...given, uuid: new Utf8Column(given.rows, given.uuid) }
-    : await readRowColumns(generationDir, Boolean(opts.share));
+    : await readRowColumns(generationDir, total, Boolean(opts.share));
   const { rows, publishedAt, likes, comments, shares, followers } = columns;
+  assertSameLength(rows, total, `${generationDir}: posts.parquet rows against the segments'`);
   const asOf = Date.parse(manifest.as_of);
   // Rows are in published_at order (the snapshot's order): the window starts below are binary searches.
   assertSorted(publishedAt, `${generationDir}: posts.parquet published_at`);
@@ -168,31 +201,87 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
     if (followers[r]! > maxF) maxF = followers[r]!;
   }
   const embedder = opts.shared?.embedder ?? (await loadEmbedder(path.join(generationDir, 'embedder.bin'), { share: Boolean(opts.share) }));
-  const file = (n: string) => path.join(generationDir, n);
   const textSpace = loadVectorSpace(generationDir, 'text');
-  const vectors = opts.shared
-    ? new QuantizedVectors(textSpace.dim, opts.shared.vectors.codes, opts.shared.vectors.scales)
-    : QuantizedVectors.fromFile(file('text-vectors.f32'), textSpace.dim, Boolean(opts.share));
-  if (vectors.rows !== rows) throw new Error(`${generationDir}: text-vectors.f32 holds ${vectors.rows} rows, posts.parquet ${rows}`);
+  const masked = readDeletedRows(generationDir);
+  const dirOf = (s: GenerationSegment) => segmentDir(generationDir, s.id);
+
+  let vectors: QuantizedVectors;
+  let deleted: Uint8Array;
+  if (opts.shared) {
+    vectors = new QuantizedVectors(textSpace.dim, opts.shared.vectors.codes, opts.shared.vectors.scales);
+    deleted = opts.shared.deleted;
+  } else {
+    vectors = QuantizedVectors.allocate(rows, textSpace.dim, Boolean(opts.share));
+    deleted = opts.share ? new Uint8Array(new SharedArrayBuffer(rows)) : new Uint8Array(rows);
+    for (const s of segments) {
+      const h = heldSegment(held, s.id);
+      if (h) vectors.copyRows(h.index.vectors, h.firstRow, s.firstRow, s.rows);
+      else {
+        const n = vectors.quantiseFile(path.join(dirOf(s), 'text-vectors.f32'), s.firstRow);
+        if (n !== s.rows) throw new Error(`${generationDir}: segment ${s.id}'s text-vectors.f32 holds ${n} rows, the manifest ${s.rows}`);
+      }
+    }
+    for (const r of masked) (vectors.clearRow(r), (deleted[r] = 1));
+  }
+
+  // Postings: a held segment's index object, else its file (shared images are parsed as views).
+  const images: Record<string, Uint8Array> = {};
+  const bm25Parts = await Promise.all(
+    segments.map(async (s) => {
+      const h = heldSegment(held, s.id);
+      const image =
+        opts.shared?.bm25[s.id] ?? h?.index.shared?.bm25[s.id] ?? (opts.share ? readFileShared(path.join(dirOf(s), 'bm25.bin')) : null);
+      if (image) images[s.id] = image;
+      const index = h?.bm25 ?? (image ? parseBm25(image) : parseBm25(await fs.readFile(path.join(dirOf(s), 'bm25.bin'))));
+      assertSameLength(index.docLen.length, s.rows, `${generationDir}: segment ${s.id}'s bm25.bin documents against its rows`);
+      return { id: s.id, firstRow: s.firstRow, index };
+    }),
+  );
+  const bm25 = segmentedBm25(bm25Parts);
+
   const shared: SharedIndexParts | null =
     opts.shared ??
     (opts.share
       ? {
           vectors: { codes: vectors.codes, scales: vectors.scales },
-          bm25: readFileShared(file('bm25.bin')),
+          bm25: images,
           columns: { ...columns, uuid: columns.uuid.parts() },
           embedder,
+          deleted,
         }
       : null);
   assert(
     windowStart['7d'] >= windowStart['30d'] && windowStart['30d'] >= windowStart['90d'] && windowStart['90d'] >= windowStart.all,
     'window starts nest: 7d within 30d within 90d within all',
   );
-  const hnsw = opts.graphs === false ? null : loadShards(generationDir, 'text');
-  if (hnsw && hnsw.dim !== textSpace.dim)
-    throw new Error(`${generationDir}: text graphs have dimension ${hnsw.dim}, the text space ${textSpace.dim}`);
-  const bm25 = shared ? parseBm25(shared.bm25) : await loadBm25(file('bm25.bin'));
-  assertSameLength(bm25.docLen.length, rows, `${generationDir}: bm25.bin documents against posts.parquet rows`);
+  const graphsHeld = (id: string): SegmentGraph | undefined => {
+    for (const h of held) {
+      const g = h.hnsw?.segments.find((x) => x.id === id);
+      if (g) return g;
+    }
+    return undefined;
+  };
+  const hnsw =
+    opts.graphs === false
+      ? null
+      : loadGraphs(
+          'text',
+          textSpace.dim,
+          segments.map((s) => ({ id: s.id, dir: dirOf(s), firstRow: s.firstRow, rows: s.rows, points: s.textPoints })),
+          masked,
+          graphsHeld,
+        );
+
+  let enrichment = new EnrichmentStore(0);
+  if (opts.enrichment !== false) {
+    enrichment = new EnrichmentStore(rows);
+    for (const s of segments) {
+      const h = held.find((x) => x.enrichment.rows > 0 && x.segments.some((y) => y.id === s.id));
+      if (h) enrichment.copyRows(h.enrichment, h.segments.find((y) => y.id === s.id)!.firstRow, s.firstRow, s.rows);
+      else await fillEnrichment(enrichment, enrichmentTablesIn(dirOf(s)), s.firstRow, s.rows);
+    }
+    enrichment.seal();
+  }
   return {
     ...columns,
     generation: manifest.generation,
@@ -202,10 +291,12 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
     maxFollowersLog: Math.log1p(maxF),
     bm25,
     hnsw,
+    segments,
+    deleted,
     embedder,
     textSpace,
     vectors,
     shared,
-    enrichment: opts.enrichment === false ? new EnrichmentStore(0) : await loadEnrichmentStore(generationDir, rows),
+    enrichment,
   };
 }

@@ -3,12 +3,12 @@
 // blend with recency and engagement. Every score is defined in docs/fields.md.
 import { terms as analyzeTerms } from '../analyzer.ts';
 import { assertInt } from '../assert.ts';
-import { searchBm25 } from '../bm25.ts';
+import { hasTerm, searchSegments } from '../bm25.ts';
 import { embed } from '../embedder.ts';
 import { toSpace } from '../vector-space.ts';
 import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../windows.ts';
 import { exactNeighbours } from './exact-neighbours.ts';
-import { searchShards } from './hnsw-shards.ts';
+import { searchGraphs } from './segment-graphs.ts';
 import { weightedEngagement, type SearchIndex } from './search-index.ts';
 
 /**
@@ -75,7 +75,7 @@ export function queryVector(index: SearchIndex, queryTerms: string[]): Float32Ar
     index.textSpace,
     embed(
       index.embedder,
-      queryTerms.filter((t) => index.bm25.vocab.has(t)),
+      queryTerms.filter((t) => hasTerm(index.bm25, t)),
     ),
   );
 }
@@ -105,7 +105,7 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
   // Each retriever returns a deeper list than asked for, so fusion has overlap to work with.
   const depth = Math.min(windowRows, Math.max(p.limit * RANKING.depthFactor, RANKING.minDepth));
 
-  const lexical = searchBm25(index.bm25, qTerms, depth, start);
+  const lexical = searchSegments(index.bm25, qTerms, depth, start, index.deleted);
   const qv = queryVector(index, qTerms);
   const hasVector = qv.some((x) => x !== 0);
   let vector: Array<{ row: number; sim: number }> = [];
@@ -114,7 +114,7 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
   } else if (hasVector) {
     if (!index.hnsw)
       throw new Error(`generation ${index.generation} was loaded without its graphs (the server's search workers hold them)`);
-    vector = searchShards(index.hnsw, qv, depth, vectorEf(depth), start).filter((v) => v.sim >= RANKING.vectorFloor);
+    vector = searchGraphs(index.hnsw, qv, depth, vectorEf(depth), start).filter((v) => v.sim >= RANKING.vectorFloor);
   }
 
   const lexRank = new Map(lexical.map((x, i) => [x.row, i + 1]));

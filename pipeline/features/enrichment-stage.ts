@@ -1,7 +1,6 @@
-// The per-post text enrichment of the features stage (core/enrichment), persisted in row order:
-//   artifacts/enrichment.parquet  row_id, tone, tone_confidence, emotion_mood[], brand_products[],
-//                                 themes[], aesthetic_style[], attribute_confidence, coverage_sentiment,
-//                                 coverage_attributes, coverage_visual
+// The per-post text enrichment of the features stage (core/enrichment) for the computed rows; each
+// segment's enrichment.parquet (row_id, then ENRICHMENT_COLUMNS) is assembled from these and the
+// rows it keeps (features/segment-writer.ts).
 // The text workers computed everything but themes (text-worker.ts); themes need the corpus's
 // document frequencies, known only once every row is analysed, and are added here, with the
 // aesthetic style from the visual features and the attribute confidence over text and style.
@@ -22,30 +21,59 @@ export interface EnrichmentInput {
 
 export const THEMES_PER_POST = 3;
 
-export async function writeEnrichment(ctx: StageContext, input: EnrichmentInput): Promise<{ ms: number; withTone: number }> {
+export const ENRICHMENT_COLUMNS = {
+  tone: 'VARCHAR',
+  tone_confidence: 'DOUBLE',
+  emotion_mood: 'VARCHAR[]',
+  brand_products: 'VARCHAR[]',
+  themes: 'VARCHAR[]',
+  aesthetic_style: 'VARCHAR[]',
+  attribute_confidence: 'DOUBLE',
+  coverage_sentiment: 'BOOLEAN',
+  coverage_attributes: 'BOOLEAN',
+  coverage_visual: 'BOOLEAN',
+} as const;
+
+/**
+ * The themes' idf: document frequencies over the computed rows, plus (incremental run) those of
+ * the served generation's rows, `served` (a post's themes are fixed as of its insertion; a full run
+ * recomputes every post's).
+ */
+export function themeIdf(input: Pick<EnrichmentInput, 'vocab' | 'docIds'>, served: { docs: number; df: Map<string, number> } | null) {
+  const df = new Uint32Array(input.vocab.size);
+  const seen = new Int32Array(input.vocab.size).fill(-1);
+  input.docIds.forEach((ids, d) => {
+    for (const t of ids) if (seen[t] !== d) ((seen[t] = d), df[t]!++);
+  });
+  return idfFromDocumentFrequency(
+    (t) => {
+      const id = input.vocab.get(t);
+      return (id === undefined ? 0 : df[id]!) + (served?.df.get(t) ?? 0);
+    },
+    input.docIds.length + (served?.docs ?? 0),
+  );
+}
+
+/** The computed rows' enrichment (by ci) to `out` (Parquet: ci, then ENRICHMENT_COLUMNS). */
+export async function writeComputedEnrichment(
+  ctx: StageContext,
+  input: EnrichmentInput,
+  idf: (term: string) => number,
+  out: string,
+): Promise<{ ms: number; withTone: number }> {
   const t0 = performance.now();
   const rows = input.partial.length;
   const words = new Array<string>(input.vocab.size);
   for (const [w, id] of input.vocab) words[id] = w;
-  // Document frequency of every term, for the themes' idf.
-  const df = new Uint32Array(words.length);
-  const seen = new Int32Array(words.length).fill(-1);
-  input.docIds.forEach((ids, d) => {
-    for (const t of ids) if (seen[t] !== d) ((seen[t] = d), df[t]!++);
-  });
-  const idf = idfFromDocumentFrequency((t) => {
-    const id = input.vocab.get(t);
-    return id === undefined ? 0 : df[id]!;
-  }, rows);
-  const out: unknown[] = new Array(rows);
+  const table: unknown[] = new Array(rows);
   let withTone = 0;
   for (let r = 0; r < rows; r++) {
     const { emotion_confidence, brand_confidence, ...e } = input.partial[r]!;
     if (e.tone) withTone++;
     const terms = Array.from(input.docIds[r]!, (id) => words[id]!);
     const style = input.styles.get(r);
-    out[r] = {
-      row_id: r,
+    table[r] = {
+      ci: r,
       ...e,
       // A post with no text has no themes (and no other text attribute): coverage_attributes says so.
       themes: e.coverage_attributes ? themes(terms, idf, THEMES_PER_POST) : [],
@@ -59,23 +87,6 @@ export async function writeEnrichment(ctx: StageContext, input: EnrichmentInput)
     };
     if (r % 50_000 === 0 && ctx.signal.aborted) throw new StageAborted('features');
   }
-  await writeRowTable(
-    ctx,
-    'enrichment',
-    {
-      row_id: 'BIGINT',
-      tone: 'VARCHAR',
-      tone_confidence: 'DOUBLE',
-      emotion_mood: 'VARCHAR[]',
-      brand_products: 'VARCHAR[]',
-      themes: 'VARCHAR[]',
-      aesthetic_style: 'VARCHAR[]',
-      attribute_confidence: 'DOUBLE',
-      coverage_sentiment: 'BOOLEAN',
-      coverage_attributes: 'BOOLEAN',
-      coverage_visual: 'BOOLEAN',
-    },
-    out,
-  );
+  await writeRowTable(ctx, 'computed-enrichment', { ci: 'BIGINT', ...ENRICHMENT_COLUMNS }, table, out);
   return { ms: Math.round(performance.now() - t0), withTone };
 }

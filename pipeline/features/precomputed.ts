@@ -17,8 +17,8 @@ function unit(values: ArrayLike<number>): Float32Array | null {
 }
 
 /**
- * The space for `column` given our vectors (rows x ownDim, zeros where we have none). Reads the
- * column from the features stage's `snap` table. Returns the vectors in that space (ours unchanged
+ * The space for `column` given our vectors (rows x ownDim, zeros where we have none), decided on a
+ * full run over every row. Reads the column from the features stage's `snap` table (row = ci). Returns the vectors in that space (ours unchanged
  * when the input's are not adopted) and the space's description.
  */
 export async function adoptPrecomputed(
@@ -54,11 +54,11 @@ export async function adoptPrecomputed(
   const theirs = new Float32Array(rows * dim);
   const present = new Uint8Array(rows);
   const fit = new RidgeFit(ownDim, dim);
-  for await (const chunk of snapshotChunks<{ row_id: number; v: number[] }>(db, `row_id, ${column} AS v`, rows)) {
+  for await (const chunk of snapshotChunks<{ ci: number; v: number[] }>(db, `ci, ${column} AS v`, rows, 50_000, 'ci')) {
     if (ctx.signal.aborted) throw new StageAborted('features');
     for (const r of chunk) {
       if (!r.v) continue;
-      const row = Number(r.row_id);
+      const row = Number(r.ci);
       const y = unit(r.v);
       if (!y || y.length !== dim) continue;
       theirs.set(y, row * dim);
@@ -95,4 +95,39 @@ export async function adoptPrecomputed(
     if (u) (vectors.set(u, row * dim), space.mappedRows++);
   }
   return { vectors, space };
+}
+
+/**
+ * The computed rows' vectors in the served generation's space (an incremental run keeps the space,
+ * as it keeps the embedder): ours when the space is ours; in a precomputed space, a row's own
+ * precomputed vector when it carries one of the space's dimension, else ours mapped in (zeros when
+ * there is no map).
+ */
+export async function placeInSpace(
+  ctx: StageContext,
+  column: 'text_embedding' | 'visual_embedding',
+  own: Float32Array,
+  ownDim: number,
+  rows: number,
+  space: VectorSpace,
+): Promise<Float32Array> {
+  if (space.source === 'computed') return own;
+  const db = await ctx.db();
+  const out = new Float32Array(rows * space.dim);
+  const placed = new Uint8Array(rows);
+  for await (const chunk of snapshotChunks<{ ci: number; v: number[] | null }>(db, `ci, ${column} AS v`, rows, 50_000, 'ci')) {
+    if (ctx.signal.aborted) throw new StageAborted('features');
+    for (const r of chunk) {
+      const y = r.v ? unit(r.v) : null;
+      if (y && y.length === space.dim) (out.set(y, Number(r.ci) * space.dim), (placed[Number(r.ci)] = 1));
+    }
+  }
+  for (let row = 0; row < rows; row++) {
+    if (placed[row] || !space.map) continue;
+    const mine = own.subarray(row * ownDim, (row + 1) * ownDim);
+    if (!mine.some((x) => x !== 0)) continue;
+    const u = unit(toSpace(space, mine));
+    if (u) out.set(u, row * space.dim);
+  }
+  return out;
 }

@@ -1,15 +1,17 @@
 // The messages between the index stage and its HNSW workers (hnsw-worker.ts).
-import type { HnswParams, HnswSpace } from '../../core/ranking/hnsw-shards.ts';
+import type { GraphName, GraphSource } from '../../core/ranking/segment-graphs.ts';
 
-/** Build one shard's graph from rows [firstRow, endRow) of a rows x dim float32 file; all-zero rows are left out. */
+/**
+ * Build a segment's graph from rows [0, rows) of a rows x dim float32 file (all-zero rows left out),
+ * or, with a base, extend the base's graph (its first base.rows rows) by rows [base.rows, rows).
+ */
 export interface BuildTask {
   kind: 'build';
+  name: GraphName;
   vectorsFile: string;
   dim: number;
-  firstRow: number;
-  endRow: number;
-  space: HnswSpace;
-  params: HnswParams;
+  rows: number;
+  base: { file: string; rows: number } | null;
   out: string;
 }
 export interface BuildResult {
@@ -18,16 +20,19 @@ export interface BuildResult {
 }
 
 /**
- * Each row of [firstRow, endRow)'s nearest neighbours across every shard of the set: the best
- * similarity to an earlier row (novelty) and the similarities of its `k` nearest (saturation).
+ * The nearest neighbours of some rows of one segment (`locals`, rows of its vectors file; global
+ * row = firstRow + local) across every segment of the generation: each one's best similarity to an
+ * earlier row (novelty) and the similarities of its `k` nearest (saturation).
  */
 export interface NeighbourTask {
   kind: 'neighbours';
-  dir: string;
-  name: string;
+  sources: GraphSource[];
+  /** Global rows masked in the generation (never neighbours). */
+  masked: Uint32Array;
+  dim: number;
   vectorsFile: string;
   firstRow: number;
-  endRow: number;
+  locals: Uint32Array;
   k: number;
   ef: number;
 }

@@ -1,9 +1,9 @@
-// Worker thread of the index stage: builds one HNSW shard, or finds the nearest neighbours of a
-// range of rows across all shards (for novelty and saturation). Vectors are read from the
-// features' file directly, so only file names cross the thread boundary.
+// Worker thread of the index stage: builds or extends one segment's HNSW graph, or finds the nearest
+// neighbours of some rows across every segment's graph (for novelty and saturation). Vectors are read
+// from the segments' files directly, so only file names cross the thread boundary.
 import fs from 'node:fs';
 import hnswlib from 'hnswlib-node';
-import { loadShards, searchShards, type LoadedShards } from '../../core/ranking/hnsw-shards.ts';
+import { GRAPHS, loadGraphs, searchGraphs, type LoadedGraphs } from '../../core/ranking/segment-graphs.ts';
 import { answerTasks } from '../../core/workers/task-worker.ts';
 import type { BuildResult, BuildTask, HnswResult, HnswTask, NeighbourResult, NeighbourTask } from './hnsw-task.ts';
 
@@ -28,15 +28,20 @@ const isZero = (v: Float32Array) => !v.some((x) => x !== 0);
 
 function build(t: BuildTask): BuildResult {
   const t0 = performance.now();
-  const vectors = readRows(t.vectorsFile, t.dim, t.firstRow, t.endRow);
-  const rows = t.endRow - t.firstRow;
-  const index = new hnswlib.HierarchicalNSW(t.space, t.dim);
-  index.initIndex(Math.max(rows, 1), t.params.m, t.params.efConstruction, t.params.seed);
-  let points = 0;
-  for (let i = 0; i < rows; i++) {
+  const { space, params } = GRAPHS[t.name];
+  const index = new hnswlib.HierarchicalNSW(space, t.dim);
+  const from = t.base?.rows ?? 0;
+  if (t.base) {
+    // An appended segment: the base's graph, its labels (rows) unchanged, grown by the new rows.
+    index.readIndexSync(t.base.file);
+    if (index.getMaxElements() < t.rows) index.resizeIndex(t.rows);
+  } else index.initIndex(Math.max(t.rows, 1), params.m, params.efConstruction, params.seed);
+  let points = index.getCurrentCount();
+  const vectors = readRows(t.vectorsFile, t.dim, from, t.rows);
+  for (let i = 0; i < t.rows - from; i++) {
     const v = vectors.subarray(i * t.dim, (i + 1) * t.dim);
     if (isZero(v)) continue;
-    index.addPoint(Array.from(v), t.firstRow + i);
+    index.addPoint(Array.from(v), from + i);
     points++;
   }
   const tmp = `${t.out}.${process.pid}.tmp`;
@@ -45,25 +50,27 @@ function build(t: BuildTask): BuildResult {
   return { points, ms: Math.round(performance.now() - t0) };
 }
 
-let cached: { key: string; set: LoadedShards } | null = null;
+let cached: { key: string; set: LoadedGraphs } | null = null;
 
 function neighbours(t: NeighbourTask): NeighbourResult {
-  const key = `${t.dir}\n${t.name}`;
-  if (cached?.key !== key) cached = { key, set: loadShards(t.dir, t.name) };
+  const key = JSON.stringify(t.sources);
+  if (cached?.key !== key) cached = { key, set: loadGraphs('text', t.dim, t.sources, t.masked) };
   const set = cached.set;
-  const rows = t.endRow - t.firstRow;
-  const vectors = readRows(t.vectorsFile, set.dim, t.firstRow, t.endRow);
+  const rows = t.locals.length;
   const bestEarlier = new Float64Array(rows).fill(NaN);
   const nearest = new Float64Array(rows * t.k).fill(NaN);
+  // The locals are ascending: one read of their span.
+  const lo = rows ? t.locals[0]! : 0;
+  const vectors = rows ? readRows(t.vectorsFile, t.dim, lo, t.locals[rows - 1]! + 1) : new Float32Array(0);
   for (let i = 0; i < rows; i++) {
-    const v = vectors.subarray(i * set.dim, (i + 1) * set.dim);
+    const v = vectors.subarray((t.locals[i]! - lo) * t.dim, (t.locals[i]! - lo + 1) * t.dim);
     if (isZero(v)) {
       bestEarlier[i] = -1;
       continue;
     }
-    const row = t.firstRow + i;
+    const row = t.firstRow + t.locals[i]!;
     let n = 0;
-    for (const nb of searchShards(set, v, t.k + 1, t.ef)) {
+    for (const nb of searchGraphs(set, v, t.k + 1, t.ef)) {
       if (nb.row === row) continue;
       if (nb.row < row && !(bestEarlier[i]! >= nb.sim)) bestEarlier[i] = nb.sim;
       if (n < t.k) nearest[i * t.k + n++] = nb.sim;

@@ -1,12 +1,12 @@
-// What the narratives stage reads about every snapshot row, in row order: the post columns
-// (post-columns.ts), the analysed terms from the features stage's doc-terms, tone and moods from
-// enrichment.parquet, and the text vectors from text-vectors.f32.
-import fs from 'node:fs/promises';
-import path from 'node:path';
+// What the narratives stage reads about every row of the planned generation, in row order: the post
+// columns (post-columns.ts), and across its segments (planned-rows.ts) the analysed terms, tone and
+// moods from enrichment.parquet, and the text vectors.
 import { EnrichmentStore, loadEnrichmentStore } from '../../core/enrichment/public-enrichment.ts';
 import { loadVectorSpace, nonZeroMask } from '../../core/vector-space.ts';
-import { readDocTerms, type DocTerms } from '../doc-terms.ts';
+import type { DocTerms } from '../doc-terms.ts';
+import { plannedTable, readPlannedDocTerms, readPlannedVectors } from '../planned-rows.ts';
 import { loadPostColumns, type PostColumns } from '../post-columns.ts';
+import type { SegmentPlan } from '../segment-plan.ts';
 import type { StageContext } from '../stage-context.ts';
 
 export interface NarrativeCorpus extends PostColumns {
@@ -18,22 +18,24 @@ export interface NarrativeCorpus extends PostColumns {
   hasVector: Uint8Array;
 }
 
-export async function loadNarrativeCorpus(ctx: StageContext, expectedRows: number): Promise<NarrativeCorpus> {
-  const posts = await loadPostColumns(ctx, expectedRows);
+export async function loadNarrativeCorpus(ctx: StageContext, plan: SegmentPlan): Promise<NarrativeCorpus> {
+  const posts = await loadPostColumns(ctx, plan);
   const { rows } = posts;
-  const { artifacts, work } = ctx.layout;
-  const terms = await readDocTerms(path.join(work, 'intermediate', 'doc-terms.bin'));
-  const space = loadVectorSpace(artifacts, 'text');
-  const raw = await fs.readFile(path.join(artifacts, 'text-vectors.f32'));
-  const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
-  if (vectors.length !== rows * space.dim) throw new Error(`text-vectors.f32 holds ${vectors.length / space.dim} rows, expected ${rows}`);
+  const space = loadVectorSpace(ctx.layout.artifacts, 'text');
+  const vectors = await readPlannedVectors(ctx, plan, 'text-vectors.f32', space.dim);
+  const hasVector = nonZeroMask(vectors, space.dim, rows);
+  // A masked row (a deleted post) is never a member.
+  for (let r = 0; r < rows; r++) hasVector[r]! &= posts.live[r]!;
   return {
     ...posts,
-    terms,
-    enrichment: await loadEnrichmentStore(artifacts, rows),
+    terms: await readPlannedDocTerms(ctx, plan),
+    enrichment: await loadEnrichmentStore(
+      { enrichment: plannedTable(ctx, plan, 'enrichment'), neighbours: plannedTable(ctx, plan, 'neighbour-scores') },
+      rows,
+    ),
     vectors,
     dim: space.dim,
-    hasVector: nonZeroMask(vectors, space.dim, rows),
+    hasVector,
   };
 }
 

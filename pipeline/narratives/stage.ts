@@ -15,6 +15,7 @@ import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { rowWindows } from '../post-columns.ts';
 import { currentSpace, loadPreviousMap, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
+import { readPlan } from '../segment-plan.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
@@ -108,7 +109,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     'no index to build narratives from: run the features and index stages first',
     (s, at) => `the index was built for as-of ${s.asOf}; run the features and index stages for ${at} first`,
   );
-  const corpus: NarrativeCorpus = await loadNarrativeCorpus(ctx, source.rows);
+  const corpus: NarrativeCorpus = await loadNarrativeCorpus(ctx, await readPlan(ctx));
   const db = await ctx.db();
   const [e] = await db.all<{ earliest: number | null }>(
     `SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`,

@@ -1,14 +1,13 @@
-// What the patterns stage reads about every snapshot row, in row order: the post columns
-// (post-columns.ts), the visual vectors (visual-vectors.f32, in the visual space of the
-// generation), and each row's nameable elements as "type:value" strings: the media's dominant
+// What the patterns stage reads about every row of the planned generation, in row order: the post
+// columns (post-columns.ts), across its segments (planned-rows.ts) the visual vectors (in the
+// visual space of the generation), and each row's nameable elements as "type:value" strings: the media's dominant
 // colours, styles, layout and motion (visual-elements.parquet), the post's tags and its brands
 // (enrichment.parquet). Elements name a pattern and tell what its posts share.
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { sqlString } from '../../core/duckdb.ts';
 import { StringLists } from '../../core/string-lists.ts';
 import { loadVectorSpace, nonZeroMask } from '../../core/vector-space.ts';
+import { plannedTable, readPlannedVectors } from '../planned-rows.ts';
 import { loadPostColumns, type PostColumns } from '../post-columns.ts';
+import type { SegmentPlan } from '../segment-plan.ts';
 import type { StageContext } from '../stage-context.ts';
 
 export const ELEMENT_TYPES = ['color', 'style', 'layout', 'motion', 'tag', 'brand'] as const;
@@ -35,23 +34,23 @@ interface ElementRow {
 
 const CHUNK = 100_000;
 
-export async function loadPatternCorpus(ctx: StageContext, expectedRows: number): Promise<PatternCorpus> {
-  const posts = await loadPostColumns(ctx, expectedRows);
+export async function loadPatternCorpus(ctx: StageContext, plan: SegmentPlan): Promise<PatternCorpus> {
+  const posts = await loadPostColumns(ctx, plan);
   const { rows } = posts;
-  const { artifacts } = ctx.layout;
-  const space = loadVectorSpace(artifacts, 'visual');
-  const raw = await fs.readFile(path.join(artifacts, 'visual-vectors.f32'));
-  const vectors = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
-  if (vectors.length !== rows * space.dim) throw new Error(`visual-vectors.f32 holds ${vectors.length / space.dim} rows, expected ${rows}`);
+  const space = loadVectorSpace(ctx.layout.artifacts, 'visual');
+  const vectors = await readPlannedVectors(ctx, plan, 'visual-vectors.f32', space.dim);
   const hasVector = nonZeroMask(vectors, space.dim, rows);
+  // A masked row (a deleted post) is never a member.
+  for (let r = 0; r < rows; r++) hasVector[r]! &= posts.live[r]!;
 
   const elements = new StringLists(rows);
   const db = await ctx.db();
-  const file = (name: string) => sqlString(path.join(artifacts, `${name}.parquet`));
+  const enrichment = plannedTable(ctx, plan, 'enrichment');
+  const visualElements = plannedTable(ctx, plan, 'visual-elements');
   for (let start = 0; start < rows; start += CHUNK) {
     // enrichment.parquet has every row; visual-elements.parquet only rows with local media.
     const chunk = await db.all<ElementRow>(`SELECT e.row_id, v.dominant_colors, v.aesthetic_style, v.layout, v.motion, e.brand_products
-      FROM read_parquet(${file('enrichment')}) e LEFT JOIN read_parquet(${file('visual-elements')}) v USING (row_id)
+      FROM ${enrichment} e LEFT JOIN ${visualElements} v USING (row_id)
       WHERE e.row_id >= ${start} AND e.row_id < ${start + CHUNK} ORDER BY e.row_id`);
     for (const r of chunk) {
       const row = Number(r.row_id);

@@ -16,6 +16,7 @@ import { matchClusters, newMapKey, type MatchThresholds } from '../../core/clust
 import { rowWindows } from '../post-columns.ts';
 import { currentSpace, loadPreviousMap, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
+import { readPlan } from '../segment-plan.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
@@ -136,7 +137,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
     'no visual features to build patterns from: run the features and index stages first',
     (s, at) => `the features were built for as-of ${s.asOf}; run the features and index stages for ${at} first`,
   );
-  const corpus = await loadPatternCorpus(ctx, source.rows);
+  const corpus = await loadPatternCorpus(ctx, await readPlan(ctx));
   const db = await ctx.db();
   const [e] = await db.all<{ earliest: number | null }>(
     `SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`,

@@ -2,6 +2,9 @@
 // fsyncs every byte, writes manifest.json, renames the directory into place and only then
 // switches CURRENT (write-temp, fsync, rename, fsync dir). A kill at any point leaves the previous
 // generation served; leftovers of a killed publish are swept by the next one.
+// The time segments (core/segments.ts) are hard-linked into the new generation, the reused ones
+// from the served generation, the built ones from this run's artifacts: every generation holds all
+// its files (deleting an older one never breaks a newer one), and a reused segment costs no copy.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { num, sqlString, type DuckDB } from '../../core/duckdb.ts';
@@ -13,13 +16,17 @@ import {
   generationNumber,
   listGenerations,
   readCurrent,
+  readManifest,
   SNAPSHOT_SCHEMA_VERSION,
+  type EmbedderInfo,
   type Manifest,
   type ManifestFile,
 } from '../../core/generations.ts';
 import { SNAPSHOT_POST_COLUMNS } from '../../core/post-schema.ts';
 import { windowBounds } from '../../core/windows.ts';
-import { SNAPSHOT_ORDER, snapshotWhere, type ArtifactSource } from '../snapshot-rows.ts';
+import { DELETED_ROWS_FILE, SEGMENTS_DIR, segmentDir } from '../../core/segments.ts';
+import { maskedRows, plannedSegmentDir, readPlan, type SegmentPlan } from '../segment-plan.ts';
+import type { ArtifactSource } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 
 const PARQUET = `FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880`;
@@ -28,9 +35,9 @@ const PARQUET = `FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880`;
 function tableQueries(asOf: string): Record<string, string> {
   const asOfLit = `${sqlString(asOf)}::TIMESTAMPTZ`;
   return {
-    // Posts published after as-of belong to a later snapshot.
-    'posts.parquet': `SELECT ${SNAPSHOT_POST_COLUMNS.join(', ')} FROM posts
-      WHERE ${snapshotWhere(asOf)} ORDER BY ${SNAPSHOT_ORDER}`,
+    // The live posts at their rows (plan_rows: segment-plan.ts); posts published after as-of belong to a later snapshot.
+    'posts.parquet': `SELECT r.row_id, ${SNAPSHOT_POST_COLUMNS.map((c) => `p.${c}`).join(', ')} FROM plan_rows r JOIN posts p USING (uuid)
+      ORDER BY r.row_id`,
     'creators.parquet': `SELECT creator_id, platform,
         arg_max(creator_handle, observed_at) AS creator_handle,
         arg_max(follower_count, observed_at) AS follower_count,
@@ -50,7 +57,7 @@ const ARTIFACT_SOURCES: Array<[file: string, stages: string]> = [
   ['patterns-source.json', 'the patterns stage'],
 ];
 
-async function checkArtifactsMatch(dir: string, asOf: string, rows: number): Promise<void> {
+async function checkArtifactsMatch(dir: string, asOf: string, rows: number | null): Promise<void> {
   for (const [file, stages] of ARTIFACT_SOURCES) {
     let source: ArtifactSource;
     try {
@@ -58,7 +65,7 @@ async function checkArtifactsMatch(dir: string, asOf: string, rows: number): Pro
     } catch {
       continue; // not built yet (a publish of ingested posts only, or before narratives exist)
     }
-    if (source.asOf !== asOf || source.rows !== rows) {
+    if (source.asOf !== asOf || (rows !== null && source.rows !== rows)) {
       throw new Error(
         `artifacts of ${stages} describe as-of ${source.asOf} with ${source.rows} rows, this ` +
           `publish is as-of ${asOf} with ${rows}: run ${stages} (or run) first`,
@@ -84,15 +91,53 @@ async function describeFile(dir: string, name: string, rows: number | null): Pro
   return { name, bytes: st.size, sha256: await sha256File(p), rows };
 }
 
+/** This run's notes to itself, not part of a generation. */
+const NOT_PUBLISHED = new Set(['segment-plan.json', 'embedder.json']);
+
 async function copyArtifacts(from: string, to: string): Promise<string[]> {
   let names: string[] = [];
   try {
-    names = (await fs.readdir(from, { withFileTypes: true })).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name);
+    names = (await fs.readdir(from, { withFileTypes: true }))
+      .filter((e) => e.isFile() && !e.name.startsWith('.') && !NOT_PUBLISHED.has(e.name))
+      .map((e) => e.name);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   for (const n of names) await fs.copyFile(path.join(from, n), path.join(to, n));
   return names.sort();
+}
+
+/** A hard link of `from` at `to`, or a copy where the filesystem cannot link. */
+async function linkOrCopy(from: string, to: string): Promise<void> {
+  try {
+    await fs.link(from, to);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EMLINK') throw err;
+    await fs.copyFile(from, to);
+  }
+}
+
+/**
+ * Every planned segment into the generation's segments/ folder, linked; returns their manifest
+ * entries (a reused segment's from the served manifest: its files did not change).
+ */
+async function linkSegments(ctx: StageContext, plan: SegmentPlan, to: string, served: Manifest | null): Promise<ManifestFile[]> {
+  const known = new Map((served?.files ?? []).map((f) => [f.name, f]));
+  const out: ManifestFile[] = [];
+  for (const s of plan.segments) {
+    ctx.signal.throwIfAborted();
+    const from = plannedSegmentDir(ctx, plan, s);
+    const dir = segmentDir(to, s.id);
+    await fs.mkdir(dir, { recursive: true });
+    for (const name of (await fs.readdir(from)).sort()) {
+      await linkOrCopy(path.join(from, name), path.join(dir, name));
+      const entry = `${SEGMENTS_DIR}/${s.id}/${name}`;
+      const before = s.action === 'reuse' ? known.get(entry) : undefined;
+      out.push(before ?? (await describeFile(to, entry, null)));
+    }
+  }
+  return out;
 }
 
 async function prune(ctx: StageContext, current: string): Promise<string[]> {
@@ -125,8 +170,19 @@ export async function runPublish(ctx: StageContext): Promise<StageSummary> {
     counts[name.replace('.parquet', '')] = num(r?.n);
     files.push(await describeFile(tmp, name, num(r?.n)));
   }
-  await checkArtifactsMatch(layout.artifacts, asOf, counts.posts ?? 0);
+  await checkArtifactsMatch(layout.artifacts, asOf, null);
+  const plan = await readPlan(ctx);
+  if (counts.posts !== plan.liveRows)
+    throw new Error(`the snapshot has ${counts.posts} posts, the segment plan ${plan.liveRows}: run the features stage (or run) first`);
+  await checkArtifactsMatch(layout.artifacts, asOf, plan.rows);
   for (const name of await copyArtifacts(layout.artifacts, tmp)) files.push(await describeFile(tmp, name, null));
+  const served = previous ? await readManifest(layout, previous) : null;
+  files.push(...(await linkSegments(ctx, plan, tmp, served)));
+  const masked = maskedRows(plan);
+  await writeFileAtomic(path.join(tmp, DELETED_ROWS_FILE), new Uint8Array(masked.buffer));
+  files.push(await describeFile(tmp, DELETED_ROWS_FILE, null));
+  counts.rows = plan.rows;
+  counts.masked = masked.length;
   await failpoint('publish.after-tables', ctx.signal);
 
   const [e] = await db.all<{ earliest: number | null }>(
@@ -140,9 +196,26 @@ export async function runPublish(ctx: StageContext): Promise<StageSummary> {
     computed_at: new Date().toISOString(),
     as_of: asOf,
     windows: windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null),
-    embedder: null,
+    embedder: JSON.parse(await fs.readFile(path.join(layout.artifacts, 'embedder.json'), 'utf8')) as EmbedderInfo,
     files,
     counts,
+    segments: plan.segments.map((s) => ({
+      id: s.id,
+      from: s.from,
+      to: s.to,
+      rows: s.rows,
+      textPoints: s.textPoints,
+      visualPoints: s.visualPoints,
+      builtIn: s.action === 'build' ? gen : s.builtIn,
+      last: s.last,
+    })),
+    last_segment: plan.lastSegment,
+    run: {
+      mode: plan.mode,
+      full_because: plan.fullBecause,
+      built: plan.segments.filter((s) => s.action === 'build').map((s) => s.id),
+      reused: plan.segments.filter((s) => s.action === 'reuse').map((s) => s.id),
+    },
   };
   await fs.writeFile(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   await fsyncTree(tmp);
@@ -155,7 +228,7 @@ export async function runPublish(ctx: StageContext): Promise<StageSummary> {
 
   await writeFileAtomic(layout.current, `${gen}\n`);
   const pruned = await prune(ctx, gen);
-  return { generation: gen, previous, asOf, counts, files: files.length, pruned, swept };
+  return { generation: gen, previous, asOf, mode: plan.mode, counts, files: files.length, pruned, swept };
 }
 
 export const publishStage: Stage = {

@@ -54,7 +54,7 @@ export async function loadContentColumns(generationDir: string, rows: number): P
     platforms: [],
     contentType: new Uint8Array(rows),
     contentTypes: [],
-    creatorId: new Float64Array(rows),
+    creatorId: new Float64Array(rows).fill(NaN),
     narrativeIds: new StringLists(0),
     patternKeys: new StringLists(0),
   };
@@ -62,15 +62,15 @@ export async function loadContentColumns(generationDir: string, rows: number): P
   const file = (n: string) => path.join(generationDir, n);
   try {
     for (let start = 0; start < rows; start += CHUNK) {
-      // posts.parquet is in snapshot order: its file row number is the snapshot row.
+      // posts.parquet holds the live rows by row_id (a masked row has none: nulls here).
       const reader = await db.conn
-        .runAndReadAll(`SELECT title, description, content_url, tags, platform, content_type, creator_id::DOUBLE AS creator_id
-        FROM read_parquet(${sqlString(file('posts.parquet'))}, file_row_number = true)
-        WHERE file_row_number >= ${start} AND file_row_number < ${start + CHUNK} ORDER BY file_row_number`);
+        .runAndReadAll(`SELECT row_id, title, description, content_url, tags, platform, content_type, creator_id::DOUBLE AS creator_id
+        FROM read_parquet(${sqlString(file('posts.parquet'))})
+        WHERE row_id >= ${start} AND row_id < ${start + CHUNK} ORDER BY row_id`);
       const cols = reader.getColumnsObjectJS() as Record<string, unknown[]>;
       const n = cols.title!.length;
       for (let i = 0; i < n; i++) {
-        const r = start + i;
+        const r = Number(cols.row_id![i]);
         c.title.set(r, cols.title![i] as string | null);
         c.description.set(r, cols.description![i] as string | null);
         c.contentUrl.set(r, cols.content_url![i] as string | null);

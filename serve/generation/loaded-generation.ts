@@ -38,11 +38,19 @@ export interface LoadedGeneration {
   dispose(): Promise<void>;
 }
 
-/** Load a generation; with a pool, the graphs go to its workers and this thread keeps none. */
-export async function loadGeneration(dir: string, pool: SearchPool | null = null): Promise<LoadedGeneration> {
+/**
+ * Load a generation; with a pool, the graphs go to its workers and this thread keeps none. The
+ * segments `previous` (the generation being served) holds are taken from it, not read again.
+ */
+export async function loadGeneration(
+  dir: string,
+  pool: SearchPool | null = null,
+  previous: LoadedGeneration | null = null,
+): Promise<LoadedGeneration> {
   const t0 = performance.now();
   const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
-  const index = await loadSearchIndex(dir, pool ? { graphs: false, share: true } : {});
+  const held = previous ? [previous.index] : [];
+  const index = await loadSearchIndex(dir, pool ? { graphs: false, share: true, held } : { held });
   // The content columns before the workers' graphs: reading them through DuckDB leaves a transient
   // of several hundred MB, which on top of the graphs made the server's peak (at 1M posts 3,137
   // against 2,606 MiB this way round, for the same memory once loaded).
@@ -62,6 +70,7 @@ export async function loadGeneration(dir: string, pool: SearchPool | null = null
     throw err;
   }
   const after = new Uint32Array(index.rows + 1);
+  // A masked row has no vector (its scale is cleared at load).
   for (let r = index.rows - 1; r >= 0; r--) after[r] = after[r + 1]! + (index.vectors.hasVector(r) ? 1 : 0);
   return {
     id: manifest.generation,

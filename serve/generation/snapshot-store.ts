@@ -24,7 +24,9 @@ export class SnapshotStore {
   constructor(
     private readonly dataDir: string,
     private readonly log: Logger,
-    private readonly load = loadGeneration,
+    /** Loads a generation; `previous` (the one being served) lends the segments both hold. */
+    private readonly load: (dir: string, previous: LoadedGeneration | null) => Promise<LoadedGeneration> = (dir, previous) =>
+      loadGeneration(dir, null, previous),
   ) {}
 
   /** Load the generation CURRENT names (an error when there is none). */
@@ -71,7 +73,7 @@ export class SnapshotStore {
         const layout = dataDirLayout(this.dataDir);
         const id = await readCurrent(layout);
         if (!id || id === this.current?.id) return;
-        const next = await this.load(generationDir(layout, id));
+        const next = await this.load(generationDir(layout, id), this.current);
         const old = this.current;
         this.current = next;
         this.lastError = null;

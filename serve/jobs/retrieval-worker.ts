@@ -29,7 +29,12 @@ const indexes = new Map<string, Promise<SearchIndex>>();
 answerTasks<RetrievalTask, RankedRow[]>(async (t) => {
   let index = indexes.get(t.gen);
   if (!index) {
-    index = loadSearchIndex(t.dir, { graphs: false, enrichment: false, shared: t.shared });
+    // The postings of segments another held generation has are taken from it.
+    const others = [...indexes.values()];
+    index = (async () => {
+      const held = (await Promise.all(others.map((x) => x.catch(() => null)))).filter((x): x is SearchIndex => x !== null);
+      return loadSearchIndex(t.dir, { graphs: false, enrichment: false, shared: t.shared, held });
+    })();
     indexes.set(t.gen, index);
     while (indexes.size > 2) indexes.delete(indexes.keys().next().value!);
   }

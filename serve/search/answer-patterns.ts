@@ -11,7 +11,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { terms as analyzeTerms } from '../../core/analyzer.ts';
-import { containsAny } from '../../core/bm25.ts';
+import { segmentsContainAny, segmentTermIds } from '../../core/bm25.ts';
+import { segmentDir, segmentOfRow } from '../../core/segments.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
 import type { WindowKey } from '../../core/windows.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
@@ -32,20 +33,22 @@ export interface PatternEntry {
   representativeContent: RepresentativeContent[];
 }
 
-/** Visual vectors of a few rows, read from the generation's visual-vectors.f32 (not held in memory). */
+/** Visual vectors of a few rows, read from their segments' visual-vectors.f32 (not held in memory). */
 function readVisualRows(gen: LoadedGeneration, rows: number[]): Map<number, Float32Array> {
   const out = new Map<number, Float32Array>();
   const dim = gen.maps.patternDim;
   if (dim === 0 || rows.length === 0) return out;
-  const fd = fs.openSync(path.join(gen.dir, 'visual-vectors.f32'), 'r');
-  try {
-    for (const r of rows) {
+  for (const r of rows) {
+    if (gen.index.deleted[r]) continue;
+    const s = segmentOfRow(gen.index.segments, r);
+    const fd = fs.openSync(path.join(segmentDir(gen.dir, s.id), 'visual-vectors.f32'), 'r');
+    try {
       const v = new Float32Array(dim);
-      fs.readSync(fd, new Uint8Array(v.buffer), 0, dim * 4, r * dim * 4);
+      fs.readSync(fd, new Uint8Array(v.buffer), 0, dim * 4, (r - s.firstRow) * dim * 4);
       if (v.some((x) => x !== 0)) out.set(r, v);
+    } finally {
+      fs.closeSync(fd);
     }
-  } finally {
-    fs.closeSync(fd);
   }
   return out;
 }
@@ -72,7 +75,8 @@ export function searchPatterns(gen: LoadedGeneration, window: WindowKey, query: 
   const inAnswer = new Set<string>();
   for (const r of ranked) for (const k of gen.content.patternKeys.get(r.row)) inAnswer.add(k);
   const bm25 = gen.index.bm25;
-  const termIds = qTerms.map((t) => bm25.vocab.get(t)).filter((t): t is number => t !== undefined);
+  const termIds = segmentTermIds(bm25, qTerms);
+  const anyTerm = termIds.some((ids) => ids.length > 0);
   let look: Float32Array | null | undefined;
   const entries: PatternEntry[] = [];
   for (const p of gen.maps.patterns) {
@@ -81,7 +85,7 @@ export function searchPatterns(gen: LoadedGeneration, window: WindowKey, query: 
     const lexicalMatch = qTerms.filter((t) => own.has(t)).length / qTerms.length;
     if (lexicalMatch === 0 && !inAnswer.has(p.detail.patternKey)) continue;
     let matching = 0;
-    if (termIds.length) for (const row of p.members) if (containsAny(bm25, termIds, row)) matching++;
+    if (anyTerm) for (const row of p.members) if (segmentsContainAny(bm25, termIds, row)) matching++;
     const memberTextMatch = p.members.length ? matching / p.members.length : 0;
     if (look === undefined) look = queryLook(gen, ranked);
     let visualSimilarity = 0;

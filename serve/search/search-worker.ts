@@ -12,7 +12,9 @@ const indexes = new Map<string, SearchIndex>();
 
 async function handle(m: SearchWorkerMessage): Promise<unknown> {
   if (m.kind === 'load') {
-    if (!indexes.has(m.gen)) indexes.set(m.gen, await loadSearchIndex(m.dir, { graphs: true, enrichment: false, shared: m.shared }));
+    // The graphs of segments another held generation has are taken from it (the same files).
+    if (!indexes.has(m.gen))
+      indexes.set(m.gen, await loadSearchIndex(m.dir, { graphs: true, enrichment: false, shared: m.shared, held: [...indexes.values()] }));
     return true;
   }
   if (m.kind === 'drop') return indexes.delete(m.gen);

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { loadConfig } from '../../core/config.ts';
 import { dataDirLayout } from '../../core/data-dir.ts';
 import { openDuckDB, sqlString, type Row } from '../../core/duckdb.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
+import { generationDir, readCurrent, type Manifest } from '../../core/generations.ts';
+import { loadGraphs, type GraphName, type LoadedGraphs } from '../../core/ranking/segment-graphs.ts';
+import { readDeletedRows, segmentDir, withFirstRows } from '../../core/segments.ts';
+import { loadVectorSpace } from '../../core/vector-space.ts';
 import { createLogger } from '../../core/log.ts';
 import { resolveStages, runStages, type RunResult } from '../../pipeline/runner.ts';
 import { ROOT } from './child.ts';
@@ -44,7 +47,7 @@ export async function readSnapshot(dataDir: string, table: string, select = '*',
   const db = await openDuckDB();
   try {
     await db.run(`SET TimeZone = 'UTC'`);
-    return await db.all(`SELECT ${select} FROM read_parquet(${sqlString(`${generationDir(layout, gen)}/${table}.parquet`)}) ${where}`);
+    return await db.all(`SELECT ${select} FROM ${tableSql(generationDir(layout, gen), table)} ${where}`);
   } finally {
     db.close();
   }
@@ -57,10 +60,44 @@ export async function describeSnapshot(dataDir: string, table: string): Promise<
   if (!gen) throw new Error('no current generation');
   const db = await openDuckDB();
   try {
-    return await db.all(
-      `SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet(${sqlString(`${generationDir(layout, gen)}/${table}.parquet`)}))`,
-    );
+    return await db.all(`SELECT column_name FROM (DESCRIBE SELECT * FROM ${tableSql(generationDir(layout, gen), table)})`);
   } finally {
     db.close();
   }
+}
+
+function manifestSegments(genDir: string) {
+  const m = JSON.parse(fs.readFileSync(path.join(genDir, 'manifest.json'), 'utf8')) as Manifest;
+  return withFirstRows(m.segments ?? []);
+}
+
+/** FROM-able SQL of a generation's table: its file, or a per-segment table (core/segments.ts) laid end to end, row_id global. */
+export function tableSql(genDir: string, table: string): string {
+  const top = path.join(genDir, `${table}.parquet`);
+  if (fs.existsSync(top)) return `read_parquet(${sqlString(top)})`;
+  const parts = manifestSegments(genDir).map(
+    (s) =>
+      `SELECT row_id + ${s.firstRow} AS row_id, * EXCLUDE (row_id) FROM read_parquet(${sqlString(path.join(segmentDir(genDir, s.id), `${table}.parquet`))})`,
+  );
+  return `(${parts.join(' UNION ALL ')})`;
+}
+
+/** Every row's vector of a generation (its segments' text- or visual-vectors.f32 end to end). */
+export function generationVectors(genDir: string, name: GraphName): Float32Array {
+  const parts = manifestSegments(genDir).map((s) => fs.readFileSync(path.join(segmentDir(genDir, s.id), `${name}-vectors.f32`)));
+  const all = Buffer.concat(parts);
+  return new Float32Array(all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength));
+}
+
+/** A generation's HNSW graphs, masked rows marked. */
+export function generationGraphs(genDir: string, name: GraphName): LoadedGraphs {
+  const dim = loadVectorSpace(genDir, name).dim;
+  const sources = manifestSegments(genDir).map((s) => ({
+    id: s.id,
+    dir: segmentDir(genDir, s.id),
+    firstRow: s.firstRow,
+    rows: s.rows,
+    points: name === 'text' ? s.textPoints : s.visualPoints,
+  }));
+  return loadGraphs(name, dim, sources, readDeletedRows(genDir));
 }

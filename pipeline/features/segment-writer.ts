@@ -1,0 +1,124 @@
+// The features stage's files of a built segment (layout: core/segments.ts), row by row from where
+// the plan says each row's data is (pipeline/segment-plan.ts): an appended segment's old rows from
+// its base, unchanged (masked ones included, at their rows); rows of a rebuilt segment that the
+// served generation held, from the segment that held them; the rest from this run's computation.
+//   uuids.txt, text-vectors.f32, visual-vectors.f32, doc-terms.bin
+// Its tables (enrichment, visual elements) are assembled by DuckDB (segment-tables.ts).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { assert } from '../../core/assert.ts';
+import { writeFileAtomic } from '../../core/durable-fs.ts';
+import { readSegmentUuids, segmentDir } from '../../core/segments.ts';
+import { readDocTerms, writeDocTerms, type DocTerms } from '../doc-terms.ts';
+import { servedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
+import type { StageContext } from '../stage-context.ts';
+
+/** What this run computed, by ci. */
+export interface ComputedRows {
+  text: Float32Array;
+  textDim: number;
+  visual: Float32Array;
+  visualDim: number;
+  /** Term id -> term, for docIds. */
+  words: string[];
+  docIds: Uint32Array[];
+}
+
+/** A float32 file as an aligned array. */
+export async function readFloats(file: string): Promise<Float32Array> {
+  const buf = await fs.readFile(file);
+  const out = new Float32Array(buf.length / 4);
+  new Uint8Array(out.buffer).set(buf);
+  return out;
+}
+
+interface ServedSegment {
+  text: Float32Array;
+  visual: Float32Array;
+  terms: DocTerms;
+}
+
+async function readServed(dir: string): Promise<ServedSegment> {
+  return {
+    text: await readFloats(path.join(dir, 'text-vectors.f32')),
+    visual: await readFloats(path.join(dir, 'visual-vectors.f32')),
+    terms: await readDocTerms(path.join(dir, 'doc-terms.bin')),
+  };
+}
+
+interface SegmentRow {
+  local_row: number;
+  uuid: string;
+  src_segment: string | null;
+  src_row: number | null;
+  ci: number | null;
+  [k: string]: unknown;
+}
+
+export async function writeSegmentFeatures(ctx: StageContext, plan: SegmentPlan, seg: PlannedSegment, c: ComputedRows): Promise<void> {
+  const db = await ctx.db();
+  const dir = segmentDir(ctx.layout.artifacts, seg.id);
+  await fs.mkdir(dir, { recursive: true });
+  const rows = seg.rows;
+  const uuids = new Array<string | undefined>(rows);
+  const text = new Float32Array(rows * c.textDim);
+  const visual = new Float32Array(rows * c.visualDim);
+  const vocab = new Map<string, number>();
+  const docs = new Array<Uint32Array | undefined>(rows);
+  const termId = (w: string) => {
+    let id = vocab.get(w);
+    if (id === undefined) vocab.set(w, (id = vocab.size));
+    return id;
+  };
+  const served = new Map<string, Promise<ServedSegment>>();
+  const load = (id: string) => {
+    let s = served.get(id);
+    if (!s) served.set(id, (s = readServed(servedSegmentDir(plan, id))));
+    return s;
+  };
+  const checkDims = (s: ServedSegment, id: string) =>
+    assert(
+      s.text.length / c.textDim === s.terms.offsets.length - 1 && s.visual.length / c.visualDim === s.terms.offsets.length - 1,
+      () => `segment ${id}'s vectors are not of this run's dimensions (text ${c.textDim}, visual ${c.visualDim})`,
+    );
+
+  if (seg.base) {
+    const base = await load(seg.base);
+    checkDims(base, seg.base);
+    const held = readSegmentUuids(servedSegmentDir(plan, seg.base));
+    held.forEach((u, i) => (uuids[i] = u));
+    text.set(base.text);
+    visual.set(base.visual);
+    // The base's vocabulary keeps its ids, so its rows' terms are copied as they are.
+    base.terms.vocab.forEach(termId);
+    for (let i = 0; i < held.length; i++) docs[i] = base.terms.ids.subarray(base.terms.offsets[i]!, base.terms.offsets[i + 1]!);
+  }
+  const planned = await db.all<SegmentRow>(
+    `SELECT local_row, uuid, src_segment, src_row, ci FROM plan_rows WHERE segment = ? ORDER BY local_row`,
+    [seg.id],
+  );
+  for (const r of planned) {
+    const local = Number(r.local_row);
+    if (seg.base !== null && r.src_segment === seg.base) continue;
+    uuids[local] = r.uuid;
+    if (r.ci !== null) {
+      const ci = Number(r.ci);
+      text.set(c.text.subarray(ci * c.textDim, (ci + 1) * c.textDim), local * c.textDim);
+      visual.set(c.visual.subarray(ci * c.visualDim, (ci + 1) * c.visualDim), local * c.visualDim);
+      docs[local] = Uint32Array.from(c.docIds[ci]!, (id) => termId(c.words[id]!));
+    } else {
+      const s = await load(r.src_segment!);
+      checkDims(s, r.src_segment!);
+      const at = Number(r.src_row);
+      text.set(s.text.subarray(at * c.textDim, (at + 1) * c.textDim), local * c.textDim);
+      visual.set(s.visual.subarray(at * c.visualDim, (at + 1) * c.visualDim), local * c.visualDim);
+      const ids = s.terms.ids.subarray(s.terms.offsets[at]!, s.terms.offsets[at + 1]!);
+      docs[local] = Uint32Array.from(ids, (id) => termId(s.terms.vocab[id]!));
+    }
+  }
+  for (let i = 0; i < rows; i++) assert(uuids[i] !== undefined && docs[i] !== undefined, () => `segment ${seg.id}: row ${i} has no source`);
+  await writeFileAtomic(path.join(dir, 'uuids.txt'), rows ? (uuids as string[]).join('\n') + '\n' : '');
+  await writeFileAtomic(path.join(dir, 'text-vectors.f32'), new Uint8Array(text.buffer));
+  await writeFileAtomic(path.join(dir, 'visual-vectors.f32'), new Uint8Array(visual.buffer));
+  await writeDocTerms(path.join(dir, 'doc-terms.bin'), vocab, docs as Uint32Array[]);
+}

@@ -1,0 +1,68 @@
+// The planned generation's per-row data read across its segments (pipeline/segment-plan.ts): each
+// segment's files in its folder (this run's artifacts for a built one, the served generation's for a
+// reused one), laid end to end in row order. What the map stages and the index stage read.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { sqlString } from '../core/duckdb.ts';
+import { readDocTerms, type DocTerms } from './doc-terms.ts';
+import { maskedRows, plannedSegmentDir, type SegmentPlan } from './segment-plan.ts';
+import type { StageContext } from './stage-context.ts';
+
+/** Every row's vector of `file` (text-vectors.f32 or visual-vectors.f32), rows x dim. */
+export async function readPlannedVectors(ctx: StageContext, plan: SegmentPlan, file: string, dim: number): Promise<Float32Array> {
+  const out = new Float32Array(plan.rows * dim);
+  for (const s of plan.segments) {
+    const buf = await fs.readFile(path.join(plannedSegmentDir(ctx, plan, s), file));
+    if (buf.length !== s.rows * dim * 4)
+      throw new Error(`segment ${s.id}: ${file} holds ${buf.length / 4 / dim} rows of ${dim}, expected ${s.rows}`);
+    new Uint8Array(out.buffer, s.firstRow * dim * 4, buf.length).set(buf);
+  }
+  return out;
+}
+
+/** Every row's analysed terms, as ids into one vocabulary. */
+export async function readPlannedDocTerms(ctx: StageContext, plan: SegmentPlan): Promise<DocTerms> {
+  const vocab: string[] = [];
+  const index = new Map<string, number>();
+  const parts: DocTerms[] = [];
+  let total = 0;
+  for (const s of plan.segments) {
+    const dt = await readDocTerms(path.join(plannedSegmentDir(ctx, plan, s), 'doc-terms.bin'));
+    if (dt.offsets.length - 1 !== s.rows)
+      throw new Error(`segment ${s.id}: doc-terms.bin holds ${dt.offsets.length - 1} rows, expected ${s.rows}`);
+    parts.push(dt);
+    total += dt.ids.length;
+  }
+  const offsets = new Uint32Array(plan.rows + 1);
+  const ids = new Uint32Array(total);
+  let at = 0;
+  let row = 0;
+  for (const dt of parts) {
+    const map = Uint32Array.from(dt.vocab, (w) => {
+      let id = index.get(w);
+      if (id === undefined) (index.set(w, (id = vocab.length)), vocab.push(w));
+      return id;
+    });
+    for (let i = 0; i < dt.ids.length; i++) ids[at + i] = map[dt.ids[i]!]!;
+    for (let r = 1; r < dt.offsets.length; r++) offsets[row + r] = at + dt.offsets[r]!;
+    at += dt.ids.length;
+    row += dt.offsets.length - 1;
+  }
+  return { vocab, offsets, ids };
+}
+
+/** A FROM-able SQL expression of table `name` (segments/<id>/<name>.parquet) over every segment, row_id made global. */
+export function plannedTable(ctx: StageContext, plan: SegmentPlan, name: string): string {
+  const parts = plan.segments.map(
+    (s) =>
+      `SELECT row_id + ${s.firstRow} AS row_id, * EXCLUDE (row_id) FROM read_parquet(${sqlString(path.join(plannedSegmentDir(ctx, plan, s), `${name}.parquet`))})`,
+  );
+  return `(${parts.join(' UNION ALL ')})`;
+}
+
+/** 1 for each live row, 0 for a masked one. */
+export function liveMask(plan: SegmentPlan): Uint8Array {
+  const live = new Uint8Array(plan.rows).fill(1);
+  for (const r of maskedRows(plan)) live[r] = 0;
+  return live;
+}

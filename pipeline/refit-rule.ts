@@ -1,0 +1,26 @@
+// When an incremental run must refit the embedder instead of keeping it (docs/operations.md,
+// "Incremental runs"). The LSA embedder is fitted on the corpus; new posts are embedded with the
+// fitted model, whose vocabulary (hashed n-grams) and directions were learnt before they arrived. A
+// refit changes every vector, so it is a full run. Refit when:
+//   - the corpus has grown by REFIT_GROWTH (a quarter) or more since the fit: the fit describes
+//     less than four fifths of the posts;
+//   - the fit is REFIT_DAYS (7) days older than the as-of: a week of new stories;
+//   - the generation says nothing about its fit (an older layout).
+// The daily full run of the default schedule refits anyway; these bound what an incremental-only
+// schedule can drift to.
+import type { Manifest } from '../core/generations.ts';
+import { DAY_MS } from '../core/windows.ts';
+
+export const REFIT_GROWTH = 0.25;
+export const REFIT_DAYS = 7;
+
+export function refitBecause(previous: Manifest, rows: number, asOf: Date): string | null {
+  const fit = previous.embedder;
+  if (!fit) return `generation ${previous.generation} does not say what its embedder was fitted on`;
+  if (rows >= fit.fitted_rows * (1 + REFIT_GROWTH)) {
+    return `the corpus grew from ${fit.fitted_rows} to ${rows} posts since the embedder was fitted (refit at ${REFIT_GROWTH * 100}%)`;
+  }
+  const age = (asOf.getTime() - Date.parse(fit.fitted_as_of)) / DAY_MS;
+  if (age >= REFIT_DAYS) return `the embedder was fitted ${age.toFixed(1)} days before this as-of (refit after ${REFIT_DAYS})`;
+  return null;
+}

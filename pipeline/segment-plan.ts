@@ -1,0 +1,392 @@
+// Which time segments the next generation has, which of them this run builds, and where each row's
+// per-post data comes from (docs/operations.md, "Incremental runs"; the layout: core/segments.ts).
+//
+// A full run cuts the snapshot's posts at UTC day boundaries into segments of about SEGMENT_ROWS
+// rows (a segment closes at the first day boundary after reaching SEGMENT_ROWS); what is left is the
+// head, the open-ended newest segment. Every row is computed.
+//
+// An incremental run starts from the served generation's segments. Each post goes to the segment
+// whose span holds its published_at. Then, per segment:
+//   - nothing new: reused as it is (hard-linked); rows of posts deleted since are masked;
+//   - new posts that all sort after its last row (the usual case: posts newer than the last run):
+//     appended. The segment is written again with its old rows first, unchanged (their vectors,
+//     terms, scores copied; deleted ones still masked), and its graphs are extended by the new
+//     points instead of rebuilt: the cost follows the new posts;
+//   - new posts that sort inside it (late posts): rebuilt from its live rows (old rows' data
+//     copied, new rows computed; its graphs rebuilt): the cost follows the segment's size;
+//   - over MASKED_MAX of its rows deleted: rebuilt without them (compaction of deletions).
+// The head, once it holds SEGMENT_ROWS rows or more, is sealed at the as-of (its span ends there;
+// later posts start a new head). Two neighbouring sealed segments both under half of SEGMENT_ROWS
+// (left by a full run's cut or by dropped deletions) are merged into one rebuilt segment.
+//
+// The plan goes to artifacts/segment-plan.json, and each live post's place to the work store's table
+// plan_rows(uuid, row_id, segment, local_row, src_segment, src_row, compute): its global row, its
+// segment and row in it, where its data comes from (a segment of the served generation and its row
+// there) or compute = true (this run analyses and embeds it).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { assert } from '../core/assert.ts';
+import { writeFileAtomic } from '../core/durable-fs.ts';
+import type { DuckDB } from '../core/duckdb.ts';
+import { generationDir, readCurrent, readManifest, type Manifest } from '../core/generations.ts';
+import { readSegmentUuids, segmentDir, segmentId, segmentNumber, type SegmentInfo } from '../core/segments.ts';
+import { DAY_MS } from '../core/windows.ts';
+import { snapshotWhere } from './snapshot-rows.ts';
+import type { StageContext } from './stage-context.ts';
+
+/** A segment with more than this share of its rows deleted is rebuilt without them. */
+export const MASKED_MAX = 0.2;
+
+export interface PlannedSegment extends SegmentInfo {
+  /** reuse: the served generation's segment as it is; build: written by this run. */
+  action: 'reuse' | 'build';
+  /** build: the served segment whose rows are this one's first rows, in order (appended to); null: built from scratch. */
+  base: string | null;
+  /** Rows of the base (0 without one). */
+  baseRows: number;
+  firstRow: number;
+  /** Global rows of posts deleted since the segment (or its base) was built: masked until it is rebuilt. */
+  masked: number[];
+}
+
+export interface SegmentPlan {
+  mode: 'full' | 'incremental';
+  /** Why the run is full (null: incremental). */
+  fullBecause: string | null;
+  asOf: string;
+  /** The served generation the plan starts from (reused segments are read from its folder). */
+  previous: { generation: string; dir: string } | null;
+  segments: PlannedSegment[];
+  rows: number;
+  /** Live rows (rows minus masked). */
+  liveRows: number;
+  /** Rows this run computes (new posts; every post on a full run). */
+  computeRows: number;
+  /** The highest segment number used so far in this data directory. */
+  lastSegment: number;
+}
+
+export interface PlanOptions {
+  full: boolean;
+  segmentRows: number;
+  /** Why the embedder must be refitted (which makes the run full), or null (refit-rule.ts). */
+  refitBecause: (previous: Manifest, rows: number, asOf: Date) => string | null;
+}
+
+const dayStart = (t: number) => Math.floor(t / DAY_MS) * DAY_MS;
+const iso = (t: number) => new Date(t).toISOString();
+
+interface Posts {
+  uuid: string[];
+  t: Float64Array;
+}
+
+/** The snapshot's live posts in (published_at, uuid) order. */
+async function snapshotPosts(db: DuckDB, asOf: string): Promise<Posts> {
+  const reader = await db.conn.runAndReadAll(
+    `SELECT uuid, epoch_ms(published_at)::DOUBLE AS t FROM posts WHERE ${snapshotWhere(asOf)} ORDER BY published_at, uuid`,
+  );
+  const cols = reader.getColumnsObjectJS() as { uuid: string[]; t: number[] };
+  return { uuid: cols.uuid ?? [], t: Float64Array.from(cols.t ?? []) };
+}
+
+/** (t, uuid) order, the snapshot's. */
+const after = (t: number, uuid: string, last: { t: string; uuid: string }) => {
+  const lt = Date.parse(last.t);
+  return t > lt || (t === lt && uuid > last.uuid);
+};
+
+interface Span {
+  from: number;
+  to: number | null;
+  /** Indexes into the snapshot's posts. */
+  first: number;
+  end: number;
+}
+
+/** Cut posts [0, n) at UTC day boundaries into spans of at least `minRows`; the rest (fewer) is the open-ended head. */
+function cutByDays(t: Float64Array, n: number, minRows: number): Span[] {
+  const out: Span[] = [];
+  let start = 0;
+  let i = 0;
+  while (i < n) {
+    const day = dayStart(t[i]!);
+    while (i < n && dayStart(t[i]!) === day) i++;
+    if (i - start >= minRows && i < n) {
+      out.push({ from: dayStart(t[start]!), to: dayStart(t[i]!), first: start, end: i });
+      start = i;
+    }
+  }
+  out.push({ from: start < n ? dayStart(t[start]!) : 0, to: null, first: start, end: n });
+  return out;
+}
+
+interface PrevSegment extends SegmentInfo {
+  uuids: string[];
+}
+
+interface Previous {
+  generation: string;
+  dir: string;
+  manifest: Manifest;
+  segments: PrevSegment[];
+}
+
+async function loadPrevious(ctx: StageContext): Promise<Previous | null> {
+  const gen = await readCurrent(ctx.layout);
+  if (!gen) return null;
+  const manifest = await readManifest(ctx.layout, gen);
+  const dir = generationDir(ctx.layout, gen);
+  const segments = (manifest.segments ?? []).map((s) => ({ ...s, uuids: readSegmentUuids(segmentDir(dir, s.id)) }));
+  return { generation: gen, dir, manifest, segments };
+}
+
+/** Why this run cannot be incremental, or null. */
+function fullBecause(o: PlanOptions, prev: Previous | null, asOf: Date, rows: number): string | null {
+  if (o.full) return 'asked for (--full)';
+  if (!prev) return 'no generation published yet';
+  if (!prev.manifest.segments?.length) return `generation ${prev.generation} has no segments (an older layout)`;
+  if (asOf.getTime() < Date.parse(prev.manifest.as_of)) return `the as-of is before generation ${prev.generation}'s`;
+  return o.refitBecause(prev.manifest, rows, asOf);
+}
+
+/** A planned segment before its rows are numbered. */
+interface Draft {
+  from: number;
+  to: number | null;
+  /** The served segment kept (reuse) or appended to (build with a base). */
+  prev: PrevSegment | null;
+  action: 'reuse' | 'build';
+  /** Live posts of its span (indexes into the snapshot's posts), in order. */
+  first: number;
+  end: number;
+}
+
+/** The incremental plan's drafts: each served segment reused, appended to or rebuilt (see the header). */
+function incrementalDrafts(prev: Previous, posts: Posts, segmentRows: number): Draft[] {
+  const segs: Array<PrevSegment | null> = [...prev.segments];
+  const lastPrev = prev.segments[prev.segments.length - 1]!;
+  // After a sealed last segment, newer posts start a new head.
+  if (lastPrev.to !== null) segs.push(null);
+  const starts = segs.map((s) => Date.parse(s ? s.from : lastPrev.to!));
+  const n = posts.uuid.length;
+  const bounds: Array<{ first: number; end: number }> = [];
+  let p = 0;
+  for (let k = 0; k < segs.length; k++) {
+    const first = p;
+    const nextStart = k + 1 < segs.length ? starts[k + 1]! : Infinity;
+    while (p < n && posts.t[p]! < nextStart) p++;
+    bounds.push({ first, end: p });
+  }
+  const drafts: Draft[] = segs.map((s, k) => {
+    const { first, end } = bounds[k]!;
+    const from = Math.min(s ? Date.parse(s.from) : starts[k]!, end > first ? posts.t[first]! : Infinity);
+    const to = s ? (s.to === null ? null : Date.parse(s.to)) : null;
+    if (!s) return { from, to, prev: null, action: 'build', first, end };
+    const held = new Set(s.uuids);
+    let fresh = 0;
+    let appendable = true;
+    for (let i = first; i < end; i++) {
+      if (held.has(posts.uuid[i]!)) continue;
+      fresh++;
+      if (!s.last || !after(posts.t[i]!, posts.uuid[i]!, s.last)) appendable = false;
+    }
+    const live = end - first - fresh;
+    const masked = s.rows - live;
+    const tooMasked = s.rows > 0 && masked / s.rows > MASKED_MAX;
+    if (fresh === 0 && !tooMasked) return { from: Date.parse(s.from), to, prev: s, action: 'reuse', first, end };
+    if (appendable && !tooMasked) return { from: Date.parse(s.from), to, prev: s, action: 'build', first, end };
+    return { from, to, prev: null, action: 'build', first, end };
+  });
+  // Compaction of small sealed neighbours: merged into one segment built from scratch.
+  for (let i = 0; i + 1 < drafts.length; i++) {
+    const a = drafts[i]!;
+    const b = drafts[i + 1]!;
+    if (a.to === null || b.to === null) continue;
+    const ra = a.end - a.first;
+    const rb = b.end - b.first;
+    if (ra < segmentRows / 2 && rb < segmentRows / 2 && ra + rb <= segmentRows) {
+      drafts.splice(i, 2, { from: a.from, to: b.to, prev: null, action: 'build', first: a.first, end: b.end });
+      i--;
+    }
+  }
+  return drafts;
+}
+
+/** One live post's row in the plan (plan_rows). */
+interface PlanRow {
+  uuid: string;
+  row: number;
+  segment: string;
+  local: number;
+  srcSegment: string | null;
+  srcRow: number | null;
+}
+
+export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<SegmentPlan> {
+  const db = await ctx.db();
+  const asOf = ctx.asOf.toISOString();
+  const posts = await snapshotPosts(db, asOf);
+  const n = posts.uuid.length;
+  const prev = await loadPrevious(ctx);
+  const because = fullBecause(o, prev, ctx.asOf, n);
+  let lastSegment = prev
+    ? Math.max(0, ...(prev.manifest.segments ?? []).map((s) => segmentNumber(s.id)), prev.manifest.last_segment ?? 0)
+    : 0;
+
+  let drafts: Draft[];
+  if (because !== null || !prev) {
+    drafts = cutByDays(posts.t, n, o.segmentRows).map((s) => ({ ...s, prev: null, action: 'build' as const }));
+  } else {
+    drafts = incrementalDrafts(prev, posts, o.segmentRows);
+  }
+  // A span left without posts is dropped (its time joins a neighbour's), unless it is all there is.
+  for (let i = drafts.length - 1; i >= 0 && drafts.length > 1; i--) {
+    const d = drafts[i]!;
+    if (d.prev || d.end > d.first) continue;
+    drafts.splice(i, 1);
+    if (i > 0) drafts[i - 1]!.to = d.to;
+    else drafts[0]!.from = d.from;
+  }
+
+  // Where a rebuilt segment's old rows come from: the served segment and row that held each post.
+  let held: Map<string, { segment: string; row: number }> | null = null;
+  const heldAt = (u: string) => {
+    if (!held && prev && because === null) {
+      held = new Map();
+      for (const s of prev.segments) s.uuids.forEach((x, i) => held!.set(x, { segment: s.id, row: i }));
+    }
+    return held?.get(u) ?? null;
+  };
+
+  const segments: PlannedSegment[] = [];
+  const rows: PlanRow[] = [];
+  let at = 0;
+  let computeRows = 0;
+  for (const d of drafts) {
+    const live = posts.uuid.slice(d.first, d.end);
+    const lastOf = (): SegmentInfo['last'] => (d.end > d.first ? { t: iso(posts.t[d.end - 1]!), uuid: posts.uuid[d.end - 1]! } : null);
+    const seg: PlannedSegment = {
+      id: d.action === 'reuse' ? d.prev!.id : segmentId(++lastSegment),
+      from: iso(d.from === Infinity ? 0 : d.from),
+      to: d.to === null ? null : iso(d.to),
+      rows: 0,
+      textPoints: 0,
+      visualPoints: 0,
+      builtIn: d.action === 'reuse' ? d.prev!.builtIn : null,
+      last: d.action === 'reuse' ? d.prev!.last : null,
+      action: d.action,
+      base: d.action === 'build' && d.prev ? d.prev.id : null,
+      baseRows: d.action === 'build' && d.prev ? d.prev.rows : 0,
+      firstRow: at,
+      masked: [],
+    };
+    if (d.prev) {
+      // Reused or appended to: the served rows keep their places, deleted ones masked; new posts follow.
+      const liveSet = new Set(live);
+      const local = new Map<string, number>();
+      d.prev.uuids.forEach((u, i) => {
+        if (liveSet.has(u)) local.set(u, i);
+        else seg.masked.push(at + i);
+      });
+      let next = d.prev.uuids.length;
+      for (const u of live) {
+        const i = local.get(u);
+        if (i !== undefined) rows.push({ uuid: u, row: at + i, segment: seg.id, local: i, srcSegment: d.prev.id, srcRow: i });
+        else {
+          rows.push({ uuid: u, row: at + next, segment: seg.id, local: next, srcSegment: null, srcRow: null });
+          next++;
+          computeRows++;
+        }
+      }
+      seg.rows = next;
+      if (d.action === 'build') seg.last = lastOf() ?? d.prev.last;
+    } else {
+      live.forEach((u, i) => {
+        const src = heldAt(u);
+        rows.push({ uuid: u, row: at + i, segment: seg.id, local: i, srcSegment: src?.segment ?? null, srcRow: src?.row ?? null });
+        if (!src) computeRows++;
+      });
+      seg.rows = live.length;
+      seg.last = lastOf();
+    }
+    // The head, once big enough, is sealed at the as-of: later posts start a new head.
+    if (seg.to === null && seg.action === 'build' && seg.rows >= o.segmentRows && d === drafts[drafts.length - 1] && because === null) {
+      seg.to = iso(ctx.asOf.getTime() + 1);
+    }
+    segments.push(seg);
+    at += seg.rows;
+  }
+  assert(rows.length === n, () => `the plan places ${rows.length} of the snapshot's ${n} posts`);
+  const plan: SegmentPlan = {
+    mode: because === null ? 'incremental' : 'full',
+    fullBecause: because,
+    asOf,
+    previous: prev ? { generation: prev.generation, dir: prev.dir } : null,
+    segments,
+    rows: at,
+    liveRows: n,
+    computeRows,
+    lastSegment,
+  };
+  await writePlanRows(db, rows);
+  await fs.mkdir(ctx.layout.artifacts, { recursive: true });
+  await writeFileAtomic(planFile(ctx), JSON.stringify(plan));
+  return plan;
+}
+
+/** plan_rows (see the header), with `ci`: the row's place among the computed rows (their order: global row). */
+async function writePlanRows(db: DuckDB, rows: PlanRow[]): Promise<void> {
+  await db.run(`CREATE OR REPLACE TABLE plan_rows_in (uuid VARCHAR, row_id BIGINT, segment VARCHAR, local_row BIGINT,
+    src_segment VARCHAR, src_row BIGINT)`);
+  const app = await db.conn.createAppender('plan_rows_in');
+  try {
+    for (const r of rows) {
+      app.appendVarchar(r.uuid);
+      app.appendBigInt(BigInt(r.row));
+      app.appendVarchar(r.segment);
+      app.appendBigInt(BigInt(r.local));
+      if (r.srcSegment === null) (app.appendNull(), app.appendNull());
+      else (app.appendVarchar(r.srcSegment), app.appendBigInt(BigInt(r.srcRow!)));
+      app.endRow();
+    }
+  } finally {
+    app.closeSync();
+  }
+  await db.run(`CREATE OR REPLACE TABLE plan_rows AS
+    SELECT *, src_segment IS NULL AS compute,
+      CASE WHEN src_segment IS NULL THEN (row_number() OVER (PARTITION BY src_segment IS NULL ORDER BY row_id) - 1) END::BIGINT AS ci
+    FROM plan_rows_in ORDER BY row_id`);
+  await db.run(`DROP TABLE plan_rows_in`);
+}
+
+export const planFile = (ctx: StageContext) => path.join(ctx.layout.artifacts, 'segment-plan.json');
+
+/** The plan the features stage made for this run (the later stages read it). */
+export async function readPlan(ctx: StageContext): Promise<SegmentPlan> {
+  let plan: SegmentPlan;
+  try {
+    plan = JSON.parse(await fs.readFile(planFile(ctx), 'utf8')) as SegmentPlan;
+  } catch {
+    throw new Error('no segment plan: run the features stage first');
+  }
+  if (plan.asOf !== ctx.asOf.toISOString())
+    throw new Error(`the segment plan is for as-of ${plan.asOf}: run the features stage for ${ctx.asOf.toISOString()} first`);
+  return plan;
+}
+
+/** Where a planned segment's files are: this run's artifacts for a built one, the served generation for a reused one. */
+export function plannedSegmentDir(ctx: StageContext, plan: SegmentPlan, s: PlannedSegment): string {
+  return s.action === 'build' ? segmentDir(ctx.layout.artifacts, s.id) : segmentDir(plan.previous!.dir, s.id);
+}
+
+/** The served generation's folder of a segment it holds (a base, or a source of copied rows). */
+export function servedSegmentDir(plan: SegmentPlan, id: string): string {
+  assert(plan.previous !== null, 'a segment of the served generation needs a served generation');
+  return segmentDir(plan.previous.dir, id);
+}
+
+/** Every masked global row of the plan, ascending. */
+export function maskedRows(plan: SegmentPlan): Uint32Array {
+  return Uint32Array.from(plan.segments.flatMap((s) => s.masked)).sort();
+}
