@@ -34,6 +34,9 @@ export async function openWorkStore(layout: DataDirLayout, opts: { memoryLimit?:
     updated BIGINT NOT NULL,
     quarantined BIGINT NOT NULL,
     ingested_at TIMESTAMPTZ NOT NULL)`);
+  // Deletions are final (ingest/merge.ts): a uuid here never becomes a post again.
+  await db.run(`CREATE TABLE IF NOT EXISTS deletions (
+    uuid VARCHAR PRIMARY KEY, observed_at TIMESTAMPTZ, source_sha256 VARCHAR NOT NULL, recorded_at TIMESTAMPTZ NOT NULL)`);
   // One row per stage run that changed data; later stages compare versions to skip work.
   await db.run(`CREATE TABLE IF NOT EXISTS stage_state (
     stage VARCHAR PRIMARY KEY, version BIGINT NOT NULL, finished_at TIMESTAMPTZ NOT NULL, detail JSON)`);

@@ -1,6 +1,9 @@
 // Upsert of a validated batch into the work store's `posts`. A uuid seen before keeps its content
 // (the first version wins: edits are not part of the input contract) and takes the engagement
 // counts of its latest observation; within a batch the same rule applies record by record.
+// A deletion record ({"uuid", "deleted": true}) is final: it is recorded in `deletions`, removes the
+// post, and keeps the uuid out from then on (a deletion of a post not seen yet is applied when it
+// arrives: it never does). The next generation leaves the post out everywhere.
 // The common cases (no repeated uuid in the batch; no uuid already stored) skip the window
 // functions and the update, which would otherwise copy every row of a bulk load twice more.
 import type { DuckDB } from '../../core/duckdb.ts';
@@ -13,6 +16,9 @@ export interface MergeCounts {
   updated: number;
   /** Stored posts whose counts changed because of this batch. */
   countsChanged: number;
+  /** Valid deletion records, and the stored posts they removed. */
+  deletions: number;
+  deleted: number;
 }
 
 const CONTENT = `uuid, platform, content_type, creator_id, creator_handle, title, description, tags,
@@ -21,8 +27,25 @@ const COUNTS = `like_count, comment_count, share_count, view_count, follower_cou
 
 export async function mergeValid(db: DuckDB, sourceSha: string, ingestedAt: string): Promise<MergeCounts> {
   // Views take no parameters; ingestedAt is our own ISO timestamp, quoted as a literal.
+  // Deletions first: recorded, their posts removed; then every other record of a deleted uuid is dropped.
+  await db.run(`CREATE OR REPLACE TEMP TABLE deleting AS
+    SELECT uuid, min(coalesce(observed_at, ${sqlString(ingestedAt)}::TIMESTAMPTZ)) AS obs
+    FROM checked2 WHERE is_deletion AND len(reasons) = 0 GROUP BY uuid`);
+  const [dn] = await db.all(`SELECT count(*) AS n FROM deleting`);
+  const deletions = num(dn?.n);
+  let deleted = 0;
+  if (deletions > 0) {
+    await db.run(`INSERT INTO deletions SELECT uuid, obs, ?, ?::TIMESTAMPTZ FROM deleting ON CONFLICT (uuid) DO NOTHING`, [
+      sourceSha,
+      ingestedAt,
+    ]);
+    const [gone] = await db.all(`SELECT count(*) AS n FROM posts SEMI JOIN deleting USING (uuid)`);
+    deleted = num(gone?.n);
+    if (deleted > 0) await db.run(`DELETE FROM posts WHERE uuid IN (SELECT uuid FROM deleting)`);
+  }
   await db.run(`CREATE OR REPLACE TEMP VIEW valid AS
-    SELECT *, coalesce(observed_at, ${sqlString(ingestedAt)}::TIMESTAMPTZ) AS obs FROM checked2 WHERE len(reasons) = 0`);
+    SELECT *, coalesce(observed_at, ${sqlString(ingestedAt)}::TIMESTAMPTZ) AS obs FROM checked2 c
+    WHERE len(reasons) = 0 AND NOT is_deletion AND NOT EXISTS (SELECT 1 FROM deletions d WHERE d.uuid = c.uuid)`);
   // Only uuids repeated within the file need the first/latest resolution (window functions);
   // the rest pass straight through.
   await db.run(`CREATE OR REPLACE TEMP TABLE repeated AS SELECT uuid FROM valid GROUP BY uuid HAVING count(*) > 1`);
@@ -71,5 +94,5 @@ export async function mergeValid(db: DuckDB, sourceSha: string, ingestedAt: stri
   await db.run(`SET preserve_insertion_order = true`);
   const [b] = await db.all(`SELECT count(*) AS n FROM batch`);
   const accepted = num(b?.n) - existing;
-  return { accepted, updated: validN - accepted, countsChanged: num(e?.newer) };
+  return { accepted, updated: validN - accepted, countsChanged: num(e?.newer), deletions, deleted };
 }

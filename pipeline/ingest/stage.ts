@@ -27,6 +27,9 @@ export interface FileReport {
   updated: number;
   quarantined: number;
   countsChanged: number;
+  /** Deletion records accepted, and the stored posts they removed. */
+  deletions: number;
+  deleted: number;
   quarantineFile?: string;
   ms: number;
 }
@@ -38,6 +41,8 @@ export interface IngestReport extends StageSummary {
   accepted: number;
   updated: number;
   quarantined: number;
+  deletions: number;
+  deleted: number;
   unreadableFiles: number;
   posts: number;
   perFile: FileReport[];
@@ -104,6 +109,8 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercen
       updated: 0,
       quarantined: 0,
       countsChanged: 0,
+      deletions: 0,
+      deleted: 0,
       quarantineFile,
       ms: performance.now() - t0,
     };
@@ -151,6 +158,8 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercen
       updated: m.updated,
       quarantined,
       countsChanged: m.countsChanged,
+      deletions: m.deletions,
+      deleted: m.deleted,
       quarantineFile,
       ms: performance.now() - t0,
     };
@@ -172,6 +181,8 @@ export async function runIngest(ctx: StageContext): Promise<IngestReport> {
     accepted: 0,
     updated: 0,
     quarantined: 0,
+    deletions: 0,
+    deleted: 0,
     unreadableFiles: 0,
     posts: 0,
     perFile: [],
@@ -192,6 +203,8 @@ export async function runIngest(ctx: StageContext): Promise<IngestReport> {
       report.accepted += r.accepted;
       report.updated += r.updated;
       report.quarantined += r.quarantined;
+      report.deletions += r.deletions;
+      report.deleted += r.deleted;
       if (r.status === 'unreadable') report.unreadableFiles++;
       bar.update((i + 1) * 100);
     }
@@ -200,12 +213,14 @@ export async function runIngest(ctx: StageContext): Promise<IngestReport> {
   }
   const [p] = await db.all(`SELECT count(*) AS n FROM posts`);
   report.posts = num(p?.n);
-  if (report.accepted + report.updated > 0) {
+  if (report.accepted + report.updated + report.deletions > 0) {
     await bumpStageVersion(db, 'ingest', {
       read: report.read,
       accepted: report.accepted,
       updated: report.updated,
       quarantined: report.quarantined,
+      deletions: report.deletions,
+      deleted: report.deleted,
     });
   }
   return report;

@@ -18,8 +18,19 @@ import { CONTENT_TYPES, COUNT_FIELDS, MEDIA_KINDS, PLATFORM_NAME, SNAPSHOT_POST_
 /** Every input field: the posts' columns and the precomputed embeddings. */
 const FIELDS = [...SNAPSHOT_POST_COLUMNS, 'text_embedding', 'visual_embedding'] as const;
 type Field = (typeof FIELDS)[number];
-/** Fields whose JSON type is checked, not only their text. */
-const TYPED = ['uuid', 'platform', 'content_type', 'creator_handle', 'title', 'description', 'content_url', 'language', 'tags'] as const;
+/** Fields whose JSON type is checked, not only their text (`deleted` marks a deletion record). */
+const TYPED = [
+  'uuid',
+  'platform',
+  'content_type',
+  'creator_handle',
+  'title',
+  'description',
+  'content_url',
+  'language',
+  'tags',
+  'deleted',
+] as const;
 
 const MAX_EMBEDDING_DIM = 4096;
 const ELEMENT_NUMBER_TYPES = `('BIGINT', 'UBIGINT', 'DOUBLE')`;
@@ -45,7 +56,7 @@ interface Column {
 
 /** Blank strings become NULL; identifiers are trimmed, free text is kept as written (and DuckDB's
  * Unicode trim is costly on long text). */
-function stringField(f: (typeof TYPED)[number], trimmed: boolean): Column {
+function stringField(f: Exclude<(typeof TYPED)[number], 'deleted'>, trimmed: boolean): Column {
   return {
     value: trimmed
       ? `CASE WHEN ${t(f)} = 'VARCHAR' THEN nullif(trim(${s(f)}), '') END`
@@ -184,9 +195,13 @@ function creatorIdField(): Column {
  * @param fileDirRel directory of the landing file relative to DATA_DIR (media paths resolve against it)
  */
 export function validationSql(fileDirRel: string): string[] {
-  const structType = `{${FIELDS.map((f) => `"${f}":"VARCHAR"`).join(',')}}`;
+  const structType = `{${FIELDS.map((f) => `"${f}":"VARCHAR"`).join(',')},"deleted":"VARCHAR"}`;
   const typedPaths = TYPED.map((f) => `'$.${f}'`).join(', ');
-  const unpack = [...FIELDS.map((f) => `v.${f} AS ${s(f)}`), ...TYPED.map((f, i) => `ty[${i + 1}] AS ${t(f)}`)].join(', ');
+  const unpack = [
+    ...FIELDS.map((f) => `v.${f} AS ${s(f)}`),
+    'v.deleted AS s_deleted',
+    ...TYPED.map((f, i) => `ty[${i + 1}] AS ${t(f)}`),
+  ].join(', ');
   const strings = [
     ...(['creator_handle', 'language'] as const).map((f) => ({ f, ...stringField(f, true) })),
     ...(['title', 'description', 'content_url'] as const).map((f) => ({ f, ...stringField(f, false) })),
@@ -220,7 +235,11 @@ export function validationSql(fileDirRel: string): string[] {
        ${media.value} AS media,
        ${textEmb.value} AS text_embedding,
        ${visualEmb.value} AS visual_embedding,
+       coalesce(${t('deleted')} = 'BOOLEAN' AND s_deleted = 'true', false) AS is_deletion,
        CASE WHEN NOT is_object THEN CASE WHEN is_json THEN 'record is not a JSON object' ELSE 'malformed JSON' END
+       -- A deletion {"uuid", "deleted": true, "observed_at"?} needs only its uuid (and a valid observed_at when given).
+       WHEN ${t('deleted')} = 'BOOLEAN' AND s_deleted = 'true' THEN concat_ws(E'\\x1f', ${uuidReason()}, ${observed.reason})
+       WHEN ${t('deleted')} IS NOT NULL AND ${t('deleted')} NOT IN ('BOOLEAN', 'NULL') THEN 'deleted must be true (a deletion) or false'
        ELSE concat_ws(E'\\x1f',
          ${uuidReason()},
          ${platformReason()},
