@@ -19,7 +19,7 @@ const schema = z.object({
   /** JSON object: stage (or "run") -> node-cron expression. */
   PIPELINE_SCHEDULE: z
     .string()
-    .default('{"run":"0 * * * *"}')
+    .default('{"run":"0 * * * *","full":"15 3 * * *"}')
     .transform((s, ctx) => {
       try {
         return cronMap.parse(JSON.parse(s));

@@ -11,8 +11,9 @@ const HELP = `usage: npm run pipeline -- <command> [--data-dir DIR] [--as-of ISO
 commands:
   run          every stage in order: ${STAGES.map((s) => s.name).join(' -> ')}
 ${STAGES.map((s) => `  ${s.name.padEnd(12)} ${s.description}`).join('\n')}
-  schedule     run stages on the node-cron schedule in PIPELINE_SCHEDULE
-               (JSON, e.g. '{"ingest":"*/15 * * * *","run":"0 * * * *"}'); never two runs at once
+  schedule     run stages on the node-cron schedule in PIPELINE_SCHEDULE (JSON: stage, "run" or
+               "full" -> cron; default '{"run":"0 * * * *","full":"15 3 * * *"}': incremental
+               hourly, a full rebuild daily at 03:15); never two runs at once
 
 options:
   --data-dir DIR   data directory (default: $DATA_DIR or ./data)

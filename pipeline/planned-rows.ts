@@ -53,10 +53,10 @@ export async function readPlannedDocTerms(ctx: StageContext, plan: SegmentPlan):
 
 /** A FROM-able SQL expression of table `name` (segments/<id>/<name>.parquet) over every segment, row_id made global. */
 export function plannedTable(ctx: StageContext, plan: SegmentPlan, name: string): string {
-  const parts = plan.segments.map(
-    (s) =>
-      `SELECT row_id + ${s.firstRow} AS row_id, * EXCLUDE (row_id) FROM read_parquet(${sqlString(path.join(plannedSegmentDir(ctx, plan, s), `${name}.parquet`))})`,
-  );
+  const parts = plan.segments.map((s) => {
+    const file = sqlString(path.join(plannedSegmentDir(ctx, plan, s), `${name}.parquet`));
+    return `SELECT row_id + ${s.firstRow} AS row_id, * EXCLUDE (row_id) FROM read_parquet(${file})`;
+  });
   return `(${parts.join(' UNION ALL ')})`;
 }
 

@@ -21,6 +21,8 @@ export interface PostColumns {
   tags: string[][];
   /** 1 for a live row, 0 for a masked one (a post deleted after its segment was built: no post, never a member). */
   live: Uint8Array;
+  /** 1 for a row this run computed (a post new since the served generation; every row on a full run). */
+  computed: Uint8Array;
 }
 
 interface PostRow {
@@ -31,6 +33,7 @@ interface PostRow {
   platform: string;
   e: number;
   tags: string[] | null;
+  ci: number | null;
   [k: string]: unknown;
 }
 
@@ -53,12 +56,14 @@ export async function loadPostColumns(ctx: StageContext, plan: SegmentPlan): Pro
   const interactions = new Float64Array(rows);
   const tags: string[][] = Array.from({ length: rows }, () => []);
   const isLive = new Uint8Array(rows);
+  const computed = new Uint8Array(rows);
   const select = `row_id, uuid, epoch_ms(published_at)::DOUBLE AS t, creator_id::DOUBLE AS creator_id, platform,
-    (coalesce(like_count, 0) + coalesce(comment_count, 0) + coalesce(share_count, 0))::DOUBLE AS e, tags`;
+    (coalesce(like_count, 0) + coalesce(comment_count, 0) + coalesce(share_count, 0))::DOUBLE AS e, tags, ci`;
   for await (const chunk of snapshotChunks<PostRow>(db, select, rows)) {
     for (const r of chunk) {
       const i = Number(r.row_id);
       isLive[i] = 1;
+      if (r.ci !== null) computed[i] = 1;
       uuid[i] = r.uuid;
       publishedAt[i] = Number(r.t);
       creator[i] = r.creator_id === null ? NaN : Number(r.creator_id);
@@ -70,7 +75,7 @@ export async function loadPostColumns(ctx: StageContext, plan: SegmentPlan): Pro
     }
   }
   fillMaskedTimes(publishedAt);
-  return { rows, uuid, publishedAt, creator, platform, platforms, interactions, tags, live: isLive };
+  return { rows, uuid, publishedAt, creator, platform, platforms, interactions, tags, live: isLive, computed };
 }
 
 /** A window (or scope) of the snapshot: its bounds and its first row (rows are in published_at order). */

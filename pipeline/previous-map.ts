@@ -6,7 +6,10 @@ import path from 'node:path';
 import { openDuckDB, sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
 import { previousCentroid } from '../core/clustering/kmeans-by-silhouette.ts';
-import type { PreviousNarrative } from '../core/clustering/tracking.ts';
+import { mergeIntoPrevious, type MergedRange } from '../core/clustering/merge-models.ts';
+import type { ClusterOptions } from '../core/clustering/kmeans-by-silhouette.ts';
+import { overlapCoefficient, type Match, type PreviousNarrative, type TrackedSide } from '../core/clustering/tracking.ts';
+import { dot } from '../core/dot.ts';
 import { writeRowTable } from './row-table.ts';
 import type { StageContext } from './stage-context.ts';
 
@@ -106,4 +109,33 @@ export async function writeTrajectory(
 ): Promise<void> {
   const rows = [...(previous?.trajectory ?? []), ...thisRun.map((r) => ({ ...r, generation: null }))].map((r, i) => ({ ...r, row_id: i }));
   await writeRowTable(ctx, table, columns, rows);
+}
+
+/**
+ * An incremental run's clusters of a window (or scope) from `firstRow` on: the served entries'
+ * members in this run's rows, the new posts merged in (core/clustering/merge-models.ts).
+ */
+export function mergeWindow(
+  corpus: { vectors: Float32Array; dim: number; hasVector: Uint8Array; computed: Uint8Array },
+  space: CurrentSpace,
+  firstRow: number,
+  previous: readonly PreviousEntry[],
+  opts: ClusterOptions,
+): MergedRange {
+  const rowsOf = (e: PreviousEntry) => [...e.members].map((u) => space.rowOf.get(u)).filter((r): r is number => r !== undefined);
+  return mergeIntoPrevious(corpus.vectors, corpus.dim, corpus.hasVector, firstRow, corpus.computed, previous.map(rowsOf), opts);
+}
+
+/** The matches of merged clusters: each continues the entry it came from (its centres' cosine, their members' overlap). */
+export function continued(
+  built: readonly TrackedSide[],
+  origin: ReadonlyArray<number | null>,
+  previous: readonly PreviousEntry[],
+): Array<Match | null> {
+  return built.map((b, i) => {
+    const p = origin[i];
+    if (p === null || p === undefined) return null;
+    const e = previous[p]!;
+    return { previous: p, cosine: dot(b.centroid, 0, e.centroid, 0, b.centroid.length), overlap: overlapCoefficient(b.members, e.members) };
+  });
 }

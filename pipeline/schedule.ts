@@ -1,6 +1,7 @@
-// The pipeline schedule: node-cron expressions per stage (or "run" for all stages) from
-// PIPELINE_SCHEDULE. The run lock keeps firings from overlapping, within this process and
-// against any other run on the same data directory; a firing that finds the lock held is skipped
+// The pipeline schedule: node-cron expressions per stage ("run" for all stages, incremental once a
+// generation is published; "full" for all stages rebuilt from scratch) from PIPELINE_SCHEDULE. The
+// default runs incrementally every hour and rebuilds in full once a day at 03:15 UTC, a quiet hour.
+// The run lock keeps firings from overlapping, within this process and against any other run on the same data directory; a firing that finds the lock held is skipped
 // and logged, not queued.
 import cron from 'node-cron';
 import type { Config } from '../core/config.ts';
@@ -15,7 +16,7 @@ export interface Schedule {
 
 export function validateSchedule(spec: Record<string, string>): void {
   for (const [what, expr] of Object.entries(spec)) {
-    resolveStages([what]);
+    resolveStages([what === 'full' ? 'run' : what]);
     if (!cron.validate(expr)) throw new Error(`PIPELINE_SCHEDULE: "${expr}" for ${what} is not a valid cron expression`);
   }
 }
@@ -25,7 +26,8 @@ export function startSchedule(config: Config, log: Logger): Schedule {
   const abort = new AbortController();
   let running: Promise<unknown> | null = null;
   const tasks = Object.entries(config.PIPELINE_SCHEDULE).map(([what, expr]) => {
-    const stages = resolveStages([what]);
+    const full = what === 'full';
+    const stages = resolveStages([full ? 'run' : what]);
     return cron.schedule(
       expr,
       async () => {
@@ -34,7 +36,7 @@ export function startSchedule(config: Config, log: Logger): Schedule {
           log.warn({ schedule: what }, 'schedule firing skipped: a run is in progress');
           return;
         }
-        const run = runStages(stages, { config, log, signal: abort.signal, tty: false });
+        const run = runStages(stages, { config, log, signal: abort.signal, tty: false, full });
         running = run;
         try {
           const r = await run;

@@ -13,6 +13,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { readDocumentFrequencies } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
+import { failpoint } from '../../core/failpoints.ts';
 import { embedderParamsFor, loadEmbedder } from '../../core/embedder.ts';
 import type { EmbedderInfo } from '../../core/generations.ts';
 import { SEGMENTS_DIR, segmentDir } from '../../core/segments.ts';
@@ -161,6 +162,7 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
     await writeSegmentTable(ctx, plan, seg, { name: 'visual-elements', columns: VISUAL_ELEMENT_COLUMNS, computed: computedElements });
   }
   const writeMs = performance.now() - tWrite;
+  await failpoint('features.after-segments', ctx.signal);
 
   const source: ArtifactSource = { asOf, rows: plan.rows, ingestVersion: await ingestVersion(ctx) };
   await writeFileAtomic(path.join(intermediate, 'features-source.json'), JSON.stringify(source));

@@ -11,6 +11,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { buildBm25, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
+import { failpoint } from '../../core/failpoints.ts';
 import { GRAPHS, type GraphName } from '../../core/ranking/segment-graphs.ts';
 import { segmentDir } from '../../core/segments.ts';
 import { loadVectorSpace } from '../../core/vector-space.ts';
@@ -101,6 +102,7 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
       seg.visualPoints = visualPoints![i]!;
     });
     await writeFileAtomic(planFile(ctx), JSON.stringify(plan));
+    await failpoint('index.after-graphs', ctx.signal);
 
     const computed = path.join(work, 'intermediate', 'computed-neighbour-scores.parquet');
     const neighbours = await computeNeighbourScores(ctx, pool, plan, dims.text, computed);

@@ -1,6 +1,6 @@
 // The narratives of one window: clusters of its posts (core/clustering/kmeans-by-silhouette.ts) described by every field of
 // a narrative (docs/api.md, "Narrative") that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
-import { clusterRange, CLUSTER_DEFAULTS, type ClusterOptions } from '../../core/clustering/kmeans-by-silhouette.ts';
+import { clusterRange, CLUSTER_DEFAULTS, type ClusteredRange, type ClusterOptions } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { platformDiffusion, summarise } from '../../core/maps/describe.ts';
 import { memberStats, representativeOf } from '../../core/maps/members.ts';
 import { rowTerms, type NarrativeCorpus } from './corpus.ts';
@@ -52,9 +52,16 @@ export async function buildWindow(
   textOf: (rows: number[]) => Promise<Map<number, string>>,
   opts: ClusterOptions = CLUSTER_DEFAULTS,
   prior?: readonly Float32Array[],
+  /** The window's clusters when already made (an incremental run's, core/clustering/merge-models.ts). */
+  given?: ClusteredRange,
 ): Promise<WindowResult> {
   const { dim } = corpus;
-  const { rows, clustering: cl, clusters, byCluster } = clusterRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, opts, prior);
+  const {
+    rows,
+    clustering: cl,
+    clusters,
+    byCluster,
+  } = given ?? clusterRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, opts, prior);
   // c-TF-IDF over every kept cluster of the window: terms for labels, tags for top_tags.
   const termCounts = new ClassCounts(clusters.length);
   const tagCounts = new ClassCounts(clusters.length);

@@ -13,7 +13,7 @@ import { buildBm25FromTerms, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { rowWindows } from '../post-columns.ts';
-import { currentSpace, loadPreviousMap, writeTrajectory, type MapFiles } from '../previous-map.ts';
+import { continued, currentSpace, loadPreviousMap, mergeWindow, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { readPlan } from '../segment-plan.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
@@ -110,6 +110,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     (s, at) => `the index was built for as-of ${s.asOf}; run the features and index stages for ${at} first`,
   );
   const corpus: NarrativeCorpus = await loadNarrativeCorpus(ctx, await readPlan(ctx));
+  const tLoad = performance.now() - t0;
   const db = await ctx.db();
   const [e] = await db.all<{ earliest: number | null }>(
     `SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`,
@@ -117,7 +118,9 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   const bounds = windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
   const computedAt = new Date().toISOString();
   const runTag = createHash('sha256').update(`${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
-  const previous = await loadPreviousMap(ctx, currentSpace(corpus), NARRATIVE_MAP);
+  const plan = await readPlan(ctx);
+  const space = currentSpace(corpus);
+  const previous = await loadPreviousMap(ctx, space, NARRATIVE_MAP);
   const readText = textReader(ctx);
 
   const all: Array<{ n: BuiltNarrative; id: string; key: string; match: { id: string; cosine: number; overlap: number } | null }> = [];
@@ -126,6 +129,9 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     if (ctx.signal.aborted) throw new StageAborted('narratives');
     const w = spec.key;
     const prev = previous?.byGroup.get(w) ?? [];
+    // An incremental run places the new posts into the served narratives (merge-models.ts); a full run clusters anew.
+    const merged =
+      plan.mode === 'incremental' && prev.length > 0 ? mergeWindow(corpus, space, spec.firstRow, prev, CLUSTER_DEFAULTS) : null;
     const built = await buildWindow(
       corpus,
       spec,
@@ -133,11 +139,12 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       readText,
       CLUSTER_DEFAULTS,
       prev.map((p) => p.centroid),
+      merged ?? undefined,
     );
-    const matches = matchClusters(
-      built.narratives.map((n) => ({ centroid: n.centroid, members: new Set(n.members.map((r) => corpus.uuid[r]!)) })),
-      prev,
-    );
+    const members = (n: BuiltNarrative) => ({ centroid: n.centroid, members: new Set(n.members.map((r) => corpus.uuid[r]!)) });
+    const matches = merged
+      ? continued(built.narratives.map(members), merged.origin, prev)
+      : matchClusters(built.narratives.map(members), prev);
     built.narratives.forEach((n, i) => {
       const m = matches[i];
       const id = `${w}-${runTag}-${String(i + 1).padStart(3, '0')}`;
@@ -152,6 +159,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       narratives: built.narratives.length,
       noise: built.noise,
       continued: matches.filter(Boolean).length,
+      ...(merged ? { newPosts: merged.placed } : {}),
     };
   }
 
@@ -261,7 +269,9 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     narratives: all.length,
     members: members.length,
     previousGeneration: previous?.generation ?? null,
+    mode: plan.mode,
     windows: perWindow,
+    loadMs: Math.round(tLoad),
     ms: Math.round(performance.now() - t0),
   };
 }

@@ -2,7 +2,7 @@
 // (the narratives' clustering, core/clustering/kmeans-by-silhouette.ts, with the options below) described by every
 // field of the PatternDetail (docs/api.md, "Pattern entry") that does not depend on the generation or a query. Field
 // definitions: docs/fields.md ("Patterns").
-import { clusterRange, type ClusterOptions, CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
+import { clusterRange, type ClusteredRange, type ClusterOptions, CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { ClassCounts } from '../../core/maps/labels.ts';
 import { dot } from '../../core/dot.ts';
 import { memberStats, representativeOf } from '../../core/maps/members.ts';
@@ -127,9 +127,11 @@ export function buildScope(
   asOf: number,
   opts: ClusterOptions = PATTERN_CLUSTER,
   prior?: readonly Float32Array[],
+  /** The scope's clusters when already made (an incremental run's, core/clustering/merge-models.ts). */
+  given?: ClusteredRange,
 ): ScopeResult {
   const { dim, vectors } = corpus;
-  const { rows, clustering: cl, clusters, byCluster } = clusterRange(vectors, dim, corpus.hasVector, scope.firstRow, opts, prior);
+  const { rows, clustering: cl, clusters, byCluster } = given ?? clusterRange(vectors, dim, corpus.hasVector, scope.firstRow, opts, prior);
   const keptCentroids = clusters.map((c) => cl.centroids.subarray(c * dim, (c + 1) * dim));
   // Distinctive elements by c-TF-IDF over the scope's patterns: what sets a pattern apart (a white
   // background every pattern shares is recurrent, but does not name one).

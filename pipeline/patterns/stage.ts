@@ -14,7 +14,7 @@ import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { DAY_MS, WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { matchClusters, newMapKey, type MatchThresholds } from '../../core/clustering/tracking.ts';
 import { rowWindows } from '../post-columns.ts';
-import { currentSpace, loadPreviousMap, writeTrajectory, type MapFiles } from '../previous-map.ts';
+import { continued, currentSpace, loadPreviousMap, mergeWindow, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { readPlan } from '../segment-plan.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
@@ -137,7 +137,8 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
     'no visual features to build patterns from: run the features and index stages first',
     (s, at) => `the features were built for as-of ${s.asOf}; run the features and index stages for ${at} first`,
   );
-  const corpus = await loadPatternCorpus(ctx, await readPlan(ctx));
+  const plan = await readPlan(ctx);
+  const corpus = await loadPatternCorpus(ctx, plan);
   const db = await ctx.db();
   const [e] = await db.all<{ earliest: number | null }>(
     `SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`,
@@ -145,7 +146,8 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
   const bounds = windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
   const computedAt = new Date().toISOString();
   const runTag = createHash('sha256').update(`patterns\n${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
-  const previous = await loadPreviousMap(ctx, currentSpace(corpus), PATTERN_MAP);
+  const space = currentSpace(corpus);
+  const previous = await loadPreviousMap(ctx, space, PATTERN_MAP);
 
   const scopes: Array<{
     built: BuiltPattern[];
@@ -157,18 +159,18 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
     if (ctx.signal.aborted) throw new StageAborted('patterns');
     const w = spec.key;
     const prev = previous?.byGroup.get(w) ?? [];
+    // An incremental run places the new posts into the served patterns (merge-models.ts); a full run clusters anew.
+    const merged = plan.mode === 'incremental' && prev.length > 0 ? mergeWindow(corpus, space, spec.firstRow, prev, PATTERN_CLUSTER) : null;
     const built = buildScope(
       corpus,
       spec,
       ctx.asOf.getTime(),
       PATTERN_CLUSTER,
       prev.map((p) => p.centroid),
+      merged ?? undefined,
     );
-    const matches = matchClusters(
-      built.patterns.map((p) => ({ centroid: p.centroid, members: new Set(p.members.map((r) => corpus.uuid[r]!)) })),
-      prev,
-      PATTERN_MATCH,
-    );
+    const sides = built.patterns.map((p) => ({ centroid: p.centroid, members: new Set(p.members.map((r) => corpus.uuid[r]!)) }));
+    const matches = merged ? continued(sides, merged.origin, prev) : matchClusters(sides, prev, PATTERN_MATCH);
     const keys = built.patterns.map((p, i) => {
       const m = matches[i];
       return m ? prev[m.previous]!.key : newMapKey('pk', w, runTag, p.label, corpus.uuid[p.members[0]!]!);
@@ -190,6 +192,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
       patterns: built.patterns.length,
       noise: built.noise,
       continued: matches.filter(Boolean).length,
+      ...(merged ? { newPosts: merged.placed } : {}),
     };
   }
 
