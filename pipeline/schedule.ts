@@ -1,8 +1,8 @@
 // The pipeline schedule: node-cron expressions per stage ("run" for all stages, incremental once a
 // generation is published; "full" for all stages rebuilt from scratch) from PIPELINE_SCHEDULE. The
 // default runs incrementally every hour and rebuilds in full once a day at 03:15 UTC, a quiet hour.
-// The run lock keeps firings from overlapping, within this process and against any other run on the same data directory; a firing that finds the lock held is skipped
-// and logged, not queued.
+// The run lock keeps firings from overlapping, within this process and against any other run on
+// the same data directory; a firing that finds the lock held is skipped and logged, not queued.
 import cron from 'node-cron';
 import type { Config } from '../core/config.ts';
 import type { Logger } from '../core/log.ts';
