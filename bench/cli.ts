@@ -6,6 +6,7 @@ import { benchFirstStart } from './suites/first-start.ts';
 import { benchJobs } from './suites/jobs.ts';
 import { benchLedger } from './suites/ledger.ts';
 import { benchPipeline } from './suites/pipeline.ts';
+import { benchPipelineIncremental } from './suites/pipeline-incremental.ts';
 import { benchQualityNarratives } from './suites/quality-narratives.ts';
 import { benchQualityPatterns } from './suites/quality-patterns.ts';
 import { benchQualityStance } from './suites/quality-stance.ts';
@@ -24,6 +25,10 @@ suites:
              with pictures, so the patterns stage has work at scale)
              --keep DIR (keep the last run's data dir there, e.g. bench/.cache/api-1000000 for the api suite)
              posts/s and peak RSS of pipeline stages beside DuckDB's bare bulk load
+             --incremental [--no-load] [--connections C (default 8)]: a full run, an hour of data
+             (1% new posts, 1% re-observations, 0.1% deletions), the incremental run and --full on
+             the same data timed; their agreement (top-100 overlap, narrative NMI); search p99 beside
+             a loaded server while each kind of run executes, the server's RSS while it swaps
   api        --posts N (default 100000) --seconds S (default 20) --runs R (default 3) --connections C (default 8)
   jobs       --posts N (default 100000) --seconds S (default 15) --runs R (default 3) --connections C (default 8): search p99 alone and with two insights jobs running
              --search-threads T (the server's SEARCH_THREADS; default its own, 1)
@@ -68,6 +73,8 @@ const { values, positionals } = parseArgs({
     'search-threads': { type: 'string' },
     fit: { type: 'boolean' },
     busy: { type: 'boolean' },
+    incremental: { type: 'boolean' },
+    'no-load': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -85,7 +92,15 @@ const int = (v: string | undefined, d: number, name: string) => {
   return n;
 };
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`;
-if (suite === 'pipeline') {
+if (suite === 'pipeline' && values.incremental) {
+  await benchPipelineIncremental({
+    posts: int(values.posts, 1_000_000, 'posts'),
+    seed: int(values.seed, 42, 'seed'),
+    command,
+    load: !values['no-load'],
+    connections: int(values.connections, 8, 'connections'),
+  });
+} else if (suite === 'pipeline') {
   const format = (values.format ?? 'ndjson') as 'ndjson' | 'csv' | 'parquet';
   if (!['ndjson', 'csv', 'parquet'].includes(format)) {
     process.stderr.write('bench: --format must be ndjson, csv or parquet\n');

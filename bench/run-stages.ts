@@ -5,14 +5,16 @@ import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { resolveStages, runStages } from '../pipeline/runner.ts';
 
-const [dataDir, asOf, ...stages] = process.argv.slice(2);
+const [dataDir, asOf, ...rest] = process.argv.slice(2);
+const full = rest.includes('--full');
+const stages = rest.filter((s) => s !== '--full');
 if (!dataDir || !asOf || stages.length === 0) {
-  process.stderr.write('usage: run-stages.ts DATA_DIR AS_OF STAGE...\n');
+  process.stderr.write('usage: run-stages.ts DATA_DIR AS_OF [--full] STAGE...\n');
   process.exit(2);
 }
 const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
 const t0 = performance.now();
-const r = await runStages(resolveStages(stages), { config, log: createLogger('bench', 'silent'), asOf: new Date(asOf), tty: false });
+const r = await runStages(resolveStages(stages), { config, log: createLogger('bench', 'silent'), asOf: new Date(asOf), tty: false, full });
 const ms = performance.now() - t0;
 const stageMs = Object.fromEntries(r.stages.map((s) => [s.stage, s.ms]));
 const summaries = Object.fromEntries(

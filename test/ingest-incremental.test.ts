@@ -108,4 +108,36 @@ test('posts published after as-of wait for a later snapshot', async () => {
   );
 });
 
+test('deletions, in NDJSON and CSV, are final: the post goes, later records of its uuid are refused, every record is accounted for', async () => {
+  const d = tmpDir();
+  writeLines(path.join(d, 'landing', '1.ndjson'), [post('a', 1), post('b', 2), post('c', 3), post('d', 4)]);
+  await runPipeline(d, ['ingest']);
+  writeLines(path.join(d, 'landing', '2.ndjson'), [
+    { uuid: 'a', deleted: true },
+    { uuid: 'a', deleted: true, observed_at: '2026-10-09T00:00:00Z' },
+    post('a', 99, '2026-10-10T00:00:00Z'),
+    { uuid: 'ghost', deleted: true },
+    { uuid: 'b', deleted: 'yes' },
+    { uuid: 'c', deleted: false, like_count: 30, platform: 'x', published_at: '2026-10-01T00:00:00Z', observed_at: '2099-01-01T00:00:00Z' },
+    { deleted: true },
+  ]);
+  const s = summaryOf(await runPipeline(d, ['ingest']), 'ingest');
+  assert.equal([s.read, s.accepted, s.updated, s.deletions, s.deleted, s.ofDeleted, s.quarantined], [7, 0, 1, 3, 1, 1, 2]);
+  assert.is(s.read, Number(s.accepted) + Number(s.updated) + Number(s.deletions) + Number(s.ofDeleted) + Number(s.quarantined));
+  const q = fs.readFileSync(path.join(d, 'quarantine', fs.readdirSync(path.join(d, 'quarantine'))[0]!), 'utf8');
+  assert.match(q, /deleted must be true \(a deletion\) or false/);
+  assert.match(q, /missing uuid/);
+  // CSV: a deleted column holding true.
+  fs.writeFileSync(
+    path.join(d, 'landing', '3.csv'),
+    'uuid,platform,published_at,deleted\nd,x,2026-10-01T00:00:00Z,true\nghost,x,2026-10-01T00:00:00Z,\ne,x,2026-10-01T00:00:00Z,false\n',
+  );
+  const c = summaryOf(await runPipeline(d, ['ingest']), 'ingest');
+  assert.equal([c.read, c.accepted, c.deletions, c.deleted, c.ofDeleted], [3, 1, 1, 1, 1]);
+  await runPipeline(d, ['run']);
+  const uuids = (await readSnapshot(d, 'posts', 'uuid', 'ORDER BY uuid')).map((r) => r.uuid);
+  assert.equal(uuids, ['b', 'c', 'e']);
+  assert.is(Number((await readSnapshot(d, 'posts', 'like_count', `WHERE uuid = 'c'`))[0]!.like_count), 30);
+});
+
 test.run();

@@ -79,7 +79,7 @@ export interface Server {
   startMs: number;
 }
 
-export async function startServer(dataDir: string, searchThreads?: number): Promise<Server> {
+export async function startServer(dataDir: string, searchThreads?: number, env: Record<string, string> = {}): Promise<Server> {
   // A fresh ledger (the bench's own account, not the last run's) and no jobs (no cache hits from the last run's).
   fs.rmSync(path.join(dataDir, 'ledger'), { recursive: true, force: true });
   fs.rmSync(path.join(dataDir, 'jobs'), { recursive: true, force: true });
@@ -102,6 +102,7 @@ export async function startServer(dataDir: string, searchThreads?: number): Prom
       SNAPSHOT_CHECK_MS: '3600000',
       LOG_LEVEL: 'info',
       ...(searchThreads === undefined ? {} : { SEARCH_THREADS: String(searchThreads) }),
+      ...env,
     },
   });
   fs.closeSync(log);

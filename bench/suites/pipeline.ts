@@ -21,7 +21,7 @@ export interface PipelineBenchOptions {
   keep?: string;
 }
 
-const AS_OF = '2026-11-01T00:00:00.000Z';
+export const AS_OF = '2026-11-01T00:00:00.000Z';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
 export async function corpus(o: PipelineBenchOptions): Promise<{ dir: string; records: number; genMs: number }> {
@@ -46,7 +46,7 @@ export async function corpus(o: PipelineBenchOptions): Promise<{ dir: string; re
   return { dir, records: s.records, genMs: s.ms };
 }
 
-function child(script: string, args: string[]): Record<string, any> {
+export function child(script: string, args: string[]): Record<string, any> {
   const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', script), ...args], {
     encoding: 'utf8',
     maxBuffer: 1 << 26,
@@ -56,7 +56,7 @@ function child(script: string, args: string[]): Record<string, any> {
 }
 
 /** A fresh data dir whose landing/ holds the corpus files, hard-linked (no copy of 0.5 GB per run). */
-function freshDataDir(corpusDir: string): string {
+export function freshDataDir(corpusDir: string): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pipeline-'));
   const landing = path.join(d, 'landing', 'corpus');
   fs.mkdirSync(landing, { recursive: true });

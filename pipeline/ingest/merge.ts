@@ -16,9 +16,11 @@ export interface MergeCounts {
   updated: number;
   /** Stored posts whose counts changed because of this batch. */
   countsChanged: number;
-  /** Valid deletion records, and the stored posts they removed. */
+  /** Valid deletion records (one per uuid), and the stored posts they removed. */
   deletions: number;
   deleted: number;
+  /** Valid records of a deleted uuid: not ingested (a deletion is final). */
+  ofDeleted: number;
 }
 
 const CONTENT = `uuid, platform, content_type, creator_id, creator_handle, title, description, tags,
@@ -31,8 +33,9 @@ export async function mergeValid(db: DuckDB, sourceSha: string, ingestedAt: stri
   await db.run(`CREATE OR REPLACE TEMP TABLE deleting AS
     SELECT uuid, min(coalesce(observed_at, ${sqlString(ingestedAt)}::TIMESTAMPTZ)) AS obs
     FROM checked2 WHERE is_deletion AND len(reasons) = 0 GROUP BY uuid`);
-  const [dn] = await db.all(`SELECT count(*) AS n FROM deleting`);
-  const deletions = num(dn?.n);
+  // Every valid deletion record counts (a repeated one too), so that read = accepted + updated + deletions + ofDeleted + quarantined.
+  const [dr] = await db.all(`SELECT count(*) AS n FROM checked2 WHERE is_deletion AND len(reasons) = 0`);
+  const deletions = num(dr?.n);
   let deleted = 0;
   if (deletions > 0) {
     await db.run(`INSERT INTO deletions SELECT uuid, obs, ?, ?::TIMESTAMPTZ FROM deleting ON CONFLICT (uuid) DO NOTHING`, [
@@ -43,6 +46,9 @@ export async function mergeValid(db: DuckDB, sourceSha: string, ingestedAt: stri
     deleted = num(gone?.n);
     if (deleted > 0) await db.run(`DELETE FROM posts WHERE uuid IN (SELECT uuid FROM deleting)`);
   }
+  const [od] = await db.all(`SELECT count(*) AS n FROM checked2 c
+    WHERE len(reasons) = 0 AND NOT is_deletion AND EXISTS (SELECT 1 FROM deletions d WHERE d.uuid = c.uuid)`);
+  const ofDeleted = num(od?.n);
   await db.run(`CREATE OR REPLACE TEMP VIEW valid AS
     SELECT *, coalesce(observed_at, ${sqlString(ingestedAt)}::TIMESTAMPTZ) AS obs FROM checked2 c
     WHERE len(reasons) = 0 AND NOT is_deletion AND NOT EXISTS (SELECT 1 FROM deletions d WHERE d.uuid = c.uuid)`);
@@ -94,5 +100,5 @@ export async function mergeValid(db: DuckDB, sourceSha: string, ingestedAt: stri
   await db.run(`SET preserve_insertion_order = true`);
   const [b] = await db.all(`SELECT count(*) AS n FROM batch`);
   const accepted = num(b?.n) - existing;
-  return { accepted, updated: validN - accepted, countsChanged: num(e?.newer), deletions, deleted };
+  return { accepted, updated: validN - accepted, countsChanged: num(e?.newer), deletions, deleted, ofDeleted };
 }

@@ -30,6 +30,8 @@ export interface FileReport {
   /** Deletion records accepted, and the stored posts they removed. */
   deletions: number;
   deleted: number;
+  /** Valid records of a deleted uuid, not ingested. */
+  ofDeleted: number;
   quarantineFile?: string;
   ms: number;
 }
@@ -43,6 +45,7 @@ export interface IngestReport extends StageSummary {
   quarantined: number;
   deletions: number;
   deleted: number;
+  ofDeleted: number;
   unreadableFiles: number;
   posts: number;
   perFile: FileReport[];
@@ -111,6 +114,7 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercen
       countsChanged: 0,
       deletions: 0,
       deleted: 0,
+      ofDeleted: 0,
       quarantineFile,
       ms: performance.now() - t0,
     };
@@ -160,6 +164,7 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercen
       countsChanged: m.countsChanged,
       deletions: m.deletions,
       deleted: m.deleted,
+      ofDeleted: m.ofDeleted,
       quarantineFile,
       ms: performance.now() - t0,
     };
@@ -183,6 +188,7 @@ export async function runIngest(ctx: StageContext): Promise<IngestReport> {
     quarantined: 0,
     deletions: 0,
     deleted: 0,
+    ofDeleted: 0,
     unreadableFiles: 0,
     posts: 0,
     perFile: [],
@@ -205,6 +211,7 @@ export async function runIngest(ctx: StageContext): Promise<IngestReport> {
       report.quarantined += r.quarantined;
       report.deletions += r.deletions;
       report.deleted += r.deleted;
+      report.ofDeleted += r.ofDeleted;
       if (r.status === 'unreadable') report.unreadableFiles++;
       bar.update((i + 1) * 100);
     }

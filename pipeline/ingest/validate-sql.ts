@@ -216,6 +216,8 @@ export function validationSql(fileDirRel: string): string[] {
   const media = mediaField(fileDirRel);
   const creatorId = creatorIdField();
   const all: Column[] = [...counts, follower, published, observed, textEmb, visualEmb, tags, media, creatorId];
+  // true as JSON, or as text (CSV columns are text): a deletion record.
+  const isDeletion = `coalesce(${t('deleted')} IN ('BOOLEAN', 'VARCHAR') AND lower(trim(s_deleted)) = 'true', false)`;
   const pre = (level: 'pre1' | 'pre2') =>
     all.flatMap((c) => Object.entries(c[level] ?? {}).map(([n, e]) => `${e} AS ${n}`)).join(',\n         ');
 
@@ -235,11 +237,12 @@ export function validationSql(fileDirRel: string): string[] {
        ${media.value} AS media,
        ${textEmb.value} AS text_embedding,
        ${visualEmb.value} AS visual_embedding,
-       coalesce(${t('deleted')} = 'BOOLEAN' AND s_deleted = 'true', false) AS is_deletion,
+       ${isDeletion} AS is_deletion,
        CASE WHEN NOT is_object THEN CASE WHEN is_json THEN 'record is not a JSON object' ELSE 'malformed JSON' END
        -- A deletion {"uuid", "deleted": true, "observed_at"?} needs only its uuid (and a valid observed_at when given).
-       WHEN ${t('deleted')} = 'BOOLEAN' AND s_deleted = 'true' THEN concat_ws(E'\\x1f', ${uuidReason()}, ${observed.reason})
-       WHEN ${t('deleted')} IS NOT NULL AND ${t('deleted')} NOT IN ('BOOLEAN', 'NULL') THEN 'deleted must be true (a deletion) or false'
+       WHEN ${isDeletion} THEN concat_ws(E'\\x1f', ${uuidReason()}, ${observed.reason})
+       WHEN ${t('deleted')} IS NOT NULL AND ${t('deleted')} <> 'NULL'
+         AND lower(trim(s_deleted)) NOT IN ('false', '') THEN 'deleted must be true (a deletion) or false'
        ELSE concat_ws(E'\\x1f',
          ${uuidReason()},
          ${platformReason()},
