@@ -16,6 +16,11 @@ export interface DuckDB {
   conn: DuckDBConnection;
   /** Rows as JSON-friendly objects (BIGINT -> string, timestamps -> ISO strings). */
   all<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * The result as columns of JS values (DOUBLE/INTEGER -> number, BIGINT -> bigint, VARCHAR ->
+   * string, lists -> arrays): for many rows, several times cheaper than row objects.
+   */
+  columns(sql: string, params?: unknown[]): Promise<Record<string, unknown[]>>;
   run(sql: string, params?: unknown[]): Promise<void>;
   close(): void;
 }
@@ -46,6 +51,10 @@ export async function openDuckDB(file = ':memory:', opts: DuckDBOptions = {}): P
     async all<T extends Row = Row>(sql: string, params?: unknown[]) {
       const reader = await traced(sql, () => conn.runAndReadAll(sql, params as never));
       return reader.getRowObjectsJson() as T[];
+    },
+    async columns(sql: string, params?: unknown[]) {
+      const reader = await traced(sql, () => conn.runAndReadAll(sql, params as never));
+      return reader.getColumnsObjectJS() as Record<string, unknown[]>;
     },
     async run(sql: string, params?: unknown[]) {
       await traced(sql, () => conn.run(sql, params as never));

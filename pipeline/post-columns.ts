@@ -4,7 +4,9 @@
 import { fillMaskedTimes } from '../core/segments.ts';
 import type { StageContext } from './stage-context.ts';
 import type { SegmentPlan } from './segment-plan.ts';
-import { materialiseSnapshotRows, snapshotChunks } from './snapshot-rows.ts';
+import { materialiseSnapshotRows } from './snapshot-rows.ts';
+
+const CHUNK = 100_000;
 
 export interface PostColumns {
   rows: number;
@@ -23,18 +25,6 @@ export interface PostColumns {
   live: Uint8Array;
   /** 1 for a row this run computed (a post new since the served generation; every row on a full run). */
   computed: Uint8Array;
-}
-
-interface PostRow {
-  row_id: number;
-  uuid: string;
-  t: number;
-  creator_id: number | null;
-  platform: string;
-  e: number;
-  tags: string[] | null;
-  ci: number | null;
-  [k: string]: unknown;
 }
 
 /**
@@ -57,21 +47,25 @@ export async function loadPostColumns(ctx: StageContext, plan: SegmentPlan): Pro
   const tags: string[][] = Array.from({ length: rows }, () => []);
   const isLive = new Uint8Array(rows);
   const computed = new Uint8Array(rows);
-  const select = `row_id, uuid, epoch_ms(published_at)::DOUBLE AS t, creator_id::DOUBLE AS creator_id, platform,
-    (coalesce(like_count, 0) + coalesce(comment_count, 0) + coalesce(share_count, 0))::DOUBLE AS e, tags, ci`;
-  for await (const chunk of snapshotChunks<PostRow>(db, select, rows)) {
-    for (const r of chunk) {
-      const i = Number(r.row_id);
+  const select = `row_id::DOUBLE AS row_id, uuid, epoch_ms(published_at)::DOUBLE AS t, creator_id::DOUBLE AS creator_id, platform,
+    (coalesce(like_count, 0) + coalesce(comment_count, 0) + coalesce(share_count, 0))::DOUBLE AS e, tags, ci IS NOT NULL AS computed`;
+  for (let start = 0; start < rows; start += CHUNK) {
+    const c = await db.columns(`SELECT ${select} FROM snap WHERE row_id >= ${start} AND row_id < ${start + CHUNK} ORDER BY row_id`);
+    const ids = c.row_id as number[];
+    for (let k = 0; k < ids.length; k++) {
+      const i = ids[k]!;
       isLive[i] = 1;
-      if (r.ci !== null) computed[i] = 1;
-      uuid[i] = r.uuid;
-      publishedAt[i] = Number(r.t);
-      creator[i] = r.creator_id === null ? NaN : Number(r.creator_id);
-      let p = platforms.indexOf(r.platform);
-      if (p < 0) p = platforms.push(r.platform) - 1;
+      if (c.computed![k]) computed[i] = 1;
+      uuid[i] = c.uuid![k] as string;
+      publishedAt[i] = c.t![k] as number;
+      const creatorId = c.creator_id![k] as number | null;
+      creator[i] = creatorId === null ? NaN : creatorId;
+      const name = c.platform![k] as string;
+      let p = platforms.indexOf(name);
+      if (p < 0) p = platforms.push(name) - 1;
       platform[i] = p;
-      interactions[i] = Number(r.e);
-      tags[i] = (r.tags ?? []).map((t) => t.toLowerCase());
+      interactions[i] = c.e![k] as number;
+      tags[i] = ((c.tags![k] as string[] | null) ?? []).map((t) => t.toLowerCase());
     }
   }
   fillMaskedTimes(publishedAt);

@@ -66,14 +66,14 @@ export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f:
     const entries = await db.all<{ id: string; key: string; grp: string }>(
       `SELECT ${f.id} AS id, ${f.key} AS key, ${f.group} AS grp FROM read_parquet(${file(f.table)}) ORDER BY centroid_index`,
     );
-    const members = await db.all<{ owner: string; uuid: string }>(
-      `SELECT ${f.memberOf} AS owner, uuid FROM read_parquet(${file(f.members)})`,
-    );
+    const members = await db.columns(`SELECT ${f.memberOf} AS owner, uuid FROM read_parquet(${file(f.members)})`);
     const byId = new Map<string, Set<string>>();
-    for (const m of members) {
-      const s = byId.get(m.owner) ?? new Set<string>();
-      s.add(m.uuid);
-      byId.set(m.owner, s);
+    const owners = members.owner as string[];
+    const uuids = members.uuid as string[];
+    for (let i = 0; i < owners.length; i++) {
+      let s = byId.get(owners[i]!);
+      if (!s) byId.set(owners[i]!, (s = new Set<string>()));
+      s.add(uuids[i]!);
     }
     const byGroup = new Map<string, PreviousEntry[]>();
     for (const e of entries) {

@@ -49,7 +49,7 @@ interface Post {
 }
 
 /** Every post record of the corpus files with text (first record of each uuid; some are the corpus's bad records, quarantined again). */
-async function corpusPosts(dir: string): Promise<Post[]> {
+export async function corpusPosts(dir: string): Promise<Post[]> {
   const out: Post[] = [];
   const seen = new Set<string>();
   for (const f of fs
@@ -73,7 +73,13 @@ async function corpusPosts(dir: string): Promise<Post[]> {
 }
 
 /** An hour of new data after `from`: 1% new posts, 1% re-observations, 0.1% deletions of `live` posts. */
-function hourOfData(posts: Post[], live: Set<string>, from: number, tag: string, seed: number): { records: unknown[]; deleted: string[] } {
+export function hourOfData(
+  posts: Post[],
+  live: Set<string>,
+  from: number,
+  tag: string,
+  seed: number,
+): { records: unknown[]; deleted: string[] } {
   const rand = seededRandom(seed);
   const pick = () => posts[Math.floor(rand() * posts.length)]!;
   const n = posts.length;
@@ -101,7 +107,7 @@ function hourOfData(posts: Post[], live: Set<string>, from: number, tag: string,
   return { records, deleted };
 }
 
-function writeNdjson(file: string, records: unknown[]): void {
+export function writeNdjson(file: string, records: unknown[]): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const fd = fs.openSync(file, 'w');
   try {
@@ -134,7 +140,7 @@ function runAsync(args: string[]): Promise<Record<string, any>> {
   });
 }
 
-async function liveUuids(dataDir: string): Promise<Set<string>> {
+export async function liveUuids(dataDir: string): Promise<Set<string>> {
   const layout = dataDirLayout(dataDir);
   const dir = generationDir(layout, (await readCurrent(layout))!);
   const db = await openDuckDB();

@@ -101,24 +101,6 @@ export class EnrichmentStore {
   }
 }
 
-interface EnrichmentRow {
-  row_id: number;
-  tone: string | null;
-  tone_confidence: number | null;
-  emotion_mood: string[] | null;
-  brand_products: string[] | null;
-  themes: string[] | null;
-  aesthetic_style: string[] | null;
-  attribute_confidence: number | null;
-  coverage_sentiment: boolean;
-  coverage_attributes: boolean;
-  coverage_visual: boolean;
-  novelty_score: number | null;
-  saturation_score: number | null;
-  coverage_novelty: boolean | null;
-  [k: string]: unknown;
-}
-
 const CHUNK = 100_000;
 
 /** Where a store's rows are read from: FROM-able SQL of an enrichment table and of a neighbour-scores table (row_id keyed). */
@@ -137,33 +119,48 @@ export function enrichmentTablesIn(dir: string): EnrichmentTables {
  * Read `rows` rows (row_id 0..rows-1 of `tables`) into `store` from row `firstRow` on. Rows are
  * set in increasing order (StringLists): fill segments oldest first, then seal().
  */
-export async function fillEnrichment(store: EnrichmentStore, tables: EnrichmentTables, firstRow: number, rows: number): Promise<void> {
+export async function fillEnrichment(
+  store: EnrichmentStore,
+  tables: EnrichmentTables,
+  firstRow: number,
+  rows: number,
+  opts: { sentimentOnly?: boolean } = {},
+): Promise<void> {
+  // sentimentOnly: tone and moods (the narratives' sentiment), not the other lists nor the neighbour scores.
+  const lists = opts.sentimentOnly
+    ? `e.emotion_mood, NULL::VARCHAR[] AS brand_products, NULL::VARCHAR[] AS themes, NULL::VARCHAR[] AS aesthetic_style`
+    : `e.emotion_mood, e.brand_products, e.themes, e.aesthetic_style`;
+  const neighbours = opts.sentimentOnly
+    ? `NULL::DOUBLE AS novelty_score, NULL::DOUBLE AS saturation_score, NULL::BOOLEAN AS coverage_novelty FROM ${tables.enrichment} e`
+    : `n.novelty_score, n.saturation_score, n.coverage_novelty FROM ${tables.enrichment} e LEFT JOIN ${tables.neighbours} n USING (row_id)`;
   const db = await openDuckDB();
   const num = (x: number | null) => (x === null || x === undefined ? NaN : Number(x));
   try {
     for (let start = 0; start < rows; start += CHUNK) {
       // Both tables hold one row per row, in row order; read in chunks to bound memory.
-      const chunk = await db.all<EnrichmentRow>(`SELECT e.*, n.novelty_score, n.saturation_score, n.coverage_novelty
-        FROM ${tables.enrichment} e LEFT JOIN ${tables.neighbours} n USING (row_id)
+      const c = await db.columns(`SELECT e.row_id::DOUBLE AS row_id, e.tone, e.tone_confidence, e.attribute_confidence, ${lists},
+          e.coverage_sentiment, e.coverage_attributes, e.coverage_visual, ${neighbours}
         WHERE e.row_id >= ${start} AND e.row_id < ${start + CHUNK} ORDER BY e.row_id`);
-      for (const r of chunk) {
-        const local = Number(r.row_id);
+      const ids = c.row_id as number[];
+      for (let k = 0; k < ids.length; k++) {
+        const local = ids[k]!;
         if (local < 0 || local >= rows) throw new Error(`enrichment row ${local} outside 0..${rows - 1}`);
         const row = firstRow + local;
-        store.tone[row] = r.tone === null ? -1 : TONES.indexOf(r.tone as (typeof TONES)[number]);
-        store.toneConfidence[row] = num(r.tone_confidence);
-        store.attributeConfidence[row] = num(r.attribute_confidence);
-        store.novelty[row] = num(r.novelty_score);
-        store.saturation[row] = num(r.saturation_score);
+        const tone = c.tone![k] as string | null;
+        store.tone[row] = tone === null ? -1 : TONES.indexOf(tone as (typeof TONES)[number]);
+        store.toneConfidence[row] = num(c.tone_confidence![k] as number | null);
+        store.attributeConfidence[row] = num(c.attribute_confidence![k] as number | null);
+        store.novelty[row] = num(c.novelty_score![k] as number | null);
+        store.saturation[row] = num(c.saturation_score![k] as number | null);
         store.coverage[row] =
-          (r.coverage_attributes ? COVER_ATTRIBUTES : 0) |
-          (r.coverage_sentiment ? COVER_SENTIMENT : 0) |
-          (r.coverage_novelty ? COVER_NOVELTY : 0) |
-          (r.coverage_visual ? COVER_VISUAL : 0);
-        store.moods.set(row, r.emotion_mood);
-        store.brands.set(row, r.brand_products);
-        store.themes.set(row, r.themes);
-        store.styles.set(row, r.aesthetic_style);
+          (c.coverage_attributes![k] ? COVER_ATTRIBUTES : 0) |
+          (c.coverage_sentiment![k] ? COVER_SENTIMENT : 0) |
+          (c.coverage_novelty![k] ? COVER_NOVELTY : 0) |
+          (c.coverage_visual![k] ? COVER_VISUAL : 0);
+        store.moods.set(row, c.emotion_mood![k] as string[] | null);
+        store.brands.set(row, c.brand_products![k] as string[] | null);
+        store.themes.set(row, c.themes![k] as string[] | null);
+        store.styles.set(row, c.aesthetic_style![k] as string[] | null);
       }
     }
   } finally {
@@ -172,9 +169,13 @@ export async function fillEnrichment(store: EnrichmentStore, tables: EnrichmentT
 }
 
 /** Every row of `tables` (rows 0..rows-1). */
-export async function loadEnrichmentStore(tables: EnrichmentTables, rows: number): Promise<EnrichmentStore> {
+export async function loadEnrichmentStore(
+  tables: EnrichmentTables,
+  rows: number,
+  opts: { sentimentOnly?: boolean } = {},
+): Promise<EnrichmentStore> {
   const store = new EnrichmentStore(rows);
-  await fillEnrichment(store, tables, 0, rows);
+  await fillEnrichment(store, tables, 0, rows, opts);
   store.seal();
   return store;
 }

@@ -3,11 +3,15 @@
 import { clusterRange, CLUSTER_DEFAULTS, type ClusteredRange, type ClusterOptions } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { platformDiffusion, summarise } from '../../core/maps/describe.ts';
 import { memberStats, representativeOf } from '../../core/maps/members.ts';
-import { rowTerms, type NarrativeCorpus } from './corpus.ts';
-import { ClassCounts, LABEL_DEFAULTS, labelFrom, labelKeys } from '../../core/maps/labels.ts';
+import type { NarrativeCorpus } from './corpus.ts';
+import { ClassCounts, LABEL_DEFAULTS, labelFrom } from '../../core/maps/labels.ts';
+import { KeyCounter } from '../../core/maps/label-counts.ts';
 import { narrativeSentiment, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats, type SeriesStats } from '../../core/maps/series.ts';
 import { DAY_MS } from '../../core/windows.ts';
+
+/** The labels' counter (dense scratch arrays, reused window after window). */
+const counter = new KeyCounter();
 
 export interface WindowSpec {
   key: string;
@@ -62,14 +66,13 @@ export async function buildWindow(
     clusters,
     byCluster,
   } = given ?? clusterRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, opts, prior);
-  // c-TF-IDF over every kept cluster of the window: terms for labels, tags for top_tags.
-  const termCounts = new ClassCounts(clusters.length);
+  // c-TF-IDF over every kept cluster of the window: terms for labels (counted as ids), tags for top_tags.
+  const keys = corpus.labelKeys;
+  const classes = clusters.map((c) => byCluster.get(c)!.map((i) => keys.of(rows[i]!)));
+  const topTerms = counter.top(classes, keys.size, 12, (id) => keys.name(id));
   const tagCounts = new ClassCounts(clusters.length);
   clusters.forEach((c, ci) => {
-    for (const i of byCluster.get(c)!) {
-      termCounts.add(ci, labelKeys(rowTerms(corpus, rows[i]!)));
-      tagCounts.add(ci, corpus.tags[rows[i]!]!);
-    }
+    for (const i of byCluster.get(c)!) tagCounts.add(ci, corpus.tags[rows[i]!]!);
   });
   const windowDays = Math.max(1, (Date.parse(w.end) - Date.parse(w.start)) / DAY_MS);
   const reps: number[] = [];
@@ -85,7 +88,7 @@ export async function buildWindow(
       members,
       similarity: idx.map((i) => cl.similarity[i]!),
       centroid: cl.centroids.slice(c * dim, (c + 1) * dim),
-      label: labelFrom(termCounts.top(ci, 12), LABEL_DEFAULTS.terms) || tags[0] || 'untitled',
+      label: labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms) || tags[0] || 'untitled',
       topTags: tags,
       summary: '',
       representative,

@@ -16,6 +16,66 @@ export interface NarrativeCorpus extends PostColumns {
   dim: number;
   /** 1 where the row has a text vector (every window's clustering reads it). */
   hasVector: Uint8Array;
+  /** Each row's label keys as ids (the narratives' c-TF-IDF labels count them). */
+  labelKeys: RowLabelKeys;
+}
+
+/**
+ * Each row's label keys (labels.ts, labelKeys: its terms with a letter and over one character, and
+ * the bigrams of adjacent ones) as ids, interned once for every window: unigrams are term ids,
+ * bigrams follow them. Counting ids instead of building key strings per post and window made the
+ * labels of a million posts' narratives several times cheaper.
+ */
+export class RowLabelKeys {
+  private readonly eligible: Int8Array;
+  private readonly bigramIds = new Map<number, number>();
+  private readonly bigramNames: string[] = [];
+  private readonly cache = new Map<number, Int32Array>();
+  constructor(private readonly terms: DocTerms) {
+    this.eligible = new Int8Array(terms.vocab.length).fill(-1);
+  }
+
+  private ok(t: number): boolean {
+    if (this.eligible[t] === -1) {
+      const w = this.terms.vocab[t]!;
+      this.eligible[t] = /\p{L}/u.test(w) && w.length > 1 ? 1 : 0;
+    }
+    return this.eligible[t] === 1;
+  }
+
+  /** The row's keys: its eligible terms, then the bigrams of adjacent eligible terms (labelKeys' order). */
+  of(row: number): Int32Array {
+    let out = this.cache.get(row);
+    if (out) return out;
+    const { offsets, ids } = this.terms;
+    const words: number[] = [];
+    for (let j = offsets[row]!; j < offsets[row + 1]!; j++) if (this.ok(ids[j]!)) words.push(ids[j]!);
+    const v = this.terms.vocab.length;
+    out = new Int32Array(words.length ? 2 * words.length - 1 : 0);
+    words.forEach((w, i) => (out![i] = w));
+    for (let i = 1; i < words.length; i++) {
+      const code = words[i - 1]! * v + words[i]!;
+      let id = this.bigramIds.get(code);
+      if (id === undefined) {
+        id = v + this.bigramNames.length;
+        this.bigramIds.set(code, id);
+        this.bigramNames.push(`${this.terms.vocab[words[i - 1]!]} ${this.terms.vocab[words[i]!]}`);
+      }
+      out[words.length + i - 1] = id;
+    }
+    this.cache.set(row, out);
+    return out;
+  }
+
+  /** Ids so far (the counter's dense range). */
+  get size(): number {
+    return this.terms.vocab.length + this.bigramNames.length;
+  }
+
+  name(id: number): string {
+    const v = this.terms.vocab.length;
+    return id < v ? this.terms.vocab[id]! : this.bigramNames[id - v]!;
+  }
 }
 
 export async function loadNarrativeCorpus(ctx: StageContext, plan: SegmentPlan): Promise<NarrativeCorpus> {
@@ -26,22 +86,18 @@ export async function loadNarrativeCorpus(ctx: StageContext, plan: SegmentPlan):
   const hasVector = nonZeroMask(vectors, space.dim, rows);
   // A masked row (a deleted post) is never a member.
   for (let r = 0; r < rows; r++) hasVector[r]! &= posts.live[r]!;
+  const terms = await readPlannedDocTerms(ctx, plan);
   return {
     ...posts,
-    terms: await readPlannedDocTerms(ctx, plan),
+    terms,
+    labelKeys: new RowLabelKeys(terms),
     enrichment: await loadEnrichmentStore(
       { enrichment: plannedTable(ctx, plan, 'enrichment'), neighbours: plannedTable(ctx, plan, 'neighbour-scores') },
       rows,
+      { sentimentOnly: true },
     ),
     vectors,
     dim: space.dim,
     hasVector,
   };
-}
-
-/** Row i's analysed terms. */
-export function rowTerms(c: NarrativeCorpus, i: number): string[] {
-  const out: string[] = [];
-  for (let j = c.terms.offsets[i]!; j < c.terms.offsets[i + 1]!; j++) out.push(c.terms.vocab[c.terms.ids[j]!]!);
-  return out;
 }

@@ -18,7 +18,7 @@ import { narrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats } from '../../core/maps/series.ts';
 import { memberStats, representativeOf } from '../../core/maps/members.ts';
 import type { AnswerClusters } from './answer-clusters.ts';
-import { KeyCounter, LabelVocabulary } from './answer-labels.ts';
+import { KeyCounter, LabelVocabulary } from '../../core/maps/label-counts.ts';
 import { windowDaysOf, type LoadedGeneration } from '../generation/loaded-generation.ts';
 import type { LoadedNarrative, Narrative } from '../maps/load-maps.ts';
 

@@ -1,10 +1,9 @@
-// c-TF-IDF labels (core/maps/labels.ts: the same weight, the same order) for the few
-// clusters of one search answer, counted over integer keys instead of strings. Per request the
-// string-keyed maps of ClassCounts were the main thread's largest cost after the answer itself:
-// here a row's label keys are interned once per generation (LabelVocabulary) and counted in
-// dense scratch arrays that are reset after use, and only the top n keys per class are kept
-// (no sort of every key).
-import { byWeight, cTfIdf, type WeightedKey } from '../../core/maps/labels.ts';
+// c-TF-IDF labels (labels.ts: the same weight, the same order) counted over integer keys instead of
+// strings, for the narratives stage (every window's narratives) and a search answer's few clusters.
+// String-keyed maps (ClassCounts) were the largest cost of both: here a row's label keys are
+// interned to ids once and counted in dense scratch arrays that are reset after use, and only the
+// top n keys per class are kept (no sort of every key).
+import { byWeight, cTfIdf, type WeightedKey } from './labels.ts';
 
 /** Label keys interned to ids for one generation; bounded (cleared when full, with the caller's row cache). */
 export class LabelVocabulary {

@@ -1,9 +1,9 @@
-// The search answer's c-TF-IDF labels over interned integer keys (serve/search/answer-labels.ts) against
+// The search answer's c-TF-IDF labels over interned integer keys (core/maps/label-counts.ts) against
 // the pipeline's string-keyed ClassCounts: the same keys, weights and order, ties included.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClassCounts } from '../core/maps/labels.ts';
-import { KeyCounter, LabelVocabulary } from '../serve/search/answer-labels.ts';
+import { KeyCounter, LabelVocabulary } from '../core/maps/label-counts.ts';
 
 test('KeyCounter.top equals ClassCounts.top (keys, weights, order with ties) and leaves its scratch counts clean', () => {
   let seed = 5;
