@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
-import { readCurrent } from '../core/generations.ts';
+import { readCurrent, readManifest, SNAPSHOT_SCHEMA_VERSION } from '../core/generations.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { generateCorpus } from '../fixtures/generate.ts';
 import { resolveStages, runStages } from '../pipeline/runner.ts';
@@ -60,10 +60,16 @@ async function main(): Promise<void> {
   const log = createLogger('start', config.LOG_LEVEL);
   const layout = dataDirLayout(config.dataDir);
   try {
-    if (!(await readCurrent(layout))) {
+    const current = await readCurrent(layout);
+    if (!current) {
       await ensureCorpus(config, log);
       const run = await runStages(resolveStages(['run']), { config, log });
       log.info({ ms: run.ms }, 'first pipeline run published');
+    } else if ((await readManifest(layout, current)).schema_version !== SNAPSHOT_SCHEMA_VERSION) {
+      // A generation of an older snapshot layout (before time segments) cannot be served: rebuild it.
+      log.info({ generation: current }, 'the served generation has an older snapshot layout: a full run rebuilds it');
+      const run = await runStages(resolveStages(['run']), { config, log, full: true });
+      log.info({ ms: run.ms }, 'pipeline run published');
     }
   } catch (err) {
     process.stderr.write(`start: ${(err as Error).message.split('\n')[0]}\n`);

@@ -149,6 +149,7 @@ test('after an incremental run: new posts searchable, counts updated, deletions 
   const posts = await readSnapshot(d, 'posts', 'uuid');
   assert.is(posts.filter((r) => gone.has(r.uuid as string)).length, 0);
   assert.is(second.m.counts.masked, deleted.length, 'their rows are masked in the kept segments');
+  assert.is(gen.posts, posts.length, 'the server counts the posts, not the masked rows');
   const creators = await readSnapshot(d, 'creators', 'sum(post_count)::INT AS n');
   assert.is(creators[0]!.n, posts.length);
   for (const t of ['narrative-members', 'pattern-members']) {

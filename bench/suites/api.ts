@@ -18,6 +18,7 @@ import { machine, writeResultsJson, writeResultsSection } from '../results-file.
 import { corpus, runStagesFresh } from './pipeline.ts';
 import { queriesFrom, windowOf } from './ranking.ts';
 import { machineSpeed } from '../lib/machine-speed.ts';
+import { hasCurrentLayout } from '../lib/cached-generation.ts';
 
 export interface ApiBenchOptions {
   posts: number;
@@ -34,7 +35,7 @@ export async function ensureData(posts: number): Promise<{ dir: string; truth: s
   const dir = path.join(ROOT, 'bench', '.cache', `api-${posts}`);
   const c = await corpus({ posts, seed: 42, format: 'ndjson', media: 'vectors', stages: [], runs: 1, command: '' });
   let built: Record<string, any> | null = null;
-  if (!fs.existsSync(path.join(dir, 'snapshots', 'CURRENT'))) {
+  if (!hasCurrentLayout(dir)) {
     process.stderr.write(`building the generation of ${posts} posts into ${dir} (the whole pipeline) ...\n`);
     const r = runStagesFresh(c.dir, ['run'], dir);
     built = { ...r, builtAt: new Date().toISOString() };

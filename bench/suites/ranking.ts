@@ -27,6 +27,7 @@ import { postText } from '../../pipeline/features/text-analysis.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { ensurePeerInstalled, runPeerScript } from '../peer-install.ts';
 import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { hasCurrentLayout } from '../lib/cached-generation.ts';
 
 export interface RankingBenchOptions {
   posts: number;
@@ -43,7 +44,7 @@ async function publishedCorpus(
   const dataDir = path.join(ROOT, 'bench', '.cache', `ranking-${posts}`);
   const truthFile = path.join(ROOT, 'bench', '.cache', `ranking-${posts}.truth.ndjson`);
   const meta = path.join(dataDir, 'bench-build.json');
-  if (!fs.existsSync(meta)) {
+  if (!fs.existsSync(meta) || !hasCurrentLayout(dataDir)) {
     fs.rmSync(dataDir, { recursive: true, force: true });
     process.stderr.write(`generating ${posts} posts and running the pipeline into ${dataDir} ...\n`);
     await generateCorpus({ posts, outDir: path.join(dataDir, 'landing', 'corpus'), truthFile, seed: 42, asOf: AS_OF, media: false });

@@ -42,7 +42,7 @@ export function accountRouter(ledger: Ledger, snapshots: SnapshotStore, startedA
       as_of: asOf,
       data_age_seconds: Math.round((Date.now() - Date.parse(asOf)) / 1000),
       loaded_at: gen.loadedAt,
-      rows: gen.index.rows,
+      rows: gen.posts,
       narratives: gen.maps.narratives.length,
       patterns: gen.maps.patterns.length,
       draining_generations: snapshots.draining,

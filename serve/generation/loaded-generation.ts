@@ -24,6 +24,8 @@ export interface LoadedGeneration {
   dir: string;
   manifest: Manifest;
   index: SearchIndex;
+  /** Posts served: the rows minus the masked ones (deleted posts). */
+  posts: number;
   content: ContentColumns;
   maps: Maps;
   loadedAt: string;
@@ -77,6 +79,7 @@ export async function loadGeneration(
     dir,
     manifest,
     index,
+    posts: index.rows - index.deleted.reduce((a, d) => a + d, 0),
     content,
     maps,
     loadedAt: new Date().toISOString(),
