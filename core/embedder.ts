@@ -193,12 +193,43 @@ function orthonormalise(a: Float64Array, n: number, l: number): void {
   }
 }
 
-/** Deterministic sample of document indices (every step-th, offset by the seed). */
-function sampleIndices(n: number, sample: number, seed: number): number[] {
-  if (n <= sample) return Array.from({ length: n }, (_, i) => i);
-  const step = n / sample;
-  const off = (seed % 997) / 997;
-  return Array.from({ length: sample }, (_, i) => Math.min(n - 1, Math.floor((i + off) * step)));
+/**
+ * The fit's sample: the `sample` documents with the smallest key, a hash of the document's terms,
+ * of how many identical documents came before it, and of the seed (bottom-k, consistent sampling).
+ * A document's key never depends on the others, so a corpus that grows by 1% keeps ~99% of its
+ * sample and a refit finds (nearly) the same space: a full rebuild then ranks as the incremental
+ * runs before it did. A stride over row order would shift every pick when rows are added. Empty
+ * documents carry nothing to fit and are never picked. Returned in key order.
+ */
+export function sampleIndices(docs: readonly Uint32Array[], sample: number, seed: number): number[] {
+  const keys = new Uint32Array(docs.length);
+  const seen = new Map<number, number>();
+  const candidates: number[] = [];
+  docs.forEach((d, i) => {
+    if (d.length === 0) return;
+    let h = 0x811c9dc5 ^ seed;
+    for (let j = 0; j < d.length; j++) h = Math.imul(h ^ d[j]!, 0x01000193);
+    const copy = seen.get(h) ?? 0;
+    seen.set(h, copy + 1);
+    h = Math.imul(h ^ copy, 0x01000193);
+    // A final avalanche (murmur3's fmix32), so that keys of similar documents spread evenly.
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
+    keys[i] = h >>> 0;
+    candidates.push(i);
+  });
+  if (candidates.length <= sample) return candidates;
+  const sorted = Uint32Array.from(candidates, (i) => keys[i]!).sort();
+  const threshold = sorted[sample - 1]!;
+  const out = candidates.filter((i) => keys[i]! < threshold);
+  for (const i of candidates) {
+    if (out.length >= sample) break;
+    if (keys[i] === threshold) out.push(i);
+  }
+  return out.sort((a, b) => keys[a]! - keys[b]! || a - b);
 }
 
 /**
@@ -213,7 +244,7 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
   const idf = new Float32Array(buckets);
   for (let k = 0; k < buckets; k++) idf[k] = Math.log((n + 1) / (df[k]! + 1)) + 1;
 
-  const rows = sampleIndices(docs.length, params.sample, seed).map((i) => weigh(hashedCounts(docs[i]!, buckets), idf));
+  const rows = sampleIndices(docs, params.sample, seed).map((i) => weigh(hashedCounts(docs[i]!, buckets), idf));
   const l = Math.min(dim + oversample, Math.max(rows.length, 1));
   const normal = gaussian(seed);
   const omega = new Float64Array(buckets * l);

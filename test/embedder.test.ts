@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { terms } from '../core/analyzer.ts';
-import { embed, fitEmbedder, loadEmbedder, saveEmbedder, termHashes, type EmbedderParams } from '../core/embedder.ts';
+import { embed, fitEmbedder, loadEmbedder, sampleIndices, saveEmbedder, termHashes, type EmbedderParams } from '../core/embedder.ts';
 import { ROOT } from './helpers/child.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -78,6 +78,25 @@ test('posts of the same planted narrative are closer than posts of different nar
   assert.ok(sameN > 50 && diffN > 500);
   const gap = same / sameN - diff / diffN;
   assert.ok(gap > 0.3, `mean cosine same narrative ${(same / sameN).toFixed(3)} vs different ${(diff / diffN).toFixed(3)}`);
+});
+
+test('the fit sample is consistent: a corpus grown by 1% keeps ~99% of it, and no empty document is picked', () => {
+  // 20,000 documents from the sample's terms, each made distinct by a word of its own.
+  const big = Array.from({ length: 20_000 }, (_, i) => termHashes([...docTerms[i % docTerms.length]!, `w${i}`]));
+  const withEmpty = [...big.slice(0, 100), new Uint32Array(0), ...big.slice(100)];
+  const a = sampleIndices(withEmpty, 2_000, 7);
+  assert.is(a.length, 2_000);
+  assert.not.ok(a.includes(100), 'the empty document is never picked');
+  // 1% more documents appended: the earlier picks are mostly kept (a stride over rows keeps few).
+  const grown = [...withEmpty, ...Array.from({ length: 200 }, (_, i) => termHashes([`new${i}`, 'post']))];
+  const b = new Set(sampleIndices(grown, 2_000, 7));
+  const kept = a.filter((i) => b.has(i)).length / a.length;
+  assert.ok(kept >= 0.97, `kept ${kept}`);
+  // Identical documents are told apart by their order: 5,000 copies of one text are sampled like
+  // any other half of the corpus (with one key for all they would be all picked or none).
+  const dupes = Array.from({ length: 5_000 }, () => termHashes(['same', 'text']));
+  const picked = sampleIndices([...dupes, ...big.slice(0, 5_000)], 1_000, 7).filter((i) => i < 5_000).length;
+  assert.ok(picked > 400 && picked < 600, `${picked} of 1,000 picks are copies`);
 });
 
 test.run();
