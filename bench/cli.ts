@@ -11,6 +11,7 @@ import { benchQualityNarratives } from './suites/quality-narratives.ts';
 import { benchQualityPatterns } from './suites/quality-patterns.ts';
 import { benchQualityStance } from './suites/quality-stance.ts';
 import { benchQualityText } from './suites/quality-text.ts';
+import { benchQualityTweets } from './suites/quality-tweets.ts';
 import { benchVisual } from './suites/visual.ts';
 import { benchRanking } from './suites/ranking.ts';
 
@@ -45,12 +46,15 @@ suites:
              --crash-trials T (default 0)
              durable hold+settle pairs/s at concurrency 1/16/256 vs fsync per operation,
              recovery time of N entries, and T SIGKILL trials under load (lost must be 0)
-  quality    [--fit] [--part text|narratives|patterns|stance] [--posts N (narratives 20000, patterns 10000)]
+  quality    [--fit] [--part text|narratives|patterns|stance|tweets] [--posts N (narratives 20000, patterns 10000)]
              text enrichment on real labelled tweets (../shared/data/tweeteval or TWEETEVAL_DIR):
              tone macro-recall on sentiment/val, emotionMood accuracy on emotion/val, per-class
              recall, majority-class baselines; --fit first rebuilds core/enrichment/*-model.json;
              narratives on a generated corpus of N posts: NMI/ARI vs the planted narratives,
-             lifecycle agreement, narrative_key stability on a re-run a day later`;
+             lifecycle agreement, narrative_key stability on a re-run a day later, trending's top 10
+             per window; stance: the pooled TweetEval stance tweets' narratives vs their targets,
+             beside scikit-learn's k-means, NMF and LDA on the same tweets; tweets: the 68,778
+             TweetEval corpus tweets through the pipeline, the largest narratives' labels`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -165,7 +169,7 @@ if (suite === 'pipeline' && values.incremental) {
   });
 } else if (suite === 'quality') {
   const part = values.part;
-  const parts = ['text', 'narratives', 'patterns', 'stance'];
+  const parts = ['text', 'narratives', 'patterns', 'stance', 'tweets'];
   if (part !== undefined && !parts.includes(part)) {
     process.stderr.write(`bench: --part must be one of ${parts.join(', ')}\n`);
     process.exit(2);
@@ -175,6 +179,7 @@ if (suite === 'pipeline' && values.incremental) {
   if (want('narratives')) await benchQualityNarratives({ posts: int(values.posts, 20_000, 'posts'), command });
   if (want('patterns')) await benchQualityPatterns({ posts: int(values.posts, 10_000, 'posts'), command });
   if (want('stance')) await benchQualityStance({ command });
+  if (want('tweets')) await benchQualityTweets({ command });
 } else {
   process.stderr.write(`bench: unknown suite "${suite}"\n${HELP}\n`);
   process.exit(2);

@@ -72,7 +72,7 @@ const NOT_PLURAL = new Set([
 ]);
 
 /** Plural fold for English-looking words: cheap, and it joins the most common variant. */
-function stem(t: string): string {
+export function stem(t: string): string {
   if (NOT_PLURAL.has(t) || t.endsWith('ics')) return t;
   if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
   if (t.length > 3 && t.endsWith('s') && !t.endsWith('ss') && !t.endsWith('us') && !t.endsWith('is')) return t.slice(0, -1);
@@ -102,7 +102,20 @@ export function analyze(text: string | null | undefined, language?: string | nul
   return out;
 }
 
-function analyzeUncached(text: string, stop: Set<string>): Analyzed {
+/**
+ * The surface forms behind a text's terms, in order: [term, the word as written] for each word
+ * token kept, ['#'-less tag, '#Tag'] for each hashtag. Labels show a term as people wrote it
+ * ("does", not the plural fold's "doe"; "#SkincareScare", not "skincarescare").
+ */
+export function termSurfaces(text: string | null | undefined, language?: string | null): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  if (!text) return out;
+  const stop = (language && STOP[language.toLowerCase().slice(0, 2)]) || ALL_STOP;
+  analyzeUncached(text, stop, (term, surface) => out.push([term, surface]));
+  return out;
+}
+
+function analyzeUncached(text: string, stop: Set<string>, seen?: (term: string, surface: string) => void): Analyzed {
   const out: Analyzed = { terms: [], hashtags: [], mentions: [], emoji: [], urls: [] };
   let s = text.normalize('NFKC');
   s = s.replace(URL_RE, (u) => {
@@ -117,12 +130,15 @@ function analyzeUncached(text: string, stop: Set<string>): Analyzed {
     const t = fold(raw).replace(/['’].*$/, '');
     if (t.length < 2 && !/^\p{N}$/u.test(t)) return;
     if (stop.has(t) || FILLER.has(t)) return;
-    out.terms.push(stem(t));
+    const term = stem(t);
+    out.terms.push(term);
+    seen?.(term, raw.replace(/['’].*$/, ''));
   };
   s = s.replace(HASHTAG_RE, (_m, pre: string, tag: string) => {
     const folded = fold(tag);
     out.hashtags.push(folded);
     out.terms.push(folded);
+    seen?.(folded, `#${tag}`);
     for (const p of camelParts(tag)) push(p);
     return `${pre} `;
   });

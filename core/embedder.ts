@@ -13,6 +13,7 @@ import fs from 'node:fs/promises';
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 import { ANALYZER_VERSION } from './analyzer.ts';
 import { seededRandom } from './stats/seeded-random.ts';
+import { FURNITURE_DEFAULTS, furnitureFeatures } from './furniture-terms.ts';
 
 export interface EmbedderParams {
   /** Hash space of terms and bigrams. */
@@ -24,6 +25,8 @@ export interface EmbedderParams {
   oversample: number;
   powerIterations: number;
   seed: number;
+  /** Find and drop the features posts of every kind share (core/furniture-terms.ts); default on. */
+  furniture?: boolean;
 }
 
 export const DEFAULT_EMBEDDER: EmbedderParams = {
@@ -53,6 +56,8 @@ export interface EmbedderModel {
   /** Row-major buckets x dim projection. */
   projection: Float32Array;
   documents: number;
+  /** Features found to be furniture and given no weight (idf 0) by the fit. */
+  furniture?: number;
 }
 
 /** FNV-1a over UTF-16 code units: fast, stable across runs and platforms. */
@@ -232,19 +237,23 @@ export function sampleIndices(docs: readonly Uint32Array[], sample: number, seed
   return out.sort((a, b) => keys[a]! - keys[b]! || a - b);
 }
 
-/**
- * Fit idf on every document and the projection on a sample of them.
- * @param docs each document's term hashes (termHashes of its analysed terms)
- */
-export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAULT_EMBEDDER): EmbedderModel {
-  const { buckets, dim, oversample, powerIterations, seed } = params;
-  const df = new Uint32Array(buckets);
-  for (const d of docs) for (const k of hashedCounts(d, buckets).keys()) df[k]!++;
-  const n = Math.max(docs.length, 1);
-  const idf = new Float32Array(buckets);
-  for (let k = 0; k < buckets; k++) idf[k] = Math.log((n + 1) / (df[k]! + 1)) + 1;
+/** A sparse row projected and L2-normalised into `out` (zeros when it has no weight). */
+function projectUnit(r: Sparse, projection: Float32Array, dim: number, out: Float32Array): void {
+  out.fill(0);
+  for (let j = 0; j < r.idx.length; j++) {
+    const o = r.idx[j]! * dim;
+    const v = r.val[j]!;
+    for (let c = 0; c < dim; c++) out[c]! += v * projection[o + c]!;
+  }
+  let norm = 0;
+  for (let c = 0; c < dim; c++) norm += out[c]! ** 2;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let c = 0; c < dim; c++) out[c]! /= norm;
+}
 
-  const rows = sampleIndices(docs, params.sample, seed).map((i) => weigh(hashedCounts(docs[i]!, buckets), idf));
+/** The projection (buckets x dim): the top right singular vectors of the weighted sample rows, by randomized SVD. */
+function fitProjection(rows: Sparse[], params: EmbedderParams): Float32Array {
+  const { buckets, dim, oversample, powerIterations, seed } = params;
   const l = Math.min(dim + oversample, Math.max(rows.length, 1));
   const normal = gaussian(seed);
   const omega = new Float64Array(buckets * l);
@@ -299,6 +308,49 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
     }
     if (sign < 0) for (let k = 0; k < buckets; k++) projection[k * dim + c] = -projection[k * dim + c]!;
   }
+  return projection;
+}
+
+/**
+ * Fit idf on every document and the projection on a sample of them; then, unless
+ * `params.furniture` is false, find the features posts of every kind share (core/furniture-terms.ts),
+ * give them no weight (idf 0: they vanish from documents and queries alike) and fit the
+ * projection again without them.
+ * @param docs each document's term hashes (termHashes of its analysed terms)
+ */
+export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAULT_EMBEDDER): EmbedderModel {
+  const { buckets, dim, seed } = params;
+  const df = new Uint32Array(buckets);
+  for (const d of docs) for (const k of hashedCounts(d, buckets).keys()) df[k]!++;
+  const n = Math.max(docs.length, 1);
+  const idf = new Float32Array(buckets);
+  for (let k = 0; k < buckets; k++) idf[k] = Math.log((n + 1) / (df[k]! + 1)) + 1;
+
+  const sample = sampleIndices(docs, params.sample, seed).map((i) => hashedCounts(docs[i]!, buckets));
+  let projection = fitProjection(
+    sample.map((c) => weigh(c, idf)),
+    params,
+  );
+  let furniture = 0;
+  if (params.furniture !== false) {
+    const rows = sample.map((c) => weigh(c, idf));
+    const vectors = new Float32Array(rows.length * dim);
+    rows.forEach((r, i) => projectUnit(r, projection, dim, vectors.subarray(i * dim, (i + 1) * dim)));
+    const found = furnitureFeatures(
+      sample.map((c) => Uint32Array.from(c.keys())),
+      vectors,
+      dim,
+      { ...FURNITURE_DEFAULTS, seed },
+    );
+    if (found.length > 0) {
+      for (const k of found) idf[k] = 0;
+      furniture = found.length;
+      projection = fitProjection(
+        sample.map((c) => weigh(c, idf)),
+        params,
+      );
+    }
+  }
   const version = createHash('sha256')
     .update(JSON.stringify(params))
     .update(ANALYZER_VERSION)
@@ -306,7 +358,7 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
     .update(Buffer.from(projection.buffer))
     .digest('hex')
     .slice(0, 16);
-  return { params, version: `lsa-${version}`, idf, projection, documents: docs.length };
+  return { params, version: `lsa-${version}`, idf, projection, documents: docs.length, furniture };
 }
 
 /** Embed a document's term hashes: tf-idf, project, L2-normalise. No terms embeds to zeros. */
@@ -316,17 +368,7 @@ export function embedHashes(
   out: Float32Array = new Float32Array(model.params.dim),
 ): Float32Array {
   const { buckets, dim } = model.params;
-  out.fill(0);
-  const sp = weigh(hashedCounts(hashes, buckets), model.idf);
-  for (let j = 0; j < sp.idx.length; j++) {
-    const o = sp.idx[j]! * dim;
-    const v = sp.val[j]!;
-    for (let c = 0; c < dim; c++) out[c]! += v * model.projection[o + c]!;
-  }
-  let norm = 0;
-  for (let c = 0; c < dim; c++) norm += out[c]! ** 2;
-  norm = Math.sqrt(norm);
-  if (norm > 0) for (let c = 0; c < dim; c++) out[c]! /= norm;
+  projectUnit(weigh(hashedCounts(hashes, buckets), model.idf), model.projection, dim, out);
   return out;
 }
 
@@ -338,7 +380,10 @@ export function embed(model: EmbedderModel, terms: string[], out?: Float32Array)
 // ---- persistence: a small JSON header and the two arrays as raw little-endian float32 ------
 
 export async function saveEmbedder(model: EmbedderModel, file: string): Promise<void> {
-  const header = Buffer.from(JSON.stringify({ params: model.params, version: model.version, documents: model.documents }), 'utf8');
+  const header = Buffer.from(
+    JSON.stringify({ params: model.params, version: model.version, documents: model.documents, furniture: model.furniture }),
+    'utf8',
+  );
   const len = Buffer.alloc(4);
   len.writeUInt32LE(header.length);
   await fs.writeFile(file, Buffer.concat([len, header, Buffer.from(model.idf.buffer), Buffer.from(model.projection.buffer)]));
@@ -351,7 +396,10 @@ export async function saveEmbedder(model: EmbedderModel, file: string): Promise<
 export async function loadEmbedder(file: string, opts: { share?: boolean } = {}): Promise<EmbedderModel> {
   const buf = await fs.readFile(file);
   const hl = buf.readUInt32LE(0);
-  const header = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')) as Pick<EmbedderModel, 'params' | 'version' | 'documents'>;
+  const header = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')) as Pick<
+    EmbedderModel,
+    'params' | 'version' | 'documents' | 'furniture'
+  >;
   const { buckets, dim } = header.params;
   const bytes = buf.length - 4 - hl;
   if (bytes !== 4 * (buckets + buckets * dim))

@@ -15,6 +15,8 @@ import { createLogger } from '../../core/log.ts';
 import { generateCorpus } from '../../fixtures/generate.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { ari, nmi } from '../../core/stats/cluster-metrics.ts';
+import { trendingOrder } from '../../serve/maps/narrative-routes.ts';
+import { uuidsWithVector } from '../lib/generation-vectors.ts';
 
 export const NARRATIVES_AS_OF = '2026-11-01T00:00:00.000Z';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -66,11 +68,7 @@ async function members(dataDir: string): Promise<{ members: Member[]; posts: str
     const m = await db.all<Member & Record<string, unknown>>(`SELECT m.narrative_id, n.narrative_key, m.window_key, m.uuid, n.lifecycle
       FROM read_parquet(${f('narrative-members.parquet')}) m JOIN read_parquet(${f('narratives.parquet')}) n ON n.id = m.narrative_id`);
     const posts = (await db.all<{ uuid: string }>(`SELECT uuid FROM read_parquet(${f('posts.parquet')})`)).map((r) => r.uuid);
-    const raw = fs.readFileSync(path.join(dir, 'text-vectors.f32'));
-    const v = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
-    const dim = v.length / Math.max(1, posts.length);
-    const withVector = new Set(posts.filter((_, r) => v.subarray(r * dim, (r + 1) * dim).some((x) => x !== 0)));
-    return { members: m, posts, withVector };
+    return { members: m, posts, withVector: uuidsWithVector(dir, 'text') };
   } finally {
     db.close();
   }
@@ -94,6 +92,58 @@ function majority(truth: Truth, ms: Member[], window: string): Map<string, Membe
   );
 }
 
+export interface TrendingEntry {
+  label: string;
+  posts: number;
+  momentum: number;
+  /** The planted narrative most of its posts belong to ('noise': posts of no narrative), and that share. */
+  planted: string;
+  share: number;
+}
+
+/** A window's trending top 10 (GET /narratives/trending's order), each with the planted story behind it. */
+async function trendingTop(dataDir: string, truth: Truth, ms: Member[]): Promise<Record<string, TrendingEntry[]>> {
+  const layout = dataDirLayout(dataDir);
+  const dir = generationDir(layout, (await readCurrent(layout))!);
+  const db = await openDuckDB();
+  let rows: Array<{ id: string; window_key: string; label: string; content_count: number; momentum_score: number; emerging_score: number }>;
+  try {
+    rows = (
+      await db.all<(typeof rows)[number]>(
+        `SELECT id, window_key, label, content_count::INTEGER AS content_count, momentum_score, emerging_score FROM read_parquet(${sqlString(path.join(dir, 'narratives.parquet'))})`,
+      )
+    ).map((r) => ({ ...r, content_count: Number(r.content_count) }));
+  } finally {
+    db.close();
+  }
+  const votes = new Map<string, Map<string, number>>();
+  for (const m of ms) {
+    const v = votes.get(m.narrative_id) ?? new Map<string, number>();
+    const p = truth.postNarrative.get(m.uuid) ?? 'noise';
+    v.set(p, (v.get(p) ?? 0) + 1);
+    votes.set(m.narrative_id, v);
+  }
+  const out: Record<string, TrendingEntry[]> = {};
+  for (const w of ['7d', '30d', '90d', 'all']) {
+    out[w] = rows
+      .filter((r) => r.window_key === w)
+      .sort(trendingOrder)
+      .slice(0, 10)
+      .map((r) => {
+        const v = [...(votes.get(r.id) ?? new Map<string, number>())].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+        const total = v.reduce((a, [, n]) => a + n, 0);
+        return {
+          label: r.label,
+          posts: r.content_count,
+          momentum: r.momentum_score,
+          planted: v[0]?.[0] ?? 'noise',
+          share: total ? v[0]![1] / total : 0,
+        };
+      });
+  }
+  return out;
+}
+
 export interface NarrativeQuality {
   posts: number;
   nmi: number;
@@ -104,6 +154,7 @@ export interface NarrativeQuality {
   lifecycle: { agree: number; total: number; byShape: Record<string, { agree: number; total: number }> };
   keyStability: Record<string, { kept: number; total: number }>;
   stageMs: Record<string, number>;
+  trending: Record<string, TrendingEntry[]>;
 }
 
 export async function measureNarrativeQuality(posts: number, seed = 42): Promise<NarrativeQuality> {
@@ -130,6 +181,8 @@ export async function measureNarrativeQuality(posts: number, seed = 42): Promise
     total++;
     if (m.lifecycle === shape) (s.agree++, agree++);
   }
+
+  const trending = await trendingTop(dataDir, truth, first.members);
 
   // Re-run one day later: same posts, windows one day on.
   const next = new Date(Date.parse(NARRATIVES_AS_OF) + 86_400_000).toISOString();
@@ -159,7 +212,15 @@ export async function measureNarrativeQuality(posts: number, seed = 42): Promise
     lifecycle: { agree, total, byShape },
     keyStability,
     stageMs,
+    trending,
   };
+}
+
+/** How many trending entries (all windows) are real stories: most of their posts one planted narrative. */
+function storyShare(trending: Record<string, TrendingEntry[]>): string {
+  const all = Object.values(trending).flat();
+  const stories = all.filter((t) => t.planted !== 'noise' && t.share > 0.5).length;
+  return `${stories} of ${all.length}`;
 }
 
 export async function benchQualityNarratives(o: { posts: number; command: string }): Promise<void> {
@@ -192,7 +253,17 @@ Lifecycle by planted shape: ${shapes}. Stage times of the first run: ${Object.en
     .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
     .join(
       ', ',
-    )}; the whole re-run ${(q.stageMs.rerun! / 1000).toFixed(1)} s. ARI, which counts every pair of posts a split or a merge separates, is well below NMI; how much of that comes from planted narratives split in two (${q.narratives} clusters for ${q.planted} planted) is not measured here.`;
+    )}; the whole re-run ${(q.stageMs.rerun! / 1000).toFixed(1)} s. ARI, which counts every pair of posts a split or a merge separates, is well below NMI; how much of that comes from planted narratives split in two (${q.narratives} clusters for ${q.planted} planted) is not measured here.
+
+Trending's top 10 per window of the first run (GET /narratives/trending's order), each with the planted narrative most of its posts belong to ("noise": the corpus's chatter, posts of no story) and that share. A real story is a narrative most of whose posts are one planted narrative: ${storyShare(q.trending)}.
+
+${Object.entries(q.trending)
+  .map(
+    ([w, list]) => `| ${w}: label | posts | momentum | planted story (share) |
+|---|---|---|---|
+${list.map((t) => `| ${t.label.replace(/\|/g, '\\|')} | ${t.posts} | ${t.momentum.toFixed(2)} | ${t.planted} (${(100 * t.share).toFixed(0)}%) |`).join('\n')}`,
+  )
+  .join('\n\n')}`;
   writeResultsSection('quality-narratives', md);
   process.stdout.write(md + '\n');
 }

@@ -14,6 +14,7 @@ import { generationDir, readCurrent } from '../../core/generations.ts';
 import { createLogger } from '../../core/log.ts';
 import { generateCorpus } from '../../fixtures/generate.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
+import { uuidsWithVector } from '../lib/generation-vectors.ts';
 import { ari, nmi } from '../../core/stats/cluster-metrics.ts';
 import { NARRATIVES_AS_OF } from './quality-narratives.ts';
 
@@ -47,10 +48,8 @@ async function patternMembers(dataDir: string): Promise<{ members: Member[]; wit
       ).map((r) => [r.pattern_key, r.label]),
     );
     const posts = (await db.all<{ uuid: string }>(`SELECT uuid FROM read_parquet(${f('posts.parquet')})`)).map((r) => r.uuid);
-    const raw = fs.readFileSync(path.join(dir, 'visual-vectors.f32'));
-    const v = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
-    const dim = v.length / Math.max(1, posts.length);
-    return { members, withVector: posts.filter((_, r) => v.subarray(r * dim, (r + 1) * dim).some((x) => x !== 0)), labels };
+    const visual = uuidsWithVector(dir, 'visual');
+    return { members, withVector: posts.filter((u) => visual.has(u)), labels };
   } finally {
     db.close();
   }

@@ -233,6 +233,12 @@ async function runLanceDb(
       await out.close();
     }
     if (n !== index.rows) throw new Error(`posts.parquet has ${n} rows, the search index ${index.rows}`);
+    // The generation's text vectors laid end to end in row order (each segment holds its own).
+    const vectorsFile = path.join(tmp, 'text-vectors.f32');
+    fs.writeFileSync(
+      vectorsFile,
+      Buffer.concat(index.segments.map((s) => fs.readFileSync(path.join(segmentDir(dir, s.id), 'text-vectors.f32')))),
+    );
     const peerQuery = (text: string, window: WindowKey): PeerQuery => {
       const qv = embed(
         index.embedder,
@@ -250,7 +256,7 @@ async function runLanceDb(
         rows: index.rows,
         dim: index.embedder.params.dim,
         rowsFile,
-        vectorsFile: path.join(dir, 'text-vectors.f32'),
+        vectorsFile,
         dbDir: path.join(tmp, 'lancedb'),
         warmup: 20,
         limit: 100,

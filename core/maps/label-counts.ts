@@ -3,7 +3,7 @@
 // String-keyed maps (ClassCounts) were the largest cost of both: here a row's label keys are
 // interned to ids once and counted in dense scratch arrays that are reset after use, and only the
 // top n keys per class are kept (no sort of every key).
-import { byWeight, cTfIdf, type WeightedKey } from './labels.ts';
+import { byWeight, cTfIdf, SHARED_KEY, sharedBy, type WeightedKey } from './labels.ts';
 
 /** Label keys interned to ids for one generation; bounded (cleared when full, with the caller's row cache). */
 export class LabelVocabulary {
@@ -36,9 +36,14 @@ export class KeyCounter {
   private total = new Int32Array(1024);
   private cls = new Int32Array(1024);
 
+  private spreadCount = new Int32Array(1024);
+  /** The keys the classes of the last top() share (SHARED_KEY): a label skips a bigram with one of them. */
+  lastShared = new Set<string>();
+
   /**
    * The n best keys of each class: classes[c] lists the key-id arrays of its rows; key(id) names
-   * an id. Equal to ClassCounts.top over the same keys (same weights, same order).
+   * an id. Equal to ClassCounts.top over the same keys (same weights, same order), except that a
+   * key the classes share (see SHARED_KEY) is never among them.
    */
   top(
     classes: ReadonlyArray<ReadonlyArray<ArrayLike<number>>>,
@@ -46,16 +51,32 @@ export class KeyCounter {
     n: number,
     key: (id: number) => string,
   ): WeightedKey[][] {
-    if (this.total.length < vocabSize) ((this.total = new Int32Array(vocabSize * 2)), (this.cls = new Int32Array(vocabSize * 2)));
-    const { total, cls } = this;
+    if (this.total.length < vocabSize) {
+      this.total = new Int32Array(vocabSize * 2);
+      this.cls = new Int32Array(vocabSize * 2);
+      this.spreadCount = new Int32Array(vocabSize * 2);
+    }
+    const { total, cls, spreadCount } = this;
     const touchedAll: number[] = [];
     let all = 0;
+    // First pass: counts over all classes, and in how many classes each key is common.
     for (const rows of classes) {
+      const touched: number[] = [];
       for (const ids of rows) {
-        for (let i = 0; i < ids.length; i++) if (total[ids[i]!]!++ === 0) touchedAll.push(ids[i]!);
+        for (let i = 0; i < ids.length; i++) {
+          if (total[ids[i]!]!++ === 0) touchedAll.push(ids[i]!);
+          if (cls[ids[i]!]!++ === 0) touched.push(ids[i]!);
+        }
         all += ids.length;
       }
+      const common = SHARED_KEY.share * rows.length;
+      for (const id of touched) {
+        if (cls[id]! >= common) spreadCount[id]!++;
+        cls[id] = 0;
+      }
     }
+    const least = sharedBy(classes.length);
+    this.lastShared = new Set(touchedAll.filter((id) => spreadCount[id]! >= least).map(key));
     const a = all / Math.max(1, classes.length);
     const out = classes.map((rows) => {
       const touched: number[] = [];
@@ -68,6 +89,7 @@ export class KeyCounter {
       for (const id of touched) {
         const tf = cls[id]!;
         cls[id] = 0;
+        if (spreadCount[id]! >= least) continue;
         const weight = cTfIdf(tf, size, total[id]!, a);
         // Kept sorted, at most n: most keys fall below the n-th and cost one comparison.
         if (best.length === n && (weight < best[n - 1]!.weight || (weight === best[n - 1]!.weight && tf < best[n - 1]!.tf))) continue;
@@ -81,7 +103,7 @@ export class KeyCounter {
       }
       return best;
     });
-    for (const id of touchedAll) total[id] = 0;
+    for (const id of touchedAll) ((total[id] = 0), (spreadCount[id] = 0));
     return out;
   }
 }

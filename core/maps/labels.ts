@@ -6,6 +6,8 @@
 // and rare elsewhere win. The label is the top terms (bigrams of adjacent terms are candidates
 // too, so "sourdough starter" beats "sourdough" + "starter"); top_tags ranks the posts' hashtags
 // the same way.
+import { labelWord } from './label-words.ts';
+
 export interface LabelOptions {
   terms: number;
   tags: number;
@@ -29,16 +31,33 @@ export function byWeight(x: WeightedKey, y: WeightedKey): number {
   return y.weight - x.weight || y.tf - x.tf || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
 }
 
+/**
+ * A key the clusters share does not name any of them: one counted at least `share` times per row
+ * of a cluster in `classes` of the clusters or more (and in at least minClasses) is a word most of
+ * them use (a sign-off, a platform's furniture such as #fyp, "today"), however often it occurs in one.
+ */
+export const SHARED_KEY = { share: 0.05, classes: 0.25, minClasses: 3 } as const;
+
+/** The least number of classes (of `classes`) that share a key (SHARED_KEY); Infinity when too few classes. */
+export function sharedBy(classes: number): number {
+  return classes >= SHARED_KEY.minClasses ? Math.max(SHARED_KEY.minClasses, SHARED_KEY.classes * classes) : Infinity;
+}
+
 /** Counts of keys per cluster, accumulated post by post. */
 export class ClassCounts {
   readonly perClass: Array<Map<string, number>>;
   readonly total = new Map<string, number>();
+  private readonly rows: number[];
+  private shared: Set<string> | null = null;
   constructor(classes: number) {
     this.perClass = Array.from({ length: classes }, () => new Map());
+    this.rows = new Array<number>(classes).fill(0);
   }
 
   add(c: number, keys: Iterable<string>): void {
     const m = this.perClass[c]!;
+    this.rows[c]!++;
+    this.shared = null;
     for (const k of keys) {
       m.set(k, (m.get(k) ?? 0) + 1);
       this.total.set(k, (this.total.get(k) ?? 0) + 1);
@@ -54,34 +73,71 @@ export class ClassCounts {
     let all = 0;
     for (const v of this.total.values()) all += v;
     const a = all / Math.max(1, this.perClass.length);
+    const shared = this.sharedKeys();
     const scored: WeightedKey[] = [];
     for (const [key, tf] of m) {
-      if (!eligible(key)) continue;
+      if (!eligible(key) || shared.has(key)) continue;
       scored.push({ key, tf, weight: cTfIdf(tf, size, this.total.get(key)!, a) });
     }
     scored.sort(byWeight);
     return scored.slice(0, n).map(({ key, weight }) => ({ key, weight }));
   }
+
+  /** Keys the classes share (SHARED_KEY). */
+  sharedKeys(): Set<string> {
+    if (this.shared) return this.shared;
+    const spread = new Map<string, number>();
+    this.perClass.forEach((m, c) => {
+      for (const [k, n] of m) if (n >= SHARED_KEY.share * this.rows[c]!) spread.set(k, (spread.get(k) ?? 0) + 1);
+    });
+    const least = sharedBy(this.perClass.length);
+    this.shared = new Set([...spread].filter(([, n]) => n >= least).map(([k]) => k));
+    return this.shared;
+  }
 }
 
-/** A post's label candidates: its terms and adjacent-term bigrams (hashtags and emoji excluded). */
+/**
+ * A post's label candidates: its label words (label-words.ts), then the bigrams of adjacent ones
+ * (a term that is no label word between two breaks the pair: "time" and "angeles" of "time in los
+ * angeles" never make a bigram).
+ */
 export function labelKeys(terms: readonly string[]): string[] {
-  const words = terms.filter((t) => /\p{L}/u.test(t) && t.length > 1);
-  const out = [...words];
-  for (let i = 1; i < words.length; i++) out.push(`${words[i - 1]} ${words[i]}`);
-  return out;
+  const words: string[] = [];
+  const bigrams: string[] = [];
+  let prev: string | null = null;
+  for (const t of terms) {
+    if (!labelWord(t)) {
+      prev = null;
+      continue;
+    }
+    words.push(t);
+    if (prev !== null) bigrams.push(`${prev} ${t}`);
+    prev = t;
+  }
+  return [...words, ...bigrams];
 }
 
 /**
  * The label from the top-weighted keys: a bigram absorbs the unigrams it contains, so the label
- * reads "sourdough starter, levain" rather than "sourdough starter, sourdough, starter".
+ * reads "sourdough starter, levain" rather than "sourdough starter, sourdough, starter", and a
+ * hashtag spelled as its words ("gamergate" and "gamer gate") is named once. A key with a word the
+ * clusters share (`shared`, SHARED_KEY) is skipped, and so is a bigram of a hashtag and one of its
+ * own parts ("hillaryclinton hillary").
  */
-export function labelFrom(top: Array<{ key: string }>, n: number): string {
+export function labelFrom(top: Array<{ key: string }>, n: number, shared: ReadonlySet<string> = new Set()): string {
   const picked: string[] = [];
+  const joined = (k: string) => k.split(' ').join('');
   for (const { key } of top) {
     if (picked.length >= n) break;
     const parts = key.split(' ');
-    if (picked.some((p) => p === key || p.split(' ').includes(key) || parts.every((w) => p.split(' ').includes(w)))) continue;
+    if (parts.some((w) => shared.has(w))) continue;
+    if (parts.length === 2 && (parts[0]!.includes(parts[1]!) || parts[1]!.includes(parts[0]!))) continue;
+    if (
+      picked.some(
+        (p) => p === key || p.split(' ').includes(key) || parts.every((w) => p.split(' ').includes(w)) || joined(p) === joined(key),
+      )
+    )
+      continue;
     // A bigram replaces unigrams already picked that it contains.
     for (let i = picked.length - 1; i >= 0; i--) if (parts.includes(picked[i]!)) picked.splice(i, 1);
     picked.push(key);

@@ -1,7 +1,7 @@
 // The narratives of one window: clusters of its posts (core/clustering/kmeans-by-silhouette.ts) described by every field of
 // a narrative (docs/api.md, "Narrative") that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
 import { clusterRange, CLUSTER_DEFAULTS, type ClusteredRange, type ClusterOptions } from '../../core/clustering/kmeans-by-silhouette.ts';
-import { platformDiffusion, summarise } from '../../core/maps/describe.ts';
+import { DESCRIBE_POSTS, describeNarrative, platformDiffusion } from '../../core/maps/describe.ts';
 import { memberStats, representativeOf } from '../../core/maps/members.ts';
 import type { NarrativeCorpus } from './corpus.ts';
 import { ClassCounts, LABEL_DEFAULTS, labelFrom } from '../../core/maps/labels.ts';
@@ -75,20 +75,18 @@ export async function buildWindow(
     for (const i of byCluster.get(c)!) tagCounts.add(ci, corpus.tags[rows[i]!]!);
   });
   const windowDays = Math.max(1, (Date.parse(w.end) - Date.parse(w.start)) / DAY_MS);
-  const reps: number[] = [];
   const drafts = clusters.map((c, ci) => {
     const idx = byCluster.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
     const members = idx.map((i) => rows[i]!);
     const { creators, platforms, interactions: engagement } = memberStats(corpus, members);
     const representative = representativeOf(corpus, members);
-    reps.push(representative);
     const tags = tagCounts.top(ci, LABEL_DEFAULTS.tags).map((t) => t.key);
     return {
       window: w,
       members,
       similarity: idx.map((i) => cl.similarity[i]!),
       centroid: cl.centroids.slice(c * dim, (c + 1) * dim),
-      label: labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms) || tags[0] || 'untitled',
+      label: labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms, counter.lastShared) || tags[0] || 'untitled',
       topTags: tags,
       summary: '',
       representative,
@@ -106,8 +104,18 @@ export async function buildWindow(
       seedTag: tags[0] ?? null,
     } satisfies BuiltNarrative;
   });
-  const texts = await textOf(reps);
-  for (const d of drafts) d.summary = summarise(texts.get(d.representative) ?? d.label);
+  // Labels and summaries read the words of each narrative's most central posts.
+  const heads = drafts.map((d) => [...new Set([d.representative, ...d.members.slice(0, DESCRIBE_POSTS)])]);
+  const texts = await textOf(heads.flat());
+  drafts.forEach((d, i) =>
+    Object.assign(
+      d,
+      describeNarrative(
+        d.label,
+        heads[i]!.map((r) => texts.get(r) ?? ''),
+      ),
+    ),
+  );
   const noise = cl.assignment.reduce((a, c) => a + (c < 0 ? 1 : 0), 0);
   return { narratives: drafts, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise, warmStart: cl.warmStart };
 }

@@ -4,6 +4,7 @@
 import { EnrichmentStore, loadEnrichmentStore } from '../../core/enrichment/public-enrichment.ts';
 import { loadVectorSpace, nonZeroMask } from '../../core/vector-space.ts';
 import type { DocTerms } from '../doc-terms.ts';
+import { labelWord } from '../../core/maps/label-words.ts';
 import { plannedTable, readPlannedDocTerms, readPlannedVectors } from '../planned-rows.ts';
 import { loadPostColumns, type PostColumns } from '../post-columns.ts';
 import type { SegmentPlan } from '../segment-plan.ts';
@@ -21,7 +22,7 @@ export interface NarrativeCorpus extends PostColumns {
 }
 
 /**
- * Each row's label keys (labels.ts, labelKeys: its terms with a letter and over one character, and
+ * Each row's label keys (labels.ts, labelKeys: its label words (core/maps/label-words.ts) and
  * the bigrams of adjacent ones) as ids, interned once for every window: unigrams are term ids,
  * bigrams follow them. Counting ids instead of building key strings per post and window made the
  * labels of a million posts' narratives several times cheaper.
@@ -37,32 +38,40 @@ export class RowLabelKeys {
 
   private ok(t: number): boolean {
     if (this.eligible[t] === -1) {
-      const w = this.terms.vocab[t]!;
-      this.eligible[t] = /\p{L}/u.test(w) && w.length > 1 ? 1 : 0;
+      this.eligible[t] = labelWord(this.terms.vocab[t]!) ? 1 : 0;
     }
     return this.eligible[t] === 1;
   }
 
-  /** The row's keys: its eligible terms, then the bigrams of adjacent eligible terms (labelKeys' order). */
+  /** The row's keys: its eligible terms, then the bigrams of adjacent eligible terms (labelKeys' order and rule). */
   of(row: number): Int32Array {
     let out = this.cache.get(row);
     if (out) return out;
     const { offsets, ids } = this.terms;
     const words: number[] = [];
-    for (let j = offsets[row]!; j < offsets[row + 1]!; j++) if (this.ok(ids[j]!)) words.push(ids[j]!);
+    const pairs: number[] = [];
     const v = this.terms.vocab.length;
-    out = new Int32Array(words.length ? 2 * words.length - 1 : 0);
-    words.forEach((w, i) => (out![i] = w));
-    for (let i = 1; i < words.length; i++) {
-      const code = words[i - 1]! * v + words[i]!;
-      let id = this.bigramIds.get(code);
-      if (id === undefined) {
-        id = v + this.bigramNames.length;
-        this.bigramIds.set(code, id);
-        this.bigramNames.push(`${this.terms.vocab[words[i - 1]!]} ${this.terms.vocab[words[i]!]}`);
+    let prev = -1;
+    for (let j = offsets[row]!; j < offsets[row + 1]!; j++) {
+      const t = ids[j]!;
+      if (!this.ok(t)) {
+        prev = -1;
+        continue;
       }
-      out[words.length + i - 1] = id;
+      words.push(t);
+      if (prev >= 0) {
+        const code = prev * v + t;
+        let id = this.bigramIds.get(code);
+        if (id === undefined) {
+          id = v + this.bigramNames.length;
+          this.bigramIds.set(code, id);
+          this.bigramNames.push(`${this.terms.vocab[prev]} ${this.terms.vocab[t]}`);
+        }
+        pairs.push(id);
+      }
+      prev = t;
     }
+    out = Int32Array.from([...words, ...pairs]);
     this.cache.set(row, out);
     return out;
   }

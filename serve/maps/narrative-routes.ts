@@ -14,8 +14,10 @@ import { resolveNarrative, type Resolved } from './narrative-lookup.ts';
 import { queryFrom } from '../http/query.ts';
 import { narrativeDetailQuery, narrativeSearchQuery, trendingQuery } from './map-queries.ts';
 
+type TrendingKeys = Pick<Narrative, 'momentum_score' | 'emerging_score' | 'content_count' | 'id'>;
+
 /** Trending order: momentum, then emergence, then size, then id (documented in docs/api.md). */
-export function trendingOrder(a: Narrative, b: Narrative): number {
+export function trendingOrder(a: TrendingKeys, b: TrendingKeys): number {
   return (
     b.momentum_score - a.momentum_score ||
     b.emerging_score - a.emerging_score ||

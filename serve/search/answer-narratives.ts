@@ -12,7 +12,7 @@ import { terms } from '../../core/analyzer.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
 import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../../core/stats/hypergeometric.ts';
 import type { WindowKey } from '../../core/windows.ts';
-import { platformDiffusion, summarise } from '../../core/maps/describe.ts';
+import { DESCRIBE_POSTS, describeNarrative, platformDiffusion } from '../../core/maps/describe.ts';
 import { LABEL_DEFAULTS, labelFrom, labelKeys } from '../../core/maps/labels.ts';
 import { narrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats } from '../../core/maps/series.ts';
@@ -116,6 +116,7 @@ export function emergentNarratives(
   const termIds = memberRows.map((rs) => rs.map((r) => rowLabelIds(cache, r, textOf)));
   const { vocabulary } = cache;
   const topTerms = counter.top(termIds, vocabulary.keys.length, 12, (id) => vocabulary.keys[id]!);
+  const shared = counter.lastShared;
   const tagDict = content.tags.dict;
   const topTags = counter.top(
     memberRows.map((rs) => rs.map((r) => content.tags.idsOf(r))),
@@ -134,7 +135,10 @@ export function emergentNarratives(
       const { creators, platforms, interactions: engagement } = memberStats(gen.members, members);
       const representative = representativeOf(gen.members, members);
       const tags = topTags[ci]!.map((t) => t.key);
-      const label = labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms) || tags[0] || 'untitled';
+      const described = describeNarrative(
+        labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms, shared) || tags[0] || 'untitled',
+        [...new Set([representative, ...members.slice(0, DESCRIBE_POSTS)])].map(textOf),
+      );
       const series = seriesStats(
         members.map((r) => index.publishedAt[r]!),
         asOf,
@@ -150,8 +154,7 @@ export function emergentNarratives(
       const queryRelevance = members.reduce((a, r) => a + Math.max(0, Math.min(1, simOf.get(r) ?? 0)), 0) / members.length;
       const narrative: EmergentInAnswer = {
         id,
-        label,
-        summary: summarise(textOf(representative) || label),
+        ...described,
         source: 'emergent',
         window_key: window,
         window_start: bounds.start,

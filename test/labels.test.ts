@@ -1,0 +1,76 @@
+// Narrative labels a reader believes (docs/fields.md, "label", "summary"): no stop or filler words,
+// no word the narratives share, no clipped words, hashtags as written, a summary that says what the
+// posts say. Pure functions over real strings.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { terms } from '../core/analyzer.ts';
+import { describeNarrative, summaryText } from '../core/maps/describe.ts';
+import { labelWord, showLabel, surfaceForms } from '../core/maps/label-words.ts';
+import { ClassCounts, labelFrom, labelKeys } from '../core/maps/labels.ts';
+
+test('label words: no stop or filler words, not even as the plural fold clips them', () => {
+  for (const w of ['does', 'doe', 'anyone', 'actually', 'every', 'again', 'just']) assert.not.ok(labelWord(w), w);
+  for (const w of ['kombucha', 'recall', 'ferry', 'strike', 'brightbrew']) assert.ok(labelWord(w), w);
+  assert.not.ok(labelWord('x'), 'one character');
+  assert.not.ok(labelWord('2026'), 'no letter');
+  // "Does anyone actually like kombucha" offers only "kombucha" as a label key.
+  assert.equal(labelKeys(terms('Does anyone actually like kombucha?', 'en')), ['kombucha']);
+});
+
+test('a bigram never spans a word that is no label word', () => {
+  const keys = labelKeys(['ferry', 'strike', 'actually', 'ends']);
+  assert.ok(keys.includes('ferry strike'));
+  assert.not.ok(keys.includes('strike ends'), keys.join('|'));
+});
+
+test('terms are shown as people wrote them: whole words, hashtags with their case', () => {
+  const texts = ['Does the #SkincareScare ever end', 'Two phones lost, #SkincareScare again', 'my phones and the #skincarescare'];
+  const forms = surfaceForms(texts);
+  assert.is(forms.get('skincarescare'), '#SkincareScare');
+  assert.is(forms.get('phone'), 'phones');
+  assert.is(showLabel('skincarescare, phone', forms), '#SkincareScare, phones');
+  // Capitals: kept for a name or an acronym written so nearly always, not for shouting.
+  const caps = surfaceForms(['The NRA said', 'NRA again', 'WOW that was loud', 'WOW!', 'wow indeed', 'BrightBrew recall', 'Recall notice']);
+  assert.is(caps.get('nra'), 'NRA');
+  assert.is(caps.get('wow'), 'wow');
+  assert.is(caps.get('brightbrew'), 'BrightBrew');
+  assert.is(caps.get('recall'), 'recall');
+});
+
+test('a key most clusters share names none of them; a hashtag and its parts are named once', () => {
+  const counts = new ClassCounts(4);
+  const stories = [
+    ['ferry', 'strike', 'union'],
+    ['kombucha', 'recall', 'mould'],
+    ['heat', 'wave', 'power'],
+    ['marathon', 'training', 'shoes'],
+  ];
+  stories.forEach((words, c) => {
+    for (let i = 0; i < 20; i++) counts.add(c, [...words, 'statement', `${words[0]} statement`]);
+  });
+  assert.ok(counts.sharedKeys().has('statement'));
+  const top = counts.top(0, 10);
+  assert.not.ok(
+    top.some((t) => t.key === 'statement'),
+    top.map((t) => t.key).join('|'),
+  );
+  assert.is(labelFrom([{ key: 'ferry statement' }, { key: 'ferry' }], 3, counts.sharedKeys()), 'ferry');
+  assert.is(
+    labelFrom([{ key: 'gamergate' }, { key: 'gamer gate' }, { key: 'gamergate gamer' }, { key: 'harassment' }], 3),
+    'gamergate, harassment',
+  );
+});
+
+test('the summary is the central post that says most of the label, without links, mentions and tag runs', () => {
+  const texts = [
+    'Lovely morning at the harbour',
+    '@user The BrightBrew kombucha recall now covers every batch https://example.com/r #recall #kombucha',
+    'BrightBrew statement coming',
+  ];
+  assert.is(summaryText(texts, ['brightbrew', 'kombucha', 'recall']), 'The BrightBrew kombucha recall now covers every batch');
+  const d = describeNarrative('brightbrew, kombucha recall', texts);
+  assert.is(d.label, 'BrightBrew, kombucha recall');
+  assert.is(d.summary, 'The BrightBrew kombucha recall now covers every batch');
+});
+
+test.run();
