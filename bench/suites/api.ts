@@ -19,6 +19,7 @@ import { corpus, runStagesFresh } from './pipeline.ts';
 import { queriesFrom, windowOf } from './ranking.ts';
 import { machineSpeed } from '../lib/machine-speed.ts';
 import { hasCurrentLayout } from '../lib/cached-generation.ts';
+import { searchLoad } from '../lib/search-load.ts';
 
 export interface ApiBenchOptions {
   posts: number;
@@ -159,26 +160,11 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
   const rss = { max: rssMiB(pid).rss };
   const idleRss = rssMiB(pid).rss;
   const headers = { 'x-api-key': server.key, 'content-type': 'application/json' };
-  let n = 0;
-  const searchOpts = (duration: number): autocannon.Options => ({
-    url: server.baseUrl,
-    connections: o.connections,
-    duration,
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/search',
-        headers,
-        setupRequest: (req) => {
-          const i = n++;
-          return {
-            ...req,
-            body: JSON.stringify({ query: queries[i % queries.length]!.text, limit: 100, window: windowOf(i % queries.length) }),
-          };
-        },
-      },
-    ],
-  });
+  const searchOpts = searchLoad(server, o.connections, (i) => ({
+    query: queries[i % queries.length]!.text,
+    limit: 100,
+    window: windowOf(i % queries.length),
+  }));
   try {
     const warm = await load(searchOpts(3), pid, rss);
     // Runs on one machine vary by 10-15%: the median run (by req/s) is reported, with every run's figures in the JSON.

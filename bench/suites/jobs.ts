@@ -9,6 +9,7 @@ import { INSIGHTS_DEPTH_DEFAULT } from '../../serve/jobs/job-request.ts';
 import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { ensureData, load, rssMiB, startServer, summary } from './api.ts';
 import { queriesFrom, windowOf } from './ranking.ts';
+import { searchLoad } from '../lib/search-load.ts';
 
 export interface JobsBenchOptions {
   posts: number;
@@ -27,26 +28,11 @@ export async function benchJobs(o: JobsBenchOptions): Promise<void> {
   const pid = server.proc.pid!;
   const rss = { max: rssMiB(pid).rss };
   const headers = { 'x-api-key': server.key, 'content-type': 'application/json' };
-  let n = 0;
-  const searchOpts = (duration: number): autocannon.Options => ({
-    url: server.baseUrl,
-    connections: o.connections,
-    duration,
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/search',
-        headers,
-        setupRequest: (req) => {
-          const i = n++;
-          return {
-            ...req,
-            body: JSON.stringify({ query: queries[i % queries.length]!.text, limit: 100, window: windowOf(i % queries.length) }),
-          };
-        },
-      },
-    ],
-  });
+  const searchOpts = searchLoad(server, o.connections, (i) => ({
+    query: queries[i % queries.length]!.text,
+    limit: 100,
+    window: windowOf(i % queries.length),
+  }));
   // Two drivers, each keeping one insights job running: submit, poll every 20 ms, submit the next.
   let jobSeq = 0;
   const jobMs: number[] = [];

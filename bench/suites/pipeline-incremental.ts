@@ -30,6 +30,7 @@ import { machine, writeResultsJson, writeResultsSection } from '../results-file.
 import { rssMiB, startServer, summary } from './api.ts';
 import { AS_OF, child, corpus, freshDataDir } from './pipeline.ts';
 import { queriesFrom, windowOf } from './ranking.ts';
+import { searchLoad } from '../lib/search-load.ts';
 
 export interface IncrementalBenchOptions {
   posts: number;
@@ -332,23 +333,9 @@ async function underLoad(
   // The server checks CURRENT every second, so it swaps as soon as a run publishes.
   const server = await startServer(d, undefined, { SNAPSHOT_CHECK_MS: '1000' });
   const pid = server.proc.pid!;
-  const headers = { 'x-api-key': server.key, 'content-type': 'application/json' };
-  let n = 0;
-  const opts = (duration: number): autocannon.Options => ({
-    url: server.baseUrl,
-    connections: o.connections,
-    duration,
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/search',
-        headers,
-        setupRequest: (req) => {
-          const q = queries[n++ % queries.length]!;
-          return { ...req, body: JSON.stringify({ query: q.text, limit: 100, window: q.window }) };
-        },
-      },
-    ],
+  const opts = searchLoad(server, o.connections, (i) => {
+    const q = queries[i % queries.length]!;
+    return { query: q.text, limit: 100, window: q.window };
   });
   /** Load for as long as `work` runs. */
   const during = async (work: Promise<Record<string, any>>) => {
