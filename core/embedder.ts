@@ -327,17 +327,16 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
   for (let k = 0; k < buckets; k++) idf[k] = Math.log((n + 1) / (df[k]! + 1)) + 1;
 
   const sample = sampleIndices(docs, params.sample, seed).map((i) => hashedCounts(docs[i]!, buckets));
-  let projection = fitProjection(
-    sample.map((c) => weigh(c, idf)),
-    params,
-  );
+  const rows = sample.map((c) => weigh(c, idf));
+  let projection = fitProjection(rows, params);
   let furniture = 0;
   if (params.furniture !== false) {
-    const rows = sample.map((c) => weigh(c, idf));
-    const vectors = new Float32Array(rows.length * dim);
-    rows.forEach((r, i) => projectUnit(r, projection, dim, vectors.subarray(i * dim, (i + 1) * dim)));
+    // Only the first FURNITURE_DEFAULTS.sample of the fit's sample are clustered: only those are embedded.
+    const m = Math.min(rows.length, FURNITURE_DEFAULTS.sample);
+    const vectors = new Float32Array(m * dim);
+    for (let i = 0; i < m; i++) projectUnit(rows[i]!, projection, dim, vectors.subarray(i * dim, (i + 1) * dim));
     const found = furnitureFeatures(
-      sample.map((c) => Uint32Array.from(c.keys())),
+      sample.slice(0, m).map((c) => Uint32Array.from(c.keys())),
       vectors,
       dim,
       { ...FURNITURE_DEFAULTS, seed },
