@@ -271,8 +271,9 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
       from: iso(d.from === Infinity ? 0 : d.from),
       to: d.to === null ? null : iso(d.to),
       rows: 0,
-      textPoints: 0,
-      visualPoints: 0,
+      // A reused segment keeps its graphs, and so their points (a built one's are counted by the index stage).
+      textPoints: d.action === 'reuse' ? d.prev!.textPoints : 0,
+      visualPoints: d.action === 'reuse' ? d.prev!.visualPoints : 0,
       builtIn: d.action === 'reuse' ? d.prev!.builtIn : null,
       last: d.action === 'reuse' ? d.prev!.last : null,
       action: d.action,
