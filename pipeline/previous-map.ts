@@ -1,12 +1,11 @@
 // The served generation's map (narratives or patterns) as the next run needs it to carry keys
-// over: per group (window or scope), each entry's id, key, member uuids and centre (in this run's
-// space), and the map's trajectory history.
+// over: per group (window or scope), each entry's id, key, members (as this run's rows), the sum
+// of their vectors and centre (in this run's space), and the map's trajectory history.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { openDuckDB, sqlString } from '../core/duckdb.ts';
+import { sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
-import { previousCentroid } from '../core/clustering/kmeans-by-silhouette.ts';
-import { mergeIntoPrevious, type MergedRange } from '../core/clustering/merge-models.ts';
+import { mergeIntoPrevious, unitOf, vectorSum, type MergedRange } from '../core/clustering/merge-models.ts';
 import type { ClusterOptions } from '../core/clustering/kmeans-by-silhouette.ts';
 import { overlapCoefficient, type Match, type PreviousNarrative, type TrackedSide } from '../core/clustering/tracking.ts';
 import { dot } from '../core/dot.ts';
@@ -15,6 +14,10 @@ import type { StageContext } from './stage-context.ts';
 
 export interface PreviousEntry extends PreviousNarrative {
   id: string;
+  /** Member rows in this run, ascending (posts deleted since are gone). */
+  members: Int32Array;
+  /** Sum of the members' vectors (those with one) in this run's space. */
+  sum: Float64Array;
 }
 export interface PreviousMap {
   generation: string;
@@ -35,21 +38,22 @@ export interface MapFiles {
   memberOf: string;
 }
 
-/** This run's vectors, and the row of each uuid. */
+/** This run's vectors. */
 export interface CurrentSpace {
   vectors: Float32Array;
   dim: number;
   hasVector: Uint8Array;
-  rowOf: Map<string, number>;
 }
 
-export function currentSpace(c: { vectors: Float32Array; dim: number; hasVector: Uint8Array; uuid: string[] }): CurrentSpace {
-  return { vectors: c.vectors, dim: c.dim, hasVector: c.hasVector, rowOf: new Map(c.uuid.map((u, r) => [u, r])) };
+export function currentSpace(c: { vectors: Float32Array; dim: number; hasVector: Uint8Array }): CurrentSpace {
+  return { vectors: c.vectors, dim: c.dim, hasVector: c.hasVector };
 }
 
 /**
- * The served generation's map, each entry's centre recomputed in this run's space from its
- * members (entries none of whose members are left are dropped); null without a served map.
+ * The served generation's map, each entry's members mapped to this run's rows (joined on uuid with
+ * the work store's plan_rows inside DuckDB: a million member uuids never become JS strings) and its
+ * centre recomputed in this run's space from them (entries none of whose members are left are
+ * dropped); null without a served map.
  */
 export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f: MapFiles): Promise<PreviousMap | null> {
   const gen = await readCurrent(ctx.layout);
@@ -61,39 +65,47 @@ export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f:
   } catch {
     return null;
   }
-  const db = await openDuckDB();
-  try {
-    const entries = await db.all<{ id: string; key: string; grp: string }>(
+  const db = await ctx.db();
+  const entries = (
+    await db.all<{ id: string; key: string; grp: string }>(
       `SELECT ${f.id} AS id, ${f.key} AS key, ${f.group} AS grp FROM read_parquet(${file(f.table)}) ORDER BY centroid_index`,
-    );
-    const members = await db.columns(`SELECT ${f.memberOf} AS owner, uuid FROM read_parquet(${file(f.members)})`);
-    const byId = new Map<string, Set<string>>();
-    const owners = members.owner as string[];
-    const uuids = members.uuid as string[];
-    for (let i = 0; i < owners.length; i++) {
-      let s = byId.get(owners[i]!);
-      if (!s) byId.set(owners[i]!, (s = new Set<string>()));
-      s.add(uuids[i]!);
+    )
+  ).map((e, i) => ({ ...e, i }));
+  const owners = await db.columns(`WITH e AS (SELECT ${f.id} AS id, (row_number() OVER (ORDER BY centroid_index) - 1)::INTEGER AS i
+      FROM read_parquet(${file(f.table)}))
+    SELECT e.i AS owner, count(*)::INTEGER AS n FROM read_parquet(${file(f.members)}) m JOIN e ON m.${f.memberOf} = e.id
+      JOIN plan_rows r ON r.uuid = m.uuid GROUP BY e.i ORDER BY e.i`);
+  const rows = await db.columns(`WITH e AS (SELECT ${f.id} AS id, (row_number() OVER (ORDER BY centroid_index) - 1)::INTEGER AS i
+      FROM read_parquet(${file(f.table)}))
+    SELECT r.row_id::INTEGER AS row FROM read_parquet(${file(f.members)}) m JOIN e ON m.${f.memberOf} = e.id
+      JOIN plan_rows r ON r.uuid = m.uuid ORDER BY e.i, r.row_id`);
+  const all = Int32Array.from(rows.row as number[]);
+  const membersOf = new Map<number, Int32Array>();
+  let at = 0;
+  (owners.owner as number[]).forEach((o, k) => {
+    const n = (owners.n as number[])[k]!;
+    membersOf.set(o, all.subarray(at, at + n));
+    at += n;
+  });
+  const byGroup = new Map<string, PreviousEntry[]>();
+  for (const e of entries) {
+    const list = byGroup.get(e.grp) ?? [];
+    const members = membersOf.get(e.i) ?? new Int32Array(0);
+    // Compared in this run's space: the stored centroid lives in the space its run fitted.
+    const withVector = members.filter((r) => space.hasVector[r] === 1);
+    if (withVector.length > 0) {
+      const sum = vectorSum(space.vectors, space.dim, withVector);
+      list.push({ id: e.id, key: e.key, centroid: unitOf(sum), members, sum });
     }
-    const byGroup = new Map<string, PreviousEntry[]>();
-    for (const e of entries) {
-      const list = byGroup.get(e.grp) ?? [];
-      const own = byId.get(e.id) ?? new Set<string>();
-      // Compared in this run's space: the stored centroid lives in the space its run fitted.
-      const centroid = previousCentroid(own, space.rowOf, space.vectors, space.dim, space.hasVector);
-      if (centroid) list.push({ id: e.id, key: e.key, centroid, members: own });
-      byGroup.set(e.grp, list);
-    }
-    const trajectory = (await db.all(`SELECT * FROM read_parquet(${file(f.trajectory)})`)).map((r) => ({
-      ...r,
-      generation: r.generation ?? gen,
-      content_count: Number(r.content_count),
-      creator_count: Number(r.creator_count),
-    }));
-    return { generation: gen, byGroup, trajectory };
-  } finally {
-    db.close();
+    byGroup.set(e.grp, list);
   }
+  const trajectory = (await db.all(`SELECT * FROM read_parquet(${file(f.trajectory)})`)).map((r) => ({
+    ...r,
+    generation: r.generation ?? gen,
+    content_count: Number(r.content_count),
+    creator_count: Number(r.creator_count),
+  }));
+  return { generation: gen, byGroup, trajectory };
 }
 
 /**
@@ -117,13 +129,11 @@ export async function writeTrajectory(
  */
 export function mergeWindow(
   corpus: { vectors: Float32Array; dim: number; hasVector: Uint8Array; computed: Uint8Array },
-  space: CurrentSpace,
   firstRow: number,
   previous: readonly PreviousEntry[],
   opts: ClusterOptions,
 ): MergedRange {
-  const rowsOf = (e: PreviousEntry) => [...e.members].map((u) => space.rowOf.get(u)).filter((r): r is number => r !== undefined);
-  return mergeIntoPrevious(corpus.vectors, corpus.dim, corpus.hasVector, firstRow, corpus.computed, previous.map(rowsOf), opts);
+  return mergeIntoPrevious(corpus.vectors, corpus.dim, corpus.hasVector, firstRow, corpus.computed, previous, opts);
 }
 
 /** The matches of merged clusters: each continues the entry it came from (its centres' cosine, their members' overlap). */

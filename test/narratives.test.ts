@@ -14,7 +14,6 @@ import {
   clusterWindow,
   distanceMatrix,
   kGrid,
-  previousCentroid,
   seedCentres,
   silhouette,
   splitWhileSilhouetteRises,
@@ -26,6 +25,7 @@ import { narrativeSentiment } from '../core/maps/sentiment.ts';
 import { dailyCounts, lifecycleOf, seriesStats, slope } from '../core/maps/series.ts';
 import { DAY_MS } from '../core/windows.ts';
 import { matchClusters, overlapCoefficient } from '../core/clustering/tracking.ts';
+import { unitOf, vectorSum } from '../core/clustering/merge-models.ts';
 import { AS_OF, sampleDataDir, readSnapshot, runPipeline } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -156,12 +156,8 @@ test('clustering: planted groups are found, stray points are noise', () => {
   assert.equal(Array.from(clusterWindow(vectors, dim, rows.slice(0, 3)).assignment), [-1, -1, -1], 'too few rows: all noise');
   // Warm start: the previous run's clusters, their centres recomputed from their members, are kept.
   const opts = { ...CLUSTER_DEFAULTS, kMin: 2, kMax: 12, minClusterSize: 10 };
-  const uuids = rows.map((i) => `u${i}`);
-  const rowOf = new Map(uuids.map((u, i) => [u, i]));
-  const has = new Uint8Array(rows.length).fill(1);
-  const prior = Array.from({ length: groups }, (_, g) => previousCentroid(uuids.slice(g * per, (g + 1) * per), rowOf, vectors, dim, has)!);
+  const prior = Array.from({ length: groups }, (_, g) => unitOf(vectorSum(vectors, dim, rows.slice(g * per, (g + 1) * per))));
   assert.ok(Math.abs(Math.hypot(...prior[0]!) - 1) < 1e-5 && prior[0]![0]! > 0.9, 'the centre of group 0 points along axis 0');
-  assert.is(previousCentroid(['gone'], rowOf, vectors, dim, has), null);
   const warm = clusterWindow(vectors, dim, rows, opts, prior);
   assert.ok(
     warm.warmStart && warm.kept.filter(Boolean).length === groups,
@@ -275,23 +271,32 @@ test(
   },
 );
 
-test('tracking: matched by centroid or member overlap, one-to-one', () => {
+test('tracking: matched by centroid or member overlap (rows), one-to-one', () => {
   const v = (...x: number[]) => Float32Array.from(x);
+  // Rows: a=0, b=1, c=2, x=3, q=4, z=5.
   const prev = [
-    { centroid: v(1, 0), members: new Set(['a', 'b']) },
-    { centroid: v(0, 1), members: new Set(['c']) },
+    { centroid: v(1, 0), members: [0, 1] },
+    { centroid: v(0, 1), members: [2] },
   ];
   const cur = [
-    { centroid: v(0, 1), members: new Set(['z']) },
-    { centroid: v(0.6, 0.8), members: new Set(['a', 'b', 'x']) },
-    { centroid: v(-1, 0), members: new Set(['q']) },
+    { centroid: v(0, 1), members: [5] },
+    { centroid: v(0.6, 0.8), members: [0, 1, 3] },
+    { centroid: v(-1, 0), members: [4] },
   ];
   const m = matchClusters(cur, prev);
   assert.equal(
     m.map((x) => x?.previous ?? null),
     [1, 0, null],
   );
-  assert.is(overlapCoefficient(new Set(['a']), new Set()), 0);
+  assert.is(m[1]!.overlap, 1);
+  assert.is(overlapCoefficient([0], []), 0);
+  assert.is(overlapCoefficient([0, 1, 7], [7, 9]), 0.5);
+  // Overlapping previous sides (not one clustering) are still counted right.
+  const twice = matchClusters([{ centroid: v(0, -1), members: [0, 1] }], [
+    { centroid: v(1, 0), members: [0, 1] },
+    { centroid: v(0, 1), members: [1, 2] },
+  ]);
+  assert.equal(twice, [{ previous: 0, cosine: 0, overlap: 1 }]);
 });
 
 test(

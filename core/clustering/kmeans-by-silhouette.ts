@@ -220,7 +220,8 @@ function normaliseRows(m: number[][], dim: number): Float32Array {
 /**
  * Cluster `rows` (indices into `vectors`, each a unit vector of `dim`); see the header.
  * Rows must have non-zero vectors. `prior`: the previous generation's centres of this window, in
- * this run's space (see previousCentroid), offered as a warm start.
+ * this run's space (the unit mean of their members' current vectors: pipeline/previous-map.ts),
+ * offered as a warm start.
  */
 export function clusterWindow(
   vectors: Float32Array,
@@ -443,31 +444,4 @@ export function clusterRange(
     byCluster.set(c, list);
   });
   return { rows, clustering, clusters: [...byCluster.keys()].sort((a, b) => a - b), byCluster };
-}
-
-/**
- * A previous cluster's centre in this run's space: the unit mean of its members' current vectors
- * (`rowOf` maps a member uuid to its row here). Centres stored by an earlier run live in that run's
- * fitted space, which a refit may rotate; members do not move. Null when no member is left.
- */
-export function previousCentroid(
-  members: Iterable<string>,
-  rowOf: Map<string, number>,
-  vectors: Float32Array,
-  dim: number,
-  hasVector: Uint8Array,
-): Float32Array | null {
-  const c = new Float64Array(dim);
-  let n = 0;
-  for (const u of members) {
-    const r = rowOf.get(u);
-    if (r === undefined || !hasVector[r]) continue;
-    for (let i = 0; i < dim; i++) c[i]! += vectors[r * dim + i]!;
-    n++;
-  }
-  if (n === 0) return null;
-  let norm = 0;
-  for (let i = 0; i < dim; i++) norm += c[i]! * c[i]!;
-  norm = Math.sqrt(norm) || 1;
-  return Float32Array.from(c, (x) => x / norm);
 }

@@ -1,7 +1,8 @@
 // The maps' clustering on an incremental run, after BERTopic's merge_models: the served generation's
 // clusters are kept, and only the posts new to this run are placed.
 //   1. each previous cluster keeps its members still in the window (a post that left the window, or
-//      was deleted, leaves its cluster); its centre is their unit mean;
+//      was deleted, leaves its cluster); its centre is their unit mean (from the sum of its members'
+//      vectors when the caller has it: minus the few that left, instead of a pass over all of them);
 //   2. a new post joins the cluster whose centre is nearest by cosine when at least
 //      noiseSimilarity close (the full clustering's noise rule);
 //   3. the new posts left over are clustered among themselves (clusterWindow, the full run's
@@ -11,8 +12,8 @@
 //   5. centres are recomputed as the unit mean of the final members, and each member's similarity
 //      is its cosine to its centre.
 // Posts that were noise stay noise until a full run clusters the window anew. The cost follows the
-// new posts and the members (a mean and a cosine each), not the window: no k search, no scan of
-// every post against every centre.
+// new posts and the members (a cosine each), not the window: no k search, no scan of every post
+// against every centre.
 import { dot } from '../dot.ts';
 import { clusterWindow, type ClusteredRange, type ClusterOptions, type Clustering } from './kmeans-by-silhouette.ts';
 
@@ -23,14 +24,33 @@ export interface MergedRange extends ClusteredRange {
   placed: { joined: number; founded: number; noise: number };
 }
 
-/** Unit mean of the rows' vectors (zeros for none). */
-function centreOf(vectors: Float32Array, dim: number, rows: readonly number[]): Float32Array {
-  const c = new Float64Array(dim);
-  for (const r of rows) for (let i = 0; i < dim; i++) c[i]! += vectors[r * dim + i]!;
+/** Sum of the rows' vectors. */
+export function vectorSum(vectors: Float32Array, dim: number, rows: ArrayLike<number>, into: Float64Array = new Float64Array(dim), sign = 1): Float64Array {
+  for (let k = 0; k < rows.length; k++) {
+    const o = rows[k]! * dim;
+    for (let i = 0; i < dim; i++) into[i]! += sign * vectors[o + i]!;
+  }
+  return into;
+}
+
+/** A sum of unit vectors as their unit mean (zeros for a zero sum). */
+export function unitOf(sum: Float64Array): Float32Array {
   let n = 0;
-  for (let i = 0; i < dim; i++) n += c[i]! * c[i]!;
+  for (let i = 0; i < sum.length; i++) n += sum[i]! * sum[i]!;
   n = Math.sqrt(n) || 1;
-  return Float32Array.from(c, (x) => x / n);
+  return Float32Array.from(sum, (x) => x / n);
+}
+
+/** The rows in ascending order (already so, usually: kept members then the newer posts that joined). */
+function ascending(rows: number[]): number[] {
+  for (let i = 1; i < rows.length; i++) if (rows[i]! < rows[i - 1]!) return rows.sort((a, b) => a - b);
+  return rows;
+}
+
+/** A previous cluster: its member rows in this generation, ascending; `sum`: the sum of those with a vector, when known. */
+export interface PreviousMembers {
+  members: ArrayLike<number>;
+  sum?: Float64Array | null;
 }
 
 /**
@@ -44,22 +64,34 @@ export function mergeIntoPrevious(
   hasVector: Uint8Array,
   firstRow: number,
   isNew: Uint8Array,
-  previous: ReadonlyArray<readonly number[]>,
+  previous: ReadonlyArray<PreviousMembers>,
   opts: ClusterOptions,
 ): MergedRange {
   const rows: number[] = [];
   for (let r = firstRow; r < hasVector.length; r++) if (hasVector[r]) rows.push(r);
   const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * rows.length));
-  // 1. The previous clusters' members still in the window.
-  const kept = previous.map((members) => members.filter((r) => r >= firstRow && r < hasVector.length && hasVector[r]));
-  const member = new Set<number>();
-  for (const m of kept) for (const r of m) member.add(r);
-  const centres = kept.map((m) => (m.length ? centreOf(vectors, dim, m) : null));
+  // 1. The previous clusters' members still in the window, and their vectors' sums.
+  const kept: number[][] = [];
+  const sums: Float64Array[] = [];
+  const member = new Uint8Array(hasVector.length);
+  for (const p of previous) {
+    const m: number[] = [];
+    const left: number[] = [];
+    for (let k = 0; k < p.members.length; k++) {
+      const r = p.members[k]!;
+      if (r >= hasVector.length || !hasVector[r]) continue;
+      if (r >= firstRow) (m.push(r), (member[r] = 1));
+      else left.push(r);
+    }
+    kept.push(m);
+    sums.push(p.sum ? vectorSum(vectors, dim, left, Float64Array.from(p.sum), -1) : vectorSum(vectors, dim, m));
+  }
+  const centres = kept.map((m, p) => (m.length ? unitOf(sums[p]!) : null));
   // 2. New posts join the nearest previous cluster when close enough.
   const left: number[] = [];
   let joined = 0;
   for (const r of rows) {
-    if (!isNew[r] || member.has(r)) continue;
+    if (!isNew[r] || member[r]) continue;
     let best = -1;
     let bs = -Infinity;
     centres.forEach((c, p) => {
@@ -67,8 +99,11 @@ export function mergeIntoPrevious(
       const s = dot(vectors, r * dim, c, 0, dim);
       if (s > bs) ((bs = s), (best = p));
     });
-    if (best >= 0 && bs >= opts.noiseSimilarity) (kept[best]!.push(r), joined++);
-    else left.push(r);
+    if (best >= 0 && bs >= opts.noiseSimilarity) {
+      kept[best]!.push(r);
+      vectorSum(vectors, dim, [r], sums[best]!);
+      joined++;
+    } else left.push(r);
   }
   // 3. What is left, clustered among itself.
   const fresh: number[][] = [];
@@ -84,28 +119,29 @@ export function mergeIntoPrevious(
     for (const c of [...by.keys()].sort((a, b) => a - b)) fresh.push(by.get(c)!);
   }
   // 4. The admission rule over the window; 5. centres and similarities of the final members.
-  const finals: Array<{ members: number[]; origin: number | null }> = [];
+  const finals: Array<{ members: number[]; origin: number | null; sum: Float64Array }> = [];
   kept.forEach((m, p) => {
-    if (m.length >= minSize) finals.push({ members: m.sort((a, b) => a - b), origin: p });
+    if (m.length >= minSize) finals.push({ members: ascending(m), origin: p, sum: sums[p]! });
   });
   let founded = 0;
   for (const m of fresh) {
     if (m.length < minSize) continue;
-    finals.push({ members: m.sort((a, b) => a - b), origin: null });
+    finals.push({ members: ascending(m), origin: null, sum: vectorSum(vectors, dim, m) });
     founded += m.length;
   }
-  const position = new Map(rows.map((r, i) => [r, i]));
+  const position = new Int32Array(hasVector.length);
+  rows.forEach((r, i) => (position[r] = i));
   const k = finals.length;
   const centroids = new Float32Array(k * dim);
   const assignment = new Int32Array(rows.length).fill(-1);
   const similarity = new Float32Array(rows.length);
   const byCluster = new Map<number, number[]>();
   finals.forEach((f, c) => {
-    const centre = centreOf(vectors, dim, f.members);
+    const centre = unitOf(f.sum);
     centroids.set(centre, c * dim);
     const idx: number[] = [];
     for (const r of f.members) {
-      const i = position.get(r)!;
+      const i = position[r]!;
       assignment[i] = c;
       similarity[i] = dot(vectors, r * dim, centre, 0, dim);
       idx.push(i);

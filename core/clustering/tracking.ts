@@ -1,7 +1,7 @@
 // The maps' clusters (narratives, patterns) of this run matched to those of the generation being
 // served, window by window, so a continuing story keeps its key (`narrative_key`, `pattern_key`). A pair is a candidate when its centroids' cosine is
 // at least MATCH_COSINE or their members overlap by at least MATCH_OVERLAP (overlap coefficient
-// |A ∩ B| / min(|A|, |B|) of post uuids: a shifting window drops old posts and adds new ones, so
+// |A ∩ B| / min(|A|, |B|) of posts, as this run's rows: a shifting window drops old posts and adds new ones, so
 // Jaccard would understate a continuing story); candidates are taken greedily by cosine + overlap,
 // each narrative at most once. Unmatched clusters get a new key.
 import { createHash } from 'node:crypto';
@@ -11,18 +11,63 @@ export const MATCH_OVERLAP = 0.5;
 
 export interface TrackedSide {
   centroid: Float32Array;
-  members: Set<string>;
+  /** Member posts as this run's rows, each once (the previous generation's members mapped to this run's rows). */
+  members: ArrayLike<number>;
 }
 export interface PreviousNarrative extends TrackedSide {
   key: string;
 }
 
-export function overlapCoefficient(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+/** Scratch marks by row, grown as needed (members are counted by marking, not by building sets of a million rows). */
+let marks = new Int32Array(0);
+function marksFor(sides: ReadonlyArray<ArrayLike<number>>): Int32Array {
+  let max = -1;
+  for (const s of sides) for (let i = 0; i < s.length; i++) if (s[i]! > max) max = s[i]!;
+  if (marks.length <= max) marks = new Int32Array(Math.max(max + 1, marks.length * 2));
+  return marks;
+}
+
+export function overlapCoefficient(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length === 0 || b.length === 0) return 0;
+  const m = marksFor([a, b]);
+  for (let i = 0; i < a.length; i++) m[a[i]!] = 1;
   let n = 0;
-  for (const x of small) if (large.has(x)) n++;
-  return n / small.size;
+  for (let i = 0; i < b.length; i++) n += m[b[i]!]!;
+  for (let i = 0; i < a.length; i++) m[a[i]!] = 0;
+  return n / Math.min(a.length, b.length);
+}
+
+/**
+ * |current[c] ∩ previous[p]| for every pair: the previous sides' rows are marked with their index
+ * (one pass over their members), then each current side counts its members' marks. Sides of one
+ * clustering are disjoint; a row claimed twice falls back to pairwise counts.
+ */
+function intersections(current: readonly TrackedSide[], previous: readonly TrackedSide[]): Int32Array[] {
+  const out = current.map(() => new Int32Array(previous.length));
+  const m = marksFor([...current, ...previous].map((s) => s.members));
+  let disjoint = true;
+  previous.forEach((p, j) => {
+    for (let i = 0; i < p.members.length; i++) {
+      const r = p.members[i]!;
+      if (m[r] !== 0) disjoint = false;
+      m[r] = j + 1;
+    }
+  });
+  if (disjoint)
+    current.forEach((c, k) => {
+      for (let i = 0; i < c.members.length; i++) {
+        const j = m[c.members[i]!]!;
+        if (j > 0) out[k]![j - 1]!++;
+      }
+    });
+  for (const p of previous) for (let i = 0; i < p.members.length; i++) m[p.members[i]!] = 0;
+  if (!disjoint)
+    current.forEach((c, k) =>
+      previous.forEach((p, j) => {
+        out[k]![j] = Math.round(overlapCoefficient(c.members, p.members) * Math.min(c.members.length, p.members.length));
+      }),
+    );
+  return out;
 }
 
 function cosine(a: Float32Array, b: Float32Array): number {
@@ -49,11 +94,13 @@ export function matchClusters(
   at: MatchThresholds = { cosine: MATCH_COSINE, overlap: MATCH_OVERLAP },
 ): Array<Match | null> {
   const cands: Array<{ c: number; p: number; cos: number; ov: number }> = [];
+  const shared = intersections(current, previous);
   current.forEach((cur, c) => {
     previous.forEach((prev, p) => {
       if (prev.centroid.length !== cur.centroid.length) return;
       const cos = cosine(cur.centroid, prev.centroid);
-      const ov = overlapCoefficient(cur.members, prev.members);
+      const small = Math.min(cur.members.length, prev.members.length);
+      const ov = small === 0 ? 0 : shared[c]![p]! / small;
       if (cos >= at.cosine || ov >= at.overlap) cands.push({ c, p, cos, ov });
     });
   });

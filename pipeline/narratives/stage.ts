@@ -15,6 +15,7 @@ import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { rowWindows } from '../post-columns.ts';
 import { continued, currentSpace, loadPreviousMap, mergeWindow, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
+import { writeMemberTable } from '../member-table.ts';
 import { readPlan } from '../segment-plan.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
@@ -131,7 +132,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     const prev = previous?.byGroup.get(w) ?? [];
     // An incremental run places the new posts into the served narratives (merge-models.ts); a full run clusters anew.
     const merged =
-      plan.mode === 'incremental' && prev.length > 0 ? mergeWindow(corpus, space, spec.firstRow, prev, CLUSTER_DEFAULTS) : null;
+      plan.mode === 'incremental' && prev.length > 0 ? mergeWindow(corpus, spec.firstRow, prev, CLUSTER_DEFAULTS) : null;
     const built = await buildWindow(
       corpus,
       spec,
@@ -141,7 +142,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       prev.map((p) => p.centroid),
       merged ?? undefined,
     );
-    const members = (n: BuiltNarrative) => ({ centroid: n.centroid, members: new Set(n.members.map((r) => corpus.uuid[r]!)) });
+    const members = (n: BuiltNarrative) => ({ centroid: n.centroid, members: n.members });
     const matches = merged
       ? continued(built.narratives.map(members), merged.origin, prev)
       : matchClusters(built.narratives.map(members), prev);
@@ -208,34 +209,13 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   all.forEach(({ n }, i) => centroids.set(n.centroid, i * corpus.dim));
   await writeFileAtomic(path.join(artifacts, 'narrative-centroids.f32'), new Uint8Array(centroids.buffer));
 
-  const members: unknown[] = [];
-  for (const { n, id } of all) {
-    n.members.forEach((r, rank) =>
-      members.push({
-        row_id: members.length,
-        narrative_id: id,
-        window_key: n.window.key,
-        post_row: r,
-        uuid: corpus.uuid[r],
-        similarity: n.similarity[rank],
-        rank: rank + 1,
-      }),
-    );
-  }
-  await writeRowTable(
+  await writeMemberTable(
     ctx,
     'narrative-members',
-    {
-      row_id: 'BIGINT',
-      narrative_id: 'VARCHAR',
-      window_key: 'VARCHAR',
-      post_row: 'BIGINT',
-      uuid: 'VARCHAR',
-      similarity: 'DOUBLE',
-      rank: 'INTEGER',
-    },
-    members,
+    { owner: 'narrative_id', group: 'window_key' },
+    all.map(({ n, id }) => ({ owner: id, group: n.window.key, members: n.members, similarity: n.similarity })),
   );
+  const memberCount = all.reduce((s, { n }) => s + n.members.length, 0);
 
   await writeTrajectory(
     ctx,
@@ -267,7 +247,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   await writeFileAtomic(path.join(artifacts, 'narratives-source.json'), JSON.stringify(source));
   return {
     narratives: all.length,
-    members: members.length,
+    members: memberCount,
     previousGeneration: previous?.generation ?? null,
     mode: plan.mode,
     windows: perWindow,

@@ -16,6 +16,7 @@ import { matchClusters, newMapKey, type MatchThresholds } from '../../core/clust
 import { rowWindows } from '../post-columns.ts';
 import { continued, currentSpace, loadPreviousMap, mergeWindow, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
+import { writeMemberTable, type MemberEntry } from '../member-table.ts';
 import { readPlan } from '../segment-plan.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
@@ -58,16 +59,6 @@ export const PATTERN_COLUMNS = {
   reconciliation: 'VARCHAR',
   previous_key: 'VARCHAR',
   centroid_index: 'INTEGER',
-} as const;
-
-const MEMBER_COLUMNS = {
-  row_id: 'BIGINT',
-  pattern_key: 'VARCHAR',
-  scope_key: 'VARCHAR',
-  post_row: 'BIGINT',
-  uuid: 'VARCHAR',
-  similarity: 'DOUBLE',
-  rank: 'INTEGER',
 } as const;
 
 const LOOKALIKE_COLUMNS = {
@@ -160,7 +151,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
     const w = spec.key;
     const prev = previous?.byGroup.get(w) ?? [];
     // An incremental run places the new posts into the served patterns (merge-models.ts); a full run clusters anew.
-    const merged = plan.mode === 'incremental' && prev.length > 0 ? mergeWindow(corpus, space, spec.firstRow, prev, PATTERN_CLUSTER) : null;
+    const merged = plan.mode === 'incremental' && prev.length > 0 ? mergeWindow(corpus, spec.firstRow, prev, PATTERN_CLUSTER) : null;
     const built = buildScope(
       corpus,
       spec,
@@ -169,7 +160,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
       prev.map((p) => p.centroid),
       merged ?? undefined,
     );
-    const sides = built.patterns.map((p) => ({ centroid: p.centroid, members: new Set(p.members.map((r) => corpus.uuid[r]!)) }));
+    const sides = built.patterns.map((p) => ({ centroid: p.centroid, members: p.members }));
     const matches = merged ? continued(sides, merged.origin, prev) : matchClusters(sides, prev, PATTERN_MATCH);
     const keys = built.patterns.map((p, i) => {
       const m = matches[i];
@@ -180,7 +171,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
       keys,
       reconciliation: matches.map((m) =>
         m
-          ? { cosine: m.cosine, memberOverlap: prev[m.previous]!.members.size ? m.overlap : null, previousKey: prev[m.previous]!.key }
+          ? { cosine: m.cosine, memberOverlap: prev[m.previous]!.members.length ? m.overlap : null, previousKey: prev[m.previous]!.key }
           : null,
       ),
     });
@@ -197,7 +188,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
   }
 
   const patternRows: Array<Record<string, unknown>> = [];
-  const members: unknown[] = [];
+  const members: MemberEntry[] = [];
   const lookalikes: unknown[] = [];
   const representatives: Array<Record<string, unknown>> = [];
   const centroids: Float32Array[] = [];
@@ -235,17 +226,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
         centroid_index: centroids.length,
       });
       centroids.push(p.centroid);
-      p.members.forEach((r, rank) =>
-        members.push({
-          row_id: members.length,
-          pattern_key: key,
-          scope_key: p.scope.key,
-          post_row: r,
-          uuid: corpus.uuid[r],
-          similarity: p.similarity[rank],
-          rank: rank + 1,
-        }),
-      );
+      members.push({ owner: key, group: p.scope.key, members: p.members, similarity: p.similarity });
       lookalikesOf(built, i).forEach((l, rank) =>
         lookalikes.push({
           row_id: lookalikes.length,
@@ -299,7 +280,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
   });
 
   await writeRowTable(ctx, 'patterns', PATTERN_COLUMNS, patternRows);
-  await writeRowTable(ctx, 'pattern-members', MEMBER_COLUMNS, members);
+  await writeMemberTable(ctx, 'pattern-members', { owner: 'pattern_key', group: 'scope_key' }, members);
   await writeRowTable(ctx, 'pattern-lookalikes', LOOKALIKE_COLUMNS, lookalikes);
   await writeRowTable(ctx, 'pattern-representatives', REPRESENTATIVE_COLUMNS, repRows);
   const flat = new Float32Array(centroids.length * corpus.dim);
@@ -323,7 +304,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
   await writeFileAtomic(path.join(artifacts, 'patterns-source.json'), JSON.stringify(source));
   return {
     patterns: patternRows.length,
-    members: members.length,
+    members: members.reduce((s, m) => s + m.members.length, 0),
     previousGeneration: previous?.generation ?? null,
     scopes: perScope,
     ms: Math.round(performance.now() - t0),
