@@ -11,7 +11,10 @@ import * as assert from 'uvu/assert';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { openDuckDB, sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent, readManifest, type Manifest } from '../core/generations.ts';
-import { search } from '../core/ranking/search.ts';
+import { terms } from '../core/analyzer.ts';
+import { exactNeighbours } from '../core/ranking/exact-neighbours.ts';
+import { queryVector, search } from '../core/ranking/search.ts';
+import { searchGraphs } from '../core/ranking/segment-graphs.ts';
 import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
 import { segmentDir } from '../core/segments.ts';
 import { nmi } from '../core/stats/cluster-metrics.ts';
@@ -108,7 +111,12 @@ test('an incremental run computes the new posts only, reuses sealed segments as 
   assert.is(second.m.embedder!.version, first.m.embedder!.version, 'the embedder is kept');
   const reused = second.m.run!.reused;
   assert.ok(reused.length >= 2, `reused ${reused}`);
+  const segmentOf = (m: Manifest, id: string) => m.segments!.find((s) => s.id === id)!;
   for (const id of reused) {
+    // A reused segment's graphs are searched: the generation says how many points they hold.
+    const [was, is] = [segmentOf(first.m, id), segmentOf(second.m, id)];
+    assert.ok(is.textPoints > 0, `${id} has text points`);
+    assert.equal([is.textPoints, is.visualPoints], [was.textPoints, was.visualPoints], `${id}'s graph points`);
     for (const f of ['text.hnsw', 'bm25.bin', 'text-vectors.f32', 'enrichment.parquet']) {
       const a = fs.statSync(path.join(segmentDir(first.dir, id), f));
       const b = fs.statSync(path.join(segmentDir(second.dir, id), f));
@@ -197,6 +205,12 @@ test('keys stay stable; an incremental generation ranks and clusters as a full r
   await runPipeline(rebuilt, ['run'], LATER, ENV);
   const full = await current(rebuilt);
   assert.is(full.m.run!.mode, 'full');
+  // Both fits read the posts before the as-of's UTC day (pipeline/refit-rule.ts): the hour's new posts
+  // are not in the rebuild's fit; its 7 deleted posts are gone from it.
+  assert.equal(
+    [full.m.embedder!.fitted_as_of, full.m.embedder!.fitted_rows],
+    ['2026-11-01T00:00:00.000Z', first.m.embedder!.fitted_rows - 7],
+  );
   const inc = await loadSearchIndex(second.dir);
   const fresh = await loadSearchIndex(full.dir);
   // Queries: every post title's first three words, 60 of them.
@@ -212,6 +226,15 @@ test('keys stay stable; an incremental generation ranks and clusters as a full r
   }
   const meanOverlap = overlap / queries.length;
   assert.ok(meanOverlap >= 0.9, `mean top-100 overlap with a full rebuild ${meanOverlap.toFixed(3)}`);
+  // The incremental generation's graphs find what an exact scan of its vectors finds, in every segment.
+  let recall = 0;
+  for (const q of queries) {
+    const qv = queryVector(inc, terms(q));
+    const exact = exactNeighbours(inc.vectors, qv, 50).map((x) => x.row);
+    const graphs = new Set(searchGraphs(inc.hnsw!, qv, 50, 100).map((x) => x.row));
+    recall += exact.length ? exact.filter((r) => graphs.has(r)).length / exact.length : 1;
+  }
+  assert.ok(recall / queries.length >= 0.95, `recall@50 of the incremental generation's graphs ${(recall / queries.length).toFixed(3)}`);
   // Narrative assignment of the same posts (window all), noise a label of its own.
   const assignment = async (dir: string) => {
     const db = await openDuckDB();

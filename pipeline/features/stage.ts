@@ -12,13 +12,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { readDocumentFrequencies } from '../../core/bm25.ts';
+import { sqlString } from '../../core/duckdb.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { failpoint } from '../../core/failpoints.ts';
 import { embedderParamsFor, loadEmbedder } from '../../core/embedder.ts';
 import type { EmbedderInfo } from '../../core/generations.ts';
 import { SEGMENTS_DIR, segmentDir } from '../../core/segments.ts';
 import { loadVectorSpace, saveVectorSpace, type VectorSpace } from '../../core/vector-space.ts';
-import { refitBecause } from '../refit-rule.ts';
+import { fitCutoff, fitsBeforeCutoff, refitBecause } from '../refit-rule.ts';
 import { writeRowTable } from '../row-table.ts';
 import { planSegments, type SegmentPlan } from '../segment-plan.ts';
 import { writeSegmentTable } from '../segment-tables.ts';
@@ -47,6 +48,21 @@ async function servedDocumentFrequencies(plan: SegmentPlan, wanted: Set<string>)
     for (const [t, n] of r.df) out.df.set(t, (out.df.get(t) ?? 0) + n);
   }
   return out;
+}
+
+/**
+ * The rows a full run's fit reads (refit-rule.ts): those published before the as-of's UTC day, or
+ * every row of a young corpus; `asOf`: what the fit saw (the cut-off, or the as-of).
+ */
+async function fitRows(ctx: StageContext, docHashes: Uint32Array[]): Promise<{ docs: Uint32Array[]; asOf: string }> {
+  const db = await ctx.db();
+  const cutoff = fitCutoff(ctx.asOf);
+  const res = await db.columns(
+    `SELECT s.ci::INTEGER AS ci FROM snap s JOIN posts p USING (uuid) WHERE p.published_at < ${sqlString(cutoff.toISOString())}::TIMESTAMPTZ ORDER BY s.ci`,
+  );
+  const before = res.ci as number[];
+  if (!fitsBeforeCutoff(before.length, docHashes.length)) return { docs: docHashes, asOf: ctx.asOf.toISOString() };
+  return { docs: before.map((ci) => docHashes[ci]!), asOf: cutoff.toISOString() };
 }
 
 export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
@@ -82,7 +98,8 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
     const stopFit = new AbortController();
     const onAbort = () => stopFit.abort();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
-    const fitting = fitInWorker(text.docHashes, embedderParamsFor(rows), modelFile, stopFit.signal).then((m) => {
+    const fit = await fitRows(ctx, text.docHashes);
+    const fitting = fitInWorker(fit.docs, embedderParamsFor(fit.docs.length), modelFile, stopFit.signal).then((m) => {
       fitMs = performance.now() - t0;
       return m;
     });
@@ -90,7 +107,7 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
     try {
       visual = await computeVisualRows(ctx, rows);
       const m = await fitting;
-      embedder = { model: EMBEDDER_MODEL, version: m.version, fitted_rows: rows, fitted_as_of: asOf };
+      embedder = { model: EMBEDDER_MODEL, version: m.version, fitted_rows: fit.docs.length, fitted_as_of: fit.asOf };
     } catch (err) {
       stopFit.abort();
       throw err;
