@@ -10,7 +10,6 @@ const CHUNK = 100_000;
 
 export interface PostColumns {
   rows: number;
-  uuid: string[];
   publishedAt: Float64Array;
   /** NaN when unknown. */
   creator: Float64Array;
@@ -28,7 +27,24 @@ export interface PostColumns {
 }
 
 /**
- * The planned generation's post columns (every row; a masked row has an empty uuid, no tags, and the
+ * The uuids of some rows of the plan (the few a map names: representatives, medoids, first members),
+ * read when needed: the columns below carry no uuid (a million strings the maps never read).
+ */
+export async function uuidsOf(ctx: StageContext, rows: Iterable<number>): Promise<Map<number, string>> {
+  const wanted = [...new Set(rows)];
+  const out = new Map<number, string>();
+  const db = await ctx.db();
+  for (let at = 0; at < wanted.length; at += CHUNK) {
+    const res = await db.all<{ row_id: number; uuid: string }>(
+      `SELECT row_id::DOUBLE AS row_id, uuid FROM plan_rows WHERE row_id IN (${wanted.slice(at, at + CHUNK).join(',')})`,
+    );
+    for (const r of res) out.set(Number(r.row_id), r.uuid);
+  }
+  return out;
+}
+
+/**
+ * The planned generation's post columns (every row; a masked row has no tags, and the
  * published_at of the live row before it, so the rows stay in time order); fails when the snapshot
  * no longer has the posts the plan placed.
  */
@@ -38,7 +54,6 @@ export async function loadPostColumns(ctx: StageContext, plan: SegmentPlan): Pro
   if (live !== plan.liveRows)
     throw new Error(`the snapshot has ${live} of the ${plan.liveRows} posts the features stage planned; run features and index first`);
   const rows = plan.rows;
-  const uuid: string[] = new Array(rows).fill('');
   const publishedAt = new Float64Array(rows).fill(NaN);
   const creator = new Float64Array(rows).fill(NaN);
   const platform = new Uint8Array(rows);
@@ -47,7 +62,7 @@ export async function loadPostColumns(ctx: StageContext, plan: SegmentPlan): Pro
   const tags: string[][] = Array.from({ length: rows }, () => []);
   const isLive = new Uint8Array(rows);
   const computed = new Uint8Array(rows);
-  const select = `row_id::DOUBLE AS row_id, uuid, epoch_ms(published_at)::DOUBLE AS t, creator_id::DOUBLE AS creator_id, platform,
+  const select = `row_id::DOUBLE AS row_id, epoch_ms(published_at)::DOUBLE AS t, creator_id::DOUBLE AS creator_id, platform,
     (coalesce(like_count, 0) + coalesce(comment_count, 0) + coalesce(share_count, 0))::DOUBLE AS e, tags, ci IS NOT NULL AS computed`;
   for (let start = 0; start < rows; start += CHUNK) {
     const c = await db.columns(`SELECT ${select} FROM snap WHERE row_id >= ${start} AND row_id < ${start + CHUNK} ORDER BY row_id`);
@@ -56,7 +71,6 @@ export async function loadPostColumns(ctx: StageContext, plan: SegmentPlan): Pro
       const i = ids[k]!;
       isLive[i] = 1;
       if (c.computed![k]) computed[i] = 1;
-      uuid[i] = c.uuid![k] as string;
       publishedAt[i] = c.t![k] as number;
       const creatorId = c.creator_id![k] as number | null;
       creator[i] = creatorId === null ? NaN : creatorId;
@@ -69,7 +83,7 @@ export async function loadPostColumns(ctx: StageContext, plan: SegmentPlan): Pro
     }
   }
   fillMaskedTimes(publishedAt);
-  return { rows, uuid, publishedAt, creator, platform, platforms, interactions, tags, live: isLive, computed };
+  return { rows, publishedAt, creator, platform, platforms, interactions, tags, live: isLive, computed };
 }
 
 /** A window (or scope) of the snapshot: its bounds and its first row (rows are in published_at order). */

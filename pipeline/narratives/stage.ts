@@ -12,7 +12,7 @@ import { terms } from '../../core/analyzer.ts';
 import { buildBm25FromTerms, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
-import { rowWindows } from '../post-columns.ts';
+import { rowWindows, uuidsOf } from '../post-columns.ts';
 import { continued, currentSpace, loadPreviousMap, mergeWindow, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { writeMemberTable } from '../member-table.ts';
@@ -126,6 +126,8 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
 
   const all: Array<{ n: BuiltNarrative; id: string; key: string; match: { id: string; cosine: number; overlap: number } | null }> = [];
   const perWindow: Record<string, unknown> = {};
+  /** The uuids of the rows a narrative names (its first member, its representative). */
+  const named = new Map<number, string>();
   for (const spec of rowWindows(corpus, bounds, WINDOW_KEYS)) {
     if (ctx.signal.aborted) throw new StageAborted('narratives');
     const w = spec.key;
@@ -146,10 +148,11 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     const matches = merged
       ? continued(built.narratives.map(members), merged.origin, prev)
       : matchClusters(built.narratives.map(members), prev);
+    for (const [r, u] of await uuidsOf(ctx, built.narratives.flatMap((n) => [n.members[0]!, n.representative]))) named.set(r, u);
     built.narratives.forEach((n, i) => {
       const m = matches[i];
       const id = `${w}-${runTag}-${String(i + 1).padStart(3, '0')}`;
-      const key = m ? prev[m.previous]!.key : newMapKey('nk', w, runTag, n.label, corpus.uuid[n.members[0]!]!);
+      const key = m ? prev[m.previous]!.key : newMapKey('nk', w, runTag, n.label, named.get(n.members[0]!)!);
       all.push({ n, id, key, match: m ? { id: prev[m.previous]!.id, cosine: m.cosine, overlap: m.overlap } : null });
     });
     perWindow[w] = {
@@ -185,7 +188,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     diffusion: n.diffusion,
     lifecycle: n.series.lifecycle,
     trajectory_confidence: n.series.trajectoryConfidence,
-    representative_content_uuid: corpus.uuid[n.representative],
+    representative_content_uuid: named.get(n.representative),
     sentiment_label: n.sentiment.label,
     sentiment_score: n.sentiment.score,
     sentiment_breakdown: JSON.stringify(n.sentiment.breakdown),

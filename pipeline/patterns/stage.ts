@@ -13,7 +13,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { DAY_MS, WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { matchClusters, newMapKey, type MatchThresholds } from '../../core/clustering/tracking.ts';
-import { rowWindows } from '../post-columns.ts';
+import { rowWindows, uuidsOf } from '../post-columns.ts';
 import { continued, currentSpace, loadPreviousMap, mergeWindow, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { writeMemberTable, type MemberEntry } from '../member-table.ts';
@@ -162,9 +162,10 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
     );
     const sides = built.patterns.map((p) => ({ centroid: p.centroid, members: p.members }));
     const matches = merged ? continued(sides, merged.origin, prev) : matchClusters(sides, prev, PATTERN_MATCH);
+    const firsts = await uuidsOf(ctx, built.patterns.map((p) => p.members[0]!));
     const keys = built.patterns.map((p, i) => {
       const m = matches[i];
-      return m ? prev[m.previous]!.key : newMapKey('pk', w, runTag, p.label, corpus.uuid[p.members[0]!]!);
+      return m ? prev[m.previous]!.key : newMapKey('pk', w, runTag, p.label, firsts.get(p.members[0]!)!);
     });
     scopes.push({
       built: built.patterns,
@@ -192,6 +193,10 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
   const lookalikes: unknown[] = [];
   const representatives: Array<Record<string, unknown>> = [];
   const centroids: Float32Array[] = [];
+  const named = await uuidsOf(
+    ctx,
+    scopes.flatMap((x) => x.built.flatMap((p) => [...p.medoids, ...p.representatives])),
+  );
   for (const { built, keys, reconciliation } of scopes) {
     built.forEach((p, i) => {
       const key = keys[i]!;
@@ -217,7 +222,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
         late_count: p.lateCount,
         late_share: p.lateShare,
         first_seen_at: p.firstSeenAt,
-        medoid_content_uuids: p.medoids.map((r) => corpus.uuid[r]!),
+        medoid_content_uuids: p.medoids.map((r) => named.get(r)!),
         recurrent_elements: JSON.stringify(p.recurrentElements),
         tags: p.tags,
         tag_attached_members: p.tagAttachedMembers,
@@ -245,7 +250,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
           row_id: representatives.length,
           pattern_key: key,
           rank: rank + 1,
-          content_uuid: corpus.uuid[r],
+          content_uuid: named.get(r),
           is_representative: rank === 0,
           engagement: corpus.interactions[r],
           centroid_similarity: p.similarity[p.members.indexOf(r)] ?? null,
