@@ -18,7 +18,7 @@ export interface PatternCorpus extends PostColumns {
   dim: number;
   /** 1 where the row has a visual vector (media that could be read). */
   hasVector: Uint8Array;
-  /** Per row, "type:value" strings, each at most once. */
+  /** Per row with a visual vector, "type:value" strings, each at most once (none for the other rows). */
   elements: StringLists;
 }
 
@@ -48,12 +48,16 @@ export async function loadPatternCorpus(ctx: StageContext, plan: SegmentPlan): P
   const enrichment = plannedTable(ctx, plan, 'enrichment');
   const visualElements = plannedTable(ctx, plan, 'visual-elements');
   for (let start = 0; start < rows; start += CHUNK) {
+    // Only rows with a visual vector can be members, and only members' elements are read: a chunk of
+    // text-only posts is not queried at all.
+    if (!hasVector.subarray(start, start + CHUNK).includes(1)) continue;
     // enrichment.parquet has every row; visual-elements.parquet only rows with local media.
     const chunk = await db.all<ElementRow>(`SELECT e.row_id, v.dominant_colors, v.aesthetic_style, v.layout, v.motion, e.brand_products
       FROM ${enrichment} e LEFT JOIN ${visualElements} v USING (row_id)
       WHERE e.row_id >= ${start} AND e.row_id < ${start + CHUNK} ORDER BY e.row_id`);
     for (const r of chunk) {
       const row = Number(r.row_id);
+      if (!hasVector[row]) continue;
       const list = new Set<string>();
       for (const c of r.dominant_colors ?? []) list.add(`color:${c}`);
       for (const s of r.aesthetic_style ?? []) list.add(`style:${s}`);
