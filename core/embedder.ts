@@ -56,7 +56,7 @@ export interface EmbedderModel {
   /** Row-major buckets x dim projection. */
   projection: Float32Array;
   documents: number;
-  /** Features found to be furniture and given no weight (idf 0) by the fit. */
+  /** Features found to be furniture and given no weight (idf 0) by the fit (others near the cut lose part of it). */
   furniture?: number;
 }
 
@@ -342,8 +342,8 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
       { ...FURNITURE_DEFAULTS, seed },
     );
     if (found.length > 0) {
-      for (const k of found) idf[k] = 0;
-      furniture = found.length;
+      for (const [k, w] of found) idf[k]! *= 1 - w;
+      furniture = found.filter(([, w]) => w === 1).length;
       projection = fitProjection(
         sample.map((c) => weigh(c, idf)),
         params,
