@@ -5,6 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { terms } from '../core/analyzer.ts';
 import { embed, fitEmbedder, loadEmbedder, sampleIndices, saveEmbedder, termHashes, type EmbedderParams } from '../core/embedder.ts';
+import { FURNITURE_DEFAULTS, furnitureFeatures } from '../core/furniture-terms.ts';
+import { seededRandom } from '../core/stats/seeded-random.ts';
 import { ROOT } from './helpers/child.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -97,6 +99,34 @@ test('the fit sample is consistent: a corpus grown by 1% keeps ~99% of it, and n
   const dupes = Array.from({ length: 5_000 }, () => termHashes(['same', 'text']));
   const picked = sampleIndices([...dupes, ...big.slice(0, 5_000)], 1_000, 7).filter((i) => i < 5_000).length;
   assert.ok(picked > 400 && picked < 600, `${picked} of 1,000 picks are copies`);
+});
+
+test('furniture: a feature every kind of post carries loses its weight, topic words keep theirs, and a fit less one post barely moves it', () => {
+  // 12 topics of 60 posts, each post a unit vector near its topic's axis; features: 3 of its topic's
+  // 10 words, the boilerplate feature 1 in every third post, feature 2 only in topics 0-5.
+  const dim = 16;
+  const random = seededRandom(5);
+  const features: number[][] = [];
+  const vecs: number[] = [];
+  for (let t = 0; t < 12; t++)
+    for (let i = 0; i < 60; i++) {
+      const f = [100 + t * 10 + (i % 10), 100 + t * 10 + ((i + 3) % 10), 100 + t * 10 + ((i + 7) % 10)];
+      if ((t * 60 + i) % 3 === 0) f.push(1);
+      if (t < 6 && i % 2 === 0) f.push(2);
+      features.push(f);
+      const v = Array.from({ length: dim }, (_, j) => (j === t ? 1 : 0) + 0.15 * (random() - 0.5));
+      const n = Math.hypot(...v);
+      vecs.push(...v.map((x) => x / n));
+    }
+  const opts = { ...FURNITURE_DEFAULTS, seed: 42 };
+  const weights = new Map(furnitureFeatures(features, Float32Array.from(vecs), dim, opts));
+  assert.is(weights.get(1), 1, 'the boilerplate feature loses all its weight');
+  assert.ok((weights.get(2) ?? 0) < 1, `a feature of half the topics keeps some weight (${weights.get(2)})`);
+  for (const [f, w] of weights) assert.ok(f < 100 && w > 0 && w <= 1, `feature ${f}: weight ${w}`);
+  // The same posts less one: every weight within a quarter of what it was.
+  const less = new Map(furnitureFeatures(features.slice(1), Float32Array.from(vecs.slice(dim)), dim, opts));
+  for (const f of new Set([...weights.keys(), ...less.keys()]))
+    assert.ok(Math.abs((weights.get(f) ?? 0) - (less.get(f) ?? 0)) <= 0.25, `feature ${f}: ${weights.get(f)} vs ${less.get(f)}`);
 });
 
 test.run();
