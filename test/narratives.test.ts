@@ -292,10 +292,13 @@ test('tracking: matched by centroid or member overlap (rows), one-to-one', () =>
   assert.is(overlapCoefficient([0], []), 0);
   assert.is(overlapCoefficient([0, 1, 7], [7, 9]), 0.5);
   // Overlapping previous sides (not one clustering) are still counted right.
-  const twice = matchClusters([{ centroid: v(0, -1), members: [0, 1] }], [
-    { centroid: v(1, 0), members: [0, 1] },
-    { centroid: v(0, 1), members: [1, 2] },
-  ]);
+  const twice = matchClusters(
+    [{ centroid: v(0, -1), members: [0, 1] }],
+    [
+      { centroid: v(1, 0), members: [0, 1] },
+      { centroid: v(0, 1), members: [1, 2] },
+    ],
+  );
   assert.equal(twice, [{ previous: 0, cosine: 0, overlap: 1 }]);
 });
 

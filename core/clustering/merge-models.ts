@@ -25,7 +25,13 @@ export interface MergedRange extends ClusteredRange {
 }
 
 /** Sum of the rows' vectors. */
-export function vectorSum(vectors: Float32Array, dim: number, rows: ArrayLike<number>, into: Float64Array = new Float64Array(dim), sign = 1): Float64Array {
+export function vectorSum(
+  vectors: Float32Array,
+  dim: number,
+  rows: ArrayLike<number>,
+  into: Float64Array = new Float64Array(dim),
+  sign = 1,
+): Float64Array {
   for (let k = 0; k < rows.length; k++) {
     const o = rows[k]! * dim;
     for (let i = 0; i < dim; i++) into[i]! += sign * vectors[o + i]!;

@@ -133,8 +133,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     const w = spec.key;
     const prev = previous?.byGroup.get(w) ?? [];
     // An incremental run places the new posts into the served narratives (merge-models.ts); a full run clusters anew.
-    const merged =
-      plan.mode === 'incremental' && prev.length > 0 ? mergeWindow(corpus, spec.firstRow, prev, CLUSTER_DEFAULTS) : null;
+    const merged = plan.mode === 'incremental' && prev.length > 0 ? mergeWindow(corpus, spec.firstRow, prev, CLUSTER_DEFAULTS) : null;
     const built = await buildWindow(
       corpus,
       spec,
@@ -148,7 +147,11 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     const matches = merged
       ? continued(built.narratives.map(members), merged.origin, prev)
       : matchClusters(built.narratives.map(members), prev);
-    for (const [r, u] of await uuidsOf(ctx, built.narratives.flatMap((n) => [n.members[0]!, n.representative]))) named.set(r, u);
+    for (const [r, u] of await uuidsOf(
+      ctx,
+      built.narratives.flatMap((n) => [n.members[0]!, n.representative]),
+    ))
+      named.set(r, u);
     built.narratives.forEach((n, i) => {
       const m = matches[i];
       const id = `${w}-${runTag}-${String(i + 1).padStart(3, '0')}`;

@@ -162,7 +162,10 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
     );
     const sides = built.patterns.map((p) => ({ centroid: p.centroid, members: p.members }));
     const matches = merged ? continued(sides, merged.origin, prev) : matchClusters(sides, prev, PATTERN_MATCH);
-    const firsts = await uuidsOf(ctx, built.patterns.map((p) => p.members[0]!));
+    const firsts = await uuidsOf(
+      ctx,
+      built.patterns.map((p) => p.members[0]!),
+    );
     const keys = built.patterns.map((p, i) => {
       const m = matches[i];
       return m ? prev[m.previous]!.key : newMapKey('pk', w, runTag, p.label, firsts.get(p.members[0]!)!);
