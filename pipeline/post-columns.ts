@@ -1,12 +1,15 @@
 // What the map stages (narratives, patterns) read about every snapshot row, in row order, as
 // compact columns: identity, time, author, platform, engagement and tags from the work store's
 // posts. The stage's own inputs (text or visual vectors) are loaded beside these.
+import { sqlString } from '../core/duckdb.ts';
 import { fillMaskedTimes } from '../core/segments.ts';
 import type { StageContext } from './stage-context.ts';
 import type { SegmentPlan } from './segment-plan.ts';
 import { materialiseSnapshotRows } from './snapshot-rows.ts';
 
 const CHUNK = 100_000;
+/** Shared by every row without tags (never written to). */
+const NO_TAGS: string[] = [];
 
 export interface PostColumns {
   rows: number;
@@ -57,30 +60,48 @@ export async function loadPostColumns(ctx: StageContext, plan: SegmentPlan): Pro
   const publishedAt = new Float64Array(rows).fill(NaN);
   const creator = new Float64Array(rows).fill(NaN);
   const platform = new Uint8Array(rows);
-  const platforms: string[] = [];
   const interactions = new Float64Array(rows);
-  const tags: string[][] = Array.from({ length: rows }, () => []);
+  const tags: string[][] = new Array<string[]>(rows).fill(NO_TAGS);
   const isLive = new Uint8Array(rows);
   const computed = new Uint8Array(rows);
-  const select = `row_id::DOUBLE AS row_id, epoch_ms(published_at)::DOUBLE AS t, creator_id::DOUBLE AS creator_id, platform,
-    (coalesce(like_count, 0) + coalesce(comment_count, 0) + coalesce(share_count, 0))::DOUBLE AS e, tags, ci IS NOT NULL AS computed`;
-  for (let start = 0; start < rows; start += CHUNK) {
-    const c = await db.columns(`SELECT ${select} FROM snap WHERE row_id >= ${start} AND row_id < ${start + CHUNK} ORDER BY row_id`);
-    const ids = c.row_id as number[];
-    for (let k = 0; k < ids.length; k++) {
-      const i = ids[k]!;
-      isLive[i] = 1;
-      if (c.computed![k]) computed[i] = 1;
-      publishedAt[i] = c.t![k] as number;
-      const creatorId = c.creator_id![k] as number | null;
-      creator[i] = creatorId === null ? NaN : creatorId;
-      const name = c.platform![k] as string;
-      let p = platforms.indexOf(name);
-      if (p < 0) p = platforms.push(name) - 1;
-      platform[i] = p;
-      interactions[i] = c.e![k] as number;
-      tags[i] = ((c.tags![k] as string[] | null) ?? []).map((t) => t.toLowerCase());
-    }
+  // Platforms in order of first appearance; each row's as an index into them.
+  const platforms = ((await db.columns(`SELECT platform FROM snap GROUP BY platform ORDER BY min(row_id)`)).platform ?? []) as string[];
+  if (platforms.length > 255) throw new Error(`${platforms.length} platforms: at most 255 are supported`);
+  const platformIndex = platforms.length
+    ? `(CASE platform ${platforms.map((p, i) => `WHEN ${sqlString(p)} THEN ${i}`).join(' ')} END)::UTINYINT`
+    : '0::UTINYINT';
+  // The numbers as typed columns (no JS value per cell); the tags of the rows that have some.
+  const c = await db.numbers(`SELECT row_id::INTEGER AS row_id, epoch_ms(published_at)::DOUBLE AS t, creator_id::DOUBLE AS creator_id,
+      ${platformIndex} AS platform, (coalesce(like_count, 0) + coalesce(comment_count, 0) + coalesce(share_count, 0))::DOUBLE AS e,
+      (ci IS NOT NULL)::UTINYINT AS computed
+    FROM snap`);
+  const ids = c.row_id!;
+  for (let k = 0; k < ids.length; k++) {
+    const i = ids[k]!;
+    isLive[i] = 1;
+    computed[i] = c.computed![k]!;
+    publishedAt[i] = c.t![k]!;
+    creator[i] = c.creator_id![k]!;
+    platform[i] = c.platform![k]!;
+    interactions[i] = c.e![k]!;
+  }
+  // Tags interned in DuckDB: each distinct tag becomes a JS string once (lower-cased here, as
+  // ever), each row's list a run of ids (a list column per row cost two seconds at 1M rows).
+  await db.run(`CREATE OR REPLACE TEMP TABLE snap_tags AS
+    SELECT row_id::INTEGER AS row_id, unnest(tags) AS tag, generate_subscripts(tags, 1) AS pos FROM snap WHERE len(tags) > 0`);
+  await db.run(`CREATE OR REPLACE TEMP TABLE tag_vocab AS
+    SELECT tag, (row_number() OVER (ORDER BY tag) - 1)::INTEGER AS id FROM (SELECT DISTINCT tag FROM snap_tags)`);
+  const vocab = ((await db.columns(`SELECT tag FROM tag_vocab ORDER BY id`)).tag ?? []) as string[];
+  const lower = vocab.map((t) => t.toLowerCase());
+  const t = await db.numbers(`SELECT s.row_id, v.id FROM snap_tags s JOIN tag_vocab v USING (tag) ORDER BY s.row_id, s.pos`);
+  await db.run(`DROP TABLE snap_tags; DROP TABLE tag_vocab`);
+  const tagRows = t.row_id!;
+  const tagIds = t.id!;
+  for (let k = 0; k < tagRows.length;) {
+    const r = tagRows[k]!;
+    const list: string[] = [];
+    for (; k < tagRows.length && tagRows[k] === r; k++) list.push(lower[tagIds[k]!]!);
+    tags[r] = list;
   }
   fillMaskedTimes(publishedAt);
   return { rows, publishedAt, creator, platform, platforms, interactions, tags, live: isLive, computed };

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClassCounts } from '../core/maps/labels.ts';
-import { KeyCounter, LabelVocabulary } from '../core/maps/label-counts.ts';
+import { KeyCounter, keyListsOf, LabelVocabulary } from '../core/maps/label-counts.ts';
 
 test('KeyCounter.top equals ClassCounts.top (keys, weights, order with ties) and leaves its scratch counts clean', () => {
   let seed = 5;
@@ -22,8 +22,8 @@ test('KeyCounter.top equals ClassCounts.top (keys, weights, order with ties) and
     const reference = new ClassCounts(k);
     classes.forEach((rows, c) => rows.forEach((keys) => reference.add(c, keys)));
     for (const n of [1, 5, 12]) {
-      const ids = classes.map((rows) => rows.map((keys) => vocabulary.idsOf(keys)));
-      const got = counter.top(ids, vocabulary.keys.length, n, (id) => vocabulary.keys[id]!);
+      const ids = keyListsOf(classes.map((rows) => rows.map((keys) => vocabulary.idsOf(keys))));
+      const got = counter.top(ids.classes, ids.lists, vocabulary.keys.length, n, (id) => vocabulary.keys[id]!);
       for (let c = 0; c < k; c++) {
         assert.equal(
           got[c]!.map(({ key, weight }) => ({ key, weight })),

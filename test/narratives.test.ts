@@ -20,8 +20,11 @@ import {
 } from '../core/clustering/kmeans-by-silhouette.ts';
 import { gramMatrix, KernelKMeans, seedPositions } from '../core/clustering/kernel-kmeans.ts';
 import { kmeans } from 'ml-kmeans';
-import { ClassCounts, labelFrom } from '../core/maps/labels.ts';
-import { narrativeSentiment } from '../core/maps/sentiment.ts';
+import { ClassCounts, labelFrom, labelKeys } from '../core/maps/labels.ts';
+import { feelingCode, feelingCodeSql, narrativeSentiment, sentimentOfCodes } from '../core/maps/sentiment.ts';
+import { mostCentralFirst } from '../core/maps/members.ts';
+import { openDuckDB } from '../core/duckdb.ts';
+import { RowLabelKeys } from '../pipeline/narratives/corpus.ts';
 import { dailyCounts, lifecycleOf, seriesStats, slope } from '../core/maps/series.ts';
 import { DAY_MS } from '../core/windows.ts';
 import { matchClusters, overlapCoefficient } from '../core/clustering/tracking.ts';
@@ -123,6 +126,64 @@ test('sentiment: score, label, stance shares that sum to 1', () => {
   assert.is(st.mixed, 1 / 5);
   assert.is(s.breakdown.coverage, 5 / 6);
   assert.equal(narrativeSentiment([{ tone: null, moods: [] }]).label, null);
+});
+
+test('sentiment by feeling codes: the SQL code equals the JS one, and counting codes equals narrativeSentiment', async () => {
+  const tones = [null, 'negative', 'neutral', 'positive'];
+  const moodSets = [[], ['joy'], ['anger'], ['joy', 'anger'], ['optimism', 'sadness', 'fear'], ['fear']];
+  const posts = tones.flatMap((tone) => moodSets.map((moods) => ({ tone, moods })));
+  const db = await openDuckDB();
+  try {
+    const values = posts.map(
+      (p, i) => `(${i}, ${p.tone ? `'${p.tone}'` : 'NULL'}, [${p.moods.map((m) => `'${m}'`).join(', ')}]::VARCHAR[])`,
+    );
+    const sql = await db.numbers(
+      `SELECT ${feelingCodeSql('tone', 'moods')}::UTINYINT AS code FROM (VALUES ${values.join(', ')}) v(i, tone, moods) ORDER BY i`,
+    );
+    assert.equal(Array.from(sql.code!), posts.map(feelingCode));
+    const nullMoods = await db.numbers(`SELECT ${feelingCodeSql("'positive'", 'NULL::VARCHAR[]')}::UTINYINT AS code`);
+    assert.is(nullMoods.code![0], feelingCode({ tone: 'positive', moods: [] }), 'NULL moods are none');
+  } finally {
+    db.close();
+  }
+  const codes = Uint8Array.from(posts, feelingCode);
+  let seed = 3;
+  const r = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (let trial = 0; trial < 20; trial++) {
+    const rows = Array.from({ length: 1 + Math.floor(r() * 30) }, () => Math.floor(r() * posts.length));
+    assert.equal(sentimentOfCodes(codes, rows), narrativeSentiment(rows.map((i) => posts[i]!)), `trial ${trial}`);
+  }
+});
+
+test('members most central first: by similarity descending, ties by position, as a comparator sort orders them', () => {
+  let seed = 11;
+  const r = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const sim = Float32Array.from({ length: 5000 }, () => (r() < 0.2 ? 0.25 : r() * 2 - 1));
+  sim.set([0, -0, 1, -1, 0.25], 0);
+  const idx = Array.from({ length: 5000 }, (_, i) => i).filter(() => r() < 0.7);
+  const want = [...idx].sort((a, b) => sim[b]! - sim[a]! || a - b);
+  assert.equal(Array.from(mostCentralFirst(idx, sim)), want);
+  assert.throws(() => mostCentralFirst([2 ** 21], new Float32Array(2 ** 21 + 1)), /past/);
+});
+
+test('row label keys: each row with a vector holds labelKeys of its terms as ids; the others none', () => {
+  const docs = [
+    ['ferry', 'strike', 'actually', 'ends', 'ferry', 'strike'],
+    ['kombucha'],
+    ['does', 'anyone', 'like', 'sourdough', 'starter'],
+    ['ferry', 'strike'],
+  ];
+  const vocab = [...new Set(docs.flat())];
+  const offsets = new Uint32Array(docs.length + 1);
+  docs.forEach((d, i) => (offsets[i + 1] = offsets[i]! + d.length));
+  const ids = Uint32Array.from(docs.flat(), (w) => vocab.indexOf(w));
+  const has = Uint8Array.from([1, 1, 1, 0]);
+  const keys = new RowLabelKeys({ vocab, offsets, ids }, has);
+  docs.forEach((d, row) => {
+    const got = Array.from(keys.ids.subarray(keys.offsets[row]!, keys.offsets[row + 1]!), (id) => keys.name(id));
+    assert.equal(got, has[row] ? labelKeys(d) : [], `row ${row}`);
+  });
+  assert.ok(keys.size > vocab.length, 'bigrams are ids after the terms');
 });
 
 test('clustering: planted groups are found, stray points are noise', () => {

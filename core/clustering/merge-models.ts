@@ -7,6 +7,8 @@
 //      noiseSimilarity close (the full clustering's noise rule);
 //   3. the new posts left over are clustered among themselves (clusterWindow, the full run's
 //      k-means by silhouette): a topic the previous clusters do not know becomes a new cluster;
+//      since at most (posts left / the admission size) clusters can pass step 4, the k search
+//      stops there, and is skipped when fewer posts are left than one cluster needs;
 //   4. every cluster, kept or new, must hold max(minClusterSize, minClusterShare x the window's
 //      posts) members (the full run's admission rule), or it dissolves into noise;
 //   5. centres are recomputed as the unit mean of the final members, and each member's similarity
@@ -113,8 +115,10 @@ export function mergeIntoPrevious(
   }
   // 3. What is left, clustered among itself.
   const fresh: number[][] = [];
-  if (left.length > 0) {
-    const cl = clusterWindow(vectors, dim, left, opts);
+  // A new cluster needs minSize members: fewer posts left than that cannot found one (k-means spared).
+  if (left.length >= minSize) {
+    // No more clusters than could pass the admission rule: the k search stops at left / minSize.
+    const cl = clusterWindow(vectors, dim, left, { ...opts, kMax: Math.max(opts.kMin, Math.floor(left.length / minSize)) });
     const by = new Map<number, number[]>();
     cl.assignment.forEach((c, i) => {
       if (c < 0) return;

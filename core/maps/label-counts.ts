@@ -31,6 +31,33 @@ export class LabelVocabulary {
   }
 }
 
+/** Key ids of rows: row r's are ids[offsets[r]] .. ids[offsets[r + 1] - 1]. */
+export interface RowKeyLists {
+  offsets: ArrayLike<number>;
+  ids: ArrayLike<number>;
+}
+
+/** Classes given as each member's own key-id array, as KeyCounter.top takes them: member rows over one RowKeyLists. */
+export function keyListsOf(classes: ReadonlyArray<ReadonlyArray<ArrayLike<number>>>): {
+  classes: Int32Array[];
+  lists: RowKeyLists;
+} {
+  let rows = 0;
+  let keys = 0;
+  for (const c of classes) for (const ids of c) (rows++, (keys += ids.length));
+  const offsets = new Int32Array(rows + 1);
+  const ids = new Int32Array(keys);
+  let r = 0;
+  const out = classes.map((c) =>
+    Int32Array.from(c, (list) => {
+      ids.set(list, offsets[r]!);
+      offsets[r + 1] = offsets[r]! + list.length;
+      return r++;
+    }),
+  );
+  return { classes: out, lists: { offsets, ids } };
+}
+
 /** Dense counts over a vocabulary, reused from request to request (the main thread runs one at a time). */
 export class KeyCounter {
   private total = new Int32Array(1024);
@@ -41,12 +68,13 @@ export class KeyCounter {
   lastShared = new Set<string>();
 
   /**
-   * The n best keys of each class: classes[c] lists the key-id arrays of its rows; key(id) names
-   * an id. Equal to ClassCounts.top over the same keys (same weights, same order), except that a
+   * The n best keys of each class: classes[c] lists its rows, whose key ids `lists` holds; key(id)
+   * names an id. Equal to ClassCounts.top over the same keys (same weights, same order), except that a
    * key the classes share (see SHARED_KEY) is never among them.
    */
   top(
-    classes: ReadonlyArray<ReadonlyArray<ArrayLike<number>>>,
+    classes: ReadonlyArray<ArrayLike<number>>,
+    lists: RowKeyLists,
     vocabSize: number,
     n: number,
     key: (id: number) => string,
@@ -57,17 +85,20 @@ export class KeyCounter {
       this.spreadCount = new Int32Array(vocabSize * 2);
     }
     const { total, cls, spreadCount } = this;
+    const { offsets, ids } = lists;
     const touchedAll: number[] = [];
     let all = 0;
     // First pass: counts over all classes, and in how many classes each key is common.
     for (const rows of classes) {
       const touched: number[] = [];
-      for (const ids of rows) {
-        for (let i = 0; i < ids.length; i++) {
-          if (total[ids[i]!]!++ === 0) touchedAll.push(ids[i]!);
-          if (cls[ids[i]!]!++ === 0) touched.push(ids[i]!);
+      for (let k = 0; k < rows.length; k++) {
+        const r = rows[k]!;
+        for (let i = offsets[r]!; i < offsets[r + 1]!; i++) {
+          const id = ids[i]!;
+          if (total[id]!++ === 0) touchedAll.push(id);
+          if (cls[id]!++ === 0) touched.push(id);
         }
-        all += ids.length;
+        all += offsets[r + 1]! - offsets[r]!;
       }
       const common = SHARED_KEY.share * rows.length;
       for (const id of touched) {
@@ -81,9 +112,10 @@ export class KeyCounter {
     const out = classes.map((rows) => {
       const touched: number[] = [];
       let size = 0;
-      for (const ids of rows) {
-        for (let i = 0; i < ids.length; i++) if (cls[ids[i]!]!++ === 0) touched.push(ids[i]!);
-        size += ids.length;
+      for (let k = 0; k < rows.length; k++) {
+        const r = rows[k]!;
+        for (let i = offsets[r]!; i < offsets[r + 1]!; i++) if (cls[ids[i]!]!++ === 0) touched.push(ids[i]!);
+        size += offsets[r + 1]! - offsets[r]!;
       }
       const best: WeightedKey[] = [];
       for (const id of touched) {

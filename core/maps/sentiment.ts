@@ -32,25 +32,67 @@ export const MIXED_SHARE = 0.25;
 export type Stance = 'critical' | 'mixed' | 'neutral' | 'supportive';
 
 export function stanceOf(p: PostFeeling): Stance | null {
-  if (!p.tone) return null;
-  if (p.moods.some((m) => POSITIVE_MOODS.has(m)) && p.moods.some((m) => NEGATIVE_MOODS.has(m))) return 'mixed';
-  return p.tone === 'positive' ? 'supportive' : p.tone === 'negative' ? 'critical' : 'neutral';
+  return STANCE_OF_CODE[feelingCode(p)]!;
+}
+
+const TONE_CODES = ['negative', 'neutral', 'positive'] as const;
+/** The code of a post without a tone. */
+const NO_TONE = 3;
+const MIXED = 4;
+
+/**
+ * A post's feeling as one small code: its tone (0 negative, 1 neutral, 2 positive, 3 none) plus 4
+ * when its moods hold a positive one and a negative one. The pipeline reads it as one byte per
+ * row (feelingCodeSql), not a tone string and a list of moods per post.
+ */
+export function feelingCode(p: PostFeeling): number {
+  const t = p.tone ? TONE_CODES.indexOf(p.tone as (typeof TONE_CODES)[number]) : -1;
+  const mixed = p.moods.some((m) => POSITIVE_MOODS.has(m)) && p.moods.some((m) => NEGATIVE_MOODS.has(m));
+  return (t < 0 ? NO_TONE : t) + (mixed ? MIXED : 0);
+}
+
+/** feelingCode in SQL, over a tone column and a moods (VARCHAR[]) column. */
+export function feelingCodeSql(tone: string, moods: string): string {
+  const list = (set: Set<string>) => `[${[...set].map((m) => `'${m}'`).join(', ')}]`;
+  const t = `CASE ${tone} ${TONE_CODES.map((x, i) => `WHEN '${x}' THEN ${i}`).join(' ')} ELSE ${NO_TONE} END`;
+  const mixed = `coalesce(list_has_any(${moods}, ${list(POSITIVE_MOODS)}) AND list_has_any(${moods}, ${list(NEGATIVE_MOODS)}), false)`;
+  return `(${t} + CASE WHEN ${mixed} THEN ${MIXED} ELSE 0 END)`;
+}
+
+/** Per code: the post's stance (stanceOf's rule: no tone, none; mixed moods, mixed; else by tone). */
+const STANCE_OF_CODE: Array<Stance | null> = Array.from({ length: 8 }, (_, code) => {
+  const t = code & 3;
+  if (t === NO_TONE) return null;
+  if (code & MIXED) return 'mixed';
+  return t === 2 ? 'supportive' : t === 0 ? 'critical' : 'neutral';
+});
+
+/** The sentiment of posts given by their feeling codes. */
+export function sentimentOfCodes(codes: ArrayLike<number>, rows: ArrayLike<number>): NarrativeSentiment {
+  const counts = new Float64Array(8);
+  for (let i = 0; i < rows.length; i++) counts[codes[rows[i]!]!]!++;
+  return sentimentOfCounts(counts, rows.length);
 }
 
 export function narrativeSentiment(posts: PostFeeling[]): NarrativeSentiment {
+  const counts = new Float64Array(8);
+  for (const p of posts) counts[feelingCode(p)]!++;
+  return sentimentOfCounts(counts, posts.length);
+}
+
+/** The sentiment of n posts from the count of each feeling code among them. */
+function sentimentOfCounts(counts: Float64Array, n: number): NarrativeSentiment {
   const tones = { positive: 0, neutral: 0, negative: 0 };
   const stance = { critical: 0, mixed: 0, neutral: 0, supportive: 0 };
   let toned = 0;
   let stanced = 0;
-  for (const p of posts) {
-    if (p.tone === 'positive' || p.tone === 'neutral' || p.tone === 'negative') {
-      tones[p.tone]++;
-      toned++;
-    }
-    const s = stanceOf(p);
-    if (s) (stance[s]++, stanced++);
-  }
-  const n = posts.length;
+  counts.forEach((c, code) => {
+    if (c === 0) return;
+    const t = code & 3;
+    if (t !== NO_TONE) ((tones[TONE_CODES[t]!] += c), (toned += c));
+    const s = STANCE_OF_CODE[code];
+    if (s) ((stance[s] += c), (stanced += c));
+  });
   if (toned === 0) return { label: null, score: null, breakdown: { coverage: 0, dominant_tone: null, stance: null, stance_coverage: 0 } };
   const score = (tones.positive - tones.negative) / toned;
   const label =

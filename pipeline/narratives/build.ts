@@ -2,11 +2,11 @@
 // a narrative (docs/api.md, "Narrative") that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
 import { clusterRange, CLUSTER_DEFAULTS, type ClusteredRange, type ClusterOptions } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { DESCRIBE_POSTS, describeNarrative, platformDiffusion } from '../../core/maps/describe.ts';
-import { memberStats, representativeOf } from '../../core/maps/members.ts';
+import { memberStats, mostCentralFirst, representativeOf } from '../../core/maps/members.ts';
 import type { NarrativeCorpus } from './corpus.ts';
 import { ClassCounts, LABEL_DEFAULTS, labelFrom } from '../../core/maps/labels.ts';
 import { KeyCounter } from '../../core/maps/label-counts.ts';
-import { narrativeSentiment, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
+import { sentimentOfCodes, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats, type SeriesStats } from '../../core/maps/series.ts';
 import { DAY_MS } from '../../core/windows.ts';
 
@@ -68,15 +68,16 @@ export async function buildWindow(
   } = given ?? clusterRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, opts, prior);
   // c-TF-IDF over every kept cluster of the window: terms for labels (counted as ids), tags for top_tags.
   const keys = corpus.labelKeys;
-  const classes = clusters.map((c) => byCluster.get(c)!.map((i) => keys.of(rows[i]!)));
-  const topTerms = counter.top(classes, keys.size, 12, (id) => keys.name(id));
+  const classes = clusters.map((c) => Int32Array.from(byCluster.get(c)!, (i) => rows[i]!));
+  const topTerms = counter.top(classes, keys, keys.size, 12, (id) => keys.name(id));
   const tagCounts = new ClassCounts(clusters.length);
   clusters.forEach((c, ci) => {
     for (const i of byCluster.get(c)!) tagCounts.add(ci, corpus.tags[rows[i]!]!);
   });
   const windowDays = Math.max(1, (Date.parse(w.end) - Date.parse(w.start)) / DAY_MS);
   const drafts = clusters.map((c, ci) => {
-    const idx = byCluster.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
+    // Rows ascend with positions, so ties go to the older row.
+    const idx = Array.from(mostCentralFirst(byCluster.get(c)!, cl.similarity));
     const members = idx.map((i) => rows[i]!);
     const { creators, platforms, interactions: engagement } = memberStats(corpus, members);
     const representative = representativeOf(corpus, members);
@@ -100,7 +101,7 @@ export async function buildWindow(
         asOf,
         windowDays,
       ),
-      sentiment: narrativeSentiment(members.map((r) => ({ tone: corpus.enrichment.toneOf(r), moods: corpus.enrichment.moods.get(r) }))),
+      sentiment: sentimentOfCodes(corpus.feeling, members),
       seedTag: tags[0] ?? null,
     } satisfies BuiltNarrative;
   });

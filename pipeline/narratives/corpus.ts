@@ -1,10 +1,11 @@
 // What the narratives stage reads about every row of the planned generation, in row order: the post
 // columns (post-columns.ts), and across its segments (planned-rows.ts) the analysed terms, tone and
 // moods from enrichment.parquet, and the text vectors.
-import { EnrichmentStore, loadEnrichmentStore } from '../../core/enrichment/public-enrichment.ts';
+import { feelingCode, feelingCodeSql } from '../../core/maps/sentiment.ts';
 import { loadVectorSpace, nonZeroMask } from '../../core/vector-space.ts';
 import type { DocTerms } from '../doc-terms.ts';
 import { labelWord } from '../../core/maps/label-words.ts';
+import type { RowKeyLists } from '../../core/maps/label-counts.ts';
 import { plannedTable, readPlannedDocTerms, readPlannedVectors } from '../planned-rows.ts';
 import { loadPostColumns, type PostColumns } from '../post-columns.ts';
 import type { SegmentPlan } from '../segment-plan.ts';
@@ -12,7 +13,8 @@ import type { StageContext } from '../stage-context.ts';
 
 export interface NarrativeCorpus extends PostColumns {
   terms: DocTerms;
-  enrichment: EnrichmentStore;
+  /** Each row's feeling code (core/maps/sentiment.ts: its tone and whether its moods are mixed), from enrichment.parquet. */
+  feeling: Uint8Array;
   vectors: Float32Array;
   dim: number;
   /** 1 where the row has a text vector (every window's clustering reads it). */
@@ -25,58 +27,67 @@ export interface NarrativeCorpus extends PostColumns {
  * Each row's label keys (labels.ts, labelKeys: its label words (core/maps/label-words.ts) and
  * the bigrams of adjacent ones) as ids, interned once for every window: unigrams are term ids,
  * bigrams follow them. Counting ids instead of building key strings per post and window made the
- * labels of a million posts' narratives several times cheaper.
+ * labels of a million posts' narratives several times cheaper; holding them as one pair of typed
+ * arrays (RowKeyLists) instead of an array per row spares the collector a million small objects.
  */
-export class RowLabelKeys {
-  private readonly eligible: Int8Array;
-  private readonly bigramIds = new Map<number, number>();
+export class RowLabelKeys implements RowKeyLists {
+  readonly offsets: Int32Array;
+  ids: Int32Array;
   private readonly bigramNames: string[] = [];
-  private readonly cache = new Map<number, Int32Array>();
-  constructor(private readonly terms: DocTerms) {
-    this.eligible = new Int8Array(terms.vocab.length).fill(-1);
-  }
 
-  private ok(t: number): boolean {
-    if (this.eligible[t] === -1) {
-      this.eligible[t] = labelWord(this.terms.vocab[t]!) ? 1 : 0;
-    }
-    return this.eligible[t] === 1;
-  }
-
-  /** The row's keys: its eligible terms, then the bigrams of adjacent eligible terms (labelKeys' order and rule). */
-  of(row: number): Int32Array {
-    let out = this.cache.get(row);
-    if (out) return out;
-    const { offsets, ids } = this.terms;
-    const words: number[] = [];
+  /** The keys of every row with `has[row]` (the others have none). */
+  constructor(
+    private readonly terms: DocTerms,
+    has: Uint8Array,
+  ) {
+    const v = terms.vocab.length;
+    const eligible = new Int8Array(v).fill(-1);
+    const ok = (t: number) => (eligible[t] === -1 ? (eligible[t] = labelWord(terms.vocab[t]!) ? 1 : 0) : eligible[t]) === 1;
+    const bigramIds = new Map<number, number>();
+    const rows = has.length;
+    this.offsets = new Int32Array(rows + 1);
+    this.ids = new Int32Array(1024);
+    let at = 0;
+    const push = (id: number) => {
+      if (at === this.ids.length) {
+        const grown = new Int32Array(this.ids.length * 2);
+        grown.set(this.ids);
+        this.ids = grown;
+      }
+      this.ids[at++] = id;
+    };
     const pairs: number[] = [];
-    const v = this.terms.vocab.length;
-    let prev = -1;
-    for (let j = offsets[row]!; j < offsets[row + 1]!; j++) {
-      const t = ids[j]!;
-      if (!this.ok(t)) {
-        prev = -1;
-        continue;
-      }
-      words.push(t);
-      if (prev >= 0) {
-        const code = prev * v + t;
-        let id = this.bigramIds.get(code);
-        if (id === undefined) {
-          id = v + this.bigramNames.length;
-          this.bigramIds.set(code, id);
-          this.bigramNames.push(`${this.terms.vocab[prev]} ${this.terms.vocab[t]}`);
+    for (let row = 0; row < rows; row++) {
+      if (has[row]) {
+        // Its eligible terms, then the bigrams of adjacent eligible terms (labelKeys' order and rule).
+        pairs.length = 0;
+        let prev = -1;
+        for (let j = terms.offsets[row]!; j < terms.offsets[row + 1]!; j++) {
+          const t = terms.ids[j]!;
+          if (!ok(t)) {
+            prev = -1;
+            continue;
+          }
+          push(t);
+          if (prev >= 0) {
+            const code = prev * v + t;
+            let id = bigramIds.get(code);
+            if (id === undefined) {
+              id = v + this.bigramNames.length;
+              bigramIds.set(code, id);
+              this.bigramNames.push(`${terms.vocab[prev]} ${terms.vocab[t]}`);
+            }
+            pairs.push(id);
+          }
+          prev = t;
         }
-        pairs.push(id);
+        for (const id of pairs) push(id);
       }
-      prev = t;
+      this.offsets[row + 1] = at;
     }
-    out = Int32Array.from([...words, ...pairs]);
-    this.cache.set(row, out);
-    return out;
   }
 
-  /** Ids so far (the counter's dense range). */
+  /** Ids in all (the counter's dense range). */
   get size(): number {
     return this.terms.vocab.length + this.bigramNames.length;
   }
@@ -96,17 +107,27 @@ export async function loadNarrativeCorpus(ctx: StageContext, plan: SegmentPlan):
   // A masked row (a deleted post) is never a member.
   for (let r = 0; r < rows; r++) hasVector[r]! &= posts.live[r]!;
   const terms = await readPlannedDocTerms(ctx, plan);
+  const feeling = await readFeelings(ctx, plan);
   return {
     ...posts,
     terms,
-    labelKeys: new RowLabelKeys(terms),
-    enrichment: await loadEnrichmentStore(
-      { enrichment: plannedTable(ctx, plan, 'enrichment'), neighbours: plannedTable(ctx, plan, 'neighbour-scores') },
-      rows,
-      { sentimentOnly: true },
-    ),
+    labelKeys: new RowLabelKeys(terms, hasVector),
+    feeling,
     vectors,
     dim: space.dim,
     hasVector,
   };
+}
+
+/** Each row's feeling code, one byte per row read in one query (rows without an enrichment row: no tone). */
+async function readFeelings(ctx: StageContext, plan: SegmentPlan): Promise<Uint8Array> {
+  const db = await ctx.db();
+  const c = await db.numbers(
+    `SELECT row_id::INTEGER AS row_id, ${feelingCodeSql('tone', 'emotion_mood')}::UTINYINT AS code FROM ${plannedTable(ctx, plan, 'enrichment')}`,
+  );
+  const out = new Uint8Array(plan.rows).fill(feelingCode({ tone: null, moods: [] }));
+  const rows = c.row_id!;
+  const code = c.code!;
+  for (let i = 0; i < rows.length; i++) out[rows[i]!] = code[i]!;
+  return out;
 }

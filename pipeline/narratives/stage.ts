@@ -123,6 +123,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   const space = currentSpace(corpus);
   const previous = await loadPreviousMap(ctx, space, NARRATIVE_MAP);
   const readText = textReader(ctx);
+  const tPrev = performance.now() - t0 - tLoad;
 
   const all: Array<{ n: BuiltNarrative; id: string; key: string; match: { id: string; cosine: number; overlap: number } | null }> = [];
   const perWindow: Record<string, unknown> = {};
@@ -133,7 +134,9 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     const w = spec.key;
     const prev = previous?.byGroup.get(w) ?? [];
     // An incremental run places the new posts into the served narratives (merge-models.ts); a full run clusters anew.
+    const tw = performance.now();
     const merged = plan.mode === 'incremental' && prev.length > 0 ? mergeWindow(corpus, spec.firstRow, prev, CLUSTER_DEFAULTS) : null;
+    const tMerge = performance.now() - tw;
     const built = await buildWindow(
       corpus,
       spec,
@@ -167,9 +170,12 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       noise: built.noise,
       continued: matches.filter(Boolean).length,
       ...(merged ? { newPosts: merged.placed } : {}),
+      mergeMs: Math.round(tMerge),
+      ms: Math.round(performance.now() - tw),
     };
   }
 
+  const tWindows = performance.now();
   const narrativeRows = all.map(({ n, id, key, match }, i) => ({
     row_id: i,
     id,
@@ -258,6 +264,8 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     mode: plan.mode,
     windows: perWindow,
     loadMs: Math.round(tLoad),
+    previousMs: Math.round(tPrev),
+    writeMs: Math.round(performance.now() - tWindows),
     ms: Math.round(performance.now() - t0),
   };
 }

@@ -5,7 +5,7 @@
 import { clusterRange, type ClusteredRange, type ClusterOptions, CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { ClassCounts } from '../../core/maps/labels.ts';
 import { dot } from '../../core/dot.ts';
-import { memberStats, representativeOf } from '../../core/maps/members.ts';
+import { memberStats, mostCentralFirst, representativeOf } from '../../core/maps/members.ts';
 import { parseElement, type ElementType, type PatternCorpus } from './corpus.ts';
 
 export interface ScopeSpec {
@@ -143,7 +143,8 @@ export function buildScope(
   const midMs = startMs + (asOf - startMs) / 2;
 
   const patterns = clusters.map((c, ci): BuiltPattern => {
-    const idx = byCluster.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
+    // Rows ascend with positions, so ties go to the older row.
+    const idx = Array.from(mostCentralFirst(byCluster.get(c)!, cl.similarity));
     const members = idx.map((i) => rows[i]!);
     const similarity = idx.map((i) => cl.similarity[i]!);
     const { creators, platforms, interactions: engagement } = memberStats(corpus, members);

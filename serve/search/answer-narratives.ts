@@ -18,7 +18,7 @@ import { narrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats } from '../../core/maps/series.ts';
 import { memberStats, representativeOf } from '../../core/maps/members.ts';
 import type { AnswerClusters } from './answer-clusters.ts';
-import { KeyCounter, LabelVocabulary } from '../../core/maps/label-counts.ts';
+import { KeyCounter, keyListsOf, LabelVocabulary } from '../../core/maps/label-counts.ts';
 import { windowDaysOf, type LoadedGeneration } from '../generation/loaded-generation.ts';
 import type { LoadedNarrative, Narrative } from '../maps/load-maps.ts';
 
@@ -115,15 +115,12 @@ export function emergentNarratives(
   const memberRows = clusters.map((c) => groups.get(c)!.map((i) => rows[i]!));
   const termIds = memberRows.map((rs) => rs.map((r) => rowLabelIds(cache, r, textOf)));
   const { vocabulary } = cache;
-  const topTerms = counter.top(termIds, vocabulary.keys.length, 12, (id) => vocabulary.keys[id]!);
+  const termLists = keyListsOf(termIds);
+  const topTerms = counter.top(termLists.classes, termLists.lists, vocabulary.keys.length, 12, (id) => vocabulary.keys[id]!);
   const shared = counter.lastShared;
   const tagDict = content.tags.dict;
-  const topTags = counter.top(
-    memberRows.map((rs) => rs.map((r) => content.tags.idsOf(r))),
-    tagDict.length,
-    LABEL_DEFAULTS.tags,
-    (id) => tagDict[id]!,
-  );
+  const tags = keyListsOf(memberRows.map((rs) => rs.map((r) => content.tags.idsOf(r))));
+  const topTags = counter.top(tags.classes, tags.lists, tagDict.length, LABEL_DEFAULTS.tags, (id) => tagDict[id]!);
   const bounds = gen.manifest.windows[window];
   const asOf = index.asOf;
   const windowDays = windowDaysOf(gen, window);
