@@ -7,17 +7,42 @@ import { sqlString } from '../core/duckdb.ts';
 import { readDocTerms, type DocTerms } from './doc-terms.ts';
 import { maskedRows, plannedSegmentDir, type SegmentPlan } from './segment-plan.ts';
 import type { StageContext } from './stage-context.ts';
+import { nonZeroMask } from '../core/vector-space.ts';
 
-/** Every row's vector of `file` (text-vectors.f32 or visual-vectors.f32), rows x dim. */
-export async function readPlannedVectors(ctx: StageContext, plan: SegmentPlan, file: string, dim: number): Promise<Float32Array> {
-  const out = new Float32Array(plan.rows * dim);
+/**
+ * Every row's vector of one kind (text-vectors.f32 or visual-vectors.f32, rows x dim), and 1 for
+ * each row that has one (all zeros: none). A segment whose graph holds no point of that kind (the
+ * index stage counted them: a text-only corpus's visual vectors) has only zeros and is not read.
+ */
+export async function readPlannedVectors(
+  ctx: StageContext,
+  plan: SegmentPlan,
+  kind: 'text' | 'visual',
+  dim: number,
+): Promise<{ vectors: Float32Array; hasVector: Uint8Array }> {
+  const file = `${kind}-vectors.f32`;
+  const vectors = new Float32Array(plan.rows * dim);
+  const hasVector = new Uint8Array(plan.rows);
   for (const s of plan.segments) {
-    const buf = await fs.readFile(path.join(plannedSegmentDir(ctx, plan, s), file));
-    if (buf.length !== s.rows * dim * 4)
-      throw new Error(`segment ${s.id}: ${file} holds ${buf.length / 4 / dim} rows of ${dim}, expected ${s.rows}`);
-    new Uint8Array(out.buffer, s.firstRow * dim * 4, buf.length).set(buf);
+    if ((kind === 'text' ? s.textPoints : s.visualPoints) === 0) continue;
+    const fh = await fs.open(path.join(plannedSegmentDir(ctx, plan, s), file));
+    try {
+      const bytes = (await fh.stat()).size;
+      if (bytes !== s.rows * dim * 4)
+        throw new Error(`segment ${s.id}: ${file} holds ${bytes / 4 / dim} rows of ${dim}, expected ${s.rows}`);
+      // Read straight into place (no buffer per segment to copy from).
+      const into = new Uint8Array(vectors.buffer, s.firstRow * dim * 4, bytes);
+      for (let at = 0; at < bytes;) {
+        const { bytesRead } = await fh.read(into, at, bytes - at, at);
+        if (bytesRead === 0) throw new Error(`segment ${s.id}: ${file} ended early`);
+        at += bytesRead;
+      }
+    } finally {
+      await fh.close();
+    }
+    hasVector.set(nonZeroMask(vectors.subarray(s.firstRow * dim, (s.firstRow + s.rows) * dim), dim, s.rows), s.firstRow);
   }
-  return out;
+  return { vectors, hasVector };
 }
 
 /** Every row's analysed terms, as ids into one vocabulary. */

@@ -27,7 +27,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { assert } from '../core/assert.ts';
 import { writeFileAtomic } from '../core/durable-fs.ts';
-import type { DuckDB } from '../core/duckdb.ts';
+import { sqlString, type DuckDB } from '../core/duckdb.ts';
 import { generationDir, readCurrent, readManifest, type Manifest } from '../core/generations.ts';
 import { readSegmentUuids, segmentDir, segmentId, segmentNumber, type SegmentInfo } from '../core/segments.ts';
 import { DAY_MS } from '../core/windows.ts';
@@ -81,13 +81,15 @@ interface Posts {
   t: Float64Array;
 }
 
-/** The snapshot's live posts in (published_at, uuid) order. */
+/** The snapshot's live posts in (published_at, uuid) order; the work store's plan_posts numbers them (i) in that order. */
 async function snapshotPosts(db: DuckDB, asOf: string): Promise<Posts> {
-  const reader = await db.conn.runAndReadAll(
-    `SELECT uuid, epoch_ms(published_at)::DOUBLE AS t FROM posts WHERE ${snapshotWhere(asOf)} ORDER BY published_at, uuid`,
-  );
-  const cols = reader.getColumnsObjectJS() as { uuid: string[]; t: number[] };
-  return { uuid: cols.uuid ?? [], t: Float64Array.from(cols.t ?? []) };
+  await db.run(`CREATE OR REPLACE TEMP TABLE plan_posts AS
+    SELECT (row_number() OVER (ORDER BY published_at, uuid) - 1)::INTEGER AS i, uuid, epoch_ms(published_at)::DOUBLE AS t
+    FROM posts WHERE ${snapshotWhere(asOf)}`);
+  const reader = await db.conn.runAndReadAll(`SELECT uuid FROM plan_posts ORDER BY i`);
+  const cols = reader.getColumnsObjectJS() as { uuid: string[] };
+  const { t } = await db.numbers(`SELECT t FROM plan_posts ORDER BY i`);
+  return { uuid: cols.uuid ?? [], t: (t as Float64Array | undefined) ?? new Float64Array(0) };
 }
 
 /** (t, uuid) order, the snapshot's. */
@@ -213,14 +215,45 @@ function incrementalDrafts(prev: Previous, posts: Posts, segmentRows: number): D
   return drafts;
 }
 
-/** One live post's row in the plan (plan_rows). */
-interface PlanRow {
-  uuid: string;
-  row: number;
-  segment: string;
-  local: number;
-  srcSegment: string | null;
-  srcRow: number | null;
+/**
+ * Each live post's row in the plan (plan_rows), as numbers: the post (its place in plan_posts), its
+ * global row, its segment and row in it, and the segment and row its data comes from (-1: computed).
+ * Segments are indexes into `segmentIds`. No object or string per post: a million of each cost seconds.
+ */
+class PlanRows {
+  readonly post: Int32Array;
+  readonly row: Int32Array;
+  readonly segment: Int32Array;
+  readonly local: Int32Array;
+  readonly srcSegment: Int32Array;
+  readonly srcRow: Int32Array;
+  readonly segmentIds: string[] = [];
+  private readonly ids = new Map<string, number>();
+  length = 0;
+  constructor(n: number) {
+    this.post = new Int32Array(n);
+    this.row = new Int32Array(n);
+    this.segment = new Int32Array(n);
+    this.local = new Int32Array(n);
+    this.srcSegment = new Int32Array(n);
+    this.srcRow = new Int32Array(n);
+  }
+
+  private idOf(segment: string): number {
+    let k = this.ids.get(segment);
+    if (k === undefined) this.ids.set(segment, (k = this.segmentIds.push(segment) - 1));
+    return k;
+  }
+
+  push(post: number, row: number, segment: string, local: number, srcSegment: string | null, srcRow: number | null): void {
+    const k = this.length++;
+    this.post[k] = post;
+    this.row[k] = row;
+    this.segment[k] = this.idOf(segment);
+    this.local[k] = local;
+    this.srcSegment[k] = srcSegment === null ? -1 : this.idOf(srcSegment);
+    this.srcRow[k] = srcRow ?? -1;
+  }
 }
 
 export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<SegmentPlan> {
@@ -260,11 +293,10 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
   };
 
   const segments: PlannedSegment[] = [];
-  const rows: PlanRow[] = [];
+  const rows = new PlanRows(n);
   let at = 0;
   let computeRows = 0;
   for (const d of drafts) {
-    const live = posts.uuid.slice(d.first, d.end);
     const lastOf = (): SegmentInfo['last'] => (d.end > d.first ? { t: iso(posts.t[d.end - 1]!), uuid: posts.uuid[d.end - 1]! } : null);
     const seg: PlannedSegment = {
       id: d.action === 'reuse' ? d.prev!.id : segmentId(++lastSegment),
@@ -284,18 +316,18 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
     };
     if (d.prev) {
       // Reused or appended to: the served rows keep their places, deleted ones masked; new posts follow.
-      const liveSet = new Set(live);
+      const liveSet = new Set(posts.uuid.slice(d.first, d.end));
       const local = new Map<string, number>();
       d.prev.uuids.forEach((u, i) => {
         if (liveSet.has(u)) local.set(u, i);
         else seg.masked.push(at + i);
       });
       let next = d.prev.uuids.length;
-      for (const u of live) {
-        const i = local.get(u);
-        if (i !== undefined) rows.push({ uuid: u, row: at + i, segment: seg.id, local: i, srcSegment: d.prev.id, srcRow: i });
+      for (let p = d.first; p < d.end; p++) {
+        const i = local.get(posts.uuid[p]!);
+        if (i !== undefined) rows.push(p, at + i, seg.id, i, d.prev.id, i);
         else {
-          rows.push({ uuid: u, row: at + next, segment: seg.id, local: next, srcSegment: null, srcRow: null });
+          rows.push(p, at + next, seg.id, next, null, null);
           next++;
           computeRows++;
         }
@@ -303,12 +335,12 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
       seg.rows = next;
       if (d.action === 'build') seg.last = lastOf() ?? d.prev.last;
     } else {
-      live.forEach((u, i) => {
-        const src = heldAt(u);
-        rows.push({ uuid: u, row: at + i, segment: seg.id, local: i, srcSegment: src?.segment ?? null, srcRow: src?.row ?? null });
+      for (let p = d.first; p < d.end; p++) {
+        const src = heldAt(posts.uuid[p]!);
+        rows.push(p, at + p - d.first, seg.id, p - d.first, src?.segment ?? null, src?.row ?? null);
         if (!src) computeRows++;
-      });
-      seg.rows = live.length;
+      }
+      seg.rows = d.end - d.first;
       seg.last = lastOf();
     }
     // The head, once big enough, is sealed at the as-of: later posts start a new head.
@@ -337,27 +369,29 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
 }
 
 /** plan_rows (see the header), with `ci`: the row's place among the computed rows (their order: global row). */
-async function writePlanRows(db: DuckDB, rows: PlanRow[]): Promise<void> {
-  await db.run(`CREATE OR REPLACE TABLE plan_rows_in (uuid VARCHAR, row_id BIGINT, segment VARCHAR, local_row BIGINT,
-    src_segment VARCHAR, src_row BIGINT)`);
-  const app = await db.conn.createAppender('plan_rows_in');
-  try {
-    for (const r of rows) {
-      app.appendVarchar(r.uuid);
-      app.appendBigInt(BigInt(r.row));
-      app.appendVarchar(r.segment);
-      app.appendBigInt(BigInt(r.local));
-      if (r.srcSegment === null) (app.appendNull(), app.appendNull());
-      else (app.appendVarchar(r.srcSegment), app.appendBigInt(BigInt(r.srcRow!)));
-      app.endRow();
-    }
-  } finally {
-    app.closeSync();
-  }
+async function writePlanRows(db: DuckDB, rows: PlanRows): Promise<void> {
+  await db.run(`CREATE OR REPLACE TEMP TABLE plan_rows_in (post INTEGER, row_id INTEGER, segment INTEGER, local_row INTEGER,
+    src_segment INTEGER, src_row INTEGER)`);
+  const n = rows.length;
+  await db.appendNumbers(
+    'plan_rows_in',
+    [rows.post, rows.row, rows.segment, rows.local, rows.srcSegment, rows.srcRow].map((c) => c.subarray(0, n)),
+  );
+  // The segments' names by index, as a table named `alias`.
+  const ids = (alias: string) =>
+    rows.segmentIds.length
+      ? `(VALUES ${rows.segmentIds.map((id, k) => `(${k}, ${sqlString(id)})`).join(', ')}) AS ${alias}(k, id)`
+      : `(SELECT NULL::INTEGER AS k, NULL::VARCHAR AS id WHERE false) AS ${alias}`;
   await db.run(`CREATE OR REPLACE TABLE plan_rows AS
+    WITH r AS (
+      SELECT p.uuid, r.row_id::BIGINT AS row_id, seg.id AS segment, r.local_row::BIGINT AS local_row,
+        src.id AS src_segment, CASE WHEN r.src_segment >= 0 THEN r.src_row::BIGINT END AS src_row
+      FROM plan_rows_in r JOIN plan_posts p ON p.i = r.post
+        JOIN ${ids('seg')} ON seg.k = r.segment
+        LEFT JOIN ${ids('src')} ON src.k = r.src_segment)
     SELECT *, src_segment IS NULL AS compute,
       CASE WHEN src_segment IS NULL THEN (row_number() OVER (PARTITION BY src_segment IS NULL ORDER BY row_id) - 1) END::BIGINT AS ci
-    FROM plan_rows_in ORDER BY row_id`);
+    FROM r ORDER BY row_id`);
   await db.run(`DROP TABLE plan_rows_in`);
 }
 

@@ -2,7 +2,7 @@
 // columns (post-columns.ts), and across its segments (planned-rows.ts) the analysed terms, tone and
 // moods from enrichment.parquet, and the text vectors.
 import { feelingCode, feelingCodeSql } from '../../core/maps/sentiment.ts';
-import { loadVectorSpace, nonZeroMask } from '../../core/vector-space.ts';
+import { loadVectorSpace } from '../../core/vector-space.ts';
 import type { DocTerms } from '../doc-terms.ts';
 import { labelWord } from '../../core/maps/label-words.ts';
 import type { RowKeyLists } from '../../core/maps/label-counts.ts';
@@ -102,8 +102,7 @@ export async function loadNarrativeCorpus(ctx: StageContext, plan: SegmentPlan):
   const posts = await loadPostColumns(ctx, plan);
   const { rows } = posts;
   const space = loadVectorSpace(ctx.layout.artifacts, 'text');
-  const vectors = await readPlannedVectors(ctx, plan, 'text-vectors.f32', space.dim);
-  const hasVector = nonZeroMask(vectors, space.dim, rows);
+  const { vectors, hasVector } = await readPlannedVectors(ctx, plan, 'text', space.dim);
   // A masked row (a deleted post) is never a member.
   for (let r = 0; r < rows; r++) hasVector[r]! &= posts.live[r]!;
   const terms = await readPlannedDocTerms(ctx, plan);

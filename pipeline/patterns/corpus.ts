@@ -4,7 +4,7 @@
 // colours, styles, layout and motion (visual-elements.parquet), the post's tags and its brands
 // (enrichment.parquet). Elements name a pattern and tell what its posts share.
 import { StringLists } from '../../core/string-lists.ts';
-import { loadVectorSpace, nonZeroMask } from '../../core/vector-space.ts';
+import { loadVectorSpace } from '../../core/vector-space.ts';
 import { plannedTable, readPlannedVectors } from '../planned-rows.ts';
 import { loadPostColumns, type PostColumns } from '../post-columns.ts';
 import type { SegmentPlan } from '../segment-plan.ts';
@@ -38,8 +38,7 @@ export async function loadPatternCorpus(ctx: StageContext, plan: SegmentPlan): P
   const posts = await loadPostColumns(ctx, plan);
   const { rows } = posts;
   const space = loadVectorSpace(ctx.layout.artifacts, 'visual');
-  const vectors = await readPlannedVectors(ctx, plan, 'visual-vectors.f32', space.dim);
-  const hasVector = nonZeroMask(vectors, space.dim, rows);
+  const { vectors, hasVector } = await readPlannedVectors(ctx, plan, 'visual', space.dim);
   // A masked row (a deleted post) is never a member.
   for (let r = 0; r < rows; r++) hasVector[r]! &= posts.live[r]!;
 
