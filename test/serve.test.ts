@@ -12,6 +12,11 @@ import { startServer, type RunningServer } from '../serve/server.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { callApi, type CallOptions } from './helpers/http.ts';
 import { cleanupTmp } from './helpers/tmp.ts';
+import path from 'node:path';
+import { dataDirLayout } from '../core/data-dir.ts';
+import { openDuckDB, sqlString } from '../core/duckdb.ts';
+import { generationDir, readCurrent } from '../core/generations.ts';
+import { loadContentColumns } from '../serve/generation/content-columns.ts';
 
 let s: RunningServer;
 let dir: string;
@@ -80,6 +85,37 @@ test('POST /search: 200 with every required field; billing headers equal the led
   for (const n of r.json.narratives)
     assert.is((await call('GET', `/narratives/${n.id}`)).status, 200, `narrative ${n.id} (${n.source}) readable`);
   assert.is(s.ledger.openHolds().length, 0);
+});
+
+test("content columns: every row's narrative ids and pattern keys are its members tables' owners, in order", async () => {
+  const gen = generationDir(dataDirLayout(dir), (await readCurrent(dataDirLayout(dir)))!);
+  const db = await openDuckDB();
+  try {
+    const rows = (await db.numbers(`SELECT max(row_id)::INTEGER + 1 AS n FROM read_parquet(${sqlString(path.join(gen, 'posts.parquet'))})`))
+      .n![0]!;
+    const c = await loadContentColumns(gen, rows);
+    for (const [lists, file, owner] of [
+      [c.narrativeIds, 'narrative-members.parquet', 'narrative_id'],
+      [c.patternKeys, 'pattern-members.parquet', 'pattern_key'],
+    ] as const) {
+      const want = new Map(
+        (
+          await db.all<{ post_row: number; owners: string[] }>(
+            `SELECT post_row::INTEGER AS post_row, list(${owner} ORDER BY ${owner}) AS owners FROM read_parquet(${sqlString(path.join(gen, file))}) GROUP BY post_row`,
+          )
+        ).map((r) => [r.post_row, r.owners]),
+      );
+      let withOwners = 0;
+      for (let r = 0; r < c.rows; r++) {
+        assert.equal(lists.get(r), want.get(r) ?? [], `${file} row ${r}`);
+        if (lists.get(r).length) withOwners++;
+      }
+      assert.is(withOwners, want.size, `${file}: rows with owners`);
+    }
+    assert.ok(c.narrativeIds.dict.length > 0, 'the sample has narratives');
+  } finally {
+    db.close();
+  }
 });
 
 test('POST /search: each 400 names the problem; nothing is charged', async () => {

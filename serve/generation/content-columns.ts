@@ -33,12 +33,27 @@ function code(list: string[], value: string): number {
   return i;
 }
 
-/** Rows' memberships from a members table (`owner` per `post_row`), as lists per row. */
+/**
+ * Rows' memberships from a members table (`owner` per `post_row`), as lists per row (owners in
+ * order). Read as numbers (each row's owner as an id into the owners, sorted): a million rows of
+ * lists as JS objects were the largest transient of a swap, with the served generation still held.
+ */
 async function memberships(db: Awaited<ReturnType<typeof openDuckDB>>, file: string, owner: string, rows: number): Promise<StringLists> {
   const lists = new StringLists(rows);
-  const res = await db.all<{ post_row: number; owners: string[] }>(`SELECT post_row, list(${owner} ORDER BY ${owner}) AS owners
-    FROM read_parquet(${sqlString(file)}) GROUP BY post_row ORDER BY post_row`);
-  for (const r of res) lists.set(Number(r.post_row), r.owners);
+  const members = `read_parquet(${sqlString(file)})`;
+  const owners = ((await db.columns(`SELECT DISTINCT ${owner} AS o FROM ${members} ORDER BY o`)).o ?? []) as string[];
+  const m = await db.numbers(`WITH o AS (SELECT o, (row_number() OVER (ORDER BY o) - 1)::INTEGER AS id
+      FROM (SELECT DISTINCT ${owner} AS o FROM ${members}))
+    SELECT m.post_row::INTEGER AS post_row, o.id FROM ${members} m JOIN o ON o.o = m.${owner} ORDER BY m.post_row, o.id`);
+  const postRow = m.post_row!;
+  const ids = m.id!;
+  const list: string[] = [];
+  for (let k = 0; k < postRow.length;) {
+    const r = postRow[k]!;
+    list.length = 0;
+    for (; k < postRow.length && postRow[k] === r; k++) list.push(owners[ids[k]!]!);
+    lists.set(r, list);
+  }
   lists.seal();
   return lists;
 }
