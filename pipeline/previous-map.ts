@@ -71,22 +71,21 @@ export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f:
       `SELECT ${f.id} AS id, ${f.key} AS key, ${f.group} AS grp FROM read_parquet(${file(f.table)}) ORDER BY centroid_index`,
     )
   ).map((e, i) => ({ ...e, i }));
-  const owners = await db.columns(`WITH e AS (SELECT ${f.id} AS id, (row_number() OVER (ORDER BY centroid_index) - 1)::INTEGER AS i
+  // Every member as (entry, row), entry by entry, rows ascending: numbers out of DuckDB, no string per member.
+  const m = await db.numbers(`WITH e AS (SELECT ${f.id} AS id, (row_number() OVER (ORDER BY centroid_index) - 1)::INTEGER AS i
       FROM read_parquet(${file(f.table)}))
-    SELECT e.i AS owner, count(*)::INTEGER AS n FROM read_parquet(${file(f.members)}) m JOIN e ON m.${f.memberOf} = e.id
-      JOIN plan_rows r ON r.uuid = m.uuid GROUP BY e.i ORDER BY e.i`);
-  const rows = await db.columns(`WITH e AS (SELECT ${f.id} AS id, (row_number() OVER (ORDER BY centroid_index) - 1)::INTEGER AS i
-      FROM read_parquet(${file(f.table)}))
-    SELECT r.row_id::INTEGER AS row FROM read_parquet(${file(f.members)}) m JOIN e ON m.${f.memberOf} = e.id
+    SELECT e.i AS owner, r.row_id::INTEGER AS row FROM read_parquet(${file(f.members)}) m JOIN e ON m.${f.memberOf} = e.id
       JOIN plan_rows r ON r.uuid = m.uuid ORDER BY e.i, r.row_id`);
-  const all = Int32Array.from(rows.row as number[]);
+  const owner = m.owner as Int32Array;
+  const all = m.row as Int32Array;
   const membersOf = new Map<number, Int32Array>();
-  let at = 0;
-  (owners.owner as number[]).forEach((o, k) => {
-    const n = (owners.n as number[])[k]!;
-    membersOf.set(o, all.subarray(at, at + n));
-    at += n;
-  });
+  for (let at = 0; at < owner.length;) {
+    const o = owner[at]!;
+    let end = at;
+    while (end < owner.length && owner[end] === o) end++;
+    membersOf.set(o, all.subarray(at, end));
+    at = end;
+  }
   const byGroup = new Map<string, PreviousEntry[]>();
   for (const e of entries) {
     const list = byGroup.get(e.grp) ?? [];

@@ -29,7 +29,7 @@ import { assert } from '../core/assert.ts';
 import { writeFileAtomic } from '../core/durable-fs.ts';
 import { sqlString, type DuckDB } from '../core/duckdb.ts';
 import { generationDir, readCurrent, readManifest, type Manifest } from '../core/generations.ts';
-import { readSegmentUuids, segmentDir, segmentId, segmentNumber, type SegmentInfo } from '../core/segments.ts';
+import { segmentDir, segmentId, segmentNumber, type SegmentInfo } from '../core/segments.ts';
 import { DAY_MS } from '../core/windows.ts';
 import { snapshotWhere } from './snapshot-rows.ts';
 import type { StageContext } from './stage-context.ts';
@@ -79,6 +79,9 @@ const iso = (t: number) => new Date(t).toISOString();
 interface Posts {
   uuid: string[];
   t: Float64Array;
+  /** Incremental runs: the served segment (an index into its segments) and row that hold each post, or -1. */
+  heldSegment: Int32Array;
+  heldRow: Int32Array;
 }
 
 /** The snapshot's live posts in (published_at, uuid) order; the work store's plan_posts numbers them (i) in that order. */
@@ -89,7 +92,43 @@ async function snapshotPosts(db: DuckDB, asOf: string): Promise<Posts> {
   const reader = await db.conn.runAndReadAll(`SELECT uuid FROM plan_posts ORDER BY i`);
   const cols = reader.getColumnsObjectJS() as { uuid: string[] };
   const { t } = await db.numbers(`SELECT t FROM plan_posts ORDER BY i`);
-  return { uuid: cols.uuid ?? [], t: (t as Float64Array | undefined) ?? new Float64Array(0) };
+  const n = cols.uuid?.length ?? 0;
+  return {
+    uuid: cols.uuid ?? [],
+    t: (t as Float64Array | undefined) ?? new Float64Array(0),
+    heldSegment: new Int32Array(n).fill(-1),
+    heldRow: new Int32Array(n).fill(-1),
+  };
+}
+
+/**
+ * Where the served generation holds each snapshot post: its segments' uuids.txt files read and
+ * joined with plan_posts inside DuckDB (a million uuids in JS sets and maps cost seconds).
+ */
+async function locateHeld(db: DuckDB, prev: Previous, posts: Posts): Promise<void> {
+  if (prev.segments.length === 0) return;
+  const files = prev.segments.map(
+    (s, k) =>
+      `SELECT ${k} AS seg, string_split(content, chr(10)) AS l FROM read_text(${sqlString(path.join(segmentDir(prev.dir, s.id), 'uuids.txt'))})`,
+  );
+  await db.run(`CREATE OR REPLACE TEMP TABLE held_rows AS
+    SELECT seg, (pos - 1)::INTEGER AS row, uuid FROM (SELECT seg, unnest(l) AS uuid, generate_subscripts(l, 1) AS pos FROM (${files.join(' UNION ALL ')}))
+    WHERE uuid <> ''`);
+  const counts = await db.numbers(`SELECT seg::INTEGER AS seg, count(*)::INTEGER AS n FROM held_rows GROUP BY seg`);
+  const held = new Int32Array(prev.segments.length);
+  counts.seg!.forEach((k, j) => (held[k] = counts.n![j]!));
+  prev.segments.forEach((s, k) =>
+    assert(
+      held[k] === s.rows,
+      () => `segment ${s.id} of generation ${prev.generation} lists ${held[k]} uuids, its manifest ${s.rows} rows`,
+    ),
+  );
+  const c = await db.numbers(`SELECT p.i, h.seg::INTEGER AS seg, h.row FROM plan_posts p JOIN held_rows h USING (uuid)`);
+  await db.run(`DROP TABLE held_rows`);
+  for (let j = 0; j < c.i!.length; j++) {
+    posts.heldSegment[c.i![j]!] = c.seg![j]!;
+    posts.heldRow[c.i![j]!] = c.row![j]!;
+  }
 }
 
 /** (t, uuid) order, the snapshot's. */
@@ -123,15 +162,11 @@ function cutByDays(t: Float64Array, n: number, minRows: number): Span[] {
   return out;
 }
 
-interface PrevSegment extends SegmentInfo {
-  uuids: string[];
-}
-
 interface Previous {
   generation: string;
   dir: string;
   manifest: Manifest;
-  segments: PrevSegment[];
+  segments: SegmentInfo[];
 }
 
 async function loadPrevious(ctx: StageContext): Promise<Previous | null> {
@@ -139,8 +174,7 @@ async function loadPrevious(ctx: StageContext): Promise<Previous | null> {
   if (!gen) return null;
   const manifest = await readManifest(ctx.layout, gen);
   const dir = generationDir(ctx.layout, gen);
-  const segments = (manifest.segments ?? []).map((s) => ({ ...s, uuids: readSegmentUuids(segmentDir(dir, s.id)) }));
-  return { generation: gen, dir, manifest, segments };
+  return { generation: gen, dir, manifest, segments: manifest.segments ?? [] };
 }
 
 /** Why this run cannot be incremental, or null. */
@@ -157,7 +191,7 @@ interface Draft {
   from: number;
   to: number | null;
   /** The served segment kept (reuse) or appended to (build with a base). */
-  prev: PrevSegment | null;
+  prev: SegmentInfo | null;
   action: 'reuse' | 'build';
   /** Live posts of its span (indexes into the snapshot's posts), in order. */
   first: number;
@@ -166,7 +200,7 @@ interface Draft {
 
 /** The incremental plan's drafts: each served segment reused, appended to or rebuilt (see the header). */
 function incrementalDrafts(prev: Previous, posts: Posts, segmentRows: number): Draft[] {
-  const segs: Array<PrevSegment | null> = [...prev.segments];
+  const segs: Array<SegmentInfo | null> = [...prev.segments];
   const lastPrev = prev.segments[prev.segments.length - 1]!;
   // After a sealed last segment, newer posts start a new head.
   if (lastPrev.to !== null) segs.push(null);
@@ -185,11 +219,10 @@ function incrementalDrafts(prev: Previous, posts: Posts, segmentRows: number): D
     const from = Math.min(s ? Date.parse(s.from) : starts[k]!, end > first ? posts.t[first]! : Infinity);
     const to = s ? (s.to === null ? null : Date.parse(s.to)) : null;
     if (!s) return { from, to, prev: null, action: 'build', first, end };
-    const held = new Set(s.uuids);
     let fresh = 0;
     let appendable = true;
     for (let i = first; i < end; i++) {
-      if (held.has(posts.uuid[i]!)) continue;
+      if (posts.heldSegment[i] === k) continue;
       fresh++;
       if (!s.last || !after(posts.t[i]!, posts.uuid[i]!, s.last)) appendable = false;
     }
@@ -271,6 +304,7 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
   if (because !== null || !prev) {
     drafts = cutByDays(posts.t, n, o.segmentRows).map((s) => ({ ...s, prev: null, action: 'build' as const }));
   } else {
+    await locateHeld(db, prev, posts);
     drafts = incrementalDrafts(prev, posts, o.segmentRows);
   }
   // A span left without posts is dropped (its time joins a neighbour's), unless it is all there is.
@@ -282,15 +316,11 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
     else drafts[0]!.from = d.from;
   }
 
-  // Where a rebuilt segment's old rows come from: the served segment and row that held each post.
-  let held: Map<string, { segment: string; row: number }> | null = null;
-  const heldAt = (u: string) => {
-    if (!held && prev && because === null) {
-      held = new Map();
-      for (const s of prev.segments) s.uuids.forEach((x, i) => held!.set(x, { segment: s.id, row: i }));
-    }
-    return held?.get(u) ?? null;
-  };
+  // Where a rebuilt segment's old rows come from: the served segment and row that held each post (an incremental run's).
+  const heldAt = (p: number) =>
+    prev && because === null && posts.heldSegment[p]! >= 0
+      ? { segment: prev.segments[posts.heldSegment[p]!]!.id, row: posts.heldRow[p]! }
+      : null;
 
   const segments: PlannedSegment[] = [];
   const rows = new PlanRows(n);
@@ -316,16 +346,17 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
     };
     if (d.prev) {
       // Reused or appended to: the served rows keep their places, deleted ones masked; new posts follow.
-      const liveSet = new Set(posts.uuid.slice(d.first, d.end));
-      const local = new Map<string, number>();
-      d.prev.uuids.forEach((u, i) => {
-        if (liveSet.has(u)) local.set(u, i);
-        else seg.masked.push(at + i);
+      const k = prev!.segments.indexOf(d.prev);
+      const held = (p: number) => (posts.heldSegment[p] === k ? posts.heldRow[p]! : -1);
+      const isLive = new Uint8Array(d.prev.rows);
+      for (let p = d.first; p < d.end; p++) if (held(p) >= 0) isLive[held(p)] = 1;
+      isLive.forEach((live, i) => {
+        if (!live) seg.masked.push(at + i);
       });
-      let next = d.prev.uuids.length;
+      let next = d.prev.rows;
       for (let p = d.first; p < d.end; p++) {
-        const i = local.get(posts.uuid[p]!);
-        if (i !== undefined) rows.push(p, at + i, seg.id, i, d.prev.id, i);
+        const i = held(p);
+        if (i >= 0) rows.push(p, at + i, seg.id, i, d.prev.id, i);
         else {
           rows.push(p, at + next, seg.id, next, null, null);
           next++;
@@ -336,7 +367,7 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
       if (d.action === 'build') seg.last = lastOf() ?? d.prev.last;
     } else {
       for (let p = d.first; p < d.end; p++) {
-        const src = heldAt(posts.uuid[p]!);
+        const src = heldAt(p);
         rows.push(p, at + p - d.first, seg.id, p - d.first, src?.segment ?? null, src?.row ?? null);
         if (!src) computeRows++;
       }

@@ -53,8 +53,11 @@ export async function computeNeighbourScores(
     );
     total += rows.length;
     if (points < 2) continue;
-    for (let at = 0; at < rows.length; at += TASK_ROWS) {
-      const part = rows.slice(at, at + TASK_ROWS);
+    // At least one task per worker: an hour's new posts (fewer than TASK_ROWS) would otherwise
+    // keep one core searching while the other waits.
+    const size = Math.max(1, Math.min(TASK_ROWS, Math.ceil(rows.length / pool.size)));
+    for (let at = 0; at < rows.length; at += size) {
+      const part = rows.slice(at, at + size);
       const ci = Uint32Array.from(part, (r) => Number(r.ci));
       tasks.push(
         pool
