@@ -101,7 +101,8 @@ test("content columns: every row's narrative ids and pattern keys are its member
       const want = new Map(
         (
           await db.all<{ post_row: number; owners: string[] }>(
-            `SELECT post_row::INTEGER AS post_row, list(${owner} ORDER BY ${owner}) AS owners FROM read_parquet(${sqlString(path.join(gen, file))}) GROUP BY post_row`,
+            `SELECT post_row::INTEGER AS post_row, list(${owner} ORDER BY ${owner}) AS owners
+              FROM read_parquet(${sqlString(path.join(gen, file))}) GROUP BY post_row`,
           )
         ).map((r) => [r.post_row, r.owners]),
       );
