@@ -119,20 +119,9 @@ export function enrichmentTablesIn(dir: string): EnrichmentTables {
  * Read `rows` rows (row_id 0..rows-1 of `tables`) into `store` from row `firstRow` on. Rows are
  * set in increasing order (StringLists): fill segments oldest first, then seal().
  */
-export async function fillEnrichment(
-  store: EnrichmentStore,
-  tables: EnrichmentTables,
-  firstRow: number,
-  rows: number,
-  opts: { sentimentOnly?: boolean } = {},
-): Promise<void> {
-  // sentimentOnly: tone and moods (the narratives' sentiment), not the other lists nor the neighbour scores.
-  const lists = opts.sentimentOnly
-    ? `e.emotion_mood, NULL::VARCHAR[] AS brand_products, NULL::VARCHAR[] AS themes, NULL::VARCHAR[] AS aesthetic_style`
-    : `e.emotion_mood, e.brand_products, e.themes, e.aesthetic_style`;
-  const neighbours = opts.sentimentOnly
-    ? `NULL::DOUBLE AS novelty_score, NULL::DOUBLE AS saturation_score, NULL::BOOLEAN AS coverage_novelty FROM ${tables.enrichment} e`
-    : `n.novelty_score, n.saturation_score, n.coverage_novelty FROM ${tables.enrichment} e LEFT JOIN ${tables.neighbours} n USING (row_id)`;
+export async function fillEnrichment(store: EnrichmentStore, tables: EnrichmentTables, firstRow: number, rows: number): Promise<void> {
+  const lists = `e.emotion_mood, e.brand_products, e.themes, e.aesthetic_style`;
+  const neighbours = `n.novelty_score, n.saturation_score, n.coverage_novelty FROM ${tables.enrichment} e LEFT JOIN ${tables.neighbours} n USING (row_id)`;
   const db = await openDuckDB();
   const num = (x: number | null) => (x === null || x === undefined ? NaN : Number(x));
   try {
@@ -169,13 +158,9 @@ export async function fillEnrichment(
 }
 
 /** Every row of `tables` (rows 0..rows-1). */
-export async function loadEnrichmentStore(
-  tables: EnrichmentTables,
-  rows: number,
-  opts: { sentimentOnly?: boolean } = {},
-): Promise<EnrichmentStore> {
+export async function loadEnrichmentStore(tables: EnrichmentTables, rows: number): Promise<EnrichmentStore> {
   const store = new EnrichmentStore(rows);
-  await fillEnrichment(store, tables, 0, rows, opts);
+  await fillEnrichment(store, tables, 0, rows);
   store.seal();
   return store;
 }
