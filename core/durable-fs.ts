@@ -36,6 +36,26 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
   await fsyncDir(dir);
 }
 
+/**
+ * writeFileAtomic of `prefix`'s bytes followed by `data`: the prefix is copied by the kernel
+ * (copy_file_range), never through this process's memory, which makes appending to a large file
+ * several times cheaper than reading and rewriting it.
+ */
+export async function writeFileAtomicAfter(file: string, prefix: string, data: Uint8Array): Promise<void> {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.tmp-${path.basename(file)}-${process.pid}-${Date.now()}`);
+  await fs.copyFile(prefix, tmp);
+  const fh = await fs.open(tmp, 'a');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fs.rename(tmp, file);
+  await fsyncDir(dir);
+}
+
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);

@@ -77,8 +77,10 @@ const dayStart = (t: number) => Math.floor(t / DAY_MS) * DAY_MS;
 const iso = (t: number) => new Date(t).toISOString();
 
 interface Posts {
-  uuid: string[];
+  n: number;
   t: Float64Array;
+  /** The uuids the plan reads (new posts', posts at a segment's last instant, segments' last posts), by post. */
+  uuid: Map<number, string>;
   /** Incremental runs: the served segment (an index into its segments) and row that hold each post, or -1. */
   heldSegment: Int32Array;
   heldRow: Int32Array;
@@ -89,16 +91,25 @@ async function snapshotPosts(db: DuckDB, asOf: string): Promise<Posts> {
   await db.run(`CREATE OR REPLACE TEMP TABLE plan_posts AS
     SELECT (row_number() OVER (ORDER BY published_at, uuid) - 1)::INTEGER AS i, uuid, epoch_ms(published_at)::DOUBLE AS t
     FROM posts WHERE ${snapshotWhere(asOf)}`);
-  const reader = await db.conn.runAndReadAll(`SELECT uuid FROM plan_posts ORDER BY i`);
-  const cols = reader.getColumnsObjectJS() as { uuid: string[] };
   const { t } = await db.numbers(`SELECT t FROM plan_posts ORDER BY i`);
-  const n = cols.uuid?.length ?? 0;
+  const n = t?.length ?? 0;
   return {
-    uuid: cols.uuid ?? [],
+    n,
     t: (t as Float64Array | undefined) ?? new Float64Array(0),
+    uuid: new Map(),
     heldSegment: new Int32Array(n).fill(-1),
     heldRow: new Int32Array(n).fill(-1),
   };
+}
+
+/** Read the uuids of the given posts into posts.uuid (a million uuids as JS strings cost most of a second: only these). */
+async function readUuids(db: DuckDB, posts: Posts, which: Iterable<number>): Promise<void> {
+  const wanted = [...new Set(which)].filter((i) => !posts.uuid.has(i));
+  for (let at = 0; at < wanted.length; at += 50_000) {
+    const part = wanted.slice(at, at + 50_000);
+    const rows = await db.all<{ i: number; uuid: string }>(`SELECT i, uuid FROM plan_posts WHERE i IN (${part.join(',')})`);
+    for (const r of rows) posts.uuid.set(Number(r.i), r.uuid);
+  }
 }
 
 /**
@@ -205,7 +216,7 @@ function incrementalDrafts(prev: Previous, posts: Posts, segmentRows: number): D
   // After a sealed last segment, newer posts start a new head.
   if (lastPrev.to !== null) segs.push(null);
   const starts = segs.map((s) => Date.parse(s ? s.from : lastPrev.to!));
-  const n = posts.uuid.length;
+  const n = posts.n;
   const bounds: Array<{ first: number; end: number }> = [];
   let p = 0;
   for (let k = 0; k < segs.length; k++) {
@@ -224,7 +235,7 @@ function incrementalDrafts(prev: Previous, posts: Posts, segmentRows: number): D
     for (let i = first; i < end; i++) {
       if (posts.heldSegment[i] === k) continue;
       fresh++;
-      if (!s.last || !after(posts.t[i]!, posts.uuid[i]!, s.last)) appendable = false;
+      if (!s.last || !after(posts.t[i]!, posts.uuid.get(i)!, s.last)) appendable = false;
     }
     const live = end - first - fresh;
     const masked = s.rows - live;
@@ -293,7 +304,7 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
   const db = await ctx.db();
   const asOf = ctx.asOf.toISOString();
   const posts = await snapshotPosts(db, asOf);
-  const n = posts.uuid.length;
+  const n = posts.n;
   const prev = await loadPrevious(ctx);
   const because = fullBecause(o, prev, ctx.asOf, n);
   let lastSegment = prev
@@ -305,6 +316,11 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
     drafts = cutByDays(posts.t, n, o.segmentRows).map((s) => ({ ...s, prev: null, action: 'build' as const }));
   } else {
     await locateHeld(db, prev, posts);
+    // incrementalDrafts compares (t, uuid) with a segment's last post for posts not held: new ones, or at its last instant.
+    const lastT = new Set(prev.segments.map((s) => (s.last ? Date.parse(s.last.t) : NaN)));
+    const compared: number[] = [];
+    for (let i = 0; i < n; i++) if (posts.heldSegment[i]! < 0 || lastT.has(posts.t[i]!)) compared.push(i);
+    await readUuids(db, posts, compared);
     drafts = incrementalDrafts(prev, posts, o.segmentRows);
   }
   // A span left without posts is dropped (its time joins a neighbour's), unless it is all there is.
@@ -322,12 +338,17 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
       ? { segment: prev.segments[posts.heldSegment[p]!]!.id, row: posts.heldRow[p]! }
       : null;
 
+  await readUuids(
+    db,
+    posts,
+    drafts.filter((d) => d.end > d.first).map((d) => d.end - 1),
+  );
   const segments: PlannedSegment[] = [];
   const rows = new PlanRows(n);
   let at = 0;
   let computeRows = 0;
   for (const d of drafts) {
-    const lastOf = (): SegmentInfo['last'] => (d.end > d.first ? { t: iso(posts.t[d.end - 1]!), uuid: posts.uuid[d.end - 1]! } : null);
+    const lastOf = (): SegmentInfo['last'] => (d.end > d.first ? { t: iso(posts.t[d.end - 1]!), uuid: posts.uuid.get(d.end - 1)! } : null);
     const seg: PlannedSegment = {
       id: d.action === 'reuse' ? d.prev!.id : segmentId(++lastSegment),
       from: iso(d.from === Infinity ? 0 : d.from),
@@ -401,28 +422,29 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
 
 /** plan_rows (see the header), with `ci`: the row's place among the computed rows (their order: global row). */
 async function writePlanRows(db: DuckDB, rows: PlanRows): Promise<void> {
-  await db.run(`CREATE OR REPLACE TEMP TABLE plan_rows_in (post INTEGER, row_id INTEGER, segment INTEGER, local_row INTEGER,
-    src_segment INTEGER, src_row INTEGER)`);
   const n = rows.length;
+  // ci: computed rows numbered in global row order.
+  let end = 0;
+  for (let k = 0; k < n; k++) end = Math.max(end, rows.row[k]! + 1);
+  const at = new Int32Array(end).fill(-1);
+  for (let k = 0; k < n; k++) at[rows.row[k]!] = k;
+  const ci = new Int32Array(n).fill(-1);
+  let next = 0;
+  for (let r = 0; r < end; r++) if (at[r]! >= 0 && rows.srcSegment[at[r]!]! < 0) ci[at[r]!] = next++;
+  await db.run(`CREATE OR REPLACE TEMP TABLE plan_rows_in (post INTEGER, row_id INTEGER, segment INTEGER, local_row INTEGER,
+    src_segment INTEGER, src_row INTEGER, ci INTEGER)`);
   await db.appendNumbers(
     'plan_rows_in',
-    [rows.post, rows.row, rows.segment, rows.local, rows.srcSegment, rows.srcRow].map((c) => c.subarray(0, n)),
+    [rows.post, rows.row, rows.segment, rows.local, rows.srcSegment, rows.srcRow, ci].map((c) => c.subarray(0, n)),
   );
-  // The segments' names by index, as a table named `alias`.
-  const ids = (alias: string) =>
-    rows.segmentIds.length
-      ? `(VALUES ${rows.segmentIds.map((id, k) => `(${k}, ${sqlString(id)})`).join(', ')}) AS ${alias}(k, id)`
-      : `(SELECT NULL::INTEGER AS k, NULL::VARCHAR AS id WHERE false) AS ${alias}`;
+  // A segment's name from its index (1-based lists).
+  const names = `([${rows.segmentIds.map(sqlString).join(', ')}]::VARCHAR[])`;
   await db.run(`CREATE OR REPLACE TABLE plan_rows AS
-    WITH r AS (
-      SELECT p.uuid, r.row_id::BIGINT AS row_id, seg.id AS segment, r.local_row::BIGINT AS local_row,
-        src.id AS src_segment, CASE WHEN r.src_segment >= 0 THEN r.src_row::BIGINT END AS src_row
-      FROM plan_rows_in r JOIN plan_posts p ON p.i = r.post
-        JOIN ${ids('seg')} ON seg.k = r.segment
-        LEFT JOIN ${ids('src')} ON src.k = r.src_segment)
-    SELECT *, src_segment IS NULL AS compute,
-      CASE WHEN src_segment IS NULL THEN (row_number() OVER (PARTITION BY src_segment IS NULL ORDER BY row_id) - 1) END::BIGINT AS ci
-    FROM r ORDER BY row_id`);
+    SELECT p.uuid, r.row_id::BIGINT AS row_id, ${names}[r.segment + 1] AS segment, r.local_row::BIGINT AS local_row,
+      CASE WHEN r.src_segment >= 0 THEN ${names}[r.src_segment + 1] END AS src_segment,
+      CASE WHEN r.src_segment >= 0 THEN r.src_row::BIGINT END AS src_row,
+      r.src_segment < 0 AS compute, CASE WHEN r.src_segment < 0 THEN r.ci::BIGINT END AS ci
+    FROM plan_rows_in r JOIN plan_posts p ON p.i = r.post ORDER BY r.row_id`);
   await db.run(`DROP TABLE plan_rows_in`);
 }
 

@@ -7,8 +7,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { assert } from '../../core/assert.ts';
-import { writeFileAtomic } from '../../core/durable-fs.ts';
-import { readSegmentUuids, segmentDir } from '../../core/segments.ts';
+import { writeFileAtomic, writeFileAtomicAfter } from '../../core/durable-fs.ts';
+import { segmentDir } from '../../core/segments.ts';
+import { sqlString } from '../../core/duckdb.ts';
 import { readDocTerms, writeDocTerms, type DocTerms } from '../doc-terms.ts';
 import { servedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
 import type { StageContext } from '../stage-context.ts';
@@ -60,9 +61,12 @@ export async function writeSegmentFeatures(ctx: StageContext, plan: SegmentPlan,
   const dir = segmentDir(ctx.layout.artifacts, seg.id);
   await fs.mkdir(dir, { recursive: true });
   const rows = seg.rows;
-  const uuids = new Array<string | undefined>(rows);
-  const text = new Float32Array(rows * c.textDim);
-  const visual = new Float32Array(rows * c.visualDim);
+  // An appended segment's files start with its base's, copied as they are (baseDir); the arrays here hold the rows after those.
+  const from = seg.base ? seg.baseRows : 0;
+  const baseDir = seg.base ? servedSegmentDir(plan, seg.base) : null;
+  const uuids = new Array<string | undefined>(rows - from);
+  const text = new Float32Array((rows - from) * c.textDim);
+  const visual = new Float32Array((rows - from) * c.visualDim);
   const vocab = new Map<string, number>();
   const docs = new Array<Uint32Array | undefined>(rows);
   const termId = (w: string) => {
@@ -82,43 +86,52 @@ export async function writeSegmentFeatures(ctx: StageContext, plan: SegmentPlan,
       () => `segment ${id}'s vectors are not of this run's dimensions (text ${c.textDim}, visual ${c.visualDim})`,
     );
 
-  if (seg.base) {
-    const base = await load(seg.base);
-    checkDims(base, seg.base);
-    const held = readSegmentUuids(servedSegmentDir(plan, seg.base));
-    held.forEach((u, i) => (uuids[i] = u));
-    text.set(base.text);
-    visual.set(base.visual);
+  if (baseDir) {
+    const terms = await readDocTerms(path.join(baseDir, 'doc-terms.bin'));
+    for (const [name, dim] of [
+      ['text', c.textDim],
+      ['visual', c.visualDim],
+    ] as const) {
+      const bytes = (await fs.stat(path.join(baseDir, `${name}-vectors.f32`))).size;
+      assert(bytes === from * dim * 4, () => `segment ${seg.base}'s ${name} vectors are not ${from} rows of this run's dimension ${dim}`);
+    }
+    assert(terms.offsets.length - 1 === from, () => `segment ${seg.base} holds ${terms.offsets.length - 1} rows, the plan ${from}`);
     // The base's vocabulary keeps its ids, so its rows' terms are copied as they are.
-    base.terms.vocab.forEach(termId);
-    for (let i = 0; i < held.length; i++) docs[i] = base.terms.ids.subarray(base.terms.offsets[i]!, base.terms.offsets[i + 1]!);
+    terms.vocab.forEach(termId);
+    for (let i = 0; i < from; i++) docs[i] = terms.ids.subarray(terms.offsets[i]!, terms.offsets[i + 1]!);
   }
+  // The rows not from the base (all of them without one).
   const planned = await db.all<SegmentRow>(
-    `SELECT local_row, uuid, src_segment, src_row, ci FROM plan_rows WHERE segment = ? ORDER BY local_row`,
+    `SELECT local_row, uuid, src_segment, src_row, ci FROM plan_rows
+      WHERE segment = ? ${seg.base ? `AND src_segment IS DISTINCT FROM ${sqlString(seg.base)}` : ''} ORDER BY local_row`,
     [seg.id],
   );
   for (const r of planned) {
     const local = Number(r.local_row);
-    if (seg.base !== null && r.src_segment === seg.base) continue;
-    uuids[local] = r.uuid;
+    assert(local >= from, () => `segment ${seg.id}: row ${local} is its base's`);
+    const at = local - from;
+    uuids[at] = r.uuid;
     if (r.ci !== null) {
       const ci = Number(r.ci);
-      text.set(c.text.subarray(ci * c.textDim, (ci + 1) * c.textDim), local * c.textDim);
-      visual.set(c.visual.subarray(ci * c.visualDim, (ci + 1) * c.visualDim), local * c.visualDim);
+      text.set(c.text.subarray(ci * c.textDim, (ci + 1) * c.textDim), at * c.textDim);
+      visual.set(c.visual.subarray(ci * c.visualDim, (ci + 1) * c.visualDim), at * c.visualDim);
       docs[local] = Uint32Array.from(c.docIds[ci]!, (id) => termId(c.words[id]!));
     } else {
       const s = await load(r.src_segment!);
       checkDims(s, r.src_segment!);
-      const at = Number(r.src_row);
-      text.set(s.text.subarray(at * c.textDim, (at + 1) * c.textDim), local * c.textDim);
-      visual.set(s.visual.subarray(at * c.visualDim, (at + 1) * c.visualDim), local * c.visualDim);
-      const ids = s.terms.ids.subarray(s.terms.offsets[at]!, s.terms.offsets[at + 1]!);
+      const src = Number(r.src_row);
+      text.set(s.text.subarray(src * c.textDim, (src + 1) * c.textDim), at * c.textDim);
+      visual.set(s.visual.subarray(src * c.visualDim, (src + 1) * c.visualDim), at * c.visualDim);
+      const ids = s.terms.ids.subarray(s.terms.offsets[src]!, s.terms.offsets[src + 1]!);
       docs[local] = Uint32Array.from(ids, (id) => termId(s.terms.vocab[id]!));
     }
   }
-  for (let i = 0; i < rows; i++) assert(uuids[i] !== undefined && docs[i] !== undefined, () => `segment ${seg.id}: row ${i} has no source`);
-  await writeFileAtomic(path.join(dir, 'uuids.txt'), rows ? (uuids as string[]).join('\n') + '\n' : '');
-  await writeFileAtomic(path.join(dir, 'text-vectors.f32'), new Uint8Array(text.buffer));
-  await writeFileAtomic(path.join(dir, 'visual-vectors.f32'), new Uint8Array(visual.buffer));
+  for (let i = 0; i < rows; i++)
+    assert((i < from || uuids[i - from] !== undefined) && docs[i] !== undefined, () => `segment ${seg.id}: row ${i} has no source`);
+  const write = (name: string, data: Uint8Array) =>
+    baseDir ? writeFileAtomicAfter(path.join(dir, name), path.join(baseDir, name), data) : writeFileAtomic(path.join(dir, name), data);
+  await write('uuids.txt', new TextEncoder().encode(uuids.length ? (uuids as string[]).join('\n') + '\n' : ''));
+  await write('text-vectors.f32', new Uint8Array(text.buffer));
+  await write('visual-vectors.f32', new Uint8Array(visual.buffer));
   await writeDocTerms(path.join(dir, 'doc-terms.bin'), vocab, docs as Uint32Array[]);
 }

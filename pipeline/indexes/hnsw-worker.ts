@@ -1,11 +1,12 @@
-// Worker thread of the index stage: builds or extends one segment's HNSW graph, or finds the nearest
-// neighbours of some rows across every segment's graph (for novelty and saturation). Vectors are read
-// from the segments' files directly, so only file names cross the thread boundary.
+// Worker thread of the index stage: builds or extends one segment's HNSW graph (and searches it for
+// the new rows' neighbours while it holds it), or finds the nearest neighbours of some rows in other
+// segments' graphs (for novelty and saturation). Vectors are read from the segments' files directly,
+// so only file names cross the thread boundary.
 import fs from 'node:fs';
 import hnswlib from 'hnswlib-node';
-import { GRAPHS, loadGraphs, searchGraphs, type LoadedGraphs } from '../../core/ranking/segment-graphs.ts';
+import { GRAPHS, loadGraphs, searchGraphs, type LoadedGraphs, type SegmentGraph } from '../../core/ranking/segment-graphs.ts';
 import { answerTasks } from '../../core/workers/task-worker.ts';
-import type { BuildResult, BuildTask, HnswResult, HnswTask, NeighbourResult, NeighbourTask } from './hnsw-task.ts';
+import type { BuildResult, BuildTask, HnswResult, HnswTask, NeighbourLists, NeighbourQuery, NeighbourTask } from './hnsw-task.ts';
 
 function readRows(file: string, dim: number, firstRow: number, endRow: number): Float32Array {
   const out = new Float32Array((endRow - firstRow) * dim);
@@ -25,6 +26,31 @@ function readRows(file: string, dim: number, firstRow: number, endRow: number): 
 }
 
 const isZero = (v: Float32Array) => !v.some((x) => x !== 0);
+
+/** The k nearest of each queried row in `set`. */
+function nearestLists(set: LoadedGraphs, q: NeighbourQuery): NeighbourLists {
+  const n = q.locals.length;
+  const out: NeighbourLists = {
+    rows: new Int32Array(n * q.k).fill(-1),
+    sims: new Float64Array(n * q.k).fill(NaN),
+    noVector: new Uint8Array(n),
+  };
+  // The locals are ascending: one read of their span.
+  const lo = n ? q.locals[0]! : 0;
+  const vectors = n ? readRows(q.vectorsFile, set.dim, lo, q.locals[n - 1]! + 1) : new Float32Array(0);
+  for (let i = 0; i < n; i++) {
+    const v = vectors.subarray((q.locals[i]! - lo) * set.dim, (q.locals[i]! - lo + 1) * set.dim);
+    if (isZero(v)) {
+      out.noVector[i] = 1;
+      continue;
+    }
+    searchGraphs(set, v, q.k, q.ef).forEach((nb, j) => {
+      out.rows[i * q.k + j] = nb.row;
+      out.sims[i * q.k + j] = nb.sim;
+    });
+  }
+  return out;
+}
 
 function build(t: BuildTask): BuildResult {
   const t0 = performance.now();
@@ -47,40 +73,34 @@ function build(t: BuildTask): BuildResult {
   const tmp = `${t.out}.${process.pid}.tmp`;
   index.writeIndexSync(tmp);
   fs.renameSync(tmp, t.out);
-  return { points, ms: Math.round(performance.now() - t0) };
-}
-
-let cached: { key: string; set: LoadedGraphs } | null = null;
-
-function neighbours(t: NeighbourTask): NeighbourResult {
-  const key = JSON.stringify(t.sources);
-  if (cached?.key !== key) cached = { key, set: loadGraphs('text', t.dim, t.sources, t.masked) };
-  const set = cached.set;
-  const rows = t.locals.length;
-  const bestEarlier = new Float64Array(rows).fill(NaN);
-  const nearest = new Float64Array(rows * t.k).fill(NaN);
-  // The locals are ascending: one read of their span.
-  const lo = rows ? t.locals[0]! : 0;
-  const vectors = rows ? readRows(t.vectorsFile, t.dim, lo, t.locals[rows - 1]! + 1) : new Float32Array(0);
-  for (let i = 0; i < rows; i++) {
-    const v = vectors.subarray((t.locals[i]! - lo) * t.dim, (t.locals[i]! - lo + 1) * t.dim);
-    if (isZero(v)) {
-      bestEarlier[i] = -1;
-      continue;
-    }
-    const row = t.firstRow + t.locals[i]!;
-    let n = 0;
-    for (const nb of searchGraphs(set, v, t.k + 1, t.ef)) {
-      if (nb.row === row) continue;
-      if (nb.row < row && !(bestEarlier[i]! >= nb.sim)) bestEarlier[i] = nb.sim;
-      if (n < t.k) nearest[i * t.k + n++] = nb.sim;
-    }
+  let lists: NeighbourLists | null = null;
+  if (t.search && points > 0) {
+    // The graph as written, its masked rows marked deleted in memory only (as a reader marks them).
+    const own: SegmentGraph = { id: '', firstRow: t.firstRow, rows: t.rows, points, index, marked: new Set() };
+    const set = loadGraphs(t.name, t.dim, [{ id: '', dir: '', firstRow: t.firstRow, rows: t.rows, points }], t.search.masked, () => own);
+    lists = nearestLists(set, t.search);
   }
-  return { bestEarlier, nearest };
+  return { points, ms: Math.round(performance.now() - t0), lists };
 }
+
+/** Graphs of other segments this worker has read, by folder (a segment's files never change; marks only grow). */
+const held = new Map<string, SegmentGraph>();
+
+function neighbours(t: NeighbourTask): NeighbourLists {
+  const set = loadGraphs('text', t.dim, t.sources, t.masked, (id) => held.get(id));
+  const wanted = new Set(t.sources.map((s) => s.id));
+  for (const id of held.keys()) if (!wanted.has(id)) held.delete(id);
+  for (const g of set.segments) held.set(g.id, g);
+  return nearestLists(set, t);
+}
+
+const transfer = (l: NeighbourLists) => [l.rows.buffer as ArrayBuffer, l.sims.buffer as ArrayBuffer, l.noVector.buffer as ArrayBuffer];
 
 answerTasks<HnswTask, HnswResult>((task) => {
-  if (task.kind === 'build') return { result: build(task) };
+  if (task.kind === 'build') {
+    const r = build(task);
+    return { result: r, transfer: r.lists ? transfer(r.lists) : [] };
+  }
   const r = neighbours(task);
-  return { result: r, transfer: [r.bestEarlier.buffer as ArrayBuffer, r.nearest.buffer as ArrayBuffer] };
+  return { result: r, transfer: transfer(r) };
 });

@@ -22,8 +22,8 @@ import { writeSegmentTable } from '../segment-tables.ts';
 import { requireArtifactSource } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
-import type { BuildResult, HnswResult, HnswTask } from './hnsw-task.ts';
-import { computeNeighbourScores, NEIGHBOUR_COLUMNS } from './neighbour-scores.ts';
+import type { BuildResult, HnswResult, HnswTask, NeighbourQuery } from './hnsw-task.ts';
+import { NEIGHBOUR_COLUMNS, neighbourQueries, searchOtherSegments, writeNeighbourScores } from './neighbour-scores.ts';
 
 function buildGraph(
   ctx: StageContext,
@@ -32,7 +32,8 @@ function buildGraph(
   seg: PlannedSegment,
   name: GraphName,
   dim: number,
-): Promise<number> {
+  search: NeighbourQuery | null,
+): Promise<BuildResult> {
   const dir = segmentDir(ctx.layout.artifacts, seg.id);
   return pool
     .run({
@@ -43,8 +44,10 @@ function buildGraph(
       rows: seg.rows,
       base: seg.base ? { file: path.join(servedSegmentDir(plan, seg.base), GRAPHS[name].file), rows: seg.baseRows } : null,
       out: path.join(dir, GRAPHS[name].file),
+      firstRow: seg.firstRow,
+      search,
     })
-    .then((r) => (r as BuildResult).points);
+    .then((r) => r as BuildResult);
 }
 
 export async function runIndex(ctx: StageContext): Promise<StageSummary> {
@@ -77,8 +80,16 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
   });
   try {
     const t0 = performance.now();
-    const graphs = (['text', 'visual'] as const).map((name) => built.map((seg) => buildGraph(ctx, pool, plan, seg, name, dims[name])));
+    // The text graphs first (the longest work starts first); each also searches its new rows' neighbours in itself.
+    const queries = await neighbourQueries(ctx, plan);
+    const graphs = (['text', 'visual'] as const).map((name) =>
+      built.map((seg) => buildGraph(ctx, pool, plan, seg, name, dims[name], name === 'text' ? queries.get(seg.id)!.query : null)),
+    );
     for (const g of graphs.flat()) g.catch(() => undefined);
+    const builtPoints = new Map(built.map((seg, i) => [seg.id, graphs[0]![i]!.then((r) => r.points)]));
+    // The searches in other segments' graphs: at once for graphs this run reuses (an incremental run's), so they overlap the build.
+    const others = built.map((seg) => searchOtherSegments(ctx, pool, plan, seg, queries.get(seg.id)!, dims.text, builtPoints));
+    for (const o of others) o.catch(() => undefined);
 
     const tb = performance.now();
     let terms = 0;
@@ -94,18 +105,28 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
     }
     const bm25Ms = performance.now() - tb;
 
-    const [textPoints, visualPoints] = await Promise.all(graphs.map((g) => Promise.all(g)));
+    const [text, visual] = await Promise.all(graphs.map((g) => Promise.all(g)));
     const hnswMs = performance.now() - t0;
     if (ctx.signal.aborted) throw new StageAborted('index');
     built.forEach((seg, i) => {
-      seg.textPoints = textPoints![i]!;
-      seg.visualPoints = visualPoints![i]!;
+      seg.textPoints = text![i]!.points;
+      seg.visualPoints = visual![i]!.points;
     });
     await writeFileAtomic(planFile(ctx), JSON.stringify(plan));
     await failpoint('index.after-graphs', ctx.signal);
 
+    const found = await Promise.all(others);
+    const neighbourMs = performance.now() - t0;
+    if (ctx.signal.aborted) throw new StageAborted('index');
+    // Fewer than two points in all: nothing to compare, no row scored.
+    const comparable = plan.segments.reduce((a, s) => a + s.textPoints, 0) >= 2;
     const computed = path.join(work, 'intermediate', 'computed-neighbour-scores.parquet');
-    const neighbours = await computeNeighbourScores(ctx, pool, plan, dims.text, computed);
+    const scored = await writeNeighbourScores(
+      ctx,
+      plan,
+      built.map((seg, i) => ({ q: queries.get(seg.id)!, own: comparable ? text![i]!.lists : null, others: found[i]! })),
+      computed,
+    );
     for (const seg of built) await writeSegmentTable(ctx, plan, seg, { name: 'neighbour-scores', columns: NEIGHBOUR_COLUMNS, computed });
     await writeFileAtomic(path.join(artifacts, 'source.json'), JSON.stringify(source));
     return {
@@ -116,8 +137,9 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
       postings,
       bm25Ms: Math.round(bm25Ms),
       hnswMs: Math.round(hnswMs),
-      noveltyScored: neighbours.scored,
-      neighbourMs: neighbours.ms,
+      noveltyScored: scored,
+      // From the stage's start: the searches overlap the builds.
+      neighbourMs: Math.round(neighbourMs),
     };
   } finally {
     await pool.close();
