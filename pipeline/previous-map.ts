@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
-import { mergeIntoPrevious, unitOf, vectorSum, type MergedRange } from '../core/clustering/merge-models.ts';
+import { groupSums, mergeIntoPrevious, unitOf, type MergedRange } from '../core/clustering/merge-models.ts';
 import type { ClusterOptions } from '../core/clustering/kmeans-by-silhouette.ts';
 import { overlapCoefficient, type Match, type PreviousNarrative, type TrackedSide } from '../core/clustering/tracking.ts';
 import { dot } from '../core/dot.ts';
@@ -87,16 +87,18 @@ export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f:
     at = end;
   }
   const byGroup = new Map<string, PreviousEntry[]>();
-  for (const e of entries) {
-    const list = byGroup.get(e.grp) ?? [];
-    const members = membersOf.get(e.i) ?? new Int32Array(0);
+  const groups = new Map<string, typeof entries>();
+  for (const e of entries) groups.set(e.grp, [...(groups.get(e.grp) ?? []), e]);
+  for (const [grp, list] of groups) {
+    const members = list.map((e) => membersOf.get(e.i) ?? new Int32Array(0));
     // Compared in this run's space: the stored centroid lives in the space its run fitted.
-    const withVector = members.filter((r) => space.hasVector[r] === 1);
-    if (withVector.length > 0) {
-      const sum = vectorSum(space.vectors, space.dim, withVector);
-      list.push({ id: e.id, key: e.key, centroid: unitOf(sum), members, sum });
-    }
-    byGroup.set(e.grp, list);
+    const sums = groupSums(space.vectors, space.dim, space.hasVector, members);
+    const kept: PreviousEntry[] = [];
+    list.forEach((e, k) => {
+      if (members[k]!.some((r) => space.hasVector[r] === 1))
+        kept.push({ id: e.id, key: e.key, centroid: unitOf(sums[k]!), members: members[k]!, sum: sums[k]! });
+    });
+    byGroup.set(grp, kept);
   }
   const trajectory = (await db.all(`SELECT * FROM read_parquet(${file(f.trajectory)})`)).map((r) => ({
     ...r,

@@ -25,10 +25,10 @@ import { feelingCode, feelingCodeSql, narrativeSentiment, sentimentOfCodes } fro
 import { mostCentralFirst } from '../core/maps/members.ts';
 import { openDuckDB } from '../core/duckdb.ts';
 import { RowLabelKeys } from '../pipeline/narratives/corpus.ts';
-import { dailyCounts, lifecycleOf, seriesStats, slope } from '../core/maps/series.ts';
+import { dailyCounts, firstActivityAge, lifecycleOf, seriesStats, slope } from '../core/maps/series.ts';
 import { DAY_MS } from '../core/windows.ts';
 import { matchClusters, overlapCoefficient } from '../core/clustering/tracking.ts';
-import { unitOf, vectorSum } from '../core/clustering/merge-models.ts';
+import { groupSums, unitOf, vectorSum } from '../core/clustering/merge-models.ts';
 import { AS_OF, sampleDataDir, readSnapshot, runPipeline } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -98,6 +98,43 @@ test('series: counts by day, slope, lifecycle shapes', () => {
   );
   const s = seriesStats([asOf - 1000, asOf - 2000], asOf, 30);
   assert.ok(s.momentumScore === 1 && s.emergingScore > 0.9 && s.trajectoryConfidence === 'low');
+});
+
+test('first activity age: the 5th percentile of the ages counted from the oldest, as a comparator sort finds it', () => {
+  let seed = 11;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const asOf = Date.parse('2026-11-01T00:00:00Z');
+  for (const n of [1, 2, 19, 20, 21, 500]) {
+    const times = Array.from({ length: n }, () => asOf - Math.floor(rand() * 90) * DAY_MS - Math.floor(rand() * DAY_MS));
+    const sorted = times.map((t) => (asOf - t) / DAY_MS).sort((a, b) => b - a);
+    assert.is(firstActivityAge(times, asOf), sorted[Math.floor(0.05 * (n - 1))]);
+  }
+  assert.is(firstActivityAge([], asOf), 0);
+});
+
+test('group sums: disjoint groups summed in one pass equal vectorSum group by group; overlapping groups too', () => {
+  const dim = 5;
+  const rows = 40;
+  let seed = 3;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const vectors = Float32Array.from({ length: rows * dim }, () => rand() - 0.5);
+  const has = Uint8Array.from({ length: rows }, (_, r) => (r % 7 === 3 ? 0 : 1));
+  const disjoint = [[0, 4, 9, 30], [1, 2, 3, 39], [], [10, 11, 12, 13, 14]];
+  const overlapping = [
+    [0, 4, 9],
+    [4, 9, 20],
+  ];
+  for (const groups of [disjoint, overlapping]) {
+    const got = groupSums(vectors, dim, has, groups);
+    groups.forEach((g, k) => {
+      const want = vectorSum(
+        vectors,
+        dim,
+        g.filter((r) => has[r] === 1),
+      );
+      assert.equal(Array.from(got[k]!), Array.from(want), `group ${k}`);
+    });
+  }
 });
 
 test('labels: c-TF-IDF prefers terms specific to a cluster; bigrams absorb their words', () => {

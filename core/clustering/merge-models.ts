@@ -41,6 +41,51 @@ export function vectorSum(
   return into;
 }
 
+/**
+ * Each group's sum of its rows' vectors (rows without a vector skipped). Disjoint groups (a map's
+ * clusters of one window) are summed in one pass over the rows in order, which reads the vectors
+ * sequentially: twice as fast as group after group at a million rows. Overlapping groups are summed
+ * one by one.
+ */
+export function groupSums(
+  vectors: Float32Array,
+  dim: number,
+  hasVector: Uint8Array,
+  groups: ReadonlyArray<ArrayLike<number>>,
+): Float64Array[] {
+  const owner = new Int32Array(hasVector.length).fill(-1);
+  let lo = hasVector.length;
+  let hi = 0;
+  let disjoint = true;
+  groups.forEach((g, k) => {
+    for (let j = 0; j < g.length; j++) {
+      const r = g[j]!;
+      if (r >= hasVector.length || !hasVector[r]) continue;
+      if (owner[r] !== -1) disjoint = false;
+      owner[r] = k;
+      if (r < lo) lo = r;
+      if (r >= hi) hi = r + 1;
+    }
+  });
+  if (!disjoint)
+    return groups.map((g) =>
+      vectorSum(
+        vectors,
+        dim,
+        Array.from(g).filter((r) => r < hasVector.length && hasVector[r] === 1),
+      ),
+    );
+  const sums = new Float64Array(groups.length * dim);
+  for (let r = lo; r < hi; r++) {
+    const k = owner[r]!;
+    if (k < 0) continue;
+    const o = k * dim;
+    const v = r * dim;
+    for (let i = 0; i < dim; i++) sums[o + i]! += vectors[v + i]!;
+  }
+  return groups.map((_, k) => sums.subarray(k * dim, (k + 1) * dim));
+}
+
 /** A sum of unit vectors as their unit mean (zeros for a zero sum). */
 export function unitOf(sum: Float64Array): Float32Array {
   let n = 0;
@@ -102,11 +147,12 @@ export function mergeIntoPrevious(
     if (!isNew[r] || member[r]) continue;
     let best = -1;
     let bs = -Infinity;
-    centres.forEach((c, p) => {
-      if (!c) return;
+    for (let p = 0; p < centres.length; p++) {
+      const c = centres[p];
+      if (!c) continue;
       const s = dot(vectors, r * dim, c, 0, dim);
       if (s > bs) ((bs = s), (best = p));
-    });
+    }
     if (best >= 0 && bs >= opts.noiseSimilarity) {
       kept[best]!.push(r);
       vectorSum(vectors, dim, [r], sums[best]!);
@@ -140,7 +186,7 @@ export function mergeIntoPrevious(
     founded += m.length;
   }
   const position = new Int32Array(hasVector.length);
-  rows.forEach((r, i) => (position[r] = i));
+  for (let i = 0; i < rows.length; i++) position[rows[i]!] = i;
   const k = finals.length;
   const centroids = new Float32Array(k * dim);
   const assignment = new Int32Array(rows.length).fill(-1);
@@ -149,12 +195,13 @@ export function mergeIntoPrevious(
   finals.forEach((f, c) => {
     const centre = unitOf(f.sum);
     centroids.set(centre, c * dim);
-    const idx: number[] = [];
-    for (const r of f.members) {
+    const idx = new Array<number>(f.members.length);
+    for (let j = 0; j < f.members.length; j++) {
+      const r = f.members[j]!;
       const i = position[r]!;
       assignment[i] = c;
       similarity[i] = dot(vectors, r * dim, centre, 0, dim);
-      idx.push(i);
+      idx[j] = i;
     }
     byCluster.set(c, idx);
   });
@@ -168,7 +215,8 @@ export function mergeIntoPrevious(
     tried: [],
     warmStart: true,
   };
-  const newInWindow = rows.filter((r) => isNew[r]).length;
+  let newInWindow = 0;
+  for (const r of rows) newInWindow += isNew[r]!;
   return {
     rows,
     clustering,

@@ -88,9 +88,16 @@ export class KeyCounter {
     const { offsets, ids } = lists;
     const touchedAll: number[] = [];
     let all = 0;
-    // First pass: counts over all classes, and in how many classes each key is common.
-    for (const rows of classes) {
+    // One pass over the rows: counts over all classes, in how many classes each key is common, and
+    // each class's (key, count) pairs, kept so the weighing below need not count the rows again.
+    let pairIds = new Int32Array(4096);
+    let pairTf = new Int32Array(4096);
+    let pairs = 0;
+    const pairEnd = new Int32Array(classes.length);
+    const sizes = new Float64Array(classes.length);
+    classes.forEach((rows, c) => {
       const touched: number[] = [];
+      let size = 0;
       for (let k = 0; k < rows.length; k++) {
         const r = rows[k]!;
         for (let i = offsets[r]!; i < offsets[r + 1]!; i++) {
@@ -98,29 +105,37 @@ export class KeyCounter {
           if (total[id]!++ === 0) touchedAll.push(id);
           if (cls[id]!++ === 0) touched.push(id);
         }
-        all += offsets[r + 1]! - offsets[r]!;
+        size += offsets[r + 1]! - offsets[r]!;
+      }
+      all += size;
+      sizes[c] = size;
+      if (pairs + touched.length > pairIds.length) {
+        const cap = Math.max(pairIds.length * 2, pairs + touched.length);
+        const grownIds = new Int32Array(cap);
+        const grownTf = new Int32Array(cap);
+        grownIds.set(pairIds.subarray(0, pairs));
+        grownTf.set(pairTf.subarray(0, pairs));
+        pairIds = grownIds;
+        pairTf = grownTf;
       }
       const common = SHARED_KEY.share * rows.length;
       for (const id of touched) {
         if (cls[id]! >= common) spreadCount[id]!++;
+        pairIds[pairs] = id;
+        pairTf[pairs++] = cls[id]!;
         cls[id] = 0;
       }
-    }
+      pairEnd[c] = pairs;
+    });
     const least = sharedBy(classes.length);
     this.lastShared = new Set(touchedAll.filter((id) => spreadCount[id]! >= least).map(key));
     const a = all / Math.max(1, classes.length);
-    const out = classes.map((rows) => {
-      const touched: number[] = [];
-      let size = 0;
-      for (let k = 0; k < rows.length; k++) {
-        const r = rows[k]!;
-        for (let i = offsets[r]!; i < offsets[r + 1]!; i++) if (cls[ids[i]!]!++ === 0) touched.push(ids[i]!);
-        size += offsets[r + 1]! - offsets[r]!;
-      }
+    const out = classes.map((_, c) => {
+      const size = sizes[c]!;
       const best: WeightedKey[] = [];
-      for (const id of touched) {
-        const tf = cls[id]!;
-        cls[id] = 0;
+      for (let p = c > 0 ? pairEnd[c - 1]! : 0; p < pairEnd[c]!; p++) {
+        const id = pairIds[p]!;
+        const tf = pairTf[p]!;
         if (spreadCount[id]! >= least) continue;
         const weight = cTfIdf(tf, size, total[id]!, a);
         // Kept sorted, at most n: most keys fall below the n-th and cost one comparison.

@@ -99,13 +99,16 @@ export function lifecycleOf(counts: Float64Array, ageDays: number): Lifecycle | 
 }
 
 /** Age of the first activity: the 5th percentile of the posts' ages, so one stray early post does not count. */
-export function firstActivityAge(times: number[], asOf: number): number {
+export function firstActivityAge(times: ArrayLike<number>, asOf: number): number {
   if (times.length === 0) return 0;
-  const ages = times.map((t) => (asOf - t) / DAY_MS).sort((a, b) => b - a);
-  return ages[Math.floor(0.05 * (ages.length - 1))]!;
+  // Ascending ages, natively sorted; the 5th percentile counted from the oldest.
+  const ages = new Float64Array(times.length);
+  for (let i = 0; i < times.length; i++) ages[i] = (asOf - times[i]!) / DAY_MS;
+  ages.sort();
+  return ages[ages.length - 1 - Math.floor(0.05 * (ages.length - 1))]!;
 }
 
-export function seriesStats(times: number[], asOf: number, windowDays: number): SeriesStats {
+export function seriesStats(times: ArrayLike<number>, asOf: number, windowDays: number): SeriesStats {
   const days = Math.max(1, Math.ceil(windowDays));
   const counts = dailyCounts(times, asOf, days);
   const recentDays = Math.min(7, Math.floor(days / 2));

@@ -68,7 +68,12 @@ export async function buildWindow(
   } = given ?? clusterRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, opts, prior);
   // c-TF-IDF over every kept cluster of the window: terms for labels (counted as ids), tags for top_tags.
   const keys = corpus.labelKeys;
-  const classes = clusters.map((c) => Int32Array.from(byCluster.get(c)!, (i) => rows[i]!));
+  const classes = clusters.map((c) => {
+    const idx = byCluster.get(c)!;
+    const out = new Int32Array(idx.length);
+    for (let j = 0; j < idx.length; j++) out[j] = rows[idx[j]!]!;
+    return out;
+  });
   const topTerms = counter.top(classes, keys, keys.size, 12, (id) => keys.name(id));
   const tagCounts = new ClassCounts(clusters.length);
   clusters.forEach((c, ci) => {
@@ -77,15 +82,24 @@ export async function buildWindow(
   const windowDays = Math.max(1, (Date.parse(w.end) - Date.parse(w.start)) / DAY_MS);
   const drafts = clusters.map((c, ci) => {
     // Rows ascend with positions, so ties go to the older row.
-    const idx = Array.from(mostCentralFirst(byCluster.get(c)!, cl.similarity));
-    const members = idx.map((i) => rows[i]!);
+    const idx = mostCentralFirst(byCluster.get(c)!, cl.similarity);
+    // Plain loops into preallocated arrays: a million members through map() callbacks cost seconds.
+    const members = new Array<number>(idx.length);
+    const similarity = new Array<number>(idx.length);
+    const times = new Float64Array(idx.length);
+    for (let j = 0; j < idx.length; j++) {
+      const r = rows[idx[j]!]!;
+      members[j] = r;
+      similarity[j] = cl.similarity[idx[j]!]!;
+      times[j] = corpus.publishedAt[r]!;
+    }
     const { creators, platforms, interactions: engagement } = memberStats(corpus, members);
     const representative = representativeOf(corpus, members);
     const tags = tagCounts.top(ci, LABEL_DEFAULTS.tags).map((t) => t.key);
     return {
       window: w,
       members,
-      similarity: idx.map((i) => cl.similarity[i]!),
+      similarity,
       centroid: cl.centroids.slice(c * dim, (c + 1) * dim),
       label: labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms, counter.lastShared) || tags[0] || 'untitled',
       topTags: tags,
@@ -96,11 +110,7 @@ export async function buildWindow(
       platformCount: platforms.size,
       totalEngagement: engagement,
       diffusion: platformDiffusion(platforms, corpus.platforms.length),
-      series: seriesStats(
-        members.map((r) => corpus.publishedAt[r]!),
-        asOf,
-        windowDays,
-      ),
+      series: seriesStats(times, asOf, windowDays),
       sentiment: sentimentOfCodes(corpus.feeling, members),
       seedTag: tags[0] ?? null,
     } satisfies BuiltNarrative;

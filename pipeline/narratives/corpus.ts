@@ -24,6 +24,53 @@ export interface NarrativeCorpus extends PostColumns {
 }
 
 /**
+ * Ids of ordered pairs of term ids: open addressing over typed arrays. A Map keyed by
+ * prev * vocabulary + next took most of the keys' cost at a million rows (ten million lookups of
+ * keys beyond the small-integer range).
+ */
+class PairIds {
+  private a = new Int32Array(1 << 16);
+  private b = new Int32Array(1 << 16);
+  private id = new Int32Array(1 << 16).fill(-1);
+  private size = 0;
+
+  private slot(x: number, y: number): number {
+    const mask = this.id.length - 1;
+    let h = (Math.imul(x, 0x9e3779b1) ^ Math.imul(y + 0x7f4a7c15, 0x85ebca6b)) & mask;
+    while (this.id[h]! >= 0 && (this.a[h] !== x || this.b[h] !== y)) h = (h + 1) & mask;
+    return h;
+  }
+
+  /** The pair's id, or -1. */
+  get(x: number, y: number): number {
+    return this.id[this.slot(x, y)]!;
+  }
+
+  set(x: number, y: number, id: number): void {
+    if ((this.size + 1) * 2 > this.id.length) this.grow();
+    const h = this.slot(x, y);
+    if (this.id[h]! < 0) this.size++;
+    this.a[h] = x;
+    this.b[h] = y;
+    this.id[h] = id;
+  }
+
+  private grow(): void {
+    const { a, b, id } = this;
+    this.a = new Int32Array(a.length * 2);
+    this.b = new Int32Array(a.length * 2);
+    this.id = new Int32Array(a.length * 2).fill(-1);
+    for (let h = 0; h < id.length; h++) {
+      if (id[h]! < 0) continue;
+      const to = this.slot(a[h]!, b[h]!);
+      this.a[to] = a[h]!;
+      this.b[to] = b[h]!;
+      this.id[to] = id[h]!;
+    }
+  }
+}
+
+/**
  * Each row's label keys (labels.ts, labelKeys: its label words (core/maps/label-words.ts) and
  * the bigrams of adjacent ones) as ids, interned once for every window: unigrams are term ids,
  * bigrams follow them. Counting ids instead of building key strings per post and window made the
@@ -43,7 +90,7 @@ export class RowLabelKeys implements RowKeyLists {
     const v = terms.vocab.length;
     const eligible = new Int8Array(v).fill(-1);
     const ok = (t: number) => (eligible[t] === -1 ? (eligible[t] = labelWord(terms.vocab[t]!) ? 1 : 0) : eligible[t]) === 1;
-    const bigramIds = new Map<number, number>();
+    const bigramIds = new PairIds();
     const rows = has.length;
     this.offsets = new Int32Array(rows + 1);
     this.ids = new Int32Array(1024);
@@ -70,11 +117,10 @@ export class RowLabelKeys implements RowKeyLists {
           }
           push(t);
           if (prev >= 0) {
-            const code = prev * v + t;
-            let id = bigramIds.get(code);
-            if (id === undefined) {
+            let id = bigramIds.get(prev, t);
+            if (id < 0) {
               id = v + this.bigramNames.length;
-              bigramIds.set(code, id);
+              bigramIds.set(prev, t, id);
               this.bigramNames.push(`${terms.vocab[prev]} ${terms.vocab[t]}`);
             }
             pairs.push(id);
