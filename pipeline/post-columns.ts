@@ -2,6 +2,7 @@
 // compact columns: identity, time, author, platform, engagement and tags from the work store's
 // posts. The stage's own inputs (text or visual vectors) are loaded beside these.
 import { sqlString } from '../core/duckdb.ts';
+import type { RowKeyLists } from '../core/maps/label-counts.ts';
 import { fillMaskedTimes } from '../core/segments.ts';
 import type { StageContext } from './stage-context.ts';
 import type { SegmentPlan } from './segment-plan.ts';
@@ -23,6 +24,10 @@ export interface PostColumns {
   interactions: Float64Array;
   /** Lower-cased. */
   tags: string[][];
+  /** The same tags as ids into tagNames (rows' lists in order, duplicates kept): what the maps count. */
+  tagKeys: RowKeyLists;
+  /** Distinct lower-cased tags. */
+  tagNames: string[];
   /** 1 for a live row, 0 for a masked one (a post deleted after its segment was built: no post, never a member). */
   live: Uint8Array;
   /** 1 for a row this run computed (a post new since the served generation; every row on a full run). */
@@ -93,18 +98,32 @@ export async function loadPostColumns(ctx: StageContext, plan: SegmentPlan): Pro
     SELECT tag, (row_number() OVER (ORDER BY tag) - 1)::INTEGER AS id FROM (SELECT DISTINCT tag FROM snap_tags)`);
   const vocab = ((await db.columns(`SELECT tag FROM tag_vocab ORDER BY id`)).tag ?? []) as string[];
   const lower = vocab.map((t) => t.toLowerCase());
+  // Tags that differ only in case are one key.
+  const tagNames: string[] = [];
+  const nameIds = new Map<string, number>();
+  const keyOf = Int32Array.from(lower, (t) => {
+    let id = nameIds.get(t);
+    if (id === undefined) nameIds.set(t, (id = tagNames.push(t) - 1));
+    return id;
+  });
   const t = await db.numbers(`SELECT s.row_id, v.id FROM snap_tags s JOIN tag_vocab v USING (tag) ORDER BY s.row_id, s.pos`);
   await db.run(`DROP TABLE snap_tags; DROP TABLE tag_vocab`);
   const tagRows = t.row_id!;
   const tagIds = t.id!;
+  const tagKeys = { offsets: new Int32Array(rows + 1), ids: new Int32Array(tagIds.length) };
   for (let k = 0; k < tagRows.length;) {
     const r = tagRows[k]!;
     const list: string[] = [];
-    for (; k < tagRows.length && tagRows[k] === r; k++) list.push(lower[tagIds[k]!]!);
+    for (; k < tagRows.length && tagRows[k] === r; k++) {
+      list.push(lower[tagIds[k]!]!);
+      tagKeys.ids[k] = keyOf[tagIds[k]!]!;
+      tagKeys.offsets[r + 1]!++;
+    }
     tags[r] = list;
   }
+  for (let r = 0; r < rows; r++) tagKeys.offsets[r + 1]! += tagKeys.offsets[r]!;
   fillMaskedTimes(publishedAt);
-  return { rows, publishedAt, creator, platform, platforms, interactions, tags, live: isLive, computed };
+  return { rows, publishedAt, creator, platform, platforms, interactions, tags, tagKeys, tagNames, live: isLive, computed };
 }
 
 /** A window (or scope) of the snapshot: its bounds and its first row (rows are in published_at order). */

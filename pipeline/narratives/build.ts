@@ -4,14 +4,15 @@ import { clusterRange, CLUSTER_DEFAULTS, type ClusteredRange, type ClusterOption
 import { DESCRIBE_POSTS, describeNarrative, platformDiffusion } from '../../core/maps/describe.ts';
 import { memberStats, mostCentralFirst, representativeOf } from '../../core/maps/members.ts';
 import type { NarrativeCorpus } from './corpus.ts';
-import { ClassCounts, LABEL_DEFAULTS, labelFrom } from '../../core/maps/labels.ts';
+import { LABEL_DEFAULTS, labelFrom } from '../../core/maps/labels.ts';
 import { KeyCounter } from '../../core/maps/label-counts.ts';
 import { sentimentOfCodes, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats, type SeriesStats } from '../../core/maps/series.ts';
 import { DAY_MS } from '../../core/windows.ts';
 
-/** The labels' counter (dense scratch arrays, reused window after window). */
+/** The labels' and the top tags' counters (dense scratch arrays, reused window after window). */
 const counter = new KeyCounter();
+const tagCounter = new KeyCounter();
 
 export interface WindowSpec {
   key: string;
@@ -75,10 +76,8 @@ export async function buildWindow(
     return out;
   });
   const topTerms = counter.top(classes, keys, keys.size, 12, (id) => keys.name(id));
-  const tagCounts = new ClassCounts(clusters.length);
-  clusters.forEach((c, ci) => {
-    for (const i of byCluster.get(c)!) tagCounts.add(ci, corpus.tags[rows[i]!]!);
-  });
+  // top_tags: the same c-TF-IDF over the members' tags (ClassCounts.top's weights and order, counted as ids).
+  const topTags = tagCounter.top(classes, corpus.tagKeys, corpus.tagNames.length, LABEL_DEFAULTS.tags, (id) => corpus.tagNames[id]!);
   const windowDays = Math.max(1, (Date.parse(w.end) - Date.parse(w.start)) / DAY_MS);
   const drafts = clusters.map((c, ci) => {
     // Rows ascend with positions, so ties go to the older row.
@@ -95,7 +94,7 @@ export async function buildWindow(
     }
     const { creators, platforms, interactions: engagement } = memberStats(corpus, members);
     const representative = representativeOf(corpus, members);
-    const tags = tagCounts.top(ci, LABEL_DEFAULTS.tags).map((t) => t.key);
+    const tags = topTags[ci]!.map((t) => t.key);
     return {
       window: w,
       members,
