@@ -21,6 +21,7 @@ import { SEGMENTS_DIR, segmentDir } from '../../core/segments.ts';
 import { loadVectorSpace, saveVectorSpace, type VectorSpace } from '../../core/vector-space.ts';
 import { fitCutoff, fitsBeforeCutoff, refitBecause } from '../refit-rule.ts';
 import { writeRowTable } from '../row-table.ts';
+import type { Progress } from '../progress.ts';
 import { planSegments, type SegmentPlan } from '../segment-plan.ts';
 import { writeSegmentTable } from '../segment-tables.ts';
 import { ingestVersion, materialiseSnapshotRows, type ArtifactSource } from '../snapshot-rows.ts';
@@ -29,7 +30,7 @@ import { embedAll, fitInWorker } from './embedding.ts';
 import { ENRICHMENT_COLUMNS, themeIdf, writeComputedEnrichment } from './enrichment-stage.ts';
 import { adoptPrecomputed, placeInSpace } from './precomputed.ts';
 import { writeSegmentFeatures } from './segment-writer.ts';
-import { analyseText } from './text-analysis.ts';
+import { analyseText, startTextPool, type AnalysedText } from './text-analysis.ts';
 import { VISUAL_DIM } from './visual.ts';
 import { computeVisualRows, VISUAL_ELEMENT_COLUMNS, type ComputedVisual } from './visual-stage.ts';
 
@@ -70,20 +71,26 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const asOf = ctx.asOf.toISOString();
   const { artifacts, work } = ctx.layout;
   const tPlan = performance.now();
-  // Segments a killed run left unpublished are not reused: the plan starts from the served generation.
-  await fs.rm(path.join(artifacts, SEGMENTS_DIR), { recursive: true, force: true });
-  const plan = await planSegments(ctx, { full: Boolean(ctx.full), segmentRows: ctx.config.SEGMENT_ROWS, refitBecause });
-  const full = plan.mode === 'full';
-  const rows = await materialiseSnapshotRows(
-    db,
-    'title, description, tags, language, content_type, media, text_embedding, visual_embedding',
-    {
+  const textPool = startTextPool(ctx);
+  let plan: SegmentPlan;
+  let rows: number;
+  let planMs: number;
+  let bar: Progress;
+  let text: AnalysedText;
+  try {
+    // Segments a killed run left unpublished are not reused: the plan starts from the served generation.
+    await fs.rm(path.join(artifacts, SEGMENTS_DIR), { recursive: true, force: true });
+    plan = await planSegments(ctx, { full: Boolean(ctx.full), segmentRows: ctx.config.SEGMENT_ROWS, refitBecause });
+    rows = await materialiseSnapshotRows(db, 'title, description, tags, language, content_type, media, text_embedding, visual_embedding', {
       computeOnly: true,
-    },
-  );
-  const planMs = performance.now() - tPlan;
-  const bar = ctx.progress('features', rows * 2);
-  const text = await analyseText(ctx, db, rows, bar);
+    });
+    planMs = performance.now() - tPlan;
+    bar = ctx.progress('features', rows * 2);
+    text = await analyseText(ctx, db, rows, bar, textPool);
+  } finally {
+    await textPool.close();
+  }
+  const full = plan.mode === 'full';
 
   const intermediate = path.join(work, 'intermediate');
   await fs.mkdir(intermediate, { recursive: true });

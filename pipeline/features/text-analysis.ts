@@ -38,8 +38,22 @@ export interface AnalysedText {
   ms: number;
 }
 
-/** Analyse the `count` computed rows of `snap` in order of ci (snapshot-rows.ts). */
-export async function analyseText(ctx: StageContext, db: DuckDB, count: number, bar: Progress): Promise<AnalysedText> {
+export type TextPool = TaskPool<TextTask, TextResult>;
+
+/**
+ * The text workers. The features stage starts them before it plans the run, so that their start (a
+ * few hundred ms of module loading each) overlaps the plan instead of following it.
+ */
+export function startTextPool(ctx: StageContext): TextPool {
+  const brandsFile = ctx.config.BRANDS_FILE ?? null;
+  loadBrandDictionary(brandsFile); // a bad dictionary fails here, with its own message
+  return new TaskPool<TextTask, TextResult>(new URL('./text-worker.ts', import.meta.url), {
+    workerData: { brandsFile } satisfies TextWorkerData,
+  });
+}
+
+/** Analyse the `count` computed rows of `snap` in order of ci (snapshot-rows.ts) on `pool` (closed by its owner). */
+export async function analyseText(ctx: StageContext, db: DuckDB, count: number, bar: Progress, pool: TextPool): Promise<AnalysedText> {
   const t0 = performance.now();
   const out: AnalysedText = {
     vocab: new Map(),
@@ -48,13 +62,8 @@ export async function analyseText(ctx: StageContext, db: DuckDB, count: number, 
     enrichment: new Array(count),
     ms: 0,
   };
-  const brandsFile = ctx.config.BRANDS_FILE ?? null;
-  loadBrandDictionary(brandsFile); // a bad dictionary fails here, with its own message
-  const pool = new TaskPool<TextTask, TextResult>(new URL('./text-worker.ts', import.meta.url), {
-    workerData: { brandsFile } satisfies TextWorkerData,
-  });
   let done = 0;
-  try {
+  {
     let merged: Promise<void> = Promise.resolve();
     const merge = (r: TextResult) => {
       const docs = r.terms.split(DOC_SEP);
@@ -88,8 +97,6 @@ export async function analyseText(ctx: StageContext, db: DuckDB, count: number, 
       }
     }
     await merged;
-  } finally {
-    await pool.close();
   }
   out.ms = performance.now() - t0;
   return out;

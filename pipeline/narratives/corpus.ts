@@ -145,14 +145,17 @@ export class RowLabelKeys implements RowKeyLists {
 }
 
 export async function loadNarrativeCorpus(ctx: StageContext, plan: SegmentPlan): Promise<NarrativeCorpus> {
-  const posts = await loadPostColumns(ctx, plan);
-  const { rows } = posts;
   const space = loadVectorSpace(ctx.layout.artifacts, 'text');
-  const { vectors, hasVector } = await readPlannedVectors(ctx, plan, 'text', space.dim);
+  // The files are read while DuckDB answers the queries (its threads, not this one).
+  const [posts, { vectors, hasVector }, terms, feeling] = await Promise.all([
+    loadPostColumns(ctx, plan),
+    readPlannedVectors(ctx, plan, 'text', space.dim),
+    readPlannedDocTerms(ctx, plan),
+    readFeelings(ctx, plan),
+  ]);
+  const { rows } = posts;
   // A masked row (a deleted post) is never a member.
   for (let r = 0; r < rows; r++) hasVector[r]! &= posts.live[r]!;
-  const terms = await readPlannedDocTerms(ctx, plan);
-  const feeling = await readFeelings(ctx, plan);
   return {
     ...posts,
     terms,

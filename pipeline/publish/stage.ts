@@ -140,6 +140,25 @@ async function linkSegments(ctx: StageContext, plan: SegmentPlan, to: string, se
   return out;
 }
 
+/** The snapshot tables (tableQueries) into `dir`, with their manifest entries and row counts. */
+async function writeTables(
+  ctx: StageContext,
+  db: DuckDB,
+  dir: string,
+  asOf: string,
+): Promise<{ files: ManifestFile[]; counts: Record<string, number> }> {
+  const files: ManifestFile[] = [];
+  const counts: Record<string, number> = {};
+  for (const [name, sql] of Object.entries(tableQueries(asOf))) {
+    ctx.signal.throwIfAborted();
+    await db.run(`COPY (${sql}) TO ${sqlString(path.join(dir, name))} (${PARQUET})`);
+    const [r] = await db.all(`SELECT count(*) AS n FROM read_parquet(${sqlString(path.join(dir, name))})`);
+    counts[name.replace('.parquet', '')] = num(r?.n);
+    files.push(await describeFile(dir, name, num(r?.n)));
+  }
+  return { files, counts };
+}
+
 async function prune(ctx: StageContext, current: string): Promise<string[]> {
   const gens = await listGenerations(ctx.layout);
   const excess = gens.slice(0, Math.max(0, gens.length - ctx.config.KEEP_GENERATIONS)).filter((g) => g !== current);
@@ -161,23 +180,26 @@ export async function runPublish(ctx: StageContext): Promise<StageSummary> {
   await fs.mkdir(tmp);
 
   const asOf = ctx.asOf.toISOString();
-  const files: ManifestFile[] = [];
-  const counts: Record<string, number> = {};
-  for (const [name, sql] of Object.entries(tableQueries(asOf))) {
-    ctx.signal.throwIfAborted();
-    await db.run(`COPY (${sql}) TO ${sqlString(path.join(tmp, name))} (${PARQUET})`);
-    const [r] = await db.all(`SELECT count(*) AS n FROM read_parquet(${sqlString(path.join(tmp, name))})`);
-    counts[name.replace('.parquet', '')] = num(r?.n);
-    files.push(await describeFile(tmp, name, num(r?.n)));
-  }
   await checkArtifactsMatch(layout.artifacts, asOf, null);
   const plan = await readPlan(ctx);
+  await checkArtifactsMatch(layout.artifacts, asOf, plan.rows);
+  // The tables are written by DuckDB's threads while this thread copies, links and hashes the
+  // artifacts and segment files: the two took turns before, each leaving a core idle.
+  const tables = writeTables(ctx, db, tmp, asOf);
+  tables.catch(() => undefined); // awaited below, after the files
+  let artifacts: ManifestFile[];
+  try {
+    artifacts = [];
+    for (const name of await copyArtifacts(layout.artifacts, tmp)) artifacts.push(await describeFile(tmp, name, null));
+    const served = previous ? await readManifest(layout, previous) : null;
+    artifacts.push(...(await linkSegments(ctx, plan, tmp, served)));
+  } finally {
+    await tables.catch(() => undefined);
+  }
+  const { files: tableFiles, counts } = await tables;
   if (counts.posts !== plan.liveRows)
     throw new Error(`the snapshot has ${counts.posts} posts, the segment plan ${plan.liveRows}: run the features stage (or run) first`);
-  await checkArtifactsMatch(layout.artifacts, asOf, plan.rows);
-  for (const name of await copyArtifacts(layout.artifacts, tmp)) files.push(await describeFile(tmp, name, null));
-  const served = previous ? await readManifest(layout, previous) : null;
-  files.push(...(await linkSegments(ctx, plan, tmp, served)));
+  const files = [...tableFiles, ...artifacts];
   const masked = maskedRows(plan);
   await writeFileAtomic(path.join(tmp, DELETED_ROWS_FILE), new Uint8Array(masked.buffer));
   files.push(await describeFile(tmp, DELETED_ROWS_FILE, null));
