@@ -1,6 +1,7 @@
 // What the map stages (narratives, patterns) read about every snapshot row, in row order, as
 // compact columns: identity, time, author, platform, engagement and tags from the work store's
 // posts. The stage's own inputs (text or visual vectors) are loaded beside these.
+import { createHash } from 'node:crypto';
 import { sqlString } from '../core/duckdb.ts';
 import type { RowKeyLists } from '../core/maps/label-counts.ts';
 import { fillMaskedTimes } from '../core/segments.ts';
@@ -56,7 +57,13 @@ export async function uuidsOf(ctx: StageContext, rows: Iterable<number>): Promis
  * published_at of the live row before it, so the rows stay in time order); fails when the snapshot
  * no longer has the posts the plan placed.
  */
-export async function loadPostColumns(ctx: StageContext, plan: SegmentPlan): Promise<PostColumns> {
+export function loadPostColumns(ctx: StageContext, plan: SegmentPlan): Promise<PostColumns> {
+  // The narratives and patterns stages of one run read the same columns of the same plan: loaded once.
+  const key = `post-columns:${createHash('sha256').update(JSON.stringify(plan)).digest('hex')}`;
+  return ctx.reuse(key, () => readPostColumns(ctx, plan));
+}
+
+async function readPostColumns(ctx: StageContext, plan: SegmentPlan): Promise<PostColumns> {
   const db = await ctx.db();
   const live = await materialiseSnapshotRows(db, 'published_at, creator_id, platform, like_count, comment_count, share_count, tags');
   if (live !== plan.liveRows)

@@ -4,7 +4,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { sqlString } from '../core/duckdb.ts';
-import { generationDir, readCurrent } from '../core/generations.ts';
+import { generationDir, readCurrent, readManifest } from '../core/generations.ts';
+import { withFirstRows } from '../core/segments.ts';
+import { readPlan } from './segment-plan.ts';
 import { groupSums, mergeIntoPrevious, unitOf, type MergedRange } from '../core/clustering/merge-models.ts';
 import type { ClusterOptions } from '../core/clustering/kmeans-by-silhouette.ts';
 import { overlapCoefficient, type Match, type PreviousNarrative, type TrackedSide } from '../core/clustering/tracking.ts';
@@ -72,10 +74,21 @@ export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f:
     )
   ).map((e, i) => ({ ...e, i }));
   // Every member as (entry, row), entry by entry, rows ascending: numbers out of DuckDB, no string per member.
+  // A member's row in this run: on an incremental run planned from this generation, through where
+  // plan_rows says each row's data comes from (the served segment and row: integers, joined on the
+  // member's post_row); otherwise (a full run) through its uuid.
+  const plan = await readPlan(ctx);
+  const byRow = plan.mode === 'incremental' && plan.previous?.generation === gen;
+  const firsts = byRow ? withFirstRows((await readManifest(ctx.layout, gen)).segments ?? []) : [];
+  const here = byRow
+    ? `(SELECT f.first + r.src_row AS prev_row, r.row_id FROM plan_rows r
+        JOIN (VALUES ${firsts.map((s) => `(${sqlString(s.id)}, ${s.firstRow})`).join(', ') || `('', 0)`}) AS f(seg, first) ON f.seg = r.src_segment) r
+        ON r.prev_row = m.post_row`
+    : `plan_rows r ON r.uuid = m.uuid`;
   const m = await db.numbers(`WITH e AS (SELECT ${f.id} AS id, (row_number() OVER (ORDER BY centroid_index) - 1)::INTEGER AS i
       FROM read_parquet(${file(f.table)}))
     SELECT e.i AS owner, r.row_id::INTEGER AS row FROM read_parquet(${file(f.members)}) m JOIN e ON m.${f.memberOf} = e.id
-      JOIN plan_rows r ON r.uuid = m.uuid ORDER BY e.i, r.row_id`);
+      JOIN ${here} ORDER BY e.i, r.row_id`);
   const owner = m.owner as Int32Array;
   const all = m.row as Int32Array;
   const membersOf = new Map<number, Int32Array>();

@@ -72,6 +72,7 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
   signal.addEventListener('abort', onAbort);
   const t0 = performance.now();
   const results: StageResult[] = [];
+  const reused = new Map<string, Promise<unknown>>();
   try {
     const ctx: StageContext = {
       config: opts.config,
@@ -83,6 +84,14 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
       progress: (label, total) => createProgress(opts.log, label, total, { tty: opts.tty }),
       db: async () =>
         (db ??= await openWorkStore(layout, { memoryLimit: opts.config.DUCKDB_MEMORY_LIMIT, threads: opts.config.DUCKDB_THREADS })),
+      reuse: <T>(key: string, load: () => Promise<T>) => {
+        let v = reused.get(key);
+        if (!v) {
+          reused.set(key, (v = load()));
+          v.catch(() => reused.delete(key));
+        }
+        return v as Promise<T>;
+      },
     };
     if (!opts.allowRewind) await refuseRewind(layout, asOf, ctx.db);
     for (const stage of stages) {
@@ -103,6 +112,7 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
     }
     return { asOf: asOf.toISOString(), ms: Math.round(performance.now() - t0), stages: results };
   } finally {
+    reused.clear();
     signal.removeEventListener('abort', onAbort);
     (db as DuckDB | null)?.close();
     await lock.release();

@@ -19,6 +19,11 @@ export interface StageContext {
   progress(label: string, total: number): Progress;
   /** The work store, opened once per run. */
   db(): Promise<DuckDB>;
+  /**
+   * A value more than one stage of this run reads (the map stages' post columns): loaded by the
+   * first that asks, kept until the run ends. `key` must name everything the value depends on.
+   */
+  reuse<T>(key: string, load: () => Promise<T>): Promise<T>;
 }
 
 export type StageSummary = Record<string, unknown>;
