@@ -7,7 +7,7 @@ import { sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent, readManifest } from '../core/generations.ts';
 import { withFirstRows } from '../core/segments.ts';
 import { readPlan } from './segment-plan.ts';
-import { groupSums, mergeIntoPrevious, unitOf, type MergedRange } from '../core/clustering/merge-models.ts';
+import { mergeIntoPrevious, partitionSums, unitOf, type MergedRange } from '../core/clustering/merge-models.ts';
 import type { ClusterOptions } from '../core/clustering/kmeans-by-silhouette.ts';
 import { overlapCoefficient, type Match, type PreviousNarrative, type TrackedSide } from '../core/clustering/tracking.ts';
 import { dot } from '../core/dot.ts';
@@ -102,17 +102,19 @@ export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f:
   const byGroup = new Map<string, PreviousEntry[]>();
   const groups = new Map<string, typeof entries>();
   for (const e of entries) groups.set(e.grp, [...(groups.get(e.grp) ?? []), e]);
-  for (const [grp, list] of groups) {
-    const members = list.map((e) => membersOf.get(e.i) ?? new Int32Array(0));
-    // Compared in this run's space: the stored centroid lives in the space its run fitted.
-    const sums = groupSums(space.vectors, space.dim, space.hasVector, members);
+  const lists = [...groups.values()];
+  const members = lists.map((list) => list.map((e) => membersOf.get(e.i) ?? new Int32Array(0)));
+  // Compared in this run's space: the stored centroid lives in the space its run fitted.
+  const sums = partitionSums(space.vectors, space.dim, space.hasVector, members);
+  [...groups.keys()].forEach((grp, g) => {
     const kept: PreviousEntry[] = [];
-    list.forEach((e, k) => {
-      if (members[k]!.some((r) => space.hasVector[r] === 1))
-        kept.push({ id: e.id, key: e.key, centroid: unitOf(sums[k]!), members: members[k]!, sum: sums[k]! });
+    lists[g]!.forEach((e, k) => {
+      const m = members[g]![k]!;
+      if (m.some((r) => space.hasVector[r] === 1))
+        kept.push({ id: e.id, key: e.key, centroid: unitOf(sums[g]![k]!), members: m, sum: sums[g]![k]! });
     });
     byGroup.set(grp, kept);
-  }
+  });
   const trajectory = (await db.all(`SELECT * FROM read_parquet(${file(f.trajectory)})`)).map((r) => ({
     ...r,
     generation: r.generation ?? gen,

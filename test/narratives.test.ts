@@ -28,7 +28,7 @@ import { RowLabelKeys } from '../pipeline/narratives/corpus.ts';
 import { dailyCounts, firstActivityAge, lifecycleOf, seriesStats, slope } from '../core/maps/series.ts';
 import { DAY_MS } from '../core/windows.ts';
 import { matchClusters, overlapCoefficient } from '../core/clustering/tracking.ts';
-import { groupSums, unitOf, vectorSum } from '../core/clustering/merge-models.ts';
+import { groupSums, partitionSums, unitOf, vectorSum } from '../core/clustering/merge-models.ts';
 import { AS_OF, sampleDataDir, readSnapshot, runPipeline } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -135,6 +135,19 @@ test('group sums: disjoint groups summed in one pass equal vectorSum group by gr
       assert.equal(Array.from(got[k]!), Array.from(want), `group ${k}`);
     });
   }
+  // Several partitions in one pass (a map's windows), a row in a group of each.
+  const partitions = [disjoint, overlapping, [[5, 6, 7, 39]]];
+  const all = partitionSums(vectors, dim, has, partitions);
+  partitions.forEach((groups, p) =>
+    groups.forEach((g, k) => {
+      const want = vectorSum(
+        vectors,
+        dim,
+        g.filter((r) => has[r] === 1),
+      );
+      assert.equal(Array.from(all[p]![k]!), Array.from(want), `partition ${p}, group ${k}`);
+    }),
+  );
 });
 
 test('labels: c-TF-IDF prefers terms specific to a cluster; bigrams absorb their words', () => {

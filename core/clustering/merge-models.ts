@@ -42,48 +42,75 @@ export function vectorSum(
 }
 
 /**
- * Each group's sum of its rows' vectors (rows without a vector skipped). Disjoint groups (a map's
- * clusters of one window) are summed in one pass over the rows in order, which reads the vectors
- * sequentially: twice as fast as group after group at a million rows. Overlapping groups are summed
- * one by one.
+ * Each group's sum of its rows' vectors (rows without a vector skipped), for several partitions at
+ * once (a map's windows: each a list of groups). The groups of a partition are disjoint (a
+ * window's clusters), so every partition is summed in one sequential pass over the rows, all
+ * partitions in the same pass: each row's vector is read once, not once per group holding it
+ * (memory traffic is the cost at a million rows). Per group the rows are added in ascending order,
+ * as vectorSum adds them: the same sums. A partition whose groups overlap is summed group by group.
  */
+export function partitionSums(
+  vectors: Float32Array,
+  dim: number,
+  hasVector: Uint8Array,
+  partitions: ReadonlyArray<ReadonlyArray<ArrayLike<number>>>,
+): Float64Array[][] {
+  const n = hasVector.length;
+  const out: Float64Array[][] = [];
+  const owners: Int32Array[] = [];
+  const sums: Float64Array[] = [];
+  const active: number[] = [];
+  let lo = n;
+  let hi = 0;
+  partitions.forEach((groups, p) => {
+    const owner = new Int32Array(n).fill(-1);
+    let disjoint = true;
+    groups.forEach((g, k) => {
+      for (let j = 0; j < g.length; j++) {
+        const r = g[j]!;
+        if (r >= n || !hasVector[r]) continue;
+        if (owner[r] !== -1) disjoint = false;
+        owner[r] = k;
+        if (r < lo) lo = r;
+        if (r >= hi) hi = r + 1;
+      }
+    });
+    if (!disjoint) {
+      out[p] = groups.map((g) =>
+        vectorSum(
+          vectors,
+          dim,
+          Array.from(g).filter((r) => r < n && hasVector[r] === 1),
+        ),
+      );
+      return;
+    }
+    owners[p] = owner;
+    sums[p] = new Float64Array(groups.length * dim);
+    active.push(p);
+  });
+  for (let r = lo; r < hi; r++) {
+    const v = r * dim;
+    for (const p of active) {
+      const k = owners[p]![r]!;
+      if (k < 0) continue;
+      const s = sums[p]!;
+      const o = k * dim;
+      for (let i = 0; i < dim; i++) s[o + i]! += vectors[v + i]!;
+    }
+  }
+  for (const p of active) out[p] = partitions[p]!.map((_, k) => sums[p]!.subarray(k * dim, (k + 1) * dim));
+  return out;
+}
+
+/** partitionSums of one partition. */
 export function groupSums(
   vectors: Float32Array,
   dim: number,
   hasVector: Uint8Array,
   groups: ReadonlyArray<ArrayLike<number>>,
 ): Float64Array[] {
-  const owner = new Int32Array(hasVector.length).fill(-1);
-  let lo = hasVector.length;
-  let hi = 0;
-  let disjoint = true;
-  groups.forEach((g, k) => {
-    for (let j = 0; j < g.length; j++) {
-      const r = g[j]!;
-      if (r >= hasVector.length || !hasVector[r]) continue;
-      if (owner[r] !== -1) disjoint = false;
-      owner[r] = k;
-      if (r < lo) lo = r;
-      if (r >= hi) hi = r + 1;
-    }
-  });
-  if (!disjoint)
-    return groups.map((g) =>
-      vectorSum(
-        vectors,
-        dim,
-        Array.from(g).filter((r) => r < hasVector.length && hasVector[r] === 1),
-      ),
-    );
-  const sums = new Float64Array(groups.length * dim);
-  for (let r = lo; r < hi; r++) {
-    const k = owner[r]!;
-    if (k < 0) continue;
-    const o = k * dim;
-    const v = r * dim;
-    for (let i = 0; i < dim; i++) sums[o + i]! += vectors[v + i]!;
-  }
-  return groups.map((_, k) => sums.subarray(k * dim, (k + 1) * dim));
+  return partitionSums(vectors, dim, hasVector, [groups])[0]!;
 }
 
 /** A sum of unit vectors as their unit mean (zeros for a zero sum). */

@@ -82,16 +82,16 @@ export class RowLabelKeys implements RowKeyLists {
   ids: Int32Array;
   private readonly bigramNames: string[] = [];
 
-  /** The keys of every row with `has[row]` (the others have none). */
+  /** The keys of every row with `has[row]` (the others have none); without `has`, of every row. */
   constructor(
     private readonly terms: DocTerms,
-    has: Uint8Array,
+    has?: Uint8Array,
   ) {
     const v = terms.vocab.length;
     const eligible = new Int8Array(v).fill(-1);
     const ok = (t: number) => (eligible[t] === -1 ? (eligible[t] = labelWord(terms.vocab[t]!) ? 1 : 0) : eligible[t]) === 1;
     const bigramIds = new PairIds();
-    const rows = has.length;
+    const rows = terms.offsets.length - 1;
     this.offsets = new Int32Array(rows + 1);
     this.ids = new Int32Array(1024);
     let at = 0;
@@ -105,7 +105,7 @@ export class RowLabelKeys implements RowKeyLists {
     };
     const pairs: number[] = [];
     for (let row = 0; row < rows; row++) {
-      if (has[row]) {
+      if (!has || has[row]) {
         // Its eligible terms, then the bigrams of adjacent eligible terms (labelKeys' order and rule).
         pairs.length = 0;
         let prev = -1;
@@ -146,11 +146,14 @@ export class RowLabelKeys implements RowKeyLists {
 
 export async function loadNarrativeCorpus(ctx: StageContext, plan: SegmentPlan): Promise<NarrativeCorpus> {
   const space = loadVectorSpace(ctx.layout.artifacts, 'text');
-  // The files are read while DuckDB answers the queries (its threads, not this one).
-  const [posts, { vectors, hasVector }, terms, feeling] = await Promise.all([
+  // The files are read and the label keys interned while DuckDB answers the queries (its threads,
+  // not this one). Keys for every row: a row without a vector is never a member, so its keys are
+  // never counted (labels depend on keys' names, weights and counts, not on their ids).
+  const terms = readPlannedDocTerms(ctx, plan);
+  const [posts, { vectors, hasVector }, labelKeys, feeling] = await Promise.all([
     loadPostColumns(ctx, plan),
     readPlannedVectors(ctx, plan, 'text', space.dim),
-    readPlannedDocTerms(ctx, plan),
+    terms.then((t) => new RowLabelKeys(t)),
     readFeelings(ctx, plan),
   ]);
   const { rows } = posts;
@@ -158,8 +161,8 @@ export async function loadNarrativeCorpus(ctx: StageContext, plan: SegmentPlan):
   for (let r = 0; r < rows; r++) hasVector[r]! &= posts.live[r]!;
   return {
     ...posts,
-    terms,
-    labelKeys: new RowLabelKeys(terms, hasVector),
+    terms: await terms,
+    labelKeys,
     feeling,
     vectors,
     dim: space.dim,
