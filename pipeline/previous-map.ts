@@ -7,7 +7,7 @@ import { sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent, readManifest } from '../core/generations.ts';
 import { withFirstRows } from '../core/segments.ts';
 import { readPlan } from './segment-plan.ts';
-import { mergeIntoPrevious, partitionSums, unitOf, type MergedRange } from '../core/clustering/merge-models.ts';
+import { mergeWindowsIntoPrevious, partitionSums, unitOf, type MergedRange } from '../core/clustering/merge-models.ts';
 import type { ClusterOptions } from '../core/clustering/kmeans-by-silhouette.ts';
 import { overlapCoefficient, type Match, type PreviousNarrative, type TrackedSide } from '../core/clustering/tracking.ts';
 import { dot } from '../core/dot.ts';
@@ -140,16 +140,15 @@ export async function writeTrajectory(
 }
 
 /**
- * An incremental run's clusters of a window (or scope) from `firstRow` on: the served entries'
- * members in this run's rows, the new posts merged in (core/clustering/merge-models.ts).
+ * An incremental run's clusters of some windows (or scopes), each from its `firstRow` on: the served
+ * entries' members in this run's rows, the new posts merged in (core/clustering/merge-models.ts).
  */
-export function mergeWindow(
+export function mergeWindows(
   corpus: { vectors: Float32Array; dim: number; hasVector: Uint8Array; computed: Uint8Array },
-  firstRow: number,
-  previous: readonly PreviousEntry[],
+  windows: ReadonlyArray<{ firstRow: number; previous: readonly PreviousEntry[] }>,
   opts: ClusterOptions,
-): MergedRange {
-  return mergeIntoPrevious(corpus.vectors, corpus.dim, corpus.hasVector, firstRow, corpus.computed, previous, opts);
+): MergedRange[] {
+  return mergeWindowsIntoPrevious(corpus.vectors, corpus.dim, corpus.hasVector, corpus.computed, windows, opts);
 }
 
 /** The matches of merged clusters: each continues the entry it came from (its centres' cosine, their members' overlap). */

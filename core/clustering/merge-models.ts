@@ -133,34 +133,35 @@ export interface PreviousMembers {
   sum?: Float64Array | null;
 }
 
-/**
- * Merge this run's new posts (`isNew`) of the window [firstRow, end) into the previous clusters
- * (`previous`: each one's member rows in this generation). Rows without a vector (`hasVector` 0,
- * masked rows included) are never members.
- */
-export function mergeIntoPrevious(
-  vectors: Float32Array,
-  dim: number,
-  hasVector: Uint8Array,
-  firstRow: number,
-  isNew: Uint8Array,
-  previous: ReadonlyArray<PreviousMembers>,
-  opts: ClusterOptions,
-): MergedRange {
+/** One window's (or scope's) merge: its start and its previous clusters. */
+export interface MergeWindow {
+  firstRow: number;
+  previous: ReadonlyArray<PreviousMembers>;
+}
+
+/** A window's clusters after steps 1-4: members ascending, where each came from, and its sum. */
+interface Placed {
+  rows: number[];
+  finals: Array<{ members: number[]; origin: number | null; sum: Float64Array }>;
+  placed: { joined: number; founded: number; noise: number };
+}
+
+/** Steps 1-4 for one window. */
+function place(vectors: Float32Array, dim: number, hasVector: Uint8Array, isNew: Uint8Array, w: MergeWindow, opts: ClusterOptions): Placed {
   const rows: number[] = [];
-  for (let r = firstRow; r < hasVector.length; r++) if (hasVector[r]) rows.push(r);
+  for (let r = w.firstRow; r < hasVector.length; r++) if (hasVector[r]) rows.push(r);
   const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * rows.length));
   // 1. The previous clusters' members still in the window, and their vectors' sums.
   const kept: number[][] = [];
   const sums: Float64Array[] = [];
   const member = new Uint8Array(hasVector.length);
-  for (const p of previous) {
+  for (const p of w.previous) {
     const m: number[] = [];
     const left: number[] = [];
     for (let k = 0; k < p.members.length; k++) {
       const r = p.members[k]!;
       if (r >= hasVector.length || !hasVector[r]) continue;
-      if (r >= firstRow) (m.push(r), (member[r] = 1));
+      if (r >= w.firstRow) (m.push(r), (member[r] = 1));
       else left.push(r);
     }
     kept.push(m);
@@ -201,8 +202,8 @@ export function mergeIntoPrevious(
     });
     for (const c of [...by.keys()].sort((a, b) => a - b)) fresh.push(by.get(c)!);
   }
-  // 4. The admission rule over the window; 5. centres and similarities of the final members.
-  const finals: Array<{ members: number[]; origin: number | null; sum: Float64Array }> = [];
+  // 4. The admission rule over the window.
+  const finals: Placed['finals'] = [];
   kept.forEach((m, p) => {
     if (m.length >= minSize) finals.push({ members: ascending(m), origin: p, sum: sums[p]! });
   });
@@ -212,44 +213,79 @@ export function mergeIntoPrevious(
     finals.push({ members: ascending(m), origin: null, sum: vectorSum(vectors, dim, m) });
     founded += m.length;
   }
-  const position = new Int32Array(hasVector.length);
-  for (let i = 0; i < rows.length; i++) position[rows[i]!] = i;
-  const k = finals.length;
-  const centroids = new Float32Array(k * dim);
-  const assignment = new Int32Array(rows.length).fill(-1);
-  const similarity = new Float32Array(rows.length);
-  const byCluster = new Map<number, number[]>();
-  finals.forEach((f, c) => {
-    const centre = unitOf(f.sum);
-    centroids.set(centre, c * dim);
-    const idx = new Array<number>(f.members.length);
-    for (let j = 0; j < f.members.length; j++) {
-      const r = f.members[j]!;
-      const i = position[r]!;
-      assignment[i] = c;
-      similarity[i] = dot(vectors, r * dim, centre, 0, dim);
-      idx[j] = i;
-    }
-    byCluster.set(c, idx);
-  });
-  const clustering: Clustering = {
-    k,
-    centroids,
-    kept: finals.map(() => true),
-    assignment,
-    similarity,
-    silhouette: NaN,
-    tried: [],
-    warmStart: true,
-  };
   let newInWindow = 0;
   for (const r of rows) newInWindow += isNew[r]!;
-  return {
-    rows,
-    clustering,
-    clusters: finals.map((_, c) => c),
-    byCluster,
-    origin: finals.map((f) => f.origin),
-    placed: { joined, founded, noise: newInWindow - joined - founded },
-  };
+  return { rows, finals, placed: { joined, founded, noise: newInWindow - joined - founded } };
+}
+
+/**
+ * Merge this run's new posts (`isNew`) of each window [firstRow, end) into its previous clusters
+ * (each one's member rows in this generation). Rows without a vector (`hasVector` 0, masked rows
+ * included) are never members. Step 5 of every window runs in one pass over the rows: a row's
+ * vector is read once for its cosines to its clusters' centres in all windows (reading the vectors
+ * is what step 5 costs at a million rows).
+ */
+export function mergeWindowsIntoPrevious(
+  vectors: Float32Array,
+  dim: number,
+  hasVector: Uint8Array,
+  isNew: Uint8Array,
+  windows: readonly MergeWindow[],
+  opts: ClusterOptions,
+): MergedRange[] {
+  const n = hasVector.length;
+  const placed = windows.map((w) => place(vectors, dim, hasVector, isNew, w, opts));
+  // 5. Centres of the final members; then each member's cosine to its centre, every window in one pass.
+  const out = placed.map((p) => {
+    const k = p.finals.length;
+    const centroids = new Float32Array(k * dim);
+    p.finals.forEach((f, c) => centroids.set(unitOf(f.sum), c * dim));
+    const clusterOf = new Int32Array(n).fill(-1);
+    p.finals.forEach((f, c) => {
+      for (const r of f.members) clusterOf[r] = c;
+    });
+    const position = new Int32Array(n);
+    for (let i = 0; i < p.rows.length; i++) position[p.rows[i]!] = i;
+    const idx = p.finals.map(() => [] as number[]);
+    return {
+      p,
+      centroids,
+      clusterOf,
+      position,
+      idx,
+      assignment: new Int32Array(p.rows.length).fill(-1),
+      similarity: new Float32Array(p.rows.length),
+    };
+  });
+  const from = Math.min(n, ...windows.map((w) => w.firstRow));
+  for (let r = from; r < n; r++) {
+    for (const w of out) {
+      const c = w.clusterOf[r]!;
+      if (c < 0) continue;
+      const i = w.position[r]!;
+      w.assignment[i] = c;
+      w.similarity[i] = dot(vectors, r * dim, w.centroids, c * dim, dim);
+      w.idx[c]!.push(i);
+    }
+  }
+  return out.map((w) => {
+    const clustering: Clustering = {
+      k: w.p.finals.length,
+      centroids: w.centroids,
+      kept: w.p.finals.map(() => true),
+      assignment: w.assignment,
+      similarity: w.similarity,
+      silhouette: NaN,
+      tried: [],
+      warmStart: true,
+    };
+    return {
+      rows: w.p.rows,
+      clustering,
+      clusters: w.p.finals.map((_, c) => c),
+      byCluster: new Map(w.idx.map((list, c) => [c, list])),
+      origin: w.p.finals.map((f) => f.origin),
+      placed: w.p.placed,
+    };
+  });
 }

@@ -13,7 +13,7 @@ import { buildBm25FromTerms, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { rowWindows, uuidsOf } from '../post-columns.ts';
-import { continued, currentSpace, loadPreviousMap, mergeWindow, writeTrajectory, type MapFiles } from '../previous-map.ts';
+import { continued, currentSpace, loadPreviousMap, mergeWindows, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { writeMemberTable } from '../member-table.ts';
 import { readPlan } from '../segment-plan.ts';
@@ -129,14 +129,24 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   const perWindow: Record<string, unknown> = {};
   /** The uuids of the rows a narrative names (its first member, its representative). */
   const named = new Map<number, string>();
-  for (const spec of rowWindows(corpus, bounds, WINDOW_KEYS)) {
+  const specs = rowWindows(corpus, bounds, WINDOW_KEYS);
+  // An incremental run places the new posts into the served narratives (merge-models.ts), every
+  // window's at once; a full run (or a window without served narratives) clusters anew.
+  const tm = performance.now();
+  const mergeable = specs.filter((spec) => plan.mode === 'incremental' && (previous?.byGroup.get(spec.key)?.length ?? 0) > 0);
+  const mergedRanges = mergeWindows(
+    corpus,
+    mergeable.map((spec) => ({ firstRow: spec.firstRow, previous: previous!.byGroup.get(spec.key)! })),
+    CLUSTER_DEFAULTS,
+  );
+  const mergedBy = new Map(mergeable.map((spec, i) => [spec.key, mergedRanges[i]!]));
+  const mergeMs = performance.now() - tm;
+  for (const spec of specs) {
     if (ctx.signal.aborted) throw new StageAborted('narratives');
     const w = spec.key;
     const prev = previous?.byGroup.get(w) ?? [];
-    // An incremental run places the new posts into the served narratives (merge-models.ts); a full run clusters anew.
     const tw = performance.now();
-    const merged = plan.mode === 'incremental' && prev.length > 0 ? mergeWindow(corpus, spec.firstRow, prev, CLUSTER_DEFAULTS) : null;
-    const tMerge = performance.now() - tw;
+    const merged = mergedBy.get(w) ?? null;
     const built = await buildWindow(
       corpus,
       spec,
@@ -170,7 +180,6 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       noise: built.noise,
       continued: matches.filter(Boolean).length,
       ...(merged ? { newPosts: merged.placed } : {}),
-      mergeMs: Math.round(tMerge),
       ms: Math.round(performance.now() - tw),
     };
   }
@@ -265,6 +274,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     windows: perWindow,
     loadMs: Math.round(tLoad),
     previousMs: Math.round(tPrev),
+    mergeMs: Math.round(mergeMs),
     writeMs: Math.round(performance.now() - tWindows),
     ms: Math.round(performance.now() - t0),
   };

@@ -14,7 +14,7 @@ import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { DAY_MS, WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { matchClusters, newMapKey, type MatchThresholds } from '../../core/clustering/tracking.ts';
 import { rowWindows, uuidsOf } from '../post-columns.ts';
-import { continued, currentSpace, loadPreviousMap, mergeWindow, writeTrajectory, type MapFiles } from '../previous-map.ts';
+import { continued, currentSpace, loadPreviousMap, mergeWindows, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
 import { writeMemberTable, type MemberEntry } from '../member-table.ts';
 import { readPlan } from '../segment-plan.ts';
@@ -151,7 +151,10 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
     const w = spec.key;
     const prev = previous?.byGroup.get(w) ?? [];
     // An incremental run places the new posts into the served patterns (merge-models.ts); a full run clusters anew.
-    const merged = plan.mode === 'incremental' && prev.length > 0 ? mergeWindow(corpus, spec.firstRow, prev, PATTERN_CLUSTER) : null;
+    const merged =
+      plan.mode === 'incremental' && prev.length > 0
+        ? mergeWindows(corpus, [{ firstRow: spec.firstRow, previous: prev }], PATTERN_CLUSTER)[0]!
+        : null;
     const built = buildScope(
       corpus,
       spec,
