@@ -1,9 +1,10 @@
 // The embedder of the features stage: fitted on every row's term hashes in its own worker thread
 // (fit-worker.ts) on a full run, so the visual features run beside it, or kept from the served
 // generation on an incremental run (the refit rule: refit-rule.ts); then the computed rows embedded
-// with it in worker threads (embed-worker.ts), from the saved file queries will load too.
+// with it in worker threads (embed-worker.ts; on this thread when they are few), from the saved
+// file queries will load too.
 import os from 'node:os';
-import type { EmbedderParams } from '../../core/embedder.ts';
+import { embedHashes, loadEmbedder, type EmbedderParams } from '../../core/embedder.ts';
 import { TaskPool } from '../../core/workers/task-pool.ts';
 import type { StageContext } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
@@ -56,6 +57,13 @@ export async function embedAll(
   const rows = docHashes.length;
   const vectors = new Float32Array(rows * dim);
   if (rows === 0) return vectors;
+  if (rows <= EMBED_ROWS) {
+    // One task's worth (an hourly run's new posts): a worker's start costs more than the work.
+    const model = await loadEmbedder(modelFile);
+    for (let i = 0; i < rows; i++) embedHashes(model, docHashes[i]!, vectors.subarray(i * dim, (i + 1) * dim));
+    progress(rows);
+    return vectors;
+  }
   const pool = new TaskPool<EmbedTask, EmbedResult>(new URL('./embed-worker.ts', import.meta.url), {
     threads: Math.min(ctx.config.PIPELINE_THREADS ?? os.availableParallelism(), Math.ceil(rows / EMBED_ROWS)),
     workerData: { modelFile } satisfies EmbedWorkerData,
