@@ -35,6 +35,9 @@ export async function openWorkStore(layout: DataDirLayout, opts: { memoryLimit?:
     quarantined BIGINT NOT NULL,
     ingested_at TIMESTAMPTZ NOT NULL)`);
   // Deletions are final (ingest/merge.ts): a uuid here never becomes a post again.
+  // The sha256 of each landing file as last hashed, with the size and mtime it had (ingest/discover.ts).
+  await db.run(`CREATE TABLE IF NOT EXISTS landing_hashes (
+    path VARCHAR PRIMARY KEY, bytes BIGINT NOT NULL, mtime_ms DOUBLE NOT NULL, sha256 VARCHAR NOT NULL, hashed_at_ms DOUBLE NOT NULL)`);
   await db.run(`CREATE TABLE IF NOT EXISTS deletions (
     uuid VARCHAR PRIMARY KEY, observed_at TIMESTAMPTZ, source_sha256 VARCHAR NOT NULL, recorded_at TIMESTAMPTZ NOT NULL)`);
   // One row per stage run that changed data; later stages compare versions to skip work.

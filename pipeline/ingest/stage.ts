@@ -178,7 +178,14 @@ export async function runIngest(ctx: StageContext): Promise<IngestReport> {
   const db = await ctx.db();
   await fs.mkdir(ctx.layout.landing, { recursive: true });
   const known = new Set((await db.all<{ sha256: string }>(`SELECT sha256 FROM ingested_files`)).map((r) => r.sha256));
-  const { fresh, skipped } = await discoverLandingFiles(ctx.layout, known);
+  const hashes = new Map(
+    (
+      await db.all<{ path: string; bytes: number; mtime_ms: number; sha256: string; hashed_at_ms: number }>(`SELECT * FROM landing_hashes`)
+    ).map((r) => [r.path, { bytes: Number(r.bytes), mtimeMs: Number(r.mtime_ms), sha256: r.sha256, hashedAtMs: Number(r.hashed_at_ms) }]),
+  );
+  const { fresh, skipped, hashed } = await discoverLandingFiles(ctx.layout, known, hashes);
+  for (const h of hashed)
+    await db.run(`INSERT OR REPLACE INTO landing_hashes VALUES (?, ?, ?, ?, ?)`, [h.rel, h.bytes, h.mtimeMs, h.sha256, h.hashedAtMs]);
   const report: IngestReport = {
     files: fresh.length,
     skippedFiles: skipped,
