@@ -83,13 +83,15 @@ function build(t: BuildTask): BuildResult {
   return { points, ms: Math.round(performance.now() - t0), lists };
 }
 
-/** Graphs of other segments this worker has read, by folder (a segment's files never change; marks only grow). */
+/**
+ * Graphs of segments this worker has read, by id, for the stage's life (a segment's files never
+ * change, deletions only grow its marks): a full run's tasks for one segment search every other
+ * segment's graph, so each worker reads each graph once, as one search of all graphs did.
+ */
 const held = new Map<string, SegmentGraph>();
 
 function neighbours(t: NeighbourTask): NeighbourLists {
   const set = loadGraphs('text', t.dim, t.sources, t.masked, (id) => held.get(id));
-  const wanted = new Set(t.sources.map((s) => s.id));
-  for (const id of held.keys()) if (!wanted.has(id)) held.delete(id);
   for (const g of set.segments) held.set(g.id, g);
   return nearestLists(set, t);
 }
