@@ -18,22 +18,32 @@ export async function fsyncPath(p: string): Promise<void> {
 /** fsync a directory so entries created or renamed in it survive a power cut. */
 export const fsyncDir = fsyncPath;
 
-/**
- * Write a file so that readers see either the old content or the new, never a mix. `mode` is set
- * when the file is created, so a secret is never readable by others, not even for a moment.
- */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o666): Promise<void> {
+/** Write `tmp` by `fill`, then rename it over `file` and make the rename durable. */
+async function replaceAtomically(file: string, fill: (tmp: string) => Promise<void>): Promise<void> {
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.tmp-${path.basename(file)}-${process.pid}-${Date.now()}`);
-  const fh = await fs.open(tmp, 'w', mode);
+  await fill(tmp);
+  await fs.rename(tmp, file);
+  await fsyncDir(dir);
+}
+
+/** Write (flag 'w') or append ('a') `data` to `file` and fsync it. */
+async function writeSynced(file: string, data: string | Uint8Array, flag: 'w' | 'a', mode?: number): Promise<void> {
+  const fh = await fs.open(file, flag, mode);
   try {
     await fh.writeFile(data);
     await fh.sync();
   } finally {
     await fh.close();
   }
-  await fs.rename(tmp, file);
-  await fsyncDir(dir);
+}
+
+/**
+ * Write a file so that readers see either the old content or the new, never a mix. `mode` is set
+ * when the file is created, so a secret is never readable by others, not even for a moment.
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o666): Promise<void> {
+  await replaceAtomically(file, (tmp) => writeSynced(tmp, data, 'w', mode));
 }
 
 /**
@@ -42,18 +52,10 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
  * several times cheaper than reading and rewriting it.
  */
 export async function writeFileAtomicAfter(file: string, prefix: string, data: Uint8Array): Promise<void> {
-  const dir = path.dirname(file);
-  const tmp = path.join(dir, `.tmp-${path.basename(file)}-${process.pid}-${Date.now()}`);
-  await fs.copyFile(prefix, tmp);
-  const fh = await fs.open(tmp, 'a');
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await fs.rename(tmp, file);
-  await fsyncDir(dir);
+  await replaceAtomically(file, async (tmp) => {
+    await fs.copyFile(prefix, tmp);
+    await writeSynced(tmp, data, 'a');
+  });
 }
 
 export async function sha256File(file: string): Promise<string> {
