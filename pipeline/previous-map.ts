@@ -6,7 +6,7 @@ import path from 'node:path';
 import { sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent, readManifest } from '../core/generations.ts';
 import { withFirstRows } from '../core/segments.ts';
-import { readPlan } from './segment-plan.ts';
+import type { SegmentPlan } from './segment-plan.ts';
 import { mergeWindowsIntoPrevious, partitionSums, unitOf, type MergedRange } from '../core/clustering/merge-models.ts';
 import type { ClusterOptions } from '../core/clustering/kmeans-by-silhouette.ts';
 import { overlapCoefficient, type Match, type PreviousNarrative, type TrackedSide } from '../core/clustering/tracking.ts';
@@ -57,7 +57,7 @@ export function currentSpace(c: { vectors: Float32Array; dim: number; hasVector:
  * centre recomputed in this run's space from them (entries none of whose members are left are
  * dropped); null without a served map.
  */
-export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f: MapFiles): Promise<PreviousMap | null> {
+export async function loadPreviousMap(ctx: StageContext, plan: SegmentPlan, space: CurrentSpace, f: MapFiles): Promise<PreviousMap | null> {
   const gen = await readCurrent(ctx.layout);
   if (!gen) return null;
   const dir = generationDir(ctx.layout, gen);
@@ -77,7 +77,6 @@ export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f:
   // A member's row in this run: on an incremental run planned from this generation, through where
   // plan_rows says each row's data comes from (the served segment and row: integers, joined on the
   // member's post_row); otherwise (a full run) through its uuid.
-  const plan = await readPlan(ctx);
   const byRow = plan.mode === 'incremental' && plan.previous?.generation === gen;
   const firsts = byRow ? withFirstRows((await readManifest(ctx.layout, gen)).segments ?? []) : [];
   const here = byRow
@@ -101,7 +100,11 @@ export async function loadPreviousMap(ctx: StageContext, space: CurrentSpace, f:
   }
   const byGroup = new Map<string, PreviousEntry[]>();
   const groups = new Map<string, typeof entries>();
-  for (const e of entries) groups.set(e.grp, [...(groups.get(e.grp) ?? []), e]);
+  for (const e of entries) {
+    const list = groups.get(e.grp);
+    if (list) list.push(e);
+    else groups.set(e.grp, [e]);
+  }
   const lists = [...groups.values()];
   const members = lists.map((list) => list.map((e) => membersOf.get(e.i) ?? new Int32Array(0)));
   // Compared in this run's space: the stored centroid lives in the space its run fitted.

@@ -110,7 +110,8 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     'no index to build narratives from: run the features and index stages first',
     (s, at) => `the index was built for as-of ${s.asOf}; run the features and index stages for ${at} first`,
   );
-  const corpus: NarrativeCorpus = await loadNarrativeCorpus(ctx, await readPlan(ctx));
+  const plan = await readPlan(ctx);
+  const corpus: NarrativeCorpus = await loadNarrativeCorpus(ctx, plan);
   const tLoad = performance.now() - t0;
   const db = await ctx.db();
   const [e] = await db.all<{ earliest: number | null }>(
@@ -119,9 +120,8 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   const bounds = windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
   const computedAt = new Date().toISOString();
   const runTag = createHash('sha256').update(`${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
-  const plan = await readPlan(ctx);
   const space = currentSpace(corpus);
-  const previous = await loadPreviousMap(ctx, space, NARRATIVE_MAP);
+  const previous = await loadPreviousMap(ctx, plan, space, NARRATIVE_MAP);
   const readText = textReader(ctx);
   const tPrev = performance.now() - t0 - tLoad;
 

@@ -138,7 +138,7 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
   const computedAt = new Date().toISOString();
   const runTag = createHash('sha256').update(`patterns\n${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
   const space = currentSpace(corpus);
-  const previous = await loadPreviousMap(ctx, space, PATTERN_MAP);
+  const previous = await loadPreviousMap(ctx, plan, space, PATTERN_MAP);
 
   const scopes: Array<{
     built: BuiltPattern[];
