@@ -1,10 +1,13 @@
-// Text embedding without downloaded weights: latent semantic analysis fitted on the corpus.
+// Text embedding without downloaded weights, fitted on the corpus.
 //
 // A text becomes a sparse vector of hashed terms and adjacent-term bigrams (feature hashing: no
 // vocabulary to store), weighted by sublinear tf x idf and L2-normalised; it is then projected
-// onto the top-k right singular vectors of the corpus's term matrix, found by randomized SVD
-// (Halko, Martinsson & Tropp 2011: random range finder, power iterations, small SVD) fitted on a
-// seeded sample of documents. The model (idf, projection) is deterministic for a given corpus,
+// onto a vector per feature: the word space of the features' co-occurrence in a seeded sample of
+// documents (core/word-space.ts: PPMI, whose top singular vectors are found by randomized SVD,
+// Halko, Martinsson & Tropp 2011: random range finder, power iterations, small SVD). Until
+// generation model 'words-hashed', the vectors were LSA's (the right singular vectors of the
+// sample's document x feature matrix; `space: 'lsa'`): short posts of one subject that share no
+// word stayed orthogonal there (docs/fields.md, "Narratives"). The model (idf, projection) is deterministic for a given corpus,
 // seed and parameters, is saved with the generation, and embeds queries exactly as documents.
 // Hand-written because it is the product's own core: a few hundred lines of typed-array loops
 // that run in seconds at 1M posts, with no native or Python dependency.
@@ -14,6 +17,7 @@ import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 import { ANALYZER_VERSION } from './analyzer.ts';
 import { seededRandom } from './stats/seeded-random.ts';
 import { FURNITURE_DEFAULTS, furnitureFeatures } from './furniture-terms.ts';
+import { ppmiRows } from './word-space.ts';
 
 export interface EmbedderParams {
   /** Hash space of terms and bigrams. */
@@ -27,7 +31,16 @@ export interface EmbedderParams {
   seed: number;
   /** Find and drop the features posts of every kind share (core/furniture-terms.ts); default on. */
   furniture?: boolean;
+  /**
+   * Which vectors the features get: 'words' (default), the word space of their co-occurrence
+   * (core/word-space.ts); 'lsa', the right singular vectors of the post x feature matrix (the
+   * embedder of earlier generations, kept for comparison).
+   */
+  space?: 'words' | 'lsa';
 }
+
+/** The embedder a generation's manifest names; a generation of another model is refitted (pipeline/refit-rule.ts). */
+export const EMBEDDER_MODEL = 'words-hashed';
 
 export const DEFAULT_EMBEDDER: EmbedderParams = {
   buckets: 1 << 16,
@@ -77,15 +90,30 @@ export function termHashes(terms: string[]): Uint32Array {
   return h;
 }
 
+const bigramBucket = (a: number, b: number, buckets: number): number => ((Math.imul(a, 0x9e3779b1) ^ b) >>> 0) % buckets;
+
 /** Sparse hashed features: unigrams and adjacent bigrams (mixed from the two hashes), raw counts. */
 export function hashedCounts(hashes: Uint32Array, buckets: number): Map<number, number> {
   const m = new Map<number, number>();
   const add = (k: number) => m.set(k, (m.get(k) ?? 0) + 1);
   for (let i = 0; i < hashes.length; i++) {
     add(hashes[i]! % buckets);
-    if (i > 0) add(((Math.imul(hashes[i - 1]!, 0x9e3779b1) ^ hashes[i]!) >>> 0) % buckets);
+    if (i > 0) add(bigramBucket(hashes[i - 1]!, hashes[i]!, buckets));
   }
   return m;
+}
+
+/** The same features in order, each with its term position (a bigram's is its second term's). */
+function featureSequence(hashes: Uint32Array, buckets: number): { buckets: Uint32Array; positions: Uint32Array } {
+  const n = Math.max(0, 2 * hashes.length - 1);
+  const out = { buckets: new Uint32Array(n), positions: new Uint32Array(n) };
+  let j = 0;
+  for (let i = 0; i < hashes.length; i++) {
+    if (i > 0) ((out.buckets[j] = bigramBucket(hashes[i - 1]!, hashes[i]!, buckets)), (out.positions[j++] = i));
+    out.buckets[j] = hashes[i]! % buckets;
+    out.positions[j++] = i;
+  }
+  return { buckets: out.buckets.subarray(0, j), positions: out.positions.subarray(0, j) };
 }
 
 interface Sparse {
@@ -119,28 +147,30 @@ function gaussian(seed: number): () => number {
 /** Y (rows x l) = X (sparse rows) * B (buckets x l). */
 function sparseTimesDense(rows: Sparse[], b: Float64Array, l: number): Float64Array {
   const y = new Float64Array(rows.length * l);
-  rows.forEach((r, i) => {
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
     const o = i * l;
     for (let j = 0; j < r.idx.length; j++) {
       const bo = r.idx[j]! * l;
       const v = r.val[j]!;
       for (let c = 0; c < l; c++) y[o + c]! += v * b[bo + c]!;
     }
-  });
+  }
   return y;
 }
 
 /** Z (buckets x l) = X^T (sparse rows)^T * Y (rows x l). */
 function sparseTransposeTimesDense(rows: Sparse[], y: Float64Array, l: number, buckets: number): Float64Array {
   const z = new Float64Array(buckets * l);
-  rows.forEach((r, i) => {
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
     const o = i * l;
     for (let j = 0; j < r.idx.length; j++) {
       const zo = r.idx[j]! * l;
       const v = r.val[j]!;
       for (let c = 0; c < l; c++) z[zo + c]! += v * y[o + c]!;
     }
-  });
+  }
   return z;
 }
 
@@ -182,18 +212,31 @@ function orthonormalise(a: Float64Array, n: number, l: number): void {
       }
       g[j * l + j] = rdiag[j]!;
     }
-    // Each row x of A becomes x R^{-1}: solve y R = x by forward substitution.
+    // R^{-1} (upper triangular) once, by back substitution on the identity; then each row x of A
+    // becomes x R^{-1}, accumulated along contiguous rows of R^{-1} (a dependent recurrence over
+    // R's columns per row was most of the fit's time at 40k rows).
+    const inv = new Float64Array(l * l);
+    for (let j = 0; j < l; j++) {
+      if (rdiag[j] === 0) continue;
+      inv[j * l + j] = 1 / rdiag[j]!;
+      for (let i = j - 1; i >= 0; i--) {
+        if (rdiag[i] === 0) continue;
+        let v = 0;
+        for (let k = i + 1; k <= j; k++) v += g[i * l + k]! * inv[k * l + j]!;
+        inv[i * l + j] = -v / rdiag[i]!;
+      }
+    }
+    const acc = new Float64Array(l);
     for (let r = 0; r < n; r++) {
       const o = r * l;
-      for (let j = 0; j < l; j++) {
-        if (rdiag[j] === 0) {
-          a[o + j] = 0;
-          continue;
-        }
-        let v = a[o + j]!;
-        for (let k = 0; k < j; k++) v -= a[o + k]! * g[k * l + j]!;
-        a[o + j] = v / rdiag[j]!;
+      acc.fill(0);
+      for (let k = 0; k < l; k++) {
+        const x = a[o + k]!;
+        if (x === 0 || rdiag[k] === 0) continue;
+        const io = k * l;
+        for (let j = k; j < l; j++) acc[j]! += x * inv[io + j]!;
       }
+      for (let j = 0; j < l; j++) a[o + j] = acc[j]!;
     }
   }
 }
@@ -251,8 +294,11 @@ function projectUnit(r: Sparse, projection: Float32Array, dim: number, out: Floa
   if (norm > 0) for (let c = 0; c < dim; c++) out[c]! /= norm;
 }
 
-/** The projection (buckets x dim): the top right singular vectors of the weighted sample rows, by randomized SVD. */
-function fitProjection(rows: Sparse[], params: EmbedderParams): Float32Array {
+/**
+ * The projection (buckets x dim): the top right singular vectors of the sample rows, by randomized
+ * SVD, each scaled by its singular value to the power `sigmaPower` (0: unscaled).
+ */
+function fitProjection(rows: Sparse[], params: EmbedderParams, sigmaPower = 0): Float32Array {
   const { buckets, dim, oversample, powerIterations, seed } = params;
   const l = Math.min(dim + oversample, Math.max(rows.length, 1));
   const normal = gaussian(seed);
@@ -283,7 +329,8 @@ function fitProjection(rows: Sparse[], params: EmbedderParams): Float32Array {
   const u = new Float64Array(l * dim);
   order.forEach(([sq, col], c) => {
     const sigma = Math.sqrt(Math.max(sq, 1e-12));
-    for (let j = 0; j < l; j++) u[j * dim + c] = evd.eigenvectorMatrix.get(j, col) / sigma;
+    const scale = sigma ** (sigmaPower - 1);
+    for (let j = 0; j < l; j++) u[j * dim + c] = evd.eigenvectorMatrix.get(j, col) * scale;
   });
   const projection = new Float32Array(buckets * dim);
   const acc = new Float64Array(dim);
@@ -326,9 +373,23 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
   const idf = new Float32Array(buckets);
   for (let k = 0; k < buckets; k++) idf[k] = Math.log((n + 1) / (df[k]! + 1)) + 1;
 
-  const sample = sampleIndices(docs, params.sample, seed).map((i) => hashedCounts(docs[i]!, buckets));
+  const picked = sampleIndices(docs, params.sample, seed);
+  const sample = picked.map((i) => hashedCounts(docs[i]!, buckets));
   const rows = sample.map((c) => weigh(c, idf));
-  let projection = fitProjection(rows, params);
+  // The features' vectors, from the features that still carry weight.
+  const fitSpace = (powerIterations: number): Float32Array => {
+    if (params.space === 'lsa')
+      return fitProjection(
+        sample.map((c) => weigh(c, idf)),
+        params,
+      );
+    const sequences = picked.map((i) => featureSequence(docs[i]!, buckets));
+    const ppmi = ppmiRows(sequences, buckets, (b) => idf[b]! > 0).filter((r) => r.idx.length > 0);
+    return fitProjection(ppmi, { ...params, powerIterations }, 0.5);
+  };
+  // The first fit of the word space only finds the furniture (groups of the sample's posts): one
+  // power iteration is enough for that and saves a third of the fit.
+  let projection = fitSpace(params.furniture === false ? params.powerIterations : 1);
   let furniture = 0;
   if (params.furniture !== false) {
     // Only the first FURNITURE_DEFAULTS.sample of the fit's sample are clustered: only those are embedded.
@@ -344,10 +405,7 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
     if (found.length > 0) {
       for (const [k, w] of found) idf[k]! *= 1 - w;
       furniture = found.filter(([, w]) => w === 1).length;
-      projection = fitProjection(
-        sample.map((c) => weigh(c, idf)),
-        params,
-      );
+      projection = fitSpace(params.powerIterations);
     }
   }
   const version = createHash('sha256')
@@ -357,7 +415,7 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
     .update(Buffer.from(projection.buffer))
     .digest('hex')
     .slice(0, 16);
-  return { params, version: `lsa-${version}`, idf, projection, documents: docs.length, furniture };
+  return { params, version: `${params.space === 'lsa' ? 'lsa' : 'words'}-${version}`, idf, projection, documents: docs.length, furniture };
 }
 
 /** Embed a document's term hashes: tf-idf, project, L2-normalise. No terms embeds to zeros. */

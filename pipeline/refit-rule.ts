@@ -1,11 +1,11 @@
 // When an incremental run must refit the embedder instead of keeping it (docs/operations.md,
-// "Incremental runs"). The LSA embedder is fitted on the corpus; new posts are embedded with the
+// "Incremental runs"). The text embedder is fitted on the corpus; new posts are embedded with the
 // fitted model, whose vocabulary (hashed n-grams) and directions were learnt before they arrived. A
 // refit changes every vector, so it is a full run. Refit when:
 //   - the corpus has grown by REFIT_GROWTH (a quarter) or more since the fit: the fit describes
 //     less than four fifths of the posts;
 //   - the fit is REFIT_DAYS (7) days older than the as-of: a week of new stories;
-//   - the generation says nothing about its fit (an older layout).
+//   - the generation says nothing about its fit (an older layout), or was fitted by another model.
 // The daily full run of the default schedule refits anyway; these bound what an incremental-only
 // schedule can drift to.
 //
@@ -16,6 +16,7 @@
 // near-equal similarities reorder under a slightly rotated space), for nothing a reader would
 // notice. The fit moves forward a day at a time (the daily full run); a young corpus with too few
 // posts before today (under FIT_MIN_SHARE of them) is fitted on all of its posts.
+import { EMBEDDER_MODEL } from '../core/embedder.ts';
 import type { Manifest } from '../core/generations.ts';
 import { DAY_MS } from '../core/windows.ts';
 
@@ -37,6 +38,8 @@ export const REFIT_DAYS = 7;
 export function refitBecause(previous: Manifest, rows: number, asOf: Date): string | null {
   const fit = previous.embedder;
   if (!fit) return `generation ${previous.generation} does not say what its embedder was fitted on`;
+  if (fit.model !== EMBEDDER_MODEL)
+    return `generation ${previous.generation}'s embedder is ${fit.model}, this build's is ${EMBEDDER_MODEL}`;
   if (rows >= fit.fitted_rows * (1 + REFIT_GROWTH)) {
     return `the corpus grew from ${fit.fitted_rows} to ${rows} posts since the embedder was fitted (refit at ${REFIT_GROWTH * 100}%)`;
   }

@@ -179,7 +179,13 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
     );
   }
   assert.ok(mean(['repost', 'near_duplicate'], 'novelty') < 0.05, 'copies are not novel');
-  assert.ok(mean(['original'], 'novelty') > 0.3, 'originals are');
+  // In the word space an original sits near earlier posts of its story (the sample's originals: 0.22
+  // on average; 0.3 and more in LSA's space, where only shared words brought posts together).
+  assert.ok(mean(['original'], 'novelty') > 0.15, 'originals are');
+  assert.ok(
+    mean(['original'], 'novelty') > 20 * mean(['repost', 'near_duplicate'], 'novelty'),
+    'originals are, many times more than copies',
+  );
   assert.ok(mean(['repost', 'near_duplicate'], 'saturation') > mean(['original'], 'saturation'));
   const model = await loadEmbedder(path.join(dir, 'embedder.bin'));
   const dim = model.params.dim;

@@ -2,16 +2,17 @@
 // narratives, visual vectors for patterns (each with its own options):
 //   1. a deterministic, evenly spaced sample of the window's rows (SAMPLE rows at most);
 //   2. k-means (lloyd-kmeans.ts, seeded by k-means++) on part of the sample for each k of a geometric grid;
-//      the mean silhouette (cosine distance, on a sub-sample) of each clustering is measured and
-//      the smallest k within silhouetteTolerance of the best wins: the silhouette rewards clusters
-//      that are both tight and apart, so it finds the number of stories rather than the number
-//      that minimises inertia (which always falls with k), and the tolerance prefers the coarser of
-//      near-equal clusterings; k-means then runs once more at that k on the whole sample;
-//   2b. bisecting refinement: a cluster is split in two while that raises the silhouette (k-means
+//      the mean silhouette (cosine distance, on a sub-sample) of each clustering is measured, less
+//      kPenalty x ln k, and the smallest k within silhouetteTolerance of the best score wins: the
+//      silhouette rewards clusters that are both tight and apart, so it finds the number of stories
+//      rather than the number that minimises inertia (which always falls with k); the penalty and
+//      the tolerance prefer the coarser of near-equal clusterings (without the penalty, posts with
+//      no strong grouping ran to kMax); k-means then runs once more at that k on the whole sample;
+//   2b. bisecting refinement: a cluster is split in two while that raises the score (k-means
 //      at a fixed k can leave one centre over two groups);
 //   3. the winning centroids, made unit length, take every row of the window: its narrative is the
 //      nearest centroid by cosine;
-//   4. noise: a row less similar than NOISE_SIMILARITY to its centroid belongs to none, and a
+//   4. noise: a row less similar than noiseSimilarity to its centroid belongs to none, and a
 //      cluster left with fewer than minClusterSize rows is dissolved into noise: a handful of
 //      posts is not a narrative.
 // Sampling keeps the cost of the k search fixed however large the window; only step 3 grows with it.
@@ -26,8 +27,15 @@ export interface ClusterOptions {
   sample: number;
   /** Rows the k search sees (a part of the sample). */
   searchSample: number;
-  /** The smallest k whose silhouette is within this of the best wins (parsimony). */
+  /** The smallest k whose score is within this of the best wins (parsimony). */
   silhouetteTolerance: number;
+  /**
+   * A clustering's score is its silhouette less kPenalty x ln k (0: the silhouette alone). On
+   * posts with no strong grouping (real tweets) the silhouette keeps rising with k, a little for
+   * each finer cut, so the search ran to kMax; the penalty asks every multiplication of k to buy
+   * its price in silhouette, which stories that stand apart pay easily.
+   */
+  kPenalty?: number;
   /** Rows the silhouette is computed on (quadratic cost). */
   silhouetteSample: number;
   kMin: number;
@@ -56,7 +64,13 @@ export const CLUSTER_DEFAULTS: ClusterOptions = {
   kMax: 96,
   kStep: 1.25,
   maxIterations: 20,
-  noiseSimilarity: 0.3,
+  // 0.08: the 2,914 TweetEval stance tweets (five subjects, silhouette 0.05 at k = 4 rising to
+  // 0.19 at 76) stay at a few narratives, the fixture's planted stories (0.76 at k = 54) pay it many
+  // times over (issue 19; bench/RESULTS.md, "Narratives on real text").
+  kPenalty: 0.08,
+  // In the word space (core/word-space.ts) a broad subject's posts sit at cosine 0.2-0.3 to its
+  // centre: 0.3 left a third of the stance tweets as noise.
+  noiseSimilarity: 0.2,
   minClusterSize: 5,
   minClusterShare: 0.002,
   splitRefine: true,
@@ -265,6 +279,7 @@ export function clusterWindow(
   const start = (idx: number[], k: number, seed: number, initial: readonly Float32Array[] = []) =>
     seedCentres(samplePoints, dim, idx, k, seed, initial);
   const tried: Array<{ k: number; silhouette: number }> = [];
+  const score = (t: { k: number; silhouette: number }) => t.silhouette - (opts.kPenalty ?? 0) * Math.log(t.k);
   const minSearchSize = Math.max(2, Math.round((minSize * searchIdx.length) / n));
   for (const k of kGrid(opts.kMin, Math.min(opts.kMax, Math.floor(searchIdx.length / minSearchSize)), opts.kStep)) {
     const res = runKMeans(samplePoints, dim, searchIdx, start(searchIdx, k, opts.seed + k), opts.maxIterations);
@@ -295,12 +310,13 @@ export function clusterWindow(
         silPos.map((p) => res.clusters[p]!),
         k,
       );
-      if (!warm || sil > warm.silhouette + opts.silhouetteTolerance) warm = { k, silhouette: sil };
+      const cand = { k, silhouette: sil };
+      if (!warm || score(cand) > score(warm) + opts.silhouetteTolerance) warm = cand;
     }
   }
-  const top = Math.max(...tried.map((t) => t.silhouette), warm?.silhouette ?? -Infinity);
-  const warmStart = warm !== null && warm.silhouette >= top - opts.silhouetteTolerance;
-  const chosen = warmStart ? warm! : tried.find((t) => t.silhouette >= top - opts.silhouetteTolerance)!;
+  const top = Math.max(...tried.map(score), warm ? score(warm) : -Infinity);
+  const warmStart = warm !== null && score(warm) >= top - opts.silhouetteTolerance;
+  const chosen = warmStart ? warm! : tried.find((t) => score(t) >= top - opts.silhouetteTolerance)!;
   const all = searchIdx.length === m ? searchIdx : sampleIdx.map((_, i) => i);
   // k-means finds a local optimum: a cold start tries several seedings and keeps the tightest
   // (two similar groups merged under one centre while another group is split costs inertia).
@@ -400,7 +416,8 @@ export function splitWhileSilhouetteRises(
       });
       const s = silhouette(dist, silLabels(), k + 1);
       idx.forEach((i) => (labels[i] = c));
-      if (s > score + opts.splitGain && (!bestSplit || s > bestSplit.score)) bestSplit = { at: c, pair: res.centroids, halves, score: s };
+      const price = opts.splitGain + (opts.kPenalty ?? 0) * Math.log((k + 1) / k);
+      if (s > score + price && (!bestSplit || s > bestSplit.score)) bestSplit = { at: c, pair: res.centroids, halves, score: s };
     });
     if (!bestSplit) break;
     const { at, pair, halves, score: s } = bestSplit as { at: number; pair: number[][]; halves: Int32Array; score: number };

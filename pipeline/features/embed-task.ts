@@ -1,5 +1,5 @@
 // The messages between the features stage and its embedding workers (embed-worker.ts): a range
-// of rows' term hashes in, their LSA vectors out. The fitted model reaches each worker once, as
+// of rows' term hashes in, their text vectors out. The fitted model reaches each worker once, as
 // the embedder file the stage has just saved (so workers embed exactly as queries will).
 import type { EmbedderParams } from '../../core/embedder.ts';
 

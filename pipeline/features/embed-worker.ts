@@ -1,4 +1,4 @@
-// Worker thread of the features stage: embeds a range of rows with the fitted LSA model.
+// Worker thread of the features stage: embeds a range of rows with the fitted text embedder.
 import { workerData } from 'node:worker_threads';
 import { embedHashes, loadEmbedder } from '../../core/embedder.ts';
 import { answerTasks } from '../../core/workers/task-worker.ts';

@@ -46,7 +46,7 @@ export async function fitInWorker(
   }
 }
 
-/** Each row's LSA vector (rows x dim, in the order of `docHashes`), a range of rows a task; `progress` gets the rows done. */
+/** Each row's text vector (rows x dim, in the order of `docHashes`), a range of rows a task; `progress` gets the rows done. */
 export async function embedAll(
   ctx: StageContext,
   modelFile: string,

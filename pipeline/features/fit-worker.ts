@@ -1,4 +1,4 @@
-// Worker thread of the features stage: fits the LSA embedder on every row's term hashes and saves
+// Worker thread of the features stage: fits the text embedder on every row's term hashes and saves
 // it, while the stage's main thread drives the visual features (the fit is one long synchronous
 // computation that would otherwise keep the visual workers waiting for their next task).
 import { fitEmbedder, saveEmbedder } from '../../core/embedder.ts';

@@ -1,7 +1,7 @@
 // The features stage. It plans the next generation's time segments (segment-plan.ts), then computes
 // the per-post features of the rows that need them (every post on a full run, the new posts on an
 // incremental one) and writes each built segment's files (segment-writer.ts, segment-tables.ts):
-//   - text: analysis and enrichment in worker threads (text-analysis.ts); the LSA embedder fitted on
+//   - text: analysis and enrichment in worker threads (text-analysis.ts); the text embedder fitted on
 //     every post (full run, in its own thread beside the visual features) or kept from the served
 //     generation (incremental: refit-rule.ts decides when a run must refit, i.e. be full); the rows
 //     embedded with it (embedding.ts);
@@ -15,7 +15,7 @@ import { readDocumentFrequencies } from '../../core/bm25.ts';
 import { sqlString } from '../../core/duckdb.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { failpoint } from '../../core/failpoints.ts';
-import { embedderParamsFor, loadEmbedder } from '../../core/embedder.ts';
+import { EMBEDDER_MODEL, embedderParamsFor, loadEmbedder } from '../../core/embedder.ts';
 import type { EmbedderInfo } from '../../core/generations.ts';
 import { SEGMENTS_DIR, segmentDir } from '../../core/segments.ts';
 import { loadVectorSpace, saveVectorSpace, type VectorSpace } from '../../core/vector-space.ts';
@@ -33,8 +33,6 @@ import { writeSegmentFeatures } from './segment-writer.ts';
 import { analyseText, startTextPool, type AnalysedText } from './text-analysis.ts';
 import { VISUAL_DIM } from './visual.ts';
 import { computeVisualRows, VISUAL_ELEMENT_COLUMNS, type ComputedVisual } from './visual-stage.ts';
-
-export const EMBEDDER_MODEL = 'lsa-hashed';
 
 /** Document frequencies of `wanted` terms over the served generation's segments (the themes' idf on an incremental run). */
 async function servedDocumentFrequencies(plan: SegmentPlan, wanted: Set<string>): Promise<{ docs: number; df: Map<string, number> }> {

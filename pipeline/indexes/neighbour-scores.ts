@@ -2,7 +2,7 @@
 // segment's text graph (formulas in core/enrichment/scores.ts and docs/enrichment.md):
 //   noveltyScore    1 - the highest similarity to a post published before it (rows are in
 //                   published_at order, so "earlier" is a smaller row number); 1 when none
-//   saturationScore share of near-duplicates (similarity >= 0.9) among its 10 nearest neighbours
+//   saturationScore share of near-duplicates (similarity >= 0.95) among its 10 nearest neighbours
 // A row's scores are as of its insertion: a row an incremental run keeps keeps its scores (later
 // near-duplicates do not raise an older post's saturation) until a full run computes them anew.
 //

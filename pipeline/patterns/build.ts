@@ -27,6 +27,7 @@ export const PATTERN_CLUSTER: ClusterOptions = {
   minClusterSize: 10,
   kMin: 2,
   silhouetteTolerance: 0,
+  kPenalty: 0,
   restarts: 8,
 };
 
