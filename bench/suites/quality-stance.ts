@@ -209,7 +209,7 @@ The ${q.largest.length} largest narratives (window all), as a reader sees them, 
 |---|---|---|
 ${q.largest.map((l) => `| ${l.label.replace(/\|/g, '\\|')} | ${l.size} | ${l.target} (${(100 * l.share).toFixed(0)}%) |`).join('\n')}
 
-Narratives are found without the targets (unsupervised, on an LSA embedding fitted on these few thousand short tweets alone). Many stance tweets never name their target ("we remind ourselves that love means to be willing to give until it hurts" is an abortion tweet), which bounds what any clustering of their words can reach.`;
+Narratives are found without the targets (unsupervised, on the word-space embedding fitted on these few thousand short tweets alone, core/word-space.ts). Many stance tweets never name their target ("we remind ourselves that love means to be willing to give until it hurts" is an abortion tweet), which bounds what any clustering of their words can reach.`;
   writeResultsSection('quality-stance', md);
   process.stdout.write(md + '\n');
 }
