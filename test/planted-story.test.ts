@@ -1,16 +1,17 @@
 // A small, coherent new story becomes a narrative of its own (docs/fields.md, "Narratives",
 // admission): 30 posts over two days about a made-up kombucha recall (fixtures/planted-story.ts),
-// planted into the committed sample, in a full run. It shares words with older stories ("recall",
-// "mould"); it must not be folded into the nearest of them. (Arriving in an incremental run, its
-// posts are still placed one by one into the nearest served narratives: issue 19, left open.)
+// planted into the committed sample, in a full run and arriving in an incremental one. It shares
+// words with older stories ("recall", "mould"); it must not be folded into the nearest of them.
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { plantedStory } from '../fixtures/planted-story.ts';
-import { AS_OF, readSnapshot, runPipeline, sampleDataDir } from './helpers/pipeline.ts';
+import { AS_OF, readSnapshot, runPipeline, sampleDataDir, summaryOf } from './helpers/pipeline.ts';
 import { cleanupTmp, writeLines } from './helpers/tmp.ts';
 
 test.after.each(cleanupTmp);
+
+const LATER = new Date(AS_OF.getTime() + 3_600_000);
 
 interface Found {
   label: string;
@@ -53,6 +54,21 @@ test('a small coherent story planted into the sample becomes a narrative of its 
   writeLines(path.join(d, 'landing', 'planted.ndjson'), plantedStory(AS_OF));
   await runPipeline(d, ['run'], AS_OF);
   assertOwnNarrative(await found(d));
+});
+
+test('the same story arriving in an incremental run becomes a narrative of its own, and the others keep their keys', async () => {
+  const d = sampleDataDir();
+  await runPipeline(d, ['run'], AS_OF);
+  const before = new Map(
+    (await readSnapshot(d, 'narratives', 'narrative_key, content_count')).map((r) => [r.narrative_key as string, Number(r.content_count)]),
+  );
+  writeLines(path.join(d, 'landing', 'planted.ndjson'), plantedStory(LATER));
+  const run = await runPipeline(d, ['run'], LATER);
+  assert.is(summaryOf(run, 'features').mode, 'incremental');
+  assertOwnNarrative(await found(d));
+  const after = new Set((await readSnapshot(d, 'narratives', 'narrative_key')).map((r) => r.narrative_key as string));
+  const kept = [...before.keys()].filter((k) => after.has(k)).length;
+  assert.ok(kept >= 0.9 * before.size, `${kept} of ${before.size} narrative keys kept`);
 });
 
 test.run();
