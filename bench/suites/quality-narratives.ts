@@ -17,6 +17,7 @@ import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { ari, nmi } from '../../core/stats/cluster-metrics.ts';
 import { trendingOrder } from '../../serve/maps/narrative-routes.ts';
 import { uuidsWithVector } from '../lib/generation-vectors.ts';
+import { plantedStory } from '../../fixtures/planted-story.ts';
 
 export const NARRATIVES_AS_OF = '2026-11-01T00:00:00.000Z';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -45,10 +46,48 @@ function readTruth(file: string): Truth {
   return { narratives, postNarrative };
 }
 
-async function run(dataDir: string, asOf: string): Promise<Record<string, number>> {
+async function runWith(dataDir: string, asOf: string) {
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-  const r = await runStages(resolveStages(['run']), { config, log: createLogger('bench', 'silent'), asOf: new Date(asOf), tty: false });
+  return runStages(resolveStages(['run']), { config, log: createLogger('bench', 'silent'), asOf: new Date(asOf), tty: false });
+}
+
+async function run(dataDir: string, asOf: string): Promise<Record<string, number>> {
+  const r = await runWith(dataDir, asOf);
   return Object.fromEntries(r.stages.map((s) => [s.stage, s.ms]));
+}
+
+interface StoryFound {
+  window: string;
+  label: string;
+  /** The story's posts in the narrative holding most of them (of 30), and its size. */
+  caught: number;
+  size: number;
+}
+
+/**
+ * Issue 19's planted story (fixtures/planted-story.ts: 30 posts over two days about a made-up
+ * kombucha recall) added to the corpus and run in: per window, the narrative holding most of it.
+ */
+async function plantStory(dataDir: string, asOf: string): Promise<{ mode: string; found: StoryFound[] }> {
+  const posts = plantedStory(new Date(asOf));
+  fs.writeFileSync(path.join(dataDir, 'landing', 'planted-story.ndjson'), posts.map((p) => JSON.stringify(p)).join('\n') + '\n');
+  const r = await runWith(dataDir, asOf);
+  const mode = String((r.stages.find((s) => s.stage === 'features')?.summary as { mode?: string } | undefined)?.mode ?? '?');
+  const layout = dataDirLayout(dataDir);
+  const dir = generationDir(layout, (await readCurrent(layout))!);
+  const db = await openDuckDB();
+  try {
+    const f = (n: string) => sqlString(path.join(dir, n));
+    const rows = await db.all<{ window_key: string; label: string; caught: bigint; size: bigint }>(`
+      SELECT window_key, label, caught, size FROM (
+        SELECT m.window_key, n.label, count(*) FILTER (WHERE m.uuid LIKE 'planted-story-%') AS caught, count(*) AS size,
+          row_number() OVER (PARTITION BY m.window_key ORDER BY count(*) FILTER (WHERE m.uuid LIKE 'planted-story-%') DESC, count(*)) AS rank
+        FROM read_parquet(${f('narrative-members.parquet')}) m JOIN read_parquet(${f('narratives.parquet')}) n ON n.id = m.narrative_id
+        GROUP BY m.window_key, n.label, m.narrative_id) WHERE rank = 1 ORDER BY window_key`);
+    return { mode, found: rows.map((x) => ({ window: x.window_key, label: x.label, caught: Number(x.caught), size: Number(x.size) })) };
+  } finally {
+    db.close();
+  }
 }
 
 interface Member {
@@ -155,6 +194,7 @@ export interface NarrativeQuality {
   keyStability: Record<string, { kept: number; total: number }>;
   stageMs: Record<string, number>;
   trending: Record<string, TrendingEntry[]>;
+  story: { asOf: string; mode: string; found: StoryFound[] };
 }
 
 export async function measureNarrativeQuality(posts: number, seed = 42): Promise<NarrativeQuality> {
@@ -202,6 +242,9 @@ export async function measureNarrativeQuality(posts: number, seed = 42): Promise
     }
     keyStability[w] = { kept, total: n };
   }
+  // The planted story arrives an hour after the re-run.
+  const storyAsOf = new Date(Date.parse(next) + 3_600_000).toISOString();
+  const story = { asOf: storyAsOf, ...(await plantStory(dataDir, storyAsOf)) };
   return {
     posts: scored.length,
     nmi: nmi(truthLabels, predLabels),
@@ -213,7 +256,13 @@ export async function measureNarrativeQuality(posts: number, seed = 42): Promise
     keyStability,
     stageMs,
     trending,
+    story,
   };
+}
+
+/** The planted story's test (test/planted-story.test.ts): most of it in one narrative that is mostly it. */
+function storyFound(x: StoryFound): boolean {
+  return x.caught >= 24 && x.caught >= 0.8 * x.size;
 }
 
 /** How many trending entries (all windows) are real stories: most of their posts one planted narrative. */
@@ -263,7 +312,13 @@ ${Object.entries(q.trending)
 |---|---|---|---|
 ${list.map((t) => `| ${t.label.replace(/\|/g, '\\|')} | ${t.posts} | ${t.momentum.toFixed(2)} | ${t.planted} (${(100 * t.share).toFixed(0)}%) |`).join('\n')}`,
   )
-  .join('\n\n')}`;
+  .join('\n\n')}
+
+A small new story (issue 19; \`fixtures/planted-story.ts\`): 30 posts over two days about a made-up kombucha mould recall, sharing "recall" with the corpus's EV recall and "mould" with its houseplant chatter, added after the re-run and run in as of ${q.story.asOf} (a${q.story.mode === 'incremental' ? 'n incremental' : ` ${q.story.mode}`} run). Per window, the narrative holding most of its posts; found = at least 24 of the 30 in one narrative that is at least 80% the story's: ${q.story.found.filter(storyFound).length} of ${q.story.found.length} windows.
+
+| window | narrative | story posts in it (of 30) | its posts | found |
+|---|---|---|---|---|
+${q.story.found.map((x) => `| ${x.window} | ${x.label.replace(/\|/g, '\\|')} | ${x.caught} | ${x.size} | ${storyFound(x) ? 'yes' : 'no'} |`).join('\n')}`;
   writeResultsSection('quality-narratives', md);
   process.stdout.write(md + '\n');
 }
