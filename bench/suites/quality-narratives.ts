@@ -314,7 +314,7 @@ ${list.map((t) => `| ${t.label.replace(/\|/g, '\\|')} | ${t.posts} | ${t.momentu
   )
   .join('\n\n')}
 
-A small new story (issue 19; \`fixtures/planted-story.ts\`): 30 posts over two days about a made-up kombucha mould recall, sharing "recall" with the corpus's EV recall and "mould" with its houseplant chatter, added after the re-run and run in as of ${q.story.asOf} (a${q.story.mode === 'incremental' ? 'n incremental' : ` ${q.story.mode}`} run). Per window, the narrative holding most of its posts; found = at least 24 of the 30 in one narrative that is at least 80% the story's: ${q.story.found.filter(storyFound).length} of ${q.story.found.length} windows.
+A small new story (issue 19; \`fixtures/planted-story.ts\`): 30 posts over two days about a made-up kombucha mould recall, sharing "recall" with the corpus's EV recall and "mould" with its houseplant chatter, added after the re-run and run in as of ${q.story.asOf} (a${q.story.mode === 'incremental' ? 'n incremental' : ` ${q.story.mode}`} run). Per window, the narrative holding most of its posts; found = at least 24 of the 30 in one narrative that is at least 80% the story's: ${q.story.found.filter(storyFound).length} of ${q.story.found.length} windows. A narrative needs max(5, 0.2% of its window's posts) members: in a window of more than 15,000 posts, 30 posts cannot form one (90d and all hold this corpus's 20,000).
 
 | window | narrative | story posts in it (of 30) | its posts | found |
 |---|---|---|---|---|

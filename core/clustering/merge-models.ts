@@ -172,6 +172,47 @@ function evenly(xs: readonly number[], m: number): number[] {
   return Array.from({ length: m }, (_, i) => xs[Math.floor(((i + 0.5) * xs.length) / m)]!);
 }
 
+/** Members sampled for a served cluster's floor, and the quantile of their cosines it is. */
+export const FLOOR_SAMPLE = 64;
+export const FLOOR_QUANTILE = 0.05;
+
+/** The cosine to its centre that all but the least typical FLOOR_QUANTILE of a cluster's members reach (on up to FLOOR_SAMPLE of them). */
+function memberFloor(vectors: Float32Array, dim: number, members: readonly number[], centre: Float32Array): number {
+  const sample = evenly(members, FLOOR_SAMPLE);
+  if (sample.length === 0) return Infinity;
+  const sims = Float64Array.from(sample, (r) => dot(vectors, r * dim, centre, 0, dim)).sort();
+  return sims[Math.floor(FLOOR_QUANTILE * (sims.length - 1))]!;
+}
+
+/** New posts the fresh centre's seeding compares pairwise (quadratic). */
+export const STORY_SEED_SAMPLE = 500;
+
+/**
+ * The fresh centre's start: the densest group of new posts that the served centres (and stories
+ * found so far) do not explain. Each new post counts the new posts more alike to it than its own
+ * nearest centre is; the post with the most, with them, gives the unit mean. A single post as the
+ * seed (k-means++) lost the story's posts to the 30 served centres each was nearer to (the
+ * posts of one story vary: two of them are less alike than each is to some older narrative,
+ * while each is close to the story's mean). Null when no new post has such company.
+ */
+function storySeed(points: Float32Array, dim: number, cand: readonly number[], centres: readonly Float32Array[]): Float64Array | null {
+  const near = cand.map((i) => Math.max(...centres.map((c) => dot(points, i * dim, c, 0, dim))));
+  let best = -1;
+  let bestCount = 0;
+  cand.forEach((i, a) => {
+    let count = 0;
+    for (let b = 0; b < cand.length; b++) if (b !== a && dot(points, i * dim, points, cand[b]! * dim, dim) > near[a]!) count++;
+    if (count > bestCount) ((bestCount = count), (best = a));
+  });
+  if (best < 0) return null;
+  const sum = new Float64Array(dim);
+  const at = cand[best]!;
+  vectorSum(points, dim, [at], sum);
+  for (let b = 0; b < cand.length; b++)
+    if (b !== best && dot(points, at * dim, points, cand[b]! * dim, dim) > near[best]!) vectorSum(points, dim, [cand[b]!], sum);
+  return Float64Array.from(unitOf(sum));
+}
+
 /**
  * Step 1b: the new posts that form a story of their own. Placed one by one (step 2), the posts of a
  * new story join whichever served cluster is nearest, each on its own: the 30 posts of a planted
@@ -202,24 +243,36 @@ function newStories(
   const points = new Float32Array(union.length * dim);
   union.forEach((r, i) => points.set(vectors.subarray(r * dim, (r + 1) * dim), i * dim));
   const data = Float64Array.from(points);
-  // The fresh centre is drawn among the new posts (drawn among all, it landed on a served outlier).
-  const fresher = union.map((_, i) => i).slice(panel.length);
+  const fresher = evenly(union.map((_, i) => i).slice(panel.length), STORY_SEED_SAMPLE);
   const found: Float32Array[] = [];
   const foundSums: Float64Array[] = [];
   for (let round = 0; round < STORY_MAX; round++) {
     const start = [...prior, ...found];
-    const init = seedCentres(points, dim, fresher, start.length + 1, opts.seed + round, start);
-    const res = lloydKMeans(data, dim, Float64Array.from(init.flat()), opts.maxIterations, 1e-4);
-    const c = start.length;
-    let fresh = 0;
-    let old = 0;
-    const sum = new Float64Array(dim);
-    res.clusters.forEach((a, i) => {
-      if (a !== c) return;
-      if (i < panel.length) old++;
-      else (fresh++, vectorSum(points, dim, [i], sum));
-    });
-    if (fresh < Math.min(minSize, newRows.length) || fresh < STORY_NEW_SHARE * (fresh + old)) break;
+    // Two starts for the fresh centre: the densest unexplained group (storySeed) and a k-means++
+    // draw among the new posts; the one whose cluster keeps more new posts (and passes) wins.
+    const seeds = [
+      storySeed(points, dim, fresher, start),
+      Float64Array.from(seedCentres(points, dim, fresher, start.length + 1, opts.seed + round, start).at(-1)!),
+    ];
+    let pick: { fresh: number; sum: Float64Array } | null = null;
+    for (const seed of seeds) {
+      if (!seed) continue;
+      const res = lloydKMeans(data, dim, Float64Array.from([...start.flatMap((c) => Array.from(c)), ...seed]), opts.maxIterations, 1e-4);
+      const c = start.length;
+      let fresh = 0;
+      let old = 0;
+      const sum = new Float64Array(dim);
+      res.clusters.forEach((a, i) => {
+        if (a !== c) return;
+        if (i < panel.length) old++;
+        else (fresh++, vectorSum(points, dim, [i], sum));
+      });
+      // The admission size is checked on the final members (below): Lloyd's cluster is the core.
+      if (fresh < Math.min(opts.minClusterSize, newRows.length) || fresh < STORY_NEW_SHARE * (fresh + old)) continue;
+      if (!pick || fresh > pick.fresh) pick = { fresh, sum };
+    }
+    if (!pick) break;
+    const sum = pick.sum;
     const centre = unitOf(sum);
     let alike = -Infinity;
     let nearest = -1;
@@ -255,16 +308,24 @@ function newStories(
     found.splice(b, 1);
     foundSums.splice(b, 1);
   }
-  // Every new post to its nearest centre, served or found; the found ones' posts are the stories.
+  // Every new post to its nearest centre, served or found; the found ones' posts are the stories. A
+  // served centre competes for a post only when the post is as close to it as its own members are
+  // (memberFloor): a story's post that shares a word with an old narrative is not that narrative's.
+  const floors = kept.filter((_, p) => centres[p] !== null).map((m, q) => memberFloor(vectors, dim, m, prior[q]!));
   const stories: number[][] = found.map(() => []);
   for (const r of newRows) {
-    let best = -1;
-    let bs = -Infinity;
-    for (let p = 0; p < prior.length + found.length; p++) {
-      const s = dot(vectors, r * dim, p < prior.length ? prior[p]! : found[p - prior.length]!, 0, dim);
-      if (s > bs) ((bs = s), (best = p));
+    let served = -Infinity;
+    for (let p = 0; p < prior.length; p++) {
+      const s = dot(vectors, r * dim, prior[p]!, 0, dim);
+      if (s >= floors[p]! && s > served) served = s;
     }
-    if (best >= prior.length && bs >= opts.noiseSimilarity) stories[best - prior.length]!.push(r);
+    let best = -1;
+    let bs = Math.max(served, opts.noiseSimilarity);
+    for (let f = 0; f < found.length; f++) {
+      const s = dot(vectors, r * dim, found[f]!, 0, dim);
+      if (s >= bs) ((bs = s), (best = f));
+    }
+    if (best >= 0) stories[best]!.push(r);
   }
   return stories.filter((st) => st.length >= minSize);
 }
