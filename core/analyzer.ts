@@ -1,12 +1,13 @@
 // The one text analyzer: the pipeline indexes with it and the ranking core analyses queries with
 // it, so a query term and a document term always mean the same thing.
 //
-// Steps: Unicode NFKC; URLs, @mentions, #hashtags and emoji recognised before tokenising (they
-// are social text's strongest signals); lower-case and diacritics folded (café = cafe); word
-// tokens of letters and digits; stop words of the post's language (or of all supported languages
+// Steps: damaged text repaired (core/text-repair.ts: mojibake, HTML entities); Unicode NFKC;
+// URLs, @mentions, #hashtags and emoji recognised before tokenising (they are social text's
+// strongest signals); lower-case and diacritics folded (café = cafe); word tokens of letters and digits; stop words of the post's language (or of all supported languages
 // when it is unknown) removed; a light English plural fold (phones = phone). Hashtags index as
 // the tag and its camel-case parts (#LineupLeak -> lineupleak, lineup, leak).
 import { deu, eng, fra, por, spa } from 'stopword';
+import { repairText } from './text-repair.ts';
 
 export interface Analyzed {
   /** Index/query terms, in order, duplicates kept (term frequency matters). */
@@ -17,7 +18,7 @@ export interface Analyzed {
   urls: string[];
 }
 
-export const ANALYZER_VERSION = 'analyzer-2';
+export const ANALYZER_VERSION = 'analyzer-3';
 
 const STOP: Record<string, Set<string>> = {
   en: new Set(eng),
@@ -117,7 +118,7 @@ export function termSurfaces(text: string | null | undefined, language?: string 
 
 function analyzeUncached(text: string, stop: Set<string>, seen?: (term: string, surface: string) => void): Analyzed {
   const out: Analyzed = { terms: [], hashtags: [], mentions: [], emoji: [], urls: [] };
-  let s = text.normalize('NFKC');
+  let s = repairText(text).normalize('NFKC');
   s = s.replace(URL_RE, (u) => {
     out.urls.push(u);
     return ' ';

@@ -39,8 +39,12 @@ export interface EmbedderParams {
   space?: 'words' | 'lsa';
 }
 
-/** The embedder a generation's manifest names; a generation of another model is refitted (pipeline/refit-rule.ts). */
-export const EMBEDDER_MODEL = 'words-hashed';
+/**
+ * The embedder a generation's manifest names; a generation of another model is refitted
+ * (pipeline/refit-rule.ts). It names the analyzer too: a post's terms, and so its vector and its
+ * postings, change with the analyzer.
+ */
+export const EMBEDDER_MODEL = `words-hashed/${ANALYZER_VERSION}`;
 
 export const DEFAULT_EMBEDDER: EmbedderParams = {
   buckets: 1 << 16,

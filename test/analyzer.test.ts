@@ -1,7 +1,8 @@
 // The shared text analyzer on the cases social text throws at it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { analyze, terms } from '../core/analyzer.ts';
+import { analyze, terms, termSurfaces } from '../core/analyzer.ts';
+import { repairText } from '../core/text-repair.ts';
 
 test('hashtags index as the tag and its camel-case parts; mentions and urls are recognised, not indexed', () => {
   const a = analyze('Huge news: #LineupLeak from @SolsticeFest https://t.co/abc123 check www.example.com now');
@@ -17,6 +18,21 @@ test('Unicode: NFKC, case and diacritics folded, emoji kept as terms', () => {
   const a = analyze('love it 😍🔥 👍🏽');
   assert.equal(a.emoji, ['😍', '🔥', '👍🏽']);
   assert.ok(a.terms.includes('😍') && a.terms.includes('love'));
+});
+
+test('damaged text is repaired before tokenising: mojibake (UTF-8 read as Windows-1252) and HTML entities', () => {
+  // Lines as they occur in the TweetEval corpus: emoji and letters whose UTF-8 bytes were read as cp1252.
+  assert.is(repairText('Croatia ðŸ‡­ðŸ‡·:  near ZapreÅ¡iÄ‡.'), 'Croatia 🇭🇷:  near Zaprešić.');
+  assert.is(repairText('â€œquotedâ€\u009d'), '“quoted”');
+  assert.is(repairText('Stripes &amp; Denim &lt;b&gt; &#39;x&#x41;'), "Stripes & Denim <b> 'xA");
+  // Real Latin-1 letters are not a UTF-8 sequence and stay; an unknown entity stays.
+  assert.is(repairText('café niño señor &copy;'), 'café niño señor &copy;');
+  const a = analyze('Migrants ðŸ\u2018\u2030 Europe ðŸ‡ºðŸ‡¸');
+  assert.equal(a.terms, ['👉', 'migrant', 'europe']);
+  assert.equal(termSurfaces('Zapre\u00c5\u00a1i\u00c4\u2021 &amp; Split'), [
+    ['zapresic', 'Zaprešić'],
+    ['split', 'Split'],
+  ]);
 });
 
 test('stop words by language, all supported languages when unknown; plural fold', () => {

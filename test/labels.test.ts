@@ -71,6 +71,11 @@ test('the summary is the central post that says most of the label, without links
   const d = describeNarrative('brightbrew, kombucha recall', texts);
   assert.is(d.label, 'BrightBrew, kombucha recall');
   assert.is(d.summary, 'The BrightBrew kombucha recall now covers every batch');
+  // Real tweets arrive with mojibake and HTML entities: the summary shows the text as written.
+  assert.is(
+    summaryText(['Migrants &amp; refugees in Zapre\u00c5\u00a1i\u00c4\u2021 ðŸ\u2018\u2030 #v4'], ['migrant']),
+    'Migrants & refugees in Zaprešić 👉',
+  );
 });
 
 test.run();

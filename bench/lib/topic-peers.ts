@@ -8,7 +8,7 @@ import { PEERS_DIR } from '../peer-install.ts';
 
 const PYTHON = '/usr/bin/python3';
 
-export type TopicMethod = 'kmeans' | 'nmf' | 'lda';
+export type TopicMethod = 'kmeans' | 'nmf' | 'lda' | 'ppmi' | 'ppmi_bg';
 
 export interface TopicRun {
   method: TopicMethod;
@@ -41,10 +41,15 @@ export function ensureSklearn(): void {
   );
 }
 
-export function runTopicPeers(texts: readonly string[], runs: readonly TopicRun[]): { version: string; results: TopicResult[] } {
+/** `background`: texts the word-space peer (ppmi_bg) also fits its word vectors on. */
+export function runTopicPeers(
+  texts: readonly string[],
+  runs: readonly TopicRun[],
+  background: readonly string[] = [],
+): { version: string; results: TopicResult[] } {
   ensureSklearn();
   const r = spawnSync(PYTHON, [path.join(PEERS_DIR, 'topic_peers.py')], {
-    input: JSON.stringify({ texts, runs }),
+    input: JSON.stringify({ texts, runs, background }),
     maxBuffer: 1 << 30,
     encoding: 'utf8',
   });

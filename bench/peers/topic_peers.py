@@ -1,17 +1,45 @@
 # Topic-model peers of the narratives on real text (`npm run bench -- quality --part stance`):
-# scikit-learn's TF-IDF + k-means, NMF and LDA, run on the same texts our pipeline clusters.
-# Reads {"texts": [...], "runs": [{"method": "kmeans"|"nmf"|"lda", "k": int, "seed": int}, ...]}
-# as JSON on stdin; writes {"version": scikit-learn's, "results": [{"method", "k", "seed", "assignment": [int per text], "ms"}]}.
+# scikit-learn's TF-IDF + k-means, NMF and LDA, run on the same texts our pipeline clusters, and a
+# word-space reference: PPMI of words co-occurring in a post, its top 100 singular vectors scaled by
+# sqrt(sigma), a post the idf-weighted sum of its words' vectors, k-means (the textbook form of
+# what core/word-space.ts does); "ppmi_bg" fits the word space on a background corpus of real
+# tweets beside the texts (more co-occurrence than a few thousand tweets give: pre-training, as far
+# as it goes without a downloaded model).
+# Reads {"texts": [...], "background": [...] (optional), "runs": [{"method": "kmeans"|"nmf"|"lda"|"ppmi"|"ppmi_bg",
+# "k": int, "seed": int}, ...]} as JSON on stdin; writes {"version": scikit-learn's, "results": [{"method", "k", "seed", "assignment": [int per text], "ms"}]}.
 # Each text gets the cluster (k-means) or its dominant topic (NMF, LDA): the peers leave no noise.
 import json
 import sys
 import time
 
+import numpy as np
 import sklearn
 
+from scipy.sparse import coo_matrix
+from scipy.sparse.linalg import svds
 from sklearn.cluster import KMeans
 from sklearn.decomposition import NMF, LatentDirichletAllocation
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.preprocessing import normalize
+
+
+def word_space(texts, fit_texts, dim=100, alpha=0.75):
+    """Posts as idf-weighted sums of PPMI-SVD word vectors fitted on fit_texts (which hold texts)."""
+    vec = CountVectorizer(stop_words="english", min_df=2, max_df=0.5, binary=True)
+    fit = vec.fit_transform(fit_texts).astype(float)
+    co = (fit.T @ fit).tocsr()
+    co.setdiag(0)
+    co.eliminate_zeros()
+    co = co.tocoo()
+    total = co.sum()
+    pw = np.asarray(co.sum(1)).ravel() / total
+    pc = np.asarray(co.sum(0)).ravel() ** alpha
+    pc = pc / pc.sum()
+    pmi = np.maximum(np.log(co.data / total / (pw[co.row] * pc[co.col])), 0)
+    u, sigma, _ = svds(coo_matrix((pmi, (co.row, co.col)), shape=co.shape).tocsr(), k=dim, random_state=0)
+    vectors = u * np.sqrt(sigma)
+    idf = np.log(fit.shape[0] / (1 + np.asarray(fit.sum(0)).ravel()))
+    return normalize(vec.transform(texts).astype(float).multiply(idf).tocsr() @ vectors)
 
 
 def main() -> None:
@@ -21,6 +49,7 @@ def main() -> None:
     # two posts and at most half of them; sublinear tf for TF-IDF, raw counts for LDA.
     tfidf = TfidfVectorizer(stop_words="english", min_df=2, max_df=0.5, sublinear_tf=True).fit_transform(texts)
     counts = CountVectorizer(stop_words="english", min_df=2, max_df=0.5).fit_transform(texts)
+    spaces = {}
     out = []
     for run in job["runs"]:
         t0 = time.perf_counter()
@@ -35,6 +64,10 @@ def main() -> None:
                 .fit_transform(counts)
                 .argmax(1)
             )
+        elif method in ("ppmi", "ppmi_bg"):
+            if method not in spaces:
+                spaces[method] = word_space(texts, texts + (job.get("background", []) if method == "ppmi_bg" else []))
+            assignment = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(spaces[method])
         else:
             raise SystemExit(f"unknown method {method}")
         out.append(

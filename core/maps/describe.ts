@@ -2,6 +2,7 @@
 // search answer's emergent ones (definitions: docs/fields.md, "Narratives"): its platform diffusion
 // and its extractive summary.
 import { terms } from '../analyzer.ts';
+import { repairText } from '../text-repair.ts';
 import { showLabel, surfaceForms } from './label-words.ts';
 
 /** Central posts read per narrative for its label's spelling and its summary. */
@@ -31,8 +32,8 @@ const SUMMARY_CHARS = 240;
 
 /**
  * The text a summary is cut from: of the given posts (most central first), the one whose words
- * cover most of the label's terms (the first of equals), cleaned of what does not say anything
- * (links, @mentions, a trailing run of hashtags). Null when no post has text left.
+ * cover most of the label's terms (the first of equals), repaired (mojibake, HTML entities) and
+ * cleaned of what does not say anything (links, @mentions, a trailing run of hashtags). Null when no post has text left.
  */
 export function summaryText(texts: readonly string[], labelTerms: readonly string[]): string | null {
   const want = new Set(labelTerms);
@@ -48,7 +49,7 @@ export function summaryText(texts: readonly string[], labelTerms: readonly strin
 }
 
 function cleanForSummary(text: string): string {
-  return text
+  return repairText(text)
     .replace(/\bhttps?:\/\/\S+|\bwww\.\S+/giu, ' ')
     .replace(/(^|\s)@[\p{L}\p{N}_.]+/gu, ' ')
     .replace(/(\s+#[\p{L}\p{N}_]+)+\s*$/u, '')
