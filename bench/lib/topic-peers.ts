@@ -8,7 +8,7 @@ import { PEERS_DIR } from '../peer-install.ts';
 
 const PYTHON = '/usr/bin/python3';
 
-export type TopicMethod = 'kmeans' | 'nmf' | 'lda' | 'ppmi' | 'ppmi_bg';
+export type TopicMethod = 'kmeans' | 'nmf' | 'lda' | 'ppmi' | 'ppmi_bg' | 'supervised_words' | 'supervised_chars';
 
 export interface TopicRun {
   method: TopicMethod;
@@ -41,15 +41,19 @@ export function ensureSklearn(): void {
   );
 }
 
-/** `background`: texts the word-space peer (ppmi_bg) also fits its word vectors on. */
+/**
+ * `background`: texts the word-space peer (ppmi_bg) also fits its word vectors on; `labels`: the
+ * true label of each text, for the supervised references only (trained and scored out of fold).
+ */
 export function runTopicPeers(
   texts: readonly string[],
   runs: readonly TopicRun[],
   background: readonly string[] = [],
+  labels?: readonly string[],
 ): { version: string; results: TopicResult[] } {
   ensureSklearn();
   const r = spawnSync(PYTHON, [path.join(PEERS_DIR, 'topic_peers.py')], {
-    input: JSON.stringify({ texts, runs, background }),
+    input: JSON.stringify({ texts, runs, background, labels }),
     maxBuffer: 1 << 30,
     encoding: 'utf8',
   });

@@ -5,8 +5,13 @@
 # what core/word-space.ts does); "ppmi_bg" fits the word space on a background corpus of real
 # tweets beside the texts (more co-occurrence than a few thousand tweets give: pre-training, as far
 # as it goes without a downloaded model).
-# Reads {"texts": [...], "background": [...] (optional), "runs": [{"method": "kmeans"|"nmf"|"lda"|"ppmi"|"ppmi_bg",
-# "k": int, "seed": int}, ...]} as JSON on stdin; writes {"version": scikit-learn's, "results": [{"method", "k", "seed", "assignment": [int per text], "ms"}]}.
+# Two supervised references bound what the tweets' words can tell apart at all: a linear classifier
+# trained on the true labels ("labels", given only for these runs) and scored out of fold (10-fold
+# cross-validation): "supervised_words" on TF-IDF of word uni- and bigrams, "supervised_chars" with
+# character 2-5-grams beside them (hashtags such as #prolife or #HillaryForPrison share pieces).
+# An unsupervised clustering of the same words is not expected to beat them.
+# Reads {"texts": [...], "background": [...] (optional), "labels": [...] (optional), "runs": [{"method":
+# "kmeans"|"nmf"|"lda"|"ppmi"|"ppmi_bg"|"supervised_words"|"supervised_chars", "k": int, "seed": int}, ...]} as JSON on stdin; writes {"version": scikit-learn's, "results": [{"method", "k", "seed", "assignment": [int per text], "ms"}]}.
 # Each text gets the cluster (k-means) or its dominant topic (NMF, LDA): the peers leave no noise.
 import json
 import sys
@@ -15,12 +20,14 @@ import time
 import numpy as np
 import sklearn
 
-from scipy.sparse import coo_matrix
+from scipy.sparse import coo_matrix, hstack
 from scipy.sparse.linalg import svds
 from sklearn.cluster import KMeans
 from sklearn.decomposition import NMF, LatentDirichletAllocation
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.preprocessing import normalize
+from sklearn.svm import LinearSVC
 
 
 def word_space(texts, fit_texts, dim=100, alpha=0.75):
@@ -68,6 +75,16 @@ def main() -> None:
             if method not in spaces:
                 spaces[method] = word_space(texts, texts + (job.get("background", []) if method == "ppmi_bg" else []))
             assignment = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(spaces[method])
+        elif method in ("supervised_words", "supervised_chars"):
+            labels = job["labels"]
+            words = TfidfVectorizer(sublinear_tf=True, ngram_range=(1, 2)).fit_transform(texts)
+            if method == "supervised_chars":
+                chars = TfidfVectorizer(sublinear_tf=True, analyzer="char_wb", ngram_range=(2, 5), min_df=2).fit_transform(texts)
+                words = hstack([words, chars]).tocsr()
+            folds = StratifiedKFold(10, shuffle=True, random_state=seed)
+            predicted = cross_val_predict(LinearSVC(C=0.5), words, labels, cv=folds)
+            names = sorted(set(labels))
+            assignment = [names.index(p) for p in predicted]
         else:
             raise SystemExit(f"unknown method {method}")
         out.append(
