@@ -30,12 +30,14 @@ suites:
              (1% new posts, 1% re-observations, 0.1% deletions), the incremental run and --full on
              the same data timed; their agreement (top-100 overlap, narrative NMI); search p99 beside
              a loaded server while each kind of run executes, the server's RSS while it swaps
-  api        --posts N (default 100000) --seconds S (default 20) --runs R (default 3) --connections C (default 8)
-  jobs       --posts N (default 100000) --seconds S (default 15) --runs R (default 3) --connections C (default 8): search p99 alone and with two insights jobs running
+  api        --posts N (default 100000) --seconds S (default 10) --runs R (default 3) --connections C[,C] (default 8,16)
              --search-threads T (the server's SEARCH_THREADS; default its own, 1)
              the server as its own process over the full pipeline's generation (built once into
-             bench/.cache/api-N): POST /search req/s and p50/p99 (limit 100), free map reads p99,
-             server RSS, and every charge durable (SIGKILL after the runs, ledger recovered)
+             bench/.cache/api-N): POST /search req/s, p50/p99 (limit 100) and the server's CPU per
+             search by thread, for each query mix (planted, frequent, long, repeated) and connection
+             count, beside the bare-HTTP ceiling of the same run; free map reads p99; server RSS;
+             every charge durable (SIGKILL after the runs, ledger recovered)
+  jobs       --posts N (default 100000) --seconds S (default 15) --runs R (default 3) --connections C (default 8): search p99 alone and with two insights jobs running
   ranking    --posts N (default 100000) --queries Q (default 400)
              p50/p99 and QPS of search(limit 100), HNSW recall@10 vs exact, beside an exact
              brute-force hybrid; builds and caches the corpus and its generation under bench/.cache
@@ -130,8 +132,8 @@ if (suite === 'pipeline' && values.incremental) {
 } else if (suite === 'api') {
   await benchApi({
     posts: int(values.posts, 100_000, 'posts'),
-    seconds: int(values.seconds, 20, 'seconds'),
-    connections: int(values.connections, 8, 'connections'),
+    seconds: int(values.seconds, 10, 'seconds'),
+    connections: (values.connections ?? '8,16').split(',').map((c) => int(c, 8, 'connections')),
     command,
     runs: int(values.runs, 3, 'runs'),
     searchThreads:

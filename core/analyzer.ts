@@ -3,9 +3,10 @@
 //
 // Steps: damaged text repaired (core/text-repair.ts: mojibake, HTML entities); Unicode NFKC;
 // URLs, @mentions, #hashtags and emoji recognised before tokenising (they are social text's
-// strongest signals); lower-case and diacritics folded (café = cafe); word tokens of letters and digits; stop words of the post's language (or of all supported languages
-// when it is unknown) removed; a light English plural fold (phones = phone). Hashtags index as
-// the tag and its camel-case parts (#LineupLeak -> lineupleak, lineup, leak).
+// strongest signals); lower-case and diacritics folded (café = cafe); word tokens of letters and
+// digits; stop words of the post's language (or of all supported languages when it is unknown)
+// removed; a light English plural fold (phones = phone). Hashtags index as the tag and its
+// camel-case parts (#LineupLeak -> lineupleak, lineup, leak).
 import { deu, eng, fra, por, spa } from 'stopword';
 import { repairText } from './text-repair.ts';
 
@@ -37,7 +38,12 @@ const HASHTAG_RE = /(^|[^\p{L}\p{N}_&])#([\p{L}\p{N}_]*\p{L}[\p{L}\p{N}_]*)/gu;
 const EMOJI_RE = /\p{Extended_Pictographic}(?:\uFE0F|\u200D\p{Extended_Pictographic}|\p{Emoji_Modifier})*/gu;
 const WORD_RE = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 export function fold(s: string): string {
+  // Most tokens are ASCII, where decomposition and mark removal change nothing: lower-case only
+  // (the analyzer's hottest step, once per token of every post and query).
+  if (!NON_ASCII.test(s)) return s.toLowerCase();
   return s
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
@@ -114,6 +120,17 @@ export function termSurfaces(text: string | null | undefined, language?: string 
   const stop = (language && STOP[language.toLowerCase().slice(0, 2)]) || ALL_STOP;
   analyzeUncached(text, stop, (term, surface) => out.push([term, surface]));
   return out;
+}
+
+/** A text's terms (as terms() gives them) and its surfaces (as termSurfaces() gives them), from one pass. */
+export function termsAndSurfaces(
+  text: string | null | undefined,
+  language?: string | null,
+): { terms: string[]; surfaces: Array<[string, string]> } {
+  const surfaces: Array<[string, string]> = [];
+  if (!text) return { terms: [], surfaces };
+  const stop = (language && STOP[language.toLowerCase().slice(0, 2)]) || ALL_STOP;
+  return { terms: analyzeUncached(text, stop, (term, surface) => surfaces.push([term, surface])).terms, surfaces };
 }
 
 function analyzeUncached(text: string, stop: Set<string>, seen?: (term: string, surface: string) => void): Analyzed {

@@ -1,6 +1,7 @@
 // Runtime configuration: environment variables with defaults, validated once at start so a
 // typo fails with one clear line instead of a surprise deep inside a stage.
 import path from 'node:path';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const cronMap = z.record(z.string(), z.string());
@@ -49,11 +50,18 @@ const schema = z.object({
   /** How often the server checks CURRENT for a new generation. */
   SNAPSHOT_CHECK_MS: z.coerce.number().int().positive().default(5000),
   /**
-   * Worker threads that run searches (each holds its own copy of the HNSW graphs); 0: searches run
-   * on the main thread. 1 by default: at 1M posts the main thread (answers, billing) is the limit,
-   * so a second worker bought 6% more searches per second for 1.1 GB more memory (bench/RESULTS.md, api).
+   * Answer workers: threads that build search answers (ranking, clusters, narratives, JSON) over
+   * the generation's shared memory, beside one graph worker that holds the HNSW graphs
+   * (serve/search/search-pool.ts); 0: no workers, searches run on the main thread. Default: the
+   * machine's cores, so every core does answer work while the main thread bills and writes.
    */
-  SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(1),
+  SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(availableParallelism()),
+  /**
+   * Memory for the answers of identical searches on the served generation, in MiB of their JSON
+   * (serve/search/answer-cache.ts; least recently used out first, emptied on a generation swap);
+   * 0: no cache. Billing is never cached.
+   */
+  SEARCH_CACHE_MB: z.coerce.number().int().min(0).max(65536).default(64),
   /** Visual pattern entries in POST /search answers (docs/api.md, "Pattern entry": switched off by default). */
   SEARCH_PATTERNS: z
     .enum(['on', 'off', 'true', 'false', '1', '0'])

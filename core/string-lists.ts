@@ -1,16 +1,39 @@
 // Lists of strings for a million rows without a million small arrays: ids into one dictionary,
 // packed in a typed array, the enrichment store's and the patterns stage's compact columns.
+import { toShared } from './shared-array.ts';
+
+/** A sealed StringLists' memory, as another thread adopts it (the constructor's `parts`). */
+export interface StringListsParts {
+  rows: number;
+  dict: string[];
+  offsets: Uint32Array;
+  packed: Uint32Array;
+}
+
 /** Lists of strings for every row: row i's are dict[ids[offsets[i] .. offsets[i+1])]. */
 export class StringLists {
   readonly dict: string[] = [];
   private readonly index = new Map<string, number>();
   private ids: number[] = [];
-  readonly offsets: Uint32Array;
+  offsets: Uint32Array;
   private packed: Uint32Array | null = null;
   /** Rows below this one are set (an unset row has an empty list). */
   private next = 0;
-  constructor(private readonly rows: number) {
-    this.offsets = new Uint32Array(rows + 1);
+  /** Lists to fill with set() then seal(), or with `parts` (another thread's share()) already sealed ones. */
+  constructor(
+    private readonly rows: number,
+    parts?: StringListsParts,
+  ) {
+    if (!parts) {
+      this.offsets = new Uint32Array(rows + 1);
+      return;
+    }
+    if (parts.rows !== rows || parts.offsets.length !== rows + 1)
+      throw new Error(`StringLists: parts of ${parts.rows} rows, ${rows} expected`);
+    this.offsets = parts.offsets;
+    this.packed = parts.packed;
+    this.next = rows;
+    for (const v of parts.dict) this.index.set(v, this.dict.push(v) - 1);
   }
 
   /** Rows are set in increasing order. */
@@ -31,6 +54,17 @@ export class StringLists {
     for (; this.next < this.rows; this.next++) this.offsets[this.next + 1] = this.ids.length;
     this.packed = Uint32Array.from(this.ids);
     this.ids = [];
+  }
+
+  /**
+   * The sealed lists with their arrays moved into SharedArrayBuffers (this object then reads
+   * them too), for worker threads to adopt without a copy of the ids.
+   */
+  share(): StringListsParts {
+    if (!this.packed) throw new Error('StringLists: share() before seal()');
+    this.packed = toShared(this.packed);
+    this.offsets = toShared(this.offsets);
+    return { rows: this.rows, dict: this.dict, offsets: this.offsets, packed: this.packed };
   }
 
   /** The row's dictionary ids (a view; dict[id] is the string). */

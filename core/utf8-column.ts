@@ -1,6 +1,8 @@
 // A nullable string per row for a million rows in one UTF-8 buffer plus offsets, decoded only for
 // the rows a response returns: titles and descriptions held as JS strings would take twice the
 // memory and millions of heap objects for the collector to walk.
+import { toShared } from './shared-array.ts';
+
 /** Text is written into blocks of this size (one per long value), not one Buffer per row. */
 const BLOCK = 1 << 20;
 
@@ -62,11 +64,16 @@ export class Utf8Column {
     this.offsets[row + 1] = this.size;
   }
 
-  /** After the last set(). */
-  seal(): void {
+  /** After the last set(); with `shared`, the text goes straight into a SharedArrayBuffer (see shared()). */
+  seal(shared = false): void {
     for (; this.next < this.rows; this.next++) this.offsets[this.next + 1] = this.size;
     if (this.block) this.blocks.push(this.block.subarray(0, this.blockUsed));
-    this.bytes = Buffer.concat(this.blocks, this.size);
+    if (shared) {
+      const sab = Buffer.from(new SharedArrayBuffer(this.size));
+      let at = 0;
+      for (const b of this.blocks) at += b.copy(sab, at);
+      this.bytes = sab;
+    } else this.bytes = Buffer.concat(this.blocks, this.size);
     this.blocks = [];
     this.block = null;
   }
@@ -80,17 +87,12 @@ export class Utf8Column {
     };
   }
 
-  /** The sealed column copied into SharedArrayBuffers (worker threads read it without a copy). */
+  /** The sealed column in SharedArrayBuffers (worker threads read it without a copy); parts already shared are not copied. */
   shared(): Utf8ColumnParts {
-    const share = <T extends Uint8Array | Uint32Array>(a: T, make: (b: SharedArrayBuffer) => T): T => {
-      const out = make(new SharedArrayBuffer(a.byteLength));
-      out.set(a as never);
-      return out;
-    };
     return {
-      bytes: share(new Uint8Array(this.bytes!.buffer, this.bytes!.byteOffset, this.bytes!.byteLength), (b) => new Uint8Array(b)),
-      offsets: share(this.offsets, (b) => new Uint32Array(b)),
-      nulls: share(this.nulls, (b) => new Uint8Array(b)),
+      bytes: toShared(new Uint8Array(this.bytes!.buffer, this.bytes!.byteOffset, this.bytes!.byteLength)),
+      offsets: toShared(this.offsets),
+      nulls: toShared(this.nulls),
     };
   }
 

@@ -11,6 +11,8 @@ import type { Logger } from '../core/log.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { requireKey } from './http/auth.ts';
 import { EmergentStore } from './search/emergent-store.ts';
+import type { AnswerCache } from './search/answer-cache.ts';
+import type { SearchPool } from './search/search-pool.ts';
 import { decodablePath, errorShape } from './http/error-shape.ts';
 import { HttpError } from './http/http-error.ts';
 import { closeIfBodyUnread } from './http/unread-body.ts';
@@ -51,6 +53,10 @@ export interface AppDeps {
   selfUrl?: () => string;
   /** One JSON line per request at info level (default true); 5xx are logged as errors either way. */
   accessLog?: boolean;
+  /** Answers of identical searches on the served generation (SEARCH_CACHE_MB); absent: none. */
+  answerCache?: AnswerCache;
+  /** The search workers (for /health; absent: searches run on the main thread). */
+  searchPool?: SearchPool | null;
 }
 
 /** An http-errors 4xx (Koa's ctx.throw): its message was written for the client. */
@@ -167,9 +173,17 @@ export function createApp(deps: AppDeps): Koa {
       patterns: deps.searchPatterns ?? false,
       budgetMs: deps.searchBudgetMs ?? 2000,
       jobs: deps.jobs,
+      cache: deps.answerCache,
     }),
   );
-  const routers = [narrativesRouter(emergent), patternsRouter(), accountRouter(deps.ledger, deps.snapshots, deps.startedAt ?? new Date())];
+  const routers = [
+    narrativesRouter(emergent),
+    patternsRouter(),
+    accountRouter(deps.ledger, deps.snapshots, deps.startedAt ?? new Date(), {
+      pool: deps.searchPool ?? null,
+      cache: deps.answerCache ?? null,
+    }),
+  ];
   if (deps.jobs) routers.push(jobsRouter(deps.jobs));
   if (deps.selfUrl) api.all('/mcp', mcpHandler(deps.selfUrl));
   for (const r of routers) {

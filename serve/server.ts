@@ -19,6 +19,8 @@ import { loadGeneration } from './generation/loaded-generation.ts';
 import { JobRunner, jobsDir } from './jobs/job-runner.ts';
 import { summariserFrom } from './jobs/summariser.ts';
 import { SearchPool } from './search/search-pool.ts';
+import { osThreadId } from '../core/workers/os-thread.ts';
+import { AnswerCache } from './search/answer-cache.ts';
 import { SnapshotStore } from './generation/snapshot-store.ts';
 
 export interface RunningServer {
@@ -28,6 +30,8 @@ export interface RunningServer {
   snapshots: SnapshotStore;
   /** The search workers (null with SEARCH_THREADS=0). */
   searchPool: SearchPool | null;
+  /** Answers of identical searches (SEARCH_CACHE_MB; disabled at 0). */
+  answerCache: AnswerCache;
   jobs: JobRunner;
   demo: DemoKey;
   demoCreated: boolean;
@@ -47,6 +51,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       ? new SearchPool(config.SEARCH_THREADS, (err) => log.error({ err: err.message }, 'search worker failed; a new one replaces it'))
       : null;
   const snapshots = new SnapshotStore(config.dataDir, log, (dir, previous) => loadGeneration(dir, pool, previous));
+  const answerCache = new AnswerCache(config.SEARCH_CACHE_MB * 1024 * 1024);
+  snapshots.onSwap((gen) => answerCache.swapTo(gen.id));
   let topUpUrl = config.TOP_UP_URL ?? '';
   let selfUrl = '';
   const jobs = new JobRunner({
@@ -66,6 +72,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   try {
     const { demo, created, file } = await ensureDemoAccount(ledger, config.dataDir, config.DEMO_CREDITS);
     await snapshots.start();
+    // Which OS threads do what (Linux thread ids): the main thread answers HTTP, the workers search.
+    log.info({ mainThread: osThreadId(), searchThreads: (await pool?.threadsKnown()) ?? [] }, 'threads');
     const startedAt = new Date();
     const host = config.HOST;
     // Jobs left queued or running by the last process run again (job-runner.ts).
@@ -84,6 +92,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       searchBudgetMs: config.SEARCH_BUDGET_MS,
       selfUrl: () => selfUrl,
       accessLog: config.ACCESS_LOG === 'on' || (config.ACCESS_LOG === 'auto' && !process.stdout.isTTY),
+      answerCache,
+      searchPool: pool,
     });
     const adminAuth = adminToken(config.ADMIN_TOKEN);
     const admin = createAdminRouter(ledger, adminAuth.token, config.SERVICE_PREFIX);
@@ -127,6 +137,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       ledger,
       snapshots,
       searchPool: pool,
+      answerCache,
       jobs,
       demo,
       demoCreated: created,

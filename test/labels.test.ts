@@ -3,8 +3,11 @@
 // posts say. Pure functions over real strings.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import path from 'node:path';
 import { terms } from '../core/analyzer.ts';
-import { describeNarrative, summaryText } from '../core/maps/describe.ts';
+import { TWEETEVAL_DIR } from '../core/enrichment/tweeteval.ts';
+import { describeNarrative, summarise, summaryText } from '../core/maps/describe.ts';
 import { labelWord, showLabel, surfaceForms } from '../core/maps/label-words.ts';
 import { ClassCounts, labelFrom, labelKeys } from '../core/maps/labels.ts';
 
@@ -76,6 +79,39 @@ test('the summary is the central post that says most of the label, without links
     summaryText(['Migrants &amp; refugees in Zapre\u00c5\u00a1i\u00c4\u2021 ðŸ\u2018\u2030 #v4'], ['migrant']),
     'Migrants & refugees in Zaprešić 👉',
   );
+});
+
+test("describing from each post's words gives the label and summary of the texts themselves (the sample's posts, real tweets)", () => {
+  const sample = fs
+    .readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'sample', 'posts', 'posts-00001.ndjson'), 'utf8')
+    .split('\n')
+    .flatMap((l) => {
+      try {
+        const r = JSON.parse(l) as { title?: unknown; description?: unknown };
+        return [[r.title, r.description].filter((x) => typeof x === 'string').join('. ')];
+      } catch {
+        return [];
+      }
+    });
+  // Real tweets too, where the data is beside the project (CI's fresh clone has none).
+  const irony = path.join(TWEETEVAL_DIR, 'corpus', 'irony-train_text.txt');
+  const tweets = fs.existsSync(irony) ? fs.readFileSync(irony, 'utf8').split('\n') : [];
+  let compared = 0;
+  for (const texts of [sample, tweets]) {
+    for (let at = 0; at + 20 <= Math.min(texts.length, 4000); at += 4) {
+      const group = texts.slice(at, at + 20);
+      const counts = new ClassCounts(1);
+      for (const t of group) counts.add(0, labelKeys(terms(t)));
+      const label = labelFrom(counts.top(0, 12), 3);
+      if (!label) continue;
+      // The formula of the texts themselves: surface forms and the summary post, each read from the texts.
+      const shown = showLabel(label, surfaceForms(group));
+      const expected = { label: shown, summary: summarise(summaryText(group, label.split(/[, ]+/)) ?? shown) };
+      assert.equal(describeNarrative(label, group), expected, `${label}: ${group[0]}`);
+      compared++;
+    }
+  }
+  assert.ok(compared > 100, `${compared} groups compared`);
 });
 
 test.run();

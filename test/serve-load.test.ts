@@ -10,7 +10,6 @@ import * as assert from 'uvu/assert';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { toMicro } from '../ledger/money.ts';
-import { searchWithClusters } from '../serve/search/answer-clusters.ts';
 import { loadGeneration } from '../serve/generation/loaded-generation.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
@@ -111,10 +110,11 @@ test('SEARCH_PATTERNS on: pattern entries with every field of a pattern entry, i
   assert.ok(seen > 0, 'some query finds patterns');
 });
 
-test('search workers (shared vectors and postings, their own graphs) rank and cluster the answer exactly as this thread does', async () => {
+test('search workers (answer workers over the shared parts, one graph worker) rank, cluster and build the answer exactly as this thread does', async () => {
   const lease = s.snapshots.lease();
   try {
     const inline = await loadGeneration(lease.gen.dir);
+    let found = 0;
     assert.ok(
       lease.gen.index.hnsw === null && lease.gen.index.shared !== null,
       'the main thread holds no graphs; vectors and postings are shared',
@@ -125,9 +125,21 @@ test('search workers (shared vectors and postings, their own graphs) rank and cl
       ['#music', '90d'],
       ['festival lineup leak', '7d'],
     ] as const) {
-      const viaWorkers = await lease.gen.search({ query, limit: 50, window });
-      assert.equal(viaWorkers, searchWithClusters(inline.index, { query, limit: 50, window }), `${query} ${window}`);
+      const params = { query, limit: 50, window };
+      const viaWorkers = await lease.gen.search(params);
+      found += viaWorkers.ranked.length;
+      assert.equal(viaWorkers, await inline.search(params), `${query} ${window}`);
+      // The whole answer too, built by an answer worker against built here (emergent narratives carry their build time).
+      const request = { params, normalisedQuery: query, patterns: true };
+      const text = (b: { json: Uint8Array }) =>
+        Buffer.from(b.json)
+          .toString()
+          .replace(/"computed_at":"[^"]*"/g, '"computed_at":"-"');
+      const [worker, here] = [await lease.gen.answer(request), await inline.answer(request)];
+      assert.is(worker.count, viaWorkers.ranked.length);
+      assert.is(text(worker), text(here), `${query} ${window}: the answer's JSON`);
     }
+    assert.ok(found > 50, `${found} rows found`);
   } finally {
     lease.release();
   }
@@ -179,16 +191,20 @@ test('hot swap under load: a new generation comes in while requests run; none fa
   assert.is(h.json.draining_generations, 0, 'the old generation is freed once its requests are done');
 });
 
-test('a search worker that dies is replaced: its generation reloaded, searches answer again', async () => {
+test('a search worker that dies is replaced: its generation reloaded, searches answer again (the graph worker, then an answer worker)', async () => {
   const pool = s.searchPool!;
-  const before = pool.restarts;
-  await pool.workers[0]!.terminate();
-  await waitFor(() => pool.restarts > before, 'the worker replaced', 30_000);
-  // Searches wait for the replacement to load the served generation, then answer.
-  const r = await call('POST', '/search', s.demo.secret, { query: 'coffee', limit: 5, window: 'all' });
-  assert.is(r.status, 200, JSON.stringify(r.json));
-  assert.ok(r.json.content.length > 0);
-  assert.is(s.ledger.openHolds().length, 0);
+  for (const which of [0, 1]) {
+    const before = pool.restarts;
+    await pool.workers[which]!.terminate();
+    await waitFor(() => pool.restarts > before, `worker ${which} replaced`, 30_000);
+    // Searches wait for the replacement to load the served generation, then answer.
+    for (let i = 0; i < 4; i++) {
+      const r = await call('POST', '/search', s.demo.secret, { query: 'coffee', limit: 5, window: 'all' });
+      assert.is(r.status, 200, JSON.stringify(r.json));
+      assert.ok(r.json.content.length > 0);
+    }
+    assert.is(s.ledger.openHolds().length, 0);
+  }
 });
 
 test('the ledger admin endpoint on the running server: loopback with ADMIN_TOKEN only', async () => {

@@ -262,13 +262,55 @@ test('Idempotency-Key: a duplicate still in flight is a 409, and nothing is char
   assert.is((await call('POST', '/search', { body: { query: 'coffee', limit: 3 }, headers: { 'Idempotency-Key': 'race-1' } })).status, 200);
 });
 
+test('answer cache: an identical request (same analysed terms, limit, window) reuses the answer, and is billed and recorded on its own', async () => {
+  const cache = s.answerCache;
+  assert.ok(cache.enabled);
+  const usageBefore = (await call('GET', '/usage?limit=100')).json;
+  const before = s.ledger.balance(s.demo.account);
+  const hits = cache.hits;
+  const first = await call('POST', '/search', { body: { query: 'EV battery recall', limit: 7, window: 'all' } });
+  assert.is(first.status, 200, JSON.stringify(first.json));
+  assert.is(cache.hits, hits);
+  // The same terms, written differently: case, a stop word, spacing.
+  const again = await call('POST', '/search', { body: { query: 'the ev   BATTERY recall', limit: 7, window: 'all' } });
+  assert.is(again.status, 200);
+  assert.is(cache.hits, hits + 1);
+  assert.equal(again.json.content, first.json.content);
+  assert.equal(again.json.narratives, first.json.narratives);
+  assert.equal(again.json.creators, first.json.creators);
+  assert.is(again.json.query, 'the ev   BATTERY recall');
+  assert.is.not(again.json.request_id, first.json.request_id);
+  // Both calls charged the rows they returned, each with its own settlement in the usage ledger.
+  const rowsCharged = (first.json.content.length + again.json.content.length) * toMicro('0.01');
+  assert.is(before.balanceMicro - s.ledger.balance(s.demo.account).balanceMicro, rowsCharged);
+  assert.is(again.headers.get('x-service-credits-used'), String((again.json.content.length * toMicro('0.01')) / 1e6));
+  const usage = (await call('GET', '/usage?limit=100')).json;
+  const newSettlements = usage.entries.filter((e: any) => e.type === 'settlement' && !usageBefore.entries.some((b: any) => b.id === e.id));
+  assert.equal(newSettlements.map((e: any) => e.ref).sort(), [first.json.request_id, again.json.request_id].sort());
+  // Another limit or window is another request.
+  assert.is((await call('POST', '/search', { body: { query: 'EV battery recall', limit: 6, window: 'all' } })).status, 200);
+  assert.is((await call('POST', '/search', { body: { query: 'EV battery recall', limit: 7, window: '7d' } })).status, 200);
+  assert.is(cache.hits, hits + 1);
+  // An emergent narrative of the reused answer is readable by its id.
+  const em = again.json.narratives.find((n: any) => n.source === 'emergent');
+  assert.ok(em, 'the reused answer has an emergent narrative');
+  assert.is((await call('GET', `/narratives/${em.id}`)).status, 200);
+});
+
 test('hot swap: a new generation is served without a restart; the old one is released', async () => {
   const before = (await call('GET', '/health')).json.generation;
+  assert.ok(s.answerCache.entries > 0);
   await runPipeline(dir, ['publish']);
   await s.snapshots.refresh();
   const h = await call('GET', '/health');
   assert.is.not(h.json.generation, before);
   assert.is(h.json.draining_generations, 0);
+  // The answers of the old generation are gone with it: the same request ranks afresh.
+  assert.is(s.answerCache.entries, 0);
+  const hits = s.answerCache.hits;
+  assert.is((await call('POST', '/search', { body: { query: 'EV battery recall', limit: 7, window: 'all' } })).status, 200);
+  assert.is(s.answerCache.hits, hits);
+  assert.is(s.answerCache.entries, 1);
   assert.is((await call('POST', '/search', { body: { query: 'coffee', limit: 3 } })).status, 200);
 });
 

@@ -5,7 +5,8 @@
 // attributes) and neighbour-scores.parquet (novelty, saturation). Definitions in docs/enrichment.md.
 import path from 'node:path';
 import { openDuckDB, sqlString } from '../duckdb.ts';
-import { StringLists } from '../string-lists.ts';
+import { toShared } from '../shared-array.ts';
+import { StringLists, type StringListsParts } from '../string-lists.ts';
 
 export interface PublicEnrichment {
   aestheticStyle: string[];
@@ -26,19 +27,48 @@ const COVER_SENTIMENT = 2;
 const COVER_NOVELTY = 4;
 const COVER_VISUAL = 8;
 
+/** The store's numbers per row (NaN = null; tone -1 = none). */
+interface EnrichmentNumbers {
+  tone: Int8Array;
+  toneConfidence: Float32Array;
+  attributeConfidence: Float32Array;
+  novelty: Float32Array;
+  saturation: Float32Array;
+  coverage: Uint8Array;
+}
+
+/** A sealed store's memory in SharedArrayBuffers (EnrichmentStore.share), for worker threads. */
+export interface EnrichmentParts extends EnrichmentNumbers {
+  rows: number;
+  moods: StringListsParts;
+  brands: StringListsParts;
+  themes: StringListsParts;
+  styles: StringListsParts;
+}
+
+// The numbers' fields are declared by the interface of the same name (declaration merging).
+export interface EnrichmentStore extends EnrichmentNumbers {}
 export class EnrichmentStore {
-  readonly tone: Int8Array;
-  readonly toneConfidence: Float32Array;
-  readonly attributeConfidence: Float32Array;
-  readonly novelty: Float32Array;
-  readonly saturation: Float32Array;
-  readonly coverage: Uint8Array;
   readonly moods: StringLists;
   readonly brands: StringLists;
   readonly themes: StringLists;
   readonly styles: StringLists;
 
-  constructor(readonly rows: number) {
+  /** A store to fill (then seal()), or with `parts` (another thread's share()) a sealed one over them. */
+  constructor(
+    readonly rows: number,
+    parts?: EnrichmentParts,
+  ) {
+    if (parts) {
+      if (parts.rows !== rows) throw new Error(`EnrichmentStore: parts of ${parts.rows} rows, ${rows} expected`);
+      ({ tone: this.tone, toneConfidence: this.toneConfidence, attributeConfidence: this.attributeConfidence } = parts);
+      ({ novelty: this.novelty, saturation: this.saturation, coverage: this.coverage } = parts);
+      this.moods = new StringLists(rows, parts.moods);
+      this.brands = new StringLists(rows, parts.brands);
+      this.themes = new StringLists(rows, parts.themes);
+      this.styles = new StringLists(rows, parts.styles);
+      return;
+    }
     this.tone = new Int8Array(rows).fill(-1);
     this.toneConfidence = new Float32Array(rows).fill(NaN);
     this.attributeConfidence = new Float32Array(rows).fill(NaN);
@@ -70,6 +100,29 @@ export class EnrichmentStore {
   /** After the last row is filled. */
   seal(): void {
     for (const l of [this.moods, this.brands, this.themes, this.styles]) l.seal();
+  }
+
+  /** The sealed store moved into SharedArrayBuffers (this object then reads them too), for worker threads. */
+  share(): EnrichmentParts {
+    this.tone = toShared(this.tone);
+    this.toneConfidence = toShared(this.toneConfidence);
+    this.attributeConfidence = toShared(this.attributeConfidence);
+    this.novelty = toShared(this.novelty);
+    this.saturation = toShared(this.saturation);
+    this.coverage = toShared(this.coverage);
+    return {
+      rows: this.rows,
+      tone: this.tone,
+      toneConfidence: this.toneConfidence,
+      attributeConfidence: this.attributeConfidence,
+      novelty: this.novelty,
+      saturation: this.saturation,
+      coverage: this.coverage,
+      moods: this.moods.share(),
+      brands: this.brands.share(),
+      themes: this.themes.share(),
+      styles: this.styles.share(),
+    };
   }
 
   /** The row's tone, or null. */

@@ -1,9 +1,9 @@
 // How a narrative is described beyond its counts, the same for the pipeline's narratives and a
 // search answer's emergent ones (definitions: docs/fields.md, "Narratives"): its platform diffusion
 // and its extractive summary.
-import { terms } from '../analyzer.ts';
+import { terms, termSurfaces } from '../analyzer.ts';
 import { repairText } from '../text-repair.ts';
-import { showLabel, surfaceForms } from './label-words.ts';
+import { countSurfaces, labelWord, showLabel, shownSurface, surfaceForms } from './label-words.ts';
 
 /** Central posts read per narrative for its label's spelling and its summary. */
 export const DESCRIBE_POSTS = 20;
@@ -14,8 +14,65 @@ export const DESCRIBE_POSTS = 20;
  * analysed terms (labels.ts).
  */
 export function describeNarrative(label: string, centralTexts: readonly string[]): { label: string; summary: string } {
-  const shown = showLabel(label, surfaceForms(centralTexts));
-  return { label: shown, summary: summarise(summaryText(centralTexts, label.split(/[, ]+/)) ?? shown) };
+  if (!labelOfWords(label)) {
+    const shown = showLabel(label, surfaceForms(centralTexts));
+    return { label: shown, summary: summarise(summaryText(centralTexts, label.split(/[, ]+/)) ?? shown) };
+  }
+  return describeFromWords(
+    label,
+    centralTexts.map((t) => postWords(t)),
+    (i) => centralTexts[i]!,
+  );
+}
+
+/**
+ * What describing reads of one post, from one analysis of its text and one of its summary text,
+ * so a server can keep it per row (serve/search/answer-narratives.ts) instead of analysing the
+ * same popular posts answer after answer. Only label words are kept: a label made of its c-TF-IDF
+ * keys has no other words (labelOfWords).
+ */
+export interface PostWords {
+  /** [term, surface as surfaceForms counts it] for each label-word occurrence, in order. */
+  surfaces: ReadonlyArray<readonly [string, string]>;
+  /** Distinct label words of the post's summary text (cleanForSummary's). */
+  summaryWords: ReadonlySet<string>;
+  /** Whether any summary text is left after cleaning. */
+  hasSummary: boolean;
+}
+
+/** `analysed`: the text's termSurfaces, when the caller has them. */
+export function postWords(text: string, analysed: ReadonlyArray<readonly [string, string]> = termSurfaces(text)): PostWords {
+  const surfaces: Array<readonly [string, string]> = [];
+  for (const [term, raw] of analysed) if (labelWord(term)) surfaces.push([term, shownSurface(raw)]);
+  const cleaned = cleanForSummary(text);
+  return { surfaces, summaryWords: new Set(cleaned ? terms(cleaned).filter(labelWord) : []), hasSummary: cleaned.length > 0 };
+}
+
+/** Whether every word of a label is a label word (a label of c-TF-IDF keys, not a tag or 'untitled' standing in). */
+export function labelOfWords(label: string): boolean {
+  return label.split(/[, ]+/).every(labelWord);
+}
+
+/**
+ * describeNarrative from the posts' words (postWords), for a label of label words: the same label
+ * and summary; `textOf(i)` is post i's text, read only for the post the summary is cut from.
+ */
+export function describeFromWords(
+  label: string,
+  posts: readonly PostWords[],
+  textOf: (i: number) => string,
+): { label: string; summary: string } {
+  const shown = showLabel(label, countSurfaces(posts.map((p) => p.surfaces)));
+  const want = label.split(/[, ]+/);
+  let best = -1;
+  let bestHits = -1;
+  posts.forEach((p, i) => {
+    if (!p.hasSummary) return;
+    let hits = 0;
+    for (const w of new Set(want)) if (p.summaryWords.has(w)) hits++;
+    if (hits > bestHits) ((best = i), (bestHits = hits));
+  });
+  return { label: shown, summary: summarise(best >= 0 ? cleanForSummary(textOf(best)) : shown) };
 }
 
 /** Normalised Shannon entropy of the platform split (0: one platform .. 1: even over all of the snapshot's). */

@@ -40,10 +40,21 @@ export function labelWord(term: string): boolean {
  * first seen.
  */
 export function surfaceForms(texts: Iterable<string>): Map<string, string> {
+  const lists: Array<Array<readonly [string, string]>> = [];
+  for (const text of texts) lists.push(termSurfaces(text).map(([term, raw]) => [term, shownSurface(raw)] as const));
+  return countSurfaces(lists);
+}
+
+/** How a word as written counts as a surface form: as written when a name, an acronym or a hashtag, else lower-case. */
+export function shownSurface(raw: string): string {
+  return raw.startsWith('#') || (/\p{Lu}/u.test(raw.slice(1)) && /\p{Ll}/u.test(raw)) || isCaps(raw) ? raw : raw.toLowerCase();
+}
+
+/** surfaceForms from each text's [term, shownSurface] pairs. */
+export function countSurfaces(lists: Iterable<ReadonlyArray<readonly [string, string]>>): Map<string, string> {
   const counts = new Map<string, Map<string, number>>();
-  for (const text of texts) {
-    for (const [term, raw] of termSurfaces(text)) {
-      const surface = raw.startsWith('#') || (/\p{Lu}/u.test(raw.slice(1)) && /\p{Ll}/u.test(raw)) || isCaps(raw) ? raw : raw.toLowerCase();
+  for (const list of lists) {
+    for (const [term, surface] of list) {
       const m = counts.get(term) ?? new Map<string, number>();
       m.set(surface, (m.get(surface) ?? 0) + 1);
       counts.set(term, m);

@@ -8,7 +8,7 @@ import { embed } from '../embedder.ts';
 import { toSpace } from '../vector-space.ts';
 import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../windows.ts';
 import { exactNeighbours } from './exact-neighbours.ts';
-import { searchGraphs } from './segment-graphs.ts';
+import { searchGraphs, type LoadedGraphs, type Neighbour } from './segment-graphs.ts';
 import { weightedEngagement, type SearchIndex } from './search-index.ts';
 
 /**
@@ -91,32 +91,64 @@ export function vectorEf(depth: number): number {
 }
 
 /**
- * `exact`: the vector candidates by a scan of the int8 vectors (exact-neighbours.ts) instead of the
- * HNSW graphs: the asynchronous jobs' deep retrievals, in a thread that holds no graphs.
+ * A search up to its vector candidates: the query's terms, the retrievers' depth, the window's
+ * first row, the lexical candidates and the query vector. Split from the fusion so a thread that
+ * holds no graphs can ask another for the vector candidates (serve/search/graph-worker.ts) and
+ * fuse them itself, with exactly the ranking of search().
  */
-export function search(index: SearchIndex, p: SearchParams, opts: { exact?: boolean } = {}): RankedRow[] {
+export interface SearchPlan {
+  start: number;
+  depth: number;
+  lexical: Array<{ row: number; score: number }>;
+  /** The query vector in the index's text space; null when no query term is known to it. */
+  vector: Float32Array | null;
+}
+
+/** The plan of a search (null: nothing can match, the answer is empty). */
+export function planSearch(index: SearchIndex, p: SearchParams): SearchPlan | null {
   assertInt(p.limit, 0, Number.MAX_SAFE_INTEGER, 'limit');
   const start = index.windowStart[p.window];
   assertInt(start, 0, index.rows, `the ${p.window} window's first row`);
   const windowRows = index.rows - start;
-  if (windowRows === 0 || p.limit === 0) return [];
+  if (windowRows === 0 || p.limit === 0) return null;
   const qTerms = analyzeTerms(p.query);
-  if (qTerms.length === 0) return [];
+  if (qTerms.length === 0) return null;
   // Each retriever returns a deeper list than asked for, so fusion has overlap to work with.
   const depth = Math.min(windowRows, Math.max(p.limit * RANKING.depthFactor, RANKING.minDepth));
-
   const lexical = searchSegments(index.bm25, qTerms, depth, start, index.deleted);
   const qv = queryVector(index, qTerms);
-  const hasVector = qv.some((x) => x !== 0);
-  let vector: Array<{ row: number; sim: number }> = [];
-  if (hasVector && opts.exact) {
-    vector = exactNeighbours(index.vectors, qv, depth, start).filter((v) => v.sim >= RANKING.vectorFloor);
-  } else if (hasVector) {
+  return { start, depth, lexical, vector: qv.some((x) => x !== 0) ? qv : null };
+}
+
+/** The vector candidates of a plan from the HNSW graphs (ef: vectorEf), above the vector floor. */
+export function graphCandidates(graphs: LoadedGraphs, plan: SearchPlan): Neighbour[] {
+  if (!plan.vector) return [];
+  return searchGraphs(graphs, plan.vector, plan.depth, vectorEf(plan.depth), plan.start).filter((v) => v.sim >= RANKING.vectorFloor);
+}
+
+/**
+ * `exact`: the vector candidates by a scan of the int8 vectors (exact-neighbours.ts) instead of the
+ * HNSW graphs: the asynchronous jobs' deep retrievals, in a thread that holds no graphs.
+ */
+export function search(index: SearchIndex, p: SearchParams, opts: { exact?: boolean } = {}): RankedRow[] {
+  const plan = planSearch(index, p);
+  if (!plan) return [];
+  let vector: Neighbour[] = [];
+  if (plan.vector && opts.exact) {
+    vector = exactNeighbours(index.vectors, plan.vector, plan.depth, plan.start).filter((v) => v.sim >= RANKING.vectorFloor);
+  } else if (plan.vector) {
     if (!index.hnsw)
       throw new Error(`generation ${index.generation} was loaded without its graphs (the server's search workers hold them)`);
-    vector = searchGraphs(index.hnsw, qv, depth, vectorEf(depth), start).filter((v) => v.sim >= RANKING.vectorFloor);
+    vector = graphCandidates(index.hnsw, plan);
   }
+  return fuse(index, p, plan, vector);
+}
 
+/** Reciprocal Rank Fusion of a plan's lexical candidates and its vector candidates, blended and cut to the limit. */
+export function fuse(index: SearchIndex, p: SearchParams, plan: SearchPlan, vector: readonly Neighbour[]): RankedRow[] {
+  const { lexical } = plan;
+  const qv = plan.vector;
+  const hasVector = qv !== null;
   const lexRank = new Map(lexical.map((x, i) => [x.row, i + 1]));
   const vecRank = new Map(vector.map((x, i) => [x.row, i + 1]));
   const candidates = new Set<number>([...lexRank.keys(), ...vecRank.keys()]);

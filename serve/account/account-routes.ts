@@ -9,8 +9,21 @@ import { badRequest, HttpError } from '../http/http-error.ts';
 import { queryFrom } from '../http/query.ts';
 import { usageQuery } from './account-queries.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
+import type { AnswerCache } from '../search/answer-cache.ts';
+import type { SearchPool } from '../search/search-pool.ts';
 
-export function accountRouter(ledger: Ledger, snapshots: SnapshotStore, startedAt: Date): Router {
+/** What /health says of where searches run: the workers and the answer cache. */
+export interface SearchParts {
+  pool: SearchPool | null;
+  cache: AnswerCache | null;
+}
+
+export function accountRouter(
+  ledger: Ledger,
+  snapshots: SnapshotStore,
+  startedAt: Date,
+  search: SearchParts = { pool: null, cache: null },
+): Router {
   const r = new Router();
   r.get('/usage', (ctx) => {
     const caller = ctx.state.caller as Caller;
@@ -52,6 +65,16 @@ export function accountRouter(ledger: Ledger, snapshots: SnapshotStore, startedA
         open_holds: ledger.openHolds().length,
         recovered_ms: Math.round(ledger.recovery.ms),
         torn_tail_cut: ledger.recovery.tornTail !== null,
+      },
+      search: {
+        answer_workers: search.pool?.threads ?? 0,
+        worker_restarts: search.pool?.restarts ?? 0,
+        answer_cache: {
+          entries: search.cache?.entries ?? 0,
+          bytes: search.cache?.bytes ?? 0,
+          hits: search.cache?.hits ?? 0,
+          misses: search.cache?.misses ?? 0,
+        },
       },
       uptime_seconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
     };

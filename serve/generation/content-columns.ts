@@ -4,11 +4,12 @@
 // (one per window at most) and patterns (one per scope at most) the row belongs to.
 import path from 'node:path';
 import { openDuckDB, sqlString } from '../../core/duckdb.ts';
-import { StringLists } from '../../core/string-lists.ts';
-import { Utf8Column } from '../../core/utf8-column.ts';
+import { toShared } from '../../core/shared-array.ts';
+import { StringLists, type StringListsParts } from '../../core/string-lists.ts';
+import { Utf8Column, type Utf8ColumnParts } from '../../core/utf8-column.ts';
 
 export interface ContentColumns {
-  rows: number;
+  readonly rows: number;
   title: Utf8Column;
   description: Utf8Column;
   contentUrl: Utf8Column;
@@ -22,6 +23,64 @@ export interface ContentColumns {
   creatorId: Float64Array;
   narrativeIds: StringLists;
   patternKeys: StringLists;
+}
+
+/** ContentColumns in SharedArrayBuffers, as handed to the answer workers (serve/search/answer-worker.ts). */
+export interface ContentParts {
+  rows: number;
+  title: Utf8ColumnParts;
+  description: Utf8ColumnParts;
+  contentUrl: Utf8ColumnParts;
+  tags: StringListsParts;
+  platform: Uint8Array;
+  platforms: string[];
+  contentType: Uint8Array;
+  contentTypes: string[];
+  creatorId: Float64Array;
+  narrativeIds: StringListsParts;
+  patternKeys: StringListsParts;
+}
+
+/** Move the columns into SharedArrayBuffers (`c` then reads them too) and return them for other threads. */
+export function shareContentColumns(c: ContentColumns): ContentParts {
+  c.title = new Utf8Column(c.rows, c.title.shared());
+  c.description = new Utf8Column(c.rows, c.description.shared());
+  c.contentUrl = new Utf8Column(c.rows, c.contentUrl.shared());
+  c.platform = toShared(c.platform);
+  c.contentType = toShared(c.contentType);
+  c.creatorId = toShared(c.creatorId);
+  return {
+    rows: c.rows,
+    title: c.title.parts(),
+    description: c.description.parts(),
+    contentUrl: c.contentUrl.parts(),
+    tags: c.tags.share(),
+    platform: c.platform,
+    platforms: c.platforms,
+    contentType: c.contentType,
+    contentTypes: c.contentTypes,
+    creatorId: c.creatorId,
+    narrativeIds: c.narrativeIds.share(),
+    patternKeys: c.patternKeys.share(),
+  };
+}
+
+/** Another thread's shared columns (shareContentColumns), read in place. */
+export function contentColumnsFrom(p: ContentParts): ContentColumns {
+  return {
+    rows: p.rows,
+    title: new Utf8Column(p.rows, p.title),
+    description: new Utf8Column(p.rows, p.description),
+    contentUrl: new Utf8Column(p.rows, p.contentUrl),
+    tags: new StringLists(p.rows, p.tags),
+    platform: p.platform,
+    platforms: p.platforms,
+    contentType: p.contentType,
+    contentTypes: p.contentTypes,
+    creatorId: p.creatorId,
+    narrativeIds: new StringLists(p.rows, p.narrativeIds),
+    patternKeys: new StringLists(p.rows, p.patternKeys),
+  };
 }
 
 const CHUNK = 100_000;
@@ -58,7 +117,8 @@ async function memberships(db: Awaited<ReturnType<typeof openDuckDB>>, file: str
   return lists;
 }
 
-export async function loadContentColumns(generationDir: string, rows: number): Promise<ContentColumns> {
+/** `share`: the text columns are sealed straight into SharedArrayBuffers (shareContentColumns then copies no text). */
+export async function loadContentColumns(generationDir: string, rows: number, share = false): Promise<ContentColumns> {
   const c: ContentColumns = {
     rows,
     title: new Utf8Column(rows),
@@ -96,7 +156,7 @@ export async function loadContentColumns(generationDir: string, rows: number): P
         c.creatorId[r] = id === null || id === undefined ? NaN : Number(id);
       }
     }
-    for (const col of [c.title, c.description, c.contentUrl]) col.seal();
+    for (const col of [c.title, c.description, c.contentUrl]) col.seal(share);
     c.tags.seal();
     c.narrativeIds = await memberships(db, file('narrative-members.parquet'), 'narrative_id', rows);
     c.patternKeys = await memberships(db, file('pattern-members.parquet'), 'pattern_key', rows);

@@ -2,7 +2,7 @@
 // fields, its PublicEnrichment (2.3), and the narratives and patterns it belongs to.
 import type { RankedRow } from '../../core/ranking/search.ts';
 import type { PublicEnrichment } from '../../core/enrichment/public-enrichment.ts';
-import type { LoadedGeneration } from './loaded-generation.ts';
+import type { GenerationData } from './loaded-generation.ts';
 
 export interface ContentItem {
   uuid: string;
@@ -35,7 +35,7 @@ export interface ContentItem {
 }
 
 /** A row's stored fields (a content item without the scores) as one fresh object. */
-function rowFields(gen: LoadedGeneration, row: number) {
+function rowFields(gen: GenerationData, row: number) {
   const { index, content: c } = gen;
   const creator = c.creatorId[row]!;
   const followers = index.followers[row]!;
@@ -60,7 +60,7 @@ function rowFields(gen: LoadedGeneration, row: number) {
 }
 
 /** The stored fields of a row (no scores) and its URL: what every list of content shows. */
-export function storedFields(gen: LoadedGeneration, row: number) {
+export function storedFields(gen: GenerationData, row: number) {
   return Object.assign(rowFields(gen, row), { contentUrl: gen.content.contentUrl.get(row) });
 }
 
@@ -68,7 +68,7 @@ export function storedFields(gen: LoadedGeneration, row: number) {
  * The stored fields with the ranking core's scores, assigned onto the fresh object: copying the
  * stored fields out with rest/spread syntax cost more than the rest of the item together.
  */
-export function contentItem(gen: LoadedGeneration, r: RankedRow): ContentItem {
+export function contentItem(gen: GenerationData, r: RankedRow): ContentItem {
   return Object.assign(rowFields(gen, r.row), {
     authorReach: r.authorReach,
     engagementDepth: r.engagementDepth,
@@ -92,7 +92,7 @@ export interface Creator {
 }
 
 /** Creators of the returned rows (docs/api.md, "Creator"), most hits first, then by id and platform. */
-export function creatorsOf(gen: LoadedGeneration, rows: readonly number[]): Creator[] {
+export function creatorsOf(gen: GenerationData, rows: readonly number[]): Creator[] {
   const { index, content: c } = gen;
   const by = new Map<string, Creator>();
   for (const row of rows) {

@@ -1,48 +1,102 @@
 // One generation as the server holds it: the ranking core's index (core/ranking), the content
 // columns of docs/api.md "Content item", and the narrative and pattern maps. Immutable once loaded; requests lease
 // it from the snapshot store (snapshot-store.ts) so a swap never pulls it from under them.
+//
+// With search workers (serve/search/search-pool.ts) the big parts live in SharedArrayBuffers: the
+// answer workers read them in place through a GenerationData view of their own (generationView),
+// and the graph worker holds the HNSW graphs; this thread keeps no graphs. Without workers
+// (SEARCH_THREADS=0) this thread holds everything and answers itself, by the same code.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { assert, AssertionFailed, assertInt } from '../../core/assert.ts';
 import type { Manifest } from '../../core/generations.ts';
 import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../../core/windows.ts';
-import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-index.ts';
-import type { SearchParams } from '../../core/ranking/search.ts';
-import { searchWithClusters, type SearchOutcome } from '../search/answer-clusters.ts';
+import { loadSearchIndex, type SearchIndex, type SharedIndexParts } from '../../core/ranking/search-index.ts';
+import { EnrichmentStore, type EnrichmentParts } from '../../core/enrichment/public-enrichment.ts';
 import type { MemberColumns } from '../../core/maps/members.ts';
-import { loadContentColumns, type ContentColumns } from './content-columns.ts';
+import { contentColumnsFrom, loadContentColumns, shareContentColumns, type ContentColumns, type ContentParts } from './content-columns.ts';
 import { loadMaps, type Maps } from '../maps/load-maps.ts';
+import { graphCandidates, type SearchParams, type SearchPlan } from '../../core/ranking/search.ts';
 import type { SearchPool } from '../search/search-pool.ts';
+import { answerHere, rankHere, type AnswerRequest, type BuiltAnswer, type SearchOutcome } from '../search/answer-build.ts';
 
 /** A window's length in days (all: from its start to the as-of instant, at least 1): the span of its daily series. */
-export function windowDaysOf(gen: Pick<LoadedGeneration, 'index' | 'manifest'>, window: WindowKey): number {
+export function windowDaysOf(gen: Pick<GenerationData, 'index' | 'manifest'>, window: WindowKey): number {
   return window === 'all' ? Math.max(1, (gen.index.asOf - Date.parse(gen.manifest.windows.all.start)) / DAY_MS) : WINDOW_DAYS[window];
 }
 
-export interface LoadedGeneration {
+/** The parts of the maps an answer reads (the workers get a copy of these only). */
+export type AnswerMaps = Pick<Maps, 'narratives' | 'patterns' | 'patternDim'>;
+
+/** What building an answer reads of a generation: the main thread's LoadedGeneration, or an answer worker's view. */
+export interface GenerationData {
   id: string;
   dir: string;
   manifest: Manifest;
   index: SearchIndex;
-  /** Posts served: the rows minus the masked ones (deleted posts). */
-  posts: number;
   content: ContentColumns;
-  maps: Maps;
-  loadedAt: string;
-  loadMs: number;
-  /** How many rows from `start` on have a text vector. */
-  vectorRowsFrom(start: number): number;
+  maps: AnswerMaps;
   /** Creator, platform and interactions (likes + comments + shares) per row, for cluster figures. */
   members: MemberColumns;
-  /** The ranking core on this generation: in the search workers when there are any, else here. */
+  /** How many rows from `start` on have a text vector. */
+  vectorRowsFrom(start: number): number;
+}
+
+export interface LoadedGeneration extends GenerationData {
+  maps: Maps;
+  /** Posts served: the rows minus the masked ones (deleted posts). */
+  posts: number;
+  loadedAt: string;
+  loadMs: number;
+  /** A search answer (its JSON fragment, rows and emergent narratives): in an answer worker when there are any, else here. */
+  answer(r: AnswerRequest): Promise<BuiltAnswer>;
+  /** The ranked rows and their clusters alone (tests and tools). */
   search(p: SearchParams): Promise<SearchOutcome>;
   /** Let the search workers drop it (once no request holds it). */
   dispose(): Promise<void>;
 }
 
+/** Everything an answer worker needs to make its own view of a generation (generationView). */
+export interface GenerationParts {
+  id: string;
+  dir: string;
+  manifest: Manifest;
+  index: SharedIndexParts;
+  content: ContentParts;
+  enrichment: EnrichmentParts;
+  maps: AnswerMaps;
+}
+
+/** Members' columns and the vector-row counts, from the index and content columns (each thread computes its own). */
+function derived(index: SearchIndex, content: ContentColumns): Pick<GenerationData, 'members' | 'vectorRowsFrom'> {
+  const after = new Uint32Array(index.rows + 1);
+  // A masked row has no vector (its scale is cleared at load).
+  for (let r = index.rows - 1; r >= 0; r--) after[r] = after[r + 1]! + (index.vectors.hasVector(r) ? 1 : 0);
+  return {
+    vectorRowsFrom: (start) => {
+      assertInt(start, 0, index.rows, 'first row');
+      return after[start]!;
+    },
+    members: {
+      creator: content.creatorId,
+      platform: content.platform,
+      interactions: Float64Array.from({ length: index.rows }, (_, r) => index.likes[r]! + index.comments[r]! + index.shares[r]!),
+    },
+  };
+}
+
+/** An answer worker's view of a generation the main thread loaded: every big part read in place. */
+export async function generationView(p: GenerationParts): Promise<GenerationData> {
+  const index = await loadSearchIndex(p.dir, { graphs: false, enrichment: false, shared: p.index });
+  index.enrichment = new EnrichmentStore(p.enrichment.rows, p.enrichment);
+  const content = contentColumnsFrom(p.content);
+  return { id: p.id, dir: p.dir, manifest: p.manifest, index, content, maps: p.maps, ...derived(index, content) };
+}
+
 /**
- * Load a generation; with a pool, the graphs go to its workers and this thread keeps none. The
- * segments `previous` (the generation being served) holds are taken from it, not read again.
+ * Load a generation; with a pool, the graphs go to its graph worker and the shared parts to its
+ * answer workers, and this thread keeps no graphs. The segments `previous` (the generation being
+ * served) holds are taken from it, not read again.
  */
 export async function loadGeneration(
   dir: string,
@@ -56,7 +110,7 @@ export async function loadGeneration(
   // The content columns before the workers' graphs: reading them through DuckDB leaves a transient
   // of several hundred MB, which on top of the graphs made the server's peak (at 1M posts 3,137
   // against 2,606 MiB this way round, for the same memory once loaded).
-  const [content, maps] = await Promise.all([loadContentColumns(dir, index.rows), loadMaps(dir, manifest.generation)]);
+  const [content, maps] = await Promise.all([loadContentColumns(dir, index.rows, pool !== null), loadMaps(dir, manifest.generation)]);
   // Every member list names rows of this generation (a map from another generation would not).
   for (const m of [...maps.narratives, ...maps.patterns]) {
     for (const r of m.members)
@@ -65,16 +119,21 @@ export async function loadGeneration(
   try {
     if (pool) {
       assert(index.shared, 'an index loaded for the search workers shares its parts');
-      await pool.load(manifest.generation, dir, index.shared);
+      await pool.load({
+        id: manifest.generation,
+        dir,
+        manifest,
+        index: index.shared,
+        content: shareContentColumns(content),
+        enrichment: index.enrichment.share(),
+        maps: { narratives: maps.narratives, patterns: maps.patterns, patternDim: maps.patternDim },
+      });
     }
   } catch (err) {
     await pool?.drop(manifest.generation);
     throw err;
   }
-  const after = new Uint32Array(index.rows + 1);
-  // A masked row has no vector (its scale is cleared at load).
-  for (let r = index.rows - 1; r >= 0; r--) after[r] = after[r + 1]! + (index.vectors.hasVector(r) ? 1 : 0);
-  return {
+  const gen: LoadedGeneration = {
     id: manifest.generation,
     dir,
     manifest,
@@ -84,16 +143,15 @@ export async function loadGeneration(
     maps,
     loadedAt: new Date().toISOString(),
     loadMs: Math.round(performance.now() - t0),
-    vectorRowsFrom: (start) => {
-      assertInt(start, 0, index.rows, 'first row');
-      return after[start]!;
-    },
-    members: {
-      creator: content.creatorId,
-      platform: content.platform,
-      interactions: Float64Array.from({ length: index.rows }, (_, r) => index.likes[r]! + index.comments[r]! + index.shares[r]!),
-    },
-    search: pool ? (p) => pool.search(manifest.generation, p) : async (p) => searchWithClusters(index, p),
+    ...derived(index, content),
+    answer: pool ? (r) => pool.answer(manifest.generation, r) : async (r) => answerHere(gen, r, (plan) => graphsOf(index, plan)),
+    search: pool ? (p) => pool.search(manifest.generation, p) : async (p) => rankHere(gen, p, (plan) => graphsOf(index, plan)),
     dispose: pool ? () => pool.drop(manifest.generation) : async () => undefined,
   };
+  return gen;
+}
+
+function graphsOf(index: SearchIndex, plan: SearchPlan) {
+  assert(index.hnsw, `generation ${index.generation} was loaded without its graphs`);
+  return graphCandidates(index.hnsw, plan);
 }

@@ -19,6 +19,7 @@ export class SnapshotStore {
   private retired = new Set<LoadedGeneration>();
   private loading: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private swapListeners: Array<(gen: LoadedGeneration) => void> = [];
   lastError: string | null = null;
 
   constructor(
@@ -38,6 +39,12 @@ export class SnapshotStore {
 
   get generation(): LoadedGeneration | null {
     return this.current;
+  }
+
+  /** Call `fn` with each generation swapped in from now on (and at once with the one served, if any). */
+  onSwap(fn: (gen: LoadedGeneration) => void): void {
+    this.swapListeners.push(fn);
+    if (this.current) fn(this.current);
   }
 
   /** Generations loaded but retired, still held by in-flight requests. */
@@ -77,6 +84,7 @@ export class SnapshotStore {
         const old = this.current;
         this.current = next;
         this.lastError = null;
+        for (const fn of this.swapListeners) fn(next);
         this.log.info({ generation: next.id, loadMs: next.loadMs, previous: old?.id ?? null }, 'serving generation');
         if (old) {
           if (this.leases.has(old)) this.retired.add(old);

@@ -629,6 +629,11 @@ export function openApiDocument(prefix: string): Schema {
           draining_generations: int,
           last_load_error: nullable('string'),
           ledger: obj({ last_seq: int, open_holds: int, recovered_ms: num, torn_tail_cut: bool }),
+          search: obj({
+            answer_workers: int,
+            worker_restarts: int,
+            answer_cache: obj({ entries: int, bytes: int, hits: int, misses: int }),
+          }),
           uptime_seconds: num,
         }),
       },

@@ -3,12 +3,11 @@
 // noise below the similarity floor, small clusters dissolved) with settings for a hundred-odd
 // rows, on the kernel form of k-means (core/clustering/kernel-kmeans.ts): once the rows' Gram matrix
 // is built, nothing costs more than n^2 additions. Computed where the search runs (a search worker
-// holds the shared vectors), so this per-request k-means is spread over the cores; the main thread
-// then describes the clusters (answer-narratives.ts).
+// holds the shared vectors), so this per-request k-means is spread over the cores; answer-narratives.ts
+// then describes the clusters.
 import { gramMatrix, KernelKMeans, seedPositions } from '../../core/clustering/kernel-kmeans.ts';
-import type { SearchIndex } from '../../core/ranking/search-index.ts';
 import type { QuantizedVectors } from '../../core/quantized-vectors.ts';
-import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
+import type { RankedRow } from '../../core/ranking/search.ts';
 import { kGrid } from '../../core/clustering/kmeans-by-silhouette.ts';
 
 /**
@@ -72,15 +71,4 @@ export function clusterAnswer(vectors: QuantizedVectors, ranked: readonly Ranked
   }
   for (let i = 0; i < n; i++) if (assignment[i]! >= 0 && sizes[assignment[i]!]! < minSize) assignment[i] = -1;
   return { rows, assignment, similarity };
-}
-
-export interface SearchOutcome {
-  ranked: RankedRow[];
-  clusters: AnswerClusters;
-}
-
-/** The ranking core and the answer's clusters: what a search worker does per request. */
-export function searchWithClusters(index: SearchIndex, p: SearchParams): SearchOutcome {
-  const ranked = search(index, p);
-  return { ranked, clusters: clusterAnswer(index.vectors, ranked) };
 }

@@ -8,18 +8,26 @@
 //             queryRelevance = the members' mean cosine to the query (0..1). Their ids stay
 //             readable at /narratives/{id} for EMERGENT_TTL_MS (emergent-store.ts).
 import { createHash } from 'node:crypto';
-import { terms } from '../../core/analyzer.ts';
+import { termsAndSurfaces } from '../../core/analyzer.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
 import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../../core/stats/hypergeometric.ts';
 import type { WindowKey } from '../../core/windows.ts';
-import { DESCRIBE_POSTS, describeNarrative, platformDiffusion } from '../../core/maps/describe.ts';
+import {
+  DESCRIBE_POSTS,
+  describeFromWords,
+  describeNarrative,
+  labelOfWords,
+  platformDiffusion,
+  postWords,
+  type PostWords,
+} from '../../core/maps/describe.ts';
 import { LABEL_DEFAULTS, labelFrom, labelKeys } from '../../core/maps/labels.ts';
 import { narrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats } from '../../core/maps/series.ts';
 import { memberStats, representativeOf } from '../../core/maps/members.ts';
 import type { AnswerClusters } from './answer-clusters.ts';
 import { KeyCounter, keyListsOf, LabelVocabulary } from '../../core/maps/label-counts.ts';
-import { windowDaysOf, type LoadedGeneration } from '../generation/loaded-generation.ts';
+import { windowDaysOf, type GenerationData } from '../generation/loaded-generation.ts';
 import type { LoadedNarrative, Narrative } from '../maps/load-maps.ts';
 
 export const TRACKED_FDR = 0.05;
@@ -33,7 +41,7 @@ export interface EmergentNarrative {
 }
 
 /** Tracked narratives of `window` that the returned rows over-represent, by overlapZScore. */
-export function trackedNarratives(gen: LoadedGeneration, window: WindowKey, rows: readonly number[]): TrackedInAnswer[] {
+export function trackedNarratives(gen: GenerationData, window: WindowKey, rows: readonly number[]): TrackedInAnswer[] {
   const inWindow = gen.maps.narratives.filter((n) => n.narrative.window_key === window);
   if (inWindow.length === 0 || rows.length === 0) return [];
   const overlap = new Map<string, number>();
@@ -56,41 +64,79 @@ export function trackedNarratives(gen: LoadedGeneration, window: WindowKey, rows
     .map(({ ln, k, z }) => ({ ...ln.narrative, memberOverlap: k, overlapZScore: z, overlap_count: k }));
 }
 
-/** Rows whose label keys are remembered per generation (a few MB at most). */
+/** Rows whose words are remembered per generation (a few tens of MB at most). */
 export const LABEL_KEY_CACHE_ROWS = 100_000;
+
+/**
+ * What the answer reads of a row's text, from one analysis of it (and one of its summary text):
+ * its label keys (terms and bigrams) and its label words as written and in its summary
+ * (core/maps/describe.ts, PostWords), held as ids of the generation's label vocabulary.
+ */
+interface RowWords {
+  labelIds: Int32Array;
+  /** Each label-word occurrence's term id, and its surface where that is not the term itself. */
+  surfaceIds: Int32Array;
+  surfaceAs: Map<number, string> | null;
+  summaryIds: Int32Array;
+  hasSummary: boolean;
+}
 interface LabelCache {
   vocabulary: LabelVocabulary;
-  rows: Map<number, Int32Array>;
+  rows: Map<number, RowWords>;
 }
-const labelCaches = new WeakMap<LoadedGeneration, LabelCache>();
+const labelCaches = new WeakMap<GenerationData, LabelCache>();
 const counter = new KeyCounter();
 
 /**
- * A row's label keys (analysed terms of its title and description, and their bigrams) as ids of
- * the generation's label vocabulary, kept for the generation's life: analysing the text of every
- * returned row was the main thread's largest cost per search, and popular rows come back in answer
- * after answer. Bounded: when full, the oldest rows go (insertion order); when the vocabulary is
- * full, both start again (before an answer, see emergentNarratives).
+ * A row's words, kept for the generation's life: analysing the text of every returned row (its
+ * label keys, and for the central posts their surface forms and summary words) was the main
+ * cost of an answer, and popular rows come back in answer after answer. Bounded: when full, the
+ * oldest rows go (insertion order); when the vocabulary is full, both start again (before an
+ * answer, see emergentNarratives).
  */
-function labelCache(gen: LoadedGeneration): LabelCache {
+function labelCache(gen: GenerationData): LabelCache {
   let cache = labelCaches.get(gen);
   if (!cache) labelCaches.set(gen, (cache = { vocabulary: new LabelVocabulary(), rows: new Map() }));
   return cache;
 }
 
-function rowLabelIds(cache: LabelCache, row: number, textOf: (row: number) => string): Int32Array {
-  let ids = cache.rows.get(row);
-  if (!ids) {
-    ids = cache.vocabulary.idsOf(labelKeys(terms(textOf(row))));
+function rowWords(cache: LabelCache, row: number, textOf: (row: number) => string): RowWords {
+  let words = cache.rows.get(row);
+  if (!words) {
+    const text = textOf(row);
+    const analysed = termsAndSurfaces(text);
+    const post = postWords(text, analysed.surfaces);
+    const { vocabulary } = cache;
+    const surfaceIds = vocabulary.idsOf(post.surfaces.map(([term]) => term));
+    let surfaceAs: Map<number, string> | null = null;
+    post.surfaces.forEach(([term, surface], i) => {
+      if (surface !== term) (surfaceAs ??= new Map()).set(i, surface);
+    });
+    words = {
+      labelIds: vocabulary.idsOf(labelKeys(analysed.terms)),
+      surfaceIds,
+      surfaceAs,
+      summaryIds: vocabulary.idsOf([...post.summaryWords]),
+      hasSummary: post.hasSummary,
+    };
     if (cache.rows.size >= LABEL_KEY_CACHE_ROWS) cache.rows.delete(cache.rows.keys().next().value!);
-    cache.rows.set(row, ids);
+    cache.rows.set(row, words);
   }
-  return ids;
+  return words;
+}
+
+/** A row's PostWords again, from its cached ids. */
+function postWordsOf(keys: readonly string[], w: RowWords): PostWords {
+  return {
+    surfaces: Array.from(w.surfaceIds, (id, i) => [keys[id]!, w.surfaceAs?.get(i) ?? keys[id]!] as const),
+    summaryWords: new Set(Array.from(w.summaryIds, (id) => keys[id]!)),
+    hasSummary: w.hasSummary,
+  };
 }
 
 /** The answer's clusters (answer-clusters.ts), described as narratives of the search window. */
 export function emergentNarratives(
-  gen: LoadedGeneration,
+  gen: GenerationData,
   window: WindowKey,
   query: string,
   ranked: readonly RankedRow[],
@@ -113,7 +159,7 @@ export function emergentNarratives(
   // A full vocabulary starts again before this answer's ids are taken, never in the middle.
   if (cache.vocabulary.full) (cache.vocabulary.clear(), cache.rows.clear());
   const memberRows = clusters.map((c) => groups.get(c)!.map((i) => rows[i]!));
-  const termIds = memberRows.map((rs) => rs.map((r) => rowLabelIds(cache, r, textOf)));
+  const termIds = memberRows.map((rs) => rs.map((r) => rowWords(cache, r, textOf).labelIds));
   const { vocabulary } = cache;
   const termLists = keyListsOf(termIds);
   const topTerms = counter.top(termLists.classes, termLists.lists, vocabulary.keys.length, 12, (id) => vocabulary.keys[id]!);
@@ -132,10 +178,15 @@ export function emergentNarratives(
       const { creators, platforms, interactions: engagement } = memberStats(gen.members, members);
       const representative = representativeOf(gen.members, members);
       const tags = topTags[ci]!.map((t) => t.key);
-      const described = describeNarrative(
-        labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms, shared) || tags[0] || 'untitled',
-        [...new Set([representative, ...members.slice(0, DESCRIBE_POSTS)])].map(textOf),
-      );
+      const label = labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms, shared) || tags[0] || 'untitled';
+      const central = [...new Set([representative, ...members.slice(0, DESCRIBE_POSTS)])];
+      const described = labelOfWords(label)
+        ? describeFromWords(
+            label,
+            central.map((r) => postWordsOf(vocabulary.keys, rowWords(cache, r, textOf))),
+            (i) => textOf(central[i]!),
+          )
+        : describeNarrative(label, central.map(textOf));
       const series = seriesStats(
         members.map((r) => index.publishedAt[r]!),
         asOf,

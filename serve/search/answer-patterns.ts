@@ -15,7 +15,7 @@ import { segmentsContainAny, segmentTermIds } from '../../core/bm25.ts';
 import { segmentDir, segmentOfRow } from '../../core/segments.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
 import type { WindowKey } from '../../core/windows.ts';
-import type { LoadedGeneration } from '../generation/loaded-generation.ts';
+import type { GenerationData } from '../generation/loaded-generation.ts';
 import type { Lookalike, PatternDetail, RepresentativeContent } from '../maps/load-maps.ts';
 
 export const SEARCH_PATTERNS_MAX = 10;
@@ -34,7 +34,7 @@ export interface PatternEntry {
 }
 
 /** Visual vectors of a few rows, read from their segments' visual-vectors.f32 (not held in memory). */
-function readVisualRows(gen: LoadedGeneration, rows: number[]): Map<number, Float32Array> {
+function readVisualRows(gen: GenerationData, rows: number[]): Map<number, Float32Array> {
   const out = new Map<number, Float32Array>();
   const dim = gen.maps.patternDim;
   if (dim === 0 || rows.length === 0) return out;
@@ -53,7 +53,7 @@ function readVisualRows(gen: LoadedGeneration, rows: number[]): Map<number, Floa
   return out;
 }
 
-function queryLook(gen: LoadedGeneration, ranked: readonly RankedRow[]): Float32Array | null {
+function queryLook(gen: GenerationData, ranked: readonly RankedRow[]): Float32Array | null {
   const top = ranked.slice(0, LOOK_ROWS);
   const vectors = readVisualRows(
     gen,
@@ -69,7 +69,7 @@ function queryLook(gen: LoadedGeneration, ranked: readonly RankedRow[]): Float32
   return Float32Array.from(look, (x) => x / norm);
 }
 
-export function searchPatterns(gen: LoadedGeneration, window: WindowKey, query: string, ranked: readonly RankedRow[]): PatternEntry[] {
+export function searchPatterns(gen: GenerationData, window: WindowKey, query: string, ranked: readonly RankedRow[]): PatternEntry[] {
   const qTerms = [...new Set(analyzeTerms(query))];
   if (qTerms.length === 0) return [];
   const inAnswer = new Set<string>();

@@ -1,31 +1,48 @@
-// Search off the event loop: SEARCH_THREADS worker threads (search-worker.ts), each holding the
-// HNSW graphs of the generations being served, so searches run on every core while the main
-// thread answers HTTP, bills and builds answers. The big arrays (text vectors, BM25 postings)
-// live in SharedArrayBuffers the main thread loaded once; a worker holds only its own graphs
-// (hnswlib indexes cannot be shared between threads) and small columns. Hand-written because the
-// pool must broadcast (load / drop a generation on every worker) as well as dispatch: a search
-// goes to the worker with the fewest searches in flight.
-import type { Worker } from 'node:worker_threads';
+// Search off the event loop, on every core, with one copy of the HNSW graphs:
+//   - one graph worker (graph-worker.ts) holds the graphs of the generations being served and
+//     answers vector-candidate requests (hnswlib indexes cannot be shared between threads, and a
+//     copy per thread cost about 0.85 GB at 1M posts);
+//   - SEARCH_THREADS answer workers (answer-worker.ts) do everything else of an answer: the
+//     ranking core's plan and fusion, the answer's clusters, content items, creators, narratives,
+//     patterns and the answer's JSON. They read the big parts (vectors, postings, row and content
+//     columns, enrichment) in the SharedArrayBuffers the main thread loaded, and ask the graph
+//     worker for vector candidates over a MessageChannel of their own;
+//   - the main thread authenticates, bills and writes the bytes.
+// Hand-written because the pool must broadcast (load / drop a generation on every worker) as well
+// as dispatch (an answer goes to the answer worker with the fewest in flight), and wire the
+// channels again when a worker dies and is replaced.
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import { spawnTsWorker } from '../../core/workers/spawn.ts';
 import { waitAtMost } from '../../core/wait-at-most.ts';
 import type { SearchParams } from '../../core/ranking/search.ts';
-import type { SearchOutcome } from './answer-clusters.ts';
 import type { SharedIndexParts } from '../../core/ranking/search-index.ts';
+import type { GenerationParts } from '../generation/loaded-generation.ts';
+import type { AnswerRequest, BuiltAnswer, SearchOutcome } from './answer-build.ts';
 
-export type SearchWorkerMessage =
+export type GraphWorkerMessage =
   | { id: number; kind: 'load'; gen: string; dir: string; shared: SharedIndexParts }
   | { id: number; kind: 'drop'; gen: string }
+  | { id: number; kind: 'connect'; port: MessagePort };
+export type AnswerWorkerMessage =
+  | { id: number; kind: 'load'; parts: GenerationParts }
+  | { id: number; kind: 'drop'; gen: string }
+  | { id: number; kind: 'graph'; port: MessagePort }
+  | { id: number; kind: 'answer'; gen: string; request: AnswerRequest }
   | { id: number; kind: 'search'; gen: string; params: SearchParams };
-export type SearchWorkerReply = { id: number; result: unknown } | { id: number; error: string };
+export type WorkerReply = { id: number; result: unknown } | { id: number; error: string } | { thread: number | null };
 
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
+type Role = 'graph' | 'answer';
 interface Lane {
+  role: Role;
   worker: Worker;
   inFlight: number;
   alive: boolean;
   ready: Promise<void>;
   isReady: boolean;
+  /** The worker's OS thread id (core/workers/os-thread.ts), once it has said. */
+  thread: number | null;
 }
 interface Waiting {
   resolve: (r: any) => void;
@@ -33,38 +50,70 @@ interface Waiting {
   lane: Lane;
 }
 
+const ENTRY: Record<Role, URL> = {
+  graph: new URL('./graph-worker.ts', import.meta.url),
+  answer: new URL('./answer-worker.ts', import.meta.url),
+};
+
 export class SearchPool {
-  private readonly lanes: Lane[] = [];
+  private graph: Lane;
+  private readonly answers: Lane[] = [];
   private readonly waiting = new Map<number, Waiting>();
   /** Generations every worker holds, so a replacement worker can load them too. */
-  private readonly loaded = new Map<string, { dir: string; shared: SharedIndexParts }>();
+  private readonly loaded = new Map<string, GenerationParts>();
   private nextId = 1;
   private closed = false;
   private drained: (() => void) | null = null;
   /** Workers that died and were replaced (for /health and the logs). */
   restarts = 0;
 
+  /** `threads` answer workers (at least one) beside the one graph worker. */
   constructor(
     readonly threads: number,
     private readonly onError: (err: Error) => void = () => undefined,
   ) {
-    for (let i = 0; i < threads; i++) this.lanes.push(this.spawn());
+    if (!(threads >= 1)) throw new Error(`a search pool needs at least one answer worker (${threads})`);
+    this.graph = this.spawn('graph');
+    for (let i = 0; i < threads; i++) this.answers.push(this.spawn('answer'));
+    for (const a of this.answers) this.connect(a);
   }
 
-  /** The worker threads (operators and tests watch them). */
+  /** The worker threads (operators and tests watch them): the graph worker first. */
   get workers(): Worker[] {
-    return this.lanes.map((l) => l.worker);
+    return [this.graph, ...this.answers].map((l) => l.worker);
   }
 
-  private spawn(): Lane {
+  /** The workers' OS thread ids (Linux; those known so far), for /proc/<pid>/task/<tid>/stat. */
+  get threadIds(): number[] {
+    return [this.graph, ...this.answers].flatMap((l) => (l.alive && l.thread !== null ? [l.thread] : []));
+  }
+
+  /** Until every worker has said which OS thread it is (at most `ms`). */
+  async threadsKnown(ms = 10_000): Promise<number[]> {
+    for (const until = Date.now() + ms; Date.now() < until && this.threadIds.length < 1 + this.answers.length;)
+      await new Promise((r) => setTimeout(r, 10));
+    return this.threadIds;
+  }
+
+  /** A channel between the graph worker and an answer worker (the answer worker asks, the graph worker answers). */
+  private connect(answer: Lane): void {
+    const { port1, port2 } = new MessageChannel();
+    this.post(this.graph, { kind: 'connect', port: port1 }, [port1]).catch((e: Error) => this.onError(e));
+    this.post(answer, { kind: 'graph', port: port2 }, [port2]).catch((e: Error) => this.onError(e));
+  }
+
+  private spawn(role: Role): Lane {
     const lane: Lane = {
-      worker: spawnTsWorker(new URL('./search-worker.ts', import.meta.url)),
+      role,
+      worker: spawnTsWorker(ENTRY[role]),
       inFlight: 0,
       alive: true,
       ready: Promise.resolve(),
       isReady: true,
+      thread: null,
     };
-    lane.worker.on('message', (m: SearchWorkerReply) => {
+    lane.worker.on('message', (m: WorkerReply) => {
+      if ('thread' in m) return void (lane.thread = m.thread);
       const w = this.waiting.get(m.id);
       if (!w) return;
       this.waiting.delete(m.id);
@@ -75,7 +124,8 @@ export class SearchPool {
     });
     // A dead worker fails what it was doing (those searches answer 500 and release their holds)
     // and is replaced by a new one that loads the generations being served; until it is ready,
-    // searches go to the other workers or wait for it.
+    // answers go to the other workers or wait for it. A new graph worker is wired to every answer
+    // worker again (their old channels died with it, failing the requests on them).
     const died = (err: Error) => {
       if (!lane.alive) return;
       lane.alive = false;
@@ -83,56 +133,87 @@ export class SearchPool {
       if (this.waiting.size === 0) this.drained?.();
       if (this.closed) return;
       this.onError(err);
-      const next = this.spawn();
+      const next = this.spawn(role);
       this.restarts++;
       next.isReady = false;
+      if (role === 'graph') {
+        this.graph = next;
+        for (const a of this.answers) if (a.alive) this.connect(a);
+      } else {
+        this.answers[this.answers.indexOf(lane)] = next;
+        this.connect(next);
+      }
       next.ready = (async () => {
-        for (const [gen, { dir, shared }] of this.loaded) await this.send(next, { kind: 'load', gen, dir, shared });
+        for (const parts of this.loaded.values()) await this.loadOn(next, parts);
         next.isReady = true;
       })();
       next.ready.catch((e: Error) => this.onError(e));
-      this.lanes[this.lanes.indexOf(lane)] = next;
     };
     lane.worker.on('error', died);
     lane.worker.on('exit', (code) => died(new Error(`search worker exited with code ${code}`)));
     return lane;
   }
 
-  private send<R>(lane: Lane, msg: DistributiveOmit<SearchWorkerMessage, 'id'>): Promise<R> {
+  private post<R>(
+    lane: Lane,
+    msg: DistributiveOmit<GraphWorkerMessage | AnswerWorkerMessage, 'id'>,
+    transfer: MessagePort[] = [],
+  ): Promise<R> {
     if (this.closed) return Promise.reject(new Error('search pool is closed'));
     if (!lane.alive) return Promise.reject(new Error('search worker is gone'));
     const id = this.nextId++;
     lane.inFlight++;
     return new Promise<R>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject, lane });
-      lane.worker.postMessage({ ...msg, id });
+      lane.worker.postMessage({ ...msg, id }, transfer);
     });
   }
 
+  private loadOn(lane: Lane, parts: GenerationParts): Promise<unknown> {
+    return lane.role === 'graph'
+      ? this.post(lane, { kind: 'load', gen: parts.id, dir: parts.dir, shared: parts.index })
+      : this.post(lane, { kind: 'load', parts });
+  }
+
   /**
-   * Every worker loads the generation (its graphs; the shared parts are not copied), one after
-   * another: loading reads columns through DuckDB, and doing it in every thread at once stacked
+   * Every worker loads the generation (the graph worker its graphs; the shared parts are not
+   * copied), one after another: loading reads files, and doing it in every thread at once stacked
    * their transient memory into the server's peak.
    */
-  async load(gen: string, dir: string, shared: SharedIndexParts): Promise<void> {
-    this.loaded.set(gen, { dir, shared });
-    for (const l of this.lanes) await this.send(l, { kind: 'load', gen, dir, shared });
+  async load(parts: GenerationParts): Promise<void> {
+    this.loaded.set(parts.id, parts);
+    for (const l of [this.graph, ...this.answers]) await this.loadOn(l, parts);
   }
 
   /** Every worker lets the generation go. */
   async drop(gen: string): Promise<void> {
     this.loaded.delete(gen);
-    await Promise.all(this.lanes.filter((l) => l.alive).map((l) => this.send(l, { kind: 'drop', gen }).catch(() => undefined)));
+    await Promise.all(
+      [this.graph, ...this.answers].filter((l) => l.alive).map((l) => this.post(l, { kind: 'drop', gen }).catch(() => undefined)),
+    );
+  }
+
+  /** The least busy ready answer worker; when none is ready (a replacement still loading), wait for one. */
+  private async answerLane(): Promise<Lane> {
+    let best: Lane | null = null;
+    for (const l of this.answers) if (l.alive && l.isReady && (!best || l.inFlight < best.inFlight)) best = l;
+    if (!best) best = this.answers.find((l) => l.alive) ?? null;
+    if (!best) throw new Error('no search worker is running');
+    await best.ready;
+    return best;
+  }
+
+  async answer(gen: string, request: AnswerRequest): Promise<BuiltAnswer> {
+    const lane = await this.answerLane();
+    // The answer worker asks the graph worker itself: a replacement must have loaded the graphs first.
+    await this.graph.ready;
+    return this.post<BuiltAnswer>(lane, { kind: 'answer', gen, request });
   }
 
   async search(gen: string, params: SearchParams): Promise<SearchOutcome> {
-    // The least busy ready worker; when none is ready (a replacement still loading), wait for one.
-    let best: Lane | null = null;
-    for (const l of this.lanes) if (l.alive && l.isReady && (!best || l.inFlight < best.inFlight)) best = l;
-    if (!best) best = this.lanes.find((l) => l.alive) ?? null;
-    if (!best) throw new Error('no search worker is running');
-    await best.ready;
-    return this.send<SearchOutcome>(best, { kind: 'search', gen, params });
+    const lane = await this.answerLane();
+    await this.graph.ready;
+    return this.post<SearchOutcome>(lane, { kind: 'search', gen, params });
   }
 
   /**
@@ -144,6 +225,8 @@ export class SearchPool {
     if (this.closed) return;
     this.closed = true;
     if (this.waiting.size > 0) await waitAtMost(new Promise<void>((resolve) => (this.drained = resolve)), drainMs);
-    await Promise.all(this.lanes.map((l) => l.worker.terminate()));
+    // Answer workers first: a graph worker stopped under them would fail their requests.
+    await Promise.all(this.answers.map((l) => l.worker.terminate()));
+    await this.graph.worker.terminate();
   }
 }

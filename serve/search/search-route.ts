@@ -1,25 +1,28 @@
-// POST /search (docs/api.md, "POST /search", "Billing and limits"): validate, hold limit x 0.01 credits, run the
-// ranking core on the leased generation, build the answer, settle to the rows returned (storing
-// the answer under an Idempotency-Key), and release the hold if anything fails. A search whose
-// ranking has not come back within SEARCH_BUDGET_MS of the request's start releases its hold and
-// is handed to an insights job (the 202 of docs/api.md, "POST /search").
+// POST /search (docs/api.md, "POST /search", "Billing and limits"): validate, hold limit x 0.01 credits, have the
+// answer built on the leased generation (by an answer worker: search-pool.ts), settle to the rows
+// returned (storing the answer under an Idempotency-Key), and release the hold if anything fails.
+// This thread authenticates, bills and writes bytes: the answer comes back as a JSON fragment and
+// only the call's own fields are written around it. A search whose answer has not come back within
+// SEARCH_BUDGET_MS of the request's start releases its hold and is handed to an insights job (the
+// 202 of docs/api.md, "POST /search"). An identical request on the same generation reuses the
+// answer from the answer cache (answer-cache.ts); it is still held, settled and recorded like any other.
 import type Koa from 'koa';
+import { terms as analyzeTerms } from '../../core/analyzer.ts';
 import { failpoint } from '../../core/failpoints.ts';
 import { valueWithin } from '../../core/wait-at-most.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
 import type { Caller } from '../http/auth.ts';
 import { creditHeaders, holdOr402, PER_RECORD_MICRO } from '../billing/holds.ts';
-import { contentItem, creatorsOf } from '../generation/content-item.ts';
 import type { EmergentStore } from './emergent-store.ts';
+import { AnswerCache } from './answer-cache.ts';
 import { HttpError } from '../http/http-error.ts';
 import { idempotencyKeyHeader, requestHash } from '../http/idempotency-key.ts';
 import { INSIGHTS_DEPTH_DEFAULT } from '../jobs/job-request.ts';
 import type { JobRunner } from '../jobs/job-runner.ts';
 import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from './search-body.ts';
-import { emergentNarratives, trackedNarratives } from './answer-narratives.ts';
-import { searchPatterns } from './answer-patterns.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
+import type { BuiltAnswer } from './answer-build.ts';
 
 export interface SearchDeps {
   ledger: Ledger;
@@ -31,11 +34,15 @@ export interface SearchDeps {
   /** SEARCH_BUDGET_MS, and the jobs a search over it is handed to (without jobs there is no budget). */
   budgetMs: number;
   jobs?: JobRunner;
+  /** Answers of identical requests on the served generation (SEARCH_CACHE_MB; absent or 0: none). */
+  cache?: AnswerCache;
 }
 
+/** An answer stored with its settlement for Idempotency-Key replays: its JSON as sent (`body`: records of earlier versions). */
 interface StoredResponse {
   status: number;
-  body: unknown;
+  json?: string;
+  body?: unknown;
   headers: Record<string, string>;
 }
 
@@ -57,7 +64,8 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
         ctx.status = r.status;
         ctx.set(r.headers);
         ctx.set('Idempotent-Replayed', 'true');
-        ctx.body = r.body;
+        if (r.json !== undefined) ((ctx.type = 'application/json'), (ctx.body = r.json));
+        else ctx.body = r.body;
         return;
       }
       if (check.kind === 'conflict') throw new HttpError(422, { error: 'this Idempotency-Key was used with a different request body' });
@@ -78,75 +86,85 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
         maxLimit: (available) => Math.min(SEARCH_LIMIT_MAX, Math.floor(available / PER_RECORD_MICRO)),
       });
       const gen = lease.gen;
-      const searching = (async () => {
-        await failpoint('search.rank');
-        return gen.search(body);
-      })();
-      const outcome = deps.jobs ? await valueWithin(searching, deps.budgetMs - (performance.now() - started)) : await searching;
-      if (outcome === null) {
-        // Over budget (docs/api.md, "POST /search"). The hold is released in full and an insights job of the
-        // window's default depth takes the query; the search still running is abandoned.
-        searching.catch(() => undefined);
-        const released = hold;
-        hold = null;
-        await deps.ledger.release(released.id, 'handed_to_job');
-        const out = await deps.jobs!.submit(
-          { account: caller.account, keyId: caller.key.id },
-          { kind: 'insights', query: body.query, limit: INSIGHTS_DEPTH_DEFAULT[body.window], window: body.window, includeSignals: false },
-          ctx.state.requestId as string,
-          null,
-        );
-        if (idemKey) deps.ledger.idempotencyAbort(caller.account, idemKey);
-        const view = deps.jobs!.view(out.job);
-        ctx.status = 202;
-        ctx.set(
-          creditHeaders(
-            out.status === 200 ? (out.job.chargedMicro ?? 0) : out.job.heldMicro,
-            deps.ledger.balance(caller.account).availableMicro,
-          ),
-        );
-        ctx.body = {
-          jobId: out.job.jobId,
-          reason: 'sync_budget_exceeded',
-          request_id: ctx.state.requestId as string,
-          status: out.job.status,
-          statusUrl: view.statusUrl,
-          ...(out.status === 200 ? { charged: view.charged } : { estimated_cost: view.estimated_cost }),
-        };
-        return;
+      // The request as the ranking reads it: its analysed terms (so "EV recall" and "the ev recall" are one).
+      const normalised = analyzeTerms(body.query);
+      const cacheKey = AnswerCache.key(normalised, body.limit, body.window);
+      let built: BuiltAnswer | undefined = deps.cache?.get(gen.id, cacheKey);
+      const computed = !built;
+      if (!built) {
+        const answering = (async () => {
+          await failpoint('search.rank');
+          return gen.answer({ params: body, normalisedQuery: normalised.join(' '), patterns: deps.patterns });
+        })();
+        const outcome = deps.jobs ? await valueWithin(answering, deps.budgetMs - (performance.now() - started)) : await answering;
+        if (outcome === null) {
+          // Over budget (docs/api.md, "POST /search"). The hold is released in full and an insights job of the
+          // window's default depth takes the query; the answer still being built is abandoned.
+          answering.catch(() => undefined);
+          const released = hold;
+          hold = null;
+          await deps.ledger.release(released.id, 'handed_to_job');
+          const out = await deps.jobs!.submit(
+            { account: caller.account, keyId: caller.key.id },
+            { kind: 'insights', query: body.query, limit: INSIGHTS_DEPTH_DEFAULT[body.window], window: body.window, includeSignals: false },
+            ctx.state.requestId as string,
+            null,
+          );
+          if (idemKey) deps.ledger.idempotencyAbort(caller.account, idemKey);
+          const view = deps.jobs!.view(out.job);
+          ctx.status = 202;
+          ctx.set(
+            creditHeaders(
+              out.status === 200 ? (out.job.chargedMicro ?? 0) : out.job.heldMicro,
+              deps.ledger.balance(caller.account).availableMicro,
+            ),
+          );
+          ctx.body = {
+            jobId: out.job.jobId,
+            reason: 'sync_budget_exceeded',
+            request_id: ctx.state.requestId as string,
+            status: out.job.status,
+            statusUrl: view.statusUrl,
+            ...(out.status === 200 ? { charged: view.charged } : { estimated_cost: view.estimated_cost }),
+          };
+          return;
+        }
+        built = outcome;
       }
-      const { ranked, clusters } = outcome;
-      const rows = ranked.map((r) => r.row);
-      const content = ranked.map((r) => contentItem(gen, r));
-      const emergent = emergentNarratives(gen, body.window, body.query, ranked, clusters);
-      deps.emergent.put(gen.id, emergent);
-      const narratives = [...trackedNarratives(gen, body.window, rows), ...emergent.map((e) => e.narrative)];
-      const charged = content.length * PER_RECORD_MICRO;
-      // Pattern entries are switched off unless SEARCH_PATTERNS is on; the list stays empty.
-      const patterns = deps.patterns ? searchPatterns(gen, body.window, body.query, ranked) : [];
-      const answer = {
-        content,
-        creators: creatorsOf(gen, rows),
-        narratives,
-        patterns,
+      deps.emergent.put(gen.id, built.emergent);
+      const charged = built.count * PER_RECORD_MICRO;
+      // The call's own fields, after the answer's parts (the order of docs/api.md's table).
+      const own = JSON.stringify({
         query: body.query,
         window: body.window,
         request_id: ctx.state.requestId as string,
         response_time_ms: Math.round((performance.now() - started) * 100) / 100,
         usage: { credits: toCredits(charged) },
-      };
+      });
+      const json = Buffer.concat([
+        OPEN,
+        Buffer.from(built.json.buffer, built.json.byteOffset, built.json.byteLength),
+        COMMA,
+        Buffer.from(own.slice(1)),
+      ]);
       // The answer is stored with its settlement (one durable record), so a replay returns it.
       const headers = creditHeaders(charged, deps.ledger.balance(caller.account).availableMicro + hold.amountMicro - charged);
       const settled = await deps.ledger.settle(
         hold.id,
         charged,
         idemKey
-          ? { key: idemKey, bodyHash: bodyHash(body), response: { status: 200, body: answer, headers } satisfies StoredResponse }
+          ? {
+              key: idemKey,
+              bodyHash: bodyHash(body),
+              response: { status: 200, json: json.toString('utf8'), headers } satisfies StoredResponse,
+            }
           : undefined,
       );
       hold = null;
       ctx.set(creditHeaders(settled.chargedMicro, settled.availableMicro));
-      ctx.body = answer;
+      if (computed && deps.cache && gen === deps.snapshots.generation) deps.cache.set(gen.id, cacheKey, built);
+      ctx.type = 'application/json';
+      ctx.body = json;
     } catch (err) {
       if (hold) await deps.ledger.release(hold.id, err instanceof HttpError ? `error ${err.status}` : 'error').catch(() => undefined);
       if (idemKey) deps.ledger.idempotencyAbort(caller.account, idemKey);
@@ -156,3 +174,6 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
     }
   };
 }
+
+const OPEN = Buffer.from('{');
+const COMMA = Buffer.from(',');

@@ -1,0 +1,68 @@
+// A search answer from a generation's data, the same code in an answer worker (answer-worker.ts)
+// and on the main thread (SEARCH_THREADS=0): rank (the ranking core's plan, the vector candidates
+// from wherever the graphs are, fusion), cluster the rows (answer-clusters.ts), build every part
+// that follows from the ranking (content items, creators, tracked and emergent narratives,
+// patterns) and write them as one JSON fragment, so the thread that answers HTTP only adds the
+// call's own fields (query, request_id, response_time_ms, usage) around it.
+import { fuse, planSearch, type RankedRow, type SearchParams, type SearchPlan } from '../../core/ranking/search.ts';
+import type { Neighbour } from '../../core/ranking/segment-graphs.ts';
+import { contentItem, creatorsOf } from '../generation/content-item.ts';
+import type { GenerationData } from '../generation/loaded-generation.ts';
+import { clusterAnswer, type AnswerClusters } from './answer-clusters.ts';
+import { emergentNarratives, trackedNarratives, type EmergentNarrative } from './answer-narratives.ts';
+import { searchPatterns } from './answer-patterns.ts';
+
+// TextEncoder gives the bytes their own ArrayBuffer, which a worker can transfer (a Buffer may sit in Node's shared pool).
+const utf8 = new TextEncoder();
+
+export interface AnswerRequest {
+  params: SearchParams;
+  /** The query's analysed terms joined by spaces: what emergent ids derive from (as the answer cache's key does). */
+  normalisedQuery: string;
+  /** Pattern entries on (SEARCH_PATTERNS). */
+  patterns: boolean;
+}
+
+export interface BuiltAnswer {
+  /** UTF-8 JSON of `"content":[...],"creators":[...],"narratives":[...],"patterns":[...]` (no braces). */
+  json: Uint8Array;
+  /** Content rows returned (what the call is charged for). */
+  count: number;
+  /** The answer's emergent narratives, for /narratives/{id} (emergent-store.ts). */
+  emergent: EmergentNarrative[];
+}
+
+export interface SearchOutcome {
+  ranked: RankedRow[];
+  clusters: AnswerClusters;
+}
+
+/** Where the vector candidates of a plan come from: this thread's graphs, or the graph worker's. */
+export type VectorCandidates = (plan: SearchPlan) => Neighbour[] | Promise<Neighbour[]>;
+
+/** The ranked rows and their clusters. */
+export async function rankHere(gen: GenerationData, p: SearchParams, vectors: VectorCandidates): Promise<SearchOutcome> {
+  const plan = planSearch(gen.index, p);
+  const ranked = plan ? fuse(gen.index, p, plan, plan.vector ? await vectors(plan) : []) : [];
+  return { ranked, clusters: clusterAnswer(gen.index.vectors, ranked) };
+}
+
+/** Every part of an answer that follows from the ranking, as JSON. */
+export function buildAnswer(gen: GenerationData, r: AnswerRequest, outcome: SearchOutcome): BuiltAnswer {
+  const { params } = r;
+  const { ranked, clusters } = outcome;
+  const rows = ranked.map((x) => x.row);
+  const emergent = emergentNarratives(gen, params.window, r.normalisedQuery, ranked, clusters);
+  const parts = JSON.stringify({
+    content: ranked.map((x) => contentItem(gen, x)),
+    creators: creatorsOf(gen, rows),
+    narratives: [...trackedNarratives(gen, params.window, rows), ...emergent.map((e) => e.narrative)],
+    // Pattern entries are switched off unless SEARCH_PATTERNS is on; the list stays empty.
+    patterns: r.patterns ? searchPatterns(gen, params.window, params.query, ranked) : [],
+  });
+  return { json: utf8.encode(parts.slice(1, -1)), count: ranked.length, emergent };
+}
+
+export async function answerHere(gen: GenerationData, r: AnswerRequest, vectors: VectorCandidates): Promise<BuiltAnswer> {
+  return buildAnswer(gen, r, await rankHere(gen, r.params, vectors));
+}
