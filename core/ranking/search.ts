@@ -92,14 +92,15 @@ export function vectorEf(depth: number): number {
 
 /**
  * A search up to its vector candidates: the query's terms, the retrievers' depth, the window's
- * first row, the lexical candidates and the query vector. Split from the fusion so a thread that
- * holds no graphs can ask another for the vector candidates (serve/search/graph-worker.ts) and
- * fuse them itself, with exactly the ranking of search().
+ * first row, the query vector and the lexical candidates. Split from the fusion so a thread that
+ * holds no graphs can ask another for the vector candidates (serve/search/graph-worker.ts), find
+ * the lexical ones while it waits, and fuse them itself, with exactly the ranking of search().
  */
 export interface SearchPlan {
   start: number;
   depth: number;
-  lexical: Array<{ row: number; score: number }>;
+  /** The query's analysed terms. */
+  terms: string[];
   /** The query vector in the index's text space; null when no query term is known to it. */
   vector: Float32Array | null;
 }
@@ -115,9 +116,13 @@ export function planSearch(index: SearchIndex, p: SearchParams): SearchPlan | nu
   if (qTerms.length === 0) return null;
   // Each retriever returns a deeper list than asked for, so fusion has overlap to work with.
   const depth = Math.min(windowRows, Math.max(p.limit * RANKING.depthFactor, RANKING.minDepth));
-  const lexical = searchSegments(index.bm25, qTerms, depth, start, index.deleted);
   const qv = queryVector(index, qTerms);
-  return { start, depth, lexical, vector: qv.some((x) => x !== 0) ? qv : null };
+  return { start, depth, terms: qTerms, vector: qv.some((x) => x !== 0) ? qv : null };
+}
+
+/** The lexical candidates of a plan: BM25 over the window's rows. */
+export function lexicalCandidates(index: SearchIndex, plan: SearchPlan): Array<{ row: number; score: number }> {
+  return searchSegments(index.bm25, plan.terms, plan.depth, plan.start, index.deleted);
 }
 
 /** The vector candidates of a plan from the HNSW graphs (ef: vectorEf), above the vector floor. */
@@ -141,12 +146,17 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
       throw new Error(`generation ${index.generation} was loaded without its graphs (the server's search workers hold them)`);
     vector = graphCandidates(index.hnsw, plan);
   }
-  return fuse(index, p, plan, vector);
+  return fuse(index, p, plan, lexicalCandidates(index, plan), vector);
 }
 
 /** Reciprocal Rank Fusion of a plan's lexical candidates and its vector candidates, blended and cut to the limit. */
-export function fuse(index: SearchIndex, p: SearchParams, plan: SearchPlan, vector: readonly Neighbour[]): RankedRow[] {
-  const { lexical } = plan;
+export function fuse(
+  index: SearchIndex,
+  p: SearchParams,
+  plan: SearchPlan,
+  lexical: ReadonlyArray<{ row: number }>,
+  vector: readonly Neighbour[],
+): RankedRow[] {
   const qv = plan.vector;
   const hasVector = qv !== null;
   const lexRank = new Map(lexical.map((x, i) => [x.row, i + 1]));

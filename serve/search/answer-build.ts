@@ -4,7 +4,7 @@
 // that follows from the ranking (content items, creators, tracked and emergent narratives,
 // patterns) and write them as one JSON fragment, so the thread that answers HTTP only adds the
 // call's own fields (query, request_id, response_time_ms, usage) around it.
-import { fuse, planSearch, type RankedRow, type SearchParams, type SearchPlan } from '../../core/ranking/search.ts';
+import { fuse, lexicalCandidates, planSearch, type RankedRow, type SearchParams, type SearchPlan } from '../../core/ranking/search.ts';
 import type { Neighbour } from '../../core/ranking/segment-graphs.ts';
 import { contentItem, creatorsOf } from '../generation/content-item.ts';
 import type { GenerationData } from '../generation/loaded-generation.ts';
@@ -43,7 +43,13 @@ export type VectorCandidates = (plan: SearchPlan) => Neighbour[] | Promise<Neigh
 /** The ranked rows and their clusters. */
 export async function rankHere(gen: GenerationData, p: SearchParams, vectors: VectorCandidates): Promise<SearchOutcome> {
   const plan = planSearch(gen.index, p);
-  const ranked = plan ? fuse(gen.index, p, plan, plan.vector ? await vectors(plan) : []) : [];
+  let ranked: RankedRow[] = [];
+  if (plan) {
+    // The vector candidates are asked for first: the graph worker searches while this thread finds the lexical ones.
+    const vector = plan.vector ? vectors(plan) : [];
+    const lexical = lexicalCandidates(gen.index, plan);
+    ranked = fuse(gen.index, p, plan, lexical, await vector);
+  }
   return { ranked, clusters: clusterAnswer(gen.index.vectors, ranked) };
 }
 
