@@ -52,10 +52,18 @@ const schema = z.object({
   /**
    * Answer workers: threads that build search answers (ranking, clusters, narratives, JSON) over
    * the generation's shared memory, beside one graph worker that holds the HNSW graphs
-   * (serve/search/search-pool.ts); 0: no workers, searches run on the main thread. Default: the
-   * machine's cores, so every core does answer work while the main thread bills and writes.
+   * (serve/search/search-pool.ts); 0: no workers, searches run on the main thread. Default: one
+   * fewer than the machine's cores (at least one): the graph worker is a busy thread too. At 1M
+   * posts on 2 cores, 1 answer worker against 2 (alternated, 16 connections): planted 112 / 82
+   * against 97 / 76 req/s, frequent words 100 / 75 against 62 / 69 (p99 0.25-0.38 s against
+   * 1.05-1.10 s), long queries 49 / 31 against 71 / 56 (bench/RESULTS.md, api).
    */
-  SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(availableParallelism()),
+  SEARCH_THREADS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(64)
+    .default(Math.max(1, availableParallelism() - 1)),
   /**
    * Memory for the answers of identical searches on the served generation, in MiB of their JSON
    * (serve/search/answer-cache.ts; least recently used out first, emptied on a generation swap);

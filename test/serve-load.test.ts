@@ -197,7 +197,9 @@ test('a search worker that dies is replaced: its generation reloaded, searches a
     const before = pool.restarts;
     await pool.workers[which]!.terminate();
     await waitFor(() => pool.restarts > before, `worker ${which} replaced`, 30_000);
-    // Searches wait for the replacement to load the served generation, then answer.
+    // The replacement loads the served generation (a search meanwhile waits for it, or past
+    // SEARCH_BUDGET_MS is handed to a job), then searches answer.
+    await pool.allReady();
     for (let i = 0; i < 4; i++) {
       const r = await call('POST', '/search', s.demo.secret, { query: 'coffee', limit: 5, window: 'all' });
       assert.is(r.status, 200, JSON.stringify(r.json));

@@ -314,4 +314,21 @@ test('hot swap: a new generation is served without a restart; the old one is rel
   assert.is((await call('POST', '/search', { body: { query: 'coffee', limit: 3 } })).status, 200);
 });
 
+test('SEARCH_THREADS=0: the main thread answers by itself, with the answer the workers gave', async () => {
+  const body = { query: 'EV battery recall', limit: 20, window: 'all' };
+  const viaWorkers = await call('POST', '/search', { body });
+  assert.is(viaWorkers.status, 200);
+  await s.close();
+  s = await startServer(
+    loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SEARCH_THREADS: '0', SEARCH_CACHE_MB: '0' }),
+    createLogger('test', 'silent'),
+  );
+  assert.is(s.searchPool, null);
+  const here = await call('POST', '/search', { body });
+  assert.is(here.status, 200, JSON.stringify(here.json));
+  assert.ok(here.json.content.length > 0);
+  assert.equal(here.json.content, viaWorkers.json.content);
+  assert.equal((await call('GET', '/health')).json.search.answer_workers, 0);
+});
+
 test.run();

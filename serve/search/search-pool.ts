@@ -95,6 +95,11 @@ export class SearchPool {
     return this.threadIds;
   }
 
+  /** Until every worker (replacements included) has loaded the generations being served. */
+  async allReady(): Promise<void> {
+    await Promise.all([this.graph, ...this.answers].map((l) => l.ready));
+  }
+
   /** A channel between the graph worker and an answer worker (the answer worker asks, the graph worker answers). */
   private connect(answer: Lane): void {
     const { port1, port2 } = new MessageChannel();
