@@ -2,6 +2,7 @@
 // and update their section of bench/RESULTS.md.
 import { parseArgs } from 'node:util';
 import { benchApi } from './suites/api.ts';
+import { benchAnswerPhases } from './suites/answer-phases.ts';
 import { benchFirstStart } from './suites/first-start.ts';
 import { benchJobs } from './suites/jobs.ts';
 import { benchLedger } from './suites/ledger.ts';
@@ -37,6 +38,9 @@ suites:
              search by thread, for each query mix (planted, frequent, long, repeated) and connection
              count, beside the bare-HTTP ceiling of the same run; free map reads p99; server RSS;
              every charge durable (SIGKILL after the runs, ledger recovered)
+  answer-phases --posts N (default 100000) --queries Q (default 200): the api bench's generation in
+             this process; each phase of an answer (plan, BM25, HNSW, fusion, clusters, narratives,
+             content items, JSON) timed on one thread per query mix
   jobs       --posts N (default 100000) --seconds S (default 15) --runs R (default 3) --connections C (default 8): search p99 alone and with two insights jobs running
   ranking    --posts N (default 100000) --queries Q (default 400)
              p50/p99 and QPS of search(limit 100), HNSW recall@10 vs exact, beside an exact
@@ -143,6 +147,8 @@ if (suite === 'pipeline' && values.incremental) {
           ? 0
           : int(values['search-threads'], 2, 'search-threads'),
   });
+} else if (suite === 'answer-phases') {
+  await benchAnswerPhases({ posts: int(values.posts, 100_000, 'posts'), queries: int(values.queries, 200, 'queries'), command });
 } else if (suite === 'jobs') {
   await benchJobs({
     posts: int(values.posts, 100_000, 'posts'),

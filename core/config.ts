@@ -52,18 +52,14 @@ const schema = z.object({
   /**
    * Answer workers: threads that build search answers (ranking, clusters, narratives, JSON) over
    * the generation's shared memory, beside one graph worker that holds the HNSW graphs
-   * (serve/search/search-pool.ts); 0: no workers, searches run on the main thread. Default: one
-   * fewer than the machine's cores (at least one): the graph worker is a busy thread too. At 1M
-   * posts on 2 cores, 1 answer worker against 2 (alternated, 16 connections): planted 112 / 82
-   * against 97 / 76 req/s, frequent words 100 / 75 against 62 / 69 (p99 0.25-0.38 s against
-   * 1.05-1.10 s), long queries 49 / 31 against 71 / 56 (bench/RESULTS.md, api).
+   * (serve/search/search-pool.ts); 0: no workers, searches run on the main thread. Default: the
+   * machine's cores. At 1M posts on 2 cores, two answer workers against one (full api bench runs,
+   * 16 connections): planted 94 / 105 against 77 req/s, long queries 60 / 63 against 41, frequent
+   * words 67 / 71 against 69 (with a p99 of 1.1 s against 0.35 s: the graph worker shares the cores
+   * with both); short alternated runs gave one worker the edge on planted and frequent-word queries
+   * (bench/RESULTS.md, api): on this machine the difference is within its run-to-run noise.
    */
-  SEARCH_THREADS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(64)
-    .default(Math.max(1, availableParallelism() - 1)),
+  SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(availableParallelism()),
   /**
    * Memory for the answers of identical searches on the served generation, in MiB of their JSON
    * (serve/search/answer-cache.ts; least recently used out first, emptied on a generation swap);

@@ -420,7 +420,7 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
       connections: o.connections,
       seconds: o.seconds,
       runs: o.runs,
-      searchThreads: o.searchThreads ?? 'default (1)',
+      searchThreads: o.searchThreads ?? 'server default (the cores)',
       serverStartMs: server.startMs,
       threads,
       mixes: results,
@@ -450,7 +450,7 @@ const MIX_TEXT: Record<MixName, string> = {
   repeated: 'repeated: Zipf (s = 1) over 200 queries of the other mixes',
 };
 
-function apiMarkdown(o: ApiBenchOptions, r: any): string {
+export function apiMarkdown(o: ApiBenchOptions, r: any): string {
   const f = (x: number) => Math.round(x).toLocaleString('en-US');
   const ms = (x: number) => `${x.toFixed(1)} ms`;
   const most = Math.max(...o.connections);
@@ -475,7 +475,7 @@ Command: \`${o.command}\` — ${r.date.slice(0, 10)}, ${r.machine}. The server (
     .map((t: string) => `#${t}`)
     .join(
       ', ',
-    )}; words: ${r.queryMixes.topWords.slice(0, 8).join(', ')}. ${o.runs} run(s) of ${o.seconds} s per mix and connection count after a 3 s warm-up; the median run (by req/s) shown, every run's req/s in brackets. Answer cache: every mix runs on a server with it off (SEARCH_CACHE_MB=0: each mix cycles through a few hundred queries, which the cache would serve from memory after the first pass); the repeated mix runs again on a server with it on (the default 64 MiB), where real traffic's repeats are what it is for${r.answerCache ? ` (that server's /health after the runs: ${f(r.answerCache.hits)} hits, ${f(r.answerCache.misses)} misses, ${f(r.answerCache.entries)} answers held in ${(r.answerCache.bytes / 1048576).toFixed(1)} MiB)` : ''}. CPU per search: the server's CPU time in that run (/proc, per thread) over its answered searches: main thread + search workers + other threads (V8's GC helpers, libuv, DuckDB). The ceiling: a bare node:http server (bench/lib/bare-http-server.ts) answering a fixed ${f(r.answerBytes.median)}-byte body (the median answer's size; by mix ${MIX_NAMES.map((m) => `${m} ${f(r.answerBytes.byMix[m])}`).join(', ')}), same client, connections and runs, in the same run: ${o.connections.map((c) => `**${f(r.ceiling[c].reqPerSec)} req/s** at ${c} connections (p99 ${ms(r.ceiling[c].p99)})`).join(', ')}.${at1M ? '' : ' The bars are for 1M posts and are not judged here.'}
+    )}; words: ${r.queryMixes.topWords.slice(0, 8).join(', ')}. ${o.runs} run(s) of ${o.seconds} s per mix and connection count after a 3 s warm-up; the median run (by req/s) shown, every run's req/s in brackets. Answer cache: every mix runs on a server with it off (SEARCH_CACHE_MB=0: each mix cycles through a few hundred queries, which the cache would serve from memory after the first pass); the repeated mix runs again on a server with it on (the default 64 MiB), where real traffic's repeats are what it is for${r.answerCache ? ` (that server's /health after the runs: ${f(r.answerCache.hits)} hits, ${f(r.answerCache.misses)} misses, ${f(r.answerCache.entries)} answers held in ${(r.answerCache.bytes / 1048576).toFixed(1)} MiB)` : ''}. Search threads: ${r.searchThreads}: ${r.threads.workers.length - 1} answer worker(s) and the graph worker (serve/search/search-pool.ts). CPU per search: the server's CPU time in that run (/proc, per thread) over its answered searches: main thread + search workers + other threads (V8's GC helpers, libuv, DuckDB). The ceiling: a bare node:http server (bench/lib/bare-http-server.ts) answering a fixed ${f(r.answerBytes.median)}-byte body (the median answer's size; by mix ${MIX_NAMES.map((m) => `${m} ${f(r.answerBytes.byMix[m])}`).join(', ')}), same client, connections and runs, in the same run: ${o.connections.map((c) => `**${f(r.ceiling[c].reqPerSec)} req/s** at ${c} connections (p99 ${ms(r.ceiling[c].p99)})`).join(', ')}.${at1M ? '' : ' The bars are for 1M posts and are not judged here.'}
 
 | mix | answer cache | connections | req/s (runs) | of the ceiling | p50 / p99 | CPU per search, ms: all = main + workers + other | non-2xx + errors | bars (1M posts, ${most} connections) |
 |---|---|---|---|---|---|---|---|---|

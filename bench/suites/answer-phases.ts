@@ -1,0 +1,82 @@
+// Where a search answer's time goes (part of `npm run bench -- answer-phases`): the api bench's
+// generation loaded in this process with its graphs, and for each query mix (bench/lib/
+// query-mixes.ts) every phase of an answer timed on one thread, nothing else running: the ranking
+// core's plan (query terms and vector), the lexical candidates (BM25), the vector candidates (HNSW),
+// fusion, the answer's clusters, the emergent and tracked narratives, the content items and
+// creators, and the JSON. The first pass warms the caches (label words of rows), the second is
+// reported: ms per answer, median over the mix's queries being noisy on this machine, so means.
+import path from 'node:path';
+import { terms } from '../../core/analyzer.ts';
+import { fuse, graphCandidates, lexicalCandidates, planSearch } from '../../core/ranking/search.ts';
+import { contentItem, creatorsOf } from '../../serve/generation/content-item.ts';
+import { loadGeneration } from '../../serve/generation/loaded-generation.ts';
+import { clusterAnswer } from '../../serve/search/answer-clusters.ts';
+import { emergentNarratives, trackedNarratives } from '../../serve/search/answer-narratives.ts';
+import { generationDir, readCurrent } from '../../core/generations.ts';
+import { dataDirLayout } from '../../core/data-dir.ts';
+import { buildQueryMixes, type MixName } from '../lib/query-mixes.ts';
+import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { ensureData } from './api.ts';
+
+const PHASES = ['plan', 'bm25', 'hnsw', 'fuse', 'cluster', 'emergent', 'tracked', 'content', 'json'] as const;
+type Phase = (typeof PHASES)[number];
+
+export async function benchAnswerPhases(o: { posts: number; queries: number; command: string }): Promise<void> {
+  const { dir, truth } = await ensureData(o.posts);
+  const { mixes } = buildQueryMixes(truth.replace(/\.truth\.ndjson$/, ''), truth);
+  const layout = dataDirLayout(dir);
+  const gen = await loadGeneration(generationDir(layout, (await readCurrent(layout))!));
+  const utf8 = new TextEncoder();
+  const results: Array<{ mix: MixName; answers: number; ms: Record<Phase, number>; total: number }> = [];
+  for (const mix of ['planted', 'frequent', 'long'] as const) {
+    const ms = Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>;
+    let answers = 0;
+    for (let pass = 0; pass < 2; pass++) {
+      if (pass === 1) (PHASES.forEach((p) => (ms[p] = 0)), (answers = 0));
+      for (const q of mixes[mix].slice(0, o.queries)) {
+        const p = { query: q.query, limit: 100, window: q.window };
+        let t = performance.now();
+        const lap = (phase: Phase) => {
+          const now = performance.now();
+          ms[phase] += now - t;
+          t = now;
+        };
+        const plan = planSearch(gen.index, p);
+        lap('plan');
+        if (!plan) continue;
+        const lexical = lexicalCandidates(gen.index, plan);
+        lap('bm25');
+        const vector = plan.vector ? graphCandidates(gen.index.hnsw!, plan) : [];
+        lap('hnsw');
+        const ranked = fuse(gen.index, p, plan, lexical, vector);
+        lap('fuse');
+        const clusters = clusterAnswer(gen.index.vectors, ranked);
+        lap('cluster');
+        const emergent = emergentNarratives(gen, p.window, terms(p.query).join(' '), ranked, clusters);
+        lap('emergent');
+        const rows = ranked.map((r) => r.row);
+        const tracked = trackedNarratives(gen, p.window, rows);
+        lap('tracked');
+        const content = ranked.map((r) => contentItem(gen, r));
+        const creators = creatorsOf(gen, rows);
+        lap('content');
+        utf8.encode(JSON.stringify({ content, creators, narratives: [...tracked, ...emergent.map((e) => e.narrative)], patterns: [] }));
+        lap('json');
+        answers++;
+      }
+    }
+    PHASES.forEach((p) => (ms[p] /= Math.max(1, answers)));
+    results.push({ mix, answers, ms, total: PHASES.reduce((a, p) => a + ms[p], 0) });
+  }
+  const result = { date: new Date().toISOString(), machine: machine(), command: o.command, posts: o.posts, generation: gen.id, results };
+  writeResultsJson(`answer-phases-${o.posts}`, result);
+  const md = `## Where an answer's time goes at ${o.posts.toLocaleString('en-US')} posts
+
+Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. The api bench's generation (${path.basename(dir)}) loaded in one process with its graphs; each phase of an answer (limit 100) timed on one thread with nothing else running, for the first ${o.queries} queries of each mix (bench/lib/query-mixes.ts, each with its window), after a first pass that warms the rows' label-word cache; mean ms per answer. What the api bench's CPU per search adds to this: the main thread (HTTP, billing, bytes), message passing, garbage collection on V8's helper threads, and the slowdown of threads sharing 2 cores.
+
+| mix | answers | ${PHASES.join(' | ')} | total |
+|---|---|${PHASES.map(() => '---').join('|')}|---|
+${results.map((r) => `| ${r.mix} | ${r.answers} | ${PHASES.map((p) => r.ms[p].toFixed(2)).join(' | ')} | **${r.total.toFixed(2)}** |`).join('\n')}`;
+  writeResultsSection(`answer-phases-${o.posts}`, md);
+  process.stdout.write(md + '\n');
+}
