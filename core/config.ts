@@ -42,6 +42,11 @@ const schema = z.object({
   PIPELINE_THREADS: z.coerce.number().int().positive().optional(),
   /** Rows of a time segment (pipeline/segment-plan.ts): the head is sealed, and a full run cuts, once a segment holds this many. */
   SEGMENT_ROWS: z.coerce.number().int().positive().default(250_000),
+  /**
+   * Segments of at least this many rows get window tails where a window keeps less than half of
+   * them (core/ranking/segment-graphs.ts); a smaller graph's filtered search is cheap anyway.
+   */
+  WINDOW_TAIL_MIN_ROWS: z.coerce.number().int().positive().default(20_000),
   /** Per API key: requests per second, and the burst allowed above it. */
   RATE_LIMIT_RPS: z.coerce.number().positive().default(100),
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),

@@ -16,6 +16,7 @@
 //   segments/<id>/doc-terms.bin      the rows' analysed terms (pipeline/doc-terms.ts)
 //   segments/<id>/bm25.bin           BM25 postings over the segment's rows (core/bm25.ts)
 //   segments/<id>/text.hnsw, visual.hnsw  HNSW graphs, labels = local rows (absent: no points)
+//   segments/<id>/text-from-<row>.hnsw    window tails of the text graph (textTails)
 //   segments/<id>/enrichment.parquet, neighbour-scores.parquet, visual-elements.parquet (row_id = local row)
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,6 +31,11 @@ export interface SegmentInfo {
   /** Points in its graphs (rows with a text vector, with a visual vector). */
   textPoints: number;
   visualPoints: number;
+  /**
+   * Window tails of its text graph (core/ranking/segment-graphs.ts, tailFile): the first local row
+   * and points of each. Absent in generations written before them.
+   */
+  textTails?: Array<{ from: number; points: number }>;
   /** Generation that built it. */
   builtIn: string | null;
   /** Its last row (published_at ISO, uuid): posts sorting after it are appended, not rebuilt. Null when empty. */

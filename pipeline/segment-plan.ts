@@ -357,6 +357,8 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
       // A reused segment keeps its graphs, and so their points (a built one's are counted by the index stage).
       textPoints: d.action === 'reuse' ? d.prev!.textPoints : 0,
       visualPoints: d.action === 'reuse' ? d.prev!.visualPoints : 0,
+      // Its window tails too, until the index stage decides which the new windows need.
+      textTails: d.action === 'reuse' ? (d.prev!.textTails ?? []) : [],
       builtIn: d.action === 'reuse' ? d.prev!.builtIn : null,
       last: d.action === 'reuse' ? d.prev!.last : null,
       action: d.action,

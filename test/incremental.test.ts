@@ -14,13 +14,13 @@ import { generationDir, readCurrent, readManifest, type Manifest } from '../core
 import { terms } from '../core/analyzer.ts';
 import { exactNeighbours } from '../core/ranking/exact-neighbours.ts';
 import { queryVector, search } from '../core/ranking/search.ts';
-import { searchGraphs } from '../core/ranking/segment-graphs.ts';
+import { searchGraphs, TAIL_SHARE, tailFile } from '../core/ranking/segment-graphs.ts';
 import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
-import { segmentDir } from '../core/segments.ts';
+import { segmentDir, withFirstRows } from '../core/segments.ts';
 import { nmi } from '../core/stats/cluster-metrics.ts';
 import { loadGeneration } from '../serve/generation/loaded-generation.ts';
 import { ROOT, spawnTs, waitFor } from './helpers/child.ts';
-import { AS_OF, readSnapshot, runPipeline, sampleDataDir, summaryOf } from './helpers/pipeline.ts';
+import { AS_OF, generationVectors, readSnapshot, runPipeline, sampleDataDir, summaryOf } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir, writeLines } from './helpers/tmp.ts';
 
 test.after.each(cleanupTmp);
@@ -305,3 +305,66 @@ for (const fp of FAILPOINTS) {
 }
 
 test.run();
+
+test('window tails: built where a window keeps less than half of a segment, searched in place of the filtered graph, kept by the next run', async () => {
+  const env = { ...ENV, WINDOW_TAIL_MIN_ROWS: '1' };
+  const d = sampleDataDir();
+  const full = await runPipeline(d, ['run'], AS_OF, env);
+  const first = await current(d);
+  const index = await loadSearchIndex(first.dir, { enrichment: false });
+  const vectors = generationVectors(first.dir, 'text');
+  const dim = index.hnsw!.dim;
+  let expected = 0;
+  for (const seg of withFirstRows(first.m.segments!)) {
+    for (const w of ['7d', '30d', '90d'] as const) {
+      const L = index.windowStart[w] - seg.firstRow;
+      if (L <= 0 || L >= seg.rows || seg.rows - L >= TAIL_SHARE * seg.rows) continue;
+      expected++;
+      const t = (seg.textTails ?? []).filter((x) => x.from <= L && seg.rows - L >= TAIL_SHARE * (seg.rows - x.from)).pop();
+      assert.ok(t, `${seg.id}: a tail for the ${w} window (local row ${L})`);
+      let points = 0;
+      for (let r = seg.firstRow + t.from; r < seg.firstRow + seg.rows; r++)
+        if (vectors.subarray(r * dim, (r + 1) * dim).some((x) => x !== 0)) points++;
+      assert.is(t.points, points, `${seg.id}'s tail from ${t.from}: its rows with a vector`);
+      assert.ok(fs.existsSync(path.join(segmentDir(first.dir, seg.id), tailFile(t.from))));
+    }
+  }
+  assert.ok(expected > 0, 'the sample has a window starting in the later half of a segment');
+  assert.match(String(summaryOf(full, 'index').tails), /^[1-9]\d* built, 0 kept/);
+
+  // On graphs this small both searches are exhaustive: the tail returns exactly what the filtered segment graph does.
+  const plain = { ...index.hnsw!, segments: index.hnsw!.segments.map((s) => ({ ...s, tails: [] })) };
+  let compared = 0;
+  for (const p of samplePosts().slice(0, 30)) {
+    const q = queryVector(index, terms(p.title!));
+    if (!q.some((x) => x !== 0)) continue;
+    for (const w of ['7d', '30d', '90d', 'all'] as const) {
+      const a = searchGraphs(index.hnsw!, q, 20, 200, index.windowStart[w]);
+      const b = searchGraphs(plain, q, 20, 200, index.windowStart[w]);
+      assert.equal(
+        a.map((x) => x.row),
+        b.map((x) => x.row),
+        `${w}: ${p.title}`,
+      );
+      assert.ok(a.every((x) => x.row >= index.windowStart[w]));
+      compared++;
+    }
+  }
+  assert.ok(compared > 40, `${compared} searches compared`);
+
+  // An hour later the windows have moved by a few rows at most: the reused segments keep their tails (the same files).
+  const published = new Set((await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid as string));
+  writeLines(path.join(d, 'landing', 'sample', 'hour-1.ndjson'), newPosts(10, 'tail', published));
+  const next = await runPipeline(d, ['run'], LATER, env);
+  const second = await current(d);
+  assert.match(String(summaryOf(next, 'index').tails), /kept/);
+  for (const id of second.m.run!.reused) {
+    const was = first.m.segments!.find((s) => s.id === id)!;
+    for (const t of second.m.segments!.find((s) => s.id === id)!.textTails ?? []) {
+      if (!(was.textTails ?? []).some((x) => x.from === t.from)) continue;
+      const a = fs.statSync(path.join(segmentDir(first.dir, id), tailFile(t.from)));
+      const b = fs.statSync(path.join(segmentDir(second.dir, id), tailFile(t.from)));
+      assert.is(a.ino, b.ino, `${id}'s tail from ${t.from} is the same file`);
+    }
+  }
+});

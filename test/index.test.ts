@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { planTails } from '../pipeline/indexes/window-tails.ts';
 import { terms } from '../core/analyzer.ts';
 import { BM25_B, BM25_K1, buildBm25, loadBm25, saveBm25, searchBm25 } from '../core/bm25.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
@@ -259,6 +260,28 @@ test('an empty snapshot still publishes every per-row table with its columns', a
     const names = (await describeSnapshot(d, table)).map((r) => r.column_name);
     assert.equal(names, [...expected], table);
   }
+});
+
+test('window tails plan: none where the window keeps half a segment, one per start otherwise, kept or extended while they serve', () => {
+  const reuse = { rows: 1000, action: 'reuse' as const, base: null };
+  assert.equal(planTails(reuse, [400], [], 1), [], 'the window keeps 60%: the segment graph, filtered');
+  assert.equal(planTails(reuse, [600], [], 1), [{ action: 'build', from: 600 }]);
+  assert.equal(planTails(reuse, [600], [], 2000), [], 'a segment under the minimum rows');
+  assert.equal(planTails(reuse, [600, 700], [], 1), [{ action: 'build', from: 600 }], 'one tail serves both starts (300 of 400 rows)');
+  assert.equal(planTails(reuse, [600, 900], [], 1), [
+    { action: 'build', from: 600 },
+    { action: 'build', from: 900 },
+  ]);
+  assert.equal(planTails(reuse, [650], [{ from: 600, points: 390 }], 1), [{ action: 'keep', from: 600, points: 390 }]);
+  assert.equal(
+    planTails(reuse, [850], [{ from: 600, points: 390 }], 1),
+    [{ action: 'build', from: 850 }],
+    'the old tail keeps 150 of 400 rows',
+  );
+  const appended = { rows: 1100, action: 'build' as const, base: 's000007' };
+  assert.equal(planTails(appended, [650], [{ from: 600, points: 390 }], 1), [{ action: 'extend', from: 600, basePoints: 390 }]);
+  const fresh = { rows: 1100, action: 'build' as const, base: null };
+  assert.equal(planTails(fresh, [650], [{ from: 600, points: 390 }], 1), [{ action: 'build', from: 650 }]);
 });
 
 test.run();

@@ -267,7 +267,7 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
       : loadGraphs(
           'text',
           textSpace.dim,
-          segments.map((s) => ({ id: s.id, dir: dirOf(s), firstRow: s.firstRow, rows: s.rows, points: s.textPoints })),
+          segments.map((s) => ({ id: s.id, dir: dirOf(s), firstRow: s.firstRow, rows: s.rows, points: s.textPoints, tails: s.textTails })),
           masked,
           graphsHeld,
         );

@@ -56,12 +56,13 @@ function build(t: BuildTask): BuildResult {
   const t0 = performance.now();
   const { space, params } = GRAPHS[t.name];
   const index = new hnswlib.HierarchicalNSW(space, t.dim);
-  const from = t.base?.rows ?? 0;
+  const from = t.base?.rows ?? t.from ?? 0;
+  const capacity = Math.max(t.rows - (t.from ?? 0), 1);
   if (t.base) {
     // An appended segment: the base's graph, its labels (rows) unchanged, grown by the new rows.
     index.readIndexSync(t.base.file);
-    if (index.getMaxElements() < t.rows) index.resizeIndex(t.rows);
-  } else index.initIndex(Math.max(t.rows, 1), params.m, params.efConstruction, params.seed);
+    if (index.getMaxElements() < capacity) index.resizeIndex(capacity);
+  } else index.initIndex(capacity, params.m, params.efConstruction, params.seed);
   let points = index.getCurrentCount();
   const vectors = readRows(t.vectorsFile, t.dim, from, t.rows);
   for (let i = 0; i < t.rows - from; i++) {
@@ -76,7 +77,7 @@ function build(t: BuildTask): BuildResult {
   let lists: NeighbourLists | null = null;
   if (t.search && points > 0) {
     // The graph as written, its masked rows marked deleted in memory only (as a reader marks them).
-    const own: SegmentGraph = { id: '', firstRow: t.firstRow, rows: t.rows, points, index, marked: new Set() };
+    const own: SegmentGraph = { id: '', firstRow: t.firstRow, rows: t.rows, points, index, marked: new Set(), tails: [] };
     const set = loadGraphs(t.name, t.dim, [{ id: '', dir: '', firstRow: t.firstRow, rows: t.rows, points }], t.search.masked, () => own);
     lists = nearestLists(set, t.search);
   }

@@ -1,9 +1,11 @@
 // The index stage: each segment the features stage built gets its BM25 postings (core/bm25.ts, from
 // its doc-terms) and its HNSW graphs (core/ranking/segment-graphs.ts): text (inner product on unit
 // vectors = cosine) and visual (cosine), built side by side in worker threads, an appended
-// segment's graphs extended from its base's instead of rebuilt. Then the novelty and saturation of
-// the rows this run computed (neighbour-scores.ts). Reused segments are not touched.
-//   segments/<id>/bm25.bin, text.hnsw, visual.hnsw, neighbour-scores.parquet
+// segment's graphs extended from its base's instead of rebuilt. Then the window tails of the text
+// graphs (window-tails.ts: built, extended or kept, reused segments' too), and the novelty and
+// saturation of the rows this run computed (neighbour-scores.ts). Reused segments' files are not
+// touched (a new tail of one is written beside them, in this run's artifacts).
+//   segments/<id>/bm25.bin, text.hnsw, visual.hnsw, neighbour-scores.parquet, text-from-<row>.hnsw
 //   artifacts/segment-plan.json   updated with each built segment's graph points
 //   artifacts/source.json         which as-of and rows these artifacts describe (publish checks it)
 import fs from 'node:fs/promises';
@@ -12,18 +14,20 @@ import os from 'node:os';
 import { buildBm25, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { failpoint } from '../../core/failpoints.ts';
-import { GRAPHS, type GraphName } from '../../core/ranking/segment-graphs.ts';
+import type { Manifest } from '../../core/generations.ts';
+import { GRAPHS, tailFile, type GraphName } from '../../core/ranking/segment-graphs.ts';
 import { segmentDir } from '../../core/segments.ts';
 import { loadVectorSpace } from '../../core/vector-space.ts';
 import { TaskPool } from '../../core/workers/task-pool.ts';
 import { readDocTerms } from '../doc-terms.ts';
-import { planFile, readPlan, servedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
+import { plannedSegmentDir, planFile, readPlan, servedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
 import { writeSegmentTable } from '../segment-tables.ts';
 import { requireArtifactSource } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
 import type { BuildResult, HnswResult, HnswTask, NeighbourQuery } from './hnsw-task.ts';
 import { NEIGHBOUR_COLUMNS, neighbourQueries, searchOtherSegments, writeNeighbourScores } from './neighbour-scores.ts';
+import { planTails, startsIn, windowStartRows, type Tail } from './window-tails.ts';
 
 function buildGraph(
   ctx: StageContext,
@@ -48,6 +52,49 @@ function buildGraph(
       search,
     })
     .then((r) => r as BuildResult);
+}
+
+/** Every segment's window tails built, extended or kept (window-tails.ts); sets each one's textTails. */
+async function buildTails(
+  ctx: StageContext,
+  pool: TaskPool<HnswTask, HnswResult>,
+  plan: SegmentPlan,
+  dim: number,
+): Promise<{ built: number; kept: number; points: number }> {
+  const starts = await windowStartRows(ctx, plan.rows);
+  const served = plan.previous
+    ? ((JSON.parse(await fs.readFile(path.join(plan.previous.dir, 'manifest.json'), 'utf8')) as Manifest).segments ?? [])
+    : [];
+  let built = 0;
+  let kept = 0;
+  const work = plan.segments.map(async (seg) => {
+    const have: readonly Tail[] =
+      seg.action === 'reuse' ? (seg.textTails ?? []) : seg.base ? (served.find((s) => s.id === seg.base)?.textTails ?? []) : [];
+    const out = segmentDir(ctx.layout.artifacts, seg.id);
+    const tails = planTails(seg, startsIn(seg, starts), have, ctx.config.WINDOW_TAIL_MIN_ROWS);
+    seg.textTails = await Promise.all(
+      tails.map(async (w): Promise<Tail> => {
+        if (w.action === 'keep') return (kept++, { from: w.from, points: w.points });
+        built++;
+        await fs.mkdir(out, { recursive: true });
+        const r = (await pool.run({
+          kind: 'build',
+          name: 'text',
+          vectorsFile: path.join(plannedSegmentDir(ctx, plan, seg), 'text-vectors.f32'),
+          dim,
+          rows: seg.rows,
+          base: w.action === 'extend' ? { file: path.join(servedSegmentDir(plan, seg.base!), tailFile(w.from)), rows: seg.baseRows } : null,
+          from: w.from,
+          out: path.join(out, tailFile(w.from)),
+          firstRow: seg.firstRow,
+          search: null,
+        })) as BuildResult;
+        return { from: w.from, points: r.points };
+      }),
+    );
+  });
+  await Promise.all(work);
+  return { built, kept, points: plan.segments.reduce((a, s) => a + (s.textTails ?? []).reduce((b, t) => b + t.points, 0), 0) };
 }
 
 export async function runIndex(ctx: StageContext): Promise<StageSummary> {
@@ -112,6 +159,10 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
       seg.textPoints = text![i]!.points;
       seg.visualPoints = visual![i]!.points;
     });
+    const tt = performance.now();
+    const tails = await buildTails(ctx, pool, plan, dims.text);
+    const tailMs = performance.now() - tt;
+    if (ctx.signal.aborted) throw new StageAborted('index');
     await writeFileAtomic(planFile(ctx), JSON.stringify(plan));
     await failpoint('index.after-graphs', ctx.signal);
 
@@ -137,6 +188,8 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
       postings,
       bm25Ms: Math.round(bm25Ms),
       hnswMs: Math.round(hnswMs),
+      tails: `${tails.built} built, ${tails.kept} kept, ${tails.points} points`,
+      tailMs: Math.round(tailMs),
       noveltyScored: scored,
       // From the stage's start: the searches overlap the builds.
       neighbourMs: Math.round(neighbourMs),

@@ -25,7 +25,8 @@ import {
 import { SNAPSHOT_POST_COLUMNS } from '../../core/post-schema.ts';
 import { windowBounds } from '../../core/windows.ts';
 import { DELETED_ROWS_FILE, SEGMENTS_DIR, segmentDir } from '../../core/segments.ts';
-import { maskedRows, plannedSegmentDir, readPlan, type SegmentPlan } from '../segment-plan.ts';
+import { tailFile } from '../../core/ranking/segment-graphs.ts';
+import { maskedRows, plannedSegmentDir, readPlan, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
 import type { ArtifactSource } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 
@@ -118,6 +119,27 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
   }
 }
 
+const TAIL_FILE = /^text-from-\d+\.hnsw$/;
+
+/** Where a planned segment's files are: the window tails it keeps wherever they are (a reused segment's new ones in the artifacts). */
+async function segmentFiles(ctx: StageContext, plan: SegmentPlan, s: PlannedSegment): Promise<Array<[name: string, from: string]>> {
+  const dir = plannedSegmentDir(ctx, plan, s);
+  const out: Array<[string, string]> = (await fs.readdir(dir)).filter((n) => !TAIL_FILE.test(n)).map((n) => [n, path.join(dir, n)]);
+  for (const t of s.textTails ?? []) {
+    const name = tailFile(t.from);
+    const built = path.join(segmentDir(ctx.layout.artifacts, s.id), name);
+    out.push([name, (await exists(built)) ? built : path.join(dir, name)]);
+  }
+  return out.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+}
+
+async function exists(p: string): Promise<boolean> {
+  return fs.access(p).then(
+    () => true,
+    () => false,
+  );
+}
+
 /**
  * Every planned segment into the generation's segments/ folder, linked; returns their manifest
  * entries (a reused segment's from the served manifest: its files did not change).
@@ -127,11 +149,10 @@ async function linkSegments(ctx: StageContext, plan: SegmentPlan, to: string, se
   const out: ManifestFile[] = [];
   for (const s of plan.segments) {
     ctx.signal.throwIfAborted();
-    const from = plannedSegmentDir(ctx, plan, s);
     const dir = segmentDir(to, s.id);
     await fs.mkdir(dir, { recursive: true });
-    for (const name of (await fs.readdir(from)).sort()) {
-      await linkOrCopy(path.join(from, name), path.join(dir, name));
+    for (const [name, from] of await segmentFiles(ctx, plan, s)) {
+      await linkOrCopy(from, path.join(dir, name));
       const entry = `${SEGMENTS_DIR}/${s.id}/${name}`;
       const before = s.action === 'reuse' ? known.get(entry) : undefined;
       out.push(before ?? (await describeFile(to, entry, null)));
@@ -228,6 +249,7 @@ export async function runPublish(ctx: StageContext): Promise<StageSummary> {
       rows: s.rows,
       textPoints: s.textPoints,
       visualPoints: s.visualPoints,
+      textTails: s.textTails ?? [],
       builtIn: s.action === 'build' ? gen : s.builtIn,
       last: s.last,
     })),

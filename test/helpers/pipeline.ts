@@ -98,6 +98,7 @@ export function generationGraphs(genDir: string, name: GraphName): LoadedGraphs 
     firstRow: s.firstRow,
     rows: s.rows,
     points: name === 'text' ? s.textPoints : s.visualPoints,
+    tails: name === 'text' ? s.textTails : [],
   }));
   return loadGraphs(name, dim, sources, readDeletedRows(genDir));
 }
