@@ -17,6 +17,9 @@ import { dataDirLayout } from '../core/data-dir.ts';
 import { openDuckDB, sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
 import { loadContentColumns } from '../serve/generation/content-columns.ts';
+import { contentItem, contentItemsJson } from '../serve/generation/content-item.ts';
+import { loadGeneration } from '../serve/generation/loaded-generation.ts';
+import { search } from '../core/ranking/search.ts';
 
 let s: RunningServer;
 let dir: string;
@@ -117,6 +120,21 @@ test("content columns: every row's narrative ids and pattern keys are its member
   } finally {
     db.close();
   }
+});
+
+test("content items as JSON from the rows' cached fields: byte for byte JSON.stringify of the items, cold and warm", async () => {
+  const gen = await loadGeneration(generationDir(dataDirLayout(dir), (await readCurrent(dataDirLayout(dir)))!));
+  let compared = 0;
+  for (const query of ['back to school supplies', '#fyp', 'coffee', 'list', 'the new phone camera review']) {
+    for (const window of ['7d', '90d', 'all'] as const) {
+      const ranked = search(gen.index, { query, limit: 100, window }, { exact: true });
+      const want = JSON.stringify(ranked.map((r) => contentItem(gen, r)));
+      assert.is(contentItemsJson(gen, ranked), want, `${query} ${window}, cold`);
+      assert.is(contentItemsJson(gen, ranked), want, `${query} ${window}, warm`);
+      compared += ranked.length;
+    }
+  }
+  assert.ok(compared > 100, `${compared} items compared`);
 });
 
 test('POST /search: each 400 names the problem; nothing is charged', async () => {

@@ -2,13 +2,13 @@
 // generation loaded in this process with its graphs, and for each query mix (bench/lib/
 // query-mixes.ts) every phase of an answer timed on one thread, nothing else running: the ranking
 // core's plan (query terms and vector), the lexical candidates (BM25), the vector candidates (HNSW),
-// fusion, the answer's clusters, the emergent and tracked narratives, the content items and
-// creators, and the JSON. The first pass warms the caches (label words of rows), the second is
+// fusion, the answer's clusters, the emergent and tracked narratives, the content items (from the rows'
+// cached JSON) and creators, and the rest of the JSON. The first pass warms the caches (label words and JSON of rows), the second is
 // reported: ms per answer, median over the mix's queries being noisy on this machine, so means.
 import path from 'node:path';
 import { terms } from '../../core/analyzer.ts';
 import { fuse, graphCandidates, lexicalCandidates, planSearch } from '../../core/ranking/search.ts';
-import { contentItem, creatorsOf } from '../../serve/generation/content-item.ts';
+import { contentItemsJson, creatorsOf } from '../../serve/generation/content-item.ts';
 import { loadGeneration } from '../../serve/generation/loaded-generation.ts';
 import { clusterAnswer } from '../../serve/search/answer-clusters.ts';
 import { emergentNarratives, trackedNarratives } from '../../serve/search/answer-narratives.ts';
@@ -57,10 +57,11 @@ export async function benchAnswerPhases(o: { posts: number; queries: number; com
         const rows = ranked.map((r) => r.row);
         const tracked = trackedNarratives(gen, p.window, rows);
         lap('tracked');
-        const content = ranked.map((r) => contentItem(gen, r));
+        const content = contentItemsJson(gen, ranked);
         const creators = creatorsOf(gen, rows);
         lap('content');
-        utf8.encode(JSON.stringify({ content, creators, narratives: [...tracked, ...emergent.map((e) => e.narrative)], patterns: [] }));
+        const rest = JSON.stringify({ creators, narratives: [...tracked, ...emergent.map((e) => e.narrative)], patterns: [] });
+        utf8.encode(`"content":${content},${rest.slice(1, -1)}`);
         lap('json');
         answers++;
       }
@@ -72,7 +73,7 @@ export async function benchAnswerPhases(o: { posts: number; queries: number; com
   writeResultsJson(`answer-phases-${o.posts}`, result);
   const md = `## Where an answer's time goes at ${o.posts.toLocaleString('en-US')} posts
 
-Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. The api bench's generation (${path.basename(dir)}) loaded in one process with its graphs; each phase of an answer (limit 100) timed on one thread with nothing else running, for the first ${o.queries} queries of each mix (bench/lib/query-mixes.ts, each with its window), after a first pass that warms the rows' label-word cache; mean ms per answer. What the api bench's CPU per search adds to this: the main thread (HTTP, billing, bytes), message passing, garbage collection on V8's helper threads, and the slowdown of threads sharing 2 cores.
+Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. The api bench's generation (${path.basename(dir)}) loaded in one process with its graphs; each phase of an answer (limit 100) timed on one thread with nothing else running, for the first ${o.queries} queries of each mix (bench/lib/query-mixes.ts, each with its window), after a first pass that warms the rows' label-word and JSON caches; mean ms per answer. What the api bench's CPU per search adds to this: the main thread (HTTP, billing, bytes), message passing, garbage collection on V8's helper threads, and the slowdown of threads sharing 2 cores.
 
 | mix | answers | ${PHASES.join(' | ')} | total |
 |---|---|${PHASES.map(() => '---').join('|')}|---|

@@ -6,7 +6,7 @@
 // call's own fields (query, request_id, response_time_ms, usage) around it.
 import { fuse, lexicalCandidates, planSearch, type RankedRow, type SearchParams, type SearchPlan } from '../../core/ranking/search.ts';
 import type { Neighbour } from '../../core/ranking/segment-graphs.ts';
-import { contentItem, creatorsOf } from '../generation/content-item.ts';
+import { contentItemsJson, creatorsOf } from '../generation/content-item.ts';
 import type { GenerationData } from '../generation/loaded-generation.ts';
 import { clusterAnswer, type AnswerClusters } from './answer-clusters.ts';
 import { emergentNarratives, trackedNarratives, type EmergentNarrative } from './answer-narratives.ts';
@@ -59,14 +59,14 @@ export function buildAnswer(gen: GenerationData, r: AnswerRequest, outcome: Sear
   const { ranked, clusters } = outcome;
   const rows = ranked.map((x) => x.row);
   const emergent = emergentNarratives(gen, params.window, r.normalisedQuery, ranked, clusters);
-  const parts = JSON.stringify({
-    content: ranked.map((x) => contentItem(gen, x)),
+  // The content items from the rows' cached JSON (content-item.ts), the rest serialised here.
+  const rest = JSON.stringify({
     creators: creatorsOf(gen, rows),
     narratives: [...trackedNarratives(gen, params.window, rows), ...emergent.map((e) => e.narrative)],
     // Pattern entries are switched off unless SEARCH_PATTERNS is on; the list stays empty.
     patterns: r.patterns ? searchPatterns(gen, params.window, params.query, ranked) : [],
   });
-  return { json: utf8.encode(parts.slice(1, -1)), count: ranked.length, emergent };
+  return { json: utf8.encode(`"content":${contentItemsJson(gen, ranked)},${rest.slice(1, -1)}`), count: ranked.length, emergent };
 }
 
 export async function answerHere(gen: GenerationData, r: AnswerRequest, vectors: VectorCandidates): Promise<BuiltAnswer> {
