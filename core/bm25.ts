@@ -315,6 +315,12 @@ function termCursors(
 
 /** Postings from which a segment's search prunes (scoreInto). */
 const PRUNE_FROM = 100_000;
+/**
+ * Query lists from which a segment's unpruned search scores term at a time (scoreByTerm): with
+ * fewer, merging the lists document by document costs less than a second pass over the rows
+ * scored (at 1M posts, one or two lists: 1.6 ms a search document at a time, 2.5-2.7 term at a time).
+ */
+const BY_TERM_FROM_LISTS = 3;
 
 /** Score every posting of the lists, document at a time, each row's parts summed in query order. */
 function scoreAll(
@@ -348,6 +354,87 @@ function scoreAll(
   }
 }
 
+/** Per-row score accumulators of scoreByTerm, reused (all zero between calls); grown to the largest segment searched. */
+let accumulators = new Float64Array(0);
+/** The rows scoreByTerm scored, where it lists them. */
+let touched = new Int32Array(0);
+
+/** A row filter's answer; if it throws, the accumulators of the rows not read yet are reset first. */
+function safeAccept(accept: (row: number) => boolean, d: number, acc: Float64Array, rows: Int32Array, from: number, n: number): boolean {
+  try {
+    return accept(d);
+  } catch (err) {
+    for (let j = from; j < n; j++) acc[rows[j]!] = 0;
+    throw err;
+  }
+}
+
+/**
+ * Score every posting of the lists term at a time into per-row accumulators, then offer the rows
+ * scored. Each row's parts are added in query order starting from zero, as scoreAll sums them, so
+ * the scores are bit for bit scoreAll's (and `top` keeps the same k rows whatever order they come
+ * in: its order is total). Walking each list straight through with one add per posting is several
+ * times faster than merging many lists document by document, where dynamic pruning (scoreInto)
+ * skips little: long queries of common words.
+ */
+const scoreByTerm: typeof scoreAll = function (top, index, lists, accept, skip, lenNorm, rowOffset) {
+  const { docs, tfs, docLen } = index;
+  if (accumulators.length < docLen.length) accumulators = new Float64Array(docLen.length);
+  const acc = accumulators;
+  let lo = docLen.length;
+  let hi = -1;
+  let postings = 0;
+  for (const l of lists) {
+    if (l.at >= l.end) continue;
+    postings += l.end - l.at;
+    if (docs[l.at]! < lo) lo = docs[l.at]!;
+    if (docs[l.end - 1]! > hi) hi = docs[l.end - 1]!;
+  }
+  // Few postings over a long span of rows: the rows scored are listed, not found by a scan of the span.
+  if (postings * 8 < hi - lo) {
+    if (touched.length < postings) touched = new Int32Array(postings * 2);
+    let n = 0;
+    for (const l of lists) {
+      const w = l.w;
+      for (let i = l.at; i < l.end; i++) {
+        const d = docs[i]!;
+        const tf = tfs[i]!;
+        if (acc[d] === 0) touched[n++] = d;
+        acc[d] = acc[d]! + (w * tf) / (tf + BM25_K1 * (1 - BM25_B + lenNorm * docLen[d]!));
+      }
+    }
+    for (let j = 0; j < n; j++) {
+      const d = touched[j]!;
+      const score = acc[d]!;
+      acc[d] = 0;
+      if ((skip && skip[d]) || (accept && !safeAccept(accept, d, acc, touched, j + 1, n))) continue;
+      top.offer(score, rowOffset + d);
+    }
+    return;
+  }
+  for (const l of lists) {
+    const w = l.w;
+    for (let i = l.at; i < l.end; i++) {
+      const d = docs[i]!;
+      const tf = tfs[i]!;
+      acc[d] = acc[d]! + (w * tf) / (tf + BM25_K1 * (1 - BM25_B + lenNorm * docLen[d]!));
+    }
+  }
+  // Every part is positive (idf > 0, tf > 0): a row scored is a row above zero; each is reset as it is read.
+  let d = lo;
+  try {
+    for (; d <= hi; d++) {
+      const score = acc[d]!;
+      if (score === 0) continue;
+      acc[d] = 0;
+      if ((accept && !accept(d)) || (skip && skip[d])) continue;
+      top.offer(score, rowOffset + d);
+    }
+  } finally {
+    if (d <= hi) acc.fill(0, d, hi + 1); // a filter threw: the next search starts from zeros all the same
+  }
+};
+
 /** Bounds are compared with this relative margin: a document is skipped only when it certainly cannot enter. */
 const MARGIN = 1e-9;
 
@@ -380,7 +467,10 @@ function scoreInto(
   // against 0.81 exhaustive below 50k, 7.5 against 10.0 at 200k-500k); below, every posting is scored.
   let postings = 0;
   for (const f of found) postings += f.end - f.at;
-  if (postings < PRUNE_FROM) return scoreAll(top, index, found, accept, skip, lenNorm, rowOffset);
+  // Below, every posting is scored: term at a time from BY_TERM_FROM_LISTS lists on (long queries:
+  // 9.7 -> 7.6 ms at 1M posts, most of their segments' postings under PRUNE_FROM), else document at a time.
+  if (postings < PRUNE_FROM)
+    return (lists >= BY_TERM_FROM_LISTS ? scoreByTerm : scoreAll)(top, index, found, accept, skip, lenNorm, rowOffset);
   const at = Int32Array.from(found, (f) => f.at);
   const end = Int32Array.from(found, (f) => f.end);
   const weight = Float64Array.from(found, (f) => f.w);

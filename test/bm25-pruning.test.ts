@@ -1,7 +1,8 @@
 // BM25 with dynamic pruning (core/bm25.ts: MaxScore with block-max bounds) returns exactly the rows
 // and scores of scoring every posting: held equal on a Zipf-distributed corpus big enough that the
 // pruned path runs (a segment's query touching 100k postings or more), across segments, windows,
-// deleted rows, short and long queries, ties included.
+// deleted rows, short and long queries, ties included; and the term-at-a-time scoring of a segment's
+// smaller queries of three terms or more (rows listed, or a span scanned) equal to the same.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildBm25FromTerms, searchBm25, searchSegments, segmentedBm25 } from '../core/bm25.ts';
@@ -74,6 +75,26 @@ test('one index: pruned = exhaustive, with a row filter and ties (duplicate docu
     assert.equal(searchBm25(index, q, 200), searchBm25(index, q, 200, undefined, { exhaustive: true }), q.join(' '));
     const odd = (row: number) => row % 2 === 1;
     assert.equal(searchBm25(index, q, 100, odd), searchBm25(index, q, 100, odd, { exhaustive: true }), `${q.join(' ')} (odd rows)`);
+  }
+});
+
+test('term at a time: rare and common words, a filter that throws leaves nothing behind for the next search', () => {
+  const small = buildBm25FromTerms(corpus(2000, 9));
+  const rare = [word(4000), word(4100), word(4200), word(4300)];
+  const common = [word(1), word(2), word(3), word(5)];
+  for (const index of [small, segments[0]!]) {
+    for (const q of [rare, common, [...rare, ...common]]) {
+      assert.equal(searchBm25(index, q, 50), searchBm25(index, q, 50, undefined, { exhaustive: true }), q.join(' '));
+      let seen = 0;
+      assert.throws(() =>
+        searchBm25(index, q, 50, () => {
+          if (++seen === 3) throw new Error('filter failed');
+          return true;
+        }),
+      );
+      assert.ok(seen === 3, `${q.join(' ')}: the filter ran`);
+      assert.equal(searchBm25(index, q, 50), searchBm25(index, q, 50, undefined, { exhaustive: true }), `${q.join(' ')} after a throw`);
+    }
   }
 });
 
