@@ -20,6 +20,7 @@ import { loadContentColumns } from '../serve/generation/content-columns.ts';
 import { contentItem, contentItemsJson } from '../serve/generation/content-item.ts';
 import { loadGeneration } from '../serve/generation/loaded-generation.ts';
 import { search } from '../core/ranking/search.ts';
+import { utf8Concat } from '../serve/search/answer-build.ts';
 
 let s: RunningServer;
 let dir: string;
@@ -129,8 +130,13 @@ test("content items as JSON from the rows' cached fields: byte for byte JSON.str
     for (const window of ['7d', '90d', 'all'] as const) {
       const ranked = search(gen.index, { query, limit: 100, window }, { exact: true });
       const want = JSON.stringify(ranked.map((r) => contentItem(gen, r)));
-      assert.is(contentItemsJson(gen, ranked), want, `${query} ${window}, cold`);
-      assert.is(contentItemsJson(gen, ranked), want, `${query} ${window}, warm`);
+      for (const pass of ['cold', 'warm']) {
+        const chunks = contentItemsJson(gen, ranked);
+        for (const c of chunks) if (typeof c === 'string') assert.ok(/^[\x20-\x7e]*$/.test(c), `an ASCII chunk: ${c}`);
+        const bytes = utf8Concat(chunks, ',"x":"naïve 🚀"');
+        assert.is(Buffer.from(bytes).toString('utf8'), `${want},"x":"naïve 🚀"`, `${query} ${window}, ${pass}`);
+        assert.is(bytes.buffer.byteLength, bytes.byteLength, 'the bytes own their buffer (a worker transfers it)');
+      }
       compared += ranked.length;
     }
   }

@@ -11,6 +11,7 @@ import { fuse, graphCandidates, lexicalCandidates, planSearch } from '../../core
 import { contentItemsJson, creatorsOf } from '../../serve/generation/content-item.ts';
 import { loadGeneration } from '../../serve/generation/loaded-generation.ts';
 import { clusterAnswer } from '../../serve/search/answer-clusters.ts';
+import { utf8Concat } from '../../serve/search/answer-build.ts';
 import { emergentNarratives, trackedNarratives } from '../../serve/search/answer-narratives.ts';
 import { generationDir, readCurrent } from '../../core/generations.ts';
 import { dataDirLayout } from '../../core/data-dir.ts';
@@ -26,7 +27,6 @@ export async function benchAnswerPhases(o: { posts: number; queries: number; com
   const { mixes } = buildQueryMixes(truth.replace(/\.truth\.ndjson$/, ''), truth);
   const layout = dataDirLayout(dir);
   const gen = await loadGeneration(generationDir(layout, (await readCurrent(layout))!));
-  const utf8 = new TextEncoder();
   const results: Array<{ mix: MixName; answers: number; ms: Record<Phase, number>; total: number }> = [];
   for (const mix of ['planted', 'frequent', 'long'] as const) {
     const ms = Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>;
@@ -61,7 +61,7 @@ export async function benchAnswerPhases(o: { posts: number; queries: number; com
         const creators = creatorsOf(gen, rows);
         lap('content');
         const rest = JSON.stringify({ creators, narratives: [...tracked, ...emergent.map((e) => e.narrative)], patterns: [] });
-        utf8.encode(`"content":${content},${rest.slice(1, -1)}`);
+        utf8Concat(['"content":', ...content], `,${rest.slice(1, -1)}`);
         lap('json');
         answers++;
       }

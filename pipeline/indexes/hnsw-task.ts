@@ -28,7 +28,8 @@ export interface NeighbourLists {
 /**
  * Build a segment's graph from rows [0, rows) of a rows x dim float32 file (all-zero rows left out),
  * or, with a base, extend the base's graph (its first base.rows rows) by rows [base.rows, rows).
- * `from`: a window tail's first row (the graph holds rows [from, rows) only; default 0). With `search`, the worker then searches the new graph for those rows while it holds it (the rows'
+ * `from`: a window tail's first row (the graph holds rows [from, rows) only; default 0). With
+ * `search`, the worker then searches the new graph for those rows while it holds it (the rows'
  * neighbours in their own segment: no second read of the graph).
  */
 export interface BuildTask {

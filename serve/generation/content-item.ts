@@ -91,19 +91,22 @@ function scoresOf(r: RankedRow) {
 
 /** Rows whose stored fields' JSON an answer thread keeps per generation (~1.3 kB each: about 65 MB at most). */
 export const ROW_JSON_CACHE_ROWS = 50_000;
-const rowJsonCaches = new WeakMap<GenerationData, Map<number, string>>();
+const rowJsonCaches = new WeakMap<GenerationData, Map<number, Uint8Array>>();
 
 /**
- * A row's stored fields as JSON members (no braces), kept for the generation's life: a row's fields
- * never change within a generation, popular rows come back answer after answer, and building the
- * row's object and serialising it was a fifth of an answer's time. Bounded: the oldest rows go first.
+ * A row's stored fields as UTF-8 JSON members (no braces), kept for the generation's life: a row's
+ * fields never change within a generation, popular rows come back answer after answer, and
+ * building the row's object, serialising and encoding it was a fifth of an answer's time. As
+ * UTF-8, not a string: half the memory of a string holding any character outside Latin-1 (emoji),
+ * and the answer's bytes are copied, not encoded again. Bounded: the oldest rows go first.
  */
-function rowFieldsJson(gen: GenerationData, row: number): string {
+function rowFieldsJson(gen: GenerationData, row: number): Uint8Array {
   let cache = rowJsonCaches.get(gen);
   if (!cache) rowJsonCaches.set(gen, (cache = new Map()));
   let json = cache.get(row);
   if (json === undefined) {
-    json = JSON.stringify(rowFields(gen, row)).slice(1, -1);
+    const text = JSON.stringify(rowFields(gen, row));
+    json = Buffer.from(text.slice(1, -1));
     if (cache.size >= ROW_JSON_CACHE_ROWS) cache.delete(cache.keys().next().value!);
     cache.set(row, json);
   }
@@ -111,18 +114,19 @@ function rowFieldsJson(gen: GenerationData, row: number): string {
 }
 
 /**
- * The content items of ranked rows as a JSON array, byte for byte JSON.stringify of their
- * contentItem objects (the stored fields first, then the scores, in contentItem's order), from
- * the rows' cached JSON and only the scores serialised per answer.
+ * The content items of ranked rows as a JSON array in UTF-8 chunks (ASCII strings and byte runs;
+ * concatenated, byte for byte the UTF-8 of JSON.stringify of their contentItem objects: the stored
+ * fields first, then the scores, in contentItem's order), from the rows' cached JSON and only the
+ * scores serialised per answer (numbers, null and an ASCII enum: ASCII).
  */
-export function contentItemsJson(gen: GenerationData, ranked: readonly RankedRow[]): string {
-  let out = '[';
+export function contentItemsJson(gen: GenerationData, ranked: readonly RankedRow[]): Array<string | Uint8Array> {
+  const out: Array<string | Uint8Array> = [];
   for (let i = 0; i < ranked.length; i++) {
     const r = ranked[i]!;
-    const scores = JSON.stringify(scoresOf(r));
-    out += `${i ? ',' : ''}{${rowFieldsJson(gen, r.row)},${scores.slice(1)}`;
+    out.push(i ? ',{' : '[{', rowFieldsJson(gen, r.row), `,${JSON.stringify(scoresOf(r)).slice(1)}`);
   }
-  return out + ']';
+  out.push(ranked.length ? ']' : '[]');
+  return out;
 }
 
 export interface Creator {

@@ -12,8 +12,19 @@ import { clusterAnswer, type AnswerClusters } from './answer-clusters.ts';
 import { emergentNarratives, trackedNarratives, type EmergentNarrative } from './answer-narratives.ts';
 import { searchPatterns } from './answer-patterns.ts';
 
-// TextEncoder gives the bytes their own ArrayBuffer, which a worker can transfer (a Buffer may sit in Node's shared pool).
-const utf8 = new TextEncoder();
+/**
+ * One UTF-8 buffer of ASCII strings, byte runs and a last string of any text, in its own
+ * ArrayBuffer (a worker transfers it; a small Buffer may sit in Node's shared pool).
+ */
+export function utf8Concat(chunks: ReadonlyArray<string | Uint8Array>, last: string): Uint8Array {
+  let size = Buffer.byteLength(last);
+  for (const c of chunks) size += c.length;
+  const out = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const c of chunks) at += typeof c === 'string' ? out.write(c, at, 'latin1') : (out.set(c, at), c.length);
+  out.write(last, at, 'utf8');
+  return new Uint8Array(out.buffer, out.byteOffset, size);
+}
 
 export interface AnswerRequest {
   params: SearchParams;
@@ -66,7 +77,8 @@ export function buildAnswer(gen: GenerationData, r: AnswerRequest, outcome: Sear
     // Pattern entries are switched off unless SEARCH_PATTERNS is on; the list stays empty.
     patterns: r.patterns ? searchPatterns(gen, params.window, params.query, ranked) : [],
   });
-  return { json: utf8.encode(`"content":${contentItemsJson(gen, ranked)},${rest.slice(1, -1)}`), count: ranked.length, emergent };
+  const content = contentItemsJson(gen, ranked);
+  return { json: utf8Concat(['"content":', ...content], `,${rest.slice(1, -1)}`), count: ranked.length, emergent };
 }
 
 export async function answerHere(gen: GenerationData, r: AnswerRequest, vectors: VectorCandidates): Promise<BuiltAnswer> {
