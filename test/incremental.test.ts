@@ -304,8 +304,6 @@ for (const fp of FAILPOINTS) {
   });
 }
 
-test.run();
-
 test('window tails: built where a window keeps less than half of a segment, searched in place of the filtered graph, kept by the next run', async () => {
   const env = { ...ENV, WINDOW_TAIL_MIN_ROWS: '1' };
   const d = sampleDataDir();
@@ -368,3 +366,40 @@ test('window tails: built where a window keeps less than half of a segment, sear
     }
   }
 });
+
+test('window tails: an appended head extends its tail by the new rows (the rows before them as they were)', async () => {
+  // Segments of 300 rows leave the sample's 7d window in the later half of the head (295 rows; still so with 5 more).
+  const env = { SEGMENT_ROWS: '300', WINDOW_TAIL_MIN_ROWS: '1' };
+  const d = sampleDataDir();
+  await runPipeline(d, ['run'], AS_OF, env);
+  const first = await current(d);
+  const oldHead = first.m.segments!.at(-1)!;
+  assert.ok(oldHead.to === null && (oldHead.textTails ?? []).length === 1, `the head has a tail: ${JSON.stringify(oldHead.textTails)}`);
+  const published = new Set((await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid as string));
+  writeLines(path.join(d, 'landing', 'sample', 'hour-1.ndjson'), newPosts(5, 'ext', published));
+  await runPipeline(d, ['run'], LATER, env);
+  const second = await current(d);
+  const head = second.m.segments!.at(-1)!;
+  assert.is(head.rows, oldHead.rows + 5, 'appended');
+  const [was] = oldHead.textTails!;
+  const [is] = head.textTails ?? [];
+  assert.ok(is && is.from === was!.from, `the tail kept its first row: ${JSON.stringify(head.textTails)}`);
+  assert.is(is.points, was!.points + 5, 'extended by the new rows (each has text)');
+  const index = await loadSearchIndex(second.dir, { enrichment: false });
+  const plain = { ...index.hnsw!, segments: index.hnsw!.segments.map((s) => ({ ...s, tails: [] })) };
+  let compared = 0;
+  for (const p of [...newPosts(5, 'ext', published), ...samplePosts().slice(0, 20)]) {
+    const q = queryVector(index, terms(p.title!));
+    if (!q.some((x) => x !== 0)) continue;
+    const a = searchGraphs(index.hnsw!, q, 20, 200, index.windowStart['7d']);
+    assert.equal(
+      a.map((x) => x.row),
+      searchGraphs(plain, q, 20, 200, index.windowStart['7d']).map((x) => x.row),
+      p.title!,
+    );
+    compared++;
+  }
+  assert.ok(compared >= 20, `${compared} searches compared`);
+});
+
+test.run();
