@@ -359,16 +359,6 @@ let accumulators = new Float64Array(0);
 /** The rows scoreByTerm scored, where it lists them. */
 let touched = new Int32Array(0);
 
-/** A row filter's answer; if it throws, the accumulators of the rows not read yet are reset first. */
-function safeAccept(accept: (row: number) => boolean, d: number, acc: Float64Array, rows: Int32Array, from: number, n: number): boolean {
-  try {
-    return accept(d);
-  } catch (err) {
-    for (let j = from; j < n; j++) acc[rows[j]!] = 0;
-    throw err;
-  }
-}
-
 /**
  * Score every posting of the lists term at a time into per-row accumulators, then offer the rows
  * scored. Each row's parts are added in query order starting from zero, as scoreAll sums them, so
@@ -403,12 +393,17 @@ const scoreByTerm: typeof scoreAll = function (top, index, lists, accept, skip, 
         acc[d] = acc[d]! + (w * tf) / (tf + BM25_K1 * (1 - BM25_B + lenNorm * docLen[d]!));
       }
     }
-    for (let j = 0; j < n; j++) {
-      const d = touched[j]!;
-      const score = acc[d]!;
-      acc[d] = 0;
-      if ((skip && skip[d]) || (accept && !safeAccept(accept, d, acc, touched, j + 1, n))) continue;
-      top.offer(score, rowOffset + d);
+    let j = 0;
+    try {
+      for (; j < n; j++) {
+        const d = touched[j]!;
+        const score = acc[d]!;
+        acc[d] = 0;
+        if ((accept && !accept(d)) || (skip && skip[d])) continue;
+        top.offer(score, rowOffset + d);
+      }
+    } finally {
+      for (j++; j < n; j++) acc[touched[j]!] = 0; // a filter threw: the next search starts from zeros all the same
     }
     return;
   }

@@ -74,3 +74,11 @@ export async function fsyncTree(dir: string): Promise<void> {
   }
   await fsyncDir(dir);
 }
+
+/** Whether a path exists (any kind of file). */
+export async function pathExists(p: string): Promise<boolean> {
+  return fs.access(p).then(
+    () => true,
+    () => false,
+  );
+}

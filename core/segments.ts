@@ -21,6 +21,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** A window tail of a segment's text graph: its first local row and its points. */
+export interface SegmentTail {
+  from: number;
+  points: number;
+}
+
 export interface SegmentInfo {
   id: string;
   /** First instant of the segment's span (inclusive), ISO. */
@@ -35,7 +41,7 @@ export interface SegmentInfo {
    * Window tails of its text graph (core/ranking/segment-graphs.ts, tailFile): the first local row
    * and points of each. Absent in generations written before them.
    */
-  textTails?: Array<{ from: number; points: number }>;
+  textTails?: SegmentTail[];
   /** Generation that built it. */
   builtIn: string | null;
   /** Its last row (published_at ISO, uuid): posts sorting after it are appended, not rebuilt. Null when empty. */

@@ -22,6 +22,7 @@
 //   segments/<id>/text-from-<local row>.hnsw  a window tail of the text graph (tailFile)
 import path from 'node:path';
 import hnswlib from 'hnswlib-node';
+import type { SegmentTail } from '../segments.ts';
 
 export type HnswSpace = 'ip' | 'cosine';
 export interface HnswParams {
@@ -95,7 +96,7 @@ export interface GraphSource {
   rows: number;
   points: number;
   /** Window tails (text graphs only): first local row and points of each. */
-  tails?: ReadonlyArray<{ from: number; points: number }>;
+  tails?: readonly SegmentTail[];
 }
 
 /** A segment's graph file, read (a graph of no points is not read: nothing to search). */

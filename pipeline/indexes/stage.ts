@@ -14,9 +14,9 @@ import os from 'node:os';
 import { buildBm25, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { failpoint } from '../../core/failpoints.ts';
-import type { Manifest } from '../../core/generations.ts';
+import { readManifest } from '../../core/generations.ts';
 import { GRAPHS, tailFile, type GraphName } from '../../core/ranking/segment-graphs.ts';
-import { segmentDir } from '../../core/segments.ts';
+import { segmentDir, type SegmentTail } from '../../core/segments.ts';
 import { loadVectorSpace } from '../../core/vector-space.ts';
 import { TaskPool } from '../../core/workers/task-pool.ts';
 import { readDocTerms } from '../doc-terms.ts';
@@ -27,7 +27,7 @@ import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
 import type { BuildResult, HnswResult, HnswTask, NeighbourQuery } from './hnsw-task.ts';
 import { NEIGHBOUR_COLUMNS, neighbourQueries, searchOtherSegments, writeNeighbourScores } from './neighbour-scores.ts';
-import { planTails, startsIn, windowStartRows, type Tail } from './window-tails.ts';
+import { planTails, startsIn, windowStartRows } from './window-tails.ts';
 
 function buildGraph(
   ctx: StageContext,
@@ -62,18 +62,16 @@ async function buildTails(
   dim: number,
 ): Promise<{ built: number; kept: number; points: number }> {
   const starts = await windowStartRows(ctx, plan.rows);
-  const served = plan.previous
-    ? ((JSON.parse(await fs.readFile(path.join(plan.previous.dir, 'manifest.json'), 'utf8')) as Manifest).segments ?? [])
-    : [];
+  const served = plan.previous ? ((await readManifest(ctx.layout, plan.previous.generation)).segments ?? []) : [];
   let built = 0;
   let kept = 0;
   const work = plan.segments.map(async (seg) => {
-    const have: readonly Tail[] =
+    const have: readonly SegmentTail[] =
       seg.action === 'reuse' ? (seg.textTails ?? []) : seg.base ? (served.find((s) => s.id === seg.base)?.textTails ?? []) : [];
     const out = segmentDir(ctx.layout.artifacts, seg.id);
     const tails = planTails(seg, startsIn(seg, starts), have, ctx.config.WINDOW_TAIL_MIN_ROWS);
     seg.textTails = await Promise.all(
-      tails.map(async (w): Promise<Tail> => {
+      tails.map(async (w): Promise<SegmentTail> => {
         if (w.action === 'keep') return (kept++, { from: w.from, points: w.points });
         built++;
         await fs.mkdir(out, { recursive: true });

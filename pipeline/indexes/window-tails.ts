@@ -6,13 +6,9 @@
 import { sqlString } from '../../core/duckdb.ts';
 import { TAIL_SHARE } from '../../core/ranking/segment-graphs.ts';
 import { windowBounds, type WindowKey } from '../../core/windows.ts';
+import type { SegmentTail } from '../../core/segments.ts';
 import type { PlannedSegment } from '../segment-plan.ts';
 import type { StageContext } from '../stage-context.ts';
-
-export interface Tail {
-  from: number;
-  points: number;
-}
 
 /** What a segment's tail takes: kept as the served generation has it, extended from its base's, or built anew. */
 export type TailWork =
@@ -28,7 +24,7 @@ export type TailWork =
 export function planTails(
   seg: { rows: number; action: 'reuse' | 'build'; base: string | null },
   starts: readonly number[],
-  have: readonly Tail[],
+  have: readonly SegmentTail[],
   minRows: number,
 ): TailWork[] {
   if (seg.rows < minRows) return [];

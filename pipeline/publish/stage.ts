@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { num, sqlString, type DuckDB } from '../../core/duckdb.ts';
-import { fsyncDir, fsyncTree, sha256File, writeFileAtomic } from '../../core/durable-fs.ts';
+import { fsyncDir, fsyncTree, pathExists, sha256File, writeFileAtomic } from '../../core/durable-fs.ts';
 import { failpoint } from '../../core/failpoints.ts';
 import {
   generationDir,
@@ -128,16 +128,9 @@ async function segmentFiles(ctx: StageContext, plan: SegmentPlan, s: PlannedSegm
   for (const t of s.textTails ?? []) {
     const name = tailFile(t.from);
     const built = path.join(segmentDir(ctx.layout.artifacts, s.id), name);
-    out.push([name, (await exists(built)) ? built : path.join(dir, name)]);
+    out.push([name, (await pathExists(built)) ? built : path.join(dir, name)]);
   }
   return out.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-}
-
-async function exists(p: string): Promise<boolean> {
-  return fs.access(p).then(
-    () => true,
-    () => false,
-  );
 }
 
 /**

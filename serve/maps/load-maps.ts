@@ -4,6 +4,7 @@
 // BM25 index over narrative labels and summaries. Small next to the content: a few thousand
 // entries at most.
 import fs from 'node:fs/promises';
+import { pathExists } from '../../core/durable-fs.ts';
 import path from 'node:path';
 import { terms } from '../../core/analyzer.ts';
 import { loadBm25, type Bm25Index } from '../../core/bm25.ts';
@@ -174,13 +175,6 @@ function trajectoryPoint(h: Row, generation: string): TrajectoryPoint {
   };
 }
 
-async function exists(file: string): Promise<boolean> {
-  return fs.access(file).then(
-    () => true,
-    () => false,
-  );
-}
-
 function groupRows(rows: Row[], key: string): Map<string, Row[]> {
   const out = new Map<string, Row[]>();
   for (const r of rows) {
@@ -216,7 +210,7 @@ export async function loadMaps(generationDir: string, generation: string): Promi
   const db = await openDuckDB();
   try {
     await db.run(`SET TimeZone = 'UTC'`);
-    if (await exists(file('narratives.parquet'))) {
+    if (await pathExists(file('narratives.parquet'))) {
       const rows = await db.all(`SELECT * FROM read_parquet(${sqlString(file('narratives.parquet'))}) ORDER BY row_id`);
       const members = await membersOf(db, file('narrative-members.parquet'), 'narrative_id');
       const history = groupRows(
@@ -279,9 +273,9 @@ export async function loadMaps(generationDir: string, generation: string): Promi
             });
         }
       }
-      if (await exists(file('narrative-text.bin'))) maps.narrativeText = await loadBm25(file('narrative-text.bin'));
+      if (await pathExists(file('narrative-text.bin'))) maps.narrativeText = await loadBm25(file('narrative-text.bin'));
     }
-    if (await exists(file('patterns.parquet'))) {
+    if (await pathExists(file('patterns.parquet'))) {
       const rows = await db.all(`SELECT * FROM read_parquet(${sqlString(file('patterns.parquet'))}) ORDER BY row_id`);
       const members = await membersOf(db, file('pattern-members.parquet'), 'pattern_key');
       const looks = groupRows(
@@ -296,7 +290,7 @@ export async function loadMaps(generationDir: string, generation: string): Promi
         await db.all(`SELECT * FROM read_parquet(${sqlString(file('pattern-trajectory.parquet'))}) ORDER BY row_id`),
         'pattern_key',
       );
-      const raw = (await exists(file('pattern-centroids.f32'))) ? await fs.readFile(file('pattern-centroids.f32')) : Buffer.alloc(0);
+      const raw = (await pathExists(file('pattern-centroids.f32'))) ? await fs.readFile(file('pattern-centroids.f32')) : Buffer.alloc(0);
       const flat = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
       maps.patternDim = rows.length ? flat.length / rows.length : 0;
       for (const r of rows) {
