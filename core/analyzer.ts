@@ -39,6 +39,13 @@ const EMOJI_RE = /\p{Extended_Pictographic}(?:\uFE0F|\u200D\p{Extended_Pictograp
 const WORD_RE = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
 const NON_ASCII = /[^\x00-\x7f]/;
+/** Every match of URL_RE holds one of these (no other code point case-folds to h, t, p or w). */
+const URL_HINT = /http|www\./i;
+/** Whether a text can hold a URL (http... or www.): a fast test before a Unicode-aware URL pattern. */
+export function mayHoldUrl(s: string): boolean {
+  return URL_HINT.test(s);
+}
+const APOSTROPHE_TAIL = /['’].*$/;
 
 export function fold(s: string): string {
   // Most tokens are ASCII, where decomposition and mark removal change nothing: lower-case only
@@ -136,36 +143,42 @@ export function termsAndSurfaces(
 function analyzeUncached(text: string, stop: Set<string>, seen?: (term: string, surface: string) => void): Analyzed {
   const out: Analyzed = { terms: [], hashtags: [], mentions: [], emoji: [], urls: [] };
   let s = repairText(text).normalize('NFKC');
-  s = s.replace(URL_RE, (u) => {
-    out.urls.push(u);
-    return ' ';
-  });
-  s = s.replace(MENTION_RE, (_m, pre: string, name: string) => {
-    out.mentions.push(name.toLowerCase());
-    return `${pre} `;
-  });
+  // Each pattern runs only where its mark can be in the text: most posts have no URL, mention or
+  // emoji, and a Unicode-aware scan of the whole text for each cost more than the tokens themselves.
+  if (mayHoldUrl(s))
+    s = s.replace(URL_RE, (u) => {
+      out.urls.push(u);
+      return ' ';
+    });
+  if (s.includes('@'))
+    s = s.replace(MENTION_RE, (_m, pre: string, name: string) => {
+      out.mentions.push(name.toLowerCase());
+      return `${pre} `;
+    });
   const push = (raw: string) => {
-    const t = fold(raw).replace(/['’].*$/, '');
+    const t = fold(raw).replace(APOSTROPHE_TAIL, '');
     if (t.length < 2 && !/^\p{N}$/u.test(t)) return;
     if (stop.has(t) || FILLER.has(t)) return;
     const term = stem(t);
     out.terms.push(term);
-    seen?.(term, raw.replace(/['’].*$/, ''));
+    seen?.(term, raw.replace(APOSTROPHE_TAIL, ''));
   };
-  s = s.replace(HASHTAG_RE, (_m, pre: string, tag: string) => {
-    const folded = fold(tag);
-    out.hashtags.push(folded);
-    out.terms.push(folded);
-    seen?.(folded, `#${tag}`);
-    for (const p of camelParts(tag)) push(p);
-    return `${pre} `;
-  });
-  s = s.replace(EMOJI_RE, (e) => {
-    out.emoji.push(e);
-    out.terms.push(e);
-    return ' ';
-  });
-  for (const m of s.matchAll(WORD_RE)) push(m[0]);
+  if (s.includes('#'))
+    s = s.replace(HASHTAG_RE, (_m, pre: string, tag: string) => {
+      const folded = fold(tag);
+      out.hashtags.push(folded);
+      out.terms.push(folded);
+      seen?.(folded, `#${tag}`);
+      for (const p of camelParts(tag)) push(p);
+      return `${pre} `;
+    });
+  if (NON_ASCII.test(s))
+    s = s.replace(EMOJI_RE, (e) => {
+      out.emoji.push(e);
+      out.terms.push(e);
+      return ' ';
+    });
+  for (const w of s.match(WORD_RE) ?? []) push(w);
   return out;
 }
 

@@ -13,6 +13,22 @@ test('hashtags index as the tag and its camel-case parts; mentions and urls are 
   assert.not.ok(a.terms.some((t) => t.includes('solstice') || t.includes('t.co') || t.includes('example')));
 });
 
+test('each mark is recognised whatever its case or the text around it (the analyzer skips a pattern only where its mark cannot be)', () => {
+  const a = analyze('READ HTTPS://EXAMPLE.ORG/Story and Www.Example.Net/x, mail me@home.net, ping @Ann_B © 👍🏽');
+  assert.equal(a.urls, ['HTTPS://EXAMPLE.ORG/Story', 'Www.Example.Net/x,']);
+  assert.equal(a.mentions, ['ann_b']);
+  assert.equal(a.emoji, ['©', '👍🏽']);
+  assert.equal(a.terms, ['©', '👍🏽', 'read', 'mail', 'home', 'net', 'ping']); // emoji are taken out of the text first
+  // Each mark alone in its text.
+  assert.equal(analyze('see Www.Example.Net/x now').urls, ['Www.Example.Net/x']);
+  assert.equal(analyze('see hTTp://a.b/c now').urls, ['hTTp://a.b/c']);
+  assert.equal(analyze('hi @Bo').mentions, ['bo']);
+  assert.equal(analyze('ok ©').emoji, ['©']);
+  // Plain ASCII with none of the marks: words only.
+  assert.equal(analyze('Plain words, no marks at all: 42 days').terms, ['plain', 'word', 'mark', '42', 'day']);
+  assert.equal(analyze('#Tag1 first#not').hashtags, ['tag1']);
+});
+
 test('Unicode: NFKC, case and diacritics folded, emoji kept as terms', () => {
   assert.equal(terms('Café CAFE café ＦＵＬＬＷＩＤＴＨ'), ['cafe', 'cafe', 'cafe', 'fullwidth']);
   const a = analyze('love it 😍🔥 👍🏽');

@@ -7,8 +7,18 @@ import * as assert from 'uvu/assert';
 import { terms } from '../core/analyzer.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
-import { search } from '../core/ranking/search.ts';
-import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
+import {
+  fuse,
+  graphCandidates,
+  lexicalCandidates,
+  planSearch,
+  RANKING,
+  recencyHalfLifeDays,
+  search,
+  type RankedRow,
+} from '../core/ranking/search.ts';
+import { loadSearchIndex, weightedEngagement, type SearchIndex } from '../core/ranking/search-index.ts';
+import { DAY_MS, type WindowKey } from '../core/windows.ts';
 import { WINDOW_KEYS } from '../core/windows.ts';
 import { ROOT } from './helpers/child.ts';
 import { runPipeline } from './helpers/pipeline.ts';
@@ -98,6 +108,80 @@ test('a query that matches nothing returns nothing (the relevance floor), and li
   assert.equal(search(index, { query: 'zzqxv wubbalubba', limit: 100, window: 'all' }), []);
   assert.equal(search(index, { query: '   ', limit: 100, window: 'all' }), []);
   assert.is(search(index, { query: narratives[1].keywords.join(' '), limit: 3, window: 'all' }).length, 3);
+});
+
+/**
+ * Fusion by its definition (docs/fields.md, "Ranking"): every candidate of either list scored in
+ * full, all of them sorted (blended score, then RRF, then uuid), cut to the limit. fuse() scores
+ * in typed arrays, sorts only the candidates that can make the cut and builds the returned rows
+ * alone; it must give exactly these rows, in this order, with these values.
+ */
+function fuseByDefinition(
+  ix: SearchIndex,
+  p: { query: string; limit: number; window: WindowKey },
+  vector: Float32Array | null,
+  lexical: ReadonlyArray<{ row: number }>,
+  neighbours: ReadonlyArray<{ row: number }>,
+): RankedRow[] {
+  const lr = new Map(lexical.map((x, i) => [x.row, i + 1]));
+  const vr = new Map(neighbours.map((x, i) => [x.row, i + 1]));
+  const rows = [...new Set([...lr.keys(), ...vr.keys()])];
+  const all = rows.map((row): RankedRow => {
+    const l = lr.get(row) ?? null;
+    const v = vr.get(row) ?? null;
+    const rrf = (l ? 1 / (RANKING.rrfK + l) : 0) + (v ? 1 / (RANKING.rrfK + v) : 0);
+    const raw = vector ? Math.max(-1, Math.min(1, ix.vectors.dot(vector, row))) : 0;
+    const relevance = rrf / (2 / (RANKING.rrfK + 1));
+    const recencyScore = Math.pow(0.5, Math.max(0, (ix.asOf - ix.publishedAt[row]!) / DAY_MS) / recencyHalfLifeDays(p.window));
+    const engagementScore =
+      ix.maxWeightedEngagementLog > 0
+        ? Math.log1p(weightedEngagement(ix.likes[row]!, ix.comments[row]!, ix.shares[row]!)) / ix.maxWeightedEngagementLog
+        : 0;
+    const interactions = ix.likes[row]! + ix.comments[row]! + ix.shares[row]!;
+    const followers = ix.followers[row]!;
+    const kind = ix.textKind[row]!;
+    return {
+      row,
+      uuid: ix.uuid.get(row)!,
+      rawSimilarity: raw,
+      similarity: Math.max(0, raw),
+      rrfScore: rrf,
+      relevance,
+      recencyScore,
+      engagementScore,
+      engagementDepth: interactions > 0 ? (ix.comments[row]! + ix.shares[row]!) / interactions : 0,
+      authorReach: Number.isNaN(followers) || ix.maxFollowersLog === 0 ? 0 : Math.log1p(followers) / ix.maxFollowersLog,
+      exampleRankingScore:
+        RANKING.blend.relevance * relevance + RANKING.blend.recency * recencyScore + RANKING.blend.engagement * engagementScore,
+      intentSimilarity: kind === 1 ? raw : null,
+      intentEvidenceSource:
+        kind === -1 ? 'no_text' : kind === 0 ? 'tag_only' : l !== null || raw >= RANKING.vectorFloor ? 'authored_text' : 'no_match',
+      lexicalRank: l,
+      vectorRank: v,
+    };
+  });
+  all.sort((a, b) => b.exampleRankingScore - a.exampleRankingScore || b.rrfScore - a.rrfScore || (a.uuid < b.uuid ? -1 : 1));
+  return all.slice(0, p.limit);
+}
+
+test('fusion returns exactly the rows, order and scores of its definition (every candidate scored and sorted)', () => {
+  const queries = [...narratives.map((n) => n.keywords.slice(0, 2).join(' ')), 'the', 'new day love', '#fyp trending now'];
+  let compared = 0;
+  let cut = 0;
+  for (const query of queries)
+    for (const window of WINDOW_KEYS)
+      for (const limit of [1, 10, 100, 300]) {
+        const p = { query, limit, window };
+        const plan = planSearch(index, p);
+        if (!plan) continue;
+        const lexical = lexicalCandidates(index, plan);
+        const neighbours = plan.vector ? graphCandidates(index.hnsw!, plan) : [];
+        const want = fuseByDefinition(index, p, plan.vector, lexical, neighbours);
+        assert.equal(fuse(index, p, plan, lexical, neighbours), want, `${query} ${window} ${limit}`);
+        compared++;
+        if (new Set([...lexical.map((x) => x.row), ...neighbours.map((x) => x.row)]).size > limit) cut++;
+      }
+  assert.ok(compared > 100 && cut > 50, `${compared} searches compared, ${cut} cut to their limit`);
 });
 
 test.run();

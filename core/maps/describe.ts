@@ -1,7 +1,7 @@
 // How a narrative is described beyond its counts, the same for the pipeline's narratives and a
 // search answer's emergent ones (definitions: docs/fields.md, "Narratives"): its platform diffusion
 // and its extractive summary.
-import { terms, termSurfaces } from '../analyzer.ts';
+import { mayHoldUrl, terms, termSurfaces } from '../analyzer.ts';
 import { repairText } from '../text-repair.ts';
 import { countSurfaces, labelWord, showLabel, shownSurface, surfaceForms } from './label-words.ts';
 
@@ -106,12 +106,12 @@ export function summaryText(texts: readonly string[], labelTerms: readonly strin
 }
 
 function cleanForSummary(text: string): string {
-  return repairText(text)
-    .replace(/\bhttps?:\/\/\S+|\bwww\.\S+/giu, ' ')
-    .replace(/(^|\s)@[\p{L}\p{N}_.]+/gu, ' ')
-    .replace(/(\s+#[\p{L}\p{N}_]+)+\s*$/u, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  // Each pattern runs only where its mark can be in the text (most posts have no URL or mention).
+  let s = repairText(text);
+  if (mayHoldUrl(s)) s = s.replace(/\bhttps?:\/\/\S+|\bwww\.\S+/giu, ' ');
+  if (s.includes('@')) s = s.replace(/(^|\s)@[\p{L}\p{N}_.]+/gu, ' ');
+  if (s.includes('#')) s = s.replace(/(\s+#[\p{L}\p{N}_]+)+\s*$/u, '');
+  return s.replace(/\s+/g, ' ').trim();
 }
 
 /** Extractive summary: the representative post's own words, cut at a word boundary. */

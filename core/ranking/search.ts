@@ -149,7 +149,11 @@ export function search(index: SearchIndex, p: SearchParams, opts: { exact?: bool
   return fuse(index, p, plan, lexicalCandidates(index, plan), vector);
 }
 
-/** Reciprocal Rank Fusion of a plan's lexical candidates and its vector candidates, blended and cut to the limit. */
+/**
+ * Reciprocal Rank Fusion of a plan's lexical candidates and its vector candidates, blended and cut to the limit.
+ * The candidates (a few hundred) are scored in typed arrays and only the rows returned become
+ * objects: building every candidate's full row cost most of the fusion.
+ */
 export function fuse(
   index: SearchIndex,
   p: SearchParams,
@@ -157,58 +161,91 @@ export function fuse(
   lexical: ReadonlyArray<{ row: number }>,
   vector: readonly Neighbour[],
 ): RankedRow[] {
-  const qv = plan.vector;
-  const hasVector = qv !== null;
-  const lexRank = new Map(lexical.map((x, i) => [x.row, i + 1]));
-  const vecRank = new Map(vector.map((x, i) => [x.row, i + 1]));
-  const candidates = new Set<number>([...lexRank.keys(), ...vecRank.keys()]);
+  // Candidate slots: the lexical rows in their order, then the rows only the vector retriever found.
+  const slotOf = new Map<number, number>();
+  const rows = new Int32Array(lexical.length + vector.length);
+  const lexRank = new Int32Array(rows.length);
+  const vecRank = new Int32Array(rows.length);
+  let n = 0;
+  for (let i = 0; i < lexical.length; i++) {
+    const row = lexical[i]!.row;
+    if (slotOf.has(row)) continue;
+    slotOf.set(row, n);
+    rows[n] = row;
+    lexRank[n++] = i + 1;
+  }
+  for (let i = 0; i < vector.length; i++) {
+    const row = vector[i]!.row;
+    let slot = slotOf.get(row);
+    if (slot === undefined) (slotOf.set(row, (slot = n)), (rows[n++] = row));
+    if (vecRank[slot] === 0) vecRank[slot] = i + 1;
+  }
   const halfLife = recencyHalfLifeDays(p.window);
-  const out: RankedRow[] = [];
-  for (const row of candidates) {
-    const lr = lexRank.get(row) ?? null;
-    const vr = vecRank.get(row) ?? null;
-    const rrf = (lr ? 1 / (RANKING.rrfK + lr) : 0) + (vr ? 1 / (RANKING.rrfK + vr) : 0);
-    const raw = hasVector ? cosine(index, qv, row) : 0;
+  const rrf = new Float64Array(n);
+  const recency = new Float64Array(n);
+  const engagement = new Float64Array(n);
+  const ranking = new Float64Array(n);
+  for (let s = 0; s < n; s++) {
+    const row = rows[s]!;
+    const lr = lexRank[s]!;
+    const vr = vecRank[s]!;
+    rrf[s] = (lr ? 1 / (RANKING.rrfK + lr) : 0) + (vr ? 1 / (RANKING.rrfK + vr) : 0);
     const ageDays = Math.max(0, (index.asOf - index.publishedAt[row]!) / DAY_MS);
+    recency[s] = Math.pow(0.5, ageDays / halfLife);
+    engagement[s] =
+      index.maxWeightedEngagementLog > 0
+        ? Math.log1p(weightedEngagement(index.likes[row]!, index.comments[row]!, index.shares[row]!)) / index.maxWeightedEngagementLog
+        : 0;
+    ranking[s] =
+      RANKING.blend.relevance * relevanceOf(rrf[s]!) + RANKING.blend.recency * recency[s]! + RANKING.blend.engagement * engagement[s]!;
+  }
+  // uuids are decoded for exact ties only (a few hundred candidates each time otherwise).
+  const uuids = new Map<number, string>();
+  const uuidOf = (row: number) => uuids.get(row) ?? (uuids.set(row, index.uuid.get(row)!), uuids.get(row)!);
+  // Only the candidates at or above the limit-th best blended score can be returned: those are
+  // sorted by the full order (a comparator sort of every candidate cost a third of the fusion). A
+  // NaN score (or cutoff) keeps its candidate in that sort, as before.
+  const cutoff = n > p.limit ? Float64Array.from(ranking).sort()[n - p.limit]! : -Infinity;
+  const order: number[] = [];
+  for (let s = 0; s < n; s++) if (!(ranking[s]! < cutoff)) order.push(s);
+  order.sort(
+    (a, b) =>
+      ranking[b]! - ranking[a]! ||
+      rrf[b]! - rrf[a]! ||
+      (uuidOf(rows[a]!) < uuidOf(rows[b]!) ? -1 : uuidOf(rows[a]!) > uuidOf(rows[b]!) ? 1 : 0),
+  );
+  const qv = plan.vector;
+  return order.slice(0, p.limit).map((s) => {
+    const row = rows[s]!;
+    const raw = qv !== null ? cosine(index, qv, row) : 0;
     const likes = index.likes[row]!;
     const comments = index.comments[row]!;
-    const shares = index.shares[row]!;
-    const interactions = likes + comments + shares;
+    const interactions = likes + comments + index.shares[row]!;
     const followers = index.followers[row]!;
-    const relevance = rrf / (2 / (RANKING.rrfK + 1));
-    const recencyScore = Math.pow(0.5, ageDays / halfLife);
-    const engagementScore =
-      index.maxWeightedEngagementLog > 0 ? Math.log1p(weightedEngagement(likes, comments, shares)) / index.maxWeightedEngagementLog : 0;
     const kind = index.textKind[row]!;
+    const lr = lexRank[s] || null;
     const matched = lr !== null || raw >= RANKING.vectorFloor;
-    out.push({
+    return {
       row,
-      uuid: '',
+      uuid: uuidOf(row),
       rawSimilarity: raw,
       similarity: Math.max(0, raw),
-      rrfScore: rrf,
-      relevance,
-      recencyScore,
-      engagementScore,
-      engagementDepth: interactions > 0 ? (comments + shares) / interactions : 0,
+      rrfScore: rrf[s]!,
+      relevance: relevanceOf(rrf[s]!),
+      recencyScore: recency[s]!,
+      engagementScore: engagement[s]!,
+      engagementDepth: interactions > 0 ? (comments + index.shares[row]!) / interactions : 0,
       authorReach: Number.isNaN(followers) || index.maxFollowersLog === 0 ? 0 : Math.log1p(followers) / index.maxFollowersLog,
-      exampleRankingScore:
-        RANKING.blend.relevance * relevance + RANKING.blend.recency * recencyScore + RANKING.blend.engagement * engagementScore,
+      exampleRankingScore: ranking[s]!,
       intentSimilarity: kind === 1 ? raw : null,
       intentEvidenceSource: kind === -1 ? 'no_text' : kind === 0 ? 'tag_only' : matched ? 'authored_text' : 'no_match',
       lexicalRank: lr,
-      vectorRank: vr,
-    });
-  }
-  // uuids are decoded for exact ties and for the rows returned only (a few hundred candidates each time otherwise).
-  const uuidOf = (r: RankedRow) => (r.uuid ||= index.uuid.get(r.row)!);
-  out.sort(
-    (a, b) =>
-      b.exampleRankingScore - a.exampleRankingScore ||
-      b.rrfScore - a.rrfScore ||
-      (uuidOf(a) < uuidOf(b) ? -1 : uuidOf(a) > uuidOf(b) ? 1 : 0),
-  );
-  const top = out.slice(0, p.limit);
-  for (const r of top) uuidOf(r);
-  return top;
+      vectorRank: vecRank[s] || null,
+    };
+  });
+}
+
+/** relevance: the RRF score over the best a row can reach (first in both lists), 0..1. */
+function relevanceOf(rrf: number): number {
+  return rrf / (2 / (RANKING.rrfK + 1));
 }
