@@ -3,7 +3,9 @@
 //   planted:  each planted narrative's keywords and hashtag (the ranking bench's queries);
 //   frequent: the corpus's most frequent tags alone, pairs of its most frequent words, tag + word
 //             (long posting lists: the expensive case for the lexical retriever);
-//   long:     8-20 words of real posts, as a person pastes a sentence;
+//   long:     8-20 words of real posts, as a person pastes a sentence: up to LONG_QUERIES of them,
+//             each sent once in a run (people paste different sentences; cycling a few hundred
+//             would let the answer's per-row caches hold every row they return);
 //   repeated: Zipf (s = 1) draws over a pool of 200 queries of the other three mixes, each with a
 //             fixed window, as real traffic repeats itself (a cache can help here, and only here).
 // Every query carries its window; the windows turn over the four keys.
@@ -31,6 +33,8 @@ export interface QueryMixes {
 }
 
 const POOL = 200;
+/** Distinct long queries (a 10 s run at 1M posts sends a few thousand). */
+const LONG_QUERIES = 20_000;
 /** Posts read for word and tag frequencies and long queries (the first of the corpus's files). */
 const READ_POSTS = 50_000;
 
@@ -98,8 +102,13 @@ export function buildQueryMixes(corpusDir: string, truthFile: string, seed = 42)
 
   const rand = seededRandom(seed);
   const long: BenchQuery[] = [];
-  for (let i = 0; long.length < POOL && i < posts.length; i++) {
-    const p = posts[Math.floor(rand() * posts.length)]!;
+  const order = posts.map((_, i) => i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  for (let i = 0; long.length < LONG_QUERIES && i < order.length; i++) {
+    const p = posts[order[i]!]!;
     const words = p.text
       .replace(/\bhttps?:\/\/\S+|(^|\s)[@#]\S+/g, ' ')
       .split(/\s+/)

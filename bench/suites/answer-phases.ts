@@ -3,8 +3,9 @@
 // query-mixes.ts) every phase of an answer timed on one thread, nothing else running: the ranking
 // core's plan (query terms and vector), the lexical candidates (BM25), the vector candidates (HNSW),
 // fusion, the answer's clusters, the emergent and tracked narratives, the content items (from the rows'
-// cached JSON) and creators, and the rest of the JSON. The first pass warms the caches (label words and JSON of rows), the second is
-// reported: ms per answer, median over the mix's queries being noisy on this machine, so means.
+// cached JSON) and creators, and the rest of the JSON. Two passes, both reported: the first with
+// the rows new to the per-row caches (label words, JSON), the second with them warm. Means per
+// answer (medians over a mix's queries are noisy on this machine).
 import path from 'node:path';
 import { terms } from '../../core/analyzer.ts';
 import { fuse, graphCandidates, lexicalCandidates, planSearch } from '../../core/ranking/search.ts';
@@ -27,12 +28,11 @@ export async function benchAnswerPhases(o: { posts: number; queries: number; com
   const { mixes } = buildQueryMixes(truth.replace(/\.truth\.ndjson$/, ''), truth);
   const layout = dataDirLayout(dir);
   const gen = await loadGeneration(generationDir(layout, (await readCurrent(layout))!));
-  const results: Array<{ mix: MixName; answers: number; ms: Record<Phase, number>; total: number }> = [];
+  const results: Array<{ mix: MixName; pass: 'first' | 'warm'; answers: number; ms: Record<Phase, number>; total: number }> = [];
   for (const mix of ['planted', 'frequent', 'long'] as const) {
-    const ms = Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>;
-    let answers = 0;
     for (let pass = 0; pass < 2; pass++) {
-      if (pass === 1) (PHASES.forEach((p) => (ms[p] = 0)), (answers = 0));
+      const ms = Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>;
+      let answers = 0;
       for (const q of mixes[mix].slice(0, o.queries)) {
         const p = { query: q.query, limit: 100, window: q.window };
         let t = performance.now();
@@ -65,19 +65,19 @@ export async function benchAnswerPhases(o: { posts: number; queries: number; com
         lap('json');
         answers++;
       }
+      PHASES.forEach((p) => (ms[p] /= Math.max(1, answers)));
+      results.push({ mix, pass: pass ? 'warm' : 'first', answers, ms, total: PHASES.reduce((a, p) => a + ms[p], 0) });
     }
-    PHASES.forEach((p) => (ms[p] /= Math.max(1, answers)));
-    results.push({ mix, answers, ms, total: PHASES.reduce((a, p) => a + ms[p], 0) });
   }
   const result = { date: new Date().toISOString(), machine: machine(), command: o.command, posts: o.posts, generation: gen.id, results };
   writeResultsJson(`answer-phases-${o.posts}`, result);
   const md = `## Where an answer's time goes at ${o.posts.toLocaleString('en-US')} posts
 
-Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. The api bench's generation (${path.basename(dir)}) loaded in one process with its graphs; each phase of an answer (limit 100) timed on one thread with nothing else running, for the first ${o.queries} queries of each mix (bench/lib/query-mixes.ts, each with its window), after a first pass that warms the rows' label-word and JSON caches; mean ms per answer. What the api bench's CPU per search adds to this: the main thread (HTTP, billing, bytes), message passing, garbage collection on V8's helper threads, and the slowdown of threads sharing 2 cores.
+Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}. The api bench's generation (${path.basename(dir)}) loaded in one process with its graphs; each phase of an answer (limit 100) timed on one thread with nothing else running, for the first ${o.queries} queries of each mix (bench/lib/query-mixes.ts, each with its window), twice: the first pass with the rows new to the answer's per-row caches (their label words and JSON: the case of traffic that does not repeat itself), the second with them warm; mean ms per answer. What the api bench's CPU per search adds to this: the main thread (HTTP, billing, bytes), message passing, garbage collection on V8's helper threads, and the slowdown of threads sharing 2 cores.
 
-| mix | answers | ${PHASES.join(' | ')} | total |
-|---|---|${PHASES.map(() => '---').join('|')}|---|
-${results.map((r) => `| ${r.mix} | ${r.answers} | ${PHASES.map((p) => r.ms[p].toFixed(2)).join(' | ')} | **${r.total.toFixed(2)}** |`).join('\n')}`;
+| mix | pass | answers | ${PHASES.join(' | ')} | total |
+|---|---|---|${PHASES.map(() => '---').join('|')}|---|
+${results.map((r) => `| ${r.mix} | ${r.pass} | ${r.answers} | ${PHASES.map((p) => r.ms[p].toFixed(2)).join(' | ')} | **${r.total.toFixed(2)}** |`).join('\n')}`;
   writeResultsSection(`answer-phases-${o.posts}`, md);
   process.stdout.write(md + '\n');
 }
