@@ -8,7 +8,7 @@
 //             queryRelevance = the members' mean cosine to the query (0..1). Their ids stay
 //             readable at /narratives/{id} for EMERGENT_TTL_MS (emergent-store.ts).
 import { createHash } from 'node:crypto';
-import { termsAndSurfaces } from '../../core/analyzer.ts';
+import { terms, termSurfaces } from '../../core/analyzer.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
 import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../../core/stats/hypergeometric.ts';
 import type { WindowKey } from '../../core/windows.ts';
@@ -68,12 +68,16 @@ export function trackedNarratives(gen: GenerationData, window: WindowKey, rows: 
 export const LABEL_KEY_CACHE_ROWS = 100_000;
 
 /**
- * What the answer reads of a row's text, from one analysis of it (and one of its summary text):
- * its label keys (terms and bigrams) and its label words as written and in its summary
- * (core/maps/describe.ts, PostWords), held as ids of the generation's label vocabulary.
+ * What the answer reads of a row's text, held as ids of the generation's label vocabulary: its
+ * label keys (terms and bigrams), for every member of a cluster; and, for the central posts a
+ * description reads (read on demand: a second, longer analysis), its label words as written and
+ * in its summary (core/maps/describe.ts, PostWords).
  */
 interface RowWords {
   labelIds: Int32Array;
+  described: DescribedWords | null;
+}
+interface DescribedWords {
   /** Each label-word occurrence's term id, and its surface where that is not the term itself. */
   surfaceIds: Int32Array;
   surfaceAs: Map<number, string> | null;
@@ -88,10 +92,9 @@ const labelCaches = new WeakMap<GenerationData, LabelCache>();
 const counter = new KeyCounter();
 
 /**
- * A row's words, kept for the generation's life: analysing the text of every returned row (its
- * label keys, and for the central posts their surface forms and summary words) was the main
- * cost of an answer, and popular rows come back in answer after answer. Bounded: when full, the
- * oldest rows go (insertion order); when the vocabulary is full, both start again (before an
+ * A row's words, kept for the generation's life: analysing the text of every returned row was the
+ * main cost of an answer, and popular rows come back in answer after answer. Bounded: when full,
+ * the oldest rows go (insertion order); when the vocabulary is full, both start again (before an
  * answer, see emergentNarratives).
  */
 function labelCache(gen: GenerationData): LabelCache {
@@ -103,34 +106,37 @@ function labelCache(gen: GenerationData): LabelCache {
 function rowWords(cache: LabelCache, row: number, textOf: (row: number) => string): RowWords {
   let words = cache.rows.get(row);
   if (!words) {
-    const text = textOf(row);
-    const analysed = termsAndSurfaces(text);
-    const post = postWords(text, analysed.surfaces);
-    const { vocabulary } = cache;
-    const surfaceIds = vocabulary.idsOf(post.surfaces.map(([term]) => term));
-    let surfaceAs: Map<number, string> | null = null;
-    post.surfaces.forEach(([term, surface], i) => {
-      if (surface !== term) (surfaceAs ??= new Map()).set(i, surface);
-    });
-    words = {
-      labelIds: vocabulary.idsOf(labelKeys(analysed.terms)),
-      surfaceIds,
-      surfaceAs,
-      summaryIds: vocabulary.idsOf([...post.summaryWords]),
-      hasSummary: post.hasSummary,
-    };
+    words = { labelIds: cache.vocabulary.idsOf(labelKeys(terms(textOf(row)))), described: null };
     if (cache.rows.size >= LABEL_KEY_CACHE_ROWS) cache.rows.delete(cache.rows.keys().next().value!);
     cache.rows.set(row, words);
   }
   return words;
 }
 
-/** A row's PostWords again, from its cached ids. */
-function postWordsOf(keys: readonly string[], w: RowWords): PostWords {
+/** A central row's PostWords, from its cached ids (computed the first time a description reads the row). */
+function describedWords(cache: LabelCache, row: number, textOf: (row: number) => string): PostWords {
+  const words = rowWords(cache, row, textOf);
+  const { vocabulary } = cache;
+  if (!words.described) {
+    const text = textOf(row);
+    const post = postWords(text, termSurfaces(text));
+    let surfaceAs: Map<number, string> | null = null;
+    post.surfaces.forEach(([term, surface], i) => {
+      if (surface !== term) (surfaceAs ??= new Map()).set(i, surface);
+    });
+    words.described = {
+      surfaceIds: vocabulary.idsOf(post.surfaces.map(([term]) => term)),
+      surfaceAs,
+      summaryIds: vocabulary.idsOf([...post.summaryWords]),
+      hasSummary: post.hasSummary,
+    };
+  }
+  const d = words.described;
+  const keys = vocabulary.keys;
   return {
-    surfaces: Array.from(w.surfaceIds, (id, i) => [keys[id]!, w.surfaceAs?.get(i) ?? keys[id]!] as const),
-    summaryWords: new Set(Array.from(w.summaryIds, (id) => keys[id]!)),
-    hasSummary: w.hasSummary,
+    surfaces: Array.from(d.surfaceIds, (id, i) => [keys[id]!, d.surfaceAs?.get(i) ?? keys[id]!] as const),
+    summaryWords: new Set(Array.from(d.summaryIds, (id) => keys[id]!)),
+    hasSummary: d.hasSummary,
   };
 }
 
@@ -183,7 +189,7 @@ export function emergentNarratives(
       const described = labelOfWords(label)
         ? describeFromWords(
             label,
-            central.map((r) => postWordsOf(vocabulary.keys, rowWords(cache, r, textOf))),
+            central.map((r) => describedWords(cache, r, textOf)),
             (i) => textOf(central[i]!),
           )
         : describeNarrative(label, central.map(textOf));
