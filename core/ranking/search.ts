@@ -201,11 +201,15 @@ export function fuse(
   }
   // uuids are decoded for exact ties only (a few hundred candidates each time otherwise).
   const uuids = new Map<number, string>();
-  const uuidOf = (row: number) => uuids.get(row) ?? (uuids.set(row, index.uuid.get(row)!), uuids.get(row)!);
+  const uuidOf = (row: number): string => {
+    let u = uuids.get(row);
+    if (u === undefined) uuids.set(row, (u = index.uuid.get(row)!));
+    return u;
+  };
   // Only the candidates at or above the limit-th best blended score can be returned: those are
   // sorted by the full order (a comparator sort of every candidate cost a third of the fusion). A
   // NaN score (or cutoff) keeps its candidate in that sort, as before.
-  const cutoff = n > p.limit ? Float64Array.from(ranking).sort()[n - p.limit]! : -Infinity;
+  const cutoff = n > p.limit ? ranking.slice().sort()[n - p.limit]! : -Infinity;
   const order: number[] = [];
   for (let s = 0; s < n; s++) if (!(ranking[s]! < cutoff)) order.push(s);
   order.sort(
@@ -218,9 +222,9 @@ export function fuse(
   return order.slice(0, p.limit).map((s) => {
     const row = rows[s]!;
     const raw = qv !== null ? cosine(index, qv, row) : 0;
-    const likes = index.likes[row]!;
     const comments = index.comments[row]!;
-    const interactions = likes + comments + index.shares[row]!;
+    const shares = index.shares[row]!;
+    const interactions = index.likes[row]! + comments + shares;
     const followers = index.followers[row]!;
     const kind = index.textKind[row]!;
     const lr = lexRank[s] || null;
@@ -234,7 +238,7 @@ export function fuse(
       relevance: relevanceOf(rrf[s]!),
       recencyScore: recency[s]!,
       engagementScore: engagement[s]!,
-      engagementDepth: interactions > 0 ? (comments + index.shares[row]!) / interactions : 0,
+      engagementDepth: interactions > 0 ? (comments + shares) / interactions : 0,
       authorReach: Number.isNaN(followers) || index.maxFollowersLog === 0 ? 0 : Math.log1p(followers) / index.maxFollowersLog,
       exampleRankingScore: ranking[s]!,
       intentSimilarity: kind === 1 ? raw : null,
