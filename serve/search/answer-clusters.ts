@@ -5,7 +5,8 @@
 // is built, nothing costs more than n^2 additions. Computed where the search runs (a search worker
 // holds the shared vectors), so this per-request k-means is spread over the cores; answer-narratives.ts
 // then describes the clusters.
-import { gramMatrix, KernelKMeans, seedPositions } from '../../core/clustering/kernel-kmeans.ts';
+import { int8Gram } from '../../core/clustering/int8-gram.ts';
+import { KernelKMeans, seedPositions } from '../../core/clustering/kernel-kmeans.ts';
 import type { QuantizedVectors } from '../../core/quantized-vectors.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
 import { kGrid } from '../../core/clustering/kmeans-by-silhouette.ts';
@@ -37,13 +38,12 @@ export interface AnswerClusters {
 }
 
 export function clusterAnswer(vectors: QuantizedVectors, ranked: readonly RankedRow[], o = EMERGENT_CLUSTER): AnswerClusters {
-  const { dim } = vectors;
   const rows = ranked.map((r) => r.row).filter((row) => vectors.hasVector(row));
   const n = rows.length;
   const none = { rows, assignment: new Array<number>(n).fill(-1), similarity: new Array<number>(n).fill(0) };
   const minSize = Math.max(o.minClusterSize, Math.ceil(o.minClusterShare * n));
   if (n < 2 * minSize) return none;
-  const G = gramMatrix(vectors, dim, rows);
+  const G = int8Gram(vectors, rows);
   const tried = kGrid(o.kMin, Math.min(o.kMax, Math.floor(n / minSize)), o.kStep).map((k) => {
     const run = new KernelKMeans(G, n, seedPositions(G, n, k, o.seed + k));
     const converged = run.iterate(o.maxIterations) < o.maxIterations;
