@@ -5,9 +5,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { terms } from '../core/analyzer.ts';
+import { terms, termsAndSurfaces } from '../core/analyzer.ts';
 import { TWEETEVAL_DIR } from '../core/enrichment/tweeteval.ts';
-import { describeNarrative, summarise, summaryText } from '../core/maps/describe.ts';
+import { describeFromWords, describeNarrative, postWords, summarise, summaryText } from '../core/maps/describe.ts';
 import { labelWord, showLabel, surfaceForms } from '../core/maps/label-words.ts';
 import { ClassCounts, labelFrom, labelKeys } from '../core/maps/labels.ts';
 
@@ -108,6 +108,16 @@ test("describing from each post's words gives the label and summary of the texts
       const shown = showLabel(label, surfaceForms(group));
       const expected = { label: shown, summary: summarise(summaryText(group, label.split(/[, ]+/)) ?? shown) };
       assert.equal(describeNarrative(label, group), expected, `${label}: ${group[0]}`);
+      // The same from words taken out of one analysis of each text (its terms and surfaces), as an answer takes them.
+      const fromOnePass = group.map((t) => {
+        const one = termsAndSurfaces(t);
+        return postWords(t, one.surfaces, one.terms);
+      });
+      assert.equal(
+        describeFromWords(label, fromOnePass, (i) => group[i]!),
+        expected,
+        `one pass: ${label}: ${group[0]}`,
+      );
       compared++;
     }
   }

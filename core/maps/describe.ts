@@ -40,12 +40,20 @@ export interface PostWords {
   hasSummary: boolean;
 }
 
-/** `analysed`: the text's termSurfaces, when the caller has them. */
-export function postWords(text: string, analysed: ReadonlyArray<readonly [string, string]> = termSurfaces(text)): PostWords {
+/**
+ * `analysed`: the text's termSurfaces, and `textTerms` its terms(), when the caller has them (a
+ * summary text that cleaning left as it was is not analysed again).
+ */
+export function postWords(
+  text: string,
+  analysed: ReadonlyArray<readonly [string, string]> = termSurfaces(text),
+  textTerms?: readonly string[],
+): PostWords {
   const surfaces: Array<readonly [string, string]> = [];
   for (const [term, raw] of analysed) if (labelWord(term)) surfaces.push([term, shownSurface(raw)]);
   const cleaned = cleanForSummary(text);
-  return { surfaces, summaryWords: new Set(cleaned ? terms(cleaned).filter(labelWord) : []), hasSummary: cleaned.length > 0 };
+  const summaryTerms = !cleaned ? [] : cleaned === text && textTerms ? textTerms : terms(cleaned);
+  return { surfaces, summaryWords: new Set(summaryTerms.filter(labelWord)), hasSummary: cleaned.length > 0 };
 }
 
 /** Whether every word of a label is a label word (a label of c-TF-IDF keys, not a tag or 'untitled' standing in). */

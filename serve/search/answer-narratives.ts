@@ -8,7 +8,7 @@
 //             queryRelevance = the members' mean cosine to the query (0..1). Their ids stay
 //             readable at /narratives/{id} for EMERGENT_TTL_MS (emergent-store.ts).
 import { createHash } from 'node:crypto';
-import { terms, termSurfaces } from '../../core/analyzer.ts';
+import { terms, termsAndSurfaces, termSurfaces } from '../../core/analyzer.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
 import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../../core/stats/hypergeometric.ts';
 import type { WindowKey } from '../../core/windows.ts';
@@ -103,14 +103,38 @@ function labelCache(gen: GenerationData): LabelCache {
   return cache;
 }
 
-function rowWords(cache: LabelCache, row: number, textOf: (row: number) => string): RowWords {
+/**
+ * A row's words from the cache, or analysed now: its label keys; for a row a description will read
+ * (`central`), its described words too, from the same single analysis of its text.
+ */
+function rowWords(cache: LabelCache, row: number, textOf: (row: number) => string, central = false): RowWords {
   let words = cache.rows.get(row);
   if (!words) {
-    words = { labelIds: cache.vocabulary.idsOf(labelKeys(terms(textOf(row)))), described: null };
+    const text = textOf(row);
+    if (central) {
+      const { terms: textTerms, surfaces } = termsAndSurfaces(text);
+      words = {
+        labelIds: cache.vocabulary.idsOf(labelKeys(textTerms)),
+        described: describedIds(cache.vocabulary, postWords(text, surfaces, textTerms)),
+      };
+    } else words = { labelIds: cache.vocabulary.idsOf(labelKeys(terms(text))), described: null };
     if (cache.rows.size >= LABEL_KEY_CACHE_ROWS) cache.rows.delete(cache.rows.keys().next().value!);
     cache.rows.set(row, words);
   }
   return words;
+}
+
+function describedIds(vocabulary: LabelVocabulary, post: PostWords): DescribedWords {
+  let surfaceAs: Map<number, string> | null = null;
+  post.surfaces.forEach(([term, surface], i) => {
+    if (surface !== term) (surfaceAs ??= new Map()).set(i, surface);
+  });
+  return {
+    surfaceIds: vocabulary.idsOf(post.surfaces.map(([term]) => term)),
+    surfaceAs,
+    summaryIds: vocabulary.idsOf([...post.summaryWords]),
+    hasSummary: post.hasSummary,
+  };
 }
 
 /** A central row's PostWords, from its cached ids (computed the first time a description reads the row). */
@@ -119,17 +143,7 @@ function describedWords(cache: LabelCache, row: number, textOf: (row: number) =>
   const { vocabulary } = cache;
   if (!words.described) {
     const text = textOf(row);
-    const post = postWords(text, termSurfaces(text));
-    let surfaceAs: Map<number, string> | null = null;
-    post.surfaces.forEach(([term, surface], i) => {
-      if (surface !== term) (surfaceAs ??= new Map()).set(i, surface);
-    });
-    words.described = {
-      surfaceIds: vocabulary.idsOf(post.surfaces.map(([term]) => term)),
-      surfaceAs,
-      summaryIds: vocabulary.idsOf([...post.summaryWords]),
-      hasSummary: post.hasSummary,
-    };
+    words.described = describedIds(vocabulary, postWords(text, termSurfaces(text)));
   }
   const d = words.described;
   const keys = vocabulary.keys;
@@ -165,7 +179,15 @@ export function emergentNarratives(
   // A full vocabulary starts again before this answer's ids are taken, never in the middle.
   if (cache.vocabulary.full) (cache.vocabulary.clear(), cache.rows.clear());
   const memberRows = clusters.map((c) => groups.get(c)!.map((i) => rows[i]!));
-  const termIds = memberRows.map((rs) => rs.map((r) => rowWords(cache, r, textOf).labelIds));
+  // Each cluster's members, most central first, its representative and the posts a description reads.
+  const ordered = clusters.map((c) => {
+    const idx = groups.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
+    const members = idx.map((i) => rows[i]!);
+    const representative = representativeOf(gen.members, members);
+    return { members, representative, central: [...new Set([representative, ...members.slice(0, DESCRIBE_POSTS)])] };
+  });
+  const centralRows = new Set(ordered.flatMap((o) => o.central));
+  const termIds = memberRows.map((rs) => rs.map((r) => rowWords(cache, r, textOf, centralRows.has(r)).labelIds));
   const { vocabulary } = cache;
   const termLists = keyListsOf(termIds);
   const topTerms = counter.top(termLists.classes, termLists.lists, vocabulary.keys.length, 12, (id) => vocabulary.keys[id]!);
@@ -178,14 +200,11 @@ export function emergentNarratives(
   const windowDays = windowDaysOf(gen, window);
   const computedAt = new Date().toISOString();
   return clusters
-    .map((c, ci) => {
-      const idx = groups.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
-      const members = idx.map((i) => rows[i]!);
+    .map((_, ci) => {
+      const { members, representative, central } = ordered[ci]!;
       const { creators, platforms, interactions: engagement } = memberStats(gen.members, members);
-      const representative = representativeOf(gen.members, members);
       const tags = topTags[ci]!.map((t) => t.key);
       const label = labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms, shared) || tags[0] || 'untitled';
-      const central = [...new Set([representative, ...members.slice(0, DESCRIBE_POSTS)])];
       const described = labelOfWords(label)
         ? describeFromWords(
             label,
