@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { sqlString } from '../core/duckdb.ts';
-import { readDocTerms, type DocTerms } from './doc-terms.ts';
+import { readTermLists, type TermLists } from '../core/term-lists.ts';
 import { maskedRows, plannedSegmentDir, type SegmentPlan } from './segment-plan.ts';
 import type { StageContext } from './stage-context.ts';
 import { nonZeroMask } from '../core/vector-space.ts';
@@ -46,13 +46,13 @@ export async function readPlannedVectors(
 }
 
 /** Every row's analysed terms, as ids into one vocabulary. */
-export async function readPlannedDocTerms(ctx: StageContext, plan: SegmentPlan): Promise<DocTerms> {
+export async function readPlannedDocTerms(ctx: StageContext, plan: SegmentPlan): Promise<TermLists> {
   const vocab: string[] = [];
   const index = new Map<string, number>();
-  const parts: DocTerms[] = [];
+  const parts: TermLists[] = [];
   let total = 0;
   for (const s of plan.segments) {
-    const dt = await readDocTerms(path.join(plannedSegmentDir(ctx, plan, s), 'doc-terms.bin'));
+    const dt = await readTermLists(path.join(plannedSegmentDir(ctx, plan, s), 'doc-terms.bin'));
     if (dt.offsets.length - 1 !== s.rows)
       throw new Error(`segment ${s.id}: doc-terms.bin holds ${dt.offsets.length - 1} rows, expected ${s.rows}`);
     parts.push(dt);

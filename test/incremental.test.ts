@@ -18,7 +18,11 @@ import { searchGraphs, TAIL_SHARE, tailFile } from '../core/ranking/segment-grap
 import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
 import { segmentDir, withFirstRows } from '../core/segments.ts';
 import { nmi } from '../core/stats/cluster-metrics.ts';
-import { loadGeneration } from '../serve/generation/loaded-generation.ts';
+import { loadGeneration, type GenerationData, type LoadedGeneration } from '../serve/generation/loaded-generation.ts';
+import { labelKeys } from '../core/maps/labels.ts';
+import { LABEL_WORDS_FILE, labelText, RowLabelWords } from '../core/maps/row-label-words.ts';
+import { clusterAnswer } from '../serve/search/answer-clusters.ts';
+import { emergentNarratives } from '../serve/search/answer-narratives.ts';
 import { ROOT, spawnTs, waitFor } from './helpers/child.ts';
 import { AS_OF, generationVectors, readSnapshot, runPipeline, sampleDataDir, summaryOf } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir, writeLines } from './helpers/tmp.ts';
@@ -255,6 +259,76 @@ test('keys stay stable; an incremental generation ranks and clusters as a full r
     posts.map((u) => b.get(u) ?? 'noise'),
   );
   assert.ok(score >= 0.8, `narrative NMI against a full rebuild ${score.toFixed(3)}`);
+});
+
+/** Every served row's stored label keys against its text analysed; returns the rows a segment's file covers. */
+function checkLabelWords(gen: LoadedGeneration, what: string): number {
+  let covered = 0;
+  for (let r = 0; r < gen.index.rows; r++) {
+    const stored = gen.labelWords.keysOf(r);
+    if (stored === null) continue;
+    covered++;
+    if (gen.index.deleted[r]) continue; // a masked row (a deleted post) has no text served, and is never returned
+    const analysed = labelKeys(terms(labelText(gen.content.title.get(r), gen.content.description.get(r))));
+    if (JSON.stringify(stored) !== JSON.stringify(analysed))
+      assert.unreachable(`${what}: row ${r}: stored ${JSON.stringify(stored)}, its text gives ${JSON.stringify(analysed)}`);
+  }
+  return covered;
+}
+
+/** A generation's emergent narratives for `queries` (computed_at left out). */
+function emergentOf(gen: GenerationData, queries: string[]): string {
+  return JSON.stringify(
+    queries.flatMap((q) => {
+      const ranked = search(gen.index, { query: q, limit: 100, window: 'all' });
+      return emergentNarratives(gen, 'all', terms(q).join(' '), ranked, clusterAnswer(gen.index.vectors, ranked)).map((e) => ({
+        ...e.narrative,
+        computed_at: null,
+      }));
+    }),
+  );
+}
+
+test("label words: stored per segment by full and incremental runs as each row's text gives them; answers equal with and without them; a head built on a segment without them has none", async () => {
+  const { d, first, second } = await incrementalSample();
+  const queries = samplePosts()
+    .filter((_, i) => i % 23 === 0)
+    .map((p) => p.title!.split(' ').slice(0, 2).join(' '));
+  for (const [what, g] of [
+    ['full', first],
+    ['incremental', second],
+  ] as const) {
+    const gen = await loadGeneration(g.dir);
+    assert.is(gen.labelWords.segments.length, g.m.segments!.length, `${what}: every segment has its label words`);
+    assert.is(checkLabelWords(gen, what), gen.index.rows, `${what}: every row covered`);
+    // The same narratives as from each row's text analysed (a view without label words has its own row cache).
+    const analysed = emergentOf({ ...gen, labelWords: new RowLabelWords([]) }, queries);
+    assert.ok(analysed.includes('"source":"emergent"'), `${what}: the queries form emergent narratives`);
+    assert.is(emergentOf(gen, queries), analysed, `${what}: emergent narratives equal`);
+  }
+  // Segments served without the file (as ones written before it existed): a late post rebuilds the
+  // older segment it falls into, whose other rows come from the served one, with no file (their words
+  // are unknown); the reused segments have none either.
+  for (const s of second.m.segments!) fs.rmSync(path.join(segmentDir(second.dir, s.id), LABEL_WORDS_FILE));
+  const published = await readSnapshot(d, 'posts', 'uuid, CAST(epoch_ms(published_at) AS DOUBLE) AS t', 'ORDER BY row_id');
+  const inside = new Date((published[200]!.t as number) + 1000).toISOString();
+  const late = newPosts(3, 'late', new Set(published.map((r) => r.uuid as string))).map((p) => ({ ...p, published_at: inside }));
+  writeLines(path.join(d, 'landing', 'sample', 'hour-2.ndjson'), late);
+  const run = await runPipeline(d, ['run'], new Date(LATER.getTime() + HOUR), ENV);
+  const third = await current(d);
+  const before = new Set(second.m.segments!.map((s) => s.id));
+  const rebuilt = withFirstRows(third.m.segments!).filter((s) => !before.has(s.id));
+  assert.is(rebuilt.length, 1, `one segment rebuilt: ${summaryOf(run, 'features').segments}`);
+  for (const s of third.m.segments!)
+    assert.not.ok(fs.existsSync(path.join(segmentDir(third.dir, s.id), LABEL_WORDS_FILE)), `segment ${s.id}: no label words`);
+  const gen = await loadGeneration(third.dir);
+  assert.is(checkLabelWords(gen, 'third'), 0);
+  assert.is(gen.labelWords.keysOf(rebuilt[0]!.firstRow), null);
+  assert.is(
+    emergentOf(gen, queries),
+    emergentOf({ ...gen, labelWords: new RowLabelWords([]) }, queries),
+    'third: emergent narratives equal',
+  );
 });
 
 const FAILPOINTS = [

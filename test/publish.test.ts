@@ -81,6 +81,7 @@ test('publish writes a verifiable manifest with windows and switches CURRENT', a
       'bm25.bin',
       'doc-terms.bin',
       'enrichment.parquet',
+      'label-words.bin',
       'neighbour-scores.parquet',
       'text-vectors.f32',
       'text.hnsw',

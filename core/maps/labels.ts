@@ -102,17 +102,45 @@ export class ClassCounts {
  * angeles" never make a bigram).
  */
 export function labelKeys(terms: readonly string[]): string[] {
+  return keysOfRuns(labelWordRuns(terms));
+}
+
+/** Stands between two label words that a word of no label separated (labelWordRuns). */
+export const RUN_BREAK = '';
+
+/**
+ * What labelKeys reads of a post's terms, as the features stage stores it per row (label-words.bin,
+ * core/maps/row-label-words.ts): its label words in order, RUN_BREAK between two that other words
+ * separated.
+ */
+export function labelWordRuns(terms: readonly string[]): string[] {
+  const out: string[] = [];
+  let broken = false;
+  for (const t of terms) {
+    if (!labelWord(t)) {
+      broken = true;
+      continue;
+    }
+    if (broken && out.length > 0) out.push(RUN_BREAK);
+    broken = false;
+    out.push(t);
+  }
+  return out;
+}
+
+/** The label keys of labelWordRuns' words: each word, then each pair of adjacent words as a bigram. */
+export function keysOfRuns(runs: readonly string[]): string[] {
   const words: string[] = [];
   const bigrams: string[] = [];
   let prev: string | null = null;
-  for (const t of terms) {
-    if (!labelWord(t)) {
+  for (const w of runs) {
+    if (w === RUN_BREAK) {
       prev = null;
       continue;
     }
-    words.push(t);
-    if (prev !== null) bigrams.push(`${prev} ${t}`);
-    prev = t;
+    words.push(w);
+    if (prev !== null) bigrams.push(`${prev} ${w}`);
+    prev = w;
   }
   return [...words, ...bigrams];
 }

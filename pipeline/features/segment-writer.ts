@@ -2,7 +2,9 @@
 // the plan says each row's data is (pipeline/segment-plan.ts): an appended segment's old rows from
 // its base, unchanged (masked ones included, at their rows); rows of a rebuilt segment that the
 // served generation held, from the segment that held them; the rest from this run's computation.
-//   uuids.txt, text-vectors.f32, visual-vectors.f32, doc-terms.bin
+//   uuids.txt, text-vectors.f32, visual-vectors.f32, doc-terms.bin, label-words.bin (only when every
+//   row's label words are known: a base or source segment written before the file existed has none,
+//   and the segment is then served by analysing its rows' text, until a full run rebuilds it)
 // Its tables (enrichment, visual elements) are assembled by DuckDB (segment-tables.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -10,7 +12,8 @@ import { assert } from '../../core/assert.ts';
 import { writeFileAtomic, writeFileAtomicAfter } from '../../core/durable-fs.ts';
 import { segmentDir } from '../../core/segments.ts';
 import { sqlString } from '../../core/duckdb.ts';
-import { readDocTerms, writeDocTerms, type DocTerms } from '../doc-terms.ts';
+import { readTermLists, writeTermLists, type TermLists } from '../../core/term-lists.ts';
+import { BREAK_ID, LABEL_WORDS_FILE } from '../../core/maps/row-label-words.ts';
 import { servedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
 import type { StageContext } from '../stage-context.ts';
 
@@ -23,6 +26,9 @@ export interface ComputedRows {
   /** Term id -> term, for docIds. */
   words: string[];
   docIds: Uint32Array[];
+  /** Label word id -> word, for labelIds (BREAK_ID: a break, no word). */
+  labelWords: string[];
+  labelIds: Uint32Array[];
 }
 
 /** A float32 file as an aligned array. */
@@ -36,15 +42,62 @@ export async function readFloats(file: string): Promise<Float32Array> {
 interface ServedSegment {
   text: Float32Array;
   visual: Float32Array;
-  terms: DocTerms;
+  terms: TermLists;
+  /** Null: written before label-words.bin existed. */
+  labelWords: TermLists | null;
+}
+
+async function readOptionalTermLists(file: string): Promise<TermLists | null> {
+  try {
+    return await readTermLists(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
 }
 
 async function readServed(dir: string): Promise<ServedSegment> {
   return {
     text: await readFloats(path.join(dir, 'text-vectors.f32')),
     visual: await readFloats(path.join(dir, 'visual-vectors.f32')),
-    terms: await readDocTerms(path.join(dir, 'doc-terms.bin')),
+    terms: await readTermLists(path.join(dir, 'doc-terms.bin')),
+    labelWords: await readOptionalTermLists(path.join(dir, LABEL_WORDS_FILE)),
   };
+}
+
+/** A segment's per-row word lists under construction, as ids into its own vocabulary (BREAK_ID kept as it is). */
+class SegmentTermLists {
+  readonly vocab = new Map<string, number>();
+  readonly rows: Array<Uint32Array | undefined>;
+  /** False once a row's list cannot be known (its source has no such file). */
+  complete = true;
+
+  constructor(rows: number) {
+    this.rows = new Array(rows);
+  }
+
+  private idOf(w: string): number {
+    let id = this.vocab.get(w);
+    if (id === undefined) this.vocab.set(w, (id = this.vocab.size));
+    return id;
+  }
+
+  /** The base's rows 0 .. from, their ids as they are: its vocabulary is taken first, keeping its ids. */
+  adoptBase(base: TermLists, from: number): void {
+    base.vocab.forEach((w) => this.idOf(w));
+    for (let i = 0; i < from; i++) this.rows[i] = base.ids.subarray(base.offsets[i]!, base.offsets[i + 1]!);
+  }
+
+  /** Row `at` from ids into `words`. */
+  set(at: number, ids: ArrayLike<number>, words: readonly string[]): void {
+    this.rows[at] = Uint32Array.from(ids, (id) => (id === BREAK_ID ? BREAK_ID : this.idOf(words[id]!)));
+  }
+
+  /** Row `at` from row `src` of another segment's lists. */
+  copy(at: number, from: TermLists | null, src: number): void {
+    if (!from) this.complete = false;
+    else this.set(at, from.ids.subarray(from.offsets[src]!, from.offsets[src + 1]!), from.vocab);
+  }
 }
 
 interface SegmentRow {
@@ -67,13 +120,8 @@ export async function writeSegmentFeatures(ctx: StageContext, plan: SegmentPlan,
   const uuids = new Array<string | undefined>(rows - from);
   const text = new Float32Array((rows - from) * c.textDim);
   const visual = new Float32Array((rows - from) * c.visualDim);
-  const vocab = new Map<string, number>();
-  const docs = new Array<Uint32Array | undefined>(rows);
-  const termId = (w: string) => {
-    let id = vocab.get(w);
-    if (id === undefined) vocab.set(w, (id = vocab.size));
-    return id;
-  };
+  const docs = new SegmentTermLists(rows);
+  const labels = new SegmentTermLists(rows);
   const served = new Map<string, Promise<ServedSegment>>();
   const load = (id: string) => {
     let s = served.get(id);
@@ -87,7 +135,7 @@ export async function writeSegmentFeatures(ctx: StageContext, plan: SegmentPlan,
     );
 
   if (baseDir) {
-    const terms = await readDocTerms(path.join(baseDir, 'doc-terms.bin'));
+    const terms = await readTermLists(path.join(baseDir, 'doc-terms.bin'));
     for (const [name, dim] of [
       ['text', c.textDim],
       ['visual', c.visualDim],
@@ -96,9 +144,10 @@ export async function writeSegmentFeatures(ctx: StageContext, plan: SegmentPlan,
       assert(bytes === from * dim * 4, () => `segment ${seg.base}'s ${name} vectors are not ${from} rows of this run's dimension ${dim}`);
     }
     assert(terms.offsets.length - 1 === from, () => `segment ${seg.base} holds ${terms.offsets.length - 1} rows, the plan ${from}`);
-    // The base's vocabulary keeps its ids, so its rows' terms are copied as they are.
-    terms.vocab.forEach(termId);
-    for (let i = 0; i < from; i++) docs[i] = terms.ids.subarray(terms.offsets[i]!, terms.offsets[i + 1]!);
+    docs.adoptBase(terms, from);
+    const baseLabels = await readOptionalTermLists(path.join(baseDir, LABEL_WORDS_FILE));
+    if (baseLabels) labels.adoptBase(baseLabels, from);
+    else labels.complete = false;
   }
   // The rows not from the base (all of them without one).
   const planned = await db.all<SegmentRow>(
@@ -115,23 +164,27 @@ export async function writeSegmentFeatures(ctx: StageContext, plan: SegmentPlan,
       const ci = Number(r.ci);
       text.set(c.text.subarray(ci * c.textDim, (ci + 1) * c.textDim), at * c.textDim);
       visual.set(c.visual.subarray(ci * c.visualDim, (ci + 1) * c.visualDim), at * c.visualDim);
-      docs[local] = Uint32Array.from(c.docIds[ci]!, (id) => termId(c.words[id]!));
+      docs.set(local, c.docIds[ci]!, c.words);
+      labels.set(local, c.labelIds[ci]!, c.labelWords);
     } else {
       const s = await load(r.src_segment!);
       checkDims(s, r.src_segment!);
       const src = Number(r.src_row);
       text.set(s.text.subarray(src * c.textDim, (src + 1) * c.textDim), at * c.textDim);
       visual.set(s.visual.subarray(src * c.visualDim, (src + 1) * c.visualDim), at * c.visualDim);
-      const ids = s.terms.ids.subarray(s.terms.offsets[src]!, s.terms.offsets[src + 1]!);
-      docs[local] = Uint32Array.from(ids, (id) => termId(s.terms.vocab[id]!));
+      docs.copy(local, s.terms, src);
+      labels.copy(local, s.labelWords, src);
     }
   }
   for (let i = 0; i < rows; i++)
-    assert((i < from || uuids[i - from] !== undefined) && docs[i] !== undefined, () => `segment ${seg.id}: row ${i} has no source`);
+    assert((i < from || uuids[i - from] !== undefined) && docs.rows[i] !== undefined, () => `segment ${seg.id}: row ${i} has no source`);
   const write = (name: string, data: Uint8Array) =>
     baseDir ? writeFileAtomicAfter(path.join(dir, name), path.join(baseDir, name), data) : writeFileAtomic(path.join(dir, name), data);
   await write('uuids.txt', new TextEncoder().encode(uuids.length ? (uuids as string[]).join('\n') + '\n' : ''));
   await write('text-vectors.f32', new Uint8Array(text.buffer));
   await write('visual-vectors.f32', new Uint8Array(visual.buffer));
-  await writeDocTerms(path.join(dir, 'doc-terms.bin'), vocab, docs as Uint32Array[]);
+  await writeTermLists(path.join(dir, 'doc-terms.bin'), docs.vocab, docs.rows as Uint32Array[]);
+  // Without every row's label words, no file (not a stale one of an earlier build of this segment either).
+  if (labels.complete) await writeTermLists(path.join(dir, LABEL_WORDS_FILE), labels.vocab, labels.rows as Uint32Array[]);
+  else await fs.rm(path.join(dir, LABEL_WORDS_FILE), { force: true });
 }

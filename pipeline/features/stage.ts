@@ -155,6 +155,8 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const tThemes = performance.now();
   const words = new Array<string>(text.vocab.size);
   for (const [w, id] of text.vocab) words[id] = w;
+  const labelWords = new Array<string>(text.labelVocab.size);
+  for (const [w, id] of text.labelVocab) labelWords[id] = w;
   const idf = themeIdf(text, full ? null : await servedDocumentFrequencies(plan, new Set(words)));
   const computedEnrichment = path.join(intermediate, 'computed-enrichment.parquet');
   const enriched = await writeComputedEnrichment(
@@ -175,6 +177,8 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
     visualDim: visualSpace.dim,
     words,
     docIds: text.docIds,
+    labelWords,
+    labelIds: text.labelIds,
   };
   const built = plan.segments.filter((s) => s.action === 'build');
   for (const seg of built) {

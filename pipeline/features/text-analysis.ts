@@ -6,6 +6,8 @@
 import { loadBrandDictionary } from '../../core/enrichment/enrich-text.ts';
 import { TaskPool } from '../../core/workers/task-pool.ts';
 import type { DuckDB } from '../../core/duckdb.ts';
+import { RUN_BREAK } from '../../core/maps/labels.ts';
+import { BREAK_ID, labelText } from '../../core/maps/row-label-words.ts';
 import type { Progress } from '../progress.ts';
 import type { StageContext } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
@@ -35,6 +37,9 @@ export interface AnalysedText {
   docIds: Uint32Array[];
   docHashes: Uint32Array[];
   enrichment: TextEnrichmentRow[];
+  /** Each row's label words (labelWordRuns) as ids into labelVocab, BREAK_ID for a break. */
+  labelVocab: Map<string, number>;
+  labelIds: Uint32Array[];
   ms: number;
 }
 
@@ -60,14 +65,24 @@ export async function analyseText(ctx: StageContext, db: DuckDB, count: number, 
     docIds: new Array(count),
     docHashes: new Array(count),
     enrichment: new Array(count),
+    labelVocab: new Map(),
+    labelIds: new Array(count),
     ms: 0,
+  };
+  const labelWordId = (w: string) => {
+    let id = out.labelVocab.get(w);
+    if (id === undefined) out.labelVocab.set(w, (id = out.labelVocab.size));
+    return id;
   };
   let done = 0;
   {
     let merged: Promise<void> = Promise.resolve();
     const merge = (r: TextResult) => {
       const docs = r.terms.split(DOC_SEP);
+      const labelDocs = r.labelWords.split(DOC_SEP);
       r.rows.forEach((c, i) => {
+        const runs = labelDocs[i] ? labelDocs[i]!.split(TERM_SEP) : [];
+        out.labelIds[c] = Uint32Array.from(runs, (w) => (w === RUN_BREAK ? BREAK_ID : labelWordId(w)));
         const terms = docs[i] ? docs[i]!.split(TERM_SEP) : [];
         const ids = new Uint32Array(terms.length);
         for (let j = 0; j < terms.length; j++) {
@@ -88,7 +103,12 @@ export async function analyseText(ctx: StageContext, db: DuckDB, count: number, 
       for (let k = 0; k < block.length; k += CHUNK_ROWS) {
         if (ctx.signal.aborted) throw new StageAborted('features');
         const chunk = block.slice(k, k + CHUNK_ROWS);
-        const task: TextTask = { rows: chunk.map((r) => Number(r.i)), texts: chunk.map(postText), languages: chunk.map((r) => r.language) };
+        const task: TextTask = {
+          rows: chunk.map((r) => Number(r.i)),
+          texts: chunk.map(postText),
+          languages: chunk.map((r) => r.language),
+          labelTexts: chunk.map((r) => labelText(r.title, r.description)),
+        };
         const reply = pool.run(task);
         reply.catch(() => undefined); // observed through `merged`
         merged = merged.then(() => reply).then(merge);

@@ -4,6 +4,8 @@ export interface TextTask {
   rows: number[];
   texts: string[];
   languages: Array<string | null>;
+  /** Each row's labelText (core/maps/row-label-words.ts): what its label words are taken from. */
+  labelTexts: string[];
 }
 
 /** Per row, the text enrichment without themes (column names as in enrichment.parquet). */
@@ -28,6 +30,8 @@ export interface TextResult {
   hashes: Uint32Array;
   offsets: Uint32Array;
   enrichment: TextEnrichmentRow[];
+  /** Each row's labelWordRuns joined by TERM_SEP (RUN_BREAK: an empty word), rows joined by DOC_SEP. */
+  labelWords: string;
 }
 
 export const TERM_SEP = '\u0001';

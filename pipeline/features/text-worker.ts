@@ -1,7 +1,9 @@
 // Worker thread of the features stage's text part: for a chunk of rows, the analyzer's terms (and
-// their hashes, which the embedder reads) and the text enrichment except themes, which need the
+// their hashes, which the embedder reads), the label words of the row's title and description
+// (labelWordRuns: what a search answer labels its narratives from) and the text enrichment except themes, which need the
 // corpus's document frequencies and are added once every chunk is back (enrichment-stage.ts).
-import { analyze } from '../../core/analyzer.ts';
+import { analyze, terms as textTerms } from '../../core/analyzer.ts';
+import { labelWordRuns } from '../../core/maps/labels.ts';
 import { termHashes } from '../../core/embedder.ts';
 import { enrichText, loadBrandDictionary } from '../../core/enrichment/enrich-text.ts';
 import { workerData } from 'node:worker_threads';
@@ -15,7 +17,9 @@ answerTasks<TextTask, TextResult>((task) => {
   const all: Uint32Array[] = [];
   const offsets = new Uint32Array(task.rows.length + 1);
   const enrichment: TextEnrichmentRow[] = [];
+  const labelWords: string[] = [];
   task.rows.forEach((_, i) => {
+    labelWords.push(labelWordRuns(textTerms(task.labelTexts[i]!)).join(TERM_SEP));
     const text = task.texts[i]!;
     const language = task.languages[i] ?? null;
     const terms = analyze(text, language).terms;
@@ -37,5 +41,8 @@ answerTasks<TextTask, TextResult>((task) => {
   });
   const hashes = new Uint32Array(offsets[task.rows.length]!);
   all.forEach((h, i) => hashes.set(h, offsets[i]!));
-  return { result: { rows: task.rows, terms: docs.join(DOC_SEP), hashes, offsets, enrichment }, transfer: [hashes.buffer, offsets.buffer] };
+  return {
+    result: { rows: task.rows, terms: docs.join(DOC_SEP), hashes, offsets, enrichment, labelWords: labelWords.join(DOC_SEP) },
+    transfer: [hashes.buffer, offsets.buffer],
+  };
 });

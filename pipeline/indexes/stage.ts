@@ -19,7 +19,7 @@ import { GRAPHS, tailFile, type GraphName } from '../../core/ranking/segment-gra
 import { segmentDir, type SegmentTail } from '../../core/segments.ts';
 import { loadVectorSpace } from '../../core/vector-space.ts';
 import { TaskPool } from '../../core/workers/task-pool.ts';
-import { readDocTerms } from '../doc-terms.ts';
+import { readTermLists } from '../../core/term-lists.ts';
 import { plannedSegmentDir, planFile, readPlan, servedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
 import { writeSegmentTable } from '../segment-tables.ts';
 import { requireArtifactSource } from '../snapshot-rows.ts';
@@ -142,7 +142,7 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
     for (const seg of built) {
       ctx.signal.throwIfAborted();
       const dir = segmentDir(artifacts, seg.id);
-      const dt = await readDocTerms(path.join(dir, 'doc-terms.bin'));
+      const dt = await readTermLists(path.join(dir, 'doc-terms.bin'));
       const bm25 = buildBm25(dt.vocab, dt.offsets, dt.ids);
       await saveBm25(bm25, path.join(dir, 'bm25.bin'));
       terms += dt.vocab.length;

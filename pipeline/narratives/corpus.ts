@@ -3,7 +3,7 @@
 // moods from enrichment.parquet, and the text vectors.
 import { feelingCode, feelingCodeSql } from '../../core/maps/sentiment.ts';
 import { loadVectorSpace } from '../../core/vector-space.ts';
-import type { DocTerms } from '../doc-terms.ts';
+import type { TermLists } from '../../core/term-lists.ts';
 import { labelWord } from '../../core/maps/label-words.ts';
 import type { RowKeyLists } from '../../core/maps/label-counts.ts';
 import { plannedTable, readPlannedDocTerms, readPlannedVectors } from '../planned-rows.ts';
@@ -12,7 +12,7 @@ import type { SegmentPlan } from '../segment-plan.ts';
 import type { StageContext } from '../stage-context.ts';
 
 export interface NarrativeCorpus extends PostColumns {
-  terms: DocTerms;
+  terms: TermLists;
   /** Each row's feeling code (core/maps/sentiment.ts: its tone and whether its moods are mixed), from enrichment.parquet. */
   feeling: Uint8Array;
   vectors: Float32Array;
@@ -84,7 +84,7 @@ export class RowLabelKeys implements RowKeyLists {
 
   /** The keys of every row with `has[row]` (the others have none); without `has`, of every row. */
   constructor(
-    private readonly terms: DocTerms,
+    private readonly terms: TermLists,
     has?: Uint8Array,
   ) {
     const v = terms.vocab.length;

@@ -14,6 +14,8 @@ import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../../core/windows.ts';
 import { loadSearchIndex, type SearchIndex, type SharedIndexParts } from '../../core/ranking/search-index.ts';
 import { EnrichmentStore, type EnrichmentParts } from '../../core/enrichment/public-enrichment.ts';
 import type { MemberColumns } from '../../core/maps/members.ts';
+import { readSegmentLabelWords, RowLabelWords, type SegmentLabelWords } from '../../core/maps/row-label-words.ts';
+import { withFirstRows } from '../../core/segments.ts';
 import { contentColumnsFrom, loadContentColumns, shareContentColumns, type ContentColumns, type ContentParts } from './content-columns.ts';
 import { loadMaps, type Maps } from '../maps/load-maps.ts';
 import { graphCandidates, type SearchParams, type SearchPlan } from '../../core/ranking/search.ts';
@@ -38,6 +40,8 @@ export interface GenerationData {
   maps: AnswerMaps;
   /** Creator, platform and interactions (likes + comments + shares) per row, for cluster figures. */
   members: MemberColumns;
+  /** The rows' label keys as the pipeline stored them (null for a row whose segment has none). */
+  labelWords: RowLabelWords;
   /** How many rows from `start` on have a text vector. */
   vectorRowsFrom(start: number): number;
 }
@@ -65,6 +69,7 @@ export interface GenerationParts {
   content: ContentParts;
   enrichment: EnrichmentParts;
   maps: AnswerMaps;
+  labelWords: SegmentLabelWords[];
 }
 
 /** Members' columns and the vector-row counts, from the index and content columns (each thread computes its own). */
@@ -90,7 +95,16 @@ export async function generationView(p: GenerationParts): Promise<GenerationData
   const index = await loadSearchIndex(p.dir, { graphs: false, enrichment: false, shared: p.index });
   index.enrichment = new EnrichmentStore(p.enrichment.rows, p.enrichment);
   const content = contentColumnsFrom(p.content);
-  return { id: p.id, dir: p.dir, manifest: p.manifest, index, content, maps: p.maps, ...derived(index, content) };
+  return {
+    id: p.id,
+    dir: p.dir,
+    manifest: p.manifest,
+    index,
+    content,
+    maps: p.maps,
+    labelWords: new RowLabelWords(p.labelWords),
+    ...derived(index, content),
+  };
 }
 
 /**
@@ -110,7 +124,11 @@ export async function loadGeneration(
   // The content columns before the workers' graphs: reading them through DuckDB leaves a transient
   // of several hundred MB, which on top of the graphs made the server's peak (at 1M posts 3,137
   // against 2,606 MiB this way round, for the same memory once loaded).
-  const [content, maps] = await Promise.all([loadContentColumns(dir, index.rows, pool !== null), loadMaps(dir, manifest.generation)]);
+  const [content, maps, labelWords] = await Promise.all([
+    loadContentColumns(dir, index.rows, pool !== null),
+    loadMaps(dir, manifest.generation),
+    readSegmentLabelWords(dir, withFirstRows(manifest.segments ?? []), pool !== null),
+  ]);
   // Every member list names rows of this generation (a map from another generation would not).
   for (const m of [...maps.narratives, ...maps.patterns]) {
     for (const r of m.members)
@@ -127,6 +145,7 @@ export async function loadGeneration(
         content: shareContentColumns(content),
         enrichment: index.enrichment.share(),
         maps: { narratives: maps.narratives, patterns: maps.patterns, patternDim: maps.patternDim },
+        labelWords,
       });
     }
   } catch (err) {
@@ -141,6 +160,7 @@ export async function loadGeneration(
     posts: index.rows - index.deleted.reduce((a, d) => a + d, 0),
     content,
     maps,
+    labelWords: new RowLabelWords(labelWords),
     loadedAt: new Date().toISOString(),
     loadMs: Math.round(performance.now() - t0),
     ...derived(index, content),

@@ -22,6 +22,7 @@ import {
   type PostWords,
 } from '../../core/maps/describe.ts';
 import { LABEL_DEFAULTS, labelFrom, labelKeys } from '../../core/maps/labels.ts';
+import { labelText } from '../../core/maps/row-label-words.ts';
 import { narrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats } from '../../core/maps/series.ts';
 import { memberStats, representativeOf } from '../../core/maps/members.ts';
@@ -107,17 +108,17 @@ function labelCache(gen: GenerationData): LabelCache {
  * A row's words from the cache, or analysed now: its label keys; for a row a description will read
  * (`central`), its described words too, from the same single analysis of its text.
  */
-function rowWords(cache: LabelCache, row: number, textOf: (row: number) => string, central = false): RowWords {
+function rowWords(cache: LabelCache, row: number, gen: GenerationData, central = false): RowWords {
   let words = cache.rows.get(row);
   if (!words) {
-    const text = textOf(row);
     if (central) {
+      const text = textOf(gen, row);
       const { terms: textTerms, surfaces } = termsAndSurfaces(text);
       words = {
         labelIds: cache.vocabulary.idsOf(labelKeys(textTerms)),
         described: describedIds(cache.vocabulary, postWords(text, surfaces, textTerms)),
       };
-    } else words = { labelIds: cache.vocabulary.idsOf(labelKeys(terms(text))), described: null };
+    } else words = { labelIds: cache.vocabulary.idsOf(gen.labelWords.keysOf(row) ?? labelKeys(terms(textOf(gen, row)))), described: null };
     if (cache.rows.size >= LABEL_KEY_CACHE_ROWS) cache.rows.delete(cache.rows.keys().next().value!);
     cache.rows.set(row, words);
   }
@@ -137,12 +138,17 @@ function describedIds(vocabulary: LabelVocabulary, post: PostWords): DescribedWo
   };
 }
 
+/** The text a row is labelled and described by. */
+function textOf(gen: GenerationData, row: number): string {
+  return labelText(gen.content.title.get(row), gen.content.description.get(row));
+}
+
 /** A central row's PostWords, from its cached ids (computed the first time a description reads the row). */
-function describedWords(cache: LabelCache, row: number, textOf: (row: number) => string): PostWords {
-  const words = rowWords(cache, row, textOf);
+function describedWords(cache: LabelCache, row: number, gen: GenerationData): PostWords {
+  const words = rowWords(cache, row, gen);
   const { vocabulary } = cache;
   if (!words.described) {
-    const text = textOf(row);
+    const text = textOf(gen, row);
     words.described = describedIds(vocabulary, postWords(text, termSurfaces(text)));
   }
   const d = words.described;
@@ -174,7 +180,6 @@ export function emergentNarratives(
   if (groups.size === 0) return [];
   const simOf = new Map(ranked.map((r) => [r.row, r.similarity]));
   const clusters = [...groups.keys()].sort((a, b) => a - b);
-  const textOf = (r: number) => [content.title.get(r), content.description.get(r)].filter(Boolean).join('. ');
   const cache = labelCache(gen);
   // A full vocabulary starts again before this answer's ids are taken, never in the middle.
   if (cache.vocabulary.full) (cache.vocabulary.clear(), cache.rows.clear());
@@ -187,7 +192,7 @@ export function emergentNarratives(
     return { members, representative, central: [...new Set([representative, ...members.slice(0, DESCRIBE_POSTS)])] };
   });
   const centralRows = new Set(ordered.flatMap((o) => o.central));
-  const termIds = memberRows.map((rs) => rs.map((r) => rowWords(cache, r, textOf, centralRows.has(r)).labelIds));
+  const termIds = memberRows.map((rs) => rs.map((r) => rowWords(cache, r, gen, centralRows.has(r)).labelIds));
   const { vocabulary } = cache;
   const termLists = keyListsOf(termIds);
   const topTerms = counter.top(termLists.classes, termLists.lists, vocabulary.keys.length, 12, (id) => vocabulary.keys[id]!);
@@ -208,10 +213,13 @@ export function emergentNarratives(
       const described = labelOfWords(label)
         ? describeFromWords(
             label,
-            central.map((r) => describedWords(cache, r, textOf)),
-            (i) => textOf(central[i]!),
+            central.map((r) => describedWords(cache, r, gen)),
+            (i) => textOf(gen, central[i]!),
           )
-        : describeNarrative(label, central.map(textOf));
+        : describeNarrative(
+            label,
+            central.map((r) => textOf(gen, r)),
+          );
       const series = seriesStats(
         members.map((r) => index.publishedAt[r]!),
         asOf,

@@ -1,17 +1,19 @@
-// Each row's analysed terms as ids into a vocabulary: what the index stage builds BM25 from,
-// without analysing every text a second time. Layout: [u32 header length][header JSON]
+// Per-row lists of words as ids into a vocabulary, a segment's file format for what the features
+// stage analysed once so no later reader analyses the text again: doc-terms.bin (each row's terms,
+// what the index stage builds BM25 from) and label-words.bin (each row's label words, what a search
+// answer's emergent narratives are labelled from: core/maps/label-words-file.ts). Layout: [u32 header length][header JSON]
 // [vocabulary, '\n'-joined UTF-8, padded to 4 bytes][u32 offsets x (rows+1)][u32 ids x total].
 import fs from 'node:fs/promises';
-import { writeFileAtomic } from '../core/durable-fs.ts';
+import { writeFileAtomic } from './durable-fs.ts';
 
-export interface DocTerms {
+export interface TermLists {
   vocab: string[];
   /** Row i's term ids are ids[offsets[i] .. offsets[i+1]). */
   offsets: Uint32Array;
   ids: Uint32Array;
 }
 
-export async function writeDocTerms(file: string, vocab: Map<string, number>, docs: Uint32Array[]): Promise<void> {
+export async function writeTermLists(file: string, vocab: Map<string, number>, docs: Uint32Array[]): Promise<void> {
   const words = new Array<string>(vocab.size);
   for (const [w, id] of vocab) words[id] = w;
   const total = docs.reduce((a, d) => a + d.length, 0);
@@ -32,7 +34,7 @@ export async function writeDocTerms(file: string, vocab: Map<string, number>, do
   await writeFileAtomic(file, Buffer.concat([hl, header, headPad, text, pad, Buffer.from(offsets.buffer), Buffer.from(ids.buffer)]));
 }
 
-export async function readDocTerms(file: string): Promise<DocTerms> {
+export async function readTermLists(file: string): Promise<TermLists> {
   const buf = await fs.readFile(file);
   const hl = buf.readUInt32LE(0);
   const h = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')) as { rows: number; terms: number; total: number; vocabBytes: number };

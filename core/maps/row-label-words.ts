@@ -1,0 +1,98 @@
+// Each row's label words (labels.ts, labelWordRuns) as the features stage computed them from the
+// text an answer labels a row by (labelText), stored per segment in label-words.bin (the layout of
+// core/term-lists.ts, RUN_BREAK as BREAK_ID): a search answer's emergent narratives read a row's
+// label keys from here instead of analysing its text, which was the largest cost of an answer
+// whose rows were new to the thread building it. A segment written before the file existed has
+// none; its rows are analysed as before (keysOf gives null).
+import fs from 'node:fs';
+import path from 'node:path';
+import { readTermLists } from '../term-lists.ts';
+import type { GenerationSegment } from '../segments.ts';
+import { segmentDir } from '../segments.ts';
+import { keysOfRuns, RUN_BREAK } from './labels.ts';
+
+export const LABEL_WORDS_FILE = 'label-words.bin';
+/** RUN_BREAK's id in label-words.bin (no vocabulary entry). */
+export const BREAK_ID = 0xffffffff;
+
+/** The text an answer labels and describes a row by: its title and its description. */
+export function labelText(title: string | null | undefined, description: string | null | undefined): string {
+  return [title, description].filter(Boolean).join('. ');
+}
+
+/** One segment's label words as a thread reads them in place (SharedArrayBuffers where workers share them). */
+export interface SegmentLabelWords {
+  firstRow: number;
+  rows: number;
+  /** The vocabulary's UTF-8 bytes: word w is wordBytes[wordEnds[w] .. wordEnds[w + 1]). */
+  wordBytes: Uint8Array;
+  wordEnds: Uint32Array;
+  /** Row r's word ids are ids[offsets[r] .. offsets[r + 1]). */
+  offsets: Uint32Array;
+  ids: Uint32Array;
+}
+
+function alloc<T extends Uint8Array | Uint32Array>(make: (b: ArrayBufferLike) => T, bytes: number, shared: boolean): T {
+  return make(shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+}
+
+/** The segments' label-words.bin files that exist, each as one thread's parts. */
+export async function readSegmentLabelWords(
+  generationDir: string,
+  segments: readonly GenerationSegment[],
+  shared: boolean,
+): Promise<SegmentLabelWords[]> {
+  const out: SegmentLabelWords[] = [];
+  for (const s of segments) {
+    const file = path.join(segmentDir(generationDir, s.id), LABEL_WORDS_FILE);
+    if (!fs.existsSync(file)) continue;
+    const t = await readTermLists(file);
+    if (t.offsets.length - 1 !== s.rows) throw new Error(`${file}: ${t.offsets.length - 1} rows, the segment ${s.rows}`);
+    const words = t.vocab.map((w) => Buffer.from(w, 'utf8'));
+    const wordBytes = alloc(
+      (b) => new Uint8Array(b),
+      words.reduce((a, w) => a + w.length, 0),
+      shared,
+    );
+    const wordEnds = alloc((b) => new Uint32Array(b), (words.length + 1) * 4, shared);
+    words.forEach((w, i) => {
+      wordBytes.set(w, wordEnds[i]!);
+      wordEnds[i + 1] = wordEnds[i]! + w.length;
+    });
+    const offsets = alloc((b) => new Uint32Array(b), t.offsets.byteLength, shared);
+    offsets.set(t.offsets);
+    const ids = alloc((b) => new Uint32Array(b), t.ids.byteLength, shared);
+    ids.set(t.ids);
+    out.push({ firstRow: s.firstRow, rows: s.rows, wordBytes, wordEnds, offsets, ids });
+  }
+  return out;
+}
+
+/** A generation's rows' label keys from its segments' label words (one per thread; words decoded once each). */
+export class RowLabelWords {
+  private readonly text: Buffer[];
+  private readonly decoded: Array<Array<string | undefined>>;
+
+  constructor(readonly segments: readonly SegmentLabelWords[]) {
+    this.text = segments.map((s) => Buffer.from(s.wordBytes.buffer, s.wordBytes.byteOffset, s.wordBytes.byteLength));
+    this.decoded = segments.map((s) => new Array<string | undefined>(s.wordEnds.length - 1));
+  }
+
+  /** The row's label keys, as labelKeys(terms(its labelText)) gives them; null where its segment has no label words. */
+  keysOf(row: number): string[] | null {
+    for (let i = 0; i < this.segments.length; i++) {
+      const s = this.segments[i]!;
+      if (row < s.firstRow || row >= s.firstRow + s.rows) continue;
+      const local = row - s.firstRow;
+      const words = this.decoded[i]!;
+      const runs: string[] = [];
+      for (let j = s.offsets[local]!; j < s.offsets[local + 1]!; j++) {
+        const id = s.ids[j]!;
+        if (id === BREAK_ID) runs.push(RUN_BREAK);
+        else runs.push((words[id] ??= this.text[i]!.toString('utf8', s.wordEnds[id]!, s.wordEnds[id + 1]!)));
+      }
+      return keysOfRuns(runs);
+    }
+    return null;
+  }
+}
