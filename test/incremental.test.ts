@@ -289,7 +289,9 @@ function emergentOf(gen: GenerationData, queries: string[]): string {
   );
 }
 
-test("label words: stored per segment by full and incremental runs as each row's text gives them; answers equal with and without them; a head built on a segment without them has none", async () => {
+// Label words (core/maps/row-label-words.ts): stored per segment by full and incremental runs as each row's text gives
+// them; answers equal with and without them; a segment rebuilt from one without them has none.
+test('label words: stored as the rows give them, answers equal with and without, none where a source had none', async () => {
   const { d, first, second } = await incrementalSample();
   const queries = samplePosts()
     .filter((_, i) => i % 23 === 0)
