@@ -10,6 +10,8 @@ import { readTermLists } from '../term-lists.ts';
 import type { GenerationSegment } from '../segments.ts';
 import { segmentDir } from '../segments.ts';
 import { keysOfRuns, RUN_BREAK } from './labels.ts';
+import { toShared } from '../shared-array.ts';
+import { Utf8Column, type Utf8ColumnParts } from '../utf8-column.ts';
 
 export const LABEL_WORDS_FILE = 'label-words.bin';
 /** RUN_BREAK's id in label-words.bin (no vocabulary entry). */
@@ -24,16 +26,11 @@ export function labelText(title: string | null | undefined, description: string 
 export interface SegmentLabelWords {
   firstRow: number;
   rows: number;
-  /** The vocabulary's UTF-8 bytes: word w is wordBytes[wordEnds[w] .. wordEnds[w + 1]). */
-  wordBytes: Uint8Array;
-  wordEnds: Uint32Array;
+  /** The segment's vocabulary: word id w is row w. */
+  words: Utf8ColumnParts;
   /** Row r's word ids are ids[offsets[r] .. offsets[r + 1]). */
   offsets: Uint32Array;
   ids: Uint32Array;
-}
-
-function alloc<T extends Uint8Array | Uint32Array>(make: (b: ArrayBufferLike) => T, bytes: number, shared: boolean): T {
-  return make(shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
 }
 
 /** The segments' label-words.bin files that exist, each as one thread's parts. */
@@ -48,34 +45,28 @@ export async function readSegmentLabelWords(
     if (!fs.existsSync(file)) continue;
     const t = await readTermLists(file);
     if (t.offsets.length - 1 !== s.rows) throw new Error(`${file}: ${t.offsets.length - 1} rows, the segment ${s.rows}`);
-    const words = t.vocab.map((w) => Buffer.from(w, 'utf8'));
-    const wordBytes = alloc(
-      (b) => new Uint8Array(b),
-      words.reduce((a, w) => a + w.length, 0),
-      shared,
-    );
-    const wordEnds = alloc((b) => new Uint32Array(b), (words.length + 1) * 4, shared);
-    words.forEach((w, i) => {
-      wordBytes.set(w, wordEnds[i]!);
-      wordEnds[i + 1] = wordEnds[i]! + w.length;
+    const words = new Utf8Column(t.vocab.length);
+    t.vocab.forEach((w, i) => words.set(i, w));
+    words.seal(shared);
+    out.push({
+      firstRow: s.firstRow,
+      rows: s.rows,
+      words: words.parts(),
+      offsets: shared ? toShared(t.offsets) : t.offsets,
+      ids: shared ? toShared(t.ids) : t.ids,
     });
-    const offsets = alloc((b) => new Uint32Array(b), t.offsets.byteLength, shared);
-    offsets.set(t.offsets);
-    const ids = alloc((b) => new Uint32Array(b), t.ids.byteLength, shared);
-    ids.set(t.ids);
-    out.push({ firstRow: s.firstRow, rows: s.rows, wordBytes, wordEnds, offsets, ids });
   }
   return out;
 }
 
 /** A generation's rows' label keys from its segments' label words (one per thread; words decoded once each). */
 export class RowLabelWords {
-  private readonly text: Buffer[];
+  private readonly words: Utf8Column[];
   private readonly decoded: Array<Array<string | undefined>>;
 
   constructor(readonly segments: readonly SegmentLabelWords[]) {
-    this.text = segments.map((s) => Buffer.from(s.wordBytes.buffer, s.wordBytes.byteOffset, s.wordBytes.byteLength));
-    this.decoded = segments.map((s) => new Array<string | undefined>(s.wordEnds.length - 1));
+    this.words = segments.map((s) => new Utf8Column(s.words.nulls.length, s.words));
+    this.decoded = segments.map((s) => new Array<string | undefined>(s.words.nulls.length));
   }
 
   /** The row's label keys, as labelKeys(terms(its labelText)) gives them; null where its segment has no label words. */
@@ -88,8 +79,7 @@ export class RowLabelWords {
       const runs: string[] = [];
       for (let j = s.offsets[local]!; j < s.offsets[local + 1]!; j++) {
         const id = s.ids[j]!;
-        if (id === BREAK_ID) runs.push(RUN_BREAK);
-        else runs.push((words[id] ??= this.text[i]!.toString('utf8', s.wordEnds[id]!, s.wordEnds[id + 1]!)));
+        runs.push(id === BREAK_ID ? RUN_BREAK : (words[id] ??= this.words[i]!.get(id)!));
       }
       return keysOfRuns(runs);
     }
