@@ -126,9 +126,8 @@ export function hasTerm(b: SegmentedBm25, term: string): boolean {
 
 /**
  * searchBm25 over every segment (rows global), rows >= `start` only, masked rows (`deleted`, global)
- * never. One top-k runs through the segments in row order, so a segment is pruned against the
- * scores the earlier ones reached (the same k rows as each segment's top k merged). `exhaustive`:
- * every posting scored (searchBm25's reference).
+ * never. One top-k runs through the segments in row order (the same k rows as each segment's top k
+ * merged). `exhaustive`: the general merge (searchBm25's reference).
  */
 export function searchSegments(
   b: SegmentedBm25,
@@ -146,9 +145,8 @@ export function searchSegments(
     if (s.firstRow + rows <= start) continue;
     const skip = deleted ? deleted.subarray(s.firstRow, s.firstRow + rows) : null;
     const minRow = Math.max(0, start - s.firstRow);
-    if (exhaustive)
-      scoreAll(top, s.index, termCursors(s.index, queryTerms, minRow, stats), null, skip, BM25_B / (stats.avgdl || 1), s.firstRow);
-    else scoreInto(top, s.index, queryTerms, minRow, null, skip, stats, s.firstRow);
+    const lists = termCursors(s.index, queryTerms, minRow, stats);
+    (exhaustive ? scoreAll : scoreFast)(top, s.index, lists, null, skip, BM25_B / (stats.avgdl || 1), s.firstRow);
   }
   return top.sorted();
 }
@@ -246,61 +244,16 @@ class TopK {
   }
 }
 
-/** Postings per block of the bounds (block-max pruning skips a block whose bound cannot reach the top k). */
-const BLOCK = 64;
-
-/**
- * Upper bounds of a segment's postings for pruning: a posting's BM25 weight is w x f, with f =
- * tf / (tf + k1 (1 - b + b len / avgdl)); `maxF[t]` is the largest f of term t's postings and
- * `blockMaxF` the same per block of BLOCK postings (a term's blocks are blockStart[t] ..
- * blockStart[t + 1]). f depends on the generation's average length, so the bounds are computed
- * for one (index, avgdl), once per thread (one pass over the postings: about 50 ms a million-row
- * segment), and again for a generation whose average differs.
- */
-interface PostingBounds {
-  lenNorm: number;
-  maxF: Float64Array;
-  blockStart: Uint32Array;
-  blockMaxF: Float64Array;
-}
-const boundsOf = new WeakMap<Bm25Index, PostingBounds>();
-
-function postingBounds(index: Bm25Index, lenNorm: number): PostingBounds {
-  let b = boundsOf.get(index);
-  if (b && b.lenNorm === lenNorm) return b;
-  const { starts, docs, tfs, docLen } = index;
-  const terms = starts.length - 1;
-  const blockStart = new Uint32Array(terms + 1);
-  for (let t = 0; t < terms; t++) blockStart[t + 1] = blockStart[t]! + Math.ceil((starts[t + 1]! - starts[t]!) / BLOCK);
-  const maxF = new Float64Array(terms);
-  const blockMaxF = new Float64Array(blockStart[terms]!);
-  for (let t = 0; t < terms; t++) {
-    let tMax = 0;
-    for (let i = starts[t]!, blk = blockStart[t]!; i < starts[t + 1]!; i += BLOCK, blk++) {
-      let bMax = 0;
-      const end = Math.min(i + BLOCK, starts[t + 1]!);
-      for (let j = i; j < end; j++) {
-        const tf = tfs[j]!;
-        const f = tf / (tf + BM25_K1 * (1 - BM25_B + lenNorm * docLen[docs[j]!]!));
-        if (f > bMax) bMax = f;
-      }
-      blockMaxF[blk] = bMax;
-      if (bMax > tMax) tMax = bMax;
-    }
-    maxF[t] = tMax;
-  }
-  boundsOf.set(index, (b = { lenNorm, maxF, blockStart, blockMaxF }));
-  return b;
+/** A query term's postings from a cursor on: position, end, weight (idf x (k1 + 1)). */
+interface TermCursor {
+  at: number;
+  end: number;
+  w: number;
 }
 
-/** One cursor per distinct query term the index has with postings from minRow on, in query order: position, end, weight (idf x (k1 + 1)), term id. */
-function termCursors(
-  index: Bm25Index,
-  queryTerms: readonly string[],
-  minRow: number,
-  stats: Bm25Stats | null,
-): Array<{ at: number; end: number; w: number; t: number }> {
-  const out: Array<{ at: number; end: number; w: number; t: number }> = [];
+/** One cursor per distinct query term the index has with postings from minRow on, in query order. */
+function termCursors(index: Bm25Index, queryTerms: readonly string[], minRow: number, stats: Bm25Stats | null): TermCursor[] {
+  const out: TermCursor[] = [];
   for (const word of new Set(queryTerms)) {
     const t = index.vocab.get(word);
     if (t === undefined) continue;
@@ -308,30 +261,45 @@ function termCursors(
     const e = index.starts[t + 1]!;
     const i = minRow > 0 ? firstAtLeast(index.docs, s, e, minRow) : s;
     if (i >= e) continue;
-    out.push({ at: i, end: e, w: (stats ? idfOf(stats.docs, stats.df.get(word) ?? e - s) : idf(index, e - s)) * (BM25_K1 + 1), t });
+    out.push({ at: i, end: e, w: (stats ? idfOf(stats.docs, stats.df.get(word) ?? e - s) : idf(index, e - s)) * (BM25_K1 + 1) });
   }
   return out;
 }
 
-/** Postings from which a segment's search prunes (scoreInto). */
-const PRUNE_FROM = 100_000;
 /**
- * Query lists from which a segment's unpruned search scores term at a time (scoreByTerm): with
- * fewer, merging the lists document by document costs less than a second pass over the rows
- * scored (at 1M posts, one or two lists: 1.6 ms a search document at a time, 2.5-2.7 term at a time).
+ * Query lists from which a segment is scored term at a time (scoreByTerm): with fewer, merging the
+ * lists document by document (scoreOneOrTwo) costs less than a second pass over the rows scored
+ * (at 1M posts, one or two lists: 2.5-2.7 ms a search term at a time, 0.6 by scoreOneOrTwo).
+ *
+ * Every posting of the query's lists is scored: no dynamic pruning. MaxScore with block-max bounds
+ * (Turtle & Flood 1995, Ding & Suel 2011) ran here once for segments whose lists held 100k postings
+ * or more; against these two loops it never paid at 1M posts (the same rows; 200 long real-post
+ * queries: slower by more than a fifth on 18 of 81 that reached it, faster on none; pairs of
+ * frequent words 10-31 ms against 2.3-3.6; planted phrases 21 against 9.6), so it was removed.
  */
 const BY_TERM_FROM_LISTS = 3;
 
-/** Score every posting of the lists, document at a time, each row's parts summed in query order. */
-function scoreAll(
+/** Offers every row of one index's lists (accepted, not skipped) that can enter `top`, at row + rowOffset. */
+type ScoreLists = (
   top: TopK,
   index: Bm25Index,
-  lists: ReadonlyArray<{ at: number; end: number; w: number }>,
+  lists: readonly TermCursor[],
   accept: ((row: number) => boolean) | null,
   skip: Uint8Array | null,
   lenNorm: number,
   rowOffset: number,
-): void {
+) => void;
+
+/** The fastest exact scoring of one segment's lists (each row's parts summed from zero in query order, as scoreAll does). */
+const scoreFast: ScoreLists = (top, index, lists, accept, skip, lenNorm, rowOffset) => {
+  if (lists.length === 0 || top.size === 0) return;
+  if (lists.length >= BY_TERM_FROM_LISTS) scoreByTerm(top, index, lists, accept, skip, lenNorm, rowOffset);
+  else if (accept) scoreAll(top, index, lists, accept, skip, lenNorm, rowOffset);
+  else scoreOneOrTwo(top, index, lists, skip, lenNorm, rowOffset);
+};
+
+/** Score every posting of the lists, document at a time, each row's parts summed in query order. */
+const scoreAll: ScoreLists = (top, index, lists, accept, skip, lenNorm, rowOffset) => {
   const { docs, tfs, docLen } = index;
   const at = lists.map((l) => l.at);
   const end = lists.map((l) => l.end);
@@ -352,6 +320,61 @@ function scoreAll(
     if ((accept && !accept(d)) || (skip && skip[d])) continue;
     top.offer(score, rowOffset + d);
   }
+};
+
+/**
+ * scoreAll for one or two lists without a row filter, as straight-line code: the cursors in locals,
+ * and a row offered only when it can enter `top` (rows come in ascending order, so a row that only
+ * ties the weakest kept never enters). The general merge spent about 35 ns a posting on its arrays
+ * of cursors and a heap call per row; this one about 3 (frequent words at 1M posts: 1.55 -> 0.58 ms
+ * a search, the same rows and scores: each row's parts summed from zero in query order).
+ */
+function scoreOneOrTwo(
+  top: TopK,
+  index: Bm25Index,
+  lists: readonly TermCursor[],
+  skip: Uint8Array | null,
+  lenNorm: number,
+  rowOffset: number,
+): void {
+  const { docs, tfs, docLen } = index;
+  let theta = top.threshold;
+  // One list and two are written out apart: one loop with a closure and an empty second list ran at twice the time.
+  if (lists.length === 1) {
+    const w = lists[0]!.w;
+    for (let i = lists[0]!.at, e = lists[0]!.end; i < e; i++) {
+      const d = docs[i]!;
+      const tf = tfs[i]!;
+      const score = 0 + (w * tf) / (tf + BM25_K1 * (1 - BM25_B + lenNorm * docLen[d]!));
+      if (score <= theta || (skip !== null && skip[d] !== 0)) continue;
+      top.offer(score, rowOffset + d);
+      theta = top.threshold;
+    }
+    return;
+  }
+  const wa = lists[0]!.w;
+  const wb = lists[1]!.w;
+  const ie = lists[0]!.end;
+  const je = lists[1]!.end;
+  let i = lists[0]!.at;
+  let j = lists[1]!.at;
+  while (i < ie || j < je) {
+    const di = i < ie ? docs[i]! : 0xffffffff;
+    const dj = j < je ? docs[j]! : 0xffffffff;
+    const d = di <= dj ? di : dj;
+    let score = 0;
+    if (di === d) {
+      const tf = tfs[i++]!;
+      score += (wa * tf) / (tf + BM25_K1 * (1 - BM25_B + lenNorm * docLen[d]!));
+    }
+    if (dj === d) {
+      const tf = tfs[j++]!;
+      score += (wb * tf) / (tf + BM25_K1 * (1 - BM25_B + lenNorm * docLen[d]!));
+    }
+    if (score <= theta || (skip !== null && skip[d] !== 0)) continue;
+    top.offer(score, rowOffset + d);
+    theta = top.threshold;
+  }
 }
 
 /** Per-row score accumulators of scoreByTerm, reused (all zero between calls); grown to the largest segment searched. */
@@ -364,10 +387,9 @@ let touched = new Int32Array(0);
  * scored. Each row's parts are added in query order starting from zero, as scoreAll sums them, so
  * the scores are bit for bit scoreAll's (and `top` keeps the same k rows whatever order they come
  * in: its order is total). Walking each list straight through with one add per posting is several
- * times faster than merging many lists document by document, where dynamic pruning (scoreInto)
- * skips little: long queries of common words.
+ * times faster than merging many lists document by document: long queries of common words.
  */
-const scoreByTerm: typeof scoreAll = function (top, index, lists, accept, skip, lenNorm, rowOffset) {
+const scoreByTerm: ScoreLists = function (top, index, lists, accept, skip, lenNorm, rowOffset) {
   const { docs, tfs, docLen } = index;
   if (accumulators.length < docLen.length) accumulators = new Float64Array(docLen.length);
   const acc = accumulators;
@@ -393,14 +415,17 @@ const scoreByTerm: typeof scoreAll = function (top, index, lists, accept, skip, 
         acc[d] = acc[d]! + (w * tf) / (tf + BM25_K1 * (1 - BM25_B + lenNorm * docLen[d]!));
       }
     }
+    // Listed in the order first scored, not by row: a row that ties the weakest kept may still enter.
+    let theta = top.threshold;
     let j = 0;
     try {
       for (; j < n; j++) {
         const d = touched[j]!;
         const score = acc[d]!;
         acc[d] = 0;
-        if ((accept && !accept(d)) || (skip && skip[d])) continue;
+        if (score < theta || (accept && !accept(d)) || (skip && skip[d])) continue;
         top.offer(score, rowOffset + d);
+        theta = top.threshold;
       }
     } finally {
       for (j++; j < n; j++) acc[touched[j]!] = 0; // a filter threw: the next search starts from zeros all the same
@@ -415,148 +440,32 @@ const scoreByTerm: typeof scoreAll = function (top, index, lists, accept, skip, 
       acc[d] = acc[d]! + (w * tf) / (tf + BM25_K1 * (1 - BM25_B + lenNorm * docLen[d]!));
     }
   }
-  // Every part is positive (idf > 0, tf > 0): a row scored is a row above zero; each is reset as it is read.
+  // Every part is positive (idf > 0, tf > 0): a row scored is a row above zero; each is reset as it
+  // is read. Rows ascend here, so one that only ties the weakest kept never enters.
+  let theta = top.threshold;
   let d = lo;
   try {
     for (; d <= hi; d++) {
       const score = acc[d]!;
       if (score === 0) continue;
       acc[d] = 0;
-      if ((accept && !accept(d)) || (skip && skip[d])) continue;
+      if (score <= theta || (accept && !accept(d)) || (skip && skip[d])) continue;
       top.offer(score, rowOffset + d);
+      theta = top.threshold;
     }
   } finally {
     if (d <= hi) acc.fill(0, d, hi + 1); // a filter threw: the next search starts from zeros all the same
   }
 };
 
-/** Bounds are compared with this relative margin: a document is skipped only when it certainly cannot enter. */
-const MARGIN = 1e-9;
-
-/**
- * Offer every row (>= minRow, accepted, not skipped) of one segment that can reach `top` to it,
- * its score exactly as the exhaustive search sums it (terms in query order). Dynamic pruning
- * (MaxScore, Turtle & Flood 1995, with block-max bounds, Ding & Suel 2011, as Lucene and PISA
- * prune): once `top` is full, the terms whose bounds together cannot beat its threshold are only
- * probed for rows the others found, and a block of a term's postings whose bound (with every other
- * term's) cannot beat it is skipped. The k rows and their scores are those of the exhaustive search.
- */
-function scoreInto(
-  top: TopK,
-  index: Bm25Index,
-  queryTerms: readonly string[],
-  minRow: number,
-  accept: ((row: number) => boolean) | null,
-  skip: Uint8Array | null,
-  stats: Bm25Stats | null,
-  rowOffset: number,
-): void {
-  const { docs, tfs, docLen, starts } = index;
-  const lenNorm = BM25_B / ((stats ? stats.avgdl : index.avgdl) || 1);
-  const bounds = postingBounds(index, lenNorm);
-  const part = (w: number, tf: number, len: number) => (w * tf) / (tf + BM25_K1 * (1 - BM25_B + lenNorm * len));
-  const found = termCursors(index, queryTerms, minRow, stats);
-  const lists = found.length;
-  if (lists === 0 || top.size === 0) return;
-  // Pruning pays for its bookkeeping from about 100k postings on (at 1M posts and k 200: 0.92 ms
-  // against 0.81 exhaustive below 50k, 7.5 against 10.0 at 200k-500k); below, every posting is scored.
-  let postings = 0;
-  for (const f of found) postings += f.end - f.at;
-  // Below, every posting is scored: term at a time from BY_TERM_FROM_LISTS lists on (long queries:
-  // 9.7 -> 7.6 ms at 1M posts, most of their segments' postings under PRUNE_FROM), else document at a time.
-  if (postings < PRUNE_FROM)
-    return (lists >= BY_TERM_FROM_LISTS ? scoreByTerm : scoreAll)(top, index, found, accept, skip, lenNorm, rowOffset);
-  const at = Int32Array.from(found, (f) => f.at);
-  const end = Int32Array.from(found, (f) => f.end);
-  const weight = Float64Array.from(found, (f) => f.w);
-  const ub = Float64Array.from(found, (f) => f.w * bounds.maxF[f.t]!);
-  // Lists by bound, smallest first; below[i] = the bounds of order[0..i] summed; others[l] = every bound but l's.
-  const order = Int32Array.from(found.keys()).sort((x, y) => ub[x]! - ub[y]! || x - y);
-  const below = new Float64Array(lists);
-  let allBounds = 0;
-  for (let i = 0; i < lists; i++) below[i] = allBounds += ub[order[i]!]!;
-  // Each list's current block: where it ends and whether it can still bring a row in.
-  const blockEnd = new Int32Array(lists);
-  const blockLive = new Uint8Array(lists);
-  const contribution = new Float64Array(lists);
-  const hitAt = new Int32Array(lists).fill(-1);
-  let theta = NaN;
-  let cut = -Infinity;
-  let firstEssential = 0;
-  for (;;) {
-    if (top.threshold !== theta) {
-      theta = top.threshold;
-      cut = theta - MARGIN * Math.max(1, Math.abs(theta));
-      // order[0..firstEssential) cannot bring a row in on their own: they are probed, not walked.
-      while (firstEssential < lists && below[firstEssential]! < cut) firstEssential++;
-      if (firstEssential === lists) return;
-      blockEnd.fill(0);
-    }
-    // The smallest row of the essential lists, skipping blocks that cannot reach the threshold even
-    // with every other list's best (block-max; only once the top k is full).
-    let d = 0xffffffff;
-    for (let o = firstEssential; o < lists; o++) {
-      const l = order[o]!;
-      let i = at[l]!;
-      while (i < end[l]!) {
-        if (i >= blockEnd[l]!) {
-          const t = found[l]!.t;
-          const inTerm = i - starts[t]!;
-          const blk = bounds.blockStart[t]! + Math.floor(inTerm / BLOCK);
-          blockEnd[l] = Math.min(end[l]!, starts[t]! + (Math.floor(inTerm / BLOCK) + 1) * BLOCK);
-          blockLive[l] = theta === -Infinity || weight[l]! * bounds.blockMaxF[blk]! + (allBounds - ub[l]!) >= cut ? 1 : 0;
-        }
-        if (blockLive[l]) break;
-        i = blockEnd[l]!;
-      }
-      at[l] = i;
-      if (i < end[l]! && docs[i]! < d) d = docs[i]!;
-    }
-    if (d === 0xffffffff) return;
-    // The essential lists at d, then the others from the largest bound down while d can still make it.
-    let partial = 0;
-    for (let o = firstEssential; o < lists; o++) {
-      const l = order[o]!;
-      const i = at[l]!;
-      if (i < end[l]! && docs[i] === d) {
-        contribution[l] = part(weight[l]!, tfs[i]!, docLen[d]!);
-        hitAt[l] = d;
-        partial += contribution[l]!;
-        at[l] = i + 1;
-      }
-    }
-    if ((accept && !accept(d)) || (skip && skip[d])) continue;
-    let possible = true;
-    for (let o = firstEssential - 1; o >= 0; o--) {
-      if (partial + below[o]! < cut) {
-        possible = false;
-        break;
-      }
-      const l = order[o]!;
-      let i = at[l]!;
-      if (i < end[l]! && docs[i]! < d) at[l] = i = firstAtLeast(docs, i, end[l]!, d);
-      if (i < end[l]! && docs[i] === d) {
-        contribution[l] = part(weight[l]!, tfs[i]!, docLen[d]!);
-        hitAt[l] = d;
-        partial += contribution[l]!;
-      }
-    }
-    if (!possible) continue;
-    // The score as the exhaustive search sums it: every term's part in query order.
-    let score = 0;
-    for (let l = 0; l < lists; l++) if (hitAt[l] === d) score += contribution[l]!;
-    top.offer(score, rowOffset + d);
-  }
-}
-
 /**
  * Score every row that contains a query term; returns the top `k` (row, score) by score, ties by
  * row id. The filter applies inside retrieval, before the top-k cut: a number is the first row
  * accepted (a time window: posting lists are sorted by row, so older rows are skipped by binary
- * search, not visited); a function accepts rows one by one. Document at a time over the query
- * terms' posting lists (sorted by row), with dynamic pruning (scoreInto); `exhaustive` scores
- * every posting instead, each row's parts summed in query order: the reference the tests hold the
- * pruned search equal to (the same k rows and scores).
+ * search, not visited); a function accepts rows one by one. Every posting of the query terms'
+ * lists is scored, by the loop fastest for their number (scoreFast); `exhaustive` merges them by
+ * the general loop instead (scoreAll): the reference the tests hold the fast loops equal to (the
+ * same k rows and scores).
  */
 export function searchBm25(
   index: Bm25Index,
@@ -571,10 +480,9 @@ export function searchBm25(
   const accept = typeof filter === 'function' ? filter : null;
   const stats = opts.stats ?? null;
   const top = new TopK(k);
-  if (opts.exhaustive) {
-    const lenNorm = BM25_B / ((stats ? stats.avgdl : index.avgdl) || 1);
-    scoreAll(top, index, termCursors(index, queryTerms, minRow, stats), accept, opts.skip ?? null, lenNorm, 0);
-  } else scoreInto(top, index, queryTerms, minRow, accept, opts.skip ?? null, stats, 0);
+  const lenNorm = BM25_B / ((stats ? stats.avgdl : index.avgdl) || 1);
+  const lists = termCursors(index, queryTerms, minRow, stats);
+  (opts.exhaustive ? scoreAll : scoreFast)(top, index, lists, accept, opts.skip ?? null, lenNorm, 0);
   return top.sorted();
 }
 

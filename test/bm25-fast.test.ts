@@ -1,8 +1,7 @@
-// BM25 with dynamic pruning (core/bm25.ts: MaxScore with block-max bounds) returns exactly the rows
-// and scores of scoring every posting: held equal on a Zipf-distributed corpus big enough that the
-// pruned path runs (a segment's query touching 100k postings or more), across segments, windows,
-// deleted rows, short and long queries, ties included; and the term-at-a-time scoring of a segment's
-// smaller queries of three terms or more (rows listed, or a span scanned) equal to the same.
+// BM25's fast loops (core/bm25.ts: one or two lists merged with their cursors in locals, three or
+// more term at a time with rows listed or a span scanned) return exactly the rows and scores of the
+// general merge (the exhaustive reference): held equal on a Zipf-distributed corpus of long and
+// short lists, across segments, windows, deleted rows, short and long queries, ties included.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildBm25FromTerms, searchBm25, searchSegments, segmentedBm25 } from '../core/bm25.ts';
@@ -48,7 +47,7 @@ function queries(seed: number): string[][] {
   return out;
 }
 
-test('pruned top k = exhaustive top k across segments, windows and deleted rows', () => {
+test('fast top k = exhaustive top k across segments, windows and deleted rows', () => {
   const random = seededRandom(7);
   const deleted = new Uint8Array(rows);
   for (let r = 0; r < rows; r++) if (random() < 0.01) deleted[r] = 1;
@@ -67,7 +66,33 @@ test('pruned top k = exhaustive top k across segments, windows and deleted rows'
   assert.ok(compared === 480 && found > 40_000, `${compared} searches, ${found} rows`);
 });
 
-test('one index: pruned = exhaustive, with a row filter and ties (duplicate documents score alike)', () => {
+test('one and two words (the merge with its cursors in locals): frequent words with many ties, a word twice, k beyond the matches', () => {
+  const deleted = new Uint8Array(rows);
+  for (let r = 0; r < rows; r += 97) deleted[r] = 1;
+  const qs = [
+    [word(0)],
+    [word(1)],
+    [word(7), word(3)],
+    [word(2), word(40)],
+    [word(4), word(4)],
+    [word(4999)],
+    [word(4998), word(0)],
+    [word(3), 'nowhere'],
+  ];
+  let compared = 0;
+  for (const q of qs) {
+    for (const start of [0, 120_000, 200_000]) {
+      for (const k of [1, 200, 100_000]) {
+        const expected = searchSegments(b, q, k, start, deleted, true);
+        assert.equal(searchSegments(b, q, k, start, deleted), expected, `${q.join(' ')} from ${start}, k ${k}`);
+        compared += expected.length;
+      }
+    }
+  }
+  assert.ok(compared > 200_000, `${compared} rows compared`);
+});
+
+test('one index: fast = exhaustive, with a row filter and ties (duplicate documents score alike)', () => {
   const docs = corpus(130_000, 5);
   for (let i = 0; i < 2000; i++) docs.push([...docs[i]!]);
   const index = buildBm25FromTerms(docs);
