@@ -1,6 +1,6 @@
-// BM25's fast loops (core/bm25.ts: one or two lists merged with their cursors in locals, three or
-// more term at a time with rows listed or a span scanned) return exactly the rows and scores of the
-// general merge (the exhaustive reference): held equal on a Zipf-distributed corpus of long and
+// BM25's fast loops (core/bm25.ts: one or two lists merged with their cursors in locals, three to
+// nine merged with their cursors in typed arrays, ten or more term at a time with rows listed or a
+// span scanned) return exactly the rows and scores of the general merge (the exhaustive reference): held equal on a Zipf-distributed corpus of long and
 // short lists, across segments, windows, deleted rows, short and long queries, ties included.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -92,6 +92,30 @@ test('one and two words (the merge with its cursors in locals): frequent words w
   assert.ok(compared > 200_000, `${compared} rows compared`);
 });
 
+test('three to nine words (the merge with its cursors in typed arrays): rare and frequent words, repeated words, lists ending early', () => {
+  const deleted = new Uint8Array(rows);
+  for (let r = 0; r < rows; r += 89) deleted[r] = 1;
+  let compared = 0;
+  for (let n = 3; n <= 9; n++) {
+    const qs = [
+      Array.from({ length: n }, (_, j) => word(j)), // every list long
+      Array.from({ length: n }, (_, j) => word(4000 + 97 * j)), // every list short
+      Array.from({ length: n }, (_, j) => word(j % 2 ? j : 3000 + j)), // mixed
+      [...Array.from({ length: n - 1 }, (_, j) => word(10 + j)), word(10)], // a word twice
+    ];
+    for (const q of qs) {
+      for (const start of [0, 200_000]) {
+        for (const k of [1, 100, 3000]) {
+          const expected = searchSegments(b, q, k, start, deleted, true);
+          assert.equal(searchSegments(b, q, k, start, deleted), expected, `${q.join(' ')} from ${start}, k ${k}`);
+          compared += expected.length;
+        }
+      }
+    }
+  }
+  assert.ok(compared > 120_000, `${compared} rows compared`);
+});
+
 test('one index: fast = exhaustive, with a row filter and ties (duplicate documents score alike)', () => {
   const docs = corpus(130_000, 5);
   for (let i = 0; i < 2000; i++) docs.push([...docs[i]!]);
@@ -105,8 +129,9 @@ test('one index: fast = exhaustive, with a row filter and ties (duplicate docume
 
 test('term at a time: rare and common words, a filter that throws leaves nothing behind for the next search', () => {
   const small = buildBm25FromTerms(corpus(2000, 9));
-  const rare = [word(4000), word(4100), word(4200), word(4300)];
-  const common = [word(1), word(2), word(3), word(5)];
+  // Ten or more lists are scored term at a time with or without a filter, fewer only with one.
+  const rare = Array.from({ length: 10 }, (_, j) => word(4000 + 50 * j));
+  const common = Array.from({ length: 10 }, (_, j) => word(1 + j));
   for (const index of [small, segments[0]!]) {
     for (const q of [rare, common, [...rare, ...common]]) {
       assert.equal(searchBm25(index, q, 50), searchBm25(index, q, 50, undefined, { exhaustive: true }), q.join(' '));
