@@ -267,9 +267,9 @@ function termCursors(index: Bm25Index, queryTerms: readonly string[], minRow: nu
 }
 
 /**
- * Query lists from which a segment is scored term at a time (scoreByTerm); from three lists to one
- * fewer, they are merged document by document with their cursors in typed arrays (scoreFew); one or
- * two, with the cursors in locals (scoreOneOrTwo). At 1M posts, 900 planted, long and repeated
+ * Query lists from which a segment is scored term at a time (scoreByTerm); from FEW_FROM_LISTS up to
+ * it, they are merged document by document with their cursors in typed arrays (scoreFew); fewer, with
+ * the cursors in locals (scoreOneOrTwo). At 1M posts, 900 planted, long and repeated
  * queries by their number of lists, ms a search term at a time -> merged: 3 lists 1.75 -> 1.16,
  * 5: 2.87 -> 2.07, 8: 8.23 -> 6.92, 9: 7.45 -> 7.01, 10-11: 6.70 -> 7.77, 12-13: 13.3 -> 18.8 (a
  * merge step visits every list, a term-at-a-time step one posting).
@@ -281,6 +281,7 @@ function termCursors(index: Bm25Index, queryTerms: readonly string[], minRow: nu
  * frequent words 10-31 ms against 2.3-3.6; planted phrases 21 against 9.6), so it was removed.
  */
 const BY_TERM_FROM_LISTS = 10;
+const FEW_FROM_LISTS = 3;
 
 /** Offers every row of one index's lists (accepted, not skipped) that can enter `top`, at row + rowOffset. */
 type ScoreLists = (
@@ -293,13 +294,23 @@ type ScoreLists = (
   rowOffset: number,
 ) => void;
 
+/** ScoreLists without a row filter (every row accepted). */
+type ScoreUnfiltered = (
+  top: TopK,
+  index: Bm25Index,
+  lists: readonly TermCursor[],
+  skip: Uint8Array | null,
+  lenNorm: number,
+  rowOffset: number,
+) => void;
+
 /** The fastest exact scoring of one segment's lists (each row's parts summed from zero in query order, as scoreAll does). */
 const scoreFast: ScoreLists = (top, index, lists, accept, skip, lenNorm, rowOffset) => {
   if (lists.length === 0 || top.size === 0) return;
   // A row filter (searchBm25's function filter, not a search path of the service) takes the general loops.
-  if (accept) (lists.length >= 3 ? scoreByTerm : scoreAll)(top, index, lists, accept, skip, lenNorm, rowOffset);
+  if (accept) (lists.length >= FEW_FROM_LISTS ? scoreByTerm : scoreAll)(top, index, lists, accept, skip, lenNorm, rowOffset);
   else if (lists.length >= BY_TERM_FROM_LISTS) scoreByTerm(top, index, lists, null, skip, lenNorm, rowOffset);
-  else if (lists.length >= 3) scoreFew(top, index, lists, skip, lenNorm, rowOffset);
+  else if (lists.length >= FEW_FROM_LISTS) scoreFew(top, index, lists, skip, lenNorm, rowOffset);
   else scoreOneOrTwo(top, index, lists, skip, lenNorm, rowOffset);
 };
 
@@ -334,14 +345,7 @@ const scoreAll: ScoreLists = (top, index, lists, accept, skip, lenNorm, rowOffse
  * of cursors and a heap call per row; this one about 3 (frequent words at 1M posts: 1.55 -> 0.58 ms
  * a search, the same rows and scores: each row's parts summed from zero in query order).
  */
-function scoreOneOrTwo(
-  top: TopK,
-  index: Bm25Index,
-  lists: readonly TermCursor[],
-  skip: Uint8Array | null,
-  lenNorm: number,
-  rowOffset: number,
-): void {
+const scoreOneOrTwo: ScoreUnfiltered = (top, index, lists, skip, lenNorm, rowOffset) => {
   const { docs, tfs, docLen } = index;
   let theta = top.threshold;
   // One list and two are written out apart: one loop with a closure and an empty second list ran at twice the time.
@@ -380,7 +384,7 @@ function scoreOneOrTwo(
     top.offer(score, rowOffset + d);
     theta = top.threshold;
   }
-}
+};
 
 /**
  * scoreAll for three or more lists without a row filter: the cursors' positions, ends and current
@@ -388,14 +392,7 @@ function scoreOneOrTwo(
  * offered only when it can enter `top` (rows ascend). The same rows and scores: each row's parts
  * summed from zero in query order.
  */
-function scoreFew(
-  top: TopK,
-  index: Bm25Index,
-  lists: readonly TermCursor[],
-  skip: Uint8Array | null,
-  lenNorm: number,
-  rowOffset: number,
-): void {
+const scoreFew: ScoreUnfiltered = (top, index, lists, skip, lenNorm, rowOffset) => {
   const { docs, tfs, docLen } = index;
   const k = lists.length;
   const at = new Int32Array(k);
@@ -433,7 +430,7 @@ function scoreFew(
     top.offer(score, rowOffset + row);
     theta = top.threshold;
   }
-}
+};
 
 /** Per-row score accumulators of scoreByTerm, reused (all zero between calls); grown to the largest segment searched. */
 let accumulators = new Float64Array(0);
