@@ -3,13 +3,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Ledger } from '../ledger/ledger.ts';
+import { FileLedger } from '../ledger/file-ledger.ts';
 
 const [concurrencyArg, groupCommitArg, secondsArg] = process.argv.slice(2);
 const concurrency = Number(concurrencyArg);
 const seconds = Number(secondsArg);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ledger-'));
-const l = await Ledger.open({ dir, groupCommit: groupCommitArg === 'group', checkpointEvery: 0 });
+const l = await FileLedger.open({ dir, groupCommit: groupCommitArg === 'group', checkpointEvery: 0 });
 try {
   const acc = (await l.createAccount('bench')).id;
   await l.topup(acc, 1_000_000_000_000);

@@ -88,6 +88,13 @@ const schema = z.object({
   SUMMARY_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
   /** Credits of the demo account created on the first start. */
   DEMO_CREDITS: z.coerce.number().int().min(0).default(100),
+  // PostgreSQL for the ledger (and, with it, what replicas share): unset = the embedded file ledger in DATA_DIR/ledger.
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// or postgresql:// URL')
+    .optional(),
+  // A replica silent for this long is taken for dead: its holds are released (docs/scaling.md).
+  LEDGER_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** One JSON line per request: on, off, or auto (on unless stdout is a terminal, where a person reads it). */
   ACCESS_LOG: z.enum(['auto', 'on', 'off']).default('auto'),

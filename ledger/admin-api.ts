@@ -14,7 +14,7 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import { writeFileAtomic } from '../core/durable-fs.ts';
 import { AdminInputError, ADMIN_COMMANDS, runAdminCommand, type AdminCommand } from './admin-ops.ts';
-import { LedgerError, type Ledger } from './ledger.ts';
+import { LedgerError, type CreditLedger } from './credit-ledger.ts';
 
 export const ADMIN_ENDPOINT_FILE = 'admin-endpoint.json';
 
@@ -40,7 +40,7 @@ export function adminToken(configured: string | undefined): { token: string; gen
 }
 
 /** POST {prefix}/admin/<command> with the command's JSON input, e.g. /api/admin/credits.topup. */
-export function createAdminRouter(ledger: Ledger, token: string | undefined, prefix = ''): Router {
+export function createAdminRouter(ledger: CreditLedger, token: string | undefined, prefix = ''): Router {
   const router = new Router({ prefix: `${prefix}/admin` });
   router.use(async (ctx: Koa.Context, next: Koa.Next) => {
     if (!isLoopback(ctx.socket.remoteAddress ?? '')) {

@@ -11,7 +11,9 @@ import { dataDirLayout } from '../core/data-dir.ts';
 import { LockHeld, processAlive } from '../core/lock.ts';
 import { ADMIN_ENDPOINT_FILE, type AdminAnnouncement } from './admin-api.ts';
 import { AdminInputError, runAdminCommand, type AdminCommand } from './admin-ops.ts';
-import { Ledger, LedgerError } from './ledger.ts';
+import { LedgerError, type CreditLedger } from './credit-ledger.ts';
+import { FileLedger } from './file-ledger.ts';
+import { PgLedger } from './postgres/pg-ledger.ts';
 
 const HELP = `usage: npm run admin -- <command> [options] [--data-dir DIR]
 
@@ -24,7 +26,8 @@ const HELP = `usage: npm run admin -- <command> [options] [--data-dir DIR]
 Prints JSON. While a server (npm start, npm run serve) holds the ledger, commands go through its
 loopback admin endpoint: with the server's ADMIN_TOKEN when it was started with one (set the same
 ADMIN_TOKEN here), else with the token it wrote to DATA_DIR/ledger/admin-endpoint.json. Without a
-running server the ledger is opened directly.`;
+running server the ledger is opened directly. With DATABASE_URL set the ledger is PostgreSQL's and
+the CLI writes to it directly, beside any running replicas.`;
 
 function out(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
@@ -52,10 +55,10 @@ async function viaEndpoint(url: string, command: AdminCommand, input: Record<str
   out(body);
 }
 
-async function direct(dir: string, command: AdminCommand, input: Record<string, unknown>): Promise<void> {
-  let ledger: Ledger;
+async function direct(open: () => Promise<CreditLedger>, command: AdminCommand, input: Record<string, unknown>): Promise<void> {
+  let ledger: CreditLedger;
   try {
-    ledger = await Ledger.open({ dir });
+    ledger = await open();
   } catch (err) {
     if (err instanceof LockHeld)
       fail(`the ledger is held by pid ${err.owner.pid}, which announces no admin endpoint; stop it or run it with ADMIN_TOKEN set`);
@@ -112,6 +115,9 @@ async function main(): Promise<void> {
 
   const config = loadConfig(values['data-dir'] ? { ...process.env, DATA_DIR: values['data-dir'] } : process.env);
   const dir = dataDirLayout(config.dataDir).ledger;
+  // PostgreSQL takes any number of writers: the CLI is one more, beside the running replicas.
+  if (config.DATABASE_URL)
+    return direct(() => PgLedger.open({ databaseUrl: config.DATABASE_URL!, leaseMs: config.LEDGER_LEASE_MS }), command, input);
   const announce = path.join(dir, ADMIN_ENDPOINT_FILE);
   if (fs.existsSync(announce)) {
     let a: AdminAnnouncement;
@@ -124,7 +130,7 @@ async function main(): Promise<void> {
     }
     if (processAlive(a.pid)) return viaEndpoint(a.url, command, input, a.token ?? config.ADMIN_TOKEN);
   }
-  return direct(dir, command, input);
+  return direct(() => FileLedger.open({ dir }), command, input);
 }
 
 await main();

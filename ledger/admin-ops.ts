@@ -2,7 +2,7 @@
 // CLI's direct mode, so both validate and answer identically. Input is untrusted JSON; output is
 // JSON with credits as decimals. A key's secret appears once, in the keys.create answer.
 import { z } from 'zod';
-import { LedgerError, type Ledger } from './ledger.ts';
+import { LedgerError, type CreditLedger } from './credit-ledger.ts';
 import { toCredits, toMicro } from './money.ts';
 
 const id = z.string().min(1).max(100);
@@ -34,8 +34,8 @@ export const ADMIN_COMMANDS = Object.keys(adminSchemas) as AdminCommand[];
 
 export class AdminInputError extends Error {}
 
-function accountView(ledger: Ledger, account: string) {
-  const a = ledger.getAccount(account);
+async function accountView(ledger: CreditLedger, account: string) {
+  const a = await ledger.getAccount(account);
   if (!a) throw new LedgerError('not_found', `no account ${account}`);
   return {
     id: a.id,
@@ -55,7 +55,7 @@ function parse<C extends AdminCommand>(command: C, input: unknown): z.infer<(typ
   return parsed.data as z.infer<(typeof adminSchemas)[C]>;
 }
 
-export async function runAdminCommand(ledger: Ledger, command: AdminCommand, input: unknown): Promise<unknown> {
+export async function runAdminCommand(ledger: CreditLedger, command: AdminCommand, input: unknown): Promise<unknown> {
   switch (command) {
     case 'accounts.create': {
       const p = parse(command, input);

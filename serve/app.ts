@@ -8,7 +8,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from '../core/log.ts';
-import type { Ledger } from '../ledger/ledger.ts';
+import type { CreditLedger } from '../ledger/credit-ledger.ts';
 import { requireKey } from './http/auth.ts';
 import { EmergentStore } from './search/emergent-store.ts';
 import type { AnswerCache } from './search/answer-cache.ts';
@@ -33,7 +33,7 @@ export const VERSION_HEADER = 'X-Service-Version';
 export const BODY_LIMIT = '32kb';
 
 export interface AppDeps {
-  ledger: Ledger;
+  ledger: CreditLedger;
   snapshots: SnapshotStore;
   log: Logger;
   prefix: string;

@@ -11,7 +11,8 @@ import type { Logger } from '../core/log.ts';
 import { waitAtMost } from '../core/wait-at-most.ts';
 import { DAY_MS } from '../core/windows.ts';
 import { adminToken, announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts';
-import { Ledger } from '../ledger/ledger.ts';
+import type { CreditLedger } from '../ledger/credit-ledger.ts';
+import { openLedger } from '../ledger/open-ledger.ts';
 import { createApp } from './app.ts';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.ts';
 import { ensureDemoAccount, type DemoKey } from './billing/demo-account.ts';
@@ -26,7 +27,7 @@ import { SnapshotStore } from './generation/snapshot-store.ts';
 export interface RunningServer {
   url: string;
   baseUrl: string;
-  ledger: Ledger;
+  ledger: CreditLedger;
   snapshots: SnapshotStore;
   /** The search workers (null with SEARCH_THREADS=0). */
   searchPool: SearchPool | null;
@@ -45,7 +46,7 @@ export const CLOSE_DRAIN_MS = 30_000;
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const layout = dataDirLayout(config.dataDir);
-  const ledger = await Ledger.open({ dir: layout.ledger });
+  const ledger = await openLedger({ dir: layout.ledger, databaseUrl: config.DATABASE_URL, leaseMs: config.LEDGER_LEASE_MS });
   const pool =
     config.SEARCH_THREADS > 0
       ? new SearchPool(config.SEARCH_THREADS, (err) => log.error({ err: err.message }, 'search worker failed; a new one replaces it'))
@@ -127,7 +128,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     topUpUrl ||= `${baseUrl}/billing/top-up`;
     // The MCP tools call the API here. A wildcard listen address is reached on loopback.
     selfUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host}:${port}${config.SERVICE_PREFIX}`;
-    unannounce = await announceAdminEndpoint(layout.ledger, `${baseUrl}/admin`, adminAuth.generated ? adminAuth.token : undefined);
+    // With PostgreSQL the CLI writes to the ledger itself (any number of writers), so nothing is
+    // announced: replicas sharing DATA_DIR would only overwrite each other's announcement.
+    if (!config.DATABASE_URL)
+      unannounce = await announceAdminEndpoint(layout.ledger, `${baseUrl}/admin`, adminAuth.generated ? adminAuth.token : undefined);
     snapshots.watch(config.SNAPSHOT_CHECK_MS);
     const s = server;
     let closing: Promise<void> | null = null;

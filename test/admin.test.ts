@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_ENDPOINT_FILE } from '../ledger/admin-api.ts';
-import { Ledger } from '../ledger/ledger.ts';
+import { FileLedger } from '../ledger/file-ledger.ts';
 import { runNpm, spawnNpm, waitFor } from './helpers/child.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
@@ -122,7 +122,7 @@ test('endpoint mode: every admin command works against a server started by npm r
 
 test('a process holding the ledger without an endpoint is reported, not raced', async () => {
   const d = tmpDir();
-  const ledger = await Ledger.open({ dir: path.join(d, 'ledger') });
+  const ledger = await FileLedger.open({ dir: path.join(d, 'ledger') });
   try {
     const r = await admin(d, ['accounts', 'create', '--name', 'x']);
     assert.is(r.code, 1);

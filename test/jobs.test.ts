@@ -11,6 +11,7 @@ import { toMicro } from '../ledger/money.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
 import { callApi } from './helpers/http.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
+import { ledgerEnv, stopPostgres } from './helpers/postgres.ts';
 import { cleanupTmp } from './helpers/tmp.ts';
 
 let s: RunningServer;
@@ -24,7 +25,7 @@ async function account(name: string, credits: string): Promise<{ id: string; sec
 
 const call = (key: string, method: string, p: string, body?: unknown, headers?: Record<string, string>) =>
   callApi(s.baseUrl, key, method, p, { body, headers });
-const available = (id: string) => s.ledger.balance(id).availableMicro;
+const available = async (id: string) => (await s.ledger.balance(id)).availableMicro;
 
 /** Submit and poll until the job is done (bounded). */
 async function runJob(key: string, body: unknown): Promise<{ submit: any; done: any }> {
@@ -44,6 +45,7 @@ test.before(async () => {
   await runPipeline(dir);
   s = await startServer(
     loadConfig({
+      ...(await ledgerEnv()),
       DATA_DIR: dir,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -58,12 +60,13 @@ test.before(async () => {
 
 test.after(async () => {
   await s?.close();
+  await stopPostgres();
   cleanupTmp();
 });
 
 test('records: 202 with the hold, then the rows, charged 0.01 per record returned; the cache re-reads at full price', async () => {
   const a = await account('records', '50');
-  const before = available(a.id);
+  const before = await available(a.id);
   const { submit, done } = await runJob(a.secret, { kind: 'records', query: 'coffee', limit: 200, window: 'all' });
   assert.is(submit.status, 202);
   assert.ok(['queued', 'running'].includes(submit.json.status), submit.json.status);
@@ -74,7 +77,7 @@ test('records: 202 with the hold, then the rows, charged 0.01 per record returne
   const n = done.result.content.length;
   assert.ok(n > 0 && n <= 200 && done.records === n);
   assert.is(done.charged, n / 100);
-  assert.is(before - available(a.id), n * toMicro('0.01'));
+  assert.is(before - (await available(a.id)), n * toMicro('0.01'));
   for (const k of ['uuid', 'exampleRankingScore', 'narrativeIds', 'enrichment']) assert.ok(k in done.result.content[0], k);
   // The same request, normalised (case, spacing): a cache hit, 200 with the result inline and charged at full price.
   const again = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'records', query: '  COFFEE ', limit: 200, window: 'all' });
@@ -82,13 +85,13 @@ test('records: 202 with the hold, then the rows, charged 0.01 per record returne
   assert.is(again.json.cached, true);
   assert.is(again.json.charged, n / 100);
   assert.equal(again.json.result.content, done.result.content);
-  assert.is(before - available(a.id), 2 * n * toMicro('0.01'));
+  assert.is(before - (await available(a.id)), 2 * n * toMicro('0.01'));
 });
 
 test('stats and patterns: flat fees, cached until midnight UTC: free for the payer, full price for another account', async () => {
   const a = await account('stats-a', '50');
   const b = await account('stats-b', '50');
-  const a0 = available(a.id);
+  const a0 = await available(a.id);
   const st = await runJob(a.secret, { kind: 'stats', query: 'coffee', window: 'all' });
   assert.is(st.submit.json.estimated_cost, 5);
   assert.is(st.done.status, 'succeeded');
@@ -98,41 +101,41 @@ test('stats and patterns: flat fees, cached until midnight UTC: free for the pay
   assert.is(pt.done.status, 'succeeded');
   assert.is(pt.done.charged, 10);
   assert.ok(Array.isArray(pt.done.result.patterns));
-  assert.is(a0 - available(a.id), toMicro('15'));
+  assert.is(a0 - (await available(a.id)), toMicro('15'));
   const free = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'stats', query: 'coffee', window: 'all' });
   assert.is(free.status, 200);
   assert.is(free.json.charged, 0);
-  assert.is(a0 - available(a.id), toMicro('15'));
-  const b0 = available(b.id);
+  assert.is(a0 - (await available(a.id)), toMicro('15'));
+  const b0 = await available(b.id);
   const paid = await call(b.secret, 'POST', '/intelligence/jobs', { kind: 'stats', query: 'coffee', window: 'all' });
   assert.is(paid.status, 200);
   assert.is(paid.json.charged, 5);
-  assert.is(b0 - available(b.id), toMicro('5'));
+  assert.is(b0 - (await available(b.id)), toMicro('5'));
   assert.equal(paid.json.result, st.done.result);
 });
 
 test('insights: 0.015 per record analysed; with signals below the floor: failed with 422 and a full refund', async () => {
   const a = await account('insights', '100');
-  const a0 = available(a.id);
+  const a0 = await available(a.id);
   const ins = await runJob(a.secret, { kind: 'insights', query: 'coffee', limit: 400, window: 'all' });
   assert.is(ins.submit.json.estimated_cost, 6);
   assert.is(ins.done.status, 'succeeded');
   const n = ins.done.result.analysed;
   assert.ok(n > 0 && n <= 400);
   assert.is(ins.done.charged, (n * 15) / 1000);
-  assert.is(a0 - available(a.id), n * toMicro('0.015'));
+  assert.is(a0 - (await available(a.id)), n * toMicro('0.015'));
   for (const k of ['narratives', 'sentiment', 'themes', 'top_creators', 'platforms', 'time_series', 'summary'])
     assert.ok(k in ins.done.result, k);
   assert.is(ins.done.result.summary.source, 'template');
   assert.ok(!('signals' in ins.done.result));
   // The sample has fewer than 1,500 posts in all: signals cannot be given.
-  const a1 = available(a.id);
+  const a1 = await available(a.id);
   const sig = await runJob(a.secret, { kind: 'insights', query: 'coffee', window: 'all', includeSignals: true });
   assert.is(sig.submit.json.estimated_cost, 46);
   assert.is(sig.done.status, 'failed');
   assert.is(sig.done.error.status, 422);
   assert.is(sig.done.charged, 0);
-  assert.is(available(a.id), a1);
+  assert.is(await available(a.id), a1);
 });
 
 test('submit rules: 400 for an explicit limit below the signals floor and for undeclared fields; 402 with tier 2 and maxLimitForWindow', async () => {

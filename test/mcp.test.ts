@@ -137,7 +137,7 @@ test('billing: a search through MCP leaves the same ledger entry as the same sea
     })
   ).json()) as any;
   assert.is(viaMcp.usage.credits, viaHttp.usage.credits);
-  const entries = s.ledger.usage(a.id, { limit: 10 }).entries.filter((e) => e.type === 'settlement');
+  const entries = (await s.ledger.usage(a.id, { limit: 10 })).entries.filter((e) => e.type === 'settlement');
   assert.is(entries.length, 2);
   const strip = (e: any) => ({ type: e.type, credits: e.credits, held: e.held, keyId: e.keyId, what: e.what });
   assert.equal(strip(entries[0]), strip(entries[1]));
@@ -146,7 +146,10 @@ test('billing: a search through MCP leaves the same ledger entry as the same sea
   const first = (await call(c, 'search', { query: 'festival lineup', limit: 10, idempotencyKey: 'mcp-1' })).structuredContent;
   const again = (await call(c, 'search', { query: 'festival lineup', limit: 10, idempotencyKey: 'mcp-1' })).structuredContent;
   assert.is(again.request_id, first.request_id);
-  assert.is(s.ledger.usage(a.id, { limit: 10 }).entries.filter((e) => e.type === 'settlement').length, first.content.length > 0 ? 3 : 2);
+  assert.is(
+    (await s.ledger.usage(a.id, { limit: 10 })).entries.filter((e) => e.type === 'settlement').length,
+    first.content.length > 0 ? 3 : 2,
+  );
 });
 
 test('errors: 402 with its full body and 400 with its message as tool errors; a schema violation is refused before any call', async () => {
@@ -173,13 +176,13 @@ test('errors: 402 with its full body and 400 with its message as tool errors; a 
   assert.is(r400.structuredContent.status, 400);
   assert.match(r400.structuredContent.error, /375/);
   // The schema's own rules: the SDK refuses the call, nothing reaches the API.
-  const before = s.ledger.usage(poor.id, { limit: 50 }).entries.length;
+  const before = (await s.ledger.usage(poor.id, { limit: 50 })).entries.length;
   const bad = await call(c, 'search', { query: 'coffee', limit: 301 });
   assert.is(bad.isError, true);
   assert.match(bad.content[0]!.text, /limit/);
   const unknown = await call(c, 'search', { query: 'coffee', depth: 3 });
   assert.is(unknown.isError, true);
-  assert.is(s.ledger.usage(poor.id, { limit: 50 }).entries.length, before);
+  assert.is((await s.ledger.usage(poor.id, { limit: 50 })).entries.length, before);
 });
 
 test('an unauthenticated attempt is a 403 before any MCP exchange', async () => {

@@ -28,11 +28,22 @@ interface Outcome {
   code: number | null;
 }
 
-function runFile(file: string): Promise<Outcome> {
+/**
+ * The HTTP contract's conformance files run twice: on the file ledger, then on PostgreSQL
+ * (TEST_LEDGER=postgres: test/helpers/postgres.ts gives their servers a DATABASE_URL).
+ */
+const BOTH_LEDGERS = ['serve.test.ts', 'jobs.test.ts'];
+
+interface Run {
+  file: string;
+  ledger: 'file' | 'postgres';
+}
+
+function runFile({ file, ledger }: Run): Promise<Outcome> {
   const t0 = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', TEST_LEDGER: ledger },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -61,14 +72,18 @@ const only = process.argv.slice(2);
 const files = findTests(here)
   .sort()
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
-const queue = [...files];
+// The PostgreSQL runs first: they are among the longest.
+const queue: Run[] = [
+  ...files.filter((f) => BOTH_LEDGERS.includes(path.basename(f))).map((file) => ({ file, ledger: 'postgres' as const })),
+  ...files.map((file) => ({ file, ledger: 'file' as const })),
+];
 const outcomes: Outcome[] = [];
 await Promise.all(
-  Array.from({ length: Math.min(CONCURRENCY, files.length) }, async () => {
-    for (let f = queue.shift(); f; f = queue.shift()) {
-      const o = await runFile(f);
+  Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
+    for (let r = queue.shift(); r; r = queue.shift()) {
+      const o = await runFile(r);
       outcomes.push(o);
-      const rel = path.relative(process.cwd(), f);
+      const rel = path.relative(process.cwd(), r.file) + (r.ledger === 'postgres' ? ' [postgres ledger]' : '');
       process.stdout.write(
         `${o.failed ? 'FAIL' : 'ok  '} ${rel}  ${o.passed} passed, ${o.failed} failed, ${o.skipped} skipped (${(o.ms / 1000).toFixed(1)} s)\n`,
       );

@@ -71,7 +71,7 @@ test('200 concurrent searches on a small balance: never overdrawn; charges sum t
     'the balance runs out',
   );
   const charged = ok.reduce((a, r) => a + toMicro(String(r.json.usage.credits)), 0);
-  const after = s.ledger.balance(acc.id);
+  const after = await s.ledger.balance(acc.id);
   assert.is(toMicro('0.5') - after.balanceMicro, charged, 'charges equal the balance drop');
   assert.ok(after.balanceMicro >= 0, 'never overdrawn');
   // Each refusal happened because the holds of the searches in flight left less than one search's
@@ -81,7 +81,7 @@ test('200 concurrent searches on a small balance: never overdrawn; charges sum t
   }
   for (const r of ok) assert.is(toMicro(String(r.json.usage.credits)), r.json.content.length * toMicro('0.01'));
   for (const r of results.filter((x) => x.status === 402)) assert.is(r.json.error, 'insufficient_credits');
-  assert.is(s.ledger.openHolds().length, 0);
+  assert.is((await s.ledger.openHolds()).length, 0);
 });
 
 test('SEARCH_PATTERNS on: pattern entries with every field of a pattern entry, in range, ranked by queryRelevance, readable', async () => {
@@ -205,14 +205,14 @@ test('a search worker that dies is replaced: its generation reloaded, searches a
       assert.is(r.status, 200, JSON.stringify(r.json));
       assert.ok(r.json.content.length > 0);
     }
-    assert.is(s.ledger.openHolds().length, 0);
+    assert.is((await s.ledger.openHolds()).length, 0);
   }
 });
 
 test('the ledger admin endpoint on the running server: loopback with ADMIN_TOKEN only', async () => {
   const url = `${s.baseUrl}/admin/credits.topup`;
   const body = JSON.stringify({ account: s.demo.account, credits: '2.5' });
-  const before = s.ledger.balance(s.demo.account).balanceMicro;
+  const before = (await s.ledger.balance(s.demo.account)).balanceMicro;
   const denied = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' }, body });
   assert.is(denied.status, 401);
   const ok = await fetch(url, {
@@ -221,7 +221,7 @@ test('the ledger admin endpoint on the running server: loopback with ADMIN_TOKEN
     body,
   });
   assert.is(ok.status, 200);
-  assert.is(s.ledger.balance(s.demo.account).balanceMicro - before, toMicro('2.5'));
+  assert.is((await s.ledger.balance(s.demo.account)).balanceMicro - before, toMicro('2.5'));
 });
 
 test('access log: one JSON line per request with its id and status, and no secret anywhere', async () => {

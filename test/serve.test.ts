@@ -11,6 +11,7 @@ import { RateLimiter } from '../serve/http/rate-limit.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { callApi, type CallOptions } from './helpers/http.ts';
+import { ledgerEnv, stopPostgres, testLedger } from './helpers/postgres.ts';
 import { cleanupTmp } from './helpers/tmp.ts';
 import path from 'node:path';
 import { dataDirLayout } from '../core/data-dir.ts';
@@ -32,6 +33,7 @@ test.before(async () => {
   await runPipeline(dir);
   s = await startServer(
     loadConfig({
+      ...(await ledgerEnv()),
       DATA_DIR: dir,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -46,18 +48,19 @@ test.before(async () => {
 
 test.after(async () => {
   await s?.close();
+  await stopPostgres();
   cleanupTmp();
 });
 
 test('POST /search: 200 with every required field; billing headers equal the ledger; settled to rows returned', async () => {
-  const before = s.ledger.balance(s.demo.account);
+  const before = await s.ledger.balance(s.demo.account);
   const r = await call('POST', '/search', { body: { query: 'sourdough starter', limit: 20, window: 'all' } });
   assert.is(r.status, 200, JSON.stringify(r.json));
   for (const k of ['content', 'creators', 'narratives', 'patterns', 'query', 'window', 'request_id', 'response_time_ms', 'usage'])
     assert.ok(k in r.json, k);
   assert.ok(r.json.content.length > 0 && r.json.content.length <= 20);
   assert.equal(r.json.patterns, []);
-  const after = s.ledger.balance(s.demo.account);
+  const after = await s.ledger.balance(s.demo.account);
   const charged = before.balanceMicro - after.balanceMicro;
   assert.is(charged, r.json.content.length * toMicro('0.01'));
   assert.is(r.json.usage.credits, charged / 1e6);
@@ -88,7 +91,7 @@ test('POST /search: 200 with every required field; billing headers equal the led
   for (const key of item.patternKeys) assert.is((await call('GET', `/intelligence/patterns/${key}`)).status, 200);
   for (const n of r.json.narratives)
     assert.is((await call('GET', `/narratives/${n.id}`)).status, 200, `narrative ${n.id} (${n.source}) readable`);
-  assert.is(s.ledger.openHolds().length, 0);
+  assert.is((await s.ledger.openHolds()).length, 0);
 });
 
 test("content columns: every row's narrative ids and pattern keys are its members tables' owners, in order", async () => {
@@ -144,7 +147,7 @@ test("content items as JSON from the rows' cached fields: byte for byte JSON.str
 });
 
 test('POST /search: each 400 names the problem; nothing is charged', async () => {
-  const before = s.ledger.balance(s.demo.account).balanceMicro;
+  const before = (await s.ledger.balance(s.demo.account)).balanceMicro;
   const cases: Array<[unknown, RegExp] | [string, RegExp, true]> = [
     [{ query: 'x', limit: 0 }, /limit/],
     [{ query: 'x', limit: 301 }, /limit/],
@@ -163,7 +166,7 @@ test('POST /search: each 400 names the problem; nothing is charged', async () =>
     assert.is(r.status, 400, JSON.stringify(c[0]).slice(0, 80));
     assert.match(r.json.error, c[1]);
   }
-  assert.is(s.ledger.balance(s.demo.account).balanceMicro, before);
+  assert.is((await s.ledger.balance(s.demo.account)).balanceMicro, before);
 });
 
 test('403 without, with an unknown, or with a revoked key; 404 JSON for unknown routes and ids', async () => {
@@ -184,7 +187,7 @@ test('402 when the balance cannot cover the hold: the spec body, nothing written
   const acct = await s.ledger.createAccount('poor');
   await s.ledger.topup(acct.id, toMicro('0.5'));
   const { secret } = await s.ledger.createKey(acct.id);
-  const seq = s.ledger.lastSeq;
+  const seq = (await s.ledger.status()).lastSeq;
   const r = await call('POST', '/search', { key: secret, body: { query: 'coffee', limit: 100, window: '7d' } });
   assert.is(r.status, 402);
   assert.is(r.json.error, 'insufficient_credits');
@@ -194,24 +197,24 @@ test('402 when the balance cannot cover the hold: the spec body, nothing written
   assert.type(r.json.recommendations.topUpUrl, 'string');
   assert.is(r.json.tier, '1');
   assert.is(r.json.window, '7d');
-  assert.is(s.ledger.lastSeq, seq, 'a refused hold writes nothing');
+  assert.is((await s.ledger.status()).lastSeq, seq, 'a refused hold writes nothing');
   assert.is((await call('POST', '/search', { key: secret, body: { query: 'coffee', limit: 50, window: '7d' } })).status, 200);
 });
 
 test('Idempotency-Key: a replay returns the original answer and charges nothing more; another body is 422', async () => {
   const body = { query: 'marathon training', limit: 5 };
   const a = await call('POST', '/search', { body, headers: { 'Idempotency-Key': 'idem-1' } });
-  const balance = s.ledger.balance(s.demo.account).balanceMicro;
+  const balance = (await s.ledger.balance(s.demo.account)).balanceMicro;
   const b = await call('POST', '/search', { body, headers: { 'Idempotency-Key': 'idem-1' } });
   assert.is(b.status, 200);
   assert.equal(b.json, a.json);
   assert.is(b.headers.get('x-service-credits-used'), a.headers.get('x-service-credits-used'));
-  assert.is(s.ledger.balance(s.demo.account).balanceMicro, balance);
+  assert.is((await s.ledger.balance(s.demo.account)).balanceMicro, balance);
   assert.is((await call('POST', '/search', { body: { ...body, limit: 6 }, headers: { 'Idempotency-Key': 'idem-1' } })).status, 422);
 });
 
 test('free reads: trending, narrative search, one narrative, trajectory, patterns browse/one/content/lookalikes, usage, health; none billed', async () => {
-  const seq = s.ledger.lastSeq;
+  const seq = (await s.ledger.status()).lastSeq;
   const t = await call('GET', '/narratives/trending?window=all&limit=5');
   assert.is(t.status, 200);
   assert.ok(t.json.items.length > 0);
@@ -244,7 +247,9 @@ test('free reads: trending, narrative search, one narrative, trajectory, pattern
   assert.ok(u.json.entries.length > 0 && u.json.entries.every((e: { type: string }) => ['topup', 'settlement', 'refund'].includes(e.type)));
   const h = await call('GET', '/health');
   assert.is(h.json.generation, 'g000001');
-  assert.is(s.ledger.lastSeq, seq, 'free reads write nothing to the ledger');
+  // The ledger this run is about (test/run.ts runs this file on both).
+  assert.is(h.json.ledger.backend, testLedger);
+  assert.is((await s.ledger.status()).lastSeq, seq, 'free reads write nothing to the ledger');
 });
 
 test('rate limit: a token bucket per key; over it a 429 with Retry-After', () => {
@@ -277,11 +282,11 @@ test('versions: v1.0.1 by default and on request; an unknown version is a 400', 
 
 test('Idempotency-Key: a duplicate still in flight is a 409, and nothing is charged for it', async () => {
   // The first request is "in flight" for as long as the ledger holds its key open.
-  assert.is(s.ledger.idempotencyBegin(s.demo.account, 'race-1', 'whatever').kind, 'new');
-  const balance = s.ledger.balance(s.demo.account).balanceMicro;
+  assert.is((await s.ledger.idempotencyBegin(s.demo.account, 'race-1', 'whatever')).kind, 'new');
+  const balance = (await s.ledger.balance(s.demo.account)).balanceMicro;
   const r = await call('POST', '/search', { body: { query: 'coffee', limit: 3 }, headers: { 'Idempotency-Key': 'race-1' } });
   assert.is(r.status, 409);
-  assert.is(s.ledger.balance(s.demo.account).balanceMicro, balance);
+  assert.is((await s.ledger.balance(s.demo.account)).balanceMicro, balance);
   s.ledger.idempotencyAbort(s.demo.account, 'race-1');
   assert.is((await call('POST', '/search', { body: { query: 'coffee', limit: 3 }, headers: { 'Idempotency-Key': 'race-1' } })).status, 200);
 });
@@ -290,7 +295,7 @@ test('answer cache: an identical request (same analysed terms, limit, window) re
   const cache = s.answerCache;
   assert.ok(cache.enabled);
   const usageBefore = (await call('GET', '/usage?limit=100')).json;
-  const before = s.ledger.balance(s.demo.account);
+  const before = await s.ledger.balance(s.demo.account);
   const hits = cache.hits;
   const first = await call('POST', '/search', { body: { query: 'EV battery recall', limit: 7, window: 'all' } });
   assert.is(first.status, 200, JSON.stringify(first.json));
@@ -306,7 +311,7 @@ test('answer cache: an identical request (same analysed terms, limit, window) re
   assert.is.not(again.json.request_id, first.json.request_id);
   // Both calls charged the rows they returned, each with its own settlement in the usage ledger.
   const rowsCharged = (first.json.content.length + again.json.content.length) * toMicro('0.01');
-  assert.is(before.balanceMicro - s.ledger.balance(s.demo.account).balanceMicro, rowsCharged);
+  assert.is(before.balanceMicro - (await s.ledger.balance(s.demo.account)).balanceMicro, rowsCharged);
   assert.is(again.headers.get('x-service-credits-used'), String((again.json.content.length * toMicro('0.01')) / 1e6));
   const usage = (await call('GET', '/usage?limit=100')).json;
   const newSettlements = usage.entries.filter((e: any) => e.type === 'settlement' && !usageBefore.entries.some((b: any) => b.id === e.id));

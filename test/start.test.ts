@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { readCurrent, readManifest } from '../core/generations.ts';
-import { Ledger } from '../ledger/ledger.ts';
+import { FileLedger } from '../ledger/file-ledger.ts';
 import { spawnTs, waitFor } from './helpers/child.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -93,12 +93,13 @@ test('first start generates the corpus, publishes generation 1 and keeps running
   const ok = answered.filter((a) => a.status === 200).length;
   assert.ok(ok >= 1);
   assert.is((await again.child.exited).code, 0);
-  const ledger = await Ledger.open({ dir: layout.ledger });
+  const ledger = await FileLedger.open({ dir: layout.ledger });
   try {
-    const entries = ledger.usage(JSON.parse(fs.readFileSync(path.join(d, 'demo-key.json'), 'utf8')).account, { limit: 100 }).entries;
+    const entries = (await ledger.usage(JSON.parse(fs.readFileSync(path.join(d, 'demo-key.json'), 'utf8')).account, { limit: 100 }))
+      .entries;
     assert.is(entries.filter((e) => e.type === 'settlement').length, ok, 'each answered search is settled on disk, and only those');
     assert.is(entries.filter((e) => e.type === 'refund').length, 0, 'no search was dropped half-way');
-    assert.is(ledger.openHolds().length, 0);
+    assert.is((await ledger.openHolds()).length, 0);
   } finally {
     await ledger.close();
   }

@@ -17,7 +17,7 @@ import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { WINDOW_KEYS } from '../../core/windows.ts';
-import { Ledger } from '../../ledger/ledger.ts';
+import { FileLedger } from '../../ledger/file-ledger.ts';
 import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { corpus, runStagesFresh } from './pipeline.ts';
 import { machineSpeed } from '../lib/machine-speed.ts';
@@ -368,16 +368,16 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
     // Durability: SIGKILL, no goodbye; every 200 must have its settlement on disk.
     server.proc.kill('SIGKILL');
     await new Promise((r) => server.proc.once('exit', r));
-    const ledger = await Ledger.open({ dir: path.join(dir, 'ledger') });
+    const ledger = await FileLedger.open({ dir: path.join(dir, 'ledger') });
     let settlements = 0;
     let charged = 0;
     for (let cursor: string | null = null; ;) {
-      const page: ReturnType<Ledger['usage']> = ledger.usage(server.account, { cursor, limit: 500 });
+      const page: Awaited<ReturnType<FileLedger['usage']>> = await ledger.usage(server.account, { cursor, limit: 500 });
       for (const e of page.entries) if (e.type === 'settlement') (settlements++, (charged += e.credits));
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
     }
-    const openHolds = ledger.openHolds().length;
+    const openHolds = (await ledger.openHolds()).length;
     await ledger.close();
 
     // The repeated mix again with the answer cache on (the default SEARCH_CACHE_MB): a server of its own.

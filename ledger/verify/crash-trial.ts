@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { scanFrame } from '../frame.ts';
-import { Ledger } from '../ledger.ts';
+import { FileLedger } from '../file-ledger.ts';
 import type { LedgerRecord } from '../records.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -45,7 +45,7 @@ export function decodeLog(dir: string): LedgerRecord[] {
 export async function crashTrial(opts: { killAfterAcks: number; concurrency: number; timeoutMs?: number }): Promise<TrialResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-crash-'));
   try {
-    const setup = await Ledger.open({ dir });
+    const setup = await FileLedger.open({ dir });
     const account = (await setup.createAccount('load')).id;
     await setup.topup(account, 1_000_000_000);
     await setup.close();
@@ -82,7 +82,7 @@ export async function crashTrial(opts: { killAfterAcks: number; concurrency: num
     await exited;
 
     const lines = text.split('\n').filter((l) => l.startsWith('ACK '));
-    const l = await Ledger.open({ dir });
+    const l = await FileLedger.open({ dir });
     const records = decodeLog(dir);
     const holds = new Set(records.filter((r) => r.t === 'hold').map((r) => (r as { id: string }).id));
     const settles = new Map(
@@ -106,11 +106,11 @@ export async function crashTrial(opts: { killAfterAcks: number; concurrency: num
       if (!present) details.push(`lost: ${line}`);
     }
     const expected = records.reduce((b, r) => b + (r.t === 'topup' ? r.amount : r.t === 'settle' ? -r.amount : 0), 0);
-    const balance = l.balance(account);
+    const balance = await l.balance(account);
     const result: TrialResult = {
       acked: lines.length,
       lost: details.length,
-      openHoldsAfter: l.openHolds().length,
+      openHoldsAfter: (await l.openHolds()).length,
       balanceMismatch: balance.balanceMicro !== expected || balance.heldMicro !== 0,
       releasedAtRecovery: l.recovery.releasedHolds,
       tornTail: l.recovery.tornTail !== null,

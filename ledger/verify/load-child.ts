@@ -3,11 +3,11 @@
 // printing one line per operation *after* it is durable:
 //   ACK topup <note> <amount> | ACK hold <holdId> <amount> | ACK settle <holdId> <amount> | ACK release <holdId>
 // The parent kills it with SIGKILL at a moment of its choosing and checks every ACK survived.
-import { Ledger } from '../ledger.ts';
+import { FileLedger } from '../file-ledger.ts';
 
 const [dir, account, concurrencyArg = '16'] = process.argv.slice(2);
 if (!dir || !account) throw new Error('usage: load-child.ts DIR ACCOUNT [CONCURRENCY]');
-const ledger = await Ledger.open({ dir, checkpointEvery: 500 });
+const ledger = await FileLedger.open({ dir, checkpointEvery: 500 });
 const out: string[] = [];
 const flushOut = () => {
   if (out.length) process.stdout.write(out.splice(0).join(''));

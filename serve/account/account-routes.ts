@@ -2,7 +2,7 @@
 // opaque cursor, limit, keyId filter) and GET /health (status, the generation served and how old
 // its data is, the ledger's state). Never billed, never in the usage ledger.
 import Router from '@koa/router';
-import { LedgerError, type Ledger } from '../../ledger/ledger.ts';
+import { LedgerError, type CreditLedger } from '../../ledger/credit-ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
 import type { Caller } from '../http/auth.ts';
 import { badRequest, HttpError } from '../http/http-error.ts';
@@ -19,18 +19,18 @@ export interface SearchParts {
 }
 
 export function accountRouter(
-  ledger: Ledger,
+  ledger: CreditLedger,
   snapshots: SnapshotStore,
   startedAt: Date,
   search: SearchParts = { pool: null, cache: null },
 ): Router {
   const r = new Router();
-  r.get('/usage', (ctx) => {
+  r.get('/usage', async (ctx) => {
     const caller = ctx.state.caller as Caller;
     const { limit, cursor = null, keyId = null } = queryFrom(usageQuery, ctx.query);
     try {
-      const page = ledger.usage(caller.account, { cursor, limit, keyId });
-      const b = ledger.balance(caller.account);
+      const page = await ledger.usage(caller.account, { cursor, limit, keyId });
+      const b = await ledger.balance(caller.account);
       ctx.body = {
         account: caller.account,
         balance: toCredits(b.balanceMicro),
@@ -45,7 +45,8 @@ export function accountRouter(
       throw err;
     }
   });
-  r.get('/health', (ctx) => {
+  r.get('/health', async (ctx) => {
+    const ledgerStatus = await ledger.status();
     const gen = snapshots.generation!;
     const asOf = gen.manifest.as_of;
     ctx.body = {
@@ -61,10 +62,11 @@ export function accountRouter(
       draining_generations: snapshots.draining,
       last_load_error: snapshots.lastError,
       ledger: {
-        last_seq: ledger.lastSeq,
-        open_holds: ledger.openHolds().length,
-        recovered_ms: Math.round(ledger.recovery.ms),
-        torn_tail_cut: ledger.recovery.tornTail !== null,
+        backend: ledgerStatus.backend,
+        last_seq: ledgerStatus.lastSeq,
+        open_holds: ledgerStatus.openHolds,
+        recovered_ms: Math.round(ledgerStatus.recoveredMs),
+        torn_tail_cut: ledgerStatus.tornTailCut,
       },
       search: {
         answer_workers: search.pool?.threads ?? 0,

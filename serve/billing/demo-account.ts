@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
-import type { Ledger } from '../../ledger/ledger.ts';
+import type { CreditLedger } from '../../ledger/credit-ledger.ts';
 import { toMicro } from '../../ledger/money.ts';
 
 export const DEMO_KEY_FILE = 'demo-key.json';
@@ -18,14 +18,14 @@ export interface DemoKey {
 
 /** The demo key, created if this data directory has none yet; `created` tells whether it is new. */
 export async function ensureDemoAccount(
-  ledger: Ledger,
+  ledger: CreditLedger,
   dataDir: string,
   credits: number,
 ): Promise<{ demo: DemoKey; created: boolean; file: string }> {
   const file = path.join(dataDir, DEMO_KEY_FILE);
   try {
     const demo = JSON.parse(await fs.readFile(file, 'utf8')) as DemoKey;
-    if (ledger.getAccount(demo.account)) return { demo, created: false, file };
+    if (await ledger.getAccount(demo.account)) return { demo, created: false, file };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${file}: ${(err as Error).message}`);
   }

@@ -2,7 +2,7 @@
 // of the secret (only hashes are stored) and must not be revoked. Missing, unknown or revoked:
 // 403 with a JSON error, before any work. The secret itself is never logged or echoed.
 import type Koa from 'koa';
-import type { ApiKey, Ledger } from '../../ledger/ledger.ts';
+import type { ApiKey, CreditLedger } from '../../ledger/credit-ledger.ts';
 import { HttpError } from './http-error.ts';
 
 export interface Caller {
@@ -10,19 +10,19 @@ export interface Caller {
   account: string;
 }
 
-export function authenticate(ledger: Ledger, header: string | undefined): Caller {
+export async function authenticate(ledger: CreditLedger, header: string | undefined): Promise<Caller> {
   const secret = header?.trim();
   if (!secret) throw new HttpError(403, { error: 'missing x-api-key header' });
-  const key = ledger.keyBySecret(secret);
+  const key = await ledger.keyBySecret(secret);
   if (!key) throw new HttpError(403, { error: 'invalid API key' });
   if (key.revokedAt) throw new HttpError(403, { error: 'this API key has been revoked' });
   return { key, account: key.account };
 }
 
 /** Koa middleware: sets ctx.state.caller or answers 403. */
-export function requireKey(ledger: Ledger): Koa.Middleware {
+export function requireKey(ledger: CreditLedger): Koa.Middleware {
   return async (ctx, next) => {
-    ctx.state.caller = authenticate(ledger, ctx.get('x-api-key') || undefined);
+    ctx.state.caller = await authenticate(ledger, ctx.get('x-api-key') || undefined);
     await next();
   };
 }

@@ -31,7 +31,7 @@ export function jobsRouter(runner: JobRunner): Router {
       ctx.state.requestId as string,
       idemKey ? { key: idemKey, bodyHash } : null,
     );
-    const available = runner.available(caller.account);
+    const available = await runner.available(caller.account);
     ctx.status = out.status;
     ctx.type = 'application/json; charset=utf-8';
     const view = { ...runner.view(out.job), request_id: ctx.state.requestId as string };

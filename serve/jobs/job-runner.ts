@@ -15,7 +15,7 @@ import { failpoint } from '../../core/failpoints.ts';
 import type { Logger } from '../../core/log.ts';
 import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
 import { TaskPool } from '../../core/workers/task-pool.ts';
-import type { Ledger } from '../../ledger/ledger.ts';
+import type { CreditLedger } from '../../ledger/credit-ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
 import { holdOr402 } from '../billing/holds.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
@@ -32,7 +32,7 @@ import type { Summariser } from './summariser.ts';
 export const MAX_ATTEMPTS = 3;
 
 export interface JobRunnerDeps {
-  ledger: Ledger;
+  ledger: CreditLedger;
   snapshots: SnapshotStore;
   dir: string;
   log: Logger;
@@ -116,8 +116,8 @@ export class JobRunner {
   }
 
   /** The account's available balance (micro-credits), for the billing headers. */
-  available(account: string): number {
-    return this.d.ledger.balance(account).availableMicro;
+  async available(account: string): Promise<number> {
+    return (await this.d.ledger.balance(account)).availableMicro;
   }
 
   get(account: string, jobId: string): JobRecord | null {
@@ -312,9 +312,9 @@ export class JobRunner {
     const r = job.request;
     // A job run again after a crash: was it charged before the crash? (The ledger keeps the key 48 h.)
     if (job.hasResult) {
-      const check = this.d.ledger.idempotencyBegin(job.account, `job:${job.jobId}`, 'job');
+      const check = await this.d.ledger.idempotencyBegin(job.account, `job:${job.jobId}`, 'job');
       if (check.kind === 'replay') return this.succeed(job, (check.response as { charged: number }).charged);
-      if (check.kind === 'new') this.d.ledger.idempotencyAbort(job.account, `job:${job.jobId}`);
+      if (check.kind === 'new') await this.d.ledger.idempotencyAbort(job.account, `job:${job.jobId}`);
     } else if (job.attempts >= MAX_ATTEMPTS) {
       return this.fail(job, 500, `the job was interrupted ${job.attempts} times; nothing was charged`);
     }

@@ -10,7 +10,7 @@ import type Koa from 'koa';
 import { terms as analyzeTerms } from '../../core/analyzer.ts';
 import { failpoint } from '../../core/failpoints.ts';
 import { valueWithin } from '../../core/wait-at-most.ts';
-import type { Ledger } from '../../ledger/ledger.ts';
+import type { CreditLedger } from '../../ledger/credit-ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
 import type { Caller } from '../http/auth.ts';
 import { creditHeaders, holdOr402, PER_RECORD_MICRO } from '../billing/holds.ts';
@@ -25,7 +25,7 @@ import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import type { BuiltAnswer } from './answer-build.ts';
 
 export interface SearchDeps {
-  ledger: Ledger;
+  ledger: CreditLedger;
   snapshots: SnapshotStore;
   emergent: EmergentStore;
   topUpUrl: () => string;
@@ -58,7 +58,7 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
     const body = parseSearchBody(ctx.request.body);
     const idemKey = idempotencyKeyHeader(ctx);
     if (idemKey) {
-      const check = deps.ledger.idempotencyBegin(caller.account, idemKey, bodyHash(body));
+      const check = await deps.ledger.idempotencyBegin(caller.account, idemKey, bodyHash(body));
       if (check.kind === 'replay') {
         const r = check.response as StoredResponse;
         ctx.status = r.status;
@@ -110,13 +110,13 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
             ctx.state.requestId as string,
             null,
           );
-          if (idemKey) deps.ledger.idempotencyAbort(caller.account, idemKey);
+          if (idemKey) await deps.ledger.idempotencyAbort(caller.account, idemKey);
           const view = deps.jobs!.view(out.job);
           ctx.status = 202;
           ctx.set(
             creditHeaders(
               out.status === 200 ? (out.job.chargedMicro ?? 0) : out.job.heldMicro,
-              deps.ledger.balance(caller.account).availableMicro,
+              (await deps.ledger.balance(caller.account)).availableMicro,
             ),
           );
           ctx.body = {
@@ -148,7 +148,9 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
         Buffer.from(own.slice(1)),
       ]);
       // The answer is stored with its settlement (one durable record), so a replay returns it.
-      const headers = creditHeaders(charged, deps.ledger.balance(caller.account).availableMicro + hold.amountMicro - charged);
+      // A replay's headers: the balance just before the settlement, as it will be after it.
+      const replayHeaders = async () =>
+        creditHeaders(charged, (await deps.ledger.balance(caller.account)).availableMicro + hold!.amountMicro - charged);
       const settled = await deps.ledger.settle(
         hold.id,
         charged,
@@ -156,7 +158,7 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
           ? {
               key: idemKey,
               bodyHash: bodyHash(body),
-              response: { status: 200, json: json.toString('utf8'), headers } satisfies StoredResponse,
+              response: { status: 200, json: json.toString('utf8'), headers: await replayHeaders() } satisfies StoredResponse,
             }
           : undefined,
       );
@@ -167,7 +169,7 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
       ctx.body = json;
     } catch (err) {
       if (hold) await deps.ledger.release(hold.id, err instanceof HttpError ? `error ${err.status}` : 'error').catch(() => undefined);
-      if (idemKey) deps.ledger.idempotencyAbort(caller.account, idemKey);
+      if (idemKey) await deps.ledger.idempotencyAbort(caller.account, idemKey).catch(() => undefined);
       throw err;
     } finally {
       lease.release();

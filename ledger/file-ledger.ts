@@ -6,16 +6,32 @@
 // all synchronously (so two concurrent holds can never both spend the same credits), then
 // resolves only once the record is durable. A single process writes a ledger directory: open()
 // takes DATA_DIR/ledger/LOCK.
-import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { acquireLock, type Lock } from '../core/lock.ts';
 import { DAY_MS } from '../core/windows.ts';
 import { snapshot, writeCheckpoint } from './checkpoint.ts';
+import { newId, newSecret } from './ids.ts';
 import { recoverLog, type RecoveryReport } from './recovery.ts';
 import { assertMicro, toCredits } from './money.ts';
 import type { IdempotencyWrite, LedgerRecord, RecordInput, Resolution } from './records.ts';
 import { SegmentLog, type Location } from './segment-log.ts';
 import { idemKey, LedgerState, type Account, type ApiKey, type Hold } from './state.ts';
+import {
+  hashSecret,
+  LedgerError,
+  usageCursor,
+  usageLimit,
+  type AccountView,
+  type Balance,
+  type CreditLedger,
+  type HoldInput,
+  type HoldResult,
+  type IdempotencyCheck,
+  type LedgerStatus,
+  type UsageEntry,
+  type UsagePage,
+  type UsageQuery,
+} from './credit-ledger.ts';
 
 export type { Account, ApiKey, Hold, RecoveryReport };
 
@@ -30,61 +46,7 @@ export interface LedgerOptions {
   now?: () => Date;
 }
 
-/** Money is integer micro-credits everywhere in the ledger; the names say so. */
-export type HoldResult =
-  | { ok: true; hold: Hold; availableMicro: number }
-  | { ok: false; code: 'insufficient_credits'; requiredMicro: number; availableMicro: number };
-
-export interface Balance {
-  balanceMicro: number;
-  heldMicro: number;
-  availableMicro: number;
-}
-
-export type IdempotencyCheck = { kind: 'new' } | { kind: 'replay'; response: unknown } | { kind: 'conflict' } | { kind: 'in_flight' };
-
-export interface UsageEntry {
-  id: string;
-  /** A refund is a hold released whole: nothing was charged, nothing is paid back. */
-  type: 'topup' | 'settlement' | 'refund';
-  /** Credits this entry moved on the balance: added (top-up), charged (settlement), 0 (refund). */
-  credits: number;
-  /** The hold a settlement or refund resolved, in credits (null for a top-up). */
-  held: number | null;
-  /** Of the hold: charged, and released back to available (held = charged + released); null for a top-up. */
-  charged: number | null;
-  released: number | null;
-  balanceAfter: number;
-  keyId: string | null;
-  ref: string | null;
-  what: string | null;
-  reason: string | null;
-  at: string;
-}
-
-export class LedgerError extends Error {
-  constructor(
-    readonly code: 'not_found' | 'hold_not_open' | 'invalid' | 'bad_cursor',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-// Ids come from a pooled random buffer: randomBytes() per id was a sixth of the hot path.
-let pool = randomBytes(0);
-let poolAt = 0;
-function newId(prefix: string): string {
-  if (poolAt + 12 > pool.length) {
-    pool = randomBytes(12 * 1024);
-    poolAt = 0;
-  }
-  poolAt += 12;
-  return `${prefix}_${pool.toString('base64url', poolAt - 12, poolAt)}`;
-}
-export const hashSecret = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
-
-export class Ledger {
+export class FileLedger implements CreditLedger {
   private inFlight = new Set<string>();
   private clock = { ms: -1, iso: '' };
   private sinceCheckpoint = 0;
@@ -99,14 +61,14 @@ export class Ledger {
     readonly recovery: RecoveryReport,
   ) {}
 
-  static async open(options: LedgerOptions): Promise<Ledger> {
+  static async open(options: LedgerOptions): Promise<FileLedger> {
     const t0 = performance.now();
     const opts = { checkpointEvery: 100_000, idempotencyTtlMs: 2 * DAY_MS, now: () => new Date(), ...options };
     if (opts.idempotencyTtlMs < DAY_MS) throw new LedgerError('invalid', 'idempotency records must be kept at least 24 h');
     const lock = await acquireLock(path.join(opts.dir, 'LOCK'));
     try {
       const { state, log, report } = await recoverLog(opts.dir, options);
-      const ledger = new Ledger(opts as Ledger['opts'], log, state, lock, report);
+      const ledger = new FileLedger(opts as FileLedger['opts'], log, state, lock, report);
       // The last step of recovery (docs/ledger.md, "Recovery"): holds left open by a crash belong
       // to requests that died with the process: refund them.
       const open = [...state.holds.values()];
@@ -156,7 +118,7 @@ export class Ledger {
   /** Returns the secret once; only its SHA-256 is stored. */
   async createKey(account: string, name = 'default'): Promise<{ key: ApiKey; secret: string }> {
     this.mustAccount(account);
-    const secret = `sk_${randomBytes(24).toString('base64url')}`;
+    const secret = newSecret();
     const id = newId('key');
     const { durable } = this.write({ t: 'key', id, account, name, hash: hashSecret(secret) });
     await durable;
@@ -176,11 +138,11 @@ export class Ledger {
     if (amountMicro === 0) throw new LedgerError('invalid', 'top-up must be positive');
     await this.write({ t: 'topup', id: newId('top'), account, amount: amountMicro, note, balanceAfter: a.balanceMicro + amountMicro })
       .durable;
-    return this.balance(account);
+    return this.balanceNow(account);
   }
 
   /** Reserve `amountMicro` before work runs; refused (nothing written) when available cannot cover it. */
-  async hold(p: { account: string; key?: string | null; amountMicro: number; ref: string; what: string }): Promise<HoldResult> {
+  async hold(p: HoldInput): Promise<HoldResult> {
     const a = this.mustAccount(p.account);
     assertMicro(p.amountMicro, 'hold');
     const availableMicro = a.balanceMicro - a.heldMicro;
@@ -208,7 +170,7 @@ export class Ledger {
         ...(idem ? { idem } : {}),
         ...this.resolution(h!, a.balanceMicro - chargeMicro),
       }).durable;
-      return { ...this.balance(a.id), chargedMicro: chargeMicro };
+      return { ...this.balanceNow(a.id), chargedMicro: chargeMicro };
     } finally {
       // Stored (replays from now on) or failed (the caller may retry): either way no longer running.
       if (idem && h) this.inFlight.delete(idemKey(h.account, idem.key));
@@ -220,7 +182,7 @@ export class Ledger {
     const h = this.mustOpenHold(holdId);
     const a = this.state.accounts.get(h.account)!;
     await this.write({ t: 'release', hold: holdId, reason, ...this.resolution(h, a.balanceMicro) }).durable;
-    return this.balance(a.id);
+    return this.balanceNow(a.id);
   }
 
   private resolution(h: Hold, balanceAfter: number): Resolution {
@@ -230,7 +192,8 @@ export class Ledger {
   // ---- idempotency (Stripe / IETF Idempotency-Key semantics) ---------------------------------
 
   /** Before work: is this (account, key) new, a replay, a conflicting reuse, or still running? */
-  idempotencyBegin(account: string, key: string, bodyHash: string): IdempotencyCheck {
+  async idempotencyBegin(account: string, key: string, bodyHash: string): Promise<IdempotencyCheck> {
+    // No await before the key is marked running: nothing can slip between the check and the mark.
     const k = idemKey(account, key);
     if (this.inFlight.has(k)) return { kind: 'in_flight' };
     const e = this.state.idempotency.get(k);
@@ -244,18 +207,22 @@ export class Ledger {
   }
 
   /** The request ended without a stored response (error, nothing charged): forget it was running. */
-  idempotencyAbort(account: string, key: string): void {
+  async idempotencyAbort(account: string, key: string): Promise<void> {
     this.inFlight.delete(idemKey(account, key));
   }
 
   // ---- reads --------------------------------------------------------------------------------
 
-  balance(account: string): Balance {
+  async balance(account: string): Promise<Balance> {
+    return this.balanceNow(account);
+  }
+
+  private balanceNow(account: string): Balance {
     const a = this.mustAccount(account);
     return { balanceMicro: a.balanceMicro, heldMicro: a.heldMicro, availableMicro: a.balanceMicro - a.heldMicro };
   }
 
-  getAccount(account: string): (Account & { availableMicro: number; keys: ApiKey[]; openHolds: number }) | null {
+  async getAccount(account: string): Promise<AccountView | null> {
     const a = this.state.accounts.get(account);
     if (!a) return null;
     const keys = [...this.state.keys.values()].filter((k) => k.account === account).map((k) => ({ ...k }));
@@ -264,12 +231,12 @@ export class Ledger {
   }
 
   /** The key a secret belongs to (revoked keys included: the caller decides). */
-  keyBySecret(secret: string): ApiKey | null {
+  async keyBySecret(secret: string): Promise<ApiKey | null> {
     const k = this.state.keysByHash.get(hashSecret(secret));
     return k ? { ...k } : null;
   }
 
-  openHolds(): Hold[] {
+  async openHolds(): Promise<Hold[]> {
     return [...this.state.holds.values()].map((h) => ({ ...h }));
   }
 
@@ -277,15 +244,22 @@ export class Ledger {
     return this.state.lastSeq;
   }
 
+  async status(): Promise<LedgerStatus> {
+    return {
+      backend: 'file',
+      lastSeq: this.state.lastSeq,
+      openHolds: this.state.holds.size,
+      recoveredMs: this.recovery.ms,
+      tornTailCut: this.recovery.tornTail !== null,
+    };
+  }
+
   /** Top-ups, settlements and refunds, newest first, `limit` at a time from an opaque cursor. */
-  usage(
-    account: string,
-    q: { cursor?: string | null; limit?: number; keyId?: string | null } = {},
-  ): { entries: UsageEntry[]; nextCursor: string | null } {
+  async usage(account: string, q: UsageQuery = {}): Promise<UsagePage> {
     this.mustAccount(account);
-    const limit = Math.min(Math.max(q.limit ?? 50, 1), 500);
+    const limit = usageLimit(q.limit);
     let list = this.state.usageByAccount.get(account);
-    const scope = q.keyId ? `k:${q.keyId}` : `a:${account}`;
+    const scope = usageCursor.scope(account, q.keyId);
     if (q.keyId) {
       const k = this.state.keys.get(q.keyId);
       if (!k || k.account !== account) throw new LedgerError('not_found', `no key ${q.keyId} on this account`);
@@ -293,15 +267,14 @@ export class Ledger {
     }
     let start = (list?.length ?? 0) - 1;
     if (q.cursor) {
-      const m = /^(.+)\|(\d+)$/.exec(Buffer.from(q.cursor, 'base64url').toString('utf8'));
-      if (!m || m[1] !== scope || Number(m[2]) > start) throw new LedgerError('bad_cursor', 'invalid cursor');
-      start = Number(m[2]);
+      const at = usageCursor.decode(scope, q.cursor);
+      if (at === null || at > start) throw new LedgerError('bad_cursor', 'invalid cursor');
+      start = at;
     }
     const entries: UsageEntry[] = [];
     let i = start;
     for (; i >= 0 && entries.length < limit; i--) entries.push(this.usageEntry(list!.at(i)));
-    const nextCursor = i >= 0 ? Buffer.from(`${scope}|${i}`).toString('base64url') : null;
-    return { entries, nextCursor };
+    return { entries, nextCursor: i >= 0 ? usageCursor.encode(scope, i) : null };
   }
 
   private usageEntry(loc: Location): UsageEntry {

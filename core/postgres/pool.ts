@@ -1,0 +1,46 @@
+// A PostgreSQL connection pool (node-postgres) for the parts that outgrow one machine: the
+// ledger, the job queue, the serving layer's shared state. bigint columns (money in
+// micro-credits, sequence numbers) come back as JS numbers: every one of them stays far below
+// 2^53 (money.ts caps amounts at 1e15 micro), so the conversion is exact.
+import pg from 'pg';
+
+const INT8_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary'
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export type PgPool = pg.Pool;
+
+export interface PoolOptions {
+  /** Connections at most (node-postgres' `max`). */
+  max?: number;
+  /** Shown in pg_stat_activity. */
+  applicationName?: string;
+}
+
+export function createPool(databaseUrl: string, o: PoolOptions = {}): PgPool {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: o.max ?? 10,
+    application_name: o.applicationName ?? 'content-intelligence',
+    types,
+  });
+  // An idle connection that dies (server restart, network) must not crash the process; the next
+  // query opens a new one.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** DATABASE_URL without its password, for logs and errors. */
+export function redactUrl(databaseUrl: string): string {
+  try {
+    const u = new URL(databaseUrl);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}

@@ -1,0 +1,476 @@
+// The credit ledger on PostgreSQL, for several API replicas over the same money (DATABASE_URL;
+// docs/ledger.md, "PostgreSQL"; docs/scaling.md). The same semantics as the file ledger, held by
+// the database instead of one process:
+//   - money moves only in ledger.apply (migrations/001_ledger.sql): one transaction per batch of
+//     operations, the touched account rows locked in id order, every check before every change;
+//     CHECK constraints make an overdraft impossible whatever a replica sends;
+//   - operations are batched per replica (batcher.ts): one commit for many, as the file ledger's
+//     group commit does with fdatasync;
+//   - a hold and a running Idempotency-Key belong to the replica that made them; a replica
+//     heartbeats every lease/3, and whichever replica sees another's heartbeat older than the
+//     lease releases its holds (reason 'lease_expired') and forgets its running keys;
+//   - time is the database's (now()), one clock for every replica.
+import os from 'node:os';
+import path from 'node:path';
+import { migrate } from '../../core/postgres/migrate.ts';
+import { createPool, type PgPool } from '../../core/postgres/pool.ts';
+import { DAY_MS } from '../../core/windows.ts';
+import {
+  hashSecret,
+  LedgerError,
+  usageCursor,
+  usageLimit,
+  type Account,
+  type AccountView,
+  type ApiKey,
+  type Balance,
+  type CreditLedger,
+  type Hold,
+  type HoldInput,
+  type HoldResult,
+  type IdempotencyCheck,
+  type IdempotencyWrite,
+  type LedgerStatus,
+  type UsageEntry,
+  type UsagePage,
+  type UsageQuery,
+} from '../credit-ledger.ts';
+import { newId, newSecret } from '../ids.ts';
+import { assertMicro, toCredits } from '../money.ts';
+import { Batcher } from './batcher.ts';
+
+export const LEDGER_SCHEMA = 'ledger';
+export const LEDGER_MIGRATIONS = path.join(import.meta.dirname, 'migrations');
+/** A replica silent for this long has died: its holds are released (LEDGER_LEASE_MS). */
+export const DEFAULT_LEASE_MS = 30_000;
+
+export interface PgLedgerOptions {
+  databaseUrl: string;
+  leaseMs?: number;
+  /** How long Idempotency-Key records are honoured (at least 24 h; default 48 h, as the file ledger). */
+  idempotencyTtlMs?: number;
+  /** Connections (default 8). */
+  poolSize?: number;
+  /** Batches committing at once (default 2) and operations in one batch at most (default 512). */
+  maxInFlight?: number;
+  maxBatch?: number;
+}
+
+type Op =
+  | { op: 'hold'; id: string; account: string; key: string | null; amount: number; ref: string; what: string }
+  | { op: 'settle'; hold: string; amount: number; idem?: { key: string; bodyHash: string; response: string } }
+  | { op: 'release'; hold: string; amount: 0; reason: string }
+  | { op: 'topup'; id: string; account: string; amount: number; note: string | null };
+
+interface OpResult {
+  error?: 'insufficient_credits' | 'not_found' | 'hold_not_open' | 'exceeds_hold';
+  available?: number;
+  balance: number;
+  held: number;
+  at?: string;
+  seq?: number;
+}
+
+interface EntryRow {
+  seq: number;
+  type: UsageEntry['type'];
+  key_id: string | null;
+  amount_micro: number;
+  held_micro: number | null;
+  ref: string | null;
+  what: string | null;
+  reason: string | null;
+  balance_after: number;
+  at: Date;
+}
+
+const iso = (t: Date | string) => new Date(t).toISOString();
+const balanceOf = (r: { balance: number; held: number }): Balance => ({
+  balanceMicro: r.balance,
+  heldMicro: r.held,
+  availableMicro: r.balance - r.held,
+});
+
+export class PgLedger implements CreditLedger {
+  private readonly batcher: Batcher<Op, OpResult>;
+  private timer: NodeJS.Timeout | null = null;
+  private reaping: Promise<void> | null = null;
+  private closed = false;
+  private openedMs = 0;
+
+  private constructor(
+    private readonly pool: PgPool,
+    readonly replicaId: string,
+    private readonly leaseMs: number,
+    private readonly ttlMs: number,
+    o: PgLedgerOptions,
+  ) {
+    this.batcher = new Batcher((ops) => this.commit(ops), o.maxInFlight ?? 2, o.maxBatch ?? 512);
+  }
+
+  static async open(o: PgLedgerOptions): Promise<PgLedger> {
+    const t0 = performance.now();
+    const ttl = o.idempotencyTtlMs ?? 2 * DAY_MS;
+    if (ttl < DAY_MS) throw new LedgerError('invalid', 'idempotency records must be kept at least 24 h');
+    const pool = createPool(o.databaseUrl, { max: o.poolSize ?? 8, applicationName: 'content-intelligence ledger' });
+    try {
+      await migrate(pool, LEDGER_SCHEMA, LEDGER_MIGRATIONS);
+      const id = newId('rep');
+      await pool.query('INSERT INTO ledger.replicas (id, host, pid) VALUES ($1, $2, $3)', [id, os.hostname(), process.pid]);
+      const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
+      const ledger = new PgLedger(pool, id, leaseMs, ttl, o);
+      await ledger.reap();
+      ledger.timer = setInterval(() => void ledger.tick(), Math.max(10, Math.floor(leaseMs / 3)));
+      ledger.timer.unref();
+      ledger.openedMs = performance.now() - t0;
+      return ledger;
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  // ---- money: every change goes through ledger.apply, batched --------------------------------
+
+  private async commit(ops: Op[]): Promise<OpResult[]> {
+    try {
+      const { rows } = await this.pool.query<{ r: OpResult[] }>('SELECT ledger.apply($1::jsonb, $2) AS r', [
+        JSON.stringify(ops),
+        this.replicaId,
+      ]);
+      return rows[0]!.r;
+    } catch (err) {
+      // The batch may or may not have committed (a connection lost after COMMIT was sent): a hold
+      // the caller will never use would stay open under this live replica, so release each now
+      // (a no-op for one that was never written).
+      for (const op of ops)
+        if (op.op === 'hold') void this.apply({ op: 'release', hold: op.id, amount: 0, reason: 'uncertain' }).catch(() => {});
+      throw err;
+    }
+  }
+
+  private apply(op: Op): Promise<OpResult> {
+    if (this.closed) return Promise.reject(new LedgerError('invalid', 'ledger is closed'));
+    return this.batcher.submit(op);
+  }
+
+  private static failure(r: OpResult, what: string): never {
+    if (r.error === 'not_found') throw new LedgerError('not_found', `no account ${what}`);
+    if (r.error === 'hold_not_open')
+      throw new LedgerError('hold_not_open', `hold ${what} is not open (unknown, or already settled or released)`);
+    if (r.error === 'exceeds_hold') throw new LedgerError('invalid', `settlement exceeds the hold ${what}`);
+    throw new LedgerError('invalid', `ledger refused the operation on ${what}: ${r.error}`);
+  }
+
+  async topup(account: string, amountMicro: number, note: string | null = null): Promise<Balance> {
+    assertMicro(amountMicro, 'top-up');
+    if (amountMicro === 0) throw new LedgerError('invalid', 'top-up must be positive');
+    const r = await this.apply({ op: 'topup', id: newId('top'), account, amount: amountMicro, note });
+    if (r.error) PgLedger.failure(r, account);
+    return balanceOf(r);
+  }
+
+  async hold(p: HoldInput): Promise<HoldResult> {
+    assertMicro(p.amountMicro, 'hold');
+    const id = newId('hld');
+    const key = p.key ?? null;
+    const r = await this.apply({ op: 'hold', id, account: p.account, key, amount: p.amountMicro, ref: p.ref, what: p.what });
+    if (r.error === 'insufficient_credits')
+      return { ok: false, code: 'insufficient_credits', requiredMicro: p.amountMicro, availableMicro: r.available! };
+    if (r.error) PgLedger.failure(r, p.account);
+    const hold: Hold = { id, account: p.account, key, amountMicro: p.amountMicro, ref: p.ref, what: p.what, at: iso(r.at!) };
+    return { ok: true, hold, availableMicro: r.balance - r.held };
+  }
+
+  async settle(holdId: string, chargeMicro: number, idem?: IdempotencyWrite): Promise<Balance & { chargedMicro: number }> {
+    assertMicro(chargeMicro, 'settlement');
+    const r = await this.apply({
+      op: 'settle',
+      hold: holdId,
+      amount: chargeMicro,
+      ...(idem ? { idem: { key: idem.key, bodyHash: idem.bodyHash, response: JSON.stringify(idem.response) } } : {}),
+    });
+    if (r.error) PgLedger.failure(r, holdId);
+    return { ...balanceOf(r), chargedMicro: chargeMicro };
+  }
+
+  async release(holdId: string, reason: string): Promise<Balance> {
+    const r = await this.apply({ op: 'release', hold: holdId, amount: 0, reason });
+    if (r.error) PgLedger.failure(r, holdId);
+    return balanceOf(r);
+  }
+
+  // ---- accounts and keys ---------------------------------------------------------------------
+
+  async createAccount(name: string): Promise<Account> {
+    if (!name.trim()) throw new LedgerError('invalid', 'account name must not be empty');
+    const { rows } = await this.pool.query<{ id: string; name: string; created_at: Date }>(
+      'INSERT INTO ledger.accounts (id, name) VALUES ($1, $2) RETURNING id, name, created_at',
+      [newId('acc'), name.trim()],
+    );
+    const a = rows[0]!;
+    return { id: a.id, name: a.name, createdAt: iso(a.created_at), balanceMicro: 0, heldMicro: 0 };
+  }
+
+  async createKey(account: string, name = 'default'): Promise<{ key: ApiKey; secret: string }> {
+    const secret = newSecret();
+    const { rows } = await this.pool.query<KeyRow>(
+      `INSERT INTO ledger.api_keys (id, account_id, name, hash)
+       SELECT $1, id, $3, $4 FROM ledger.accounts WHERE id = $2 RETURNING ${KEY_COLUMNS}`,
+      [newId('key'), account, name, hashSecret(secret)],
+    );
+    if (!rows[0]) throw new LedgerError('not_found', `no account ${account}`);
+    return { key: keyOf(rows[0]), secret };
+  }
+
+  async revokeKey(keyId: string): Promise<ApiKey> {
+    const { rows } = await this.pool.query<KeyRow>(
+      `UPDATE ledger.api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+      [keyId],
+    );
+    if (!rows[0]) throw new LedgerError('not_found', `no key ${keyId}`);
+    return keyOf(rows[0]);
+  }
+
+  async keyBySecret(secret: string): Promise<ApiKey | null> {
+    const { rows } = await this.pool.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ledger.api_keys WHERE hash = $1`, [hashSecret(secret)]);
+    return rows[0] ? keyOf(rows[0]) : null;
+  }
+
+  // ---- idempotency ---------------------------------------------------------------------------
+
+  async idempotencyBegin(account: string, key: string, bodyHash: string): Promise<IdempotencyCheck> {
+    // Claim the key: new, or taking over a stored response past its TTL, or a running one whose
+    // replica is gone. One statement, so two replicas can never both claim it.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const claimed = await this.pool.query(
+        `INSERT INTO ledger.idempotency AS i (account_id, key, body_hash, replica_id) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (account_id, key) DO UPDATE SET body_hash = EXCLUDED.body_hash, replica_id = EXCLUDED.replica_id, response = NULL, at = now()
+         WHERE (i.response IS NOT NULL AND i.at < now() - make_interval(secs => $5 / 1000.0))
+            OR (i.response IS NULL AND NOT EXISTS (
+                  SELECT 1 FROM ledger.replicas r WHERE r.id = i.replica_id AND r.heartbeat_at >= now() - make_interval(secs => $6 / 1000.0)))
+         RETURNING 1`,
+        [account, key, bodyHash, this.replicaId, this.ttlMs, this.leaseMs],
+      );
+      if (claimed.rowCount === 1) return { kind: 'new' };
+      const { rows } = await this.pool.query<{ body_hash: string; response: string | null }>(
+        'SELECT body_hash, response FROM ledger.idempotency WHERE account_id = $1 AND key = $2',
+        [account, key],
+      );
+      const e = rows[0];
+      if (!e) continue; // aborted between the two statements: claim again
+      if (e.response === null) return { kind: 'in_flight' };
+      if (e.body_hash !== bodyHash) return { kind: 'conflict' };
+      return { kind: 'replay', response: JSON.parse(e.response) as unknown };
+    }
+    return { kind: 'in_flight' };
+  }
+
+  async idempotencyAbort(account: string, key: string): Promise<void> {
+    await this.pool.query('DELETE FROM ledger.idempotency WHERE account_id = $1 AND key = $2 AND response IS NULL AND replica_id = $3', [
+      account,
+      key,
+      this.replicaId,
+    ]);
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  async balance(account: string): Promise<Balance> {
+    const { rows } = await this.pool.query<{ balance: number; held: number }>(
+      'SELECT balance_micro AS balance, held_micro AS held FROM ledger.accounts WHERE id = $1',
+      [account],
+    );
+    if (!rows[0]) throw new LedgerError('not_found', `no account ${account}`);
+    return balanceOf(rows[0]);
+  }
+
+  async getAccount(account: string): Promise<AccountView | null> {
+    const { rows } = await this.pool.query<{
+      id: string;
+      name: string;
+      created_at: Date;
+      balance: number;
+      held: number;
+      open_holds: number;
+    }>(
+      `SELECT id, name, created_at, balance_micro AS balance, held_micro AS held,
+              (SELECT count(*) FROM ledger.holds h WHERE h.account_id = a.id) AS open_holds
+       FROM ledger.accounts a WHERE id = $1`,
+      [account],
+    );
+    const a = rows[0];
+    if (!a) return null;
+    const keys = await this.pool.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ledger.api_keys WHERE account_id = $1 ORDER BY created_at, id`, [
+      account,
+    ]);
+    return {
+      id: a.id,
+      name: a.name,
+      createdAt: iso(a.created_at),
+      balanceMicro: a.balance,
+      heldMicro: a.held,
+      availableMicro: a.balance - a.held,
+      keys: keys.rows.map(keyOf),
+      openHolds: a.open_holds,
+    };
+  }
+
+  async openHolds(): Promise<Hold[]> {
+    const { rows } = await this.pool.query<{
+      id: string;
+      account_id: string;
+      key_id: string | null;
+      amount_micro: number;
+      ref: string;
+      what: string;
+      at: Date;
+    }>('SELECT id, account_id, key_id, amount_micro, ref, what, at FROM ledger.holds ORDER BY at, id');
+    return rows.map((h) => ({
+      id: h.id,
+      account: h.account_id,
+      key: h.key_id,
+      amountMicro: h.amount_micro,
+      ref: h.ref,
+      what: h.what,
+      at: iso(h.at),
+    }));
+  }
+
+  async usage(account: string, q: UsageQuery = {}): Promise<UsagePage> {
+    const limit = usageLimit(q.limit);
+    const scope = usageCursor.scope(account, q.keyId);
+    if (q.keyId) {
+      const k = await this.pool.query('SELECT 1 FROM ledger.api_keys WHERE id = $1 AND account_id = $2', [q.keyId, account]);
+      if (k.rowCount === 0) throw new LedgerError('not_found', `no key ${q.keyId} on this account`);
+    } else {
+      await this.balance(account);
+    }
+    let upTo = Number.MAX_SAFE_INTEGER;
+    if (q.cursor) {
+      const at = usageCursor.decode(scope, q.cursor);
+      if (at === null) throw new LedgerError('bad_cursor', 'invalid cursor');
+      upTo = at;
+    }
+    const { rows } = await this.pool.query<EntryRow>(
+      `SELECT seq, type, key_id, amount_micro, held_micro, ref, what, reason, balance_after, at FROM ledger.entries
+       WHERE account_id = $1 AND ($2::text IS NULL OR key_id = $2) AND seq <= $3 ORDER BY seq DESC LIMIT $4`,
+      [account, q.keyId ?? null, upTo, limit + 1],
+    );
+    const entries = rows.slice(0, limit).map(usageEntry);
+    return { entries, nextCursor: rows.length > limit ? usageCursor.encode(scope, rows[limit]!.seq) : null };
+  }
+
+  async status(): Promise<LedgerStatus> {
+    const { rows } = await this.pool.query<{ last_seq: number; open_holds: number }>(
+      'SELECT (SELECT coalesce(max(seq), 0) FROM ledger.entries) AS last_seq, (SELECT count(*) FROM ledger.holds) AS open_holds',
+    );
+    return {
+      backend: 'postgres',
+      lastSeq: rows[0]!.last_seq,
+      openHolds: rows[0]!.open_holds,
+      recoveredMs: this.openedMs,
+      tornTailCut: false,
+    };
+  }
+
+  // ---- leases --------------------------------------------------------------------------------
+
+  private async tick(): Promise<void> {
+    if (this.closed || this.reaping) return;
+    this.reaping = (async () => {
+      // Re-registers if another replica took this one for dead (its holds are then already released).
+      await this.pool.query(
+        `INSERT INTO ledger.replicas (id, host, pid) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
+        [this.replicaId, os.hostname(), process.pid],
+      );
+      await this.reap();
+    })()
+      .catch(() => undefined)
+      .finally(() => (this.reaping = null));
+    await this.reaping;
+  }
+
+  /**
+   * Release the holds of replicas silent for longer than the lease, forget their running keys
+   * and the stored responses past their TTL; returns the holds released. Any replica may run it,
+   * several at once: a hold is released once (the others find it no longer open).
+   */
+  async reap(): Promise<number> {
+    const lease = [this.leaseMs];
+    const alive = `SELECT id FROM ledger.replicas WHERE heartbeat_at >= now() - make_interval(secs => $1 / 1000.0)`;
+    const { rows } = await this.pool.query<{ id: string }>(`SELECT id FROM ledger.holds WHERE replica_id NOT IN (${alive})`, lease);
+    let released = 0;
+    for (const h of rows) {
+      const r = await this.apply({ op: 'release', hold: h.id, amount: 0, reason: 'lease_expired' });
+      if (!r.error) released++;
+    }
+    await this.pool.query(`DELETE FROM ledger.idempotency WHERE response IS NULL AND replica_id NOT IN (${alive})`, lease);
+    await this.pool.query(`DELETE FROM ledger.idempotency WHERE response IS NOT NULL AND at < now() - make_interval(secs => $1 / 1000.0)`, [
+      this.ttlMs,
+    ]);
+    await this.pool.query(
+      `DELETE FROM ledger.replicas r WHERE r.id NOT IN (${alive}) AND NOT EXISTS (SELECT 1 FROM ledger.holds h WHERE h.replica_id = r.id)`,
+      lease,
+    );
+    return released;
+  }
+
+  // ---- lifecycle -----------------------------------------------------------------------------
+
+  /**
+   * Stop: the holds still open here are released now (as the file ledger's next open would), the
+   * running keys forgotten, the replica unregistered.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.timer) clearInterval(this.timer);
+    await this.reaping;
+    try {
+      const { rows } = await this.pool.query<{ id: string }>('SELECT id FROM ledger.holds WHERE replica_id = $1', [this.replicaId]);
+      await Promise.all(rows.map((h) => this.apply({ op: 'release', hold: h.id, amount: 0, reason: 'shutdown' }).catch(() => undefined)));
+      await this.pool.query('DELETE FROM ledger.idempotency WHERE response IS NULL AND replica_id = $1', [this.replicaId]);
+      await this.pool.query('DELETE FROM ledger.replicas WHERE id = $1', [this.replicaId]);
+    } finally {
+      this.closed = true;
+      await this.pool.end();
+    }
+  }
+}
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  hash: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+const KEY_COLUMNS = 'id, account_id, name, hash, created_at, revoked_at';
+const keyOf = (k: KeyRow): ApiKey => ({
+  id: k.id,
+  account: k.account_id,
+  name: k.name,
+  hash: k.hash,
+  createdAt: iso(k.created_at),
+  revokedAt: k.revoked_at ? iso(k.revoked_at) : null,
+});
+
+function usageEntry(r: EntryRow): UsageEntry {
+  // The file ledger's fields in its order, so /usage reads the same on either backend.
+  const topup = r.type === 'topup';
+  return {
+    id: `u_${r.seq}`,
+    at: iso(r.at),
+    type: r.type,
+    credits: toCredits(r.amount_micro),
+    held: topup ? null : toCredits(r.held_micro!),
+    charged: topup ? null : toCredits(r.amount_micro),
+    released: topup ? null : toCredits(r.held_micro! - r.amount_micro),
+    balanceAfter: toCredits(r.balance_after),
+    keyId: topup ? null : r.key_id,
+    ref: r.ref,
+    what: r.what,
+    reason: r.type === 'refund' ? r.reason : null,
+  };
+}

