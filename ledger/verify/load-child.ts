@@ -3,17 +3,29 @@
 // printing one line per operation *after* it is durable:
 //   ACK topup <note> <amount> | ACK hold <holdId> <amount> | ACK settle <holdId> <amount> | ACK release <holdId>
 // The parent kills it with SIGKILL at a moment of its choosing and checks every ACK survived.
+// With DATABASE_URL set it is one PostgreSQL replica among others (DIR unused; LEDGER_LEASE_MS
+// its lease); with IDEM_KEY it first claims that Idempotency-Key and prints `BEGUN`, so the
+// parent can see a key left running by a replica that died.
+import type { CreditLedger } from '../credit-ledger.ts';
 import { FileLedger } from '../file-ledger.ts';
+import { PgLedger } from '../postgres/pg-ledger.ts';
 
 const [dir, account, concurrencyArg = '16'] = process.argv.slice(2);
 if (!dir || !account) throw new Error('usage: load-child.ts DIR ACCOUNT [CONCURRENCY]');
-const ledger = await FileLedger.open({ dir, checkpointEvery: 500 });
+const { DATABASE_URL, LEDGER_LEASE_MS, IDEM_KEY } = process.env;
+const ledger: CreditLedger = DATABASE_URL
+  ? await PgLedger.open({ databaseUrl: DATABASE_URL, leaseMs: Number(LEDGER_LEASE_MS ?? 30_000) })
+  : await FileLedger.open({ dir, checkpointEvery: 500 });
+if (IDEM_KEY) {
+  await ledger.idempotencyBegin(account, IDEM_KEY, 'load-child');
+  process.stdout.write('BEGUN\n');
+}
 const out: string[] = [];
 const flushOut = () => {
   if (out.length) process.stdout.write(out.splice(0).join(''));
 };
 setInterval(flushOut, 5).unref();
-process.stdout.write(`READY ${ledger.recovery.releasedHolds}\n`);
+process.stdout.write(`READY ${ledger instanceof FileLedger ? ledger.recovery.releasedHolds : 0}\n`);
 
 let n = 0;
 async function worker(w: number): Promise<never> {
