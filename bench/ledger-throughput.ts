@@ -1,15 +1,22 @@
 // Child process of the ledger benchmark: one throughput measurement in a fresh process (no heap
-// left over from other configurations), printed as one JSON line.
+// left over from other configurations), printed as one JSON line. Modes: `group` and `single`
+// (the file ledger with group commit, or an fdatasync per operation), `postgres` (the PostgreSQL
+// ledger at DATABASE_URL, a database of its own).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { CreditLedger } from '../ledger/credit-ledger.ts';
 import { FileLedger } from '../ledger/file-ledger.ts';
+import { PgLedger } from '../ledger/postgres/pg-ledger.ts';
 
-const [concurrencyArg, groupCommitArg, secondsArg] = process.argv.slice(2);
+const [concurrencyArg, mode, secondsArg] = process.argv.slice(2);
 const concurrency = Number(concurrencyArg);
 const seconds = Number(secondsArg);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ledger-'));
-const l = await FileLedger.open({ dir, groupCommit: groupCommitArg === 'group', checkpointEvery: 0 });
+const l: CreditLedger =
+  mode === 'postgres'
+    ? await PgLedger.open({ databaseUrl: process.env.DATABASE_URL! })
+    : await FileLedger.open({ dir, groupCommit: mode === 'group', checkpointEvery: 0 });
 try {
   const acc = (await l.createAccount('bench')).id;
   await l.topup(acc, 1_000_000_000_000);

@@ -39,3 +39,9 @@ export function median(xs: number[]): number {
 export function machine(): string {
   return `${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 }
+
+/** A whole number with thousands separators, as the tables print them (1,234). */
+export const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** What every results JSON opens with: when, where, and the command that produced it. */
+export const runStamp = (command: string) => ({ date: new Date().toISOString(), machine: machine(), command });

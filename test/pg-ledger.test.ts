@@ -70,16 +70,19 @@ test('Idempotency-Keys across replicas: in flight elsewhere, replayed elsewhere,
   assert.equal(await b.idempotencyBegin(acc.id, 'k1', 'other'), { kind: 'conflict' });
 
   // A replica that claims a key, then dies: in flight until its lease expires, then new to whoever asks.
-  const child = spawnTs('ledger/verify/load-child.ts', ['-', acc.id, '1'], { DATABASE_URL: url, LEDGER_LEASE_MS: '1000', IDEM_KEY: 'k2' });
-  await until('the child to claim k2', () => child.out().includes('BEGUN'));
+  const child = spawnTs('ledger/verify/load-child.ts', ['-', acc.id, '16'], { DATABASE_URL: url, LEDGER_LEASE_MS: '1000', IDEM_KEY: 'k2' });
+  await until('the child to claim k2 and load', () => child.out().includes('BEGUN') && child.out().split('ACK hold').length > 50);
   assert.equal(await b.idempotencyBegin(acc.id, 'k2', 'h'), { kind: 'in_flight' });
   child.proc.kill('SIGKILL');
   await child.exited;
+  // What the dead replica left open, read at once (the lease, 1 s, has not run out yet).
+  const orphaned = (await a.openHolds()).length;
   await until('k2 to be free', async () => (await b.idempotencyBegin(acc.id, 'k2', 'h')).kind === 'new');
   assert.equal(await a.idempotencyBegin(acc.id, 'k2', 'h'), { kind: 'in_flight' }, 'claimed once: b holds it now');
   await until('the dead replica’s holds to be released', async () => (await a.openHolds()).length === 0);
   const refunds = (await a.usage(acc.id, { limit: 500 })).entries.filter((e) => e.reason === 'lease_expired');
-  assert.ok(refunds.length > 0, 'the child held when it died; its holds came back as lease_expired refunds');
+  assert.ok(orphaned > 0, 'sixteen workers were holding when the child died');
+  assert.is(refunds.length, orphaned, 'each hold it left open came back as a lease_expired refund');
   await Promise.all([a.close(), b.close()]);
 });
 

@@ -1,14 +1,15 @@
-// `npm run bench -- ledger [--seconds S] [--runs R] [--recovery-entries N] [--crash-trials T]`:
-// durable hold+settle pairs per second at concurrency 1, 16 and 256, group commit against an
-// fdatasync-per-operation baseline in the same run; recovery time of N entries (full replay and
-// from a checkpoint); and a crash soak of T SIGKILL trials under load.
+// `npm run bench -- ledger [--seconds S] [--runs R] [--recovery-entries N] [--crash-trials T]
+// [--backend file|postgres]`: durable hold+settle pairs per second at concurrency 1, 16 and 256,
+// group commit against an fdatasync-per-operation baseline in the same run; recovery time of N
+// entries (full replay and from a checkpoint); and a crash soak of T SIGKILL trials under load.
+// --backend postgres: suites/ledger-postgres.ts.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FileLedger } from '../../ledger/file-ledger.ts';
 import { crashTrial } from '../../ledger/verify/crash-trial.ts';
-import { machine, median, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { median, runStamp, writeResultsJson, writeResultsSection, thousands } from '../results-file.ts';
 
 export interface LedgerBenchOptions {
   seconds: number;
@@ -25,18 +26,11 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ledger-'));
 
 /** Pairs completed per second by `concurrency` workers looping hold -> settle, in a fresh process. */
-function pairsPerSecond(concurrency: number, groupCommit: boolean, seconds: number): number {
+export function pairsPerSecond(concurrency: number, mode: 'group' | 'single' | 'postgres', seconds: number, databaseUrl?: string): number {
   const r = spawnSync(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(ROOT, 'bench', 'ledger-throughput.ts'),
-      String(concurrency),
-      groupCommit ? 'group' : 'single',
-      String(seconds),
-    ],
-    { encoding: 'utf8' },
+    ['--import', 'tsx', path.join(ROOT, 'bench', 'ledger-throughput.ts'), String(concurrency), mode, String(seconds)],
+    { encoding: 'utf8', env: databaseUrl ? { ...process.env, DATABASE_URL: databaseUrl } : process.env },
   );
   if (r.status !== 0) throw new Error(`ledger-throughput.ts failed: ${r.stderr.slice(-1000)}`);
   return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { pairsPerSec: number }).pairsPerSec;
@@ -116,8 +110,8 @@ export async function benchLedger(o: LedgerBenchOptions): Promise<void> {
     const g: number[] = [];
     const b: number[] = [];
     for (let r = 0; r < o.runs; r++) {
-      g.push(pairsPerSecond(c, true, o.seconds));
-      b.push(pairsPerSecond(c, false, o.seconds));
+      g.push(pairsPerSecond(c, 'group', o.seconds));
+      b.push(pairsPerSecond(c, 'single', o.seconds));
     }
     throughput.push({ concurrency: c, groupCommit: median(g), baseline: median(b) });
     process.stderr.write(
@@ -159,9 +153,7 @@ export async function benchLedger(o: LedgerBenchOptions): Promise<void> {
   }
 
   const result = {
-    date: new Date().toISOString(),
-    machine: machine(),
-    command: o.command,
+    ...runStamp(o.command),
     seconds: o.seconds,
     runs: o.runs,
     throughput,
@@ -169,7 +161,7 @@ export async function benchLedger(o: LedgerBenchOptions): Promise<void> {
     crashSoak: soak,
   };
   writeResultsJson('ledger', result);
-  const f = (n: number) => Math.round(n).toLocaleString('en-US');
+  const f = thousands;
   const rows = throughput
     .map((t) => `| ${t.concurrency} | ${f(t.groupCommit)} | ${f(t.baseline)} | ${(t.groupCommit / t.baseline).toFixed(1)}x |`)
     .join('\n');

@@ -26,7 +26,7 @@ import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-ind
 import { seededRandom } from '../../core/stats/seeded-random.ts';
 import { nmi } from '../../core/stats/cluster-metrics.ts';
 import { WINDOW_KEYS, type WindowKey } from '../../core/windows.ts';
-import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { machine, writeResultsJson, writeResultsSection, thousands } from '../results-file.ts';
 import { rssMiB, startServer, summary } from './api.ts';
 import { AS_OF, child, corpus, freshDataDir } from './pipeline.ts';
 import { queriesFrom, windowOf } from './ranking.ts';
@@ -274,7 +274,7 @@ export async function benchPipelineIncremental(o: IncrementalBenchOptions): Prom
       load,
     };
     writeResultsJson(`pipeline-incremental-${o.posts}`, result);
-    const f = (n: number) => Math.round(n).toLocaleString('en-US');
+    const f = thousands;
     const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     const stages = (s: Record<string, number>) =>
       Object.entries(s)

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateCorpus } from '../../fixtures/generate.ts';
-import { machine, median, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { machine, median, writeResultsJson, writeResultsSection, thousands } from '../results-file.ts';
 
 export interface PipelineBenchOptions {
   posts: number;
@@ -138,7 +138,7 @@ export async function benchPipeline(o: PipelineBenchOptions): Promise<void> {
     ratioToPeer: oursMs / peerMs,
   };
   writeResultsJson('pipeline', result);
-  const f = (n: number) => Math.round(n).toLocaleString('en-US');
+  const f = thousands;
   const md = `## Pipeline: ${o.stages.join(' + ')} of ${f(o.posts)} posts (${o.format}, media off)
 
 Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}; median of ${o.runs} runs, each a fresh data dir in a fresh process.
@@ -183,7 +183,7 @@ async function benchFullPipeline(o: PipelineBenchOptions, c: { dir: string; reco
   };
   const section = o.media === 'vectors' ? 'pipeline-full-vectors' : 'pipeline-full';
   writeResultsJson(section, result);
-  const f = (n: number) => Math.round(n).toLocaleString('en-US');
+  const f = thousands;
   const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const sum = result.summaries as Record<string, Record<string, unknown>>;
   const detail = (stage: string, keys: string[]) =>

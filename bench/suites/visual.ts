@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { computeVisualFeatures, VISUAL_DIM, VISUAL_FEATURES_VERSION, type VisualItem } from '../../pipeline/features/visual.ts';
-import { machine, median, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { machine, median, writeResultsJson, writeResultsSection, thousands } from '../results-file.ts';
 
 export interface VisualBenchOptions {
   items: number;
@@ -130,7 +130,7 @@ export async function benchVisual(o: VisualBenchOptions): Promise<void> {
     perRun: runs,
   };
   writeResultsJson('visual', result);
-  const f = (n: number) => Math.round(n).toLocaleString('en-US');
+  const f = thousands;
   const md = `## Visual features: ${f(o.items)} items (${f(thumbnails)} thumbnails) from the sample's media
 
 Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}, ${o.threads} worker threads; median of ${o.runs} runs, each in a fresh process; load average ${load.toFixed(2)} at start.

@@ -5,11 +5,15 @@
 import pg from 'pg';
 
 const INT8_OID = 20;
+const INT8_ARRAY_OID = 1016;
+const int8Array = pg.types.getTypeParser(INT8_ARRAY_OID as never, 'text') as (v: string) => Array<string | null>;
 const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary'
-      ? (v: string) => Number(v)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (format === 'binary') return pg.types.getTypeParser(oid, format);
+    if (oid === INT8_OID) return (v: string) => Number(v);
+    if (oid === INT8_ARRAY_OID) return (v: string) => int8Array(v).map((x) => (x === null ? null : Number(x)));
+    return pg.types.getTypeParser(oid, format);
+  }) as typeof pg.types.getTypeParser,
 };
 
 export type PgPool = pg.Pool;

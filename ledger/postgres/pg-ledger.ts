@@ -63,12 +63,38 @@ type Op =
   | { op: 'topup'; id: string; account: string; amount: number; note: string | null };
 
 interface OpResult {
-  error?: 'insufficient_credits' | 'not_found' | 'hold_not_open' | 'exceeds_hold';
-  available?: number;
+  error: 'insufficient_credits' | 'not_found' | 'hold_not_open' | 'exceeds_hold' | null;
+  /** The account's balance and held sum after the operation (before it, when refused for credits). */
   balance: number;
   held: number;
-  at?: string;
-  seq?: number;
+  at: Date;
+}
+
+/** ledger.apply's arguments: one array per field, an element per operation, and what to lock. */
+function applyArgs(ops: Op[], replica: string): unknown[] {
+  const n = ops.length;
+  const col = () => new Array<string | null>(n).fill(null);
+  const [kinds, ids, accts, keys, refs, whats, notes, ikeys, ihashes, iresps] = Array.from({ length: 10 }, col);
+  const amounts = new Array<number>(n);
+  const accounts = new Set<string>();
+  const holds: string[] = [];
+  ops.forEach((op, i) => {
+    kinds![i] = op.op;
+    amounts[i] = op.amount;
+    if (op.op === 'hold' || op.op === 'topup') {
+      ids![i] = op.id;
+      accts![i] = op.account;
+      accounts.add(op.account);
+      if (op.op === 'hold') ((keys![i] = op.key), (refs![i] = op.ref), (whats![i] = op.what));
+      else notes![i] = op.note;
+    } else {
+      ids![i] = op.hold;
+      holds.push(op.hold);
+      if (op.op === 'release') notes![i] = op.reason;
+      else if (op.idem) ((ikeys![i] = op.idem.key), (ihashes![i] = op.idem.bodyHash), (iresps![i] = op.idem.response));
+    }
+  });
+  return [kinds, ids, accts, keys, amounts, refs, whats, notes, ikeys, ihashes, iresps, [...accounts], holds, replica];
 }
 
 interface EntryRow {
@@ -105,7 +131,12 @@ export class PgLedger implements CreditLedger {
     private readonly ttlMs: number,
     o: PgLedgerOptions,
   ) {
-    this.batcher = new Batcher((ops) => this.commit(ops), o.maxInFlight ?? 2, o.maxBatch ?? 512);
+    this.batcher = new Batcher(
+      (ops) => this.commit(ops),
+      o.maxInFlight ?? 2,
+      o.maxBatch ?? 512,
+      (op) => ('hold' in op ? op.hold : null),
+    );
   }
 
   static async open(o: PgLedgerOptions): Promise<PgLedger> {
@@ -134,11 +165,12 @@ export class PgLedger implements CreditLedger {
 
   private async commit(ops: Op[]): Promise<OpResult[]> {
     try {
-      const { rows } = await this.pool.query<{ r: OpResult[] }>('SELECT ledger.apply($1::jsonb, $2) AS r', [
-        JSON.stringify(ops),
-        this.replicaId,
-      ]);
-      return rows[0]!.r;
+      const { rows } = await this.pool.query<{ errors: OpResult['error'][]; balances: number[]; helds: number[]; stamp: Date }>(
+        'SELECT * FROM ledger.apply($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
+        applyArgs(ops, this.replicaId),
+      );
+      const r = rows[0]!;
+      return ops.map((_, i) => ({ error: r.errors[i]!, balance: r.balances[i]!, held: r.helds[i]!, at: r.stamp }));
     } catch (err) {
       // The batch may or may not have committed (a connection lost after COMMIT was sent): a hold
       // the caller will never use would stay open under this live replica, so release each now
@@ -176,9 +208,9 @@ export class PgLedger implements CreditLedger {
     const key = p.key ?? null;
     const r = await this.apply({ op: 'hold', id, account: p.account, key, amount: p.amountMicro, ref: p.ref, what: p.what });
     if (r.error === 'insufficient_credits')
-      return { ok: false, code: 'insufficient_credits', requiredMicro: p.amountMicro, availableMicro: r.available! };
+      return { ok: false, code: 'insufficient_credits', requiredMicro: p.amountMicro, availableMicro: r.balance - r.held };
     if (r.error) PgLedger.failure(r, p.account);
-    const hold: Hold = { id, account: p.account, key, amountMicro: p.amountMicro, ref: p.ref, what: p.what, at: iso(r.at!) };
+    const hold: Hold = { id, account: p.account, key, amountMicro: p.amountMicro, ref: p.ref, what: p.what, at: iso(r.at) };
     return { ok: true, hold, availableMicro: r.balance - r.held };
   }
 
