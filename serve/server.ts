@@ -17,7 +17,8 @@ import { createApp } from './app.ts';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.ts';
 import { ensureDemoAccount, type DemoKey } from './billing/demo-account.ts';
 import { loadGeneration } from './generation/loaded-generation.ts';
-import { JobRunner, jobsDir } from './jobs/job-runner.ts';
+import { JobRunner } from './jobs/job-runner.ts';
+import { jobStorage } from './jobs/job-storage.ts';
 import { summariserFrom } from './jobs/summariser.ts';
 import { SearchPool } from './search/search-pool.ts';
 import { osThreadId } from '../core/workers/os-thread.ts';
@@ -59,9 +60,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const jobs = new JobRunner({
     ledger,
     snapshots,
-    dir: jobsDir(config.dataDir),
+    ...jobStorage(config, log),
     log,
-    concurrency: config.JOB_CONCURRENCY,
     threads: config.JOB_THREADS,
     summariser: summariserFrom(config),
     topUpUrl: () => topUpUrl,

@@ -2,13 +2,14 @@
 // prices and holds with exact figures, the cache (docs/jobs.md) for the payer and for another account,
 // ownership, and the strict submit body.
 import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { toMicro } from '../ledger/money.ts';
+import { FileJobBook } from '../serve/jobs/job-book.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
+import { rejects } from './helpers/assert.ts';
 import { callApi } from './helpers/http.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { ledgerEnv, stopPostgres } from './helpers/postgres.ts';
@@ -224,21 +225,23 @@ test('retention: finished jobs older than JOB_RETENTION_DAYS go, and a result a 
   const { submit } = await runJob(a.secret, { kind: 'records', query: 'sourdough', limit: 5, window: 'all' });
   const hit = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'records', query: 'sourdough', limit: 5, window: 'all' });
   assert.is(hit.json.cached, true);
-  const source = s.jobs.get(a.id, submit.json.jobId)!;
-  source.finishedAt = new Date(Date.now() - 8 * 86_400_000).toISOString();
+  const source = (await s.jobs.get(a.id, submit.json.jobId))!;
+  await s.jobs.book.save({ ...source, finishedAt: new Date(Date.now() - 8 * 86_400_000).toISOString() });
   assert.ok((await s.jobs.prune()) >= 1);
   assert.is((await call(a.secret, 'GET', `/intelligence/jobs/${submit.json.jobId}`)).status, 404);
-  assert.ok(!fs.existsSync(path.join(s.jobs.store.dir, `${submit.json.jobId}.json`)));
+  assert.is(await s.jobs.book.get(submit.json.jobId), null, 'the record is gone from the book');
   const kept = await call(a.secret, 'GET', `/intelligence/jobs/${hit.json.jobId}`);
   assert.is(kept.status, 200);
   assert.equal(kept.json.result.content, hit.json.result.content);
   // Everything is old a week and a day from now.
   await s.jobs.prune(Date.now() + 8 * 86_400_000);
   assert.is((await call(a.secret, 'GET', `/intelligence/jobs/${hit.json.jobId}`)).status, 404);
-  assert.equal(
-    fs.readdirSync(s.jobs.store.dir).filter((f) => f.startsWith('job_')),
-    [],
-  );
+  for (const id of [submit.json.jobId, hit.json.jobId]) await rejects(() => s.jobs.book.readResult(id), /no result|ENOENT/);
+  if (s.jobs.book instanceof FileJobBook)
+    assert.equal(
+      fs.readdirSync(s.jobs.book.store.dir).filter((f) => f.startsWith('job_')),
+      [],
+    );
 });
 
 test.run();

@@ -42,10 +42,10 @@ export class JobCache {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  get(key: string): CacheEntry | null {
+  get(key: string, now = this.now()): CacheEntry | null {
     const e = this.entries.get(key);
     if (!e) return null;
-    if (e.expiresAt <= this.now()) {
+    if (e.expiresAt <= now) {
       this.entries.delete(key);
       return null;
     }
@@ -58,8 +58,8 @@ export class JobCache {
   }
 
   /** A hit: the rolling kinds' window starts again. */
-  touch(e: CacheEntry): void {
-    if (ROLLING_MS[e.kind] !== undefined) e.expiresAt = expiryOf(e.kind, this.now());
+  touch(e: CacheEntry, now = this.now()): void {
+    if (ROLLING_MS[e.kind] !== undefined) e.expiresAt = expiryOf(e.kind, now);
   }
 
   get size(): number {

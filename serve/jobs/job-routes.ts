@@ -46,7 +46,7 @@ export function jobsRouter(runner: JobRunner): Router {
   });
   r.get('/intelligence/jobs/:id', async (ctx: Koa.Context) => {
     const caller = ctx.state.caller as Caller;
-    const job = runner.get(caller.account, ctx.params.id as string);
+    const job = await runner.get(caller.account, ctx.params.id as string);
     if (!job) throw notFound(`no job ${ctx.params.id}`);
     const view = runner.view(job);
     ctx.type = 'application/json; charset=utf-8';

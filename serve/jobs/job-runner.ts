@@ -1,30 +1,34 @@
 // Asynchronous jobs (docs/jobs.md): submit holds the most the job can cost and queues it, or
-// answers from the cache (job-cache.ts); JOB_CONCURRENCY jobs run at once, their retrieval in
-// niced worker threads (retrieval-worker.ts) and their results built a slice at a time on the
-// main thread (analyses.ts); a job settles to what it delivered or releases its whole hold.
+// answers from the cache (job-cache.ts); JOB_CONCURRENCY jobs run at once (job-queue.ts), their
+// retrieval in niced worker threads (retrieval-worker.ts) and their results built a slice at a
+// time on the main thread (analyses.ts); a job settles to what it delivered or releases its whole
+// hold. Records, results and the cache are kept by a JobBook (job-book.ts): files of this
+// process, or PostgreSQL shared by every replica.
 //
-// Crash safety: a job's record is rewritten at every step (job-store.ts) and its result is on
-// disk before it is charged; the charge is a ledger settlement under the idempotency key
-// "job:<jobId>". After a restart the ledger has released every open hold, so a queued job, or one
-// that was running, holds again and runs; one whose result was written but whose settlement is
-// not in the ledger holds and settles again; one whose settlement is in the ledger is finished
-// with that charge. A job is never charged twice.
+// Crash safety: a job's record is rewritten at every step and its result is kept before it is
+// charged; the charge is a ledger settlement under the idempotency key "job:<jobId>", claimed
+// before it is made. After a restart (or, with PostgreSQL, once a dead replica's run expires and
+// another replica takes the job) a job whose hold is gone holds again and runs; one whose result
+// was written but whose settlement is not in the ledger holds and settles again; one whose
+// settlement is in the ledger is finished with that charge. A job is never charged twice.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { failpoint } from '../../core/failpoints.ts';
 import type { Logger } from '../../core/log.ts';
 import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
 import { TaskPool } from '../../core/workers/task-pool.ts';
-import type { CreditLedger } from '../../ledger/credit-ledger.ts';
+import { LedgerError, type CreditLedger } from '../../ledger/credit-ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
 import { holdOr402 } from '../billing/holds.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { HttpError } from '../http/http-error.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import { insightsResult, patternsResult, recordsResult, statsResult } from './analyses.ts';
-import { cacheKey, JobCache, type CacheEntry } from './job-cache.ts';
+import { cacheEntryOf, type JobBook } from './job-book.ts';
+import { cacheKey, type CacheEntry } from './job-cache.ts';
+import type { JobQueue } from './job-queue.ts';
 import { chargeFor, holdAmount, maxLimitFor, SIGNALS_FLOOR, tierOf, type JobRequest } from './job-request.ts';
-import { JobStore, type JobRecord } from './job-store.ts';
+import type { JobRecord } from './job-store.ts';
 import type { RetrievalTask } from './retrieval-worker.ts';
 import type { Summariser } from './summariser.ts';
 
@@ -34,9 +38,10 @@ export const MAX_ATTEMPTS = 3;
 export interface JobRunnerDeps {
   ledger: CreditLedger;
   snapshots: SnapshotStore;
-  dir: string;
+  /** Where jobs are kept, and which runs next (job-book.ts, job-queue.ts). */
+  book: JobBook;
+  queue: JobQueue;
   log: Logger;
-  concurrency: number;
   threads: number;
   summariser: Summariser;
   topUpUrl: () => string;
@@ -52,67 +57,34 @@ export interface Caller {
 }
 export type SubmitOutcome = { status: 202; job: JobRecord } | { status: 200; job: JobRecord; result: Buffer };
 
-const idempotencyKeyOf = (account: string, key: string) => `${account}\u0000${key}`;
+/** The ledger's Idempotency-Key of a job's charge: a job is charged once, whichever run settles it. */
+const chargeKey = (job: JobRecord) => `job:${job.jobId}`;
 
 export class JobRunner {
-  readonly store: JobStore;
-  readonly cache = new JobCache();
-  private readonly jobs = new Map<string, JobRecord>();
-  private readonly byIdempotencyKey = new Map<string, string>();
-  /** Idempotency keys whose submit is still placing its hold (a duplicate meanwhile is a 409). */
-  private readonly submitting = new Set<string>();
-  private readonly queue: string[] = [];
-  private running = 0;
+  readonly book: JobBook;
   private pool: TaskPool<RetrievalTask, RankedRow[]> | null = null;
-  private closed = false;
-  private readonly active = new Set<Promise<void>>();
   private pruneTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly d: JobRunnerDeps) {
-    this.store = new JobStore(d.dir);
+    this.book = d.book;
   }
 
-  /** Read the jobs on disk, rebuild the cache, and queue what did not finish. */
+  /** Open the book, queue again what did not finish, start taking jobs. */
   async start(): Promise<void> {
-    const { jobs, unreadable } = await this.store.open();
-    for (const f of unreadable) this.d.log.error({ file: f }, 'job record unreadable; skipped');
-    for (const job of jobs) {
-      this.jobs.set(job.jobId, job);
-      if (job.idempotency) this.byIdempotencyKey.set(idempotencyKeyOf(job.account, job.idempotency.key), job.jobId);
-      if (job.status === 'succeeded' && !job.cached && job.generation) this.remember(job, Date.parse(job.finishedAt!));
-      if (job.status === 'queued' || job.status === 'running') {
-        // The ledger released this job's hold when it recovered; run() holds again.
-        job.holdId = null;
-        job.status = 'queued';
-        await this.store.save(job);
-        this.queue.push(job.jobId);
-      }
-    }
+    const again = await this.book.open();
     await this.prune();
     this.pruneTimer = setInterval(
       () => void this.prune().catch((err: Error) => this.d.log.error({ err: err.message }, 'pruning old jobs failed')),
       3_600_000,
     );
     this.pruneTimer.unref();
-    this.pump();
+    await this.d.queue.start((jobId) => this.runById(jobId));
+    for (const job of again) await this.d.queue.enqueue(job.jobId);
   }
 
   /** Finished jobs older than the retention go, with the results no kept job reads (a cache hit reads its source's). */
-  async prune(now = Date.now()): Promise<number> {
-    const isOld = (j: JobRecord) =>
-      (j.status === 'succeeded' || j.status === 'failed') && j.finishedAt !== null && Date.parse(j.finishedAt) < now - this.d.retentionMs;
-    const all = [...this.jobs.values()];
-    const old = all.filter(isOld);
-    const readBy = (j: JobRecord) => j.resultOf ?? j.jobId;
-    const kept = new Set(all.filter((j) => !isOld(j)).map(readBy));
-    const results = new Set(old.flatMap((j) => [j.jobId, readBy(j)]).filter((id) => !kept.has(id)));
-    for (const j of old) {
-      await this.store.removeRecord(j.jobId);
-      this.jobs.delete(j.jobId);
-      if (j.idempotency) this.byIdempotencyKey.delete(idempotencyKeyOf(j.account, j.idempotency.key));
-    }
-    for (const id of results) await this.store.removeResult(id);
-    return old.length;
+  prune(now = Date.now()): Promise<number> {
+    return this.book.prune(now, this.d.retentionMs);
   }
 
   /** The account's available balance (micro-credits), for the billing headers. */
@@ -120,51 +92,23 @@ export class JobRunner {
     return (await this.d.ledger.balance(account)).availableMicro;
   }
 
-  get(account: string, jobId: string): JobRecord | null {
-    const j = this.jobs.get(jobId);
-    return j && j.account === account ? j : null;
+  async get(account: string, jobId: string): Promise<JobRecord | null> {
+    const j = await this.book.get(jobId);
+    return j && j.account === account && !j.submitting ? j : null;
   }
 
   resultOf(job: JobRecord): Promise<Buffer> {
-    return this.store.readResult(job.resultOf ?? job.jobId);
+    return this.book.readResult(job.resultOf ?? job.jobId);
   }
 
   /** Submit: an idempotent replay, a cache hit (200, charged now), or a queued job (202, hold placed). */
   async submit(caller: Caller, r: JobRequest, requestId: string, idem: { key: string; bodyHash: string } | null): Promise<SubmitOutcome> {
-    const idemId = idem ? idempotencyKeyOf(caller.account, idem.key) : null;
-    if (idem && idemId) {
-      const seen = this.jobs.get(this.byIdempotencyKey.get(idemId) ?? '');
-      if (seen) {
-        if (seen.idempotency!.bodyHash !== idem.bodyHash)
-          throw new HttpError(422, { error: 'this Idempotency-Key was used with a different request body' });
-        return seen.status === 'succeeded' && seen.cached
-          ? { status: 200, job: seen, result: await this.resultOf(seen) }
-          : { status: 202, job: seen };
-      }
-      if (this.submitting.has(idemId)) throw new HttpError(409, { error: 'a request with this Idempotency-Key is still in progress' });
-      this.submitting.add(idemId);
-    }
-    try {
-      return await this.submitNew(caller, r, requestId, idem);
-    } finally {
-      if (idemId) this.submitting.delete(idemId);
-    }
-  }
-
-  private async submitNew(
-    caller: Caller,
-    r: JobRequest,
-    requestId: string,
-    idem: { key: string; bodyHash: string } | null,
-  ): Promise<SubmitOutcome> {
     const lease = this.d.snapshots.lease();
     try {
       const gen = lease.gen;
-      const hit = this.cache.get(cacheKey(r, gen.id));
-      const jobId = `job_${randomBytes(12).toString('base64url')}`;
       const now = new Date().toISOString();
       const job: JobRecord = {
-        jobId,
+        jobId: `job_${randomBytes(12).toString('base64url')}`,
         account: caller.account,
         keyId: caller.keyId,
         request: r,
@@ -183,31 +127,42 @@ export class JobRunner {
         error: null,
         attempts: 0,
         idempotency: idem,
+        submitting: true,
       };
-      // A hit whose result file is gone (pruned under a retention shorter than the cache window) is a miss.
-      const cached = hit ? await this.store.readResult(hit.jobId).catch(() => null) : null;
-      if (hit && cached) return await this.fromCache(job, hit, requestId, cached);
-      const hold = await this.hold(job, holdAmount(r), requestId);
-      job.heldMicro = hold.amountMicro;
-      job.holdId = hold.id;
+      // The book claims the Idempotency-Key (across replicas with PostgreSQL): one job per key.
+      const seen = await this.book.add(job);
+      if (seen) {
+        if (seen.idempotency!.bodyHash !== idem!.bodyHash)
+          throw new HttpError(422, { error: 'this Idempotency-Key was used with a different request body' });
+        if (seen.submitting) throw new HttpError(409, { error: 'a request with this Idempotency-Key is still in progress' });
+        return seen.status === 'succeeded' && seen.cached
+          ? { status: 200, job: seen, result: await this.resultOf(seen) }
+          : { status: 202, job: seen };
+      }
       try {
-        await this.store.save(job);
+        const hit = await this.book.cacheGet(cacheKey(r, gen.id), Date.now());
+        // A hit whose result is gone (pruned under a retention shorter than the cache window) is a miss.
+        const cached = hit ? await this.book.readResult(hit.jobId).catch(() => null) : null;
+        if (hit && cached) return await this.fromCache(job, hit, requestId, cached);
+        const hold = await this.hold(job, holdAmount(r), requestId);
+        job.heldMicro = hold.amountMicro;
+        job.holdId = hold.id;
+        delete job.submitting;
+        try {
+          await this.book.save(job);
+        } catch (err) {
+          await this.d.ledger.release(hold.id, 'error').catch(() => undefined);
+          throw err;
+        }
       } catch (err) {
-        await this.d.ledger.release(hold.id, 'error').catch(() => undefined);
+        if (job.submitting) await this.book.remove(job.jobId).catch(() => undefined);
         throw err;
       }
-      this.track(job);
-      this.queue.push(jobId);
-      this.pump();
+      await this.d.queue.enqueue(job.jobId);
       return { status: 202, job };
     } finally {
       lease.release();
     }
-  }
-
-  private track(job: JobRecord): void {
-    this.jobs.set(job.jobId, job);
-    if (job.idempotency) this.byIdempotencyKey.set(idempotencyKeyOf(job.account, job.idempotency.key), job.jobId);
   }
 
   private hold(job: JobRecord, amount: number, ref: string) {
@@ -246,39 +201,10 @@ export class JobRunner {
       resultOf: hit.jobId,
       cached: true,
     } satisfies Partial<JobRecord>);
-    this.cache.touch(hit);
-    await this.store.save(job);
-    this.track(job);
+    delete job.submitting;
+    await this.book.cacheTouch(hit, Date.now());
+    await this.book.save(job);
     return { status: 200, job, result };
-  }
-
-  private remember(job: JobRecord, at: number): void {
-    this.cache.put(
-      {
-        key: cacheKey(job.request, job.generation!),
-        kind: job.request.kind,
-        jobId: job.jobId,
-        payer: job.account,
-        chargedMicro: job.chargedMicro ?? 0,
-        delivered: job.delivered ?? 0,
-      },
-      at,
-    );
-  }
-
-  private pump(): void {
-    while (!this.closed && this.running < this.d.concurrency && this.queue.length > 0) {
-      const job = this.jobs.get(this.queue.shift()!)!;
-      this.running++;
-      const p: Promise<void> = this.run(job)
-        .catch((err: Error) => this.d.log.error({ jobId: job.jobId, err: err.message }, 'job bookkeeping failed'))
-        .finally(() => {
-          this.running--;
-          this.active.delete(p);
-          this.pump();
-        });
-      this.active.add(p);
-    }
   }
 
   private retrievalPool(): TaskPool<RetrievalTask, RankedRow[]> {
@@ -296,7 +222,10 @@ export class JobRunner {
 
   private async fail(job: JobRecord, status: number, error: string): Promise<void> {
     if (job.holdId) {
-      await this.d.ledger.release(job.holdId, `job failed (${status})`);
+      // A hold already released (its replica's lease ran out) is as good as released here.
+      await this.d.ledger.release(job.holdId, `job failed (${status})`).catch((err: unknown) => {
+        if (!(err instanceof LedgerError && err.code === 'hold_not_open')) throw err;
+      });
       job.holdId = null;
     }
     Object.assign(job, {
@@ -305,36 +234,27 @@ export class JobRunner {
       chargedMicro: 0,
       error: { status, error },
     } satisfies Partial<JobRecord>);
-    await this.store.save(job);
+    await this.book.save(job);
+  }
+
+  /** One delivery of a job from the queue: a job already finished (delivered twice) is left as it is. */
+  private async runById(jobId: string): Promise<void> {
+    const job = await this.book.get(jobId);
+    if (!job || job.submitting || job.status === 'succeeded' || job.status === 'failed') return;
+    return this.run(job);
   }
 
   private async run(job: JobRecord): Promise<void> {
     const r = job.request;
-    // A job run again after a crash: was it charged before the crash? (The ledger keeps the key 48 h.)
-    if (job.hasResult) {
-      const check = await this.d.ledger.idempotencyBegin(job.account, `job:${job.jobId}`, 'job');
-      if (check.kind === 'replay') return this.succeed(job, (check.response as { charged: number }).charged);
-      if (check.kind === 'new') await this.d.ledger.idempotencyAbort(job.account, `job:${job.jobId}`);
-    } else if (job.attempts >= MAX_ATTEMPTS) {
-      return this.fail(job, 500, `the job was interrupted ${job.attempts} times; nothing was charged`);
-    }
-    if (!job.holdId) {
-      try {
-        const amount = job.hasResult ? chargeFor(r, job.delivered ?? 0) : holdAmount(r);
-        const hold = await this.hold(job, amount, job.jobId);
-        job.holdId = hold.id;
-        job.heldMicro = hold.amountMicro;
-      } catch (err) {
-        if (err instanceof HttpError)
-          return this.fail(job, err.status, `the job could not hold its cost again after a restart: ${String(err.body.error)}`);
-        throw err;
-      }
-    }
+    // Run again after a crash with its result written: only the charge is left (settle() finds
+    // out whether it was made before the crash: the ledger keeps the key 48 h).
     if (job.hasResult) return this.settle(job);
+    if (job.attempts >= MAX_ATTEMPTS) return this.fail(job, 500, `the job was interrupted ${job.attempts} times; nothing was charged`);
+    if (!job.holdId && !(await this.holdAgain(job, holdAmount(r)))) return;
     job.status = 'running';
     job.startedAt = new Date().toISOString();
     job.attempts++;
-    await this.store.save(job);
+    await this.book.save(job);
     await failpoint('job.running');
     const lease = this.d.snapshots.lease();
     try {
@@ -356,10 +276,10 @@ export class JobRunner {
             : r.kind === 'patterns'
               ? patternsResult(gen, r, ranked)
               : statsResult(gen, r, ranked);
-      await this.store.saveResult(job.jobId, json);
+      await this.book.saveResult(job.jobId, json);
       job.hasResult = true;
       job.delivered = ranked.length;
-      await this.store.save(job);
+      await this.book.save(job);
       await failpoint('job.after-result');
     } catch (err) {
       this.d.log.error({ jobId: job.jobId, err: (err as Error).stack ?? String(err) }, 'job failed');
@@ -370,20 +290,62 @@ export class JobRunner {
     return this.settle(job);
   }
 
+  /** Hold `amount` for a job whose hold is gone (released at a restart, or by the lease of a dead replica); false when refused (the job failed). */
+  private async holdAgain(job: JobRecord, amount: number): Promise<boolean> {
+    try {
+      const hold = await this.hold(job, amount, job.jobId);
+      job.holdId = hold.id;
+      job.heldMicro = hold.amountMicro;
+      return true;
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      await this.fail(job, err.status, `the job could not hold its cost again after a restart: ${String(err.body.error)}`);
+      return false;
+    }
+  }
+
+  /**
+   * Charge the job once, whichever run gets here: the charge is stored under the job's key, so a
+   * run that finds it made (before a crash, or by another replica) only releases its own hold.
+   */
   private async settle(job: JobRecord): Promise<void> {
     const amount = chargeFor(job.request, job.delivered ?? 0);
-    const s = await this.d.ledger.settle(job.holdId!, amount, { key: `job:${job.jobId}`, bodyHash: 'job', response: { charged: amount } });
+    const key = chargeKey(job);
+    const check = await this.d.ledger.idempotencyBegin(job.account, key, 'job');
+    if (check.kind === 'replay') {
+      if (job.holdId) await this.d.ledger.release(job.holdId, 'job charged already').catch(() => undefined);
+      return this.succeed(job, (check.response as { charged: number }).charged);
+    }
+    // Another run is charging it right now: this delivery ends; the queue brings the job back.
+    if (check.kind === 'in_flight') throw new Error(`job ${job.jobId} is being charged by another run`);
+    const idem = { key, bodyHash: 'job', response: { charged: amount } };
+    let charged: number;
+    try {
+      if (!job.holdId && !(await this.holdAgain(job, amount))) return;
+      try {
+        charged = (await this.d.ledger.settle(job.holdId!, amount, idem)).chargedMicro;
+      } catch (err) {
+        if (!(err instanceof LedgerError && err.code === 'hold_not_open')) throw err;
+        // Its hold was released under it (the lease of the replica that placed it ran out).
+        job.holdId = null;
+        if (!(await this.holdAgain(job, amount))) return;
+        charged = (await this.d.ledger.settle(job.holdId!, amount, idem)).chargedMicro;
+      }
+    } catch (err) {
+      await this.d.ledger.idempotencyAbort(job.account, key).catch(() => undefined);
+      throw err;
+    }
     job.holdId = null;
     await failpoint('job.after-settle');
-    return this.succeed(job, s.chargedMicro);
+    return this.succeed(job, charged);
   }
 
   private async succeed(job: JobRecord, chargedMicro: number): Promise<void> {
     // Cached before anyone can see it succeeded: a poll that sees it done and resubmits must hit the cache.
     job.chargedMicro = chargedMicro;
-    this.remember(job, Date.now());
     Object.assign(job, { status: 'succeeded', finishedAt: new Date().toISOString(), holdId: null } satisfies Partial<JobRecord>);
-    await this.store.save(job);
+    await this.book.cachePut(cacheEntryOf(job), Date.now());
+    await this.book.save(job);
   }
 
   /** What GET /intelligence/jobs/{id} shows (without the result). */
@@ -408,10 +370,10 @@ export class JobRunner {
 
   /** No new jobs start; running ones finish (bounded by the caller); the retrieval threads stop. */
   async close(): Promise<void> {
-    this.closed = true;
     if (this.pruneTimer) clearInterval(this.pruneTimer);
-    await Promise.all(this.active);
+    await this.d.queue.close();
     await this.pool?.close();
+    await this.book.close();
   }
 }
 

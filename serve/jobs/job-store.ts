@@ -37,6 +37,8 @@ export interface JobRecord {
   attempts: number;
   /** Idempotency-Key of the submit, with the hash of its body. */
   idempotency: { key: string; bodyHash: string } | null;
+  /** Set while the submit is still placing the hold: a duplicate meanwhile is a 409. */
+  submitting?: boolean;
 }
 
 export class JobStore {

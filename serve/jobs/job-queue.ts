@@ -1,0 +1,51 @@
+// Which job runs next, and where: JOB_CONCURRENCY at a time. In one process (the default) a
+// queue in memory, filled again from the job files at a start (job-book.ts); with DATABASE_URL
+// pg-boss on the same PostgreSQL (pg-job-queue.ts): any replica takes the next job, and a job
+// whose replica died is taken again once its run expires.
+export interface JobQueue {
+  /** Start taking jobs; `run` must settle every job it is given (it never throws for a job's own failure). */
+  start(run: (jobId: string) => Promise<void>): Promise<void>;
+  enqueue(jobId: string): Promise<void>;
+  /** No new jobs start; resolves once the running ones finished. */
+  close(): Promise<void>;
+}
+
+export class MemoryJobQueue implements JobQueue {
+  private readonly queue: string[] = [];
+  private readonly active = new Set<Promise<void>>();
+  private run: ((jobId: string) => Promise<void>) | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly onError: (jobId: string, err: Error) => void,
+  ) {}
+
+  async start(run: (jobId: string) => Promise<void>): Promise<void> {
+    this.run = run;
+    this.pump();
+  }
+
+  async enqueue(jobId: string): Promise<void> {
+    this.queue.push(jobId);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.run && !this.closed && this.active.size < this.concurrency && this.queue.length > 0) {
+      const jobId = this.queue.shift()!;
+      const p: Promise<void> = this.run(jobId)
+        .catch((err: Error) => this.onError(jobId, err))
+        .finally(() => {
+          this.active.delete(p);
+          this.pump();
+        });
+      this.active.add(p);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.active);
+  }
+}

@@ -1,0 +1,53 @@
+// Which job runs next when replicas share PostgreSQL: pg-boss (its schema pgboss beside ours).
+// Every replica works the queue JOB_CONCURRENCY jobs at a time; a job is delivered to one of
+// them, and delivered again (up to MAX_ATTEMPTS runs) when its run fails or outlives
+// JOB_EXPIRE_SECONDS, which is how a job whose replica died is taken over. The runner makes a
+// second delivery harmless: a finished job is left as it is, a charge is made once.
+import PgBoss from 'pg-boss';
+import type { JobQueue } from './job-queue.ts';
+
+const QUEUE = 'analysis-jobs';
+
+export interface BossQueueOptions {
+  databaseUrl: string;
+  concurrency: number;
+  /** Runs of a job at most (the first and the retries). */
+  attempts: number;
+  /** A run not finished after this long is taken for dead and the job delivered again. */
+  expireSeconds: number;
+  onError: (err: Error) => void;
+}
+
+export class BossJobQueue implements JobQueue {
+  private boss: PgBoss | null = null;
+
+  constructor(private readonly o: BossQueueOptions) {}
+
+  async start(run: (jobId: string) => Promise<void>): Promise<void> {
+    const boss = new PgBoss({
+      connectionString: this.o.databaseUrl,
+      schema: 'pgboss',
+      max: 4,
+      application_name: 'content-intelligence queue',
+    });
+    boss.on('error', (err: Error) => this.o.onError(err));
+    await boss.start();
+    await boss.createQueue(QUEUE, { name: QUEUE, retryLimit: this.o.attempts - 1, retryDelay: 1, expireInSeconds: this.o.expireSeconds });
+    for (let i = 0; i < this.o.concurrency; i++)
+      await boss.work<{ jobId: string }>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+        await run(job!.data.jobId);
+      });
+    this.boss = boss;
+  }
+
+  async enqueue(jobId: string): Promise<void> {
+    if (!this.boss) throw new Error('the job queue is not started');
+    await this.boss.send(QUEUE, { jobId });
+  }
+
+  /** Workers stop taking jobs; the running ones finish (pg-boss waits for them). */
+  async close(): Promise<void> {
+    await this.boss?.stop({ graceful: true, wait: true, timeout: 30_000 });
+    this.boss = null;
+  }
+}
