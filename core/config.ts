@@ -81,7 +81,7 @@ const schema = z.object({
   JOB_THREADS: z.coerce.number().int().min(1).max(64).default(1),
   /** Finished jobs and their results are deleted this many days after they finished. */
   // With DATABASE_URL: a job run not finished after this long is taken for dead and runs again on any replica.
-  JOB_EXPIRE_SECONDS: z.coerce.number().int().min(30).default(900),
+  JOB_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(900),
   JOB_RETENTION_DAYS: z.coerce.number().positive().default(7),
   /** An OpenAI-compatible endpoint (base URL, e.g. http://host/v1) for the insights prose; unset: the template writer. */
   SUMMARY_API_URL: z.string().url().optional(),

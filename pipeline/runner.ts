@@ -6,7 +6,8 @@ import { dataDirLayout } from '../core/data-dir.ts';
 import type { DuckDB } from '../core/duckdb.ts';
 import type { Logger } from '../core/log.ts';
 import { readCurrent, readManifest } from '../core/generations.ts';
-import { acquireLock, LockHeld } from '../core/lock.ts';
+import { acquireLock, LockHeld, type Lock } from '../core/lock.ts';
+import { acquireAdvisoryLock } from '../core/postgres/advisory-lock.ts';
 import { createProgress } from './progress.ts';
 import { StageAborted, type Stage, type StageContext, type StageSummary } from './stage-context.ts';
 import { STAGES } from './stage-list.ts';
@@ -59,6 +60,9 @@ export interface RunResult {
   stages: StageResult[];
 }
 
+/** The PostgreSQL advisory lock of a pipeline run (one run at a time per DATABASE_URL). */
+export const PIPELINE_LOCK = 'content-intelligence pipeline';
+
 export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunResult> {
   const layout = dataDirLayout(opts.config.dataDir);
   const signal = opts.signal ?? new AbortController().signal;
@@ -67,6 +71,17 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
     if (err instanceof LockHeld) throw new LockHeld(err.owner, 'another pipeline run holds the lock');
     throw err;
   });
+  // Several machines on one DATA_DIR share DATABASE_URL: one run at a time among all of them.
+  let shared: Lock | null = null;
+  if (opts.config.DATABASE_URL) {
+    try {
+      shared = await acquireAdvisoryLock(opts.config.DATABASE_URL, PIPELINE_LOCK);
+    } catch (err) {
+      await lock.release();
+      if (err instanceof LockHeld) throw new LockHeld(err.owner, 'another pipeline run (on this or another machine) holds the lock');
+      throw err;
+    }
+  }
   let db: DuckDB | null = null;
   const onAbort = () => db?.conn.interrupt();
   signal.addEventListener('abort', onAbort);
@@ -115,6 +130,7 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
     reused.clear();
     signal.removeEventListener('abort', onAbort);
     (db as DuckDB | null)?.close();
+    await (shared as Lock | null)?.release();
     await lock.release();
   }
 }

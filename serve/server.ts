@@ -23,6 +23,8 @@ import { summariserFrom } from './jobs/summariser.ts';
 import { SearchPool } from './search/search-pool.ts';
 import { osThreadId } from '../core/workers/os-thread.ts';
 import { AnswerCache } from './search/answer-cache.ts';
+import { EmergentShare } from './search/emergent-share.ts';
+import { EMERGENT_MAX, EMERGENT_TTL_MS, EmergentStore } from './search/emergent-store.ts';
 import { SnapshotStore } from './generation/snapshot-store.ts';
 
 export interface RunningServer {
@@ -54,6 +56,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       : null;
   const snapshots = new SnapshotStore(config.dataDir, log, (dir, previous) => loadGeneration(dir, pool, previous));
   const answerCache = new AnswerCache(config.SEARCH_CACHE_MB * 1024 * 1024);
+  // Replicas share the emergent narratives their searches form (DATABASE_URL).
+  const emergentShare = config.DATABASE_URL
+    ? new EmergentShare(config.DATABASE_URL, (err) => log.error({ err: err.message }, 'sharing emergent narratives failed'))
+    : null;
+  const emergent = new EmergentStore(EMERGENT_TTL_MS, EMERGENT_MAX, () => Date.now(), emergentShare);
   snapshots.onSwap((gen) => answerCache.swapTo(gen.id));
   let topUpUrl = config.TOP_UP_URL ?? '';
   let selfUrl = '';
@@ -71,6 +78,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   let server: http.Server | null = null;
   let unannounce: (() => Promise<void>) | null = null;
   try {
+    await emergentShare?.open();
     const { demo, created, file } = await ensureDemoAccount(ledger, config.dataDir, config.DEMO_CREDITS);
     await snapshots.start();
     // Which OS threads do what (Linux thread ids): the main thread answers HTTP, the workers search.
@@ -95,6 +103,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       accessLog: config.ACCESS_LOG === 'on' || (config.ACCESS_LOG === 'auto' && !process.stdout.isTTY),
       answerCache,
       searchPool: pool,
+      emergent,
     });
     const adminAuth = adminToken(config.ADMIN_TOKEN);
     const admin = createAdminRouter(ledger, adminAuth.token, config.SERVICE_PREFIX);
@@ -158,6 +167,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           // Running jobs finish (bounded); queued ones stay on disk and run after the next start.
           await waitAtMost(jobs.close(), CLOSE_DRAIN_MS);
           await pool?.close();
+          await emergentShare?.close();
           await ledger.close();
         })()),
     };
@@ -167,6 +177,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await jobs.close();
     await unannounce?.();
     await pool?.close();
+    await emergentShare?.close().catch(() => undefined);
     await ledger.close();
     throw err;
   }

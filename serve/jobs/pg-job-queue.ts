@@ -29,6 +29,9 @@ export class BossJobQueue implements JobQueue {
       schema: 'pgboss',
       max: 4,
       application_name: 'content-intelligence queue',
+      // Expired runs are found by pg-boss's maintenance (one replica at a time does it): often
+      // enough that a dead replica's job runs again within about a third more than its expiry.
+      maintenanceIntervalSeconds: Math.max(1, Math.min(60, Math.ceil(this.o.expireSeconds / 3))),
     });
     boss.on('error', (err: Error) => this.o.onError(err));
     await boss.start();

@@ -3,7 +3,8 @@
 //   a narrative_key      the stable key (nk-...): the current generation's narrative of that story;
 //   an earlier id        an id of an earlier generation still in the trajectory history: the
 //                        narrative its key leads to now, or a 404 that says the story has ended;
-//   an emergent id       em-..., formed by a search on this generation, readable for an hour.
+//   an emergent id       em-..., formed by a search on this generation, readable for an hour
+//                        (on every replica: emergent-store.ts).
 // The answer says what the id resolved to (docs/api.md, "Ids a client can keep").
 import type { EmergentStore } from '../search/emergent-store.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
@@ -15,7 +16,7 @@ export type Resolved =
   | { source: 'tracked'; ln: LoadedNarrative; resolvedBy: 'id' | 'narrative_key' | 'earlier_generation_id' }
   | { source: 'emergent'; e: EmergentNarrative };
 
-export function resolveNarrative(gen: LoadedGeneration, emergent: EmergentStore, id: string): Resolved {
+export async function resolveNarrative(gen: LoadedGeneration, emergent: EmergentStore, id: string): Promise<Resolved> {
   const { maps } = gen;
   const current = maps.narrativeById.get(id);
   if (current) return { source: 'tracked', ln: current, resolvedBy: 'id' };
@@ -36,7 +37,7 @@ export function resolveNarrative(gen: LoadedGeneration, emergent: EmergentStore,
       `story ${id} has no narrative in generation ${gen.id} (it ended, or merged into another); its history: GET /narratives/${id}/trajectory`,
     );
   }
-  const e = emergent.get(id, gen.id);
+  const e = await emergent.find(id, gen.id);
   if (e) return { source: 'emergent', e };
   if (id.startsWith('em-'))
     throw notFound(

@@ -177,15 +177,15 @@ export function narrativesRouter(emergent: EmergentStore): Router {
       .slice(0, limit);
     ctx.body = { q, window, generation: gen.id, items };
   });
-  r.get('/narratives/:id', (ctx) => {
+  r.get('/narratives/:id', async (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
     const { limit, offset } = queryFrom(narrativeDetailQuery, ctx.query);
     const id = ctx.params.id!;
-    const found = resolveNarrative(gen, emergent, id);
+    const found = await resolveNarrative(gen, emergent, id);
     const { narrative, members, dailyCounts } = found.source === 'tracked' ? found.ln : found.e;
     ctx.body = { generation: gen.id, ...resolution(id, found), ...detail(gen, narrative, members, dailyCounts, limit, offset) };
   });
-  r.get('/narratives/:id/trajectory', (ctx) => {
+  r.get('/narratives/:id/trajectory', async (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
     const id = ctx.params.id!;
     // A story that has ended still has its history.
@@ -204,7 +204,7 @@ export function narrativesRouter(emergent: EmergentStore): Router {
       };
       return;
     }
-    const found = resolveNarrative(gen, emergent, id);
+    const found = await resolveNarrative(gen, emergent, id);
     const n = found.source === 'tracked' ? found.ln : found.e;
     const window = n.narrative.window_key as WindowKey;
     ctx.body = {

@@ -1,0 +1,275 @@
+// Proof under failure for several API replicas (issue "Beyond one machine"; docs/scaling.md): two
+// real server processes (serve/main.ts) over one DATA_DIR and one PostgreSQL, billed searches
+// (each with an Idempotency-Key) and jobs sent to both against one account, one replica killed
+// with SIGKILL mid-load while the other carries on. Then, read from the survivor and from the
+// database: every acknowledged charge present with its amount, no request or job charged twice,
+// no hold open once the dead replica's lease ran out, balance = top-ups - settlements, never
+// negative; and an Idempotency-Key of a search the dead replica answered, replayed on the
+// survivor, returns the original answer. Used by test/replicas.test.ts and `npm run bench -- replicas`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createPool } from '../core/postgres/pool.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+export interface Replica {
+  proc: ChildProcess;
+  baseUrl: string;
+  out(): string;
+  exited: Promise<void>;
+}
+
+/** Start serve/main.ts over `dataDir` and `databaseUrl`; resolves once it listens. */
+export async function startReplica(dataDir: string, databaseUrl: string, env: Record<string, string> = {}): Promise<Replica> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'serve', 'main.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_RPS: '100000',
+      RATE_LIMIT_BURST: '100000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let buf = '';
+  proc.stdout!.on('data', (d) => (buf = (buf + d).slice(-200_000)));
+  proc.stderr!.on('data', (d) => (buf = (buf + d).slice(-200_000)));
+  const exited = new Promise<void>((resolve) => proc.on('close', () => resolve()));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const m = /^Serving (http\S+):/m.exec(buf);
+      if (m) (clearInterval(timer), resolve(m[1]!));
+      else if (proc.exitCode !== null) (clearInterval(timer), reject(new Error(`replica did not start:\n${buf.slice(-3000)}`)));
+    }, 20);
+  });
+  return { proc, baseUrl, out: () => buf, exited };
+}
+
+export async function stopReplica(r: Replica, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (r.proc.exitCode === null && r.proc.signalCode === null) r.proc.kill(signal);
+  await r.exited;
+}
+
+interface Call {
+  status: number;
+  json: any;
+  text: string;
+  headers: Headers;
+}
+
+async function call(
+  baseUrl: string,
+  key: string,
+  method: string,
+  p: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Call> {
+  const res = await fetch(`${baseUrl}${p}`, {
+    method,
+    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  return { status: res.status, json, text, headers: res.headers };
+}
+
+async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface ReplicaTrialResult {
+  searches: number;
+  searchesOnKilled: number;
+  jobs: number;
+  jobsSucceeded: number;
+  /** Acknowledged charges (a 200 search's usage, a succeeded job's charge) not found in the ledger, or found with another amount. */
+  lost: number;
+  /** Requests or jobs with more than one settlement. */
+  chargedTwice: number;
+  openHoldsAfter: number;
+  /** From the kill until no hold was open, ms. */
+  holdsReleasedMs: number;
+  balanceMismatch: boolean;
+  negative: boolean;
+  replayOk: boolean;
+  details: string[];
+}
+
+export interface ReplicaTrialOptions {
+  /** A DATA_DIR with a published generation (copied for the trial: ledger, jobs and demo key are its own). */
+  template: string;
+  databaseUrl: string;
+  /** Concurrent clients per replica. */
+  clients?: number;
+  /** Kill the first replica once this many of its searches were acknowledged. */
+  killAfter?: number;
+  /** Searches the survivor answers after the kill before the load stops. */
+  after?: number;
+  workDir: string;
+}
+
+const QUERIES = ['coffee', 'school supplies', 'music', 'sourdough starter', 'back to school', 'protein', 'travel', 'skincare routine'];
+const WINDOWS = ['7d', '30d', '90d', 'all'];
+
+/**
+ * One trial. `databaseUrl` must name an empty database of its own (the demo account, its ledger
+ * and its jobs start there).
+ */
+export async function replicaKillTrial(o: ReplicaTrialOptions): Promise<ReplicaTrialResult> {
+  const clients = o.clients ?? 6;
+  const killAfter = o.killAfter ?? 40;
+  const after = o.after ?? 40;
+  const dataDir = path.join(o.workDir, `trial-${process.pid}-${Date.now()}`);
+  fs.cpSync(o.template, dataDir, {
+    recursive: true,
+    filter: (src) => !/[/\\](ledger|jobs|postgres)([/\\]|$)|demo-key\.json$/.test(src.slice(o.template.length)),
+  });
+  const env = { DEMO_CREDITS: '1000', LEDGER_LEASE_MS: '1000', JOB_EXPIRE_SECONDS: '3', JOB_CONCURRENCY: '2' };
+  const a = await startReplica(dataDir, o.databaseUrl, env);
+  let b: Replica | null = null;
+  const db = createPool(o.databaseUrl, { max: 1 });
+  try {
+    b = await startReplica(dataDir, o.databaseUrl, env);
+    const key = (JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-key.json'), 'utf8')) as { secret: string }).secret;
+    const acked: Array<{ on: 'a' | 'b'; idem: string; body: unknown; text: string; requestId: string; credits: number }> = [];
+    const jobs: Array<{ on: 'a' | 'b'; jobId: string; requestId: string }> = [];
+    let stop = false;
+    let killedAt = 0;
+    let n = 0;
+    const loop = async (r: Replica, on: 'a' | 'b') => {
+      while (!stop) {
+        const i = n++;
+        if (on === 'a' && killedAt) return;
+        try {
+          if (i % 9 === 4) {
+            const res = await call(r.baseUrl, key, 'POST', '/intelligence/jobs', {
+              kind: 'records',
+              query: QUERIES[i % QUERIES.length],
+              limit: 10 + (i % 20),
+              window: 'all',
+            });
+            if (res.status === 202 || res.status === 200) jobs.push({ on, jobId: res.json.jobId, requestId: res.json.request_id });
+            continue;
+          }
+          const body = { query: QUERIES[i % QUERIES.length], limit: 5 + (i % 46), window: WINDOWS[i % WINDOWS.length] };
+          const idem = `trial-${i}`;
+          const res = await call(r.baseUrl, key, 'POST', '/search', body, { 'Idempotency-Key': idem });
+          if (res.status === 200)
+            acked.push({ on, idem, body, text: res.text, requestId: res.json.request_id, credits: res.json.usage.credits });
+        } catch {
+          // The connection died with the replica: not acknowledged.
+          if (on === 'a') return;
+        }
+      }
+    };
+    const loops = [...Array.from({ length: clients }, () => loop(a, 'a')), ...Array.from({ length: clients }, () => loop(b!, 'b'))];
+    await until(`${killAfter} searches on the first replica`, () => acked.filter((x) => x.on === 'a').length >= killAfter, 120_000);
+    killedAt = Date.now();
+    a.proc.kill('SIGKILL');
+    await a.exited;
+    const seen = acked.length;
+    await until(`${after} more searches on the survivor`, () => acked.length >= seen + after, 120_000);
+    stop = true;
+    await Promise.all(loops);
+
+    const details: string[] = [];
+    // Every job ends (one the dead replica was running is delivered again once its run expires).
+    const finished = new Map<string, any>();
+    await until(
+      'every job to finish',
+      async () => {
+        for (const j of jobs) {
+          if (finished.has(j.jobId)) continue;
+          const s = await call(b!.baseUrl, key, 'GET', `/intelligence/jobs/${j.jobId}`);
+          if (s.status === 200 && (s.json.status === 'succeeded' || s.json.status === 'failed')) finished.set(j.jobId, s.json);
+        }
+        return finished.size === jobs.length;
+      },
+      120_000,
+    );
+    await until('no hold open', async () => (await call(b!.baseUrl, key, 'GET', '/health')).json?.ledger?.open_holds === 0, 60_000).catch(
+      (err: Error) => details.push(err.message),
+    );
+    const holdsReleasedMs = Date.now() - killedAt;
+    const health = await call(b.baseUrl, key, 'GET', '/health');
+
+    const entries = (
+      await db.query<{ type: string; account_id: string; ref: string | null; amount_micro: number; balance_after: number }>(
+        'SELECT type, account_id, ref, amount_micro, balance_after FROM ledger.entries ORDER BY seq',
+      )
+    ).rows;
+    const settlements = new Map<string, number[]>();
+    for (const e of entries) if (e.type === 'settlement') settlements.set(e.ref!, [...(settlements.get(e.ref!) ?? []), e.amount_micro]);
+    let lost = 0;
+    for (const s of acked) {
+      const got = settlements.get(s.requestId) ?? [];
+      if (got.length !== 1 || got[0] !== Math.round(s.credits * 1e6)) {
+        lost++;
+        details.push(`search ${s.requestId} (${s.on}) charged ${s.credits}: ledger has ${JSON.stringify(got)}`);
+      }
+    }
+    let jobsSucceeded = 0;
+    for (const j of jobs) {
+      const f = finished.get(j.jobId);
+      const got = [...(settlements.get(j.requestId) ?? []), ...(settlements.get(j.jobId) ?? [])];
+      if (f.status === 'succeeded') jobsSucceeded++;
+      // A cache hit served free (nothing to charge) writes no settlement; every other success one.
+      const expected = f.status === 'succeeded' && !(f.cached && f.charged === 0) ? [Math.round(f.charged * 1e6)] : [];
+      if (JSON.stringify(got) !== JSON.stringify(expected)) {
+        lost++;
+        details.push(`job ${j.jobId} (${j.on}, ${f.status}, charged ${f.charged}): ledger has ${JSON.stringify(got)}`);
+      }
+    }
+    const chargedTwice = [...settlements.values()].filter((l) => l.length > 1).length;
+    const account = await db.query<{ balance_micro: number; held_micro: number }>('SELECT balance_micro, held_micro FROM ledger.accounts');
+    const expected = entries.reduce((s, e) => s + (e.type === 'topup' ? e.amount_micro : e.type === 'settlement' ? -e.amount_micro : 0), 0);
+    const balanceMismatch = account.rows.length !== 1 || account.rows[0]!.balance_micro !== expected || account.rows[0]!.held_micro !== 0;
+    if (balanceMismatch) details.push(`account ${JSON.stringify(account.rows)}, entries say ${expected}`);
+    const negative = entries.some((e) => e.balance_after < 0);
+
+    // A search the dead replica answered, its Idempotency-Key replayed on the survivor.
+    const fromA = acked.find((x) => x.on === 'a');
+    let replayOk = false;
+    if (fromA) {
+      const again = await call(b.baseUrl, key, 'POST', '/search', fromA.body, { 'Idempotency-Key': fromA.idem });
+      replayOk = again.status === 200 && again.headers.get('idempotent-replayed') === 'true' && again.text === fromA.text;
+      if (!replayOk) details.push(`replay of ${fromA.idem} on the survivor: ${again.status} ${again.text.slice(0, 200)}`);
+    }
+    return {
+      searches: acked.length,
+      searchesOnKilled: acked.filter((x) => x.on === 'a').length,
+      jobs: jobs.length,
+      jobsSucceeded,
+      lost,
+      chargedTwice,
+      openHoldsAfter: health.json?.ledger?.open_holds ?? -1,
+      holdsReleasedMs,
+      balanceMismatch,
+      negative,
+      replayOk,
+      details,
+    };
+  } finally {
+    await db.end();
+    await stopReplica(a, 'SIGKILL');
+    if (b) await stopReplica(b);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
