@@ -12,7 +12,7 @@ import { acquireAdvisoryLock } from '../core/postgres/advisory-lock.ts';
 import { PIPELINE_LOCK, runStages } from '../pipeline/runner.ts';
 import { replicaKillTrial, startReplica, stopReplica } from '../tools/replica-trial.ts';
 import { rejects } from './helpers/assert.ts';
-import { waitFor } from './helpers/child.ts';
+import { spawnTs, waitFor } from './helpers/child.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { database, stopPostgres } from './helpers/postgres.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
@@ -38,7 +38,7 @@ async function api(baseUrl: string, key: string, method: string, p: string, body
   return { status: res.status, json: (await res.json()) as any };
 }
 
-test('what a search on one replica forms, the other reads: emergent narratives, jobs, usage', async () => {
+test('what a search on one replica forms, the other reads: emergent narratives, jobs, usage; the admin CLI beside them', async () => {
   const dir = tmpDir();
   fs.cpSync(template, dir, { recursive: true });
   const url = await database();
@@ -78,15 +78,33 @@ test('what a search on one replica forms, the other reads: emergent narratives, 
       [done.charged, s.json.usage.credits].sort(),
     );
     assert.is((await api(b.baseUrl, key, 'GET', '/health')).json.ledger.backend, 'postgres');
+    // The admin CLI writes to the same PostgreSQL beside the running replicas; its key works on both.
+    const admin = async (...args: string[]) => {
+      const c = spawnTs('ledger/admin-cli.ts', args, { DATABASE_URL: url, DATA_DIR: dir });
+      const { code } = await c.exited;
+      assert.is(code, 0, c.out());
+      return JSON.parse(c.out()) as any;
+    };
+    const acme = await admin('accounts', 'create', '--name', 'Acme');
+    await admin('credits', 'topup', '--account', acme.id, '--credits', '0.5');
+    const acmeKey = await admin('keys', 'create', '--account', acme.id);
+    const paid = await api(a.baseUrl, acmeKey.secret, 'POST', '/search', { query: 'coffee', limit: 10, window: 'all' });
+    assert.is(paid.status, 200);
+    const left = (500_000 - Math.round(paid.json.usage.credits * 1e6)) / 1e6;
+    assert.is((await api(b.baseUrl, acmeKey.secret, 'GET', '/usage')).json.balance, left);
+    assert.is((await admin('accounts', 'show', '--account', acme.id)).balance, left);
+    assert.is((await api(b.baseUrl, acmeKey.secret, 'POST', '/search', { query: 'coffee', limit: 100, window: 'all' })).status, 402);
+    await admin('keys', 'revoke', '--key', acmeKey.id);
+    assert.is((await api(b.baseUrl, acmeKey.secret, 'GET', '/health')).status, 403);
   } finally {
     await Promise.all([stopReplica(a), stopReplica(b)]);
   }
 });
 
 test('a replica killed with SIGKILL under billed load: nothing acknowledged lost, nothing charged twice, its holds released', async () => {
-  const r = await replicaKillTrial({ template, databaseUrl: await database(), workDir: tmpDir() });
+  const r = await replicaKillTrial({ template, databaseUrl: await database(), workDir: tmpDir(), killAfter: 25, after: 25 });
   assert.equal(r.details, []);
-  assert.ok(r.searchesOnKilled >= 40 && r.searches >= 80, JSON.stringify(r));
+  assert.ok(r.searchesOnKilled >= 25 && r.searches >= 50, JSON.stringify(r));
   assert.ok(r.jobs > 0 && r.jobsSucceeded === r.jobs, JSON.stringify(r));
   assert.equal([r.lost, r.chargedTwice, r.openHoldsAfter, r.balanceMismatch, r.negative, r.replayOk], [0, 0, 0, false, false, true]);
 });

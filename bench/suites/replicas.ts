@@ -41,6 +41,8 @@ interface Config {
   name: string;
   replicas: number;
   ledger: 'file' | 'postgres';
+  /** SEARCH_THREADS of each replica (unset: the server's default, the machine's cores). */
+  searchThreads?: number;
 }
 
 interface ConfigFigures extends Config {
@@ -99,6 +101,8 @@ export async function benchReplicas(o: ReplicasBenchOptions): Promise<void> {
       { name: 'one replica, file ledger', replicas: 1, ledger: 'file' },
       { name: 'one replica, PostgreSQL', replicas: 1, ledger: 'postgres' },
       { name: 'two replicas, PostgreSQL', replicas: 2, ledger: 'postgres' },
+      // The cores shared out: each replica one answer worker instead of one per core.
+      { name: 'two replicas, PostgreSQL, SEARCH_THREADS=1 each', replicas: 2, ledger: 'postgres', searchThreads: 1 },
     ];
     const figures: ConfigFigures[] = [];
     for (const c of configs) {
@@ -106,7 +110,7 @@ export async function benchReplicas(o: ReplicasBenchOptions): Promise<void> {
       if (c.ledger === 'postgres') env.DATABASE_URL = await pgs.freshDatabase();
       const servers: Server[] = [];
       try {
-        for (let i = 0; i < c.replicas; i++) servers.push(await startServer(dir, undefined, env, i === 0));
+        for (let i = 0; i < c.replicas; i++) servers.push(await startServer(dir, c.searchThreads, env, i === 0));
         await runOnce(servers, bodyOf, 3);
         const runs = [];
         for (let r = 0; r < o.runs; r++) runs.push(await runOnce(servers, bodyOf, o.seconds));
@@ -151,7 +155,7 @@ Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}; Po
 
 Kill trials (tools/replica-trial.ts): ${tr.count} trials, each two replica processes (serve/main.ts) over the committed sample's generation and one database, six clients on each sending searches with Idempotency-Keys and records jobs against one account, the first replica killed with SIGKILL after 20..79 of its searches were answered, the survivor answering 40 more (lease 1 s, job expiry 3 s). ${f(tr.searches)} searches acknowledged (${f(tr.searchesOnKilled)} by replicas then killed), ${f(tr.jobs)} jobs: **${tr.lost} acknowledged charges lost**, **${tr.chargedTwice} charged twice**, **${tr.openHoldsAfter} holds left open**, **${tr.balanceMismatches} balance mismatches**, **${tr.negative} negative balances**; the dead replica's searches replayed on the survivor by Idempotency-Key byte for byte in ${tr.replaysOk} of ${tr.count}; every job finished and every hold released a median ${f(tr.settledMs)} ms after the kill.
 
-Throughput: POST /search, limit 100, the api bench's repeated mix (Zipf over 200 queries) on its generation of ${f(o.posts)} posts, answer cache off, ${CONNECTIONS} connections in all (split evenly between the replicas), ${o.runs} runs of ${o.seconds} s after a 3 s warm-up, the median run; every replica with the server's default threads. On one 2-core machine two replicas share the same cores: the figure says what replication costs here, not what a second machine adds.
+Throughput: POST /search, limit 100, the api bench's repeated mix (Zipf over 200 queries) on its generation of ${f(o.posts)} posts, answer cache off, ${CONNECTIONS} connections in all (split evenly between the replicas), ${o.runs} runs of ${o.seconds} s after a 3 s warm-up, the median run; every replica with the server's default threads (an answer worker per core) unless the row says otherwise. On one 2-core machine two replicas share the same cores: the figures say what replication costs here, not what a second machine adds.
 
 | configuration | req/s (runs) | p50 ms | p99 ms | non-2xx | vs one replica, file ledger |
 |---|---|---|---|---|---|

@@ -3,6 +3,7 @@
 // PostgreSQL (DATABASE_URL; pg-job-book.ts), which every replica reads and writes, so any replica
 // accepts a job, runs it and answers for it.
 import { cacheKey, JobCache, type CacheEntry } from './job-cache.ts';
+import type { JobQueue } from './job-queue.ts';
 import { JobStore, type JobRecord } from './job-store.ts';
 
 export interface JobBook {
@@ -15,6 +16,8 @@ export interface JobBook {
    */
   add(job: JobRecord): Promise<JobRecord | null>;
   save(job: JobRecord): Promise<void>;
+  /** Save a job just accepted and queue it, so that a crash can never leave it kept but not queued. */
+  saveQueued(job: JobRecord, queue: JobQueue): Promise<void>;
   /** A job that never started (its hold refused): gone as if never submitted. */
   remove(jobId: string): Promise<void>;
   saveResult(jobId: string, json: string): Promise<void>;
@@ -104,6 +107,12 @@ export class FileJobBook implements JobBook {
   save(job: JobRecord): Promise<void> {
     this.track(job);
     return this.store.save(job);
+  }
+
+  /** Saved first: a crash before it is queued leaves it queued on disk, and a restart queues it (open()). */
+  async saveQueued(job: JobRecord, queue: JobQueue): Promise<void> {
+    await this.save(job);
+    await queue.enqueue(job.jobId);
   }
 
   async remove(jobId: string): Promise<void> {

@@ -2,10 +2,17 @@
 // queue in memory, filled again from the job files at a start (job-book.ts); with DATABASE_URL
 // pg-boss on the same PostgreSQL (pg-job-queue.ts): any replica takes the next job, and a job
 // whose replica died is taken again once its run expires.
+/** Somewhere SQL runs: a connection inside a transaction (pg-boss's own shape for it). */
+export interface SqlExecutor {
+  executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
 export interface JobQueue {
   /** Start taking jobs; `run` must settle every job it is given (it never throws for a job's own failure). */
   start(run: (jobId: string) => Promise<void>): Promise<void>;
   enqueue(jobId: string): Promise<void>;
+  /** Queue inside the caller's transaction (a queue kept in PostgreSQL only). */
+  enqueueIn?(db: SqlExecutor, jobId: string): Promise<void>;
   /** No new jobs start; resolves once the running ones finished. */
   close(): Promise<void>;
 }

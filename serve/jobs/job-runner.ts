@@ -149,8 +149,10 @@ export class JobRunner {
         job.holdId = hold.id;
         delete job.submitting;
         try {
-          await this.book.save(job);
+          // Kept and queued at once (one transaction with PostgreSQL): never kept but not queued.
+          await this.book.saveQueued(job, this.d.queue);
         } catch (err) {
+          job.submitting = true;
           await this.d.ledger.release(hold.id, 'error').catch(() => undefined);
           throw err;
         }
@@ -158,7 +160,6 @@ export class JobRunner {
         if (job.submitting) await this.book.remove(job.jobId).catch(() => undefined);
         throw err;
       }
-      await this.d.queue.enqueue(job.jobId);
       return { status: 202, job };
     } finally {
       lease.release();

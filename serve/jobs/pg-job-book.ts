@@ -6,6 +6,7 @@ import { migrate } from '../../core/postgres/migrate.ts';
 import { createPool, type PgPool } from '../../core/postgres/pool.ts';
 import { pruneSet, type JobBook } from './job-book.ts';
 import { expiryOf, ROLLING_MS, type CacheEntry } from './job-cache.ts';
+import type { JobQueue } from './job-queue.ts';
 import type { JobRecord } from './job-store.ts';
 
 export const JOBS_SCHEMA = 'jobs';
@@ -51,12 +52,29 @@ export class PgJobBook implements JobBook {
     }
   }
 
-  async save(job: JobRecord): Promise<void> {
-    await this.pool.query(
+  async save(job: JobRecord, client: { query: PgPool['query'] } = this.pool): Promise<void> {
+    await client.query(
       `INSERT INTO jobs.jobs (job_id, account_id, idem_key, status, finished_at, record) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (job_id) DO UPDATE SET status = EXCLUDED.status, finished_at = EXCLUDED.finished_at, record = EXCLUDED.record`,
       [job.jobId, job.account, job.idempotency?.key ?? null, job.status, job.finishedAt, JSON.stringify(job)],
     );
+  }
+
+  /** The record and pg-boss's job in one transaction: both or neither. */
+  async saveQueued(job: JobRecord, queue: JobQueue): Promise<void> {
+    if (!queue.enqueueIn) throw new Error('the PostgreSQL job book needs a queue kept in PostgreSQL');
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await this.save(job, client);
+      await queue.enqueueIn({ executeSql: (text, values) => client.query(text, values) }, job.jobId);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 
   async remove(jobId: string): Promise<void> {

