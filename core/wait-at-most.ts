@@ -20,3 +20,12 @@ export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<vo
     ms,
   );
 }
+
+/** Poll `cond` every `everyMs` until it holds; throws naming `what` once `timeoutMs` pass first (never a bare sleep). */
+export async function pollUntil(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 20): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

@@ -9,21 +9,12 @@ import { toMicro } from '../ledger/money.ts';
 import { PgLedger } from '../ledger/postgres/pg-ledger.ts';
 import { pgCrashTrial } from '../ledger/verify/pg-crash-trial.ts';
 import { rejects } from './helpers/assert.ts';
-import { spawnTs } from './helpers/child.ts';
+import { spawnTs, waitFor } from './helpers/child.ts';
 import { database, stopPostgres } from './helpers/postgres.ts';
 
 const C = (credits: number | string) => toMicro(credits);
 
 test.after(stopPostgres);
-
-/** Poll with a bound (no sleeps standing in for a wait). */
-async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 test('two replicas on one account never overdraw: 1,000 concurrent holds from both', async () => {
   const url = await database();
@@ -71,15 +62,15 @@ test('Idempotency-Keys across replicas: in flight elsewhere, replayed elsewhere,
 
   // A replica that claims a key, then dies: in flight until its lease expires, then new to whoever asks.
   const child = spawnTs('ledger/verify/load-child.ts', ['-', acc.id, '16'], { DATABASE_URL: url, LEDGER_LEASE_MS: '1000', IDEM_KEY: 'k2' });
-  await until('the child to claim k2 and load', () => child.out().includes('BEGUN') && child.out().split('ACK hold').length > 50);
+  await waitFor(() => child.out().includes('BEGUN') && child.out().split('ACK hold').length > 50, 'the child to claim k2 and load', 20_000);
   assert.equal(await b.idempotencyBegin(acc.id, 'k2', 'h'), { kind: 'in_flight' });
   child.proc.kill('SIGKILL');
   await child.exited;
   // What the dead replica left open, read at once (the lease, 1 s, has not run out yet).
   const orphaned = (await a.openHolds()).length;
-  await until('k2 to be free', async () => (await b.idempotencyBegin(acc.id, 'k2', 'h')).kind === 'new');
+  await waitFor(async () => (await b.idempotencyBegin(acc.id, 'k2', 'h')).kind === 'new', 'k2 to be free', 20_000);
   assert.equal(await a.idempotencyBegin(acc.id, 'k2', 'h'), { kind: 'in_flight' }, 'claimed once: b holds it now');
-  await until('the dead replica’s holds to be released', async () => (await a.openHolds()).length === 0);
+  await waitFor(async () => (await a.openHolds()).length === 0, 'the dead replica’s holds to be released', 20_000);
   const refunds = (await a.usage(acc.id, { limit: 500 })).entries.filter((e) => e.reason === 'lease_expired');
   assert.ok(orphaned > 0, 'sixteen workers were holding when the child died');
   assert.is(refunds.length, orphaned, 'each hold it left open came back as a lease_expired refund');

@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createPool } from '../core/postgres/pool.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -84,14 +85,6 @@ async function call(
     json = null;
   }
   return { status: res.status, json, text, headers: res.headers };
-}
-
-async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 export interface ReplicaTrialResult {
@@ -182,19 +175,19 @@ export async function replicaKillTrial(o: ReplicaTrialOptions): Promise<ReplicaT
       }
     };
     const loops = [...Array.from({ length: clients }, () => loop(a, 'a')), ...Array.from({ length: clients }, () => loop(b!, 'b'))];
-    await until(`${killAfter} searches on the first replica`, () => acked.filter((x) => x.on === 'a').length >= killAfter, 120_000);
+    await pollUntil(`${killAfter} searches on the first replica`, () => acked.filter((x) => x.on === 'a').length >= killAfter, 120_000, 50);
     killedAt = Date.now();
     a.proc.kill('SIGKILL');
     await a.exited;
     const seen = acked.length;
-    await until(`${after} more searches on the survivor`, () => acked.length >= seen + after, 120_000);
+    await pollUntil(`${after} more searches on the survivor`, () => acked.length >= seen + after, 120_000, 50);
     stop = true;
     await Promise.all(loops);
 
     const details: string[] = [];
     // Every job ends (one the dead replica was running is delivered again once its run expires).
     const finished = new Map<string, any>();
-    await until(
+    await pollUntil(
       'every job to finish',
       async () => {
         for (const j of jobs) {
@@ -205,10 +198,14 @@ export async function replicaKillTrial(o: ReplicaTrialOptions): Promise<ReplicaT
         return finished.size === jobs.length;
       },
       120_000,
+      50,
     );
-    await until('no hold open', async () => (await call(b!.baseUrl, key, 'GET', '/health')).json?.ledger?.open_holds === 0, 60_000).catch(
-      (err: Error) => details.push(err.message),
-    );
+    await pollUntil(
+      'no hold open',
+      async () => (await call(b!.baseUrl, key, 'GET', '/health')).json?.ledger?.open_holds === 0,
+      60_000,
+      50,
+    ).catch((err: Error) => details.push(err.message));
     const holdsReleasedMs = Date.now() - killedAt;
     const health = await call(b.baseUrl, key, 'GET', '/health');
 

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createPool } from '../../core/postgres/pool.ts';
 import { PgLedger } from '../postgres/pg-ledger.ts';
+import { pollUntil } from '../../core/wait-at-most.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -68,14 +69,6 @@ function startReplica(o: PgTrialOptions, account: string): Replica {
   return r;
 }
 
-async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 export async function pgCrashTrial(o: PgTrialOptions): Promise<PgTrialResult> {
   const timeoutMs = o.timeoutMs ?? 60_000;
   const survivor = await PgLedger.open({ databaseUrl: o.databaseUrl, leaseMs: o.leaseMs });
@@ -92,13 +85,13 @@ export async function pgCrashTrial(o: PgTrialOptions): Promise<PgTrialResult> {
       if (f) throw new Error(`a replica stopped by itself: ${f.lines.at(-1)}`);
       return acked() >= n;
     };
-    await until(`${o.killAfterAcks} acknowledged operations`, check(o.killAfterAcks), timeoutMs);
+    await pollUntil(`${o.killAfterAcks} acknowledged operations`, check(o.killAfterAcks), timeoutMs);
     replicas[0]!.proc.kill('SIGKILL');
-    await until(`${2 * o.killAfterAcks} acknowledged operations`, check(2 * o.killAfterAcks), timeoutMs);
+    await pollUntil(`${2 * o.killAfterAcks} acknowledged operations`, check(2 * o.killAfterAcks), timeoutMs);
     for (const r of replicas.slice(1)) r.proc.kill('SIGKILL');
     await Promise.all(replicas.map((r) => r.exited));
     const killedAt = Date.now();
-    await until('the dead replicas’ holds to be released', async () => (await survivor.openHolds()).length === 0, timeoutMs).catch(
+    await pollUntil('the dead replicas’ holds to be released', async () => (await survivor.openHolds()).length === 0, timeoutMs).catch(
       () => {},
     );
     const releaseMs = Date.now() - killedAt;
