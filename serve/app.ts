@@ -25,6 +25,10 @@ import { jobsRouter } from './jobs/job-routes.ts';
 import { narrativesRouter } from './maps/narrative-routes.ts';
 import { patternsRouter } from './maps/pattern-routes.ts';
 import { searchHandler } from './search/search-route.ts';
+import { pricesRouter } from './billing/price-routes.ts';
+import { mediaRouter } from './media/media-routes.ts';
+import type { MediaEntries } from './media/media-entries.ts';
+import { uiRouter } from './ui/ui-routes.ts';
 import type { SnapshotStore } from './generation/snapshot-store.ts';
 
 export const API_VERSIONS = ['v1.0.1'] as const;
@@ -57,6 +61,10 @@ export interface AppDeps {
   answerCache?: AnswerCache;
   /** The search workers (for /health; absent: searches run on the main thread). */
   searchPool?: SearchPool | null;
+  /** DATA_DIR: the media routes read posts' media files under its landing/ folder. */
+  dataDir: string;
+  /** Posts' media lists, read from the snapshots (closed with the server). */
+  media: MediaEntries;
 }
 
 /** An http-errors 4xx (Koa's ctx.throw): its message was written for the client. */
@@ -79,6 +87,8 @@ export function createApp(deps: AppDeps): Koa {
     const requestId = newRequestId();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
+    // Every answer is what its Content-Type says (JSON, a thumbnail we encoded, a dashboard file).
+    ctx.set('X-Content-Type-Options', 'nosniff');
     try {
       try {
         if (!decodablePath(ctx.path)) throw new HttpError(400, { error: 'the request path has a malformed percent-encoding' });
@@ -130,6 +140,9 @@ export function createApp(deps: AppDeps): Koa {
   api.get('/openapi.json', (ctx) => {
     ctx.body = openApiDocument(deps.prefix);
   });
+  // The dashboard's pages hold no data (they read the API with the key the person types in): no key.
+  const ui = uiRouter(deps.prefix);
+  api.use(ui.routes());
   // Everything else: a key, the rate limit, the API version, a leased generation.
   api.use(requireKey(deps.ledger));
   api.use(async (ctx, next) => {
@@ -179,6 +192,8 @@ export function createApp(deps: AppDeps): Koa {
   const routers = [
     narrativesRouter(emergent),
     patternsRouter(),
+    pricesRouter(),
+    mediaRouter(deps.dataDir, deps.media),
     accountRouter(deps.ledger, deps.snapshots, deps.startedAt ?? new Date(), {
       pool: deps.searchPool ?? null,
       cache: deps.answerCache ?? null,

@@ -26,6 +26,7 @@ import { AnswerCache } from './search/answer-cache.ts';
 import { EmergentShare } from './search/emergent-share.ts';
 import { EMERGENT_MAX, EMERGENT_TTL_MS, EmergentStore } from './search/emergent-store.ts';
 import { SnapshotStore } from './generation/snapshot-store.ts';
+import { MediaEntries } from './media/media-entries.ts';
 
 export interface RunningServer {
   url: string;
@@ -75,6 +76,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     statusPath: (id) => `${config.SERVICE_PREFIX}/intelligence/jobs/${id}`,
     retentionMs: config.JOB_RETENTION_DAYS * DAY_MS,
   });
+  const media = new MediaEntries();
   let server: http.Server | null = null;
   let unannounce: (() => Promise<void>) | null = null;
   try {
@@ -104,6 +106,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       answerCache,
       searchPool: pool,
       emergent,
+      dataDir: config.dataDir,
+      media,
     });
     const adminAuth = adminToken(config.ADMIN_TOKEN);
     const admin = createAdminRouter(ledger, adminAuth.token, config.SERVICE_PREFIX);
@@ -168,6 +172,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           await waitAtMost(jobs.close(), CLOSE_DRAIN_MS);
           await pool?.close();
           await emergentShare?.close();
+          await media.close();
           await ledger.close();
         })()),
     };
@@ -178,6 +183,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await unannounce?.();
     await pool?.close();
     await emergentShare?.close().catch(() => undefined);
+    await media.close();
     await ledger.close();
     throw err;
   }

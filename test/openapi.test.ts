@@ -5,12 +5,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../core/config.ts';
-import { createLogger } from '../core/log.ts';
 import { toMicro } from '../ledger/money.ts';
 import { insightsResult } from '../serve/jobs/analyses.ts';
 import { TemplateSummariser } from '../serve/jobs/summariser.ts';
-import { startServer, type RunningServer } from '../serve/server.ts';
+import type { RunningServer } from '../serve/server.ts';
+import { testServer } from './helpers/server.ts';
 import { waitFor } from './helpers/child.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { cleanupTmp } from './helpers/tmp.ts';
@@ -43,7 +42,8 @@ async function check(
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
   });
   const text = await res.text();
-  const json: any = text ? JSON.parse(text) : null;
+  // A thumbnail is bytes; every other answer JSON.
+  const json: any = text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text || null;
   const op = doc.paths[template]?.[method.toLowerCase()];
   assert.ok(op, `${method} ${template} is in the document`);
   const response = op.responses[String(res.status)];
@@ -62,18 +62,7 @@ test.before(async () => {
   const dir = sampleDataDir();
   await runPipeline(dir);
   // Pattern entries on, so their schema (PatternEntry) meets real ones too; off is the default.
-  s = await startServer(
-    loadConfig({
-      DATA_DIR: dir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_RPS: '1000',
-      RATE_LIMIT_BURST: '1000',
-      SEARCH_PATTERNS: 'on',
-    }),
-    createLogger('test', 'silent'),
-  );
+  s = await testServer(dir, { SEARCH_PATTERNS: 'on' });
   doc = await (await fetch(`${s.baseUrl}/openapi.json`)).json();
 });
 
@@ -124,6 +113,14 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   await check('GET', '/intelligence/patterns?sort=nope', '/intelligence/patterns');
   await check('GET', '/usage', '/usage');
   await check('GET', '/health', '/health');
+  await check('GET', '/billing/prices', '/billing/prices');
+  const daily = await check('GET', '/narratives/trending?window=30d&daily=true&sort=engagement', '/narratives/trending');
+  assert.ok(daily.items.every((n: { daily_counts?: number[] }) => n.daily_counts?.length === 30));
+  const uuid = patterns.items[0].medoidContentUuids[0];
+  assert.ok((await check('GET', `/media/${uuid}`, '/media/{uuid}')).items.length > 0);
+  await check('GET', `/media/${uuid}/0`, '/media/{uuid}/{index}');
+  await check('GET', '/media/nope', '/media/{uuid}');
+  await check('GET', `/media/${uuid}/x`, '/media/{uuid}/{index}');
   // Jobs: each kind submitted, polled to its end and re-read from the cache; their errors.
   const rich = await s.ledger.createAccount('rich');
   await s.ledger.topup(rich.id, toMicro('500'));
@@ -184,7 +181,12 @@ test('the documented query rules are the ones enforced: every integer parameter 
   const patterns = (await (
     await fetch(`${s.baseUrl}/intelligence/patterns?scope=all`, { headers: { 'x-api-key': s.demo.secret } })
   ).json()) as any;
-  const ids: Record<string, string> = { id: trending.items[0].id, patternKey: patterns.items[0].patternKey };
+  const ids: Record<string, string> = {
+    id: trending.items[0].id,
+    patternKey: patterns.items[0].patternKey,
+    uuid: patterns.items[0].medoidContentUuids[0],
+    index: '0',
+  };
   let checked = 0;
   for (const [template, ops] of Object.entries(
     doc.paths as Record<
@@ -199,7 +201,10 @@ test('the documented query rules are the ones enforced: every integer parameter 
       const at = await fetch(`${s.baseUrl}${path}?${p.name}=${p.schema.maximum}${template === '/narratives/search' ? '&q=coffee' : ''}`, {
         headers: { 'x-api-key': s.demo.secret },
       });
-      assert.is(at.status, 200, `${template} ${p.name}=${p.schema.maximum}`);
+      // A thumbnail's frame names a file: the largest frame number is taken, and no post has that many frames.
+      const taken = template === '/media/{uuid}/{index}' ? 404 : 200;
+      assert.is(at.status, taken, `${template} ${p.name}=${p.schema.maximum}`);
+      if (taken === 404) assert.match(((await at.json()) as { error: string }).error, /no frame/);
       const past = await fetch(
         `${s.baseUrl}${path}?${p.name}=${p.schema.maximum! + 1}${template === '/narratives/search' ? '&q=coffee' : ''}`,
         { headers: { 'x-api-key': s.demo.secret } },

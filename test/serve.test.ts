@@ -252,6 +252,72 @@ test('free reads: trending, narrative search, one narrative, trajectory, pattern
   assert.is((await s.ledger.status()).lastSeq, seq, 'free reads write nothing to the ledger');
 });
 
+test('trending sorts (momentum, emerging, volume, engagement) and daily counts with the period change', async () => {
+  const by = async (sort: string) => (await call('GET', `/narratives/trending?window=30d&limit=100&sort=${sort}&daily=true`)).json;
+  const momentum = await by('momentum');
+  const plain = (await call('GET', '/narratives/trending?window=30d&limit=100')).json;
+  assert.equal(
+    momentum.items.map((n: { id: string }) => n.id),
+    plain.items.map((n: { id: string }) => n.id),
+    'momentum is the default order',
+  );
+  assert.not.ok('daily_counts' in plain.items[0], 'daily counts only when asked');
+  const key = { emerging: 'emerging_score', volume: 'content_count', engagement: 'total_engagement' } as const;
+  for (const [sort, field] of Object.entries(key)) {
+    const r = await by(sort);
+    assert.is(r.sort, sort);
+    assert.is(r.items.length, momentum.items.length);
+    const values = r.items.map((n: Record<string, unknown>) => Number(n[field]));
+    assert.equal(
+      values,
+      [...values].sort((a, b) => b - a),
+      `${sort} descending`,
+    );
+  }
+  for (const n of momentum.items.slice(0, 5)) {
+    const d = (await call('GET', `/narratives/${n.id}`)).json;
+    assert.equal(n.daily_counts, d.daily_counts);
+    const last = n.daily_counts.slice(-7).reduce((a: number, b: number) => a + b, 0);
+    const before = n.daily_counts.slice(-14, -7).reduce((a: number, b: number) => a + b, 0);
+    assert.equal(n.period_change, { days: 7, current: last, previous: before, ratio: before ? (last - before) / before : null });
+  }
+  assert.is((await call('GET', '/narratives/trending?sort=size')).status, 400);
+  assert.match((await call('GET', '/narratives/trending?daily=yes')).json.error, /daily must be true or false/);
+});
+
+test("trajectory days: each day's sentiment and stance are the narrative's formulas over that day's posts", async () => {
+  const n = (await call('GET', '/narratives/trending?window=30d&limit=1&sort=volume')).json.items[0];
+  const t = (await call('GET', `/narratives/${n.id}/trajectory`)).json;
+  const posts = (await call('GET', `/narratives/${n.id}?limit=500`)).json.posts.items as Array<{
+    publishedAt: string;
+    enrichment: { tone: string | null };
+  }>;
+  assert.is(posts.length, n.content_count);
+  const toned = t.daily.filter((d: { sentiment_score: number | null }) => d.sentiment_score !== null);
+  assert.ok(toned.length > 3, 'days with a tone');
+  for (const d of t.daily) {
+    const start = Date.parse(d.start);
+    const day = posts.filter((p) => Date.parse(p.publishedAt) >= start && Date.parse(p.publishedAt) < start + 86_400_000);
+    assert.is(d.content_count, day.length);
+    const tones = day.map((p) => p.enrichment.tone).filter((x) => x !== null);
+    const score = tones.length
+      ? (tones.filter((x) => x === 'positive').length - tones.filter((x) => x === 'negative').length) / tones.length
+      : null;
+    assert.is(d.sentiment_score, score, d.start);
+    if (d.stance) assert.ok(Math.abs(Object.values(d.stance as Record<string, number>).reduce((a, b) => a + b, 0) - 1) < 1e-9);
+    assert.is(typeof d.spike, 'boolean');
+  }
+});
+
+test('prices and platforms: what the dashboard needs before a call', async () => {
+  const p = (await call('GET', '/billing/prices')).json;
+  assert.equal(p.search, { per_record: 0.01, default_limit: 100, max_limit: 300 });
+  assert.equal(p.jobs.patterns, { per_call: 10 });
+  const h = (await call('GET', '/health')).json;
+  assert.equal(h.platforms, [...h.platforms].sort());
+  assert.ok(h.platforms.includes('tiktok'));
+});
+
 test('rate limit: a token bucket per key; over it a 429 with Retry-After', () => {
   let now = 0;
   const rl = new RateLimiter(2, 3, () => now);

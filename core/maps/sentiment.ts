@@ -80,8 +80,8 @@ export function narrativeSentiment(posts: PostFeeling[]): NarrativeSentiment {
   return sentimentOfCounts(counts, posts.length);
 }
 
-/** The sentiment of n posts from the count of each feeling code among them. */
-function sentimentOfCounts(counts: Float64Array, n: number): NarrativeSentiment {
+/** The sentiment of n posts from the count of each feeling code among them (8 codes, feelingCode). */
+export function sentimentOfCounts(counts: Float64Array, n: number): NarrativeSentiment {
   const tones = { positive: 0, neutral: 0, negative: 0 };
   const stance = { critical: 0, mixed: 0, neutral: 0, supportive: 0 };
   let toned = 0;

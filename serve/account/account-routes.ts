@@ -57,6 +57,7 @@ export function accountRouter(
       data_age_seconds: Math.round((Date.now() - Date.parse(asOf)) / 1000),
       loaded_at: gen.loadedAt,
       rows: gen.posts,
+      platforms: [...gen.content.platforms].sort(),
       narratives: gen.maps.narratives.length,
       patterns: gen.maps.patterns.length,
       draining_generations: snapshots.draining,

@@ -13,7 +13,9 @@ import {
   patternContentQuery,
   patternsBrowseQuery,
   trendingQuery,
+  TRENDING_SORT_KEYS,
 } from '../maps/map-queries.ts';
+import { mediaThumbnailQuery } from '../media/media-routes.ts';
 import { searchBodySchema } from '../search/search-body.ts';
 import { idempotencyKeySchema } from './idempotency-key.ts';
 import { bodySchema, queryParameters } from './query.ts';
@@ -223,6 +225,17 @@ const insufficient = obj(
 
 const paged = (items: Schema, more: Record<string, Schema> = {}) => obj({ items: { type: 'array', items }, ...more });
 
+/** A trending item: a Narrative, with its daily counts and period change when `daily=true`. */
+const trendingItem: Schema = {
+  ...narrative,
+  properties: {
+    ...(narrative.properties as Record<string, Schema>),
+    daily_counts: { type: 'array', items: int },
+    period_change: obj({ days: int, current: int, previous: int, ratio: nullable('number') }),
+  },
+};
+const stanceShares = nullable(obj({ critical: unit, mixed: unit, neutral: unit, supportive: unit }));
+
 // Asynchronous jobs (docs/jobs.md).
 const jobKinds = [...JOB_KINDS];
 const counted = (name: string) => ({ type: 'array', items: obj({ [name]: str, count: int, share: unit }) });
@@ -399,9 +412,12 @@ export function openApiDocument(prefix: string): Schema {
       },
       '/narratives/trending': {
         get: {
-          summary: 'Narratives of a window by momentum (free)',
+          summary: 'Narratives of a window by momentum, or by emergence, volume or engagement (free)',
           parameters: queryParameters(trendingQuery),
-          responses: { 200: json(ref('NarrativeList'), 'Narratives, by momentum_score, emerging_score, content_count, id'), ...readErrors },
+          responses: {
+            200: json(ref('NarrativeList'), 'Narratives, by the sort key, then momentum_score, emerging_score, content_count, id'),
+            ...readErrors,
+          },
         },
       },
       '/narratives/search': {
@@ -455,6 +471,36 @@ export function openApiDocument(prefix: string): Schema {
           summary: 'Lookalikes of a pattern (free)',
           parameters: [pathParam('patternKey', 'pattern key')],
           responses: { 200: json(ref('PatternLookalikes'), 'Lookalikes'), ...readErrors },
+        },
+      },
+      '/billing/prices': {
+        get: {
+          summary: 'What each billed call costs, in credits (free): the search hold is limit x search.per_record',
+          responses: { 200: json(ref('Prices'), 'Prices'), ...errors(403, 429) },
+        },
+      },
+      '/media/{uuid}': {
+        get: {
+          summary: "A post's media (free): local files with the path of their thumbnail, remote ones with their url",
+          parameters: [pathParam('uuid', "the post's uuid")],
+          responses: { 200: json(ref('MediaList'), 'Media'), ...readErrors },
+        },
+      },
+      '/media/{uuid}/{index}': {
+        get: {
+          summary:
+            "A thumbnail (WebP, at most 320 px) of a post's local media (free); a video's frame by ?frame=k. " +
+            'Remote media: a 404 carrying the url',
+          parameters: [
+            pathParam('uuid', "the post's uuid"),
+            { name: 'index', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]{1,3}$' }, description: 'media index' },
+            ...queryParameters(mediaThumbnailQuery),
+          ],
+          responses: {
+            200: { description: 'The thumbnail', content: { 'image/webp': { schema: { type: 'string', format: 'binary' } } } },
+            304: { description: 'Not modified (If-None-Match)' },
+            ...readErrors,
+          },
         },
       },
       '/usage': {
@@ -527,8 +573,9 @@ export function openApiDocument(prefix: string): Schema {
         Job: job,
         ...jobResults,
         InsufficientCredits: insufficient,
-        NarrativeList: paged(ref('Narrative'), {
+        NarrativeList: paged(trendingItem, {
           window: windowEnum,
+          sort: { type: 'string', enum: [...TRENDING_SORT_KEYS] },
           generation: str,
           total: int,
           offset: int,
@@ -555,7 +602,17 @@ export function openApiDocument(prefix: string): Schema {
             window_key: windowEnum,
             generation: str,
             ended: bool,
-            daily: { type: 'array', items: obj({ start: str, content_count: int, engagement: { type: 'number', minimum: 0 } }) },
+            daily: {
+              type: 'array',
+              items: obj({
+                start: str,
+                content_count: int,
+                engagement: { type: 'number', minimum: 0 },
+                spike: bool,
+                sentiment_score: nullable({ type: 'number', minimum: -1, maximum: 1 }),
+                stance: stanceShares,
+              }),
+            },
             daily_counts: { type: 'array', items: num },
             points: {
               type: 'array',
@@ -592,6 +649,31 @@ export function openApiDocument(prefix: string): Schema {
         }),
         PatternContent: paged(ref('StoredContent'), { patternKey: str, generation: str, total: int, nextCursor: nullable('string') }),
         PatternLookalikes: obj({ patternKey: str, lookalikes: { type: 'array', items: ref('Lookalike') } }),
+        Prices: obj({
+          unit: { type: 'string', enum: ['credits'] },
+          search: obj({ per_record: num, default_limit: int, max_limit: int }),
+          jobs: obj({
+            records: obj({ per_record: num }),
+            insights: obj({ per_record: num, include_signals: num }),
+            patterns: obj({ per_call: num }),
+            stats: obj({ per_call: num }),
+          }),
+        }),
+        MediaList: obj({
+          uuid: str,
+          generation: str,
+          items: {
+            type: 'array',
+            items: obj({
+              index: int,
+              kind: { type: 'string', enum: ['image', 'video'] },
+              source: { type: 'string', enum: ['local', 'remote'] },
+              url: nullable('string'),
+              thumbnail: nullable('string'),
+              frames: int,
+            }),
+          },
+        }),
         Usage: obj({
           account: str,
           balance: num,
@@ -624,6 +706,7 @@ export function openApiDocument(prefix: string): Schema {
           data_age_seconds: num,
           loaded_at: str,
           rows: int,
+          platforms: strList,
           narratives: int,
           patterns: int,
           draining_generations: int,

@@ -5,7 +5,20 @@ import { cursorField, intField, pageFields, windowField } from '../http/query.ts
 
 export const PATTERN_SORT_KEYS = ['contentCount', 'lateShare', 'confidence', 'totalEngagement', 'firstSeenAt'] as const;
 
+export const TRENDING_SORT_KEYS = ['momentum', 'emerging', 'volume', 'engagement'] as const;
+export type TrendingSort = (typeof TRENDING_SORT_KEYS)[number];
+
 export const trendingQuery = z.object({
+  sort: z
+    .enum(TRENDING_SORT_KEYS, { error: `sort must be one of ${TRENDING_SORT_KEYS.join(', ')}` })
+    .default('momentum')
+    .describe(
+      'momentum_score (default), emerging_score, volume (content_count) or engagement (total_engagement); ties by the momentum order',
+    ),
+  daily: z
+    .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], { error: 'daily must be true or false' })
+    .default(false)
+    .describe('true: each item also carries daily_counts and period_change (for sparklines)'),
   window: windowField().default('30d').describe('7d, 30d, 90d or all; default 30d'),
   platform: z
     .string({ error: 'platform must be a string' })

@@ -12,7 +12,9 @@ import { badRequest } from '../http/http-error.ts';
 import type { Narrative, TrajectoryPoint } from './load-maps.ts';
 import { resolveNarrative, type Resolved } from './narrative-lookup.ts';
 import { queryFrom } from '../http/query.ts';
-import { narrativeDetailQuery, narrativeSearchQuery, trendingQuery } from './map-queries.ts';
+import { narrativeDetailQuery, narrativeSearchQuery, trendingQuery, type TrendingSort } from './map-queries.ts';
+import { periodChange, spikeDays } from '../../core/maps/daily-signals.ts';
+import { feelingCode, sentimentOfCounts } from '../../core/maps/sentiment.ts';
 
 type TrendingKeys = Pick<Narrative, 'momentum_score' | 'emerging_score' | 'content_count' | 'id'>;
 
@@ -25,6 +27,20 @@ export function trendingOrder(a: TrendingKeys, b: TrendingKeys): number {
     a.id.localeCompare(b.id)
   );
 }
+
+type SortKeys = TrendingKeys & Pick<Narrative, 'total_engagement'>;
+
+/** The trending list's other orders (docs/api.md, "Free reads"): each key first, then trendingOrder. */
+const TRENDING_SORTS: Record<TrendingSort, (a: SortKeys, b: SortKeys) => number> = {
+  momentum: trendingOrder,
+  emerging: (a, b) => b.emerging_score - a.emerging_score || trendingOrder(a, b),
+  volume: (a, b) => b.content_count - a.content_count || trendingOrder(a, b),
+  // total_engagement is a string of digits (it can pass 2^53): compared by length, then as text.
+  engagement: (a, b) =>
+    b.total_engagement.length - a.total_engagement.length ||
+    (a.total_engagement < b.total_engagement ? 1 : a.total_engagement > b.total_engagement ? -1 : 0) ||
+    trendingOrder(a, b),
+};
 
 interface MemberSplit {
   creators: Array<{ creatorId: number; platform: string; posts: number }>;
@@ -97,30 +113,46 @@ function resolution(id: string, found: Resolved): Record<string, string> {
   return found.source === 'tracked' && found.resolvedBy !== 'id' ? { requested_id: id, resolved_by: found.resolvedBy } : {};
 }
 
+interface DailyPoint {
+  start: string;
+  content_count: number;
+  engagement: number;
+  spike: boolean;
+  sentiment_score: number | null;
+  stance: { critical: number; mixed: number; neutral: number; supportive: number } | null;
+}
+
 /**
  * The members' daily series over the narrative's window: day i starts at `start` and lasts 24 h,
  * the last one ending at the generation's as-of instant (as daily_counts); engagement is
- * likes + comments + shares of the day's posts.
+ * likes + comments + shares of the day's posts; spike, sentiment_score and stance are the day's
+ * (core/maps/daily-signals.ts, core/maps/sentiment.ts: the narrative's own formulas over that
+ * day's posts).
  */
-function dailySeries(
-  gen: LoadedGeneration,
-  members: Int32Array,
-  days: number,
-): Array<{ start: string; content_count: number; engagement: number }> {
+function dailySeries(gen: LoadedGeneration, members: Int32Array, days: number): DailyPoint[] {
   const asOf = gen.index.asOf;
-  const out = Array.from({ length: days }, (_, i) => ({
-    start: new Date(asOf - (days - i) * DAY_MS).toISOString(),
-    content_count: 0,
-    engagement: 0,
-  }));
+  const { enrichment } = gen.index;
+  const counts = Array.from({ length: days }, () => ({ posts: 0, engagement: 0, feelings: new Float64Array(8) }));
   for (const r of members) {
     const back = Math.floor((asOf - gen.index.publishedAt[r]!) / DAY_MS);
     if (back < 0 || back >= days) continue;
-    const d = out[days - 1 - back]!;
-    d.content_count++;
+    const d = counts[days - 1 - back]!;
+    d.posts++;
     d.engagement += gen.members.interactions[r]!;
+    d.feelings[feelingCode({ tone: enrichment.toneOf(r), moods: enrichment.moods.get(r) })]!++;
   }
-  return out;
+  const spikes = spikeDays(counts.map((d) => d.posts));
+  return counts.map((d, i) => {
+    const feeling = sentimentOfCounts(d.feelings, d.posts);
+    return {
+      start: new Date(asOf - (days - i) * DAY_MS).toISOString(),
+      content_count: d.posts,
+      engagement: d.engagement,
+      spike: spikes[i]!,
+      sentiment_score: feeling.score,
+      stance: feeling.breakdown.stance,
+    };
+  });
 }
 
 function pointOf(gen: LoadedGeneration, n: Narrative): TrajectoryPoint {
@@ -145,7 +177,7 @@ export function narrativesRouter(emergent: EmergentStore): Router {
   const r = new Router();
   r.get('/narratives/trending', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
-    const { window, platform: asked, limit, offset } = queryFrom(trendingQuery, ctx.query);
+    const { window, platform: asked, limit, offset, sort, daily } = queryFrom(trendingQuery, ctx.query);
     const platform = asked?.toLowerCase() ?? null;
     let list = gen.maps.narratives.filter((n) => n.narrative.window_key === window);
     if (platform) {
@@ -154,11 +186,15 @@ export function narrativesRouter(emergent: EmergentStore): Router {
       const code = gen.content.platforms.indexOf(platform);
       list = list.filter((n) => memberSplit(gen, n.members).platformCodes.has(code));
     }
-    const ordered = list.map((n) => n.narrative).sort(trendingOrder);
+    const ordered = list.sort((a, b) => TRENDING_SORTS[sort](a.narrative, b.narrative));
+    const page = ordered.slice(offset, offset + limit);
     ctx.body = {
       window,
+      sort,
       generation: gen.id,
-      items: ordered.slice(offset, offset + limit),
+      items: daily
+        ? page.map((n) => ({ ...n.narrative, daily_counts: n.dailyCounts, period_change: periodChange(n.dailyCounts) }))
+        : page.map((n) => n.narrative),
       total: ordered.length,
       offset,
       limit,

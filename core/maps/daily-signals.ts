@@ -1,0 +1,64 @@
+// What a reader looks for first in a narrative's daily series (docs/fields.md, "Daily signals"):
+// its change against the previous period, and the days that spike. One definition, read by the
+// free narrative reads and shown as-is by the dashboard.
+
+/** Days in a period: a week, or half the series when it is shorter than two weeks. */
+export const CHANGE_PERIOD_DAYS = 7;
+
+export interface PeriodChange {
+  /** Days in each period. */
+  days: number;
+  /** Posts in the last `days` days of the series. */
+  current: number;
+  /** Posts in the `days` days before those. */
+  previous: number;
+  /** (current - previous) / previous; null when previous is 0 (nothing to compare with). */
+  ratio: number | null;
+}
+
+/** The last period's posts against the period before it; days = min(7, floor(length / 2)). */
+export function periodChange(daily: ArrayLike<number>): PeriodChange {
+  const n = daily.length;
+  const days = Math.min(CHANGE_PERIOD_DAYS, Math.floor(n / 2));
+  let current = 0;
+  let previous = 0;
+  for (let i = n - days; i < n; i++) current += daily[i]!;
+  for (let i = n - 2 * days; i < n - days; i++) previous += daily[i]!;
+  return { days, current, previous, ratio: previous > 0 ? (current - previous) / previous : null };
+}
+
+/** A spike is judged against at most this many days before it, and needs this many. */
+export const SPIKE_BASELINE_DAYS = 14;
+export const SPIKE_MIN_BASELINE_DAYS = 7;
+/** Robust z-score a day must exceed: (count - median) / max(1, 1.4826 x MAD). */
+export const SPIKE_Z = 3.5;
+/** And at least this many posts (a day of 3 after a silent fortnight is not a story). */
+export const SPIKE_MIN_POSTS = 5;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/**
+ * Which days spike: a day whose count is at least SPIKE_MIN_POSTS and whose robust z-score
+ * against the up to 14 days before it (median and median absolute deviation, so one earlier
+ * spike does not hide the next) exceeds SPIKE_Z. The first 7 days have no baseline and never spike.
+ */
+export function spikeDays(daily: ArrayLike<number>): boolean[] {
+  const out: boolean[] = [];
+  for (let i = 0; i < daily.length; i++) {
+    const count = daily[i]!;
+    const from = Math.max(0, i - SPIKE_BASELINE_DAYS);
+    if (i - from < SPIKE_MIN_BASELINE_DAYS || count < SPIKE_MIN_POSTS) {
+      out.push(false);
+      continue;
+    }
+    const base = Array.from({ length: i - from }, (_, k) => daily[from + k]!);
+    const med = median(base);
+    const mad = median(base.map((x) => Math.abs(x - med)));
+    out.push((count - med) / Math.max(1, 1.4826 * mad) > SPIKE_Z);
+  }
+  return out;
+}

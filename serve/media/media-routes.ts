@@ -1,0 +1,84 @@
+// The media of posts (free reads, docs/api.md "Media"): GET /media/{uuid} lists a post's media;
+// GET /media/{uuid}/{index} answers a thumbnail of one of them (a video's first frame, or
+// ?frame=k). Only media a served generation references are reachable: the uuid is looked up in
+// the leased generation, the path comes from its snapshot row, never from the request.
+import Router from '@koa/router';
+import { z } from 'zod';
+import type { LoadedGeneration } from '../generation/loaded-generation.ts';
+import { HttpError } from '../http/http-error.ts';
+import { intField, queryFrom } from '../http/query.ts';
+import { confine, thumbnail, THUMBNAIL_TYPE } from './media-file.ts';
+import type { MediaEntries, MediaEntry } from './media-entries.ts';
+import { rowOfUuid } from './uuid-rows.ts';
+
+export const mediaThumbnailQuery = z.object({
+  frame: intField('frame', 0, 999).optional().describe("a video's frame (default 0, the first)"),
+});
+
+/** The path of a thumbnail under {base_url}. */
+const thumbnailPath = (uuid: string, index: number) => `/media/${encodeURIComponent(uuid)}/${index}`;
+
+async function entriesOf(media: MediaEntries, gen: LoadedGeneration, uuid: string): Promise<MediaEntry[]> {
+  const row = rowOfUuid(gen.index, uuid);
+  if (row === null) throw new HttpError(404, { error: `no post ${uuid} in generation ${gen.id}` });
+  return media.of(gen.dir, row);
+}
+
+/** A local entry's file: the image itself, or the asked frame of a video. */
+function fileOf(m: MediaEntry, frame: number | undefined): string | null {
+  if (m.kind === 'video') return m.frames[frame ?? 0] ?? null;
+  return frame === undefined || frame === 0 ? m.path : null;
+}
+
+export function mediaRouter(dataDir: string, media: MediaEntries): Router {
+  const r = new Router();
+  r.get('/media/:uuid', async (ctx) => {
+    const gen = ctx.state.gen as LoadedGeneration;
+    const uuid = ctx.params.uuid!;
+    const entries = await entriesOf(media, gen, uuid);
+    ctx.body = {
+      uuid,
+      generation: gen.id,
+      items: entries.map((m, index) => {
+        const local = m.path !== null || m.frames.length > 0;
+        return {
+          index,
+          kind: m.kind,
+          source: local ? 'local' : 'remote',
+          url: local ? null : m.url,
+          thumbnail: local && fileOf(m, 0) !== null ? thumbnailPath(uuid, index) : null,
+          frames: m.frames.length,
+        };
+      }),
+    };
+  });
+  r.get('/media/:uuid/:index', async (ctx) => {
+    const gen = ctx.state.gen as LoadedGeneration;
+    const uuid = ctx.params.uuid!;
+    const raw = ctx.params.index!;
+    if (!/^\d{1,3}$/.test(raw)) throw new HttpError(400, { error: 'the media index must be an integer 0..999' });
+    const { frame } = queryFrom(mediaThumbnailQuery, ctx.query);
+    const entries = await entriesOf(media, gen, uuid);
+    const m = entries[Number(raw)];
+    if (!m) throw new HttpError(404, { error: `post ${uuid} has ${entries.length} media; no index ${raw}` });
+    const rel = fileOf(m, frame);
+    if (rel === null) {
+      if (m.url) throw new HttpError(404, { error: 'remote media: open its url', url: m.url });
+      throw new HttpError(404, { error: frame === undefined ? 'this media has no local file' : `no frame ${frame}` });
+    }
+    const where = await confine(dataDir, rel);
+    if (!where.ok) throw new HttpError(404, { error: where.why });
+    const t = await thumbnail(where.file);
+    if (!t.ok) throw new HttpError(404, { error: t.why });
+    ctx.set('Cache-Control', 'private, max-age=86400');
+    ctx.set('ETag', t.etag);
+    if (ctx.get('If-None-Match') === t.etag) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = THUMBNAIL_TYPE;
+    ctx.set('Content-Disposition', 'inline');
+    ctx.body = t.bytes;
+  });
+  return r;
+}

@@ -1,0 +1,57 @@
+// The daily signals a reader looks at first (core/maps/daily-signals.ts): the change against the
+// previous period and the spike days, on hand-made series and against a plain restatement of
+// their definitions on random ones.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { periodChange, spikeDays } from '../core/maps/daily-signals.ts';
+
+test('period change: the last 7 days against the 7 before; half the series when shorter; null ratio from nothing', () => {
+  const month = [...Array(16).fill(0), 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2];
+  assert.equal(periodChange(month), { days: 7, current: 14, previous: 7, ratio: 1 });
+  assert.equal(periodChange([4, 2, 1, 1, 1]), { days: 2, current: 2, previous: 3, ratio: -1 / 3 });
+  assert.equal(periodChange([0, 0, 3, 5]), { days: 2, current: 8, previous: 0, ratio: null });
+  assert.equal(periodChange([5]), { days: 0, current: 0, previous: 0, ratio: null });
+  assert.equal(periodChange([]), { days: 0, current: 0, previous: 0, ratio: null });
+});
+
+test('spikes: a day far above its two weeks; never in the first week, under 5 posts, or on a steady rise', () => {
+  const flat = [3, 4, 3, 5, 4, 3, 4, 3, 4, 5, 3, 4];
+  assert.equal(spikeDays([...flat, 30, 4]), [...flat.map(() => false), true, false]);
+  // The same jump in the first week has no baseline.
+  assert.equal(spikeDays([3, 4, 3, 30, 4]), [false, false, false, false, false]);
+  // Four posts after a silent fortnight are under the floor; five are a spike.
+  assert.equal(spikeDays([...Array(14).fill(0), 4]).at(-1), false);
+  assert.equal(spikeDays([...Array(14).fill(0), 5]).at(-1), true);
+  // A steady climb is growth, not a spike.
+  assert.ok(!spikeDays(Array.from({ length: 30 }, (_, i) => 10 + i)).some(Boolean));
+  // One earlier spike does not hide the next (the median and MAD ignore it).
+  const two = [...flat, 40, ...flat.slice(0, 5), 40];
+  assert.is(spikeDays(two).filter(Boolean).length, 2);
+});
+
+test('spikes and period change agree with their definitions on random series', () => {
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  };
+  fc.assert(
+    fc.property(fc.array(fc.nat(60), { maxLength: 95 }), (xs) => {
+      const spikes = spikeDays(xs);
+      xs.forEach((x, i) => {
+        const base = xs.slice(Math.max(0, i - 14), i);
+        const m = median(base.length ? base : [0]);
+        const mad = median(base.length ? base.map((b) => Math.abs(b - m)) : [0]);
+        const want = base.length >= 7 && x >= 5 && (x - m) / Math.max(1, 1.4826 * mad) > 3.5;
+        assert.is(spikes[i], want, `day ${i} of ${xs}`);
+      });
+      const c = periodChange(xs);
+      const d = Math.min(7, Math.floor(xs.length / 2));
+      const sum = (a: number[]) => a.reduce((p, q) => p + q, 0);
+      assert.is(c.current, sum(xs.slice(xs.length - d)));
+      assert.is(c.previous, sum(xs.slice(xs.length - 2 * d, xs.length - d)));
+    }),
+  );
+});
+
+test.run();

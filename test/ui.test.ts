@@ -1,0 +1,282 @@
+/// <reference lib="dom" />
+// The dashboard in a real browser: Debian's headless Chromium (tools/browser/chromium.ts) against a
+// real server over the committed sample plus hostile posts of our own, run through the whole
+// pipeline. Every page at a laptop and a phone width loads without a console error, a failed
+// request or a CSP violation; charts draw pixels; the gallery's thumbnails load; a search shows its
+// charge and the balance drops by it; markup in posts renders as text and never runs; the key
+// lives in sessionStorage only.
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser, Page } from 'playwright-core';
+import type { RunningServer } from '../serve/server.ts';
+import { testServer } from './helpers/server.ts';
+import { UI_PAGES } from '../serve/ui/ui-routes.ts';
+import { launchChromium, openPage, VIEWPORTS, watchPage } from '../tools/browser/chromium.ts';
+import { AS_OF, runPipeline, sampleDataDir } from './helpers/pipeline.ts';
+import { callApi } from './helpers/http.ts';
+import { cleanupTmp, writeLines } from './helpers/tmp.ts';
+
+let s: RunningServer;
+let browser: Browser;
+let ui: string;
+
+/** Markup a hostile poster puts in a title, a text, tags and a link: each sets window.__xss if it ever runs. */
+const PROBE_TITLE = '<img src=x onerror="window.__xss=1">Doorbuster deals';
+const PROBE_TEXT = '<script>window.__xss=2</script>Doorbuster deals on every doorbuster at the mall tonight';
+const PROBE_TAG = '<svg onload=window.__xss=3>';
+
+function hostilePosts(): unknown[] {
+  return Array.from({ length: 14 }, (_, i) => ({
+    uuid: `hostile-${i}`,
+    platform: 'x',
+    content_type: 'text',
+    creator_id: 990_000 + i,
+    title: PROBE_TITLE,
+    description: `${PROBE_TEXT} ${['bargain', 'queue', 'sale', 'early'][i % 4]}`,
+    tags: [PROBE_TAG, 'doorbuster'],
+    published_at: new Date(AS_OF.getTime() - (1 + (i % 10)) * 86_400_000).toISOString(),
+    like_count: 10 + i,
+    comment_count: 2,
+    share_count: 1,
+    view_count: 100,
+    content_url: 'javascript:window.__xss=4',
+  }));
+}
+
+test.before(async () => {
+  const dir = sampleDataDir();
+  writeLines(path.join(dir, 'landing', 'hostile', 'posts.ndjson'), hostilePosts());
+  await runPipeline(dir);
+  s = await testServer(dir, { DEMO_CREDITS: '50' });
+  ui = `${s.baseUrl}/ui/`;
+  browser = await launchChromium();
+});
+
+test.after(async () => {
+  await browser?.close();
+  await s?.close();
+  cleanupTmp();
+});
+
+const api = (p: string) => callApi(s.baseUrl, s.demo.secret, 'GET', p);
+
+/** A page opened with the key set, and what went wrong on it. */
+async function open(
+  url: string,
+  viewport: { width: number; height: number } = VIEWPORTS.laptop,
+): Promise<{ page: Page; problems: string[]; close: () => Promise<void> }> {
+  const ctx = await browser.newContext({ viewport });
+  const page = await ctx.newPage();
+  const problems = watchPage(page);
+  const r = await openPage(page, url, s.demo.secret);
+  assert.is(r.ready, 'true', `${url}: ${problems.join('; ')}`);
+  return { page, problems, close: () => ctx.close() };
+}
+
+/** Pixels drawn (not fully transparent) on each canvas of the page, in document order. */
+function canvasInk(page: Page, selector = 'canvas'): Promise<number[]> {
+  return page.$$eval(selector, (cs) =>
+    (cs as HTMLCanvasElement[]).map((c) => {
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let ink = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i]! > 0) ink++;
+      return ink;
+    }),
+  );
+}
+
+async function firstNarrativeId(): Promise<string> {
+  const r = await api('/narratives/trending?window=30d&limit=1');
+  return r.json.items[0].id as string;
+}
+
+test('every page loads at laptop and phone widths: no console error, failed request or CSP violation', async () => {
+  const pages = [
+    'index.html',
+    `narrative.html?id=${await firstNarrativeId()}`,
+    'patterns.html',
+    'search.html',
+    'account.html',
+    'health.html',
+  ];
+  for (const [name, viewport] of Object.entries(VIEWPORTS))
+    for (const p of pages) {
+      const { page, problems, close } = await open(ui + p, viewport);
+      // Thumbnails and lookalikes arrive after the page is ready: let them land, then look again.
+      await page.waitForLoadState('networkidle');
+      assert.equal(problems, [], `${name} ${p}`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 1, `${name} ${p}: the page is ${overflow}px wider than the screen`);
+      await close();
+    }
+});
+
+test('narratives: sparklines and the period change per row; the sort and the map search change the list', async () => {
+  const { page, close } = await open(`${ui}index.html?window=30d`);
+  const rows = await page.$$('#narratives article');
+  const trending = await api('/narratives/trending?window=30d&limit=20&daily=true');
+  assert.is(rows.length, trending.json.items.length);
+  const ink = await canvasInk(page, '#narratives canvas');
+  assert.is(ink.length, rows.length, 'one sparkline per row');
+  assert.ok(
+    ink.every((x) => x > 0),
+    `every sparkline drew: ${ink}`,
+  );
+  const firstIds = await page.$$eval('#narratives article', (as) => as.map((a) => (a as HTMLElement).dataset.id));
+  assert.equal(
+    firstIds,
+    trending.json.items.map((n: { id: string }) => n.id),
+  );
+  await page.selectOption('#sel-sort', 'volume');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('sort') === 'volume');
+  const byVolume = await api('/narratives/trending?window=30d&limit=20&sort=volume');
+  await page.waitForFunction(
+    (id) => (document.querySelector('#narratives article') as HTMLElement | null)?.dataset.id === id,
+    byVolume.json.items[0].id,
+  );
+  await page.fill('#q', 'sourdough');
+  await page.press('#q', 'Enter');
+  await page.waitForFunction(() => document.querySelector('#list-status')?.textContent?.includes('match "sourdough"'));
+  const labels = await page.$$eval('#narratives .title', (as) => as.map((a) => a.textContent ?? ''));
+  assert.ok(labels.length > 0 && labels.some((l) => /sourdough/i.test(l)), labels.join(' | '));
+  await close();
+});
+
+test('narrative detail: both charts draw, spikes named, posts, platforms, creators, history and related narratives', async () => {
+  const id = await firstNarrativeId();
+  const { page, close } = await open(`${ui}narrative.html?id=${encodeURIComponent(id)}`);
+  const ink = await canvasInk(page, '.chart canvas');
+  assert.is(ink.length, 2);
+  assert.ok(ink[0]! > 500 && ink[1]! > 500, `chart pixels ${ink}`);
+  const detail = (await api(`/narratives/${encodeURIComponent(id)}?limit=10`)).json;
+  assert.is(await page.$$eval('#posts .post', (x) => x.length), detail.posts.items.length);
+  assert.is(await page.$$eval('#platforms tr', (x) => x.length), detail.platforms.length);
+  assert.ok((await page.textContent('#history-text'))!.includes(detail.narrative.narrative_key));
+  await page.waitForFunction(() => !document.querySelector('#related')?.textContent?.includes('looking'));
+  await close();
+});
+
+test('patterns: the gallery shows each pattern with its thumbnails loaded, elements and lookalikes', async () => {
+  const { page, close } = await open(`${ui}patterns.html`);
+  const listed = (await api('/intelligence/patterns?scope=30d&limit=12')).json;
+  assert.ok(listed.items.length > 0, 'the sample has patterns');
+  assert.is(await page.$$eval('#gallery .pattern', (x) => x.length), listed.items.length);
+  // Every medoid thumbnail is an image that decoded (fetched with the key, shown as a blob: URL).
+  const want = listed.items.reduce((a: number, p: { medoidContentUuids: string[] }) => a + Math.min(3, p.medoidContentUuids.length), 0);
+  await page.waitForFunction((n) => document.querySelectorAll('#gallery img.pattern-thumb').length === n, want, { timeout: 20_000 });
+  const sizes = await page.$$eval('#gallery img.pattern-thumb', (imgs) =>
+    (imgs as HTMLImageElement[]).map((i) => (i.complete ? i.naturalWidth : 0) + (i.src.startsWith('blob:') ? 0 : -1e6)),
+  );
+  assert.ok(
+    sizes.every((w) => w > 0),
+    `thumbnails ${sizes}`,
+  );
+  await page.waitForFunction(() => [...document.querySelectorAll('.lookalikes')].every((l) => !l.textContent?.includes('…')));
+  const chipsShown = await page.$$eval('#gallery .pattern .chip', (x) => x.length);
+  assert.ok(chipsShown >= listed.items.length, 'recurrent elements as chips');
+  await close();
+});
+
+test('search: the hold shows before it runs; the charge after it; the balance drops by exactly the charge', async () => {
+  const { page, close } = await open(`${ui}search.html`);
+  await page.fill('#query', 'sourdough starter');
+  await page.fill('#limit', '40');
+  assert.is((await page.textContent('#hold-credits'))!.trim(), '0.4');
+  const before = (await api('/usage?limit=1')).json.available as number;
+  assert.is(Number(await page.textContent('#available')), before);
+  await page.click('#run');
+  await page.waitForSelector('#charged');
+  const charged = Number(await page.textContent('#charged'));
+  const rows = await page.$$eval('#rows tbody tr', (x) => x.length);
+  assert.ok(rows > 0 && rows <= 40, `${rows} rows`);
+  assert.is(charged, rows / 100);
+  const after = (await api('/usage?limit=1')).json.available as number;
+  assert.is(Math.round((before - after) * 1e6), Math.round(charged * 1e6));
+  assert.is(Number(await page.textContent('#available-after')), after);
+  assert.ok((await page.$$eval('#answer-narratives li', (x) => x.length)) > 0, 'the answer’s narratives');
+  await close();
+});
+
+test('hostile posts: markup in titles, texts, tags and links renders as text and never runs', async () => {
+  // The probes reached the served data: searchable, and on the narrative map when they formed one.
+  const hits = await callApi(s.baseUrl, s.demo.secret, 'POST', '/search', {
+    body: { query: 'doorbuster deals mall', limit: 20, window: '30d' },
+  });
+  assert.ok(hits.json.content.some((c: { title: string }) => c.title === PROBE_TITLE));
+  const pages = ['index.html?window=30d', 'index.html?window=30d&q=doorbuster', 'search.html'];
+  const hostileNarrative = (await api('/narratives/search?q=doorbuster&limit=1')).json.items[0];
+  if (hostileNarrative) pages.push(`narrative.html?id=${encodeURIComponent(hostileNarrative.id)}`);
+  assert.ok(hostileNarrative, 'the hostile posts formed a narrative');
+  for (const p of pages) {
+    const { page, problems, close } = await open(ui + p);
+    if (p === 'search.html') {
+      await page.fill('#query', 'doorbuster deals mall');
+      await page.click('#run');
+      await page.waitForSelector('#charged');
+    }
+    await page.waitForLoadState('networkidle');
+    const text = await page.evaluate(() => document.body.textContent ?? '');
+    if (p !== 'index.html?window=30d') assert.ok(text.includes('<') && /doorbuster/i.test(text), `${p}: the probe is on the page`);
+    assert.is(await page.evaluate(() => (window as { __xss?: number }).__xss), undefined, `${p}: a probe ran`);
+    assert.is(await page.$$eval('main img[onerror], main svg, main script', (x) => x.length), 0, `${p}: markup became elements`);
+    const hrefs = await page.$$eval('main a', (as) => as.map((a) => a.getAttribute('href') ?? ''));
+    assert.ok(!hrefs.some((h) => /^\s*javascript:/i.test(h)), `${p}: a javascript: link`);
+    assert.equal(problems, [], p);
+    await close();
+  }
+});
+
+test('the key: asked once, checked, kept in sessionStorage only; never in a URL or a cookie', async () => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  const urls: string[] = [];
+  page.on('request', (r) => urls.push(r.url()));
+  await page.goto(`${ui}index.html`);
+  await page.waitForSelector('body[data-ready="key"]');
+  await page.fill('#api-key', 'sk_not_a_real_key');
+  await page.click('.key-gate button[type=submit]');
+  await page.waitForFunction(() => document.querySelector('.key-gate .error')?.textContent?.includes('403'));
+  await page.fill('#api-key', s.demo.secret);
+  await page.click('.key-gate button[type=submit]');
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.is(await page.evaluate(() => sessionStorage.getItem('content-intelligence.api-key')), s.demo.secret);
+  assert.is(await page.evaluate(() => localStorage.length), 0);
+  // Another page of the same tab does not ask again.
+  await page.click('nav a[href="health.html"]');
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.ok((await page.textContent('#generation'))!.startsWith('g'));
+  assert.equal(await ctx.cookies(), []);
+  assert.ok(!urls.some((u) => u.includes(s.demo.secret)), 'the key in a URL');
+  await page.click('text=Forget key');
+  await page.waitForSelector('body[data-ready="key"]');
+  assert.is(await page.evaluate(() => sessionStorage.length), 0);
+  await ctx.close();
+});
+
+test('pages are served with a CSP without inline script, nosniff, no referrer; the HTML has no inline script', async () => {
+  for (const f of Object.keys(UI_PAGES)) {
+    const res = await fetch(`${ui}${f}`);
+    assert.is(res.status, 200, f);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.not.match(csp, /unsafe-inline|unsafe-eval/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.is(res.headers.get('x-content-type-options'), 'nosniff');
+    assert.is(res.headers.get('referrer-policy'), 'no-referrer');
+    const html = await res.text();
+    assert.not.match(html, /<script(?![^>]*\bsrc=)[^>]*>/i, `${f}: an inline script`);
+    assert.not.match(html, /\son[a-z]+=/i, `${f}: an inline handler`);
+    assert.not.match(html, /style=/i, `${f}: an inline style`);
+  }
+  const missing = await fetch(`${ui}../../etc/passwd`);
+  assert.is(missing.status, 404);
+  const traversal = await fetch(`${ui}js%2F..%2F..%2Fpackage.json`);
+  assert.is(traversal.status, 404);
+  assert.is((await traversal.json()).error.startsWith('no dashboard file'), true);
+  const bare = await fetch(`${s.baseUrl}/ui`, { redirect: 'manual' });
+  assert.is(bare.status, 302);
+  assert.is(bare.headers.get('location'), `${new URL(s.baseUrl).pathname}/ui/`);
+});
+
+test.run();

@@ -1,0 +1,112 @@
+// Charts by uPlot (served from node_modules; canvas, fast at thousands of points): a sparkline for
+// list rows, and the time series of the narrative page. Each chart takes its container's width
+// and follows it when the window resizes (laptop and phone widths alike).
+import uPlot from '../vendor/uPlot.esm.js';
+
+const DAY_S = 86400;
+const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
+
+/** Seconds since the epoch of each day's start (uPlot's x scale is in seconds). */
+export const daySeconds = (starts) => starts.map((iso) => Date.parse(iso) / 1000);
+
+/** The x values of a daily_counts array ending at `endIso` (its last day ends there). */
+export function daysEnding(endIso, n) {
+  const end = Date.parse(endIso) / 1000;
+  return Array.from({ length: n }, (_, i) => end - (n - i) * DAY_S);
+}
+
+function followWidth(chart, container, height) {
+  const ro = new ResizeObserver(() => {
+    const w = Math.max(120, Math.floor(container.clientWidth));
+    if (w !== chart.width) chart.setSize({ width: w, height });
+  });
+  ro.observe(container);
+}
+
+/** A sparkline of daily counts: no axes, no legend, no cursor. */
+export function sparkline(container, counts, { width = 120, height = 32 } = {}) {
+  const xs = counts.map((_, i) => i);
+  return new uPlot(
+    {
+      width,
+      height,
+      class: 'spark',
+      pxAlign: false,
+      cursor: { show: false },
+      select: { show: false },
+      legend: { show: false },
+      scales: { x: { time: false }, y: { range: (u, min, max) => [0, Math.max(1, max)] } },
+      axes: [{ show: false }, { show: false }],
+      series: [{}, { stroke: css('--accent'), fill: css('--accent-fill'), width: 1.5, points: { show: false } }],
+    },
+    [xs, counts],
+    container,
+  );
+}
+
+/**
+ * Daily volume (line) with spikes marked (points on the spike days) and engagement on a second
+ * axis.
+ */
+export function volumeChart(container, daily, { height = 260 } = {}) {
+  const xs = daySeconds(daily.map((d) => d.start));
+  const counts = daily.map((d) => d.content_count);
+  const spikes = daily.map((d) => (d.spike ? d.content_count : null));
+  const engagement = daily.map((d) => d.engagement);
+  const chart = new uPlot(
+    {
+      width: Math.max(240, container.clientWidth || 600),
+      height,
+      scales: { x: { time: true }, posts: { range: (u, min, max) => [0, Math.max(1, max) * 1.1] }, eng: {} },
+      axes: [{}, { scale: 'posts', label: 'posts a day' }, { scale: 'eng', side: 1, grid: { show: false }, label: 'engagement', size: 60 }],
+      series: [
+        {},
+        { label: 'posts', scale: 'posts', stroke: css('--accent'), fill: css('--accent-fill'), width: 2 },
+        {
+          label: 'spike',
+          scale: 'posts',
+          stroke: css('--spike'),
+          width: 0,
+          paths: () => null,
+          points: { show: true, size: 10, fill: css('--spike'), stroke: css('--spike') },
+        },
+        { label: 'engagement', scale: 'eng', stroke: css('--muted-line'), width: 1, dash: [4, 4] },
+      ],
+    },
+    [xs, counts, spikes, engagement],
+    container,
+  );
+  followWidth(chart, container, height);
+  return chart;
+}
+
+/** Daily sentiment score (-1..1) and the stance shares (0..1) of the day's posts. */
+export function feelingChart(container, daily, { height = 220 } = {}) {
+  const xs = daySeconds(daily.map((d) => d.start));
+  const stance = (k) => daily.map((d) => (d.stance ? d.stance[k] : null));
+  const chart = new uPlot(
+    {
+      width: Math.max(240, container.clientWidth || 600),
+      height,
+      scales: { x: { time: true }, s: { range: [-1, 1] } },
+      axes: [{}, { scale: 's', label: 'score / share' }],
+      series: [
+        {},
+        { label: 'sentiment', scale: 's', stroke: css('--ink'), width: 2, spanGaps: true },
+        { label: 'supportive', scale: 's', stroke: css('--pos'), width: 1, spanGaps: true },
+        { label: 'critical', scale: 's', stroke: css('--neg'), width: 1, spanGaps: true },
+        { label: 'mixed', scale: 's', stroke: css('--mixed'), width: 1, spanGaps: true },
+        { label: 'neutral', scale: 's', stroke: css('--muted-line'), width: 1, spanGaps: true },
+      ],
+    },
+    [xs, daily.map((d) => d.sentiment_score), stance('supportive'), stance('critical'), stance('mixed'), stance('neutral')],
+    container,
+  );
+  followWidth(chart, container, height);
+  return chart;
+}
+
+/** A small line over generations (a pattern's size in each): categorical x. */
+export function generationsChart(container, values, { width = 160, height = 40 } = {}) {
+  return sparkline(container, values, { width, height });
+}

@@ -1,0 +1,219 @@
+// One narrative: daily posts and engagement with spikes marked, sentiment and stance by day, top
+// tags, representative posts, creators and platform split, the story's history over generations
+// (is it the same story as the last run's), and related narratives (the map's text search on its
+// label and tags).
+import { get, qs, thumbnailOf } from './api.js';
+import { feelingChart, volumeChart } from './charts.js';
+import { chips, el, fill, fmt, lifecycleBadge, outLink, sentimentBadge, shareBar } from './dom.js';
+import { pageParams, showError, startPage } from './layout.js';
+
+const stat = (k, v, title) => el('div', { class: 'stat', title }, el('div', { class: 'v' }, v), el('div', { class: 'k' }, k));
+
+function post(p) {
+  const media = el('div');
+  if (p.contentType === 'image' || p.contentType === 'video' || p.contentType === 'carousel')
+    void thumbnailOf(p.uuid).then((t) => {
+      if (t?.src) media.append(el('img', { class: 'thumb', src: t.src, alt: 'thumbnail of the post’s media' }));
+      else if (t?.remote) media.append(outLink(t.remote, 'media'));
+    });
+  return el(
+    'div',
+    { class: 'post' },
+    media,
+    el(
+      'div',
+      {},
+      el('div', { class: 'text' }, el('b', {}, p.title ?? ''), p.title && p.description ? ' — ' : '', p.description ?? ''),
+      el(
+        'div',
+        { class: 'figures' },
+        el('span', {}, p.platform ?? '–'),
+        el('span', {}, fmt.date(p.publishedAt)),
+        el('span', {}, `${fmt.int(p.likeCount + p.commentCount + p.shareCount)} engagement`),
+        p.enrichment?.tone ? el('span', {}, `tone ${p.enrichment.tone}`) : null,
+        p.contentUrl ? outLink(p.contentUrl, 'open post') : null,
+      ),
+    ),
+  );
+}
+
+function historyTable(traj) {
+  const rows = [...traj.points].reverse();
+  return el(
+    'div',
+    { class: 'table-wrap' },
+    el(
+      'table',
+      { id: 'history' },
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ['generation', 'as of', 'id then', 'posts', 'creators', 'momentum', 'lifecycle', 'sentiment'].map((h) => el('th', {}, h)),
+        ),
+      ),
+      el(
+        'tbody',
+        {},
+        rows.map((p) =>
+          el(
+            'tr',
+            {},
+            el('td', {}, p.generation),
+            el('td', {}, fmt.dateTime(p.as_of)),
+            el('td', { class: 'small' }, p.narrative_id),
+            el('td', { class: 'n' }, fmt.int(p.content_count)),
+            el('td', { class: 'n' }, fmt.int(p.creator_count)),
+            el('td', { class: 'n' }, fmt.num(p.momentum_score)),
+            el('td', {}, lifecycleBadge(p.lifecycle)),
+            el('td', { class: 'n' }, fmt.num(p.sentiment_score)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function historyText(n, traj) {
+  if (n.source === 'emergent') return 'Emergent: formed by a search answer on this generation; it has no history.';
+  const gens = traj.points.length;
+  if (gens <= 1) return `New in generation ${traj.generation}: no earlier run had this story (key ${n.narrative_key}).`;
+  return (
+    `The same story (key ${n.narrative_key}) for ${gens} generations, since ${traj.points[0].generation}: ` +
+    'matched from run to run by centroid and shared posts.'
+  );
+}
+
+startPage('narrative.html', async (main) => {
+  const id = pageParams().get('id');
+  if (!id) {
+    fill(main, el('p', {}, 'No narrative chosen: ', el('a', { href: 'index.html' }, 'pick one from the list'), '.'));
+    return;
+  }
+  const path = encodeURIComponent(id);
+  const [d, traj] = await Promise.all([get(`/narratives/${path}${qs({ limit: 10 })}`), get(`/narratives/${path}/trajectory`)]);
+  const n = d.narrative;
+  const volume = el('div', { class: 'chart', id: 'volume-chart' });
+  const feeling = el('div', { class: 'chart', id: 'feeling-chart' });
+  const related = el('ul', { id: 'related' }, el('li', { class: 'muted' }, 'looking…'));
+  const spikes = traj.daily.filter((x) => x.spike);
+  const stance = n.sentiment_breakdown?.stance;
+  fill(
+    main,
+    el('p', { class: 'small' }, el('a', { href: 'index.html' }, '← narratives')),
+    el('h1', {}, n.label, ' ', lifecycleBadge(n.lifecycle)),
+    el('p', { class: 'muted' }, n.summary),
+    d.resolved_by ? el('p', { class: 'small muted' }, `(${d.requested_id} resolved by ${d.resolved_by})`) : null,
+    el(
+      'div',
+      { class: 'stats' },
+      stat('posts', fmt.int(n.content_count)),
+      stat('creators', fmt.int(n.creator_count)),
+      stat('platforms', fmt.int(n.platform_count)),
+      stat('engagement', fmt.compact(n.total_engagement), 'likes + comments + shares'),
+      stat('momentum', fmt.num(n.momentum_score), 'momentum_score, 0..1 (docs/fields.md)'),
+      stat('emerging', fmt.num(n.emerging_score), 'emerging_score, 0..1'),
+      stat('velocity', fmt.num(n.velocity), 'slope of daily posts over the last 7 days'),
+      stat('sentiment', sentimentBadge(n.sentiment_label, n.sentiment_score)),
+    ),
+    el('h2', {}, 'Posts and engagement by day'),
+    el(
+      'p',
+      { class: 'small muted' },
+      spikes.length
+        ? `Spikes (orange): ${spikes.map((s) => fmt.date(s.start)).join(', ')}: days far above the two weeks before them.`
+        : 'No spike: no day stood far above the two weeks before it.',
+    ),
+    el('div', { class: 'card' }, volume),
+    el('h2', {}, 'Sentiment and stance by day'),
+    el(
+      'p',
+      { class: 'small muted' },
+      stance
+        ? `Over the window: ${fmt.pct(stance.supportive)} supportive, ${fmt.pct(stance.critical)} critical, ` +
+            `${fmt.pct(stance.mixed)} mixed, ${fmt.pct(stance.neutral)} neutral (stance read off tone and moods).`
+        : 'No post of this narrative has a tone.',
+    ),
+    el('div', { class: 'card' }, feeling),
+    el('h2', {}, 'Top tags'),
+    chips(n.top_tags),
+    el(
+      'div',
+      { class: 'two-col' },
+      el(
+        'section',
+        {},
+        el('h2', {}, `Representative posts (${fmt.int(d.posts.total)})`),
+        el('div', { class: 'card', id: 'posts' }, d.posts.items.map(post)),
+      ),
+      el(
+        'section',
+        {},
+        el('h2', {}, 'Platforms'),
+        el(
+          'table',
+          { id: 'platforms' },
+          el(
+            'tbody',
+            {},
+            d.platforms.map((p) =>
+              el(
+                'tr',
+                {},
+                el('td', {}, p.platform),
+                el('td', { class: 'n' }, fmt.int(p.posts)),
+                el('td', { class: 'score-cell' }, shareBar(p.share)),
+                el('td', { class: 'n' }, fmt.pct(p.share)),
+              ),
+            ),
+          ),
+        ),
+        el('h2', {}, 'Creators'),
+        el(
+          'table',
+          { id: 'creators' },
+          el('thead', {}, el('tr', {}, el('th', {}, 'creator'), el('th', {}, 'platform'), el('th', { class: 'n' }, 'posts'))),
+          el(
+            'tbody',
+            {},
+            d.creators
+              .slice(0, 10)
+              .map((c) =>
+                el('tr', {}, el('td', {}, String(c.creatorId)), el('td', {}, c.platform), el('td', { class: 'n' }, fmt.int(c.posts))),
+              ),
+          ),
+        ),
+        el('h2', {}, 'Related narratives'),
+        related,
+      ),
+    ),
+    el('h2', {}, 'History'),
+    el('p', { id: 'history-text' }, historyText(n, traj)),
+    traj.points.length ? historyTable(traj) : null,
+  );
+  volumeChart(volume, traj.daily);
+  feelingChart(feeling, traj.daily);
+  // Related: the narrative map's own text search over this one's label and top tags, itself left out.
+  const words = [n.label, ...n.top_tags.slice(0, 3)].join(' ').slice(0, 300);
+  get(`/narratives/search${qs({ q: words, window: n.window_key, limit: 6 })}`)
+    .then((r) => {
+      const others = r.items.filter((x) => x.id !== n.id).slice(0, 5);
+      fill(
+        related,
+        others.length
+          ? others.map((x) =>
+              el(
+                'li',
+                {},
+                el('a', { href: `narrative.html?id=${encodeURIComponent(x.id)}` }, x.label),
+                ' ',
+                el('span', { class: 'muted small' }, `${fmt.int(x.content_count)} posts`),
+              ),
+            )
+          : el('li', { class: 'muted' }, 'none'),
+      );
+    })
+    .catch((err) => showError(related, err));
+});

@@ -1,0 +1,124 @@
+// Patterns: a gallery of visual patterns with their medoid posts' thumbnails, recurrent elements as
+// chips, lookalike patterns, and the late share (how much of the pattern is recent) with its size
+// over generations.
+import { get, qs, thumbnailOf } from './api.js';
+import { generationsChart } from './charts.js';
+import { chips, el, fill, fmt, outLink, shareBar } from './dom.js';
+import { pageParams, select, setPageParams, showError, startPage, WINDOWS } from './layout.js';
+
+const SORTS = [
+  ['contentCount', 'posts'],
+  ['lateShare', 'late share'],
+  ['confidence', 'confidence'],
+  ['totalEngagement', 'engagement'],
+  ['firstSeenAt', 'first seen'],
+];
+
+function thumb(uuid) {
+  const box = el('div', { class: 'placeholder' }, '…');
+  void thumbnailOf(uuid).then((t) => {
+    if (t?.src) box.replaceWith(el('img', { src: t.src, alt: 'medoid post of the pattern', class: 'pattern-thumb' }));
+    else if (t?.remote) fill(box, outLink(t.remote, 'remote media'));
+    else fill(box, 'no image');
+  });
+  return box;
+}
+
+function card(p) {
+  const lookalikes = el('div', { class: 'small lookalikes' }, el('span', { class: 'muted' }, 'lookalikes: …'));
+  const trend = el('div', { class: 'trend', title: 'posts in the pattern, generation by generation' });
+  const node = el(
+    'article',
+    { class: 'card pattern', dataset: { key: p.patternKey } },
+    el('div', { class: 'title' }, el('b', {}, p.label)),
+    el('div', { class: 'thumbs' }, p.medoidContentUuids.slice(0, 3).map(thumb)),
+    el(
+      'div',
+      { class: 'figures' },
+      el('span', {}, el('b', {}, fmt.int(p.contentCount)), ' posts'),
+      el('span', {}, el('b', {}, fmt.int(p.creatorCount)), ' creators'),
+      el('span', {}, el('b', {}, fmt.compact(p.totalEngagement)), ' engagement'),
+      el('span', { title: 'confidence (0..1)' }, 'confidence ', el('b', {}, fmt.num(p.confidence))),
+      el('span', {}, `since ${fmt.date(p.firstSeenAt)}`),
+    ),
+    el(
+      'div',
+      { class: 'small', title: 'late share: posts in the later half of the scope over all (docs/fields.md)' },
+      `late share ${fmt.pct(p.lateShare)} (early ${p.earlyCount} / late ${p.lateCount}) `,
+      shareBar(p.lateShare ?? 0, 'late'),
+    ),
+    el(
+      'div',
+      { class: 'chips' },
+      p.recurrentElements
+        .slice(0, 8)
+        .map((e) => el('span', { class: `chip el-${e.type}`, title: `${e.type}, support ${fmt.pct(e.support)}` }, e.value)),
+    ),
+    trend,
+    lookalikes,
+  );
+  if (p.trajectory.length > 1)
+    requestAnimationFrame(() =>
+      generationsChart(
+        trend,
+        p.trajectory.map((t) => t.contentCount),
+      ),
+    );
+  else fill(trend, el('span', { class: 'muted small' }, `first generation: ${p.generation}`));
+  return { node, lookalikes };
+}
+
+startPage('patterns.html', async (main) => {
+  const params = pageParams();
+  const state = { scope: params.get('scope') ?? '30d', sort: params.get('sort') ?? 'contentCount' };
+  const gallery = el('section', { class: 'gallery', id: 'gallery' });
+  const status = el('p', { class: 'muted small' });
+  const more = el('button', { type: 'button', class: 'secondary', id: 'more' }, 'More');
+  let cursor = null;
+
+  async function load(append = false) {
+    setPageParams(state);
+    more.disabled = true;
+    try {
+      const r = await get(`/intelligence/patterns${qs({ ...state, limit: 12, cursor: append ? cursor : undefined })}`);
+      const cards = r.items.map(card);
+      if (append) gallery.append(...cards.map((c) => c.node));
+      else
+        fill(
+          gallery,
+          cards.map((c) => c.node),
+        );
+      cursor = r.nextCursor;
+      fill(status, r.total ? `${r.total} patterns · generation ${r.generation}` : 'No visual pattern in this scope.');
+      // Lookalikes come with each pattern's own read; the gallery is usable before they arrive.
+      for (const [i, c] of cards.entries())
+        get(`/intelligence/patterns/${encodeURIComponent(r.items[i].patternKey)}/lookalikes`)
+          .then((l) =>
+            fill(
+              c.lookalikes,
+              el('span', { class: 'muted' }, 'lookalikes: '),
+              l.lookalikes.length ? chips(l.lookalikes.slice(0, 4).map((x) => x.label)) : el('span', { class: 'muted' }, 'none'),
+            ),
+          )
+          .catch((err) => showError(c.lookalikes, err));
+    } catch (err) {
+      showError(gallery, err);
+    }
+    more.hidden = more.disabled = cursor === null;
+  }
+  more.addEventListener('click', () => void load(true));
+  fill(
+    main,
+    el('h1', {}, 'Patterns'),
+    el(
+      'div',
+      { class: 'controls' },
+      select('Scope', 'scope', WINDOWS, state.scope, (v) => ((state.scope = v), load())),
+      select('Sort by', 'sort', SORTS, state.sort, (v) => ((state.sort = v), load())),
+    ),
+    status,
+    gallery,
+    el('div', { class: 'pager' }, more),
+  );
+  await load();
+});
