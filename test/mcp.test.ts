@@ -62,10 +62,12 @@ test('tools: one per HTTP capability, strict input schemas, costs in the descrip
   assert.equal(
     tools.map((t) => t.name).sort(),
     [
+      'billing_prices',
       'billing_top_up',
       'health',
       'job_get',
       'job_submit',
+      'media_list',
       'narrative_get',
       'narrative_trajectory',
       'narratives_search',
@@ -121,6 +123,12 @@ test('every tool answers with the JSON of its HTTP endpoint', async () => {
   assert.is(job.status, 'succeeded');
   assert.is(job.charged, 5);
   assert.match((await call(c, 'billing_top_up')).structuredContent.how, /credits topup/);
+  assert.is((await call(c, 'billing_prices')).structuredContent.search.per_record, 0.01);
+  const pattern = (await call(c, 'patterns_browse', { limit: 1 })).structuredContent.items[0];
+  const media = (await call(c, 'media_list', { uuid: pattern.medoidContentUuids[0] })).structuredContent;
+  assert.ok(media.items.length > 0 && media.items[0].thumbnail.startsWith('/media/'));
+  const daily = (await call(c, 'narratives_trending', { daily: true, sort: 'volume', limit: 2 })).structuredContent;
+  assert.ok(daily.items[0].daily_counts.length > 0 && daily.items[0].period_change.days > 0);
   const usage = (await call(c, 'usage', { limit: 5 })).structuredContent;
   assert.ok(usage.entries.length > 0 && typeof usage.balance === 'number');
 });

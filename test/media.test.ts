@@ -75,6 +75,9 @@ test('a post’s media listed: local entries with their thumbnail path, remote o
     { index: 0, kind: 'image', source: 'remote', url: 'https://cdn.example.com/a.jpg', thumbnail: null, frames: 0 },
   ]);
   assert.equal((await call('/media/media-none')).json.items, []);
+  // A file that leads out of the landing folder or is gone since ingest has no thumbnail path.
+  assert.is((await call('/media/media-secret')).json.items[0].thumbnail, null);
+  assert.is((await call('/media/media-outside')).json.items[0].thumbnail, null);
   const unknown = await call('/media/no-such-post');
   assert.is(unknown.status, 404);
   assert.match(unknown.json.error, /no post no-such-post/);

@@ -53,7 +53,8 @@ export const TOOLS: ToolDef[] = [
   },
   {
     name: 'narratives_trending',
-    description: 'Trending narratives of a window, by momentum (GET /narratives/trending). Free.',
+    description:
+      'Trending narratives of a window, by momentum or by emergence, volume or engagement; with daily=true their daily counts and change against the previous period (GET /narratives/trending). Free.',
     input: trendingQuery.strict(),
     http: (a) => ({ method: 'GET', path: withQuery('/narratives/trending', a) }),
   },
@@ -133,6 +134,20 @@ export const TOOLS: ToolDef[] = [
     description: 'How credits are added to this account (GET /billing/top-up; the topUpUrl of a 402 points here by default). Free.',
     input: z.strictObject({}),
     http: () => ({ method: 'GET', path: '/billing/top-up' }),
+  },
+  {
+    name: 'billing_prices',
+    description:
+      'What each billed call costs in credits; a search holds limit x search.per_record before it runs (GET /billing/prices). Free.',
+    input: z.strictObject({}),
+    http: () => ({ method: 'GET', path: '/billing/prices' }),
+  },
+  {
+    name: 'media_list',
+    description:
+      "A post's media: local files with the path of their thumbnail under the API, remote ones with their url (GET /media/{uuid}). Free.",
+    input: z.strictObject({ uuid: id("the post's uuid") }),
+    http: ({ uuid }) => ({ method: 'GET', path: `/media/${enc(uuid)}` }),
   },
   {
     name: 'health',

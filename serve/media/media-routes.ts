@@ -39,17 +39,22 @@ export function mediaRouter(dataDir: string, media: MediaEntries): Router {
     ctx.body = {
       uuid,
       generation: gen.id,
-      items: entries.map((m, index) => {
-        const local = m.path !== null || m.frames.length > 0;
-        return {
-          index,
-          kind: m.kind,
-          source: local ? 'local' : 'remote',
-          url: local ? null : m.url,
-          thumbnail: local && fileOf(m, 0) !== null ? thumbnailPath(uuid, index) : null,
-          frames: m.frames.length,
-        };
-      }),
+      // A thumbnail path only where there is a file to make it from (it may have left the landing folder since ingest).
+      items: await Promise.all(
+        entries.map(async (m, index) => {
+          const local = m.path !== null || m.frames.length > 0;
+          const file = fileOf(m, 0);
+          const servable = local && file !== null && (await confine(dataDir, file)).ok;
+          return {
+            index,
+            kind: m.kind,
+            source: local ? 'local' : 'remote',
+            url: local ? null : m.url,
+            thumbnail: servable ? thumbnailPath(uuid, index) : null,
+            frames: m.frames.length,
+          };
+        }),
+      ),
     };
   });
   r.get('/media/:uuid/:index', async (ctx) => {

@@ -68,23 +68,25 @@ export function qs(params) {
 const thumbs = new Map();
 
 /**
- * A post's first media as an object URL of its thumbnail (fetched with the key: an <img src>
- * cannot send it), or {remote: url} for media hosted elsewhere, or null. Kept for the page's life.
+ * A post's first media with a thumbnail, as an object URL (fetched with the key: an <img src>
+ * cannot send it); else {remote: url} for media hosted elsewhere; else null. The media list is
+ * asked first, so a post without a servable file costs no failed request. Kept for the page's life.
  */
-export function thumbnailOf(uuid, index = 0) {
-  const id = `${uuid}/${index}`;
-  if (!thumbs.has(id))
+export function thumbnailOf(uuid) {
+  if (!thumbs.has(uuid))
     thumbs.set(
-      id,
+      uuid,
       (async () => {
         try {
-          const res = await call(`/media/${encodeURIComponent(uuid)}/${index}`, { raw: true });
-          return { src: URL.createObjectURL(await res.blob()) };
-        } catch (err) {
-          if (err instanceof ApiError && err.body && typeof err.body.url === 'string') return { remote: err.body.url };
+          const { items } = await get(`/media/${encodeURIComponent(uuid)}`);
+          const local = items.find((m) => m.thumbnail);
+          if (local) return { src: URL.createObjectURL(await (await call(local.thumbnail, { raw: true })).blob()) };
+          const remote = items.find((m) => m.url);
+          return remote ? { remote: remote.url } : null;
+        } catch {
           return null;
         }
       })(),
     );
-  return thumbs.get(id);
+  return thumbs.get(uuid);
 }

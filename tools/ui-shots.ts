@@ -1,0 +1,65 @@
+// npm run ui:shots [-- --out DIR]: screenshots of every dashboard page at a laptop and a phone
+// width, so a person can look at the dashboard without running a browser. The committed sample
+// (fixtures/sample) goes through the whole pipeline into a fresh data directory, a real server
+// serves it, and Debian's headless Chromium (tools/browser/chromium.ts) takes the pictures:
+// docs/screenshots/<width>-<page>.png by default.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../core/config.ts';
+import { createLogger } from '../core/log.ts';
+import { resolveStages, runStages } from '../pipeline/runner.ts';
+import { startServer } from '../serve/server.ts';
+import { launchChromium, openPage, VIEWPORTS, watchPage } from './browser/chromium.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+/** The sample's as-of instant (its posts end in October 2026). */
+const SAMPLE_AS_OF = new Date('2026-11-01T00:00:00Z');
+
+const { values } = parseArgs({ options: { out: { type: 'string', default: path.join(ROOT, 'docs', 'screenshots') } } });
+const out = path.resolve(values.out!);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ui-shots-'));
+const quiet = createLogger('ui-shots', 'silent');
+
+fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(dataDir, 'landing', 'sample'), { recursive: true });
+process.stdout.write(`pipeline: the committed sample into ${dataDir} ...\n`);
+const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ACCESS_LOG: 'off' });
+await runStages(resolveStages(['run']), { config, log: quiet, asOf: SAMPLE_AS_OF, tty: false });
+const server = await startServer(config, quiet);
+const browser = await launchChromium();
+try {
+  const key = server.demo.secret;
+  const trending = (await (
+    await fetch(`${server.baseUrl}/narratives/trending?window=30d&sort=volume&limit=1`, { headers: { 'x-api-key': key } })
+  ).json()) as { items: Array<{ id: string }> };
+  const pages: Array<[string, string]> = [
+    ['narratives', 'index.html'],
+    ['narrative', `narrative.html?id=${encodeURIComponent(trending.items[0]!.id)}`],
+    ['patterns', 'patterns.html'],
+    ['search', 'search.html?q=sourdough%20starter&limit=20'],
+    ['account', 'account.html'],
+    ['health', 'health.html'],
+  ];
+  fs.mkdirSync(out, { recursive: true });
+  for (const [width, viewport] of Object.entries(VIEWPORTS))
+    for (const [name, url] of pages) {
+      const ctx = await browser.newContext({ viewport });
+      const page = await ctx.newPage();
+      const problems = watchPage(page);
+      const { ready } = await openPage(page, `${server.baseUrl}/ui/${url}`, key);
+      if (name === 'search') {
+        await page.click('#run');
+        await page.waitForSelector('#charged');
+      }
+      await page.waitForLoadState('networkidle');
+      const file = path.join(out, `${width}-${name}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      process.stdout.write(`${path.relative(process.cwd(), file)}  (${ready}${problems.length ? `; ${problems.join('; ')}` : ''})\n`);
+      await ctx.close();
+    }
+} finally {
+  await browser.close();
+  await server.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
