@@ -1,8 +1,9 @@
-// npm run ui:shots [-- --out DIR]: screenshots of every dashboard page at a laptop and a phone
-// width, so a person can look at the dashboard without running a browser. The committed sample
-// (fixtures/sample) goes through the whole pipeline into a fresh data directory, a real server
-// serves it, and Debian's headless Chromium (tools/browser/chromium.ts) takes the pictures:
-// docs/screenshots/<width>-<page>.png by default.
+// npm run ui:shots [-- --out DIR] [--data-dir DIR]: screenshots of every dashboard page at a
+// laptop and a phone width, so a person can look at the dashboard without running a browser. The
+// committed sample (fixtures/sample) goes through the whole pipeline into a fresh data directory
+// (or --data-dir's published generation is used as it is), a real server serves it, and Debian's
+// headless Chromium (tools/browser/chromium.ts) takes the pictures: docs/screenshots/<width>-<page>.png
+// by default.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,15 +18,24 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 /** The sample's as-of instant (its posts end in October 2026). */
 const SAMPLE_AS_OF = new Date('2026-11-01T00:00:00Z');
 
-const { values } = parseArgs({ options: { out: { type: 'string', default: path.join(ROOT, 'docs', 'screenshots') } } });
+const { values } = parseArgs({
+  options: {
+    out: { type: 'string', default: path.join(ROOT, 'docs', 'screenshots') },
+    'data-dir': { type: 'string' },
+    query: { type: 'string' },
+  },
+});
 const out = path.resolve(values.out!);
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ui-shots-'));
+const own = values['data-dir'] ? path.resolve(values['data-dir']) : null;
+const dataDir = own ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ui-shots-'));
 const quiet = createLogger('ui-shots', 'silent');
-
-fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(dataDir, 'landing', 'sample'), { recursive: true });
-process.stdout.write(`pipeline: the committed sample into ${dataDir} ...\n`);
+// A data directory of the caller's is served as it is: its ledger too (a search shot is charged there).
 const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ACCESS_LOG: 'off' });
-await runStages(resolveStages(['run']), { config, log: quiet, asOf: SAMPLE_AS_OF, tty: false });
+if (!own) {
+  fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(dataDir, 'landing', 'sample'), { recursive: true });
+  process.stdout.write(`pipeline: the committed sample into ${dataDir} ...\n`);
+  await runStages(resolveStages(['run']), { config, log: quiet, asOf: SAMPLE_AS_OF, tty: false });
+}
 const server = await startServer(config, quiet);
 const browser = await launchChromium();
 try {
@@ -37,7 +47,7 @@ try {
     ['narratives', 'index.html'],
     ['narrative', `narrative.html?id=${encodeURIComponent(trending.items[0]!.id)}`],
     ['patterns', 'patterns.html'],
-    ['search', 'search.html?q=sourdough%20starter&limit=20'],
+    ['search', `search.html?q=${encodeURIComponent(values.query ?? 'sourdough starter')}&limit=20`],
     ['account', 'account.html'],
     ['health', 'health.html'],
   ];
@@ -61,5 +71,5 @@ try {
 } finally {
   await browser.close();
   await server.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (!own) fs.rmSync(dataDir, { recursive: true, force: true });
 }

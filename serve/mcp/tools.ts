@@ -54,7 +54,8 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'narratives_trending',
     description:
-      'Trending narratives of a window, by momentum or by emergence, volume or engagement; with daily=true their daily counts and change against the previous period (GET /narratives/trending). Free.',
+      'Trending narratives of a window, by momentum or by emergence, volume or engagement; with daily=true their daily counts ' +
+      'and change against the previous period (GET /narratives/trending). Free.',
     input: trendingQuery.strict(),
     http: (a) => ({ method: 'GET', path: withQuery('/narratives/trending', a) }),
   },
