@@ -48,6 +48,8 @@ test.before(async () => {
   const dir = sampleDataDir();
   writeLines(path.join(dir, 'landing', 'hostile', 'posts.ndjson'), hostilePosts());
   await runPipeline(dir);
+  // A second generation an hour later (nothing new): the narratives' stories carry over, so the detail page has a history.
+  await runPipeline(dir, ['run'], new Date(AS_OF.getTime() + 3_600_000));
   s = await testServer(dir, { DEMO_CREDITS: '50' });
   ui = `${s.baseUrl}/ui/`;
   browser = await launchChromium();
@@ -152,7 +154,12 @@ test('narrative detail: both charts draw, spikes named, posts, platforms, creato
   const detail = (await api(`/narratives/${encodeURIComponent(id)}?limit=10`)).json;
   assert.is(await page.$$eval('#posts .post', (x) => x.length), detail.posts.items.length);
   assert.is(await page.$$eval('#platforms tr', (x) => x.length), detail.platforms.length);
-  assert.ok((await page.textContent('#history-text'))!.includes(detail.narrative.narrative_key));
+  const history = (await page.textContent('#history-text'))!;
+  assert.ok(history.includes(detail.narrative.narrative_key));
+  const traj = (await api(`/narratives/${encodeURIComponent(id)}/trajectory`)).json;
+  assert.is(traj.points.length, 2, 'the story was in both generations');
+  assert.match(history, /The same story .* for 2 generations, since g000001/);
+  assert.equal(await page.$$eval('#history tbody tr td:first-child', (tds) => tds.map((t) => t.textContent)), ['g000002', 'g000001']);
   await page.waitForFunction(() => !document.querySelector('#related')?.textContent?.includes('looking'));
   await close();
 });

@@ -3,17 +3,10 @@
 // and follows it when the window resizes (laptop and phone widths alike).
 import uPlot from '../vendor/uPlot.esm.js';
 
-const DAY_S = 86400;
 const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
 
 /** Seconds since the epoch of each day's start (uPlot's x scale is in seconds). */
 export const daySeconds = (starts) => starts.map((iso) => Date.parse(iso) / 1000);
-
-/** The x values of a daily_counts array ending at `endIso` (its last day ends there). */
-export function daysEnding(endIso, n) {
-  const end = Date.parse(endIso) / 1000;
-  return Array.from({ length: n }, (_, i) => end - (n - i) * DAY_S);
-}
 
 function followWidth(chart, container, height) {
   const ro = new ResizeObserver(() => {
@@ -104,9 +97,4 @@ export function feelingChart(container, daily, { height = 220 } = {}) {
   );
   followWidth(chart, container, height);
   return chart;
-}
-
-/** A small line over generations (a pattern's size in each): categorical x. */
-export function generationsChart(container, values, { width = 160, height = 40 } = {}) {
-  return sparkline(container, values, { width, height });
 }

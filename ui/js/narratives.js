@@ -26,7 +26,12 @@ function changeText(c) {
 }
 
 function row(n, { spark }) {
-  const sparkBox = el('div', { class: 'spark-box', title: 'posts a day over the window' });
+  const sparkBox = el('div', {
+    class: 'spark-box',
+    title: 'posts a day over the window',
+    role: 'img',
+    'aria-label': 'posts a day over the window',
+  });
   const node = el(
     'article',
     { class: 'card narrative-row', dataset: { id: n.id } },

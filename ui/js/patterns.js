@@ -2,7 +2,7 @@
 // chips, lookalike patterns, and the late share (how much of the pattern is recent) with its size
 // over generations.
 import { get, qs, thumbnailOf } from './api.js';
-import { generationsChart } from './charts.js';
+import { sparkline } from './charts.js';
 import { chips, el, fill, fmt, outLink, shareBar } from './dom.js';
 import { pageParams, select, setPageParams, showError, startPage, WINDOWS } from './layout.js';
 
@@ -26,7 +26,12 @@ function thumb(uuid) {
 
 function card(p) {
   const lookalikes = el('div', { class: 'small lookalikes' }, el('span', { class: 'muted' }, 'lookalikes: …'));
-  const trend = el('div', { class: 'trend', title: 'posts in the pattern, generation by generation' });
+  const trend = el('div', {
+    class: 'trend',
+    title: 'posts in the pattern, generation by generation',
+    role: 'img',
+    'aria-label': 'posts in the pattern by generation',
+  });
   const node = el(
     'article',
     { class: 'card pattern', dataset: { key: p.patternKey } },
@@ -59,9 +64,10 @@ function card(p) {
   );
   if (p.trajectory.length > 1)
     requestAnimationFrame(() =>
-      generationsChart(
+      sparkline(
         trend,
         p.trajectory.map((t) => t.contentCount),
+        { width: 160, height: 40 },
       ),
     );
   else fill(trend, el('span', { class: 'muted small' }, `first generation: ${p.generation}`));
