@@ -13,6 +13,7 @@ import { testServer } from './helpers/server.ts';
 import { AS_OF, runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { callApi } from './helpers/http.ts';
 import { cleanupTmp, tmpDir, writeLines } from './helpers/tmp.ts';
+import { waitFor } from './helpers/child.ts';
 
 let s: RunningServer;
 let dir: string;
@@ -58,7 +59,7 @@ test.before(async () => {
   fs.symlinkSync(path.join(dir, 'demo-key.json'), path.join(mine, 'media', 'to-secret.png'));
   fs.rmSync(path.join(mine, 'media', 'to-outside.png'));
   fs.symlinkSync(path.join(outside, 'x.png'), path.join(mine, 'media', 'to-outside.png'));
-  s = await testServer(dir);
+  s = await testServer(dir, { SNAPSHOT_CHECK_MS: '100' });
 });
 
 test.after(async () => {
@@ -81,6 +82,20 @@ test('a post’s media listed: local entries with their thumbnail path, remote o
   const unknown = await call('/media/no-such-post');
   assert.is(unknown.status, 404);
   assert.match(unknown.json.error, /no post no-such-post/);
+});
+
+test('many posts’ media in one read: each as its own list reads it, unknown ones null, at most 100', async () => {
+  const r = await call('/media?uuids=media-big,media-remote,no-such-post,media-none,media-big');
+  assert.is(r.status, 200);
+  assert.equal(
+    r.json.items.map((x: { uuid: string }) => x.uuid),
+    ['media-big', 'media-remote', 'no-such-post', 'media-none'],
+  );
+  for (const x of r.json.items)
+    assert.equal(x.media, x.uuid === 'no-such-post' ? null : (await call(`/media/${x.uuid}`)).json.items, x.uuid);
+  const many = Array.from({ length: 101 }, (_, i) => `u${i}`).join(',');
+  assert.match((await call(`/media?uuids=${many}`)).json.error, /at most 100/);
+  assert.match((await call('/media')).json.error, /uuids is required/);
 });
 
 test('a thumbnail: WebP of at most 320 px, nosniff, cached by ETag (304), private cache', async () => {
@@ -141,6 +156,18 @@ test('refused: a symlink to the data directory’s secrets or outside it, a non-
   assert.is((await call('/media/media-big/-1')).status, 400);
   assert.is((await call('/media/media-big/..%2F..%2Fdemo-key.json')).status, 400);
   assert.is((await callApi(s.baseUrl, 'sk_wrong', 'GET', '/media/media-big/0')).status, 403);
+});
+
+test('a new generation: its media are read from its own snapshot, the old one’s still answer while held', async () => {
+  writeLines(path.join(dir, 'landing', 'mine', 'later.ndjson'), [post('media-later', [{ kind: 'image', path: 'media/big.png' }])]);
+  await runPipeline(dir, ['run'], new Date(AS_OF.getTime() + 3_600_000));
+  await waitFor(async () => (await call('/health')).json.generation === 'g000002', 'the swap to g000002', 30_000);
+  const later = await call('/media/media-later');
+  assert.is(later.status, 200);
+  assert.is(later.json.generation, 'g000002');
+  assert.is(later.json.items[0].thumbnail, '/media/media-later/0');
+  assert.is((await raw('/media/media-later/0')).headers.get('content-type'), 'image/webp');
+  assert.equal((await call('/media/media-big')).json.items[0].thumbnail, '/media/media-big/0');
 });
 
 test('confine: paths with .. or absolute ones are refused before the file system is asked', async () => {

@@ -120,6 +120,12 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   assert.ok((await check('GET', `/media/${uuid}`, '/media/{uuid}')).items.length > 0);
   await check('GET', `/media/${uuid}/0`, '/media/{uuid}/{index}');
   await check('GET', '/media/nope', '/media/{uuid}');
+  const batch = await check('GET', `/media?uuids=${uuid},nope`, '/media');
+  assert.equal(
+    batch.items.map((x: { media: unknown }) => x.media === null),
+    [false, true],
+  );
+  await check('GET', '/media?uuids=', '/media');
   await check('GET', `/media/${uuid}/x`, '/media/{uuid}/{index}');
   // Jobs: each kind submitted, polled to its end and re-read from the cache; their errors.
   const rich = await s.ledger.createAccount('rich');

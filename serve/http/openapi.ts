@@ -15,7 +15,7 @@ import {
   trendingQuery,
   TRENDING_SORT_KEYS,
 } from '../maps/map-queries.ts';
-import { mediaThumbnailQuery } from '../media/media-routes.ts';
+import { mediaBatchQuery, mediaThumbnailQuery } from '../media/media-routes.ts';
 import { searchBodySchema } from '../search/search-body.ts';
 import { idempotencyKeySchema } from './idempotency-key.ts';
 import { bodySchema, queryParameters } from './query.ts';
@@ -235,6 +235,15 @@ const trendingItem: Schema = {
   },
 };
 const stanceShares = nullable(obj({ critical: unit, mixed: unit, neutral: unit, supportive: unit }));
+
+const mediaItem = obj({
+  index: int,
+  kind: { type: 'string', enum: ['image', 'video'] },
+  source: { type: 'string', enum: ['local', 'remote'] },
+  url: nullable('string'),
+  thumbnail: nullable('string'),
+  frames: int,
+});
 
 // Asynchronous jobs (docs/jobs.md).
 const jobKinds = [...JOB_KINDS];
@@ -479,6 +488,13 @@ export function openApiDocument(prefix: string): Schema {
           responses: { 200: json(ref('Prices'), 'Prices'), ...errors(403, 429) },
         },
       },
+      '/media': {
+        get: {
+          summary: "Many posts' media at once (free): each uuid with its media as GET /media/{uuid} lists them, or null when unknown",
+          parameters: queryParameters(mediaBatchQuery),
+          responses: { 200: json(ref('MediaBatch'), 'Media by post'), ...errors(400, 403, 429) },
+        },
+      },
       '/media/{uuid}': {
         get: {
           summary: "A post's media (free): local files with the path of their thumbnail, remote ones with their url",
@@ -659,20 +675,10 @@ export function openApiDocument(prefix: string): Schema {
             stats: obj({ per_call: num }),
           }),
         }),
-        MediaList: obj({
-          uuid: str,
+        MediaList: obj({ uuid: str, generation: str, items: { type: 'array', items: mediaItem } }),
+        MediaBatch: obj({
           generation: str,
-          items: {
-            type: 'array',
-            items: obj({
-              index: int,
-              kind: { type: 'string', enum: ['image', 'video'] },
-              source: { type: 'string', enum: ['local', 'remote'] },
-              url: nullable('string'),
-              thumbnail: nullable('string'),
-              frames: int,
-            }),
-          },
+          items: { type: 'array', items: obj({ uuid: str, media: nullable({ type: 'array', items: mediaItem }) }) },
         }),
         Usage: obj({
           account: str,

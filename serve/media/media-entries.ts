@@ -1,8 +1,10 @@
 // A post's media as its snapshot row holds them (posts.parquet `media`: kind, a path relative to
 // DATA_DIR or a remote url, and a video's frames), read on demand: the media lists are not kept in
-// memory with the other columns (a million posts' lists would cost more than every thumbnail
-// asked for). One DuckDB for the process, its queries one at a time; row_id is sorted in the file,
-// so a look-up reads one row group. Recent answers are kept.
+// the server's heap with the other columns (a million posts' lists would cost more than every
+// thumbnail asked for). On a generation's first media read, the rows that have media are copied
+// into a table of the process's own in-memory DuckDB (compressed, sorted by row_id): a look-up is
+// then under a millisecond, where reading posts.parquet again cost 13-18 ms a post at 100k posts.
+// Queries run one at a time; the tables of the last two generations are kept; recent answers too.
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { openDuckDB, sqlString, type DuckDB } from '../../core/duckdb.ts';
@@ -15,11 +17,17 @@ export interface MediaEntry {
   frames: string[];
 }
 
+/** Generations whose media tables are kept. */
+const TABLES_KEPT = 2;
+
 /** The media lists of posts, for one server: its DuckDB opened on first use, closed with the server. */
 export class MediaEntries {
   private db: Promise<DuckDB> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly cache = new LRUCache<string, MediaEntry[]>({ max: 20_000 });
+  /** The media table of each generation directory, oldest first. */
+  private readonly tables = new Map<string, string>();
+  private made = 0;
 
   private serially<T>(work: () => Promise<T>): Promise<T> {
     const next = this.queue.then(work, work);
@@ -34,9 +42,8 @@ export class MediaEntries {
     if (hit) return hit;
     this.db ??= openDuckDB(':memory:', { threads: 1 });
     const conn = await this.db;
-    const file = sqlString(path.join(genDir, 'posts.parquet'));
-    const rows = await this.serially(() =>
-      conn.all(`SELECT to_json(media)::VARCHAR AS media FROM read_parquet(${file}) WHERE row_id = $1`, [row]),
+    const rows = await this.serially(async () =>
+      conn.all(`SELECT media FROM ${await this.tableOf(conn, genDir)} WHERE row_id = $1`, [row]),
     );
     const raw = rows[0]?.media as string | null | undefined;
     const list = raw ? (JSON.parse(raw) as Array<Partial<MediaEntry>> | null) : null;
@@ -48,6 +55,24 @@ export class MediaEntries {
     }));
     this.cache.set(key, entries);
     return entries;
+  }
+
+  /** The generation's media table, made on first use (inside serially). */
+  private async tableOf(conn: DuckDB, genDir: string): Promise<string> {
+    const known = this.tables.get(genDir);
+    if (known) return known;
+    const table = `media_${this.made++}`;
+    const file = sqlString(path.join(genDir, 'posts.parquet'));
+    await conn.run(
+      `CREATE TABLE ${table} AS SELECT row_id, to_json(media)::VARCHAR AS media FROM read_parquet(${file}) WHERE len(media) > 0 ORDER BY row_id`,
+    );
+    this.tables.set(genDir, table);
+    for (const [dir, old] of this.tables) {
+      if (this.tables.size <= TABLES_KEPT) break;
+      this.tables.delete(dir);
+      await conn.run(`DROP TABLE ${old}`);
+    }
+    return table;
   }
 
   async close(): Promise<void> {

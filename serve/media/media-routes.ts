@@ -1,4 +1,5 @@
-// The media of posts (free reads, docs/api.md "Media"): GET /media/{uuid} lists a post's media;
+// The media of posts (free reads, docs/api.md "Media"): GET /media/{uuid} lists a post's media
+// (GET /media?uuids=... many posts' at once);
 // GET /media/{uuid}/{index} answers a thumbnail of one of them (a video's first frame, or
 // ?frame=k). Only media a served generation references are reachable: the uuid is looked up in
 // the leased generation, the path comes from its snapshot row, never from the request.
@@ -13,6 +14,22 @@ import { rowOfUuid } from './uuid-rows.ts';
 
 export const mediaThumbnailQuery = z.object({
   frame: intField('frame', 0, 999).optional().describe("a video's frame (default 0, the first)"),
+});
+
+/** At most this many posts in one GET /media. */
+export const MEDIA_BATCH_MAX = 100;
+
+export const mediaBatchQuery = z.object({
+  uuids: z
+    .string({ error: 'uuids is required: post uuids separated by commas' })
+    .transform((s) => [...new Set(s.split(',').map((u) => u.trim()))].filter(Boolean))
+    .pipe(
+      z
+        .array(z.string())
+        .min(1, 'uuids is required: post uuids separated by commas')
+        .max(MEDIA_BATCH_MAX, `uuids: at most ${MEDIA_BATCH_MAX} posts`),
+    )
+    .describe(`post uuids separated by commas, at most ${MEDIA_BATCH_MAX}`),
 });
 
 /** The path of a thumbnail under {base_url}. */
@@ -30,32 +47,46 @@ function fileOf(m: MediaEntry, frame: number | undefined): string | null {
   return frame === undefined || frame === 0 ? m.path : null;
 }
 
+/** A post's media as the list reads show them; a thumbnail path only where there is a file to make it from. */
+function listed(dataDir: string, uuid: string, entries: MediaEntry[]) {
+  return Promise.all(
+    entries.map(async (m, index) => {
+      const local = m.path !== null || m.frames.length > 0;
+      const file = fileOf(m, 0);
+      // The file may have left the landing folder since ingest.
+      const servable = local && file !== null && (await confine(dataDir, file)).ok;
+      return {
+        index,
+        kind: m.kind,
+        source: local ? 'local' : 'remote',
+        url: local ? null : m.url,
+        thumbnail: servable ? thumbnailPath(uuid, index) : null,
+        frames: m.frames.length,
+      };
+    }),
+  );
+}
+
 export function mediaRouter(dataDir: string, media: MediaEntries): Router {
   const r = new Router();
-  r.get('/media/:uuid', async (ctx) => {
+  // Many posts' media in one read (a gallery's page of them): unknown uuids answer media null.
+  r.get('/media', async (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
-    const uuid = ctx.params.uuid!;
-    const entries = await entriesOf(media, gen, uuid);
+    const { uuids } = queryFrom(mediaBatchQuery, ctx.query);
     ctx.body = {
-      uuid,
       generation: gen.id,
-      // A thumbnail path only where there is a file to make it from (it may have left the landing folder since ingest).
       items: await Promise.all(
-        entries.map(async (m, index) => {
-          const local = m.path !== null || m.frames.length > 0;
-          const file = fileOf(m, 0);
-          const servable = local && file !== null && (await confine(dataDir, file)).ok;
-          return {
-            index,
-            kind: m.kind,
-            source: local ? 'local' : 'remote',
-            url: local ? null : m.url,
-            thumbnail: servable ? thumbnailPath(uuid, index) : null,
-            frames: m.frames.length,
-          };
+        uuids.map(async (uuid) => {
+          const row = rowOfUuid(gen.index, uuid);
+          return { uuid, media: row === null ? null : await listed(dataDir, uuid, await media.of(gen.dir, row)) };
         }),
       ),
     };
+  });
+  r.get('/media/:uuid', async (ctx) => {
+    const gen = ctx.state.gen as LoadedGeneration;
+    const uuid = ctx.params.uuid!;
+    ctx.body = { uuid, generation: gen.id, items: await listed(dataDir, uuid, await entriesOf(media, gen, uuid)) };
   });
   r.get('/media/:uuid/:index', async (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;

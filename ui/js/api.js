@@ -27,13 +27,13 @@ const MAX_RETRIES = 3;
  * One call: JSON in and out, the key in x-api-key. A 429 waits its Retry-After (at most 3 times);
  * any other error becomes an ApiError carrying the server's JSON body.
  */
-export async function call(path, { method = 'GET', body, headers = {}, raw = false, apiKey = key.get() } = {}) {
+export async function call(path, { method = 'GET', body, headers = {}, raw = false, apiKey = key.get(), cache = 'no-store' } = {}) {
   for (let attempt = 0; ; attempt++) {
     const res = await fetch(`${BASE}${path}`, {
       method,
       headers: { 'x-api-key': apiKey ?? '', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
-      cache: 'no-store',
+      cache,
       credentials: 'omit',
       referrerPolicy: 'no-referrer',
     });
@@ -66,27 +66,36 @@ export function qs(params) {
 }
 
 const thumbs = new Map();
+/** At most this many posts in one GET /media (the server's MEDIA_BATCH_MAX). */
+const MEDIA_BATCH = 100;
+
+async function thumbnailFrom(media) {
+  const local = media?.find((m) => m.thumbnail);
+  if (local) {
+    // Thumbnails may come from the browser's cache (the server marks them private, a day).
+    const res = await call(local.thumbnail, { raw: true, cache: 'default' });
+    return { src: URL.createObjectURL(await res.blob()) };
+  }
+  const remote = media?.find((m) => m.url);
+  return remote ? { remote: remote.url } : null;
+}
 
 /**
- * A post's first media with a thumbnail, as an object URL (fetched with the key: an <img src>
- * cannot send it); else {remote: url} for media hosted elsewhere; else null. The media list is
- * asked first, so a post without a servable file costs no failed request. Kept for the page's life.
+ * Posts' first media with a thumbnail, by uuid: a promise each of an object URL (the thumbnail is
+ * fetched with the key: an <img src> cannot send it), or {remote: url} for media hosted elsewhere,
+ * or null. The media lists come in one read per hundred posts (GET /media?uuids=...), so a post
+ * without a servable file costs no failed request. Kept for the page's life.
  */
-export function thumbnailOf(uuid) {
-  if (!thumbs.has(uuid))
-    thumbs.set(
-      uuid,
-      (async () => {
-        try {
-          const { items } = await get(`/media/${encodeURIComponent(uuid)}`);
-          const local = items.find((m) => m.thumbnail);
-          if (local) return { src: URL.createObjectURL(await (await call(local.thumbnail, { raw: true })).blob()) };
-          const remote = items.find((m) => m.url);
-          return remote ? { remote: remote.url } : null;
-        } catch {
-          return null;
-        }
-      })(),
-    );
-  return thumbs.get(uuid);
+export function thumbnailsOf(uuids) {
+  const wanted = [...new Set(uuids)].filter((u) => !thumbs.has(u));
+  for (let i = 0; i < wanted.length; i += MEDIA_BATCH) {
+    const batch = wanted.slice(i, i + MEDIA_BATCH);
+    const listed = get(`/media${qs({ uuids: batch.join(',') })}`).then((r) => new Map(r.items.map((x) => [x.uuid, x.media])));
+    for (const uuid of batch)
+      thumbs.set(
+        uuid,
+        listed.then((m) => thumbnailFrom(m.get(uuid))).catch(() => null),
+      );
+  }
+  return new Map(uuids.map((u) => [u, thumbs.get(u)]));
 }

@@ -2,17 +2,17 @@
 // tags, representative posts, creators and platform split, the story's history over generations
 // (is it the same story as the last run's), and related narratives (the map's text search on its
 // label and tags).
-import { get, qs, thumbnailOf } from './api.js';
+import { get, qs, thumbnailsOf } from './api.js';
 import { feelingChart, volumeChart } from './charts.js';
 import { chips, el, fill, fmt, lifecycleBadge, outLink, sentimentBadge, shareBar } from './dom.js';
 import { pageParams, showError, startPage } from './layout.js';
 
 const stat = (k, v, title) => el('div', { class: 'stat', title }, el('div', { class: 'v' }, v), el('div', { class: 'k' }, k));
 
-function post(p) {
+function post(p, thumbs) {
   const media = el('div');
-  if (p.contentType === 'image' || p.contentType === 'video' || p.contentType === 'carousel')
-    void thumbnailOf(p.uuid).then((t) => {
+  if (thumbs.has(p.uuid))
+    void thumbs.get(p.uuid).then((t) => {
       if (t?.src) media.append(el('img', { class: 'thumb', src: t.src, alt: 'thumbnail of the post’s media' }));
       else if (t?.remote) media.append(outLink(t.remote, 'media'));
     });
@@ -95,6 +95,7 @@ startPage('narrative.html', async (main) => {
   const path = encodeURIComponent(id);
   const [d, traj] = await Promise.all([get(`/narratives/${path}${qs({ limit: 10 })}`), get(`/narratives/${path}/trajectory`)]);
   const n = d.narrative;
+  const thumbs = thumbnailsOf(d.posts.items.filter((p) => ['image', 'video', 'carousel'].includes(p.contentType)).map((p) => p.uuid));
   const volume = el('div', { class: 'chart', id: 'volume-chart' });
   const feeling = el('div', { class: 'chart', id: 'feeling-chart' });
   const related = el('ul', { id: 'related' }, el('li', { class: 'muted' }, 'looking…'));
@@ -146,7 +147,11 @@ startPage('narrative.html', async (main) => {
         'section',
         {},
         el('h2', {}, `Representative posts (${fmt.int(d.posts.total)})`),
-        el('div', { class: 'card', id: 'posts' }, d.posts.items.map(post)),
+        el(
+          'div',
+          { class: 'card', id: 'posts' },
+          d.posts.items.map((p) => post(p, thumbs)),
+        ),
       ),
       el(
         'section',

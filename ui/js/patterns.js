@@ -1,7 +1,7 @@
 // Patterns: a gallery of visual patterns with their medoid posts' thumbnails, recurrent elements as
 // chips, lookalike patterns, and the late share (how much of the pattern is recent) with its size
 // over generations.
-import { get, qs, thumbnailOf } from './api.js';
+import { get, qs, thumbnailsOf } from './api.js';
 import { sparkline } from './charts.js';
 import { chips, el, fill, fmt, outLink, shareBar } from './dom.js';
 import { pageParams, select, setPageParams, showError, startPage, WINDOWS } from './layout.js';
@@ -14,9 +14,9 @@ const SORTS = [
   ['firstSeenAt', 'first seen'],
 ];
 
-function thumb(uuid) {
+function thumb(uuid, thumbs) {
   const box = el('div', { class: 'placeholder' }, '…');
-  void thumbnailOf(uuid).then((t) => {
+  void thumbs.get(uuid).then((t) => {
     if (t?.src) box.replaceWith(el('img', { src: t.src, alt: 'medoid post of the pattern', class: 'pattern-thumb' }));
     else if (t?.remote) fill(box, outLink(t.remote, 'remote media'));
     else fill(box, 'no image');
@@ -24,7 +24,7 @@ function thumb(uuid) {
   return box;
 }
 
-function card(p) {
+function card(p, thumbs) {
   const lookalikes = el('div', { class: 'small lookalikes' }, el('span', { class: 'muted' }, 'lookalikes: …'));
   const trend = el('div', {
     class: 'trend',
@@ -36,7 +36,11 @@ function card(p) {
     'article',
     { class: 'card pattern', dataset: { key: p.patternKey } },
     el('div', { class: 'title' }, el('b', {}, p.label)),
-    el('div', { class: 'thumbs' }, p.medoidContentUuids.slice(0, 3).map(thumb)),
+    el(
+      'div',
+      { class: 'thumbs' },
+      p.medoidContentUuids.slice(0, 3).map((u) => thumb(u, thumbs)),
+    ),
     el(
       'div',
       { class: 'figures' },
@@ -87,7 +91,8 @@ startPage('patterns.html', async (main) => {
     more.disabled = true;
     try {
       const r = await get(`/intelligence/patterns${qs({ ...state, limit: 12, cursor: append ? cursor : undefined })}`);
-      const cards = r.items.map(card);
+      const thumbs = thumbnailsOf(r.items.flatMap((p) => p.medoidContentUuids.slice(0, 3)));
+      const cards = r.items.map((p) => card(p, thumbs));
       if (append) gallery.append(...cards.map((c) => c.node));
       else
         fill(
