@@ -25,7 +25,10 @@ const MAX_RETRIES = 3;
 
 /**
  * One call: JSON in and out, the key in x-api-key. A 429 waits its Retry-After (at most 3 times);
- * any other error becomes an ApiError carrying the server's JSON body.
+ * any other error becomes an ApiError carrying the server's JSON body. `raw`: the Response itself.
+ * @param {string} path under {base_url}
+ * @param {{method?: string, body?: unknown, headers?: Record<string, string>, raw?: boolean, apiKey?: string | null, cache?: RequestCache}} [options]
+ * @returns {Promise<any>} {json, headers, status}, or the Response with `raw`
  */
 export async function call(path, { method = 'GET', body, headers = {}, raw = false, apiKey = key.get(), cache = 'no-store' } = {}) {
   for (let attempt = 0; ; attempt++) {
@@ -55,6 +58,7 @@ export async function call(path, { method = 'GET', body, headers = {}, raw = fal
   }
 }
 
+/** @type {(path: string) => Promise<any>} the JSON of a GET */
 export const get = async (path) => (await call(path)).json;
 
 /** A query string from an object, empty values left out. */

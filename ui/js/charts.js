@@ -26,7 +26,7 @@ export function sparkline(container, counts, { width = 120, height = 32 } = {}) 
       class: 'spark',
       pxAlign: false,
       cursor: { show: false },
-      select: { show: false },
+      select: { show: false, left: 0, top: 0, width: 0, height: 0 },
       legend: { show: false },
       scales: { x: { time: false }, y: { range: (u, min, max) => [0, Math.max(1, max)] } },
       axes: [{ show: false }, { show: false }],

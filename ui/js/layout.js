@@ -75,7 +75,9 @@ function keyGate(main, onKey) {
     } catch (err) {
       fill(
         problem,
-        err instanceof ApiError && err.status === 403 ? 'That key is not known (403).' : `Could not check the key: ${err.message}`,
+        err instanceof ApiError && err.status === 403
+          ? 'That key is not known (403).'
+          : `Could not check the key: ${err instanceof Error ? err.message : String(err)}`,
       );
     }
   });

@@ -200,7 +200,7 @@ startPage('search.html', async (main) => {
       const b = err instanceof ApiError ? err.body : null;
       fill(
         outcome,
-        el('p', { class: 'error', role: 'alert' }, err.message),
+        el('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)),
         b?.credits_required !== undefined
           ? el(
               'p',
