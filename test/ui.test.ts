@@ -154,6 +154,10 @@ test('narrative detail: both charts draw, spikes named, posts, platforms, creato
   const detail = (await api(`/narratives/${encodeURIComponent(id)}?limit=10`)).json;
   assert.is(await page.$$eval('#posts .post', (x) => x.length), detail.posts.items.length);
   assert.is(await page.$$eval('#platforms tr', (x) => x.length), detail.platforms.length);
+  // The momentum's velocity drawn as its line over the last week, and said in words.
+  assert.ok((await page.textContent('#volume-chart'))!.includes('velocity (last 7 days)'));
+  if (detail.narrative.velocity !== null)
+    assert.ok((await page.textContent('main'))!.includes(`(${detail.narrative.velocity.toFixed(2)} posts a day`));
   const history = (await page.textContent('#history-text'))!;
   assert.ok(history.includes(detail.narrative.narrative_key));
   const traj = (await api(`/narratives/${encodeURIComponent(id)}/trajectory`)).json;

@@ -37,15 +37,32 @@ export function sparkline(container, counts, { width = 120, height = 32 } = {}) 
   );
 }
 
+/** Days the velocity is the slope over (docs/fields.md: the last 7 days of the window). */
+const VELOCITY_DAYS = 7;
+
 /**
- * Daily volume (line) with spikes marked (points on the spike days) and engagement on a second
- * axis.
+ * The velocity's line over the last 7 days: the least-squares line of those days' counts, drawn
+ * from the server's slope (`velocity`) through the days' mean; null elsewhere, or without a velocity.
  */
-export function volumeChart(container, daily, { height = 260 } = {}) {
+function velocityLine(counts, velocity) {
+  const n = Math.min(VELOCITY_DAYS, counts.length);
+  if (velocity === null || velocity === undefined || n < 2) return counts.map(() => null);
+  const from = counts.length - n;
+  const meanY = counts.slice(from).reduce((a, b) => a + b, 0) / n;
+  const meanX = (n - 1) / 2;
+  return counts.map((_, i) => (i < from ? null : Math.max(0, meanY + velocity * (i - from - meanX))));
+}
+
+/**
+ * Daily volume (line) with spikes marked (points on the spike days), the momentum's velocity as its
+ * line over the last week, and engagement on a second axis.
+ */
+export function volumeChart(container, daily, { height = 260, velocity = null } = {}) {
   const xs = daySeconds(daily.map((d) => d.start));
   const counts = daily.map((d) => d.content_count);
   const spikes = daily.map((d) => (d.spike ? d.content_count : null));
   const engagement = daily.map((d) => d.engagement);
+  const trend = velocityLine(counts, velocity);
   const chart = new uPlot(
     {
       width: Math.max(240, container.clientWidth || 600),
@@ -64,9 +81,10 @@ export function volumeChart(container, daily, { height = 260 } = {}) {
           points: { show: true, size: 10, fill: css('--spike'), stroke: css('--spike') },
         },
         { label: 'engagement', scale: 'eng', stroke: css('--muted-line'), width: 1, dash: [4, 4] },
+        { label: 'velocity (last 7 days)', scale: 'posts', stroke: css('--spike'), width: 2, dash: [8, 4] },
       ],
     },
-    [xs, counts, spikes, engagement],
+    [xs, counts, spikes, engagement, trend],
     container,
   );
   followWidth(chart, container, height);

@@ -126,6 +126,9 @@ startPage('narrative.html', async (main) => {
       spikes.length
         ? `Spikes (orange): ${spikes.map((s) => fmt.date(s.start)).join(', ')}: days far above the two weeks before them.`
         : 'No spike: no day stood far above the two weeks before it.',
+      n.velocity === null
+        ? ''
+        : ` The dashed orange line is the velocity (${fmt.num(n.velocity)} posts a day per day over the last 7 days) behind the momentum of ${fmt.num(n.momentum_score)}.`,
     ),
     el('div', { class: 'card' }, volume),
     el('h2', {}, 'Sentiment and stance by day'),
@@ -198,7 +201,7 @@ startPage('narrative.html', async (main) => {
     el('p', { id: 'history-text' }, historyText(n, traj)),
     traj.points.length ? historyTable(traj) : null,
   );
-  volumeChart(volume, traj.daily);
+  volumeChart(volume, traj.daily, { velocity: n.velocity });
   feelingChart(feeling, traj.daily);
   // Related: the narrative map's own text search over this one's label and top tags, itself left out.
   const words = [n.label, ...n.top_tags.slice(0, 3)].join(' ').slice(0, 300);
