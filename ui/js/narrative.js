@@ -128,7 +128,8 @@ startPage('narrative.html', async (main) => {
         : 'No spike: no day stood far above the two weeks before it.',
       n.velocity === null
         ? ''
-        : ` The dashed orange line is the velocity (${fmt.num(n.velocity)} posts a day per day over the last 7 days) behind the momentum of ${fmt.num(n.momentum_score)}.`,
+        : ` The dashed orange line is the velocity (${fmt.num(n.velocity)} posts a day per day over the last 7 days)` +
+            ` behind the momentum of ${fmt.num(n.momentum_score)}.`,
     ),
     el('div', { class: 'card' }, volume),
     el('h2', {}, 'Sentiment and stance by day'),
