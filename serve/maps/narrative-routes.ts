@@ -122,6 +122,11 @@ interface DailyPoint {
   stance: { critical: number; mixed: number; neutral: number; supportive: number } | null;
 }
 
+// Like the member split: a narrative's members are fixed within a generation, and at 1M posts the
+// largest has over 100k of them, each day's feelings read from their moods: computed once, kept
+// with the member list (freed with it).
+const dailyByMembers = new WeakMap<Int32Array, DailyPoint[]>();
+
 /**
  * The members' daily series over the narrative's window: day i starts at `start` and lasts 24 h,
  * the last one ending at the generation's as-of instant (as daily_counts); engagement is
@@ -130,6 +135,14 @@ interface DailyPoint {
  * day's posts).
  */
 function dailySeries(gen: LoadedGeneration, members: Int32Array, days: number): DailyPoint[] {
+  const cached = dailyByMembers.get(members);
+  if (cached) return cached;
+  const series = countDays(gen, members, days);
+  dailyByMembers.set(members, series);
+  return series;
+}
+
+function countDays(gen: LoadedGeneration, members: Int32Array, days: number): DailyPoint[] {
   const asOf = gen.index.asOf;
   const { enrichment } = gen.index;
   const counts = Array.from({ length: days }, () => ({ posts: 0, engagement: 0, feelings: new Float64Array(8) }));

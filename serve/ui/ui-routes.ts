@@ -41,9 +41,9 @@ export const UI_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** With X-Content-Type-Options: nosniff, which every answer of the app carries (app.ts). */
 export const UI_HEADERS: Record<string, string> = {
   'Content-Security-Policy': UI_CSP,
-  'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'X-Frame-Options': 'DENY',
   'Cross-Origin-Opener-Policy': 'same-origin',

@@ -152,3 +152,30 @@ export const WINDOWS = [
   ['90d', 'last 90 days'],
   ['all', 'all time'],
 ];
+
+/**
+ * A list read page by page into `list`, with its More button. `fetchPage(next)` reads the first
+ * page (next null) or the one `next` names and answers {nodes, next}: the nodes to show, and what
+ * names the page after (null on the last). `load()` starts again from the first page, with the
+ * page's parameters (`state`) written into its URL.
+ */
+export function pagedList(list, state, fetchPage) {
+  const more = el('button', { type: 'button', class: 'secondary', id: 'more' }, 'More');
+  let next = null;
+  async function load(append = false) {
+    setPageParams(state);
+    more.disabled = true;
+    try {
+      const page = await fetchPage(append ? next : null);
+      if (append) list.append(...page.nodes);
+      else fill(list, page.nodes);
+      next = page.next;
+    } catch (err) {
+      showError(list, err);
+      next = null;
+    }
+    more.hidden = more.disabled = next === null;
+  }
+  more.addEventListener('click', () => void load(true));
+  return { load, more };
+}

@@ -4,7 +4,7 @@
 import { get, qs } from './api.js';
 import { sparkline } from './charts.js';
 import { chips, el, fill, fmt, lifecycleBadge, sentimentBadge } from './dom.js';
-import { pageParams, select, setPageParams, showError, startPage, WINDOWS } from './layout.js';
+import { pagedList, pageParams, select, startPage, WINDOWS } from './layout.js';
 
 const SORTS = [
   ['momentum', 'momentum'],
@@ -76,41 +76,23 @@ startPage('index.html', async (main) => {
   const health = await get('/health');
   const list = el('section', { class: 'narrative-list', id: 'narratives' });
   const status = el('p', { class: 'muted small', id: 'list-status' });
-  const more = el('button', { type: 'button', class: 'secondary', id: 'more' }, 'More');
-  let nextOffset = null;
 
   const searchBox = el('input', { type: 'search', name: 'q', id: 'q', value: state.q, placeholder: 'words in labels, summaries, tags' });
   const searchForm = el('form', { class: 'control', id: 'map-search' }, el('label', { for: 'q' }, 'Search the map'), searchBox);
 
-  async function load(append = false) {
-    setPageParams(state);
-    more.disabled = true;
-    try {
-      if (state.q) {
-        const r = await get(`/narratives/search${qs({ q: state.q, window: state.window, limit: 100 })}`);
-        fill(
-          list,
-          r.items.map((n) => row(n, { spark: false })),
-        );
-        fill(status, `${r.items.length} narratives match "${state.q}" (by text rank; clear the search for the trending list)`);
-        nextOffset = null;
-      } else {
-        const offset = append && nextOffset !== null ? nextOffset : 0;
-        const r = await get(
-          `/narratives/trending${qs({ window: state.window, sort: state.sort, platform: state.platform, limit: PAGE, offset, daily: true })}`,
-        );
-        const rows = r.items.map((n) => row(n, { spark: true }));
-        if (append) list.append(...rows);
-        else fill(list, rows);
-        nextOffset = r.next_offset;
-        fill(status, `${Math.min(r.total, offset + r.items.length)} of ${r.total} narratives · generation ${r.generation}`);
-      }
-    } catch (err) {
-      showError(list, err);
+  const { load, more } = pagedList(list, state, async (offset) => {
+    if (state.q) {
+      const r = await get(`/narratives/search${qs({ q: state.q, window: state.window, limit: 100 })}`);
+      fill(status, `${r.items.length} narratives match "${state.q}" (by text rank; clear the search for the trending list)`);
+      return { nodes: r.items.map((n) => row(n, { spark: false })), next: null };
     }
-    more.disabled = nextOffset === null;
-    more.hidden = nextOffset === null;
-  }
+    const from = offset ?? 0;
+    const r = await get(
+      `/narratives/trending${qs({ window: state.window, sort: state.sort, platform: state.platform, limit: PAGE, offset: from, daily: true })}`,
+    );
+    fill(status, `${Math.min(r.total, from + r.items.length)} of ${r.total} narratives · generation ${r.generation}`);
+    return { nodes: r.items.map((n) => row(n, { spark: true })), next: r.next_offset };
+  });
 
   searchForm.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -123,7 +105,6 @@ startPage('index.html', async (main) => {
       void load();
     }
   });
-  more.addEventListener('click', () => void load(true));
   const platforms = [['', 'all platforms'], ...(health.platforms ?? []).map((p) => [p, p])];
   fill(
     main,

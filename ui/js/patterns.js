@@ -4,7 +4,7 @@
 import { get, qs, thumbnailsOf } from './api.js';
 import { sparkline } from './charts.js';
 import { chips, el, fill, fmt, outLink, shareBar } from './dom.js';
-import { pageParams, select, setPageParams, showError, startPage, WINDOWS } from './layout.js';
+import { pagedList, pageParams, select, showError, startPage, WINDOWS } from './layout.js';
 
 const SORTS = [
   ['contentCount', 'posts'],
@@ -83,41 +83,26 @@ startPage('patterns.html', async (main) => {
   const state = { scope: params.get('scope') ?? '30d', sort: params.get('sort') ?? 'contentCount' };
   const gallery = el('section', { class: 'gallery', id: 'gallery' });
   const status = el('p', { class: 'muted small' });
-  const more = el('button', { type: 'button', class: 'secondary', id: 'more' }, 'More');
-  let cursor = null;
 
-  async function load(append = false) {
-    setPageParams(state);
-    more.disabled = true;
-    try {
-      const r = await get(`/intelligence/patterns${qs({ ...state, limit: 12, cursor: append ? cursor : undefined })}`);
-      const thumbs = thumbnailsOf(r.items.flatMap((p) => p.medoidContentUuids.slice(0, 3)));
-      const cards = r.items.map((p) => card(p, thumbs));
-      if (append) gallery.append(...cards.map((c) => c.node));
-      else
-        fill(
-          gallery,
-          cards.map((c) => c.node),
-        );
-      cursor = r.nextCursor;
-      fill(status, r.total ? `${r.total} patterns · generation ${r.generation}` : 'No visual pattern in this scope.');
-      // Lookalikes come with each pattern's own read; the gallery is usable before they arrive.
-      for (const [i, c] of cards.entries())
-        get(`/intelligence/patterns/${encodeURIComponent(r.items[i].patternKey)}/lookalikes`)
-          .then((l) =>
-            fill(
-              c.lookalikes,
-              el('span', { class: 'muted' }, 'lookalikes: '),
-              l.lookalikes.length ? chips(l.lookalikes.slice(0, 4).map((x) => x.label)) : el('span', { class: 'muted' }, 'none'),
-            ),
-          )
-          .catch((err) => showError(c.lookalikes, err));
-    } catch (err) {
-      showError(gallery, err);
-    }
-    more.hidden = more.disabled = cursor === null;
-  }
-  more.addEventListener('click', () => void load(true));
+  const { load, more } = pagedList(gallery, state, async (cursor) => {
+    const r = await get(`/intelligence/patterns${qs({ ...state, limit: 12, cursor: cursor ?? undefined })}`);
+    const thumbs = thumbnailsOf(r.items.flatMap((p) => p.medoidContentUuids.slice(0, 3)));
+    const cards = r.items.map((p) => card(p, thumbs));
+    fill(status, r.total ? `${r.total} patterns · generation ${r.generation}` : 'No visual pattern in this scope.');
+    // Lookalikes come with each pattern's own read; the gallery is usable before they arrive.
+    for (const [i, c] of cards.entries())
+      get(`/intelligence/patterns/${encodeURIComponent(r.items[i].patternKey)}/lookalikes`)
+        .then((l) =>
+          fill(
+            c.lookalikes,
+            el('span', { class: 'muted' }, 'lookalikes: '),
+            l.lookalikes.length ? chips(l.lookalikes.slice(0, 4).map((x) => x.label)) : el('span', { class: 'muted' }, 'none'),
+          ),
+        )
+        .catch((err) => showError(c.lookalikes, err));
+    return { nodes: cards.map((c) => c.node), next: r.nextCursor };
+  });
+
   fill(
     main,
     el('h1', {}, 'Patterns'),
