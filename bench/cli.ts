@@ -16,6 +16,7 @@ import { benchQualityStance } from './suites/quality-stance.ts';
 import { benchQualityText } from './suites/quality-text.ts';
 import { benchQualityTweets } from './suites/quality-tweets.ts';
 import { benchVisual } from './suites/visual.ts';
+import { benchNewWords, type NewWordsCorpus } from './suites/new-words.ts';
 import { benchRanking } from './suites/ranking.ts';
 import { benchUi } from './suites/ui.ts';
 
@@ -65,6 +66,8 @@ suites:
              two API replicas over one PostgreSQL: T trials killing one with SIGKILL under billed
              searches and jobs (lost, charged twice, holds left open must be 0), and search
              throughput with one replica (file ledger, PostgreSQL) and two (PostgreSQL)
+  new-words  [--corpus fixture|tweets (default both)] [--posts N (default 20000)]: three stories with invented
+             names planted through an incremental run; precision@20 of their queries after it and after run --full
   quality    [--fit] [--part text|narratives|patterns|stance|tweets] [--posts N (narratives 20000, patterns 10000)]
              text enrichment on real labelled tweets (../shared/data/tweeteval or TWEETEVAL_DIR):
              tone macro-recall on sentiment/val, emotionMood accuracy on emotion/val, per-class
@@ -93,6 +96,7 @@ const { values, positionals } = parseArgs({
     items: { type: 'string' },
     threads: { type: 'string' },
     part: { type: 'string' },
+    corpus: { type: 'string' },
     keep: { type: 'string' },
     connections: { type: 'string' },
     'search-threads': { type: 'string' },
@@ -213,6 +217,13 @@ if (suite === 'pipeline' && values.incremental) {
     threads: int(values.threads, (await import('node:os')).availableParallelism(), 'threads'),
     command,
   });
+} else if (suite === 'new-words') {
+  const corpora = (values.corpus === undefined ? ['fixture', 'tweets'] : [values.corpus]) as NewWordsCorpus[];
+  if (!corpora.every((c) => c === 'fixture' || c === 'tweets')) {
+    process.stderr.write('bench: --corpus must be fixture or tweets\n');
+    process.exit(2);
+  }
+  await benchNewWords({ corpora, posts: int(values.posts, 20_000, 'posts'), command });
 } else if (suite === 'quality') {
   const part = values.part;
   const parts = ['text', 'narratives', 'patterns', 'stance', 'tweets'];

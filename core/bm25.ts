@@ -119,11 +119,6 @@ export function segmentedBm25(segments: SegmentedBm25['segments']): SegmentedBm2
   return { segments, docs, avgdl: docs ? length / docs : 0 };
 }
 
-/** Whether any segment has the term. */
-export function hasTerm(b: SegmentedBm25, term: string): boolean {
-  return b.segments.some((s) => s.index.vocab.has(term));
-}
-
 /**
  * searchBm25 over every segment (rows global), rows >= `start` only, masked rows (`deleted`, global)
  * never. One top-k runs through the segments in row order (the same k rows as each segment's top k
@@ -149,6 +144,13 @@ export function searchSegments(
     (exhaustive ? scoreAll : scoreFast)(top, s.index, lists, null, skip, BM25_B / (stats.avgdl || 1), s.firstRow);
   }
   return top.sorted();
+}
+
+/** Each term's Lucene idf over the whole generation (its df summed over the segments). */
+export function generationIdf(b: SegmentedBm25, terms: readonly string[]): Map<string, { df: number; idf: number }> {
+  const out = new Map<string, { df: number; idf: number }>();
+  for (const [t, df] of segmentStats(b, terms).df) out.set(t, { df, idf: idfOf(b.docs, df) });
+  return out;
 }
 
 /** The generation's statistics for a query's terms: document count, average length, each term's df over the segments. */

@@ -7,8 +7,11 @@
 // Halko, Martinsson & Tropp 2011: random range finder, power iterations, small SVD). Until
 // generation model 'words-hashed', the vectors were LSA's (the right singular vectors of the
 // sample's document x feature matrix; `space: 'lsa'`): short posts of one subject that share no
-// word stayed orthogonal there (docs/fields.md, "Narratives"). The model (idf, projection) is deterministic for a given corpus,
-// seed and parameters, is saved with the generation, and embeds queries exactly as documents.
+// word stayed orthogonal there (docs/fields.md, "Narratives"). Until model 'words-known', every
+// feature counted through its bucket; now only the features the fit learnt do (`known`), and words
+// folded in after the fit (core/fold-in.ts). The model (idf, projection, known features) is
+// deterministic for a given corpus, seed and parameters, is saved with the generation, and embeds
+// queries exactly as documents.
 // Hand-written because it is the product's own core: a few hundred lines of typed-array loops
 // that run in seconds at 1M posts, with no native or Python dependency.
 import { createHash } from 'node:crypto';
@@ -44,7 +47,7 @@ export interface EmbedderParams {
  * (pipeline/refit-rule.ts). It names the analyzer too: a post's terms, and so its vector and its
  * postings, change with the analyzer.
  */
-export const EMBEDDER_MODEL = `words-hashed/${ANALYZER_VERSION}`;
+export const EMBEDDER_MODEL = `words-known/${ANALYZER_VERSION}`;
 
 export const DEFAULT_EMBEDDER: EmbedderParams = {
   buckets: 1 << 16,
@@ -75,7 +78,29 @@ export interface EmbedderModel {
   documents: number;
   /** Features found to be furniture and given no weight (idf 0) by the fit (others near the cut lose part of it). */
   furniture?: number;
+  /**
+   * The features the fit learnt a vector for, as sorted feature ids (featureIdCounts): seen in at
+   * least KNOWN_MIN_DOCS of the fit's sample and the most of their bucket's occurrences there. Any other
+   * feature's bucket holds what other features taught it (feature hashing), so it is left out of
+   * every vector, a query's as a post's: an unknown word must not pass for another word's meaning.
+   * null: a model saved before this list (every bucket taken as one feature, as it was fitted).
+   */
+  known: Uint32Array | null;
+  /** Words given a vector after the fit, from the posts that brought them (core/fold-in.ts). */
+  folded: FoldedWords;
 }
+
+/** Words folded into a fitted model: sorted feature ids, each one's idf and vector (row-major, dim floats each). */
+export interface FoldedWords {
+  ids: Uint32Array;
+  idf: Float32Array;
+  vectors: Float32Array;
+}
+
+export const NO_FOLDED_WORDS: FoldedWords = { ids: new Uint32Array(0), idf: new Float32Array(0), vectors: new Float32Array(0) };
+
+/** A feature the fit saw in fewer of its sample's posts has no learnt vector (its PPMI row needs pairs seen twice). */
+export const KNOWN_MIN_DOCS = 2;
 
 /** FNV-1a over UTF-16 code units: fast, stable across runs and platforms. */
 export function hashTerm(s: string): number {
@@ -94,7 +119,56 @@ export function termHashes(terms: string[]): Uint32Array {
   return h;
 }
 
-const bigramBucket = (a: number, b: number, buckets: number): number => ((Math.imul(a, 0x9e3779b1) ^ b) >>> 0) % buckets;
+/** A bigram's feature id, mixed from its terms' hashes; its bucket is the id modulo the hash space, as a term's is its hash's. */
+const bigramId = (a: number, b: number): number => (Math.imul(a, 0x9e3779b1) ^ b) >>> 0;
+const bigramBucket = (a: number, b: number, buckets: number): number => bigramId(a, b) % buckets;
+
+/** A document's features by id (term hashes, bigram ids) with their counts: what a vector is made of. */
+export function featureIdCounts(hashes: Uint32Array): Map<number, number> {
+  const m = new Map<number, number>();
+  for (let i = 0; i < hashes.length; i++) {
+    m.set(hashes[i]!, (m.get(hashes[i]!) ?? 0) + 1);
+    if (i > 0) {
+      const id = bigramId(hashes[i - 1]!, hashes[i]!);
+      m.set(id, (m.get(id) ?? 0) + 1);
+    }
+  }
+  return m;
+}
+
+/** Position of `id` in the sorted `ids`, or -1. */
+export function findId(ids: Uint32Array, id: number): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ids.length && ids[lo] === id ? lo : -1;
+}
+
+/** Whether the fit learnt feature `id` (a model saved before the list knows every feature). */
+export function isKnown(model: EmbedderModel, id: number): boolean {
+  return model.known === null || findId(model.known, id) >= 0;
+}
+
+/**
+ * The features the fit learnt (EmbedderModel.known): ids seen in at least KNOWN_MIN_DOCS sample
+ * posts, holding at least half of their bucket's sample occurrences (of features seen that often),
+ * with weight left after the furniture was taken out.
+ */
+function knownFeatures(sample: readonly Uint32Array[], buckets: number, idf: Float32Array): Uint32Array {
+  const docs = new Map<number, number>();
+  for (const d of sample) for (const id of featureIdCounts(d).keys()) docs.set(id, (docs.get(id) ?? 0) + 1);
+  // Features seen once are left out of the count: their pairs are seen once too, below the word
+  // space's minCount, so they teach their bucket (almost) nothing.
+  const bucketDocs = new Uint32Array(buckets);
+  for (const [id, n] of docs) if (n >= KNOWN_MIN_DOCS) bucketDocs[id % buckets]! += n;
+  const known: number[] = [];
+  for (const [id, n] of docs) if (n >= KNOWN_MIN_DOCS && 2 * n >= bucketDocs[id % buckets]! && idf[id % buckets]! > 0) known.push(id);
+  return Uint32Array.from(known).sort();
+}
 
 /** Sparse hashed features: unigrams and adjacent bigrams (mixed from the two hashes), raw counts. */
 export function hashedCounts(hashes: Uint32Array, buckets: number): Map<number, number> {
@@ -419,18 +493,59 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
     .update(Buffer.from(projection.buffer))
     .digest('hex')
     .slice(0, 16);
-  return { params, version: `${params.space === 'lsa' ? 'lsa' : 'words'}-${version}`, idf, projection, documents: docs.length, furniture };
+  const known = knownFeatures(
+    picked.map((i) => docs[i]!),
+    buckets,
+    idf,
+  );
+  return {
+    params,
+    version: `${params.space === 'lsa' ? 'lsa' : 'words'}-${version}`,
+    idf,
+    projection,
+    documents: docs.length,
+    furniture,
+    known,
+    folded: NO_FOLDED_WORDS,
+  };
 }
 
-/** Embed a document's term hashes: tf-idf, project, L2-normalise. No terms embeds to zeros. */
+/**
+ * Embed a document's term hashes: the sum of its known and folded features' vectors, each weighted
+ * by sublinear tf x idf, L2-normalised. No such feature embeds to zeros.
+ */
 export function embedHashes(
   model: EmbedderModel,
   hashes: Uint32Array,
   out: Float32Array = new Float32Array(model.params.dim),
 ): Float32Array {
   const { buckets, dim } = model.params;
-  projectUnit(weigh(hashedCounts(hashes, buckets), model.idf), model.projection, dim, out);
+  const { folded } = model;
+  out.fill(0);
+  for (const [id, count] of featureIdCounts(hashes)) {
+    let row: Float32Array;
+    let o: number;
+    let w = 1 + Math.log(count);
+    if (isKnown(model, id)) ((row = model.projection), (o = (id % buckets) * dim), (w *= model.idf[id % buckets]!));
+    else {
+      const j = folded.ids.length > 0 ? findId(folded.ids, id) : -1;
+      if (j < 0) continue;
+      ((row = folded.vectors), (o = j * dim), (w *= folded.idf[j]!));
+    }
+    if (w === 0) continue;
+    for (let c = 0; c < dim; c++) out[c]! += w * row[o + c]!;
+  }
+  let norm = 0;
+  for (let c = 0; c < dim; c++) norm += out[c]! ** 2;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let c = 0; c < dim; c++) out[c]! /= norm;
   return out;
+}
+
+/** Whether a term has a vector in the model: learnt by the fit, or folded in since. */
+export function embedderKnows(model: EmbedderModel, term: string): boolean {
+  const h = hashTerm(term);
+  return isKnown(model, h) || findId(model.folded.ids, h) >= 0;
 }
 
 /** Embed analysed terms (queries): exactly what documents went through. */
@@ -438,16 +553,27 @@ export function embed(model: EmbedderModel, terms: string[], out?: Float32Array)
   return embedHashes(model, termHashes(terms), out);
 }
 
-// ---- persistence: a small JSON header and the two arrays as raw little-endian float32 ------
+// ---- persistence: a small JSON header, then the arrays as raw little-endian 32-bit words -------
+// idf (buckets), projection (buckets x dim), known ids, folded ids, folded idf, folded vectors. A file
+// of an earlier model has neither list: every bucket is then its own feature (known: null).
 
 export async function saveEmbedder(model: EmbedderModel, file: string): Promise<void> {
+  const { known, folded } = model;
   const header = Buffer.from(
-    JSON.stringify({ params: model.params, version: model.version, documents: model.documents, furniture: model.furniture }),
+    JSON.stringify({
+      params: model.params,
+      version: model.version,
+      documents: model.documents,
+      furniture: model.furniture,
+      known: known?.length ?? null,
+      folded: folded.ids.length,
+    }),
     'utf8',
   );
   const len = Buffer.alloc(4);
   len.writeUInt32LE(header.length);
-  await fs.writeFile(file, Buffer.concat([len, header, Buffer.from(model.idf.buffer), Buffer.from(model.projection.buffer)]));
+  const parts = [model.idf, model.projection, ...(known ? [known] : []), folded.ids, folded.idf, folded.vectors];
+  await fs.writeFile(file, Buffer.concat([len, header, ...parts.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))]));
 }
 
 /**
@@ -460,13 +586,37 @@ export async function loadEmbedder(file: string, opts: { share?: boolean } = {})
   const header = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')) as Pick<
     EmbedderModel,
     'params' | 'version' | 'documents' | 'furniture'
-  >;
+  > & {
+    known?: number | null;
+    folded?: number;
+  };
   const { buckets, dim } = header.params;
+  const known = header.known ?? null;
+  const folded = header.folded ?? 0;
+  const words = buckets + buckets * dim + (known ?? 0) + folded * (2 + dim);
   const bytes = buf.length - 4 - hl;
-  if (bytes !== 4 * (buckets + buckets * dim))
-    throw new Error(`embedder file ${file} has ${bytes / 4} floats, expected ${buckets + buckets * dim}`);
-  // One copy, into aligned memory (the header's length makes the floats' offset in the file arbitrary).
-  const floats = new Float32Array(opts.share ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
-  new Uint8Array(floats.buffer).set(buf.subarray(4 + hl));
-  return { ...header, idf: floats.subarray(0, buckets), projection: floats.subarray(buckets) };
+  if (bytes !== 4 * words) throw new Error(`embedder file ${file} has ${bytes / 4} words, expected ${words}`);
+  // One copy, into aligned memory (the header's length makes the arrays' offset in the file arbitrary).
+  const memory = opts.share ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
+  new Uint8Array(memory).set(buf.subarray(4 + hl));
+  let at = 0;
+  const take = <T extends Float32Array | Uint32Array>(Kind: new (b: ArrayBufferLike, o: number, n: number) => T, n: number): T => {
+    const a = new Kind(memory, at * 4, n);
+    at += n;
+    return a;
+  };
+  const idf = take(Float32Array, buckets);
+  const projection = take(Float32Array, buckets * dim);
+  const knownIds = known === null ? null : take(Uint32Array, known);
+  const ids = take(Uint32Array, folded);
+  return {
+    params: header.params,
+    version: header.version,
+    documents: header.documents,
+    furniture: header.furniture,
+    idf,
+    projection,
+    known: knownIds,
+    folded: { ids, idf: take(Float32Array, folded), vectors: take(Float32Array, folded * dim) },
+  };
 }

@@ -25,6 +25,8 @@ export interface EmbedderInfo {
   version: string;
   fitted_rows: number;
   fitted_as_of: string;
+  /** Words folded in since the fit (core/fold-in.ts), all runs since it together; absent before they were kept. */
+  folded_words?: number;
 }
 
 export interface Manifest {

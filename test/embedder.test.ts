@@ -4,7 +4,17 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { terms } from '../core/analyzer.ts';
-import { embed, fitEmbedder, loadEmbedder, sampleIndices, saveEmbedder, termHashes, type EmbedderParams } from '../core/embedder.ts';
+import {
+  embed,
+  embedderKnows,
+  fitEmbedder,
+  loadEmbedder,
+  sampleIndices,
+  saveEmbedder,
+  termHashes,
+  type EmbedderParams,
+} from '../core/embedder.ts';
+import { foldInWords } from '../core/fold-in.ts';
 import { FURNITURE_DEFAULTS, furnitureFeatures } from '../core/furniture-terms.ts';
 import { seededRandom } from '../core/stats/seeded-random.ts';
 import { ROOT } from './helpers/child.ts';
@@ -127,6 +137,85 @@ test('furniture: a feature every kind of post carries loses its weight, topic wo
   const less = new Map(furnitureFeatures(features.slice(1), Float32Array.from(vecs.slice(dim)), dim, opts));
   for (const f of new Set([...weights.keys(), ...less.keys()]))
     assert.ok(Math.abs((weights.get(f) ?? 0) - (less.get(f) ?? 0)) <= 0.25, `feature ${f}: ${weights.get(f)} vs ${less.get(f)}`);
+});
+
+// ---- the features the fit learnt, and words folded in after it (issue 37) ----
+
+const FERRY = [
+  'IslaLink ferry crews walk out at 6am, every crossing to the islands cancelled today.',
+  'Stuck at the harbour, IslaLink says no sailings until the strike is over.',
+  'IslaLink strike day two: the morning ferry never left and the queue of cars is huge.',
+  'Union says IslaLink cut crew rest hours, that is why the ferries are not running.',
+  'IslaLink offers refunds for cancelled crossings, apply on the website within 14 days.',
+].map((t) => terms(t, 'en'));
+
+test('a word the fit never saw embeds to nothing, and a post embeds as without it', () => {
+  const m = fitEmbedder(docs, params);
+  assert.ok(m.known !== null && m.known.length > 1000, `known features: ${m.known?.length}`);
+  assert.equal(Array.from(embed(m, ['islalink'])), new Array(params.dim).fill(0), 'an unknown word alone is no vector');
+  const known = docTerms.find((d) => d.length >= 6)!;
+  // The word among known ones changes nothing: its bucket's vector is other words' meaning.
+  assert.equal(Array.from(embed(m, [...known, 'islalink'])), Array.from(embed(m, known)));
+  // Most words of three posts or more are known: the rest are furniture or lost their bucket to a commoner word.
+  const df = new Map<string, number>();
+  for (const d of docTerms) for (const t of new Set(d)) df.set(t, (df.get(t) ?? 0) + 1);
+  const common = [...df].filter(([, n]) => n >= 3).map(([t]) => t);
+  const share = common.filter((t) => embedderKnows(m, t)).length / common.length;
+  assert.ok(share > 0.85, `known: ${share.toFixed(3)} of ${common.length} words in three posts or more`);
+  assert.not.ok(embedderKnows(m, 'islalink'));
+});
+
+test('a new word folded in takes the direction of the posts that brought it', () => {
+  const m = fitEmbedder(docs, params);
+  const { model, folded } = foldInWords(m, FERRY.map(termHashes));
+  assert.ok(folded >= 1, `folded ${folded}`);
+  assert.ok(embedderKnows(model, 'islalink'));
+  const q = embed(model, ['islalink']);
+  const mean = new Float32Array(params.dim);
+  for (const d of FERRY) embed(m, d).forEach((v, i) => (mean[i]! += v));
+  const norm = Math.hypot(...mean);
+  assert.ok(
+    cos(
+      q,
+      mean.map((v) => v / norm),
+    ) > 0.999,
+    'the word is the mean of its posts (before it was folded)',
+  );
+  // Closer to its own posts than to any of the corpus's.
+  const own = Math.min(...FERRY.map((d) => cos(q, embed(model, d))));
+  const other = Math.max(...docTerms.map((d) => cos(q, embed(model, d))));
+  assert.ok(own > other, `own posts at least ${own.toFixed(3)}, the corpus's at most ${other.toFixed(3)}`);
+  // A word in one post only keeps no vector; a word folded once is not folded again.
+  const once = foldInWords(model, [termHashes(terms('Hibernia ferries join the walkout', 'en'))]);
+  assert.not.ok(embedderKnows(once.model, 'hibernia'), 'one post is too thin a context');
+  assert.is(foldInWords(model, FERRY.map(termHashes)).folded, 0);
+});
+
+test('known features and folded words survive saving; a file of the earlier model still loads', async () => {
+  const { model } = foldInWords(fitEmbedder(docs, params), FERRY.map(termHashes));
+  const file = path.join(tmpDir(), 'embedder.bin');
+  await saveEmbedder(model, file);
+  const back = await loadEmbedder(file, { share: true });
+  assert.equal(Array.from(back.known!), Array.from(model.known!));
+  assert.equal(Array.from(back.folded.ids), Array.from(model.folded.ids));
+  assert.equal(Array.from(embed(back, ['islalink', 'ferry'])), Array.from(embed(model, ['islalink', 'ferry'])));
+  // The earlier layout: header without the lists, then idf and projection only.
+  const header = Buffer.from(JSON.stringify({ params: model.params, version: 'old', documents: model.documents }));
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(header.length);
+  const legacy = path.join(tmpDir(), 'legacy.bin');
+  fs.writeFileSync(
+    legacy,
+    Buffer.concat([
+      len,
+      header,
+      Buffer.from(model.idf.buffer, model.idf.byteOffset, model.idf.byteLength),
+      Buffer.from(model.projection.buffer),
+    ]),
+  );
+  const old = await loadEmbedder(legacy);
+  assert.is(old.known, null);
+  assert.ok(embedderKnows(old, 'islalink'), 'every bucket counts as known in a model saved before the list');
 });
 
 test.run();

@@ -10,14 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { terms } from '../../core/analyzer.ts';
-import { hasTerm, searchSegments } from '../../core/bm25.ts';
+import { searchSegments } from '../../core/bm25.ts';
 import { loadConfig } from '../../core/config.ts';
 import { dataDirLayout } from '../../core/data-dir.ts';
 import { openDuckDB, sqlString } from '../../core/duckdb.ts';
-import { embed } from '../../core/embedder.ts';
 import { generationDir, readCurrent, readManifest, type Manifest } from '../../core/generations.ts';
 import { createLogger } from '../../core/log.ts';
-import { RANKING, search, vectorEf } from '../../core/ranking/search.ts';
+import { queryVector, RANKING, search, vectorEf } from '../../core/ranking/search.ts';
 import { searchGraphs } from '../../core/ranking/segment-graphs.ts';
 import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-index.ts';
 import { segmentDir } from '../../core/segments.ts';
@@ -116,10 +115,7 @@ function bruteForce(index: SearchIndex, floats: Float32Array, query: string, lim
   const q = terms(query);
   const depth = Math.max(limit * 2, 100);
   const lex = searchSegments(index.bm25, q, depth, start, index.deleted);
-  const qv = embed(
-    index.embedder,
-    q.filter((t) => hasTerm(index.bm25, t)),
-  );
+  const qv = queryVector(index, q);
   const dim = qv.length;
   const sims: Array<{ row: number; s: number }> = [];
   for (let r = start; r < index.rows; r++) {
@@ -240,10 +236,7 @@ async function runLanceDb(
       Buffer.concat(index.segments.map((s) => fs.readFileSync(path.join(segmentDir(dir, s.id), 'text-vectors.f32')))),
     );
     const peerQuery = (text: string, window: WindowKey): PeerQuery => {
-      const qv = embed(
-        index.embedder,
-        terms(text).filter((t) => hasTerm(index.bm25, t)),
-      );
+      const qv = queryVector(index, terms(text));
       // The window as LanceDB sees it: published_at >= its start (rows are sorted by published_at,
       // so that is exactly rows [windowStart, rows)); no filter when the window holds every row, as in ours.
       const whereMs = index.windowStart[window] > 0 ? Date.parse(manifest.windows[window].start) : null;
@@ -371,10 +364,7 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
     let total = 0;
     for (const [i, q] of queries.entries()) {
       const start = index.windowStart[windowOf(i)];
-      const qv = embed(
-        index.embedder,
-        terms(q.text).filter((t) => hasTerm(index.bm25, t)),
-      );
+      const qv = queryVector(index, terms(q.text));
       if (!qv.some((x) => x !== 0) || index.rows - start < 10) continue;
       const truth = new Set(exact.searchKnn(Array.from(qv), 10, (r: number) => r >= start).neighbors);
       hit += searchGraphs(index.hnsw!, qv, 10, ef, start).filter((n) => truth.has(n.row)).length;

@@ -3,8 +3,8 @@
 // blend with recency and engagement. Every score is defined in docs/fields.md.
 import { terms as analyzeTerms } from '../analyzer.ts';
 import { assertInt } from '../assert.ts';
-import { hasTerm, searchSegments } from '../bm25.ts';
-import { embed } from '../embedder.ts';
+import { generationIdf, searchSegments } from '../bm25.ts';
+import { embed, embedderKnows } from '../embedder.ts';
 import { toSpace } from '../vector-space.ts';
 import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../windows.ts';
 import { exactNeighbours } from './exact-neighbours.ts';
@@ -66,18 +66,30 @@ export function recencyHalfLifeDays(window: WindowKey): number {
 }
 
 /**
- * A query's vector in the index's text space. Only terms the corpus knows are embedded: an unknown
- * word's hash bucket is shared with some real term (feature hashing), which would otherwise pass
- * for meaning. All zeros when no term is known.
+ * A query's vector in the index's text space: its words the embedder knows (learnt by the fit, or
+ * folded in since: core/fold-in.ts), embedded exactly as a post's. All zeros when it knows none.
  */
 export function queryVector(index: SearchIndex, queryTerms: string[]): Float32Array {
-  return toSpace(
-    index.textSpace,
-    embed(
-      index.embedder,
-      queryTerms.filter((t) => hasTerm(index.bm25, t)),
-    ),
-  );
+  return toSpace(index.textSpace, embed(index.embedder, queryTerms));
+}
+
+/**
+ * The share of a query the vector retriever stands for: the BM25 idf of its terms the embedder
+ * knows over that of every term either side knows (0..1; 1 when it knows them all). A name no fit
+ * has seen yet is left out of the query vector, so the vector candidates answer only the rest of
+ * the query; their RRF term is weighted by this share, so they cannot outrank the posts that hold
+ * the name (docs/fields.md, "rrfScore").
+ */
+export function vectorCoverage(index: SearchIndex, queryTerms: string[]): number {
+  let all = 0;
+  let known = 0;
+  for (const [term, { df, idf }] of generationIdf(index.bm25, queryTerms)) {
+    const embedded = embedderKnows(index.embedder, term);
+    if (df === 0 && !embedded) continue;
+    all += idf;
+    if (embedded) known += idf;
+  }
+  return all > 0 ? known / all : 0;
 }
 
 /** The query's cosine to the row on its int8 vector, kept in [-1, 1] (quantisation can overshoot by ~1e-3). */
@@ -103,6 +115,8 @@ export interface SearchPlan {
   terms: string[];
   /** The query vector in the index's text space; null when no query term is known to it. */
   vector: Float32Array | null;
+  /** The vector candidates' weight in the fusion: the share of the query the vector stands for (vectorCoverage). */
+  vectorWeight: number;
 }
 
 /** The plan of a search (null: nothing can match, the answer is empty). */
@@ -117,7 +131,8 @@ export function planSearch(index: SearchIndex, p: SearchParams): SearchPlan | nu
   // Each retriever returns a deeper list than asked for, so fusion has overlap to work with.
   const depth = Math.min(windowRows, Math.max(p.limit * RANKING.depthFactor, RANKING.minDepth));
   const qv = queryVector(index, qTerms);
-  return { start, depth, terms: qTerms, vector: qv.some((x) => x !== 0) ? qv : null };
+  const vector = qv.some((x) => x !== 0) ? qv : null;
+  return { start, depth, terms: qTerms, vector, vectorWeight: vector ? vectorCoverage(index, qTerms) : 0 };
 }
 
 /** The lexical candidates of a plan: BM25 over the window's rows. */
@@ -126,7 +141,7 @@ export function lexicalCandidates(index: SearchIndex, plan: SearchPlan): Array<{
 }
 
 /** The vector candidates of a plan from the HNSW graphs (ef: vectorEf), above the vector floor. */
-export function graphCandidates(graphs: LoadedGraphs, plan: SearchPlan): Neighbour[] {
+export function graphCandidates(graphs: LoadedGraphs, plan: Pick<SearchPlan, 'vector' | 'depth' | 'start'>): Neighbour[] {
   if (!plan.vector) return [];
   return searchGraphs(graphs, plan.vector, plan.depth, vectorEf(plan.depth), plan.start).filter((v) => v.sim >= RANKING.vectorFloor);
 }
@@ -189,7 +204,7 @@ export function fuse(
     const row = rows[s]!;
     const lr = lexRank[s]!;
     const vr = vecRank[s]!;
-    rrf[s] = (lr ? 1 / (RANKING.rrfK + lr) : 0) + (vr ? 1 / (RANKING.rrfK + vr) : 0);
+    rrf[s] = (lr ? 1 / (RANKING.rrfK + lr) : 0) + (vr ? plan.vectorWeight / (RANKING.rrfK + vr) : 0);
     const ageDays = Math.max(0, (index.asOf - index.publishedAt[row]!) / DAY_MS);
     recency[s] = Math.pow(0.5, ageDays / halfLife);
     engagement[s] =

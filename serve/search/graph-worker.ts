@@ -28,7 +28,7 @@ export type CandidatesReply = { id: number; rows: Int32Array; sims: Float32Array
 function candidates(m: CandidatesRequest): CandidatesReply {
   const index = indexes.get(m.gen);
   if (!index?.hnsw) return { id: m.id, error: `generation ${m.gen} is not loaded in the graph worker` };
-  const found = graphCandidates(index.hnsw, { vector: m.vector, depth: m.depth, start: m.start, terms: [] });
+  const found = graphCandidates(index.hnsw, { vector: m.vector, depth: m.depth, start: m.start });
   return { id: m.id, rows: Int32Array.from(found, (n) => n.row), sims: Float32Array.from(found, (n) => n.sim) };
 }
 

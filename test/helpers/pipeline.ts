@@ -27,7 +27,7 @@ export async function runPipeline(
   stages: string[] = ['run'],
   asOf = AS_OF,
   env: Record<string, string> = {},
-  opts: { allowRewind?: boolean } = {},
+  opts: { allowRewind?: boolean; full?: boolean } = {},
 ): Promise<RunResult> {
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   return runStages(resolveStages(stages), { config, log: createLogger('test', 'silent'), asOf, tty: false, ...opts });

@@ -1,0 +1,97 @@
+// Folding new words into a fitted embedder: a word the fit never learnt (a new name, a new
+// hashtag) gets the direction of the posts that brought it, so search knows it as soon as a run
+// publishes those posts, not only after the next refit (issue 37; docs/fields.md, "Text
+// embedding"). This is the additive "à la carte" induction of a word vector from its contexts
+// (Khodak et al. 2018, with the identity for their learnt transform): the mean of the unit vectors
+// of the posts that hold the word, each embedded with the words the model already knows. Cheap (one
+// embedding a post) and incremental, unlike a refit, which moves every vector.
+import { embedHashes, findId, isKnown, type EmbedderModel, type FoldedWords } from './embedder.ts';
+
+export const FOLD_IN = {
+  /** A word in fewer of the run's posts keeps no vector: one post is too thin a context to stand for it. */
+  minDocs: 2,
+  /** At most this many words folded by one run (the most frequent first), so an hourly run stays bounded. */
+  maxWords: 20_000,
+  /** At most this many folded words in a model (in memory: 4 x (dim + 2) bytes each); the daily refit starts over. */
+  maxTotal: 200_000,
+} as const;
+
+/** The median norm of the known words' projection rows: a folded word weighs in a post like a typical learnt one. */
+function typicalRowNorm(model: EmbedderModel): number {
+  const { buckets, dim } = model.params;
+  const norms: number[] = [];
+  const ids = model.known ?? [];
+  for (const id of ids) {
+    const o = (id % buckets) * dim;
+    let n = 0;
+    for (let c = 0; c < dim; c++) n += model.projection[o + c]! ** 2;
+    if (n > 0) norms.push(Math.sqrt(n));
+  }
+  if (norms.length === 0) return 1;
+  norms.sort((a, b) => a - b);
+  return norms[norms.length >> 1]!;
+}
+
+/**
+ * The model with the words of `docs` it does not know folded in: every term (a unigram: names,
+ * hashtags) neither known to the fit nor folded before, in at least FOLD_IN.minDocs of the posts.
+ * Its vector: the normalised mean of those posts' unit vectors, scaled to the typical learnt row;
+ * its idf: as the fit's, log((N + 1) / (df + 1)) + 1 with N the fit's documents and df its posts here.
+ * @param docs the term hashes of the posts the fit did not read (a run's new posts)
+ */
+export function foldInWords(model: EmbedderModel, docs: readonly Uint32Array[]): { model: EmbedderModel; folded: number } {
+  const { dim } = model.params;
+  const room = Math.min(FOLD_IN.maxWords, FOLD_IN.maxTotal - model.folded.ids.length);
+  const isNew = (h: number) => !isKnown(model, h) && findId(model.folded.ids, h) < 0;
+  const df = new Map<number, number>();
+  for (const d of docs) for (const h of new Set(d)) if (isNew(h)) df.set(h, (df.get(h) ?? 0) + 1);
+  const words = [...df]
+    .filter(([, n]) => n >= FOLD_IN.minDocs)
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, Math.max(0, room))
+    .map(([h]) => h);
+  if (words.length === 0) return { model, folded: 0 };
+  const slot = new Map(words.map((h, i) => [h, i]));
+  const sums = new Float64Array(words.length * dim);
+  const vector = new Float32Array(dim);
+  for (const d of docs) {
+    const mine = [...new Set(d)].filter((h) => slot.has(h));
+    if (mine.length === 0) continue;
+    embedHashes(model, d, vector);
+    for (const h of mine) {
+      const o = slot.get(h)! * dim;
+      for (let c = 0; c < dim; c++) sums[o + c]! += vector[c]!;
+    }
+  }
+  const scale = typicalRowNorm(model);
+  const added: Array<{ id: number; idf: number; at: number }> = [];
+  words.forEach((h, i) => {
+    let n = 0;
+    for (let c = 0; c < dim; c++) n += sums[i * dim + c]! ** 2;
+    // A word only in posts of no known word has no context to take a direction from.
+    if (n > 0) added.push({ id: h, idf: Math.log((model.documents + 1) / (df.get(h)! + 1)) + 1, at: i });
+  });
+  const old = model.folded;
+  const all = [
+    ...Array.from(old.ids, (id, j) => ({ id, idf: old.idf[j]!, from: old.vectors.subarray(j * dim, (j + 1) * dim) })),
+    ...added.map((a) => {
+      const v = new Float32Array(dim);
+      let n = 0;
+      for (let c = 0; c < dim; c++) n += sums[a.at * dim + c]! ** 2;
+      n = Math.sqrt(n);
+      for (let c = 0; c < dim; c++) v[c] = (sums[a.at * dim + c]! / n) * scale;
+      return { id: a.id, idf: a.idf, from: v };
+    }),
+  ].sort((a, b) => a.id - b.id);
+  const folded: FoldedWords = {
+    ids: new Uint32Array(all.length),
+    idf: new Float32Array(all.length),
+    vectors: new Float32Array(all.length * dim),
+  };
+  all.forEach((w, j) => {
+    folded.ids[j] = w.id;
+    folded.idf[j] = w.idf;
+    folded.vectors.set(w.from, j * dim);
+  });
+  return { model: { ...model, folded }, folded: added.length };
+}
