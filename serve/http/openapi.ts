@@ -242,6 +242,11 @@ const mediaItem = obj({
   source: { type: 'string', enum: ['local', 'remote'] },
   url: nullable('string'),
   thumbnail: nullable('string'),
+  refused: {
+    ...nullable('string'),
+    description:
+      'why a local media has no thumbnail (the file is gone, leads outside the landing folder or is not an image); null otherwise',
+  },
   frames: int,
 });
 
