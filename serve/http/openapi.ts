@@ -458,7 +458,8 @@ export function openApiDocument(prefix: string): Schema {
       '/narratives/{id}/related': {
         get: {
           summary:
-            'Narratives of the same window about the same thing (free): by cosine of the text centroids, those under min_similarity left out; any id the detail reads',
+            'Narratives of the same window about the same thing (free): by cosine of the text centroids, ' +
+            'those under min_similarity left out; any id the detail reads',
           parameters: [
             pathParam('id', 'narrative id, narrative_key, earlier id or emergent id'),
             ...queryParameters(relatedNarrativesQuery),
