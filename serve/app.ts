@@ -23,6 +23,7 @@ import type { JobRunner } from './jobs/job-runner.ts';
 import { mcpHandler } from './mcp/mcp-route.ts';
 import { jobsRouter } from './jobs/job-routes.ts';
 import { narrativesRouter } from './maps/narrative-routes.ts';
+import { relatedNarrativesRouter } from './maps/related-narratives.ts';
 import { patternsRouter } from './maps/pattern-routes.ts';
 import { searchHandler } from './search/search-route.ts';
 import { pricesRouter } from './billing/price-routes.ts';
@@ -191,6 +192,7 @@ export function createApp(deps: AppDeps): Koa {
   );
   const routers = [
     narrativesRouter(emergent),
+    relatedNarrativesRouter(emergent),
     patternsRouter(),
     pricesRouter(),
     mediaRouter(deps.dataDir, deps.media),

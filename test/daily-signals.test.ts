@@ -15,16 +15,22 @@ test('period change: the last 7 days against the 7 before; half the series when 
   assert.equal(periodChange([]), { days: 0, current: 0, previous: 0, ratio: null });
 });
 
-test('spikes: a day far above its two weeks; never in the first week, under 5 posts, or on a steady rise', () => {
+test('spikes: a day far above its two weeks; never in the first 2 days, under 5 posts, or on a steady rise', () => {
   const flat = [3, 4, 3, 5, 4, 3, 4, 3, 4, 5, 3, 4];
   assert.equal(spikeDays([...flat, 30, 4]), [...flat.map(() => false), true, false]);
-  // The same jump in the first week has no baseline.
-  assert.equal(spikeDays([3, 4, 3, 30, 4]), [false, false, false, false, false]);
+  // The same jump in the first two days has no baseline.
+  assert.equal(spikeDays([3, 30, 4]), [false, false, false]);
   // Four posts after a silent fortnight are under the floor; five are a spike.
   assert.equal(spikeDays([...Array(14).fill(0), 4]).at(-1), false);
   assert.equal(spikeDays([...Array(14).fill(0), 5]).at(-1), true);
   // A steady climb is growth, not a spike.
   assert.ok(!spikeDays(Array.from({ length: 30 }, (_, i) => 10 + i)).some(Boolean));
+  // A new story's first burst in a young series (a 7-day window): from nothing to 34 posts in two days.
+  assert.equal(spikeDays([0, 0, 0, 0, 0, 9, 25]), [false, false, false, false, false, true, true]);
+  // In its first week a day spikes at 4 x (the mean before + 1), not at a mere rise.
+  assert.equal(spikeDays([3, 4, 3, 30, 4]), [false, false, false, true, false]);
+  assert.equal(spikeDays([6, 7, 6, 8, 9, 10, 11]).some(Boolean), false);
+  assert.equal(spikeDays([0, 0, 4]).at(-1), false, 'under the floor of 5 posts');
   // One earlier spike does not hide the next (the median and MAD ignore it).
   const two = [...flat, 40, ...flat.slice(0, 5), 40];
   assert.is(spikeDays(two).filter(Boolean).length, 2);
@@ -42,7 +48,9 @@ test('spikes and period change agree with their definitions on random series', (
         const base = xs.slice(Math.max(0, i - 14), i);
         const m = median(base.length ? base : [0]);
         const mad = median(base.length ? base.map((b) => Math.abs(b - m)) : [0]);
-        const want = base.length >= 7 && x >= 5 && (x - m) / Math.max(1, 1.4826 * mad) > 3.5;
+        const mean = base.reduce((a, b) => a + b, 0) / Math.max(1, base.length);
+        const young = base.length >= 2 && base.length < 7 && x >= 4 * (mean + 1);
+        const want = x >= 5 && (young || (base.length >= 7 && (x - m) / Math.max(1, 1.4826 * mad) > 3.5));
         assert.is(spikes[i], want, `day ${i} of ${xs}`);
       });
       const c = periodChange(xs);

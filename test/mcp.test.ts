@@ -69,6 +69,7 @@ test('tools: one per HTTP capability, strict input schemas, costs in the descrip
       'job_submit',
       'media_list',
       'narrative_get',
+      'narrative_related',
       'narrative_trajectory',
       'narratives_search',
       'narratives_trending',
@@ -103,6 +104,9 @@ test('every tool answers with the JSON of its HTTP endpoint', async () => {
   assert.ok((await call(c, 'narratives_search', { q: trending.items[0].label })).structuredContent.items.length > 0);
   assert.is((await call(c, 'narrative_get', { id, limit: 3 })).structuredContent.narrative.id, id);
   assert.is((await call(c, 'narrative_trajectory', { id })).structuredContent.id, id);
+  const related = (await call(c, 'narrative_related', { id, limit: 2 })).structuredContent;
+  assert.is(related.id, id);
+  assert.ok(related.items.length <= 2 && related.items.every((n: { similarity: number }) => n.similarity >= related.min_similarity));
   const patterns = (await call(c, 'patterns_browse', { scope: 'all', sort: 'confidence', limit: 3 })).structuredContent;
   const key = patterns.items[0].patternKey;
   assert.is((await call(c, 'pattern_get', { patternKey: key })).structuredContent.pattern.patternKey, key);

@@ -70,15 +70,25 @@ test.after(async () => {
 test('a post’s media listed: local entries with their thumbnail path, remote ones with their url', async () => {
   const big = await call('/media/media-big');
   assert.is(big.status, 200);
-  assert.equal(big.json.items, [{ index: 0, kind: 'image', source: 'local', url: null, thumbnail: '/media/media-big/0', frames: 0 }]);
+  assert.equal(big.json.items, [
+    { index: 0, kind: 'image', source: 'local', url: null, thumbnail: '/media/media-big/0', refused: null, frames: 0 },
+  ]);
   const remote = await call('/media/media-remote');
   assert.equal(remote.json.items, [
-    { index: 0, kind: 'image', source: 'remote', url: 'https://cdn.example.com/a.jpg', thumbnail: null, frames: 0 },
+    { index: 0, kind: 'image', source: 'remote', url: 'https://cdn.example.com/a.jpg', thumbnail: null, refused: null, frames: 0 },
   ]);
   assert.equal((await call('/media/media-none')).json.items, []);
-  // A file that leads out of the landing folder or is gone since ingest has no thumbnail path.
-  assert.is((await call('/media/media-secret')).json.items[0].thumbnail, null);
-  assert.is((await call('/media/media-outside')).json.items[0].thumbnail, null);
+  // A file that leads out of the landing folder, is gone since ingest or is not an image has no
+  // thumbnail path (a client would only get the route's 404), and says why.
+  for (const [uuid, why] of [
+    ['media-secret', /outside the landing folder/],
+    ['media-outside', /outside the landing folder/],
+    ['media-text', /not an image/],
+  ] as const) {
+    const item = (await call(`/media/${uuid}`)).json.items[0];
+    assert.is(item.thumbnail, null, uuid);
+    assert.match(item.refused, why, uuid);
+  }
   const unknown = await call('/media/no-such-post');
   assert.is(unknown.status, 404);
   assert.match(unknown.json.error, /no post no-such-post/);

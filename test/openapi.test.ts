@@ -97,6 +97,8 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
     'an emergent trajectory validated',
   );
   await check('GET', `/narratives/${id}/trajectory`, '/narratives/{id}/trajectory');
+  await check('GET', `/narratives/${id}/related?limit=3`, '/narratives/{id}/related');
+  await check('GET', `/narratives/${answer.narratives[0].id}/related`, '/narratives/{id}/related');
   assert.is((await check('GET', `/narratives/${trending.items[0].narrative_key}`, '/narratives/{id}')).resolved_by, 'narrative_key');
   await check('GET', `/narratives/${trending.items[0].narrative_key}/trajectory`, '/narratives/{id}/trajectory');
   const patterns = await check('GET', '/intelligence/patterns?scope=all', '/intelligence/patterns');

@@ -5,6 +5,7 @@
 // request or a CSP violation; charts draw pixels; the gallery's thumbnails load; a search shows its
 // charge and the balance drops by it; markup in posts renders as text and never runs; the key
 // lives in sessionStorage only.
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -44,9 +45,44 @@ function hostilePosts(): unknown[] {
   }));
 }
 
+/** A new story in the 7d window: nothing, then 9 posts two days ago and 25 yesterday (the first burst is its spike). */
+function burstPosts(): unknown[] {
+  return Array.from({ length: 34 }, (_, i) => ({
+    uuid: `burst-${i}`,
+    platform: 'tiktok',
+    content_type: 'text',
+    creator_id: 880_000 + (i % 12),
+    creator_handle: `llama_parade_${i % 12}`,
+    title: 'Llama parade blocks the harbour bridge',
+    description: `The llama parade crossed the harbour bridge at dawn ${['alpacas', 'wool', 'traffic', 'ferry'][i % 4]} llama parade`,
+    tags: ['LlamaParade'],
+    published_at: new Date(AS_OF.getTime() - (i < 9 ? 1.5 : 0.5) * 86_400_000).toISOString(),
+    like_count: 40 + i,
+    comment_count: 3,
+    share_count: 2,
+    view_count: 900,
+  }));
+}
+
+/** A post whose ".jpg" is really HTML: ingest keeps it, the thumbnail route refuses it, the list must not offer it. */
+const REFUSED = 'refused-thumbnail';
+
 test.before(async () => {
   const dir = sampleDataDir();
   writeLines(path.join(dir, 'landing', 'hostile', 'posts.ndjson'), hostilePosts());
+  writeLines(path.join(dir, 'landing', 'burst', 'posts.ndjson'), burstPosts());
+  fs.mkdirSync(path.join(dir, 'landing', 'fake', 'media'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'landing', 'fake', 'media', 'photo.jpg'), '<!doctype html><html><body>not a picture</body></html>\n');
+  writeLines(path.join(dir, 'landing', 'fake', 'posts.ndjson'), [
+    {
+      uuid: REFUSED,
+      platform: 'instagram',
+      content_type: 'image',
+      title: 'a photo that is a web page',
+      published_at: new Date(AS_OF.getTime() - 86_400_000).toISOString(),
+      media: [{ kind: 'image', path: 'media/photo.jpg' }],
+    },
+  ]);
   await runPipeline(dir);
   // A second generation an hour later (nothing new): the narratives' stories carry over, so the detail page has a history.
   await runPipeline(dir, ['run'], new Date(AS_OF.getTime() + 3_600_000));
@@ -206,6 +242,191 @@ test('search: the hold shows before it runs; the charge after it; the balance dr
   assert.is(Math.round((before - after) * 1e6), Math.round(charged * 1e6));
   assert.is(Number(await page.textContent('#available-after')), after);
   assert.ok((await page.$$eval('#answer-narratives li', (x) => x.length)) > 0, 'the answer’s narratives');
+  await close();
+});
+
+test('a refused thumbnail (a ".jpg" that is HTML) is never requested: the media list offers no path, the page asks nothing', async () => {
+  const listed = (await api(`/media/${REFUSED}`)).json.items[0];
+  assert.is(listed.thumbnail, null);
+  assert.match(listed.refused, /not an image/);
+  const { page, problems, close } = await open(`${ui}index.html`);
+  const media: string[] = [];
+  page.on('request', (r) => {
+    if (/\/media\/[^?]/.test(r.url())) media.push(r.url());
+  });
+  const got = await page.evaluate(async (uuid) => {
+    const api: string = './js/api.js'; // the page's own module (a variable: not resolved by tsc)
+    const { thumbnailsOf } = await import(api);
+    return await thumbnailsOf([uuid]).get(uuid);
+  }, REFUSED);
+  await page.waitForLoadState('networkidle');
+  assert.is(got, null);
+  assert.equal(media, [], 'a thumbnail requested');
+  assert.equal(problems, []);
+  await close();
+});
+
+test('creators by handle (the id only without one): narrative creators, representative posts, search creators', async () => {
+  const id = await firstNarrativeId();
+  const detail = (await api(`/narratives/${encodeURIComponent(id)}?limit=10`)).json;
+  const { page, close } = await open(`${ui}narrative.html?id=${encodeURIComponent(id)}`);
+  const cells = await page.$$eval('#creators tbody td:first-child', (tds) => tds.map((t) => t.textContent));
+  assert.equal(
+    cells,
+    detail.creators
+      .slice(0, 10)
+      .map((c: { creatorHandle: string | null; creatorId: number }) =>
+        c.creatorHandle ? `@${c.creatorHandle}` : `creator ${c.creatorId}`,
+      ),
+  );
+  assert.ok(
+    cells.some((c) => c!.startsWith('@')),
+    'a handle shown',
+  );
+  const postCreators = await page.$$eval('#posts .post .creator', (x) => x.map((e) => e.textContent));
+  assert.equal(
+    postCreators,
+    detail.posts.items.map((p: { creatorHandle: string | null; creatorId: number | null }) =>
+      p.creatorHandle ? `@${p.creatorHandle}` : p.creatorId === null ? 'unknown creator' : `creator ${p.creatorId}`,
+    ),
+  );
+  await close();
+  const search = await open(`${ui}search.html`);
+  await search.page.fill('#query', 'llama parade harbour bridge');
+  await search.page.fill('#limit', '10');
+  await search.page.click('#run');
+  await search.page.waitForSelector('#charged');
+  assert.match((await search.page.textContent('#answer-creators'))!, /^@llama_parade_\d+ \(tiktok, \d+ rows?\)/);
+  await search.close();
+});
+
+test('7d: no lifecycle badge without its reason; the period change named by its period; sparklines inside their cards at 390 px', async () => {
+  for (const [window, viewport] of [
+    ['7d', VIEWPORTS.phone],
+    ['30d', VIEWPORTS.laptop],
+  ] as const) {
+    const { page, close } = await open(`${ui}index.html?window=${window}`, viewport);
+    const listed = (await api(`/narratives/trending?window=${window}&limit=20&daily=true`)).json.items;
+    const text = (await page.textContent('#narratives'))!;
+    assert.not.match(text, /n\/a/, `${window}: an unexplained n/a`);
+    const badges = await page.$$eval('#narratives .badge[class*="lc-"]', (b) => b.map((x) => x.textContent));
+    assert.equal(
+      badges,
+      listed.filter((n: { lifecycle: string | null }) => n.lifecycle).map((n: { lifecycle: string }) => n.lifecycle),
+    );
+    const periods = await page.$$eval('#narratives .period', (x) => x.map((e) => e.textContent));
+    assert.equal(
+      periods,
+      listed.map(
+        (n: { period_change: { days: number } }) => ` last ${n.period_change.days} days vs the ${n.period_change.days} days before`,
+      ),
+    );
+    assert.ok(periods.length > 0 && periods.every((p) => p!.includes(window === '7d' ? '3 days' : '7 days')), periods.join());
+    await page.waitForFunction((n) => document.querySelectorAll('#narratives .spark-box canvas').length === n, listed.length);
+    const spill = await page.$$eval('#narratives article', (as) =>
+      as.map((a) => {
+        const card = a.getBoundingClientRect();
+        const c = a.querySelector('.spark-box canvas')!.getBoundingClientRect();
+        return Math.max(c.right - card.right, card.left - c.left);
+      }),
+    );
+    assert.ok(
+      spill.every((x) => x <= 0),
+      `${window}: a sparkline past its card by ${Math.max(...spill)} px`,
+    );
+    await close();
+  }
+  const seven = (await api('/narratives/trending?window=7d&limit=1')).json.items[0];
+  const { page, close } = await open(`${ui}narrative.html?id=${encodeURIComponent(seven.id)}`);
+  assert.match((await page.getAttribute('#no-lifecycle', 'title'))!, /14 days or more/);
+  assert.not.match((await page.textContent('main'))!, /n\/a/);
+  await close();
+});
+
+test('a new story’s first burst (0 to 34 posts in two days) is its spike, said and drawn; daily charts tick by day', async () => {
+  const hit = (await api('/narratives/search?q=llama%20parade&window=7d&limit=1')).json.items[0];
+  assert.ok(hit, 'the burst formed a 7d narrative');
+  const traj = (await api(`/narratives/${encodeURIComponent(hit.id)}/trajectory`)).json;
+  assert.ok(
+    traj.daily.some((d: { spike: boolean }) => d.spike),
+    JSON.stringify(traj.daily_counts),
+  );
+  const { page, close } = await open(`${ui}narrative.html?id=${encodeURIComponent(hit.id)}`);
+  const text = (await page.textContent('main'))!;
+  assert.match(text, /Spikes \(orange\): \d{4}-\d\d-\d\d/);
+  assert.not.match(text, /No spike/);
+  // The volume chart's x ticks: on UTC day starts only, labelled by date (uPlot draws them on the canvas: read its splits).
+  const ticks = await page.evaluate(async (daily) => {
+    const charts: string = './js/charts.js';
+    const { volumeChart } = await import(charts);
+    const box = document.createElement('div');
+    box.style.width = '700px';
+    document.body.append(box);
+    const u = volumeChart(box, daily) as unknown as { axes: Array<{ _splits: number[] | null; _values: string[] }> };
+    // uPlot draws (and computes its ticks) on the next frame.
+    while (!u.axes[0]!._splits) await new Promise((r) => requestAnimationFrame(r));
+    return { splits: u.axes[0]!._splits!, values: u.axes[0]!._values };
+  }, traj.daily);
+  assert.ok(ticks.splits.length >= 2, `${ticks.splits}`);
+  assert.ok(
+    ticks.splits.every((t) => t % 86_400 === 0),
+    `ticks off the day: ${ticks.splits.map((t) => new Date(t * 1000).toISOString())}`,
+  );
+  assert.ok(
+    ticks.values.every((v) => /^[A-Z][a-z]{2} \d{1,2}$/.test(v)),
+    ticks.values.join(),
+  );
+  await close();
+});
+
+test('words, not internals: a story key resolved in words; "1 credit"; pattern cards with under 3 generations say their size', async () => {
+  const first = (await api('/narratives/trending?window=30d&limit=1')).json.items[0];
+  const byKey = await open(`${ui}narrative.html?id=${encodeURIComponent(first.narrative_key)}`);
+  const resolved = (await byKey.page.textContent('#resolved'))!;
+  assert.match(resolved, /Opened by its story key nk-/);
+  assert.not.match((await byKey.page.textContent('main'))!, /resolved by|narrative_key|earlier_generation_id/);
+  await byKey.close();
+  const search = await open(`${ui}search.html`);
+  await search.page.fill('#limit', '100');
+  assert.match((await search.page.textContent('#hold'))!, /Hold before it runs: 1 credit(?!s)/);
+  await search.page.fill('#limit', '40');
+  assert.match((await search.page.textContent('#hold'))!, /0\.4 credits/);
+  await search.close();
+  const { page, close } = await open(`${ui}patterns.html`);
+  const listed = (await api('/intelligence/patterns?scope=30d&limit=12')).json.items;
+  const trends = await page.$$eval('#gallery .pattern .trend', (ts) =>
+    ts.map((t) => ({ canvas: t.querySelectorAll('canvas').length, text: t.textContent })),
+  );
+  assert.is(trends.length, listed.length);
+  listed.forEach((p: { trajectory: Array<{ contentCount: number }> }, i: number) => {
+    if (p.trajectory.length >= 3) return;
+    assert.is(trends[i]!.canvas, 0, 'no chart of 1 or 2 points');
+    assert.ok(trends[i]!.text!.length > 0);
+    if (p.trajectory.length === 2)
+      assert.is(trends[i]!.text, `${p.trajectory[0]!.contentCount} → ${p.trajectory[1]!.contentCount} posts over 2 generations`);
+  });
+  await close();
+});
+
+test('narrative detail: related narratives are the related read’s, each linked with its similarity', async () => {
+  // The first narrative with related ones (the sample's skincare stories relate: test/related-narratives.test.ts).
+  const trending = (await api('/narratives/trending?window=30d&limit=100')).json.items as Array<{ id: string; label: string }>;
+  let hit: { id: string } | undefined;
+  let related: { items: Array<{ label: string }> } = { items: [] };
+  for (const n of trending) {
+    related = (await api(`/narratives/${encodeURIComponent(n.id)}/related?limit=5`)).json;
+    hit = n;
+    if (related.items.length) break;
+  }
+  assert.ok(hit && related.items.length, trending.map((n) => n.label).join(' | '));
+  const { page, close } = await open(`${ui}narrative.html?id=${encodeURIComponent(hit!.id)}`);
+  await page.waitForFunction(() => !document.querySelector('#related')?.textContent?.includes('looking'));
+  const links = await page.$$eval('#related a', (as) => as.map((a) => a.textContent));
+  assert.equal(
+    links,
+    related.items.map((x: { label: string }) => x.label),
+  );
+  assert.ok(links.length > 0, 'the skincare story has related ones');
   await close();
 });
 

@@ -27,13 +27,21 @@ export function periodChange(daily: ArrayLike<number>): PeriodChange {
   return { days, current, previous, ratio: previous > 0 ? (current - previous) / previous : null };
 }
 
-/** A spike is judged against at most this many days before it, and needs this many. */
+/** A spike is judged against at most this many days before it; with this many, by its robust z-score. */
 export const SPIKE_BASELINE_DAYS = 14;
 export const SPIKE_MIN_BASELINE_DAYS = 7;
 /** Robust z-score a day must exceed: (count - median) / max(1, 1.4826 x MAD). */
 export const SPIKE_Z = 3.5;
 /** And at least this many posts (a day of 3 after a silent fortnight is not a story). */
 export const SPIKE_MIN_POSTS = 5;
+/**
+ * A young series (fewer than 7 days before the day, at least 2): a day spikes when it has at
+ * least SPIKE_MIN_POSTS posts and SPIKE_BURST_RATIO x (the mean of the days before + 1). A new
+ * story's first burst (0, 0, 0, 9, 25) is the spike a reader looks for; a median and MAD of three
+ * days say nothing, so the rule is a plain ratio over them (the + 1 keeps 0 -> 1 from counting).
+ */
+export const SPIKE_MIN_BURST_BASELINE_DAYS = 2;
+export const SPIKE_BURST_RATIO = 4;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -42,20 +50,28 @@ function median(xs: number[]): number {
 }
 
 /**
- * Which days spike: a day whose count is at least SPIKE_MIN_POSTS and whose robust z-score
- * against the up to 14 days before it (median and median absolute deviation, so one earlier
- * spike does not hide the next) exceeds SPIKE_Z. The first 7 days have no baseline and never spike.
+ * Which days spike (docs/fields.md, "Daily signals"): a day of at least SPIKE_MIN_POSTS posts
+ * that, with 7 to 14 days before it, has a robust z-score over them (median and median absolute
+ * deviation, so one earlier spike does not hide the next) above SPIKE_Z; with 2 to 6 days before
+ * it (a young series, a 7-day window), is at least SPIKE_BURST_RATIO x (their mean + 1). The
+ * first 2 days have no baseline and never spike.
  */
 export function spikeDays(daily: ArrayLike<number>): boolean[] {
   const out: boolean[] = [];
   for (let i = 0; i < daily.length; i++) {
     const count = daily[i]!;
     const from = Math.max(0, i - SPIKE_BASELINE_DAYS);
-    if (i - from < SPIKE_MIN_BASELINE_DAYS || count < SPIKE_MIN_POSTS) {
+    const days = i - from;
+    if (days < SPIKE_MIN_BURST_BASELINE_DAYS || count < SPIKE_MIN_POSTS) {
       out.push(false);
       continue;
     }
-    const base = Array.from({ length: i - from }, (_, k) => daily[from + k]!);
+    const base = Array.from({ length: days }, (_, k) => daily[from + k]!);
+    if (days < SPIKE_MIN_BASELINE_DAYS) {
+      const mean = base.reduce((a, b) => a + b, 0) / days;
+      out.push(count >= SPIKE_BURST_RATIO * (mean + 1));
+      continue;
+    }
     const med = median(base);
     const mad = median(base.map((x) => Math.abs(x - med)));
     out.push((count - med) / Math.max(1, 1.4826 * mad) > SPIKE_Z);

@@ -1,6 +1,6 @@
 // What a content item (docs/api.md, "Content item") shows besides its scores, for every row of a generation, held
 // compactly (see core/utf8-column.ts, core/string-lists.ts) and read from posts.parquet once at
-// load: title, description, tags, platform, content type, creator, URL; and which narratives
+// load: title, description, tags, platform, content type, creator (id and handle), URL; and which narratives
 // (one per window at most) and patterns (one per scope at most) the row belongs to.
 import path from 'node:path';
 import { openDuckDB, sqlString } from '../../core/duckdb.ts';
@@ -21,6 +21,8 @@ export interface ContentColumns {
   contentTypes: string[];
   /** NaN when unknown. */
   creatorId: Float64Array;
+  /** The creator's handle as the post carried it at ingest (null when it had none). */
+  creatorHandle: Utf8Column;
   narrativeIds: StringLists;
   patternKeys: StringLists;
 }
@@ -37,6 +39,7 @@ export interface ContentParts {
   contentType: Uint8Array;
   contentTypes: string[];
   creatorId: Float64Array;
+  creatorHandle: Utf8ColumnParts;
   narrativeIds: StringListsParts;
   patternKeys: StringListsParts;
 }
@@ -46,6 +49,7 @@ export function shareContentColumns(c: ContentColumns): ContentParts {
   c.title = new Utf8Column(c.rows, c.title.shared());
   c.description = new Utf8Column(c.rows, c.description.shared());
   c.contentUrl = new Utf8Column(c.rows, c.contentUrl.shared());
+  c.creatorHandle = new Utf8Column(c.rows, c.creatorHandle.shared());
   c.platform = toShared(c.platform);
   c.contentType = toShared(c.contentType);
   c.creatorId = toShared(c.creatorId);
@@ -60,6 +64,7 @@ export function shareContentColumns(c: ContentColumns): ContentParts {
     contentType: c.contentType,
     contentTypes: c.contentTypes,
     creatorId: c.creatorId,
+    creatorHandle: c.creatorHandle.parts(),
     narrativeIds: c.narrativeIds.share(),
     patternKeys: c.patternKeys.share(),
   };
@@ -78,6 +83,7 @@ export function contentColumnsFrom(p: ContentParts): ContentColumns {
     contentType: p.contentType,
     contentTypes: p.contentTypes,
     creatorId: p.creatorId,
+    creatorHandle: new Utf8Column(p.rows, p.creatorHandle),
     narrativeIds: new StringLists(p.rows, p.narrativeIds),
     patternKeys: new StringLists(p.rows, p.patternKeys),
   };
@@ -130,6 +136,7 @@ export async function loadContentColumns(generationDir: string, rows: number, sh
     contentType: new Uint8Array(rows),
     contentTypes: [],
     creatorId: new Float64Array(rows).fill(NaN),
+    creatorHandle: new Utf8Column(rows),
     narrativeIds: new StringLists(0),
     patternKeys: new StringLists(0),
   };
@@ -139,8 +146,8 @@ export async function loadContentColumns(generationDir: string, rows: number, sh
     for (let start = 0; start < rows; start += CHUNK) {
       // posts.parquet holds the live rows by row_id (a masked row has none: nulls here).
       const reader = await db.conn
-        .runAndReadAll(`SELECT row_id, title, description, content_url, tags, platform, content_type, creator_id::DOUBLE AS creator_id
-        FROM read_parquet(${sqlString(file('posts.parquet'))})
+        .runAndReadAll(`SELECT row_id, title, description, content_url, tags, platform, content_type, creator_id::DOUBLE AS creator_id,
+          creator_handle FROM read_parquet(${sqlString(file('posts.parquet'))})
         WHERE row_id >= ${start} AND row_id < ${start + CHUNK} ORDER BY row_id`);
       const cols = reader.getColumnsObjectJS() as Record<string, unknown[]>;
       const n = cols.title!.length;
@@ -154,9 +161,10 @@ export async function loadContentColumns(generationDir: string, rows: number, sh
         c.contentType[r] = code(c.contentTypes, (cols.content_type![i] as string | null) ?? 'text');
         const id = cols.creator_id![i];
         c.creatorId[r] = id === null || id === undefined ? NaN : Number(id);
+        c.creatorHandle.set(r, (cols.creator_handle![i] as string | null) || null);
       }
     }
-    for (const col of [c.title, c.description, c.contentUrl]) col.seal(share);
+    for (const col of [c.title, c.description, c.contentUrl, c.creatorHandle]) col.seal(share);
     c.tags.seal();
     c.narrativeIds = await memberships(db, file('narrative-members.parquet'), 'narrative_id', rows);
     c.patternKeys = await memberships(db, file('pattern-members.parquet'), 'pattern_key', rows);

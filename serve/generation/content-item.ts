@@ -59,9 +59,12 @@ function rowFields(gen: GenerationData, row: number) {
   };
 }
 
-/** The stored fields of a row (no scores) and its URL: what every list of content shows. */
+/** The stored fields of a row (no scores), its URL and its creator's handle: what the free lists of content show. */
 export function storedFields(gen: GenerationData, row: number) {
-  return Object.assign(rowFields(gen, row), { contentUrl: gen.content.contentUrl.get(row) });
+  return Object.assign(rowFields(gen, row), {
+    contentUrl: gen.content.contentUrl.get(row),
+    creatorHandle: gen.content.creatorHandle.get(row),
+  });
 }
 
 /**
@@ -148,6 +151,8 @@ export function contentItemsJson(gen: GenerationData, ranked: readonly RankedRow
 
 export interface Creator {
   creatorId: number;
+  /** An extra field beyond the spec's Creator (docs/api.md): the handle its posts carried, null when none did. */
+  creatorHandle: string | null;
   followerCount: number | null;
   hits: number;
   platform: string;
@@ -163,10 +168,19 @@ export function creatorsOf(gen: GenerationData, rows: readonly number[]): Creato
     const platform = c.platforms[c.platform[row]!] ?? null;
     const k = `${creatorId}\u0000${platform}`;
     const seen = by.get(k);
-    if (seen) seen.hits++;
-    else {
+    if (seen) {
+      seen.hits++;
+      seen.creatorHandle ??= c.creatorHandle.get(row);
+    } else {
       const followers = index.followers[row]!;
-      by.set(k, { creatorId, followerCount: Number.isNaN(followers) ? null : followers, hits: 1, platform: platform ?? 'unknown' });
+      const creatorHandle = c.creatorHandle.get(row);
+      by.set(k, {
+        creatorId,
+        creatorHandle,
+        followerCount: Number.isNaN(followers) ? null : followers,
+        hits: 1,
+        platform: platform ?? 'unknown',
+      });
     }
   }
   return [...by.values()].sort((a, b) => b.hits - a.hits || a.creatorId - b.creatorId || (a.platform < b.platform ? -1 : 1));

@@ -15,6 +15,7 @@ import {
   trendingQuery,
   TRENDING_SORT_KEYS,
 } from '../maps/map-queries.ts';
+import { relatedNarrativesQuery } from '../maps/related-narratives.ts';
 import { mediaBatchQuery, mediaThumbnailQuery } from '../media/media-routes.ts';
 import { searchBodySchema } from '../search/search-body.ts';
 import { idempotencyKeySchema } from './idempotency-key.ts';
@@ -92,7 +93,9 @@ const contentItem = obj(
   },
 );
 
-const storedRow = obj(storedContent, { ...storedOptional, contentUrl: nullable('string') });
+/** A creator's handle as its posts carried it at ingest (posts.parquet creator_handle); null when none did. */
+const handle: Schema = { ...nullable('string'), description: "the creator's handle as its posts carried it at ingest; null when none did" };
+const storedRow = obj(storedContent, { ...storedOptional, contentUrl: nullable('string'), creatorHandle: handle });
 
 const narrative = obj(
   {
@@ -142,6 +145,7 @@ const narrative = obj(
     overlap_count: num,
     queryRelevance: unit,
     text_rank: num,
+    similarity: { type: 'number', description: 'GET /narratives/{id}/related: cosine of the two text centroids' },
   },
 );
 
@@ -242,6 +246,11 @@ const mediaItem = obj({
   source: { type: 'string', enum: ['local', 'remote'] },
   url: nullable('string'),
   thumbnail: nullable('string'),
+  refused: {
+    ...nullable('string'),
+    description:
+      'why a local media has no thumbnail (the file is gone, leads outside the landing folder or is not an image); null otherwise',
+  },
   frames: int,
 });
 
@@ -446,6 +455,18 @@ export function openApiDocument(prefix: string): Schema {
           responses: { 200: json(ref('NarrativeDetail'), 'The narrative'), ...readErrors },
         },
       },
+      '/narratives/{id}/related': {
+        get: {
+          summary:
+            'Narratives of the same window about the same thing (free): by cosine of the text centroids, ' +
+            'those under min_similarity left out; any id the detail reads',
+          parameters: [
+            pathParam('id', 'narrative id, narrative_key, earlier id or emergent id'),
+            ...queryParameters(relatedNarrativesQuery),
+          ],
+          responses: { 200: json(ref('NarrativeRelated'), 'Related narratives, most similar first'), ...readErrors },
+        },
+      },
       '/narratives/{id}/trajectory': {
         get: {
           summary:
@@ -568,7 +589,7 @@ export function openApiDocument(prefix: string): Schema {
         ContentItem: contentItem,
         StoredContent: storedRow,
         PublicEnrichment: enrichment,
-        Creator: obj({ creatorId: num, followerCount: nullable('number'), hits: num, platform: str }),
+        Creator: obj({ creatorId: num, followerCount: nullable('number'), hits: num, platform: str }, { creatorHandle: handle }),
         Narrative: narrative,
         PatternDetail: patternDetail,
         PatternEntry: patternEntry,
@@ -598,6 +619,13 @@ export function openApiDocument(prefix: string): Schema {
           limit: int,
           next_offset: nullable('integer'),
         }),
+        NarrativeRelated: obj({
+          id: str,
+          window_key: windowEnum,
+          generation: str,
+          min_similarity: num,
+          items: { type: 'array', items: ref('Narrative') },
+        }),
         NarrativeSearch: paged(ref('Narrative'), { q: str, window: nullable(windowEnum), generation: str }),
         NarrativeDetail: obj(
           {
@@ -605,7 +633,7 @@ export function openApiDocument(prefix: string): Schema {
             narrative: ref('Narrative'),
             daily_counts: { type: 'array', items: num },
             posts: paged(ref('StoredContent'), { total: int, offset: int, limit: int, next_offset: nullable('integer') }),
-            creators: { type: 'array', items: obj({ creatorId: num, platform: str, posts: int }) },
+            creators: { type: 'array', items: obj({ creatorId: num, creatorHandle: handle, platform: str, posts: int }) },
             platforms: { type: 'array', items: obj({ platform: str, posts: int, share: unit }) },
           },
           resolvedBy,

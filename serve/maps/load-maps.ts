@@ -61,6 +61,8 @@ export interface LoadedNarrative {
   members: Int32Array;
   dailyCounts: number[];
   trajectory: TrajectoryPoint[];
+  /** Unit text centroid (narrative-centroids.f32), null when absent: what related narratives are ranked by. */
+  centroid: Float32Array | null;
 }
 
 /** Where an id of an earlier generation led: its story's key, in which generation and window. */
@@ -222,6 +224,10 @@ export async function loadMaps(generationDir: string, generation: string): Promi
           window_key: rows[0]!.window_key as string,
           points: rows.map((h) => trajectoryPoint(h, generation)),
         });
+      const centroids = (await pathExists(file('narrative-centroids.f32')))
+        ? new Float32Array(new Uint8Array(await fs.readFile(file('narrative-centroids.f32'))).buffer)
+        : new Float32Array(0);
+      const dim = rows.length ? Math.floor(centroids.length / rows.length) : 0;
       for (const r of rows) {
         const narrative: Narrative = {
           id: r.id as string,
@@ -257,6 +263,8 @@ export async function loadMaps(generationDir: string, generation: string): Promi
           members: members.get(narrative.id) ?? new Int32Array(0),
           dailyCounts: ((r.daily_counts as number[] | null) ?? []).map(Number),
           trajectory,
+          centroid:
+            dim && r.centroid_index !== null ? centroids.slice(num(r.centroid_index) * dim, (num(r.centroid_index) + 1) * dim) : null,
         };
         maps.narratives.push(loaded);
         maps.narrativeById.set(narrative.id, loaded);

@@ -43,7 +43,7 @@ const TRENDING_SORTS: Record<TrendingSort, (a: SortKeys, b: SortKeys) => number>
 };
 
 interface MemberSplit {
-  creators: Array<{ creatorId: number; platform: string; posts: number }>;
+  creators: Array<{ creatorId: number; creatorHandle: string | null; platform: string; posts: number }>;
   platforms: Array<{ platform: string; posts: number; share: number }>;
   platformCodes: Set<number>;
 }
@@ -56,9 +56,10 @@ const splits = new WeakMap<Int32Array, MemberSplit>();
 function memberSplit(gen: LoadedGeneration, members: Int32Array): MemberSplit {
   const cached = splits.get(members);
   if (cached) return cached;
-  const { platform, platforms: names, creatorId } = gen.content;
+  const { platform, platforms: names, creatorId, creatorHandle } = gen.content;
   const byCode = new Map<number, number>();
   const creators = new Map<number, Map<number, number>>();
+  const handles = new Map<number, string>();
   for (const r of members) {
     const code = platform[r]!;
     byCode.set(code, (byCode.get(code) ?? 0) + 1);
@@ -67,11 +68,17 @@ function memberSplit(gen: LoadedGeneration, members: Int32Array): MemberSplit {
     const per = creators.get(id) ?? new Map<number, number>();
     per.set(code, (per.get(code) ?? 0) + 1);
     creators.set(id, per);
+    if (!handles.has(id)) {
+      const handle = creatorHandle.get(r);
+      if (handle !== null) handles.set(id, handle);
+    }
   }
   const name = (code: number) => names[code] ?? 'unknown';
   const split: MemberSplit = {
     creators: [...creators]
-      .flatMap(([id, per]) => [...per].map(([code, posts]) => ({ creatorId: id, platform: name(code), posts })))
+      .flatMap(([id, per]) =>
+        [...per].map(([code, posts]) => ({ creatorId: id, creatorHandle: handles.get(id) ?? null, platform: name(code), posts })),
+      )
       .sort((a, b) => b.posts - a.posts || a.creatorId - b.creatorId || a.platform.localeCompare(b.platform))
       .slice(0, 50),
     platforms: [...byCode]

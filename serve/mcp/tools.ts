@@ -14,6 +14,7 @@ import {
   patternsBrowseQuery,
   trendingQuery,
 } from '../maps/map-queries.ts';
+import { relatedNarrativesQuery } from '../maps/related-narratives.ts';
 import { searchBodySchema } from '../search/search-body.ts';
 
 const idempotencyKey = idempotencyKeySchema
@@ -78,6 +79,13 @@ export const TOOLS: ToolDef[] = [
       "A narrative's daily series and its metrics across generations (GET /narratives/{id}/trajectory); any id narrative_get reads, a narrative_key too. Free.",
     input: z.strictObject({ id: id('a narrative id, narrative_key or emergent id') }),
     http: ({ id }) => ({ method: 'GET', path: `/narratives/${enc(id)}/trajectory` }),
+  },
+  {
+    name: 'narrative_related',
+    description:
+      'Narratives of the same window about the same thing, by cosine of their text centroids (GET /narratives/{id}/related); any id narrative_get reads. Free.',
+    input: z.strictObject({ id: id('a narrative id, narrative_key or emergent id'), ...relatedNarrativesQuery.shape }),
+    http: ({ id, ...q }) => ({ method: 'GET', path: withQuery(`/narratives/${enc(id)}/related`, q) }),
   },
   {
     name: 'patterns_browse',

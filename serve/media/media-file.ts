@@ -41,6 +41,18 @@ export async function confine(dataDir: string, rel: string): Promise<Confined> {
   return { ok: true, file };
 }
 
+/** Whether a confined file's first bytes are an image's (what the media list and a thumbnail both check), or why not. */
+export async function isImageFile(file: string): Promise<{ ok: true } | { ok: false; why: string }> {
+  const fh = await fs.open(file, 'r');
+  const head = new Uint8Array(16);
+  try {
+    await fh.read(head, 0, 16, 0);
+  } finally {
+    await fh.close();
+  }
+  return sniffImage(head) ? { ok: true } : { ok: false, why: 'the media file is not an image (JPEG, PNG, GIF or WebP)' };
+}
+
 const thumbs = new LRUCache<string, Buffer>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (b) => b.length });
 
 export type Thumbnail = { ok: true; bytes: Buffer; etag: string } | { ok: false; why: string };
@@ -52,14 +64,8 @@ export async function thumbnail(file: string): Promise<Thumbnail> {
   const etag = `"t${THUMBNAIL_PX}-${st.size.toString(36)}-${Math.floor(st.mtimeMs).toString(36)}-${where}"`;
   const hit = thumbs.get(etag);
   if (hit) return { ok: true, bytes: hit, etag };
-  const fh = await fs.open(file, 'r');
-  const head = new Uint8Array(16);
-  try {
-    await fh.read(head, 0, 16, 0);
-  } finally {
-    await fh.close();
-  }
-  if (!sniffImage(head)) return { ok: false, why: 'the media file is not an image (JPEG, PNG, GIF or WebP)' };
+  const image = await isImageFile(file);
+  if (!image.ok) return image;
   try {
     const bytes = await sharp(file, { failOn: 'error', limitInputPixels: 64_000_000 })
       .rotate()

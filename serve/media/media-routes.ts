@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { HttpError } from '../http/http-error.ts';
 import { intField, queryFrom } from '../http/query.ts';
-import { confine, thumbnail, THUMBNAIL_TYPE } from './media-file.ts';
+import { confine, isImageFile, thumbnail, THUMBNAIL_TYPE } from './media-file.ts';
 import type { MediaEntries, MediaEntry } from './media-entries.ts';
 import { rowOfUuid } from './uuid-rows.ts';
 
@@ -47,20 +47,32 @@ function fileOf(m: MediaEntry, frame: number | undefined): string | null {
   return frame === undefined || frame === 0 ? m.path : null;
 }
 
-/** A post's media as the list reads show them; a thumbnail path only where there is a file to make it from. */
+/** Why a local entry's thumbnail would be refused (the thumbnail route's own checks), or null when it is servable. */
+async function refusal(dataDir: string, file: string | null): Promise<string | null> {
+  if (file === null) return 'this media has no local file';
+  // The file may have left the landing folder since ingest, or never have been an image.
+  const where = await confine(dataDir, file);
+  if (!where.ok) return where.why;
+  const image = await isImageFile(where.file);
+  return image.ok ? null : image.why;
+}
+
+/**
+ * A post's media as the list reads show them: a thumbnail path only where the thumbnail route
+ * would serve one (so a client never asks for a refused file), else `refused` says why.
+ */
 function listed(dataDir: string, uuid: string, entries: MediaEntry[]) {
   return Promise.all(
     entries.map(async (m, index) => {
       const local = m.path !== null || m.frames.length > 0;
-      const file = fileOf(m, 0);
-      // The file may have left the landing folder since ingest.
-      const servable = local && file !== null && (await confine(dataDir, file)).ok;
+      const refused = local ? await refusal(dataDir, fileOf(m, 0)) : null;
       return {
         index,
         kind: m.kind,
         source: local ? 'local' : 'remote',
         url: local ? null : m.url,
-        thumbnail: servable ? thumbnailPath(uuid, index) : null,
+        thumbnail: local && refused === null ? thumbnailPath(uuid, index) : null,
+        refused,
         frames: m.frames.length,
       };
     }),

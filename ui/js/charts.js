@@ -16,12 +16,12 @@ function followWidth(chart, container, height) {
   ro.observe(container);
 }
 
-/** A sparkline of daily counts: no axes, no legend, no cursor. */
+/** A sparkline of daily counts: no axes, no legend, no cursor; `width` its box's (so it never overflows a narrow card). */
 export function sparkline(container, counts, { width = 120, height = 32 } = {}) {
   const xs = counts.map((_, i) => i);
   return new uPlot(
     {
-      width,
+      width: Math.max(40, Math.floor(width)),
       height,
       class: 'spark',
       pxAlign: false,
@@ -36,6 +36,19 @@ export function sparkline(container, counts, { width = 120, height = 32 } = {}) 
     container,
   );
 }
+
+const DAY_S = 86_400;
+const dayLabel = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+/**
+ * The x axis of a daily series: ticks on day boundaries only (every 1, 2, 7, 14 or 28 days, as
+ * many as fit), labelled by date; uPlot's own time axis would tick every few hours for a week.
+ */
+export const DAY_AXIS = {
+  space: 56,
+  incrs: [1, 2, 7, 14, 28, 56].map((d) => d * DAY_S),
+  values: (u, ticks) => ticks.map((t) => dayLabel.format(new Date(t * 1000))),
+};
 
 /** Days the velocity is the slope over (docs/fields.md: the last 7 days of the window). */
 const VELOCITY_DAYS = 7;
@@ -68,7 +81,11 @@ export function volumeChart(container, daily, { height = 260, velocity = null } 
       width: Math.max(240, container.clientWidth || 600),
       height,
       scales: { x: { time: true }, posts: { range: (u, min, max) => [0, Math.max(1, max) * 1.1] }, eng: {} },
-      axes: [{}, { scale: 'posts', label: 'posts a day' }, { scale: 'eng', side: 1, grid: { show: false }, label: 'engagement', size: 60 }],
+      axes: [
+        DAY_AXIS,
+        { scale: 'posts', label: 'posts a day' },
+        { scale: 'eng', side: 1, grid: { show: false }, label: 'engagement', size: 60 },
+      ],
       series: [
         {},
         { label: 'posts', scale: 'posts', stroke: css('--accent'), fill: css('--accent-fill'), width: 2 },
@@ -100,7 +117,7 @@ export function feelingChart(container, daily, { height = 220 } = {}) {
       width: Math.max(240, container.clientWidth || 600),
       height,
       scales: { x: { time: true }, s: { range: [-1, 1] } },
-      axes: [{}, { scale: 's', label: 'score / share' }],
+      axes: [DAY_AXIS, { scale: 's', label: 'score / share' }],
       series: [
         {},
         { label: 'sentiment', scale: 's', stroke: css('--ink'), width: 2, spanGaps: true },

@@ -64,6 +64,8 @@ export const fmt = {
   pct: (x, d = 0) => (x === null || x === undefined ? '–' : `${(x * 100).toFixed(d)}%`),
   signedPct: (x) => (x === null || x === undefined ? 'new' : `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(0)}%`),
   credits: (c) => (c === null || c === undefined ? '–' : Number(c).toLocaleString('en-US', { maximumFractionDigits: 6 })),
+  /** The word for a count: 'credit' for exactly 1, else 'credits' (1 credit, 0.5 credits, 2 credits). */
+  unit: (n, one, many = `${one}s`) => (Number(n) === 1 ? one : many),
   date: (iso) => (iso ? new Date(iso).toISOString().slice(0, 10) : '–'),
   dateTime: (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '–'),
   age: (seconds) => {
@@ -76,9 +78,12 @@ export const fmt = {
   },
 };
 
-/** A lifecycle badge (emerging, growing, peaking, declining, dormant, steady; or none). */
+/** Why a narrative has no lifecycle (docs/fields.md: null for a window under 14 days). */
+export const NO_LIFECYCLE = 'no lifecycle: the shape of a story needs a window of 14 days or more (see its 30d narrative)';
+
+/** A lifecycle badge (emerging, growing, peaking, declining, dormant, steady); nothing without one (a 7-day window). */
 export function lifecycleBadge(lifecycle) {
-  return el('span', { class: `badge lc-${lifecycle ?? 'none'}`, title: 'lifecycle (docs/fields.md)' }, lifecycle ?? 'n/a');
+  return lifecycle ? el('span', { class: `badge lc-${lifecycle}`, title: 'lifecycle (docs/fields.md)' }, lifecycle) : null;
 }
 
 /** A sentiment badge: label and score. */

@@ -1,11 +1,21 @@
 // One narrative: daily posts and engagement with spikes marked, sentiment and stance by day, top
 // tags, representative posts, creators and platform split, the story's history over generations
-// (is it the same story as the last run's), and related narratives (the map's text search on its
-// label and tags).
+// (is it the same story as the last run's), and related narratives (GET /narratives/{id}/related:
+// the same window's narratives nearest by text centroid).
 import { get, qs, thumbnailsOf } from './api.js';
 import { feelingChart, volumeChart } from './charts.js';
-import { chips, el, fill, fmt, lifecycleBadge, outLink, sentimentBadge, shareBar } from './dom.js';
+import { chips, el, fill, fmt, lifecycleBadge, NO_LIFECYCLE, outLink, sentimentBadge, shareBar } from './dom.js';
 import { pageParams, showError, startPage } from './layout.js';
+
+/** A creator as people know them: the handle, the id when there is none. */
+const creatorName = (handle, id) => (handle ? `@${handle}` : id === null || id === undefined ? 'unknown creator' : `creator ${id}`);
+
+/** What an id that was not the narrative's own led to, in words (docs/api.md, "Ids a client can keep"). */
+function resolvedText(d) {
+  if (d.resolved_by === 'narrative_key')
+    return `Opened by its story key ${d.requested_id}: this is the story's narrative in generation ${d.generation}.`;
+  return `The link named ${d.requested_id}, this story's narrative in an earlier generation; this is the same story in generation ${d.generation}.`;
+}
 
 const stat = (k, v, title) => el('div', { class: 'stat', title }, el('div', { class: 'v' }, v), el('div', { class: 'k' }, k));
 
@@ -27,6 +37,7 @@ function post(p, thumbs) {
       el(
         'div',
         { class: 'figures' },
+        el('span', { class: 'creator' }, creatorName(p.creatorHandle, p.creatorId)),
         el('span', {}, p.platform ?? '–'),
         el('span', {}, fmt.date(p.publishedAt)),
         el('span', {}, `${fmt.int(p.likeCount + p.commentCount + p.shareCount)} engagement`),
@@ -67,7 +78,7 @@ function historyTable(traj) {
             el('td', { class: 'n' }, fmt.int(p.content_count)),
             el('td', { class: 'n' }, fmt.int(p.creator_count)),
             el('td', { class: 'n' }, fmt.num(p.momentum_score)),
-            el('td', {}, lifecycleBadge(p.lifecycle)),
+            el('td', {}, lifecycleBadge(p.lifecycle) ?? el('span', { class: 'muted', title: NO_LIFECYCLE }, '–')),
             el('td', { class: 'n' }, fmt.num(p.sentiment_score)),
           ),
         ),
@@ -104,9 +115,16 @@ startPage('narrative.html', async (main) => {
   fill(
     main,
     el('p', { class: 'small' }, el('a', { href: 'index.html' }, '← narratives')),
-    el('h1', {}, n.label, ' ', lifecycleBadge(n.lifecycle)),
+    el(
+      'h1',
+      {},
+      n.label,
+      ' ',
+      lifecycleBadge(n.lifecycle) ??
+        el('span', { class: 'badge lc-none', id: 'no-lifecycle', title: NO_LIFECYCLE }, 'no lifecycle (7-day window)'),
+    ),
     el('p', { class: 'muted' }, n.summary),
-    d.resolved_by ? el('p', { class: 'small muted' }, `(${d.requested_id} resolved by ${d.resolved_by})`) : null,
+    d.resolved_by ? el('p', { class: 'small muted', id: 'resolved' }, resolvedText(d)) : null,
     el(
       'div',
       { class: 'stats' },
@@ -190,7 +208,13 @@ startPage('narrative.html', async (main) => {
             d.creators
               .slice(0, 10)
               .map((c) =>
-                el('tr', {}, el('td', {}, String(c.creatorId)), el('td', {}, c.platform), el('td', { class: 'n' }, fmt.int(c.posts))),
+                el(
+                  'tr',
+                  {},
+                  el('td', { title: `creator id ${c.creatorId}` }, creatorName(c.creatorHandle, c.creatorId)),
+                  el('td', {}, c.platform),
+                  el('td', { class: 'n' }, fmt.int(c.posts)),
+                ),
               ),
           ),
         ),
@@ -204,11 +228,10 @@ startPage('narrative.html', async (main) => {
   );
   volumeChart(volume, traj.daily, { velocity: n.velocity });
   feelingChart(feeling, traj.daily);
-  // Related: the narrative map's own text search over this one's label and top tags, itself left out.
-  const words = [n.label, ...n.top_tags.slice(0, 3)].join(' ').slice(0, 300);
-  get(`/narratives/search${qs({ q: words, window: n.window_key, limit: 6 })}`)
+  // Related: the same window's narratives about the same thing (by text centroid, not by shared words).
+  get(`/narratives/${path}/related${qs({ limit: 5 })}`)
     .then((r) => {
-      const others = r.items.filter((x) => x.id !== n.id).slice(0, 5);
+      const others = r.items;
       fill(
         related,
         others.length
@@ -218,10 +241,14 @@ startPage('narrative.html', async (main) => {
                 {},
                 el('a', { href: `narrative.html?id=${encodeURIComponent(x.id)}` }, x.label),
                 ' ',
-                el('span', { class: 'muted small' }, `${fmt.int(x.content_count)} posts`),
+                el(
+                  'span',
+                  { class: 'muted small', title: 'cosine of the two narratives’ text centroids' },
+                  `${fmt.int(x.content_count)} posts · similarity ${fmt.num(x.similarity)}`,
+                ),
               ),
             )
-          : el('li', { class: 'muted' }, 'none'),
+          : el('li', { class: 'muted' }, `none this close (similarity ≥ ${fmt.num(r.min_similarity)}) in the ${n.window_key} window`),
       );
     })
     .catch((err) => showError(related, err));

@@ -14,14 +14,16 @@ const SORTS = [
 ];
 const PAGE = 20;
 
+/** The change against the previous period, named by the period it is (7 days; 3 in the 7d window: docs/fields.md). */
 function changeText(c) {
   if (!c || c.days === 0) return el('span', { class: 'muted' }, '–');
   const cls = c.ratio === null ? 'change-up' : c.ratio >= 0 ? 'change-up' : 'change-down';
+  const days = `${c.days} ${fmt.unit(c.days, 'day')}`;
   return el(
     'span',
-    { title: `${c.current} posts in the last ${c.days} days against ${c.previous} in the ${c.days} before` },
+    { class: 'period-change', title: `${c.current} posts in the last ${days} against ${c.previous} in the ${days} before` },
     el('span', { class: cls }, c.ratio === null ? 'new' : fmt.signedPct(c.ratio)),
-    el('span', { class: 'muted small' }, ` vs previous ${c.days}d`),
+    el('span', { class: 'muted small period' }, ` last ${days} vs the ${days} before`),
   );
 }
 
@@ -61,7 +63,7 @@ function row(n, { spark }) {
     sparkBox,
     el('div', { class: 'side' }, changeText(n.period_change)),
   );
-  if (spark && n.daily_counts) requestAnimationFrame(() => sparkline(sparkBox, n.daily_counts));
+  if (spark && n.daily_counts) requestAnimationFrame(() => sparkline(sparkBox, n.daily_counts, { width: sparkBox.clientWidth || 120 }));
   return node;
 }
 

@@ -66,7 +66,8 @@ function card(p, thumbs) {
     trend,
     lookalikes,
   );
-  if (p.trajectory.length > 1)
+  // A line needs 3 points to say anything: 1 or 2 generations are said in words.
+  if (p.trajectory.length >= 3)
     requestAnimationFrame(() =>
       sparkline(
         trend,
@@ -74,7 +75,13 @@ function card(p, thumbs) {
         { width: 160, height: 40 },
       ),
     );
-  else fill(trend, el('span', { class: 'muted small' }, `first generation: ${p.generation}`));
+  else if (p.trajectory.length === 2) {
+    const [a, b] = p.trajectory;
+    fill(
+      trend,
+      el('span', { class: 'small trend-text' }, `${fmt.int(a.contentCount)} → ${fmt.int(b.contentCount)} posts over 2 generations`),
+    );
+  } else fill(trend, el('span', { class: 'muted small trend-text' }, `first generation: ${p.generation}`));
   return { node, lookalikes };
 }
 

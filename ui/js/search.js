@@ -84,7 +84,7 @@ startPage('search.html', async (main) => {
     const h = holdCredits();
     fill(
       hold,
-      el('span', {}, 'Hold before it runs: ', el('span', { class: 'v', id: 'hold-credits' }, fmt.credits(h)), ' credits'),
+      el('span', {}, 'Hold before it runs: ', el('span', { class: 'v', id: 'hold-credits' }, fmt.credits(h)), ` ${fmt.unit(h, 'credit')}`),
       el('span', { class: 'muted small' }, `= limit × ${prices.search.per_record} credits a record; the rest is released after`),
       el('span', {}, 'Available: ', el('span', { class: 'v', id: 'available' }, fmt.credits(available))),
       h > available ? el('span', { class: 'error' }, 'more than the available balance: the search would be refused (402)') : null,
@@ -135,7 +135,7 @@ startPage('search.html', async (main) => {
         el(
           'div',
           { class: 'card billing', id: 'charge' },
-          el('span', {}, 'Charged: ', el('span', { class: 'v', id: 'charged' }, fmt.credits(charged)), ' credits'),
+          el('span', {}, 'Charged: ', el('span', { class: 'v', id: 'charged' }, fmt.credits(charged)), ` ${fmt.unit(charged, 'credit')}`),
           el(
             'span',
             { class: 'muted small' },
@@ -170,7 +170,10 @@ startPage('search.html', async (main) => {
           { id: 'answer-creators', class: 'small' },
           a.creators
             .slice(0, 15)
-            .map((c) => `${c.creatorId} (${c.platform}, ${c.hits} ${c.hits === 1 ? 'row' : 'rows'})`)
+            .map(
+              (c) =>
+                `${c.creatorHandle ? `@${c.creatorHandle}` : `creator ${c.creatorId}`} (${c.platform}, ${c.hits} ${fmt.unit(c.hits, 'row')})`,
+            )
             .join(' · ') || 'none',
         ),
         el('h2', {}, `Rows (${a.content.length})`),
