@@ -133,7 +133,8 @@ async function ledgerCommand(
     fail('ledger import needs --in FILE and --into file or --into postgres', 2);
   if (values.into === 'postgres' && !databaseUrl)
     fail(
-      `ledger import --into postgres needs DATABASE_URL; into npm run cluster's own PostgreSQL: ${dataDirPrefix(path.dirname(dir))}npm run cluster -- --import ${values.in}`,
+      `ledger import --into postgres needs DATABASE_URL; into npm run cluster's own PostgreSQL: ` +
+        `${dataDirPrefix(path.dirname(dir))}npm run cluster -- --import ${values.in}`,
       2,
     );
   const c: LedgerChoice = values.into === 'postgres' ? { dir, databaseUrl, leaseMs } : { dir };

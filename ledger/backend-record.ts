@@ -68,7 +68,7 @@ export async function writeBackend(ledgerDir: string, r: Omit<BackendRecord, 're
 }
 
 export function describe(r: BackendRecord): string {
-  if (r.kind === 'file') return 'the file ledger (in DATA_DIR/ledger)';
+  if (r.kind === 'file') return 'the file ledger';
   return `the PostgreSQL ledger ${r.ledgerId} (${r.database}${r.localUrl ? ", npm run cluster's own server" : ''})`;
 }
 
@@ -99,14 +99,15 @@ export function mismatchMessage(dataDir: string, recorded: BackendRecord, asked:
     : `${d}npm run cluster -- --import ledger.jsonl`;
   const keep =
     recorded.kind === 'file'
-      ? `keep it: unset DATABASE_URL (${d}npm start)`
+      ? `keep it: ${d}npm start, without DATABASE_URL`
       : recorded.localUrl
         ? `keep it: ${d}npm run cluster`
         : `keep it: set DATABASE_URL to ${recorded.database}'s database`;
+  const exportFirst = `${exportCmd}${recorded.localUrl ? ' (while the cluster runs)' : ''}`;
   const move =
     asked.kind === 'file'
-      ? `move it to the file ledger: ${exportCmd}${recorded.localUrl ? ' (while the cluster runs)' : ''}, then ${d}npm run admin -- ledger import --into file --in ledger.jsonl`
-      : `move it: ${exportCmd}${recorded.localUrl ? ' (while the cluster runs)' : ''}, then ${intoPg}`;
+      ? `move it to the file ledger: ${exportFirst}, then ${d}npm run admin -- ledger import --into file --in ledger.jsonl`
+      : `move it: ${exportFirst}, then ${intoPg}`;
   return `${where}, but ${askedText}: ${keep}; ${move}; or use another data directory (DATA_DIR=./data-2)`;
 }
 

@@ -106,7 +106,11 @@ test('a data directory records its ledger: the other backend, or another Postgre
   const url = await database();
   await rejects(
     () => openLedger({ dir: ledgerDir, databaseUrl: url }),
-    /uses the file ledger .*but DATABASE_URL \(postgresql:\/\/postgres:\*\*\*@.*\) asks for a PostgreSQL ledger: keep it: unset DATABASE_URL .*npm run admin -- ledger export --out ledger\.jsonl, then DATABASE_URL=\.\.\. .*npm run admin -- ledger import --into postgres/,
+    new RegExp(
+      'uses the file ledger .*but DATABASE_URL \\(postgresql://postgres:\\*\\*\\*@.*\\) asks for a PostgreSQL ledger: ' +
+        'keep it: .*npm start, without DATABASE_URL; ' +
+        'move it: .*npm run admin -- ledger export --out ledger\\.jsonl, then DATABASE_URL=\\.\\.\\. .*npm run admin -- ledger import --into postgres',
+    ),
   );
   const pgDir = path.join(tmpDir(), 'ledger');
   await (await openLedger({ dir: pgDir, databaseUrl: url })).close();
@@ -120,7 +124,7 @@ test('a data directory records its ledger: the other backend, or another Postgre
   await (await openLedger({ dir: pgDir, databaseUrl: url })).close();
 });
 
-test('npm run cluster on a file-ledger DATA_DIR under a private folder: refused, then moved with ledger export and --import; hints run as printed', async () => {
+test('npm run cluster on a file-ledger DATA_DIR under a private folder: refused, moved with ledger export and --import; hints run as printed', async () => {
   const template = sampleDataDir();
   await runPipeline(template);
   const priv = tmpDir('ci-private-');
@@ -197,7 +201,7 @@ test('npm run cluster on a file-ledger DATA_DIR under a private folder: refused,
       assert.is(r.code, 1, r.out);
       assert.match(
         r.out,
-        /uses the PostgreSQL ledger lgr_\w+ \(.*npm run cluster's own server\).*DATABASE_URL is not set.*keep it: .*npm run cluster; move it to the file ledger: /,
+        /uses the PostgreSQL ledger lgr_\w+ \(.*npm run cluster's own server\).*DATABASE_URL is not set.*keep it: .*npm run cluster; move it to the file /,
       );
     }
   } finally {
