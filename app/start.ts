@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { readCurrent } from '../core/generations.ts';
 import { createLogger } from '../core/log.ts';
+import { checkKind } from '../ledger/backend-record.ts';
 import { startSchedule } from '../pipeline/schedule.ts';
 import { ensureGeneration } from './first-run.ts';
 import { shownPath, startNotice, startServer, type RunningServer } from '../serve/server.ts';
@@ -23,6 +24,8 @@ async function main(): Promise<void> {
   const log = createLogger('start', config.LOG_LEVEL);
   const layout = dataDirLayout(config.dataDir);
   try {
+    // The data directory's ledger first: a start against the other one is refused before any slow work.
+    await checkKind(config.dataDir, layout.ledger, { kind: config.DATABASE_URL ? 'postgres' : 'file', databaseUrl: config.DATABASE_URL });
     await ensureGeneration(config, log);
   } catch (err) {
     process.stderr.write(`start: ${(err as Error).message.split('\n')[0]}\n`);

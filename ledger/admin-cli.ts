@@ -1,5 +1,7 @@
-// `npm run admin -- <command>`: accounts, keys and credits, JSON out.
-// One writer, always: when a server holds the ledger and announces its loopback admin endpoint
+// `npm run admin -- <command>`: accounts, keys and credits, JSON out; `ledger export | import`
+// moves a ledger between backends (ledger-dump.ts). The ledger is the one the data directory
+// records (backend-record.ts): DATABASE_URL's, or `npm run cluster`'s own PostgreSQL as recorded,
+// or the file ledger. For the file ledger, one writer, always: when a server holds the ledger and announces its loopback admin endpoint
 // (DATA_DIR/ledger/admin-endpoint.json), the CLI goes through it with ADMIN_TOKEN, or with the
 // token the server wrote into that owner-only file when none was set; otherwise it opens the
 // ledger itself under the ledger's exclusive lock.
@@ -9,11 +11,13 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { LockHeld, processAlive } from '../core/lock.ts';
+import { redactUrl } from '../core/postgres/pool.ts';
 import { ADMIN_ENDPOINT_FILE, type AdminAnnouncement } from './admin-api.ts';
 import { AdminInputError, runAdminCommand, type AdminCommand } from './admin-ops.ts';
+import { dataDirPrefix, LedgerChoiceError, readBackend } from './backend-record.ts';
 import { LedgerError, type CreditLedger } from './credit-ledger.ts';
-import { FileLedger } from './file-ledger.ts';
-import { PgLedger } from './postgres/pg-ledger.ts';
+import { DumpError, exportLedger, readDump } from './ledger-dump.ts';
+import { importInto, openLedger, type LedgerChoice } from './open-ledger.ts';
 
 const HELP = `usage: npm run admin -- <command> [options] [--data-dir DIR]
 
@@ -22,12 +26,15 @@ const HELP = `usage: npm run admin -- <command> [options] [--data-dir DIR]
   keys create     --account ACCOUNT_ID [--name NAME]     prints the secret once
   keys revoke     --key KEY_ID
   credits topup   --account ACCOUNT_ID --credits X [--note TEXT]
+  ledger export   --out FILE                              accounts, key hashes, balances, usage entries (JSON lines)
+  ledger import   --in FILE --into file|postgres [--merge]
+                  into the file ledger, or DATABASE_URL's PostgreSQL; it becomes DATA_DIR's ledger
 
 Prints JSON. While a server (npm start, npm run serve) holds the ledger, commands go through its
 loopback admin endpoint: with the server's ADMIN_TOKEN when it was started with one (set the same
 ADMIN_TOKEN here), else with the token it wrote to DATA_DIR/ledger/admin-endpoint.json. Without a
-running server the ledger is opened directly. With DATABASE_URL set the ledger is PostgreSQL's and
-the CLI writes to it directly, beside any running replicas.`;
+running server the ledger is opened directly. When DATA_DIR's ledger is PostgreSQL's (DATABASE_URL,
+or npm run cluster's own server while it runs) the CLI writes to it directly, beside the replicas.`;
 
 function out(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
@@ -55,23 +62,106 @@ async function viaEndpoint(url: string, command: AdminCommand, input: Record<str
   out(body);
 }
 
-async function direct(open: () => Promise<CreditLedger>, command: AdminCommand, input: Record<string, unknown>): Promise<void> {
+/** A clear line for what opening or using a ledger can meet; anything else is a bug and throws. */
+function failOn(err: unknown, c: LedgerChoice): never {
+  if (err instanceof LockHeld)
+    fail(`the ledger is held by pid ${err.owner.pid}, which announces no admin endpoint; stop it or run it with ADMIN_TOKEN set`);
+  if (err instanceof LedgerChoiceError || err instanceof DumpError || err instanceof LedgerError) fail(err.message);
+  if (err instanceof AdminInputError) fail(err.message, 2);
+  const code = (err as NodeJS.ErrnoException).code;
+  if (c.databaseUrl && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000'))
+    fail(
+      c.local
+        ? `npm run cluster's PostgreSQL (${redactUrl(c.databaseUrl)}) is not running: start ${dataDirPrefix(path.dirname(c.dir))}npm run cluster first`
+        : `PostgreSQL at ${redactUrl(c.databaseUrl)}: ${(err as Error).message}`,
+    );
+  throw err;
+}
+
+async function direct(c: LedgerChoice, run: (ledger: CreditLedger) => Promise<unknown>): Promise<void> {
   let ledger: CreditLedger;
   try {
-    ledger = await open();
+    ledger = await openLedger(c);
   } catch (err) {
-    if (err instanceof LockHeld)
-      fail(`the ledger is held by pid ${err.owner.pid}, which announces no admin endpoint; stop it or run it with ADMIN_TOKEN set`);
-    throw err;
+    failOn(err, c);
   }
   try {
-    out(await runAdminCommand(ledger, command, input));
+    out(await run(ledger));
   } catch (err) {
-    if (err instanceof AdminInputError || err instanceof LedgerError) fail(err.message, err instanceof AdminInputError ? 2 : 1);
-    throw err;
+    failOn(err, c);
   } finally {
     await ledger.close();
   }
+}
+
+/** The ledger DATA_DIR records (DATABASE_URL checked against it); null for the file ledger. */
+async function postgresChoice(dir: string, databaseUrl: string | undefined, leaseMs: number): Promise<LedgerChoice | null> {
+  if (databaseUrl) return { dir, databaseUrl, leaseMs };
+  let recorded;
+  try {
+    recorded = await readBackend(dir);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  if (recorded?.kind !== 'postgres') return null;
+  if (recorded.localUrl) return { dir, databaseUrl: recorded.localUrl, leaseMs, local: true };
+  fail(
+    `${path.dirname(dir)} uses the PostgreSQL ledger ${recorded.ledgerId} at ${recorded.database}: set DATABASE_URL to it (with its password)`,
+    2,
+  );
+}
+
+async function ledgerCommand(
+  values: { out?: string | undefined; in?: string | undefined; into?: string | undefined; merge?: boolean | undefined },
+  verb: string,
+  dir: string,
+  databaseUrl: string | undefined,
+  leaseMs: number,
+): Promise<void> {
+  if (verb === 'export') {
+    if (!values.out) fail('ledger export needs --out FILE', 2);
+    const pg = await postgresChoice(dir, databaseUrl, leaseMs);
+    if (!pg) {
+      const a = announced(dir);
+      if (a) fail(`a server (pid ${a.pid}) holds the file ledger: stop it first, so the export is the ledger's last state`);
+    }
+    const file = path.resolve(values.out);
+    return direct(pg ?? { dir }, async (ledger) => ({ exported: file, ...(await exportLedger(ledger, file)) }));
+  }
+  if (verb !== 'import') fail(`unknown command "ledger ${verb}"`, 2, true);
+  if (!values.in || (values.into !== 'file' && values.into !== 'postgres'))
+    fail('ledger import needs --in FILE and --into file or --into postgres', 2);
+  if (values.into === 'postgres' && !databaseUrl)
+    fail(
+      `ledger import --into postgres needs DATABASE_URL; into npm run cluster's own PostgreSQL: ` +
+        `${dataDirPrefix(path.dirname(dir))}npm run cluster -- --import ${values.in}`,
+      2,
+    );
+  const c: LedgerChoice = values.into === 'postgres' ? { dir, databaseUrl, leaseMs } : { dir };
+  try {
+    const dump = await readDump(path.resolve(values.in));
+    out({
+      imported: path.resolve(values.in),
+      into: values.into,
+      ...(await importInto(c, dump, values.merge)),
+      ledgerOf: path.dirname(dir),
+    });
+  } catch (err) {
+    failOn(err, c);
+  }
+}
+
+/** The admin endpoint a live server announces for the file ledger, if any. */
+function announced(dir: string): AdminAnnouncement | null {
+  const announce = path.join(dir, ADMIN_ENDPOINT_FILE);
+  if (!fs.existsSync(announce)) return null;
+  let a: AdminAnnouncement;
+  try {
+    a = JSON.parse(fs.readFileSync(announce, 'utf8')) as AdminAnnouncement;
+  } catch (err) {
+    fail(`${announce}: ${(err as Error).message} (a server announces its admin endpoint there; read it as the user that runs the server)`);
+  }
+  return processAlive(a.pid) ? a : null;
 }
 
 async function main(): Promise<void> {
@@ -85,6 +175,10 @@ async function main(): Promise<void> {
         key: { type: 'string' },
         credits: { type: 'string' },
         note: { type: 'string' },
+        out: { type: 'string' },
+        in: { type: 'string' },
+        into: { type: 'string' },
+        merge: { type: 'boolean' },
         'data-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -96,6 +190,10 @@ async function main(): Promise<void> {
   if (values.help || positionals.length === 0) {
     process.stdout.write(HELP + '\n');
     process.exit(values.help ? 0 : 2);
+  }
+  if (positionals[0] === 'ledger' && positionals.length === 2) {
+    const config = loadConfig(values['data-dir'] ? { ...process.env, DATA_DIR: values['data-dir'] } : process.env);
+    return ledgerCommand(values, positionals[1]!, dataDirLayout(config.dataDir).ledger, config.DATABASE_URL, config.LEDGER_LEASE_MS);
   }
   const command = positionals.slice(0, 2).join('.') as AdminCommand;
   const inputs: Record<AdminCommand, Record<string, unknown>> = {
@@ -115,22 +213,13 @@ async function main(): Promise<void> {
 
   const config = loadConfig(values['data-dir'] ? { ...process.env, DATA_DIR: values['data-dir'] } : process.env);
   const dir = dataDirLayout(config.dataDir).ledger;
+  const run = (ledger: CreditLedger) => runAdminCommand(ledger, command, input);
   // PostgreSQL takes any number of writers: the CLI is one more, beside the running replicas.
-  if (config.DATABASE_URL)
-    return direct(() => PgLedger.open({ databaseUrl: config.DATABASE_URL!, leaseMs: config.LEDGER_LEASE_MS }), command, input);
-  const announce = path.join(dir, ADMIN_ENDPOINT_FILE);
-  if (fs.existsSync(announce)) {
-    let a: AdminAnnouncement;
-    try {
-      a = JSON.parse(fs.readFileSync(announce, 'utf8')) as AdminAnnouncement;
-    } catch (err) {
-      fail(
-        `${announce}: ${(err as Error).message} (a server announces its admin endpoint there; read it as the user that runs the server)`,
-      );
-    }
-    if (processAlive(a.pid)) return viaEndpoint(a.url, command, input, a.token ?? config.ADMIN_TOKEN);
-  }
-  return direct(() => FileLedger.open({ dir }), command, input);
+  const pg = await postgresChoice(dir, config.DATABASE_URL, config.LEDGER_LEASE_MS);
+  if (pg) return direct(pg, run);
+  const a = announced(dir);
+  if (a) return viaEndpoint(a.url, command, input, a.token ?? config.ADMIN_TOKEN);
+  return direct({ dir }, run);
 }
 
 await main();

@@ -5,6 +5,7 @@
 // exactly once, available = balance - open holds, never negative; Idempotency-Key records kept at
 // least 24 h. Every call is asynchronous, as a database round trip is.
 import { createHash } from 'node:crypto';
+import type { LedgerDump } from './ledger-dump.ts';
 import type { IdempotencyWrite } from './records.ts';
 import type { Account, ApiKey, Hold } from './state.ts';
 
@@ -96,6 +97,11 @@ export interface CreditLedger {
   /** The key a secret belongs to (revoked keys included: the caller decides). */
   keyBySecret(secret: string): Promise<ApiKey | null>;
   openHolds(): Promise<Hold[]>;
+  /** Every account's id, sorted (ledger export). */
+  accountIds(): Promise<string[]>;
+  keyByHash(hash: string): Promise<ApiKey | null>;
+  /** Write a checked export (ledger-dump.ts) as it was: ids, key hashes, times, entries; nothing held. */
+  importHistory(d: LedgerDump): Promise<void>;
   /** Top-ups, settlements and refunds, newest first, `limit` at a time from an opaque cursor. */
   usage(account: string, q?: UsageQuery): Promise<UsagePage>;
   status(): Promise<LedgerStatus>;

@@ -13,6 +13,7 @@ import { snapshot, writeCheckpoint } from './checkpoint.ts';
 import { newId, newSecret } from './ids.ts';
 import { recoverLog, type RecoveryReport } from './recovery.ts';
 import { assertMicro, toCredits } from './money.ts';
+import type { LedgerDump } from './ledger-dump.ts';
 import type { IdempotencyWrite, LedgerRecord, RecordInput, Resolution } from './records.ts';
 import { SegmentLog, type Location } from './segment-log.ts';
 import { idemKey, LedgerState, type Account, type ApiKey, type Hold } from './state.ts';
@@ -84,9 +85,10 @@ export class FileLedger implements CreditLedger {
 
   // ---- writes -------------------------------------------------------------------------------
 
-  private write(input: RecordInput): { record: LedgerRecord; durable: Promise<void> } {
+  /** `at`: now, or an imported record's own time. */
+  private write(input: RecordInput, at = this.timestamp()): { record: LedgerRecord; durable: Promise<void> } {
     if (this.closed) throw new LedgerError('invalid', 'ledger is closed');
-    const record = { ...input, seq: this.state.lastSeq + 1, at: this.timestamp() } as LedgerRecord;
+    const record = { ...input, seq: this.state.lastSeq + 1, at } as LedgerRecord;
     const payload = Buffer.from(JSON.stringify(record), 'utf8');
     // Apply first (it validates invariants and may throw, before anything is queued), then queue
     // at the location the apply indexed. Both are synchronous: nothing can interleave.
@@ -238,6 +240,44 @@ export class FileLedger implements CreditLedger {
 
   async openHolds(): Promise<Hold[]> {
     return [...this.state.holds.values()].map((h) => ({ ...h }));
+  }
+
+  async accountIds(): Promise<string[]> {
+    return [...this.state.accounts.keys()].sort();
+  }
+
+  async keyByHash(hash: string): Promise<ApiKey | null> {
+    const k = this.state.keysByHash.get(hash);
+    return k ? { ...k } : null;
+  }
+
+  /** The export's history as records with their own times; a settlement or refund is its hold and its resolution. */
+  async importHistory(d: LedgerDump): Promise<void> {
+    const durable: Array<Promise<void>> = [];
+    const write = (r: RecordInput, at: string) => durable.push(this.write(r, at).durable);
+    for (const a of d.accounts) write({ t: 'account', id: a.id, name: a.name }, a.createdAt);
+    for (const k of d.keys) write({ t: 'key', id: k.id, account: k.account, name: k.name, hash: k.hash }, k.createdAt);
+    for (const e of d.entries) {
+      if (e.type === 'topup') {
+        const r = {
+          t: 'topup',
+          id: e.ref ?? newId('top'),
+          account: e.account,
+          amount: e.amountMicro,
+          note: e.what,
+          balanceAfter: e.balanceAfterMicro,
+        };
+        write(r as RecordInput, e.at);
+        continue;
+      }
+      const hold = { id: newId('hld'), account: e.account, key: e.keyId, amount: e.heldMicro!, ref: e.ref ?? '', what: e.what ?? '' };
+      write({ t: 'hold', ...hold }, e.at);
+      const resolution = { hold: hold.id, account: e.account, key: e.keyId, held: hold.amount, ref: hold.ref, what: hold.what };
+      if (e.type === 'settlement') write({ t: 'settle', amount: e.amountMicro, balanceAfter: e.balanceAfterMicro, ...resolution }, e.at);
+      else write({ t: 'release', reason: e.reason ?? 'refund', balanceAfter: e.balanceAfterMicro, ...resolution }, e.at);
+    }
+    for (const k of d.keys) if (k.revokedAt) write({ t: 'revoke', key: k.id }, k.revokedAt);
+    await Promise.all(durable);
   }
 
   get lastSeq(): number {

@@ -11,6 +11,7 @@ import type { Logger } from '../core/log.ts';
 import { waitAtMost } from '../core/wait-at-most.ts';
 import { DAY_MS } from '../core/windows.ts';
 import { adminToken, announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts';
+import { dataDirPrefix } from '../ledger/backend-record.ts';
 import type { CreditLedger } from '../ledger/credit-ledger.ts';
 import { openLedger } from '../ledger/open-ledger.ts';
 import { createApp } from './app.ts';
@@ -214,7 +215,7 @@ export function startNotice(s: RunningServer, dataDirShown: string): string {
     `  look:  ${s.baseUrl}/ui/   (the dashboard: narratives, patterns, search; it asks for the key once)`,
     `  try:   curl -s -H "x-api-key: ${key}" '${s.baseUrl}/narratives/trending?window=7d&limit=5'`,
     `  docs:  README.md (every endpoint with a curl example), docs/api.md, ${s.baseUrl}/openapi.json`,
-    `  keys:  npm run admin -- accounts create --name "Acme"   (keys and credits while this runs; docs/ledger.md)`,
+    `  keys:  ${dataDirPrefix(dataDirShown)}npm run admin -- accounts create --name "Acme"   (keys and credits while this runs; docs/ledger.md)`,
     '  stop:  Ctrl-C (requests in flight finish first)',
     '',
   ].join('\n');

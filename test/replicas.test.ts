@@ -10,6 +10,7 @@ import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { acquireAdvisoryLock } from '../core/postgres/advisory-lock.ts';
 import { PIPELINE_LOCK, runStages } from '../pipeline/runner.ts';
+import { DEMO_KEY_FILES } from '../serve/billing/demo-account.ts';
 import { replicaKillTrial, startReplica, stopReplica } from '../tools/replica-trial.ts';
 import { rejects } from './helpers/assert.ts';
 import { spawnTs, waitFor } from './helpers/child.ts';
@@ -45,7 +46,7 @@ test('what a search on one replica forms, the other reads: emergent narratives, 
   const a = await startReplica(dir, url);
   const b = await startReplica(dir, url);
   try {
-    const key = (JSON.parse(fs.readFileSync(path.join(dir, 'demo-key.json'), 'utf8')) as { secret: string }).secret;
+    const key = (JSON.parse(fs.readFileSync(path.join(dir, DEMO_KEY_FILES.postgres), 'utf8')) as { secret: string }).secret;
     const s = await api(a.baseUrl, key, 'POST', '/search', { query: 'coffee', limit: 100, window: 'all' });
     assert.is(s.status, 200);
     const emergent = (s.json.narratives as Array<{ id: string; source: string }>).filter((n) => n.source === 'emergent');

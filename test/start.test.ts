@@ -49,7 +49,8 @@ test('first start generates the corpus, publishes generation 1 and keeps running
   const notice = child.out().slice(child.out().indexOf('Demo account'));
   assert.match(notice, new RegExp(`Serving ${baseUrl.replace(/[.]/g, '\\.')}: generation g000001`));
   assert.match(notice, /try: +curl -s -H "x-api-key: sk_[^"]+" '[^']+\/narratives\/trending/);
-  assert.match(notice, /keys: +npm run admin -- accounts create/);
+  // Runnable as printed: the data directory is not the default ./data, so the hint names it.
+  assert.match(notice, new RegExp(`keys: +DATA_DIR=${d} npm run admin -- accounts create`));
   assert.not.match(notice, /"msg":"access"/, 'no access log lines in it');
   assert.is(JSON.parse(fs.readFileSync(path.join(d, 'demo-key.json'), 'utf8')).secret, key);
   const h = await health(baseUrl, key!);

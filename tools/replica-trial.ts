@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createPool } from '../core/postgres/pool.ts';
 import { pollUntil } from '../core/wait-at-most.ts';
+import { DEMO_KEY_FILES } from '../serve/billing/demo-account.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -134,7 +135,7 @@ export async function replicaKillTrial(o: ReplicaTrialOptions): Promise<ReplicaT
   // ledger and jobs live in PostgreSQL): a trial costs no copy of a large generation.
   fs.mkdirSync(dataDir, { recursive: true });
   for (const entry of fs.readdirSync(o.template))
-    if (!['ledger', 'jobs', 'postgres', 'demo-key.json'].includes(entry))
+    if (!['ledger', 'jobs', 'postgres', ...Object.values(DEMO_KEY_FILES)].includes(entry))
       fs.symlinkSync(path.join(o.template, entry), path.join(dataDir, entry));
   const env = { DEMO_CREDITS: '1000', LEDGER_LEASE_MS: '1000', JOB_EXPIRE_SECONDS: '3', JOB_CONCURRENCY: '2' };
   const a = await startReplica(dataDir, o.databaseUrl, env);
@@ -142,7 +143,7 @@ export async function replicaKillTrial(o: ReplicaTrialOptions): Promise<ReplicaT
   const db = createPool(o.databaseUrl, { max: 1 });
   try {
     b = await startReplica(dataDir, o.databaseUrl, env);
-    const key = (JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-key.json'), 'utf8')) as { secret: string }).secret;
+    const key = (JSON.parse(fs.readFileSync(path.join(dataDir, DEMO_KEY_FILES.postgres), 'utf8')) as { secret: string }).secret;
     const acked: Array<{ on: 'a' | 'b'; idem: string; body: unknown; text: string; requestId: string; credits: number }> = [];
     const jobs: Array<{ on: 'a' | 'b'; jobId: string; requestId: string }> = [];
     let stop = false;

