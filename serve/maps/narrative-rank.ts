@@ -13,11 +13,10 @@ import { BM25_B, BM25_K1, idfOf, type Bm25Index } from '../../core/bm25.ts';
 /** Members holding a term that give it half its weight in a narrative of average size. */
 export const MEMBER_HALF = 5;
 
-/** Each posting of `term` in `index` as [document, tf], in document order. */
-function* postings(index: Bm25Index | null, term: string): Generator<[number, number]> {
+/** The range of `term`'s postings in `index` (empty when it lacks the term). */
+function range(index: Bm25Index | null, term: string): [number, number] {
   const t = index?.vocab.get(term);
-  if (!index || t === undefined) return;
-  for (let i = index.starts[t]!; i < index.starts[t + 1]!; i++) yield [index.docs[i]!, index.tfs[i]!];
+  return index && t !== undefined ? [index.starts[t]!, index.starts[t + 1]!] : [0, 0];
 }
 
 /** Narratives holding any of the terms, by text rank (ties: the lower row), with their scores. */
@@ -34,18 +33,21 @@ export function rankNarratives(
   for (let i = 0; i < n; i++) avgSize += sizes[i]! / n;
   const avgHeadline = headline?.avgdl || 1;
   [...new Set(queryTerms)].forEach((term, q) => {
-    const h = [...postings(headline, term)];
-    const m = [...postings(members, term)];
+    const [hs, he] = range(headline, term);
+    const [ms, me] = range(members, term);
     let df = 0;
-    for (const [d] of [...h, ...m]) if (d < n && holds[d] !== q) ((holds[d] = q), df++);
+    for (let i = hs; i < he; i++) if (holds[headline!.docs[i]!] !== q) ((holds[headline!.docs[i]!] = q), df++);
+    for (let i = ms; i < me; i++) if (holds[members!.docs[i]!] !== q) ((holds[members!.docs[i]!] = q), df++);
     if (df === 0) return;
     const w = idfOf(n, df);
-    for (const [d, hf] of h) {
-      if (d >= n) continue;
+    for (let i = hs; i < he; i++) {
+      const d = headline!.docs[i]!;
+      const hf = headline!.tfs[i]!;
       score[d]! += w * (1 + hf / (hf + BM25_K1 * (1 - BM25_B + (BM25_B * headline!.docLen[d]!) / avgHeadline)));
     }
-    for (const [d, c] of m) {
-      if (d >= n) continue;
+    for (let i = ms; i < me; i++) {
+      const d = members!.docs[i]!;
+      const c = members!.tfs[i]!;
       score[d]! += (w * c) / (c + MEMBER_HALF * (1 - BM25_B + (BM25_B * sizes[d]!) / (avgSize || 1)));
     }
   });
