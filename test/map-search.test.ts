@@ -169,14 +169,15 @@ test('ranking: named by the word above mentioned by posts; many posts above one'
         { ids: [0], counts: [5] },
         { ids: [0], counts: [5] },
       ],
-      [10, 400],
+      [400, 10],
     ),
-    [10, 400],
+    [400, 10],
     ['ferry'],
   );
   assert.equal(
     sized.map((r) => r.row),
-    [0, 1],
+    [1, 0],
+    'the small narrative (row 1) first, though ties go to the lower row',
   );
   assert.equal(rankNarratives(headline, members, [20, 20, 20, 20], terms('unheard')), []);
 });
