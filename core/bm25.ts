@@ -78,12 +78,54 @@ export function buildBm25FromTerms(docs: readonly (readonly string[])[]): Bm25In
   return buildBm25([...vocab.keys()], offsets, Uint32Array.from(ids));
 }
 
+/**
+ * Postings from each document's distinct terms with their counts (ids into `vocab`, each once per
+ * document, any order): the narrative map's member terms, where a term's "frequency" is how many of
+ * a narrative's posts hold it. Only the terms some document holds enter the vocabulary.
+ */
+export function buildBm25FromCounts(
+  vocab: readonly string[],
+  docs: ReadonlyArray<{ ids: ArrayLike<number>; counts: ArrayLike<number> }>,
+  docLen: ArrayLike<number>,
+): Bm25Index {
+  const df = new Uint32Array(vocab.length);
+  for (const d of docs) for (let i = 0; i < d.ids.length; i++) df[d.ids[i]!]!++;
+  const local = new Int32Array(vocab.length).fill(-1);
+  const words: string[] = [];
+  for (let t = 0; t < vocab.length; t++) if (df[t]! > 0) local[t] = words.push(vocab[t]!) - 1;
+  const starts = new Uint32Array(words.length + 1);
+  for (let t = 0; t < vocab.length; t++) if (local[t]! >= 0) starts[local[t]! + 1] = df[t]!;
+  for (let t = 0; t < words.length; t++) starts[t + 1]! += starts[t]!;
+  const postings = starts[words.length]!;
+  const ids = new Uint32Array(postings);
+  const tfs = new Uint16Array(postings);
+  const fill = starts.slice(0, words.length);
+  // Documents in ascending order: every posting list comes out sorted by document.
+  docs.forEach((d, doc) => {
+    for (let i = 0; i < d.ids.length; i++) {
+      const at = fill[local[d.ids[i]!]!]!++;
+      ids[at] = doc;
+      tfs[at] = Math.min(65535, d.counts[i]!);
+    }
+  });
+  const lens = Uint16Array.from({ length: docs.length }, (_, i) => Math.min(65535, docLen[i]!));
+  const total = lens.reduce((a, b) => a + b, 0);
+  return {
+    vocab: new Map(words.map((w, i) => [w, i])),
+    starts,
+    docs: ids,
+    tfs,
+    docLen: lens,
+    avgdl: docs.length ? total / docs.length : 0,
+  };
+}
+
 export function idf(index: Bm25Index, df: number): number {
   return idfOf(index.docLen.length, df);
 }
 
 /** Lucene's idf of a term in `df` of `n` documents. */
-function idfOf(n: number, df: number): number {
+export function idfOf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 

@@ -64,6 +64,7 @@ test('publish writes a verifiable manifest with windows and switches CURRENT', a
     'deleted-rows.u32',
     'embedder.bin',
     'narrative-centroids.f32',
+    'narrative-member-terms.bin',
     'narrative-members.parquet',
     'narrative-text.bin',
     'narrative-trajectory.parquet',

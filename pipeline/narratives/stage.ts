@@ -5,11 +5,10 @@
 //   narrative-members.parquet     narrative_id, window_key, row_id, uuid, similarity, rank
 //   narrative-trajectory.parquet  per narrative_key and window, its metrics in every generation kept
 //   narrative-centroids.f32       narratives x dim float32, in narratives.parquet order
-//   narrative-text.bin           BM25 postings over each narrative's label, summary and tags
+//   narrative-text.bin           BM25 postings over each narrative's label, summary, tags and their words
+//   narrative-member-terms.bin   each narrative's most distinctive member terms, counted in posts (text-index.ts)
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { terms } from '../../core/analyzer.ts';
-import { buildBm25FromTerms, saveBm25 } from '../../core/bm25.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
 import { rowWindows, uuidsOf } from '../post-columns.ts';
@@ -23,6 +22,7 @@ import { StageAborted } from '../stage-context.ts';
 import { buildWindow, type BuiltNarrative } from './build.ts';
 import { CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
+import { writeNarrativeText } from './text-index.ts';
 import { matchClusters, newMapKey } from '../../core/clustering/tracking.ts';
 
 export const NARRATIVE_COLUMNS = {
@@ -260,10 +260,11 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       sentiment_score: r.sentiment_score,
     })),
   );
-  // Narrative search reads this: row i is narratives.parquet row i, its label, summary and tags.
-  await saveBm25(
-    buildBm25FromTerms(narrativeRows.map((r) => terms([r.label, r.summary, ...r.top_tags.map((t) => `#${t}`)].join(' ')))),
-    path.join(artifacts, 'narrative-text.bin'),
+  // The map search reads these: row i is narratives.parquet row i.
+  const text = await writeNarrativeText(
+    artifacts,
+    corpus,
+    all.map(({ n }) => ({ label: n.label, summary: n.summary, topTags: n.topTags, members: n.members })),
   );
   await writeFileAtomic(path.join(artifacts, 'narratives-source.json'), JSON.stringify(source));
   return {
@@ -275,6 +276,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     loadMs: Math.round(tLoad),
     previousMs: Math.round(tPrev),
     mergeMs: Math.round(mergeMs),
+    text,
     writeMs: Math.round(performance.now() - tWindows),
     ms: Math.round(performance.now() - t0),
   };

@@ -440,9 +440,9 @@ export function openApiDocument(prefix: string): Schema {
       },
       '/narratives/search': {
         get: {
-          summary: 'Search narrative labels, summaries and tags (free)',
+          summary: 'Search narratives by their labels, summaries, tags and the words of their posts (free)',
           parameters: queryParameters(narrativeSearchQuery),
-          responses: { 200: json(ref('NarrativeSearch'), 'Narratives by BM25 score (text_rank)'), ...readErrors },
+          responses: { 200: json(ref('NarrativeSearch'), 'Narratives by text_rank (docs/fields.md, "Map search")'), ...readErrors },
         },
       },
       '/narratives/{id}': {

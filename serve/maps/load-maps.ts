@@ -1,7 +1,7 @@
 // The narrative and pattern maps of a generation, loaded once for serving: every narrative as its
 // narrative object (docs/api.md, "Narrative") (source "tracked"), every pattern as its PatternDetail, with members
 // (snapshot rows, most central first), trajectories, lookalikes, representative content, and the
-// BM25 index over narrative labels and summaries. Small next to the content: a few thousand
+// map search's two fields (narrative-rank.ts). Small next to the content: a few thousand
 // entries at most.
 import fs from 'node:fs/promises';
 import { pathExists } from '../../core/durable-fs.ts';
@@ -145,7 +145,10 @@ export interface Maps {
   earlierNarrativeIds: Map<string, EarlierNarrativeId>;
   /** Every story's points in the trajectory history, by narrative_key, ended stories included. */
   narrativeHistory: Map<string, { window_key: string; points: TrajectoryPoint[] }>;
+  /** The map search's headline field: each narrative's label, summary, top tags and their words (narrative-text.bin). */
   narrativeText: Bm25Index | null;
+  /** Its member field: how many posts of each narrative hold its most distinctive terms (narrative-member-terms.bin). */
+  narrativeMemberTerms: Bm25Index | null;
   patterns: LoadedPattern[];
   patternByKey: Map<string, LoadedPattern>;
   /** Keys in the pattern trajectory history with no pattern in this generation (ended or merged). */
@@ -204,6 +207,7 @@ export async function loadMaps(generationDir: string, generation: string): Promi
     earlierNarrativeIds: new Map(),
     narrativeHistory: new Map(),
     narrativeText: null,
+    narrativeMemberTerms: null,
     patterns: [],
     patternByKey: new Map(),
     endedPatternKeys: new Set(),
@@ -282,6 +286,9 @@ export async function loadMaps(generationDir: string, generation: string): Promi
         }
       }
       if (await pathExists(file('narrative-text.bin'))) maps.narrativeText = await loadBm25(file('narrative-text.bin'));
+      // Absent in generations published before it existed: their search reads the headline alone.
+      if (await pathExists(file('narrative-member-terms.bin')))
+        maps.narrativeMemberTerms = await loadBm25(file('narrative-member-terms.bin'));
     }
     if (await pathExists(file('patterns.parquet'))) {
       const rows = await db.all(`SELECT * FROM read_parquet(${sqlString(file('patterns.parquet'))}) ORDER BY row_id`);

@@ -30,9 +30,9 @@ export const trendingQuery = z.object({
 
 export const narrativeSearchQuery = z.object({
   q: z
-    .string({ error: 'q is required: the words to look for in narrative labels and summaries' })
+    .string({ error: 'q is required: the words to look for in narratives (labels, summaries, tags, posts)' })
     .trim()
-    .min(1, 'q is required: the words to look for in narrative labels and summaries')
+    .min(1, 'q is required: the words to look for in narratives (labels, summaries, tags, posts)')
     .describe('words to look for'),
   window: windowField().optional().describe('only this window'),
   limit: intField('limit', 1, 100).default(20).describe('1..100, default 20'),

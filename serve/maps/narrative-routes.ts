@@ -1,16 +1,16 @@
-// Free reads of the narrative map (docs/api.md, "Free reads"), never billed: trending (by momentum), search (BM25
-// over labels, summaries and tags), one narrative (posts, creators, platform split; emergent ids
+// Free reads of the narrative map (docs/api.md, "Free reads"), never billed: trending (by momentum), search (by
+// labels, summaries, tags and the words of member posts: narrative-rank.ts), one narrative (posts, creators, platform split; emergent ids
 // from searches too, while held), and a narrative's trajectory over generations.
 import Router from '@koa/router';
 import { terms } from '../../core/analyzer.ts';
 import { DAY_MS, type WindowKey } from '../../core/windows.ts';
-import { searchBm25 } from '../../core/bm25.ts';
 import { storedFields } from '../generation/content-item.ts';
 import type { EmergentStore } from '../search/emergent-store.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest } from '../http/http-error.ts';
 import type { Narrative, TrajectoryPoint } from './load-maps.ts';
 import { resolveNarrative, type Resolved } from './narrative-lookup.ts';
+import { rankNarratives } from './narrative-rank.ts';
 import { queryFrom } from '../http/query.ts';
 import { narrativeDetailQuery, narrativeSearchQuery, trendingQuery, type TrendingSort } from './map-queries.ts';
 import { periodChange, spikeDays } from '../../core/maps/daily-signals.ts';
@@ -225,12 +225,12 @@ export function narrativesRouter(emergent: EmergentStore): Router {
     const gen = ctx.state.gen as LoadedGeneration;
     const { q, window: only, limit } = queryFrom(narrativeSearchQuery, ctx.query);
     const window = only ?? null;
-    const index = gen.maps.narrativeText;
-    const hits = index ? searchBm25(index, terms(q), gen.maps.narratives.length) : [];
-    const items = hits
-      .map((h) => ({ ...gen.maps.narratives[h.row]!.narrative, text_rank: h.score }))
-      .filter((n) => window === null || n.window_key === window)
-      .slice(0, limit);
+    const { narratives, narrativeText, narrativeMemberTerms } = gen.maps;
+    const sizes = narratives.map((n) => n.narrative.content_count);
+    const items = rankNarratives(narrativeText, narrativeMemberTerms, sizes, terms(q))
+      .filter((h) => window === null || narratives[h.row]!.narrative.window_key === window)
+      .slice(0, limit)
+      .map((h) => ({ ...narratives[h.row]!.narrative, text_rank: h.score }));
     ctx.body = { q, window, generation: gen.id, items };
   });
   r.get('/narratives/:id', async (ctx) => {

@@ -62,7 +62,7 @@ export const TOOLS: ToolDef[] = [
   },
   {
     name: 'narratives_search',
-    description: 'Search narrative labels, summaries and tags (GET /narratives/search). Free.',
+    description: 'Search narratives by their labels, summaries, tags and the words of their posts (GET /narratives/search). Free.',
     input: narrativeSearchQuery.strict(),
     http: (a) => ({ method: 'GET', path: withQuery('/narratives/search', a) }),
   },

@@ -79,7 +79,7 @@ startPage('index.html', async (main) => {
   const list = el('section', { class: 'narrative-list', id: 'narratives' });
   const status = el('p', { class: 'muted small', id: 'list-status' });
 
-  const searchBox = el('input', { type: 'search', name: 'q', id: 'q', value: state.q, placeholder: 'words in labels, summaries, tags' });
+  const searchBox = el('input', { type: 'search', name: 'q', id: 'q', value: state.q, placeholder: 'words in labels, tags, posts' });
   const searchForm = el('form', { class: 'control', id: 'map-search' }, el('label', { for: 'q' }, 'Search the map'), searchBox);
 
   const { load, more } = pagedList(list, state, async (offset) => {
