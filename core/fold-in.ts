@@ -14,6 +14,8 @@ export const FOLD_IN = {
   maxWords: 20_000,
   /** At most this many folded words in a model (in memory: 4 x (dim + 2) bytes each); the daily refit starts over. */
   maxTotal: 200_000,
+  /** A word's direction from at most this many of its posts: enough for a mean, and a full run at 1M posts stays bounded. */
+  maxContexts: 32,
 } as const;
 
 /** The median norm of the known words' projection rows: a folded word weighs in a post like a typical learnt one. */
@@ -35,9 +37,10 @@ function typicalRowNorm(model: EmbedderModel): number {
 /**
  * The model with the words of `docs` it does not know folded in: every term (a unigram: names,
  * hashtags) neither known to the fit nor folded before, in at least FOLD_IN.minDocs of the posts.
- * Its vector: the normalised mean of those posts' unit vectors, scaled to the typical learnt row;
+ * Its vector: the normalised mean of the unit vectors of those posts (up to FOLD_IN.maxContexts of
+ * them, in order; posts of no known word have none), scaled to the typical learnt row;
  * its idf: as the fit's, log((N + 1) / (df + 1)) + 1 with N the fit's documents and df its posts here.
- * @param docs the term hashes of the posts the fit did not read (a run's new posts)
+ * @param docs the term hashes of a run's computed posts
  */
 export function foldInWords(model: EmbedderModel, docs: readonly Uint32Array[]): { model: EmbedderModel; folded: number } {
   const { dim } = model.params;
@@ -53,14 +56,17 @@ export function foldInWords(model: EmbedderModel, docs: readonly Uint32Array[]):
   if (words.length === 0) return { model, folded: 0 };
   const slot = new Map(words.map((h, i) => [h, i]));
   const sums = new Float64Array(words.length * dim);
+  const contexts = new Uint32Array(words.length);
   const vector = new Float32Array(dim);
   for (const d of docs) {
-    const mine = [...new Set(d)].filter((h) => slot.has(h));
+    const mine = [...new Set(d)].filter((h) => slot.has(h) && contexts[slot.get(h)!]! < FOLD_IN.maxContexts);
     if (mine.length === 0) continue;
     embedHashes(model, d, vector);
+    if (!vector.some((x) => x !== 0)) continue;
     for (const h of mine) {
-      const o = slot.get(h)! * dim;
-      for (let c = 0; c < dim; c++) sums[o + c]! += vector[c]!;
+      const i = slot.get(h)!;
+      contexts[i]!++;
+      for (let c = 0; c < dim; c++) sums[i * dim + c]! += vector[c]!;
     }
   }
   const scale = typicalRowNorm(model);

@@ -54,23 +54,23 @@ async function servedDocumentFrequencies(plan: SegmentPlan, wanted: Set<string>)
  * The rows a full run's fit reads (refit-rule.ts): those published before the as-of's UTC day, or
  * every row of a young corpus; `asOf`: what the fit saw (the cut-off, or the as-of).
  */
-async function fitRows(ctx: StageContext, docHashes: Uint32Array[]): Promise<{ docs: Uint32Array[]; rest: Uint32Array[]; asOf: string }> {
+async function fitRows(ctx: StageContext, docHashes: Uint32Array[]): Promise<{ docs: Uint32Array[]; asOf: string }> {
   const db = await ctx.db();
   const cutoff = fitCutoff(ctx.asOf);
   const res = await db.columns(
     `SELECT s.ci::INTEGER AS ci FROM snap s JOIN posts p USING (uuid) WHERE p.published_at < ${sqlString(cutoff.toISOString())}::TIMESTAMPTZ ORDER BY s.ci`,
   );
   const before = res.ci as number[];
-  if (!fitsBeforeCutoff(before.length, docHashes.length)) return { docs: docHashes, rest: [], asOf: ctx.asOf.toISOString() };
-  const read = new Uint8Array(docHashes.length);
-  for (const ci of before) read[ci] = 1;
-  return { docs: before.map((ci) => docHashes[ci]!), rest: docHashes.filter((_, ci) => !read[ci]), asOf: cutoff.toISOString() };
+  if (!fitsBeforeCutoff(before.length, docHashes.length)) return { docs: docHashes, asOf: ctx.asOf.toISOString() };
+  return { docs: before.map((ci) => docHashes[ci]!), asOf: cutoff.toISOString() };
 }
 
 /**
- * The words of the posts the fit did not read (an incremental run's new posts; a full run's posts
- * of the as-of's day) that it does not know, folded into the model file (core/fold-in.ts), so their
- * queries find them before the next refit. Returns the model's folded words, all runs' together.
+ * The words of the computed posts (an incremental run's new posts; every post on a full run) that
+ * the model does not know, folded into the model file (core/fold-in.ts): new names are searchable
+ * before the next refit, and a full run folds in the same way the words its fit missed (a bucket
+ * lost to a commoner word, a word outside the fit's sample, the as-of's day). Returns the model's
+ * folded words, all runs' together.
  */
 async function foldNewWords(modelFile: string, docs: Uint32Array[]): Promise<{ added: number; total: number }> {
   const model = await loadEmbedder(modelFile);
@@ -112,8 +112,6 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   let visual: ComputedVisual;
   const t0 = performance.now();
   let fitMs = 0;
-  // The computed rows the fit did not read: their unknown words are folded in before they are embedded.
-  let unread = text.docHashes;
   if (full) {
     // The fit runs in its own thread while this one drives the visual features' workers: on two
     // cores the two overlap instead of following each other.
@@ -121,7 +119,6 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
     const onAbort = () => stopFit.abort();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     const fit = await fitRows(ctx, text.docHashes);
-    unread = fit.rest;
     const fitting = fitInWorker(fit.docs, embedderParamsFor(fit.docs.length), modelFile, stopFit.signal).then((m) => {
       fitMs = performance.now() - t0;
       return m;
@@ -145,7 +142,7 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
     visual = await computeVisualRows(ctx, rows);
   }
   const tEmbed = performance.now();
-  const fold = await foldNewWords(modelFile, unread);
+  const fold = await foldNewWords(modelFile, text.docHashes);
   embedder = { ...embedder, folded_words: fold.total };
   const dim = (await loadEmbedder(modelFile)).params.dim;
   const own = await embedAll(ctx, modelFile, text.docHashes, dim, (n) => bar.update(rows + n));
