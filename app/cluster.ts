@@ -9,7 +9,7 @@
 // the file ledger is refused, unless `--import FILE` brings that ledger's export along.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { intOption, parseCliArgs, UsageError } from '../core/cli-args.ts';
 import { ConfigError, loadConfig, type Config } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { createLogger } from '../core/log.ts';
@@ -102,22 +102,25 @@ function startReplica(r: Replica, env: NodeJS.ProcessEnv, onLine: (r: Replica, l
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      replicas: { type: 'string' },
-      'data-dir': { type: 'string' },
-      import: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  let values, replicas;
+  try {
+    ({ values } = parseCliArgs({
+      options: {
+        replicas: { type: 'string' },
+        'data-dir': { type: 'string' },
+        import: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+    replicas = intOption('replicas', values.replicas, { min: 1, max: 16 }, 2);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`cluster: ${err.message}\n`);
+    process.exit(2);
+  }
   if (values.help) {
     process.stdout.write(HELP + '\n');
     return;
-  }
-  const replicas = Number(values.replicas ?? 2);
-  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 16) {
-    process.stderr.write('cluster: --replicas must be a whole number from 1 to 16\n');
-    process.exit(2);
   }
   let config: Config;
   try {

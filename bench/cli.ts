@@ -1,6 +1,6 @@
 // `npm run bench -- <suite> [options]`: benchmarks that print a table, write bench/results/<suite>.json
 // and update their section of bench/RESULTS.md.
-import { parseArgs } from 'node:util';
+import { intOption, parseCliArgs, UsageError } from '../core/cli-args.ts';
 import { benchApi } from './suites/api.ts';
 import { benchAnswerPhases } from './suites/answer-phases.ts';
 import { benchFirstStart } from './suites/first-start.ts';
@@ -78,7 +78,7 @@ suites:
              beside scikit-learn's k-means, NMF and LDA on the same tweets; tweets: the 68,778
              TweetEval corpus tweets through the pipeline, the largest narratives' labels`;
 
-const { values, positionals } = parseArgs({
+const ARGS = {
   allowPositionals: true,
   options: {
     posts: { type: 'string' },
@@ -106,19 +106,33 @@ const { values, positionals } = parseArgs({
     'no-load': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
-});
+} as const;
+
+/** Bad arguments: one line on stderr, exit code 2. */
+function usage(err: unknown): never {
+  if (!(err instanceof UsageError)) throw err;
+  process.stderr.write(`bench: ${err.message}\n`);
+  process.exit(2);
+}
+
+const { values, positionals } = (() => {
+  try {
+    return parseCliArgs(ARGS);
+  } catch (err) {
+    usage(err);
+  }
+})();
 const suite = positionals[0];
 if (values.help || !suite) {
   process.stdout.write(HELP + '\n');
   process.exit(values.help ? 0 : 2);
 }
-const int = (v: string | undefined, d: number, name: string) => {
-  const n = v === undefined ? d : Number(v);
-  if (!Number.isInteger(n) || n <= 0) {
-    process.stderr.write(`bench: --${name} must be a positive integer\n`);
-    process.exit(2);
+const int = (v: string | undefined, d: number, name: string, min = 1) => {
+  try {
+    return intOption(name, v, { min }, d);
+  } catch (err) {
+    usage(err);
   }
-  return n;
 };
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`;
 if (suite === 'pipeline' && values.incremental) {
@@ -179,7 +193,7 @@ if (suite === 'pipeline' && values.incremental) {
 } else if (suite === 'ranking') {
   await benchRanking({ posts: int(values.posts, 100_000, 'posts'), queries: int(values.queries, 400, 'queries'), command });
 } else if (suite === 'ledger') {
-  const nonNeg = (v: string | undefined, d: number, name: string) => (v === undefined ? d : v === '0' ? 0 : int(v, d, name));
+  const nonNeg = (v: string | undefined, d: number, name: string) => int(v, d, name, 0);
   const backend = values.backend ?? 'file';
   if (backend !== 'file' && backend !== 'postgres') {
     process.stderr.write('bench: --backend must be file or postgres\n');

@@ -6,6 +6,14 @@ import { z } from 'zod';
 
 const cronMap = z.record(z.string(), z.string());
 
+/**
+ * The demo account's credits on the first start: the README's HTTP examples about 12 times. One pass
+ * costs 14.59 on the demo corpus (the insights job 13.39 of it), 13.59 again (its search retry is an
+ * idempotent replay), and the job first holds 46 (3,000 records x 0.015 + 1); 100 covered four
+ * passes an hour apart. test/readme-examples.test.ts runs five and measures them.
+ */
+export const DEFAULT_DEMO_CREDITS = 200;
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -89,7 +97,7 @@ const schema = z.object({
   SUMMARY_MODEL: z.string().default('gpt-4o-mini'),
   SUMMARY_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
   /** Credits of the demo account created on the first start. */
-  DEMO_CREDITS: z.coerce.number().int().min(0).default(100),
+  DEMO_CREDITS: z.coerce.number().int().min(0).default(DEFAULT_DEMO_CREDITS),
   // PostgreSQL for the ledger (and, with it, what replicas share): unset = the embedded file ledger in DATA_DIR/ledger.
   DATABASE_URL: z
     .string()

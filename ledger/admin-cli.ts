@@ -7,13 +7,13 @@
 // ledger itself under the ledger's exclusive lock.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCliArgs, UsageError } from '../core/cli-args.ts';
 import { loadConfig } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { LockHeld, processAlive } from '../core/lock.ts';
 import { redactUrl } from '../core/postgres/pool.ts';
 import { ADMIN_ENDPOINT_FILE, type AdminAnnouncement } from './admin-api.ts';
-import { AdminInputError, runAdminCommand, type AdminCommand } from './admin-ops.ts';
+import { AdminInputError, parseAdminInput, runAdminCommand, type AdminCommand } from './admin-ops.ts';
 import { dataDirPrefix, LedgerChoiceError, readBackend } from './backend-record.ts';
 import { LedgerError, type CreditLedger } from './credit-ledger.ts';
 import { DumpError, exportLedger, readDump } from './ledger-dump.ts';
@@ -25,7 +25,7 @@ const HELP = `usage: npm run admin -- <command> [options] [--data-dir DIR]
   accounts show   --account ACCOUNT_ID
   keys create     --account ACCOUNT_ID [--name NAME]     prints the secret once
   keys revoke     --key KEY_ID
-  credits topup   --account ACCOUNT_ID --credits X [--note TEXT]
+  credits topup   --account ACCOUNT_ID --credits X [--note TEXT]   X: positive, at most 6 decimals
   ledger export   --out FILE                              accounts, key hashes, balances, usage entries (JSON lines)
   ledger import   --in FILE --into file|postgres [--merge]
                   into the file ledger, or DATABASE_URL's PostgreSQL; it becomes DATA_DIR's ledger
@@ -34,7 +34,19 @@ Prints JSON. While a server (npm start, npm run serve) holds the ledger, command
 loopback admin endpoint: with the server's ADMIN_TOKEN when it was started with one (set the same
 ADMIN_TOKEN here), else with the token it wrote to DATA_DIR/ledger/admin-endpoint.json. Without a
 running server the ledger is opened directly. When DATA_DIR's ledger is PostgreSQL's (DATABASE_URL,
-or npm run cluster's own server while it runs) the CLI writes to it directly, beside the replicas.`;
+or npm run cluster's own server while it runs) the CLI writes to it directly, beside the replicas.
+
+Errors are one JSON line with an "error" field on stderr. Exit codes: 0 done; 1 refused or failed
+(e.g. no such account); 2 bad arguments.`;
+
+/** The options each command takes: the required ones, then the optional ones. */
+const TAKES: Record<AdminCommand, { required: string[]; optional: string[] }> = {
+  'accounts.create': { required: ['name'], optional: [] },
+  'accounts.show': { required: ['account'], optional: [] },
+  'keys.create': { required: ['account'], optional: ['name'] },
+  'keys.revoke': { required: ['key'], optional: [] },
+  'credits.topup': { required: ['account', 'credits'], optional: ['note'] },
+};
 
 function out(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
@@ -167,7 +179,7 @@ function announced(dir: string): AdminAnnouncement | null {
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({
+    parsed = parseCliArgs({
       allowPositionals: true,
       options: {
         name: { type: 'string' },
@@ -184,7 +196,8 @@ async function main(): Promise<void> {
       },
     });
   } catch (err) {
-    fail((err as Error).message.split('\n')[0]!, 2, true);
+    if (err instanceof UsageError) fail(err.message, 2, true);
+    throw err;
   }
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) {
@@ -196,20 +209,33 @@ async function main(): Promise<void> {
     return ledgerCommand(values, positionals[1]!, dataDirLayout(config.dataDir).ledger, config.DATABASE_URL, config.LEDGER_LEASE_MS);
   }
   const command = positionals.slice(0, 2).join('.') as AdminCommand;
-  const inputs: Record<AdminCommand, Record<string, unknown>> = {
-    'accounts.create': { name: values.name },
-    'accounts.show': { account: values.account },
-    'keys.create': { account: values.account, ...(values.name ? { name: values.name } : {}) },
-    'keys.revoke': { key: values.key },
-    'credits.topup': { account: values.account, credits: values.credits, ...(values.note ? { note: values.note } : {}) },
+  const takes = Object.hasOwn(TAKES, command) ? TAKES[command] : undefined;
+  if (!takes || positionals.length !== 2) fail(`unknown command "${positionals.join(' ')}"`, 2, true);
+  const given: Record<string, string | undefined> = {
+    name: values.name,
+    account: values.account,
+    key: values.key,
+    credits: values.credits,
+    note: values.note,
   };
-  const input = inputs[command];
-  if (!input || positionals.length !== 2) fail(`unknown command "${positionals.join(' ')}"`, 2, true);
   // Options a command does not take are an error, not silently ignored.
-  const missing = Object.entries(input)
-    .filter(([, v]) => v === undefined)
-    .map(([k]) => `--${k}`);
-  if (missing.length) fail(`${positionals.join(' ')} needs ${missing.join(', ')}`, 2);
+  const allowed = [...takes.required, ...takes.optional];
+  const extra = Object.keys(given).filter((k) => given[k] !== undefined && !allowed.includes(k));
+  if (extra.length)
+    fail(
+      `${positionals.join(' ')} takes no ${extra.map((k) => `--${k}`).join(', ')} (it takes ${allowed.map((k) => `--${k}`).join(', ')})`,
+      2,
+    );
+  const missing = takes.required.filter((k) => given[k] === undefined);
+  if (missing.length) fail(`${positionals.join(' ')} needs ${missing.map((k) => `--${k}`).join(', ')}`, 2);
+  const input = Object.fromEntries(allowed.filter((k) => given[k] !== undefined).map((k) => [k, given[k]]));
+  // Checked here, with the rules the ledger applies, so bad input is exit code 2 whichever way the command goes.
+  try {
+    parseAdminInput(command, input);
+  } catch (err) {
+    if (err instanceof AdminInputError) fail(err.message, 2);
+    throw err;
+  }
 
   const config = loadConfig(values['data-dir'] ? { ...process.env, DATA_DIR: values['data-dir'] } : process.env);
   const dir = dataDirLayout(config.dataDir).ledger;

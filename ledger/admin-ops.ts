@@ -3,28 +3,50 @@
 // JSON with credits as decimals. A key's secret appears once, in the keys.create answer.
 import { z } from 'zod';
 import { LedgerError, type CreditLedger } from './credit-ledger.ts';
-import { toCredits, toMicro } from './money.ts';
+import { MAX_MICRO, toCredits, toMicro } from './money.ts';
 
-const id = z.string().min(1).max(100);
+const text = (max: number) =>
+  z
+    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`);
+const id = text(100);
+
+/**
+ * An amount of credits to add (number or decimal string) as micro-credits, or a message for each way
+ * it can be wrong: not a number, finer than a micro-credit, not positive, too large.
+ */
+export function creditsToAdd(value: number | string): { micro: number } | { error: string } {
+  const given = String(value).trim();
+  if (!/^-?\d+(\.\d+)?$/.test(given)) return { error: `must be a number of credits such as 50 or 0.25, got "${given}"` };
+  if (/\.\d{7,}$/.test(given)) return { error: `has more than 6 decimals (the smallest amount is 0.000001 credits), got ${given}` };
+  let micro: number;
+  try {
+    micro = toMicro(given);
+  } catch {
+    return { error: given.startsWith('-') ? `must be positive, got ${given}` : `must be at most ${toCredits(MAX_MICRO)}, got ${given}` };
+  }
+  return micro > 0 ? { micro } : { error: `must be positive, got ${given}` };
+}
+
 export const adminSchemas = {
-  'accounts.create': z.object({ name: z.string().trim().min(1).max(200) }).strict(),
+  'accounts.create': z.object({ name: text(200) }).strict(),
   'accounts.show': z.object({ account: id }).strict(),
-  'keys.create': z.object({ account: id, name: z.string().trim().min(1).max(200).default('default') }).strict(),
+  'keys.create': z.object({ account: id, name: text(200).default('default') }).strict(),
   'keys.revoke': z.object({ key: id }).strict(),
   'credits.topup': z
     .object({
       account: id,
-      credits: z.union([z.number(), z.string()]).transform((v, ctx) => {
-        try {
-          const micro = toMicro(v);
-          if (micro <= 0) throw new Error('must be positive');
-          return micro;
-        } catch (err) {
-          ctx.addIssue({ code: 'custom', message: `credits ${(err as Error).message}` });
+      credits: z
+        .union([z.number(), z.string()], { error: (i) => (i.input === undefined ? 'is required' : 'must be a number of credits') })
+        .transform((v, ctx) => {
+          const amount = creditsToAdd(v);
+          if ('micro' in amount) return amount.micro;
+          ctx.addIssue({ code: 'custom', message: amount.error });
           return z.NEVER;
-        }
-      }),
-      note: z.string().max(500).optional(),
+        }),
+      note: z.string({ error: 'must be a string' }).max(500, 'must be at most 500 characters').optional(),
     })
     .strict(),
 } as const;
@@ -49,23 +71,25 @@ async function accountView(ledger: CreditLedger, account: string) {
   };
 }
 
-function parse<C extends AdminCommand>(command: C, input: unknown): z.infer<(typeof adminSchemas)[C]> {
+/** The command's input validated; messages name the field first ("credits must be positive, got -5"). */
+export function parseAdminInput<C extends AdminCommand>(command: C, input: unknown): z.infer<(typeof adminSchemas)[C]> {
   const parsed = adminSchemas[command].safeParse(input ?? {});
-  if (!parsed.success) throw new AdminInputError(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new AdminInputError(parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')} ${i.message}` : i.message)).join('; '));
   return parsed.data as z.infer<(typeof adminSchemas)[C]>;
 }
 
 export async function runAdminCommand(ledger: CreditLedger, command: AdminCommand, input: unknown): Promise<unknown> {
   switch (command) {
     case 'accounts.create': {
-      const p = parse(command, input);
+      const p = parseAdminInput(command, input);
       const a = await ledger.createAccount(p.name);
       return accountView(ledger, a.id);
     }
     case 'accounts.show':
-      return accountView(ledger, parse(command, input).account);
+      return accountView(ledger, parseAdminInput(command, input).account);
     case 'keys.create': {
-      const p = parse(command, input);
+      const p = parseAdminInput(command, input);
       const { key, secret } = await ledger.createKey(p.account, p.name);
       return {
         id: key.id,
@@ -77,11 +101,11 @@ export async function runAdminCommand(ledger: CreditLedger, command: AdminComman
       };
     }
     case 'keys.revoke': {
-      const k = await ledger.revokeKey(parse(command, input).key);
+      const k = await ledger.revokeKey(parseAdminInput(command, input).key);
       return { id: k.id, account: k.account, name: k.name, revokedAt: k.revokedAt };
     }
     case 'credits.topup': {
-      const p = parse(command, input);
+      const p = parseAdminInput(command, input);
       const b = await ledger.topup(p.account, p.credits, p.note ?? null);
       return {
         account: p.account,

@@ -1,5 +1,5 @@
 // `npm run pipeline -- <command>`: run all stages, one stage, or the schedule.
-import { parseArgs } from 'node:util';
+import { isoInstantOption, parseCliArgs } from '../core/cli-args.ts';
 import { ConfigError, loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { resolveStages, RewindRefused, runStages } from './runner.ts';
@@ -37,7 +37,7 @@ function fail(msg: string, code = 1): never {
 async function main(): Promise<void> {
   let args;
   try {
-    args = parseArgs({
+    args = parseCliArgs({
       allowPositionals: true,
       options: {
         'data-dir': { type: 'string' },
@@ -57,8 +57,11 @@ async function main(): Promise<void> {
   }
   let asOf: Date | undefined;
   if (values['as-of'] !== undefined) {
-    asOf = new Date(values['as-of']);
-    if (Number.isNaN(asOf.getTime())) fail(`--as-of "${values['as-of']}" is not an ISO 8601 date-time`, 2);
+    try {
+      asOf = isoInstantOption('as-of', values['as-of']);
+    } catch (err) {
+      fail((err as Error).message, 2);
+    }
   }
   let config;
   try {

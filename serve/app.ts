@@ -7,6 +7,7 @@ import { Stream } from 'node:stream';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
+import { requireJsonBody } from '../core/json-body.ts';
 import type { Logger } from '../core/log.ts';
 import type { CreditLedger } from '../ledger/credit-ledger.ts';
 import { requireKey } from './http/auth.ts';
@@ -179,6 +180,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   api.post(
     '/search',
+    requireJsonBody,
     searchHandler({
       ledger: deps.ledger,
       snapshots: deps.snapshots,
@@ -202,7 +204,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
   ];
   if (deps.jobs) routers.push(jobsRouter(deps.jobs));
-  if (deps.selfUrl) api.all('/mcp', mcpHandler(deps.selfUrl));
+  if (deps.selfUrl) api.all('/mcp', requireJsonBody, mcpHandler(deps.selfUrl));
   for (const r of routers) {
     api.use(r.routes(), r.allowedMethods());
   }

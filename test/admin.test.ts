@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_ENDPOINT_FILE } from '../ledger/admin-api.ts';
 import { FileLedger } from '../ledger/file-ledger.ts';
-import { runNpm, spawnNpm, waitFor } from './helpers/child.ts';
+import { runNpm, runTs, spawnNpm, waitFor } from './helpers/child.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -39,6 +39,43 @@ test('direct mode: create an account and a key, top up, show, revoke; JSON out; 
   const unknown = await admin(d, ['accounts', 'show', '--account', 'acc_missing']);
   assert.is(unknown.code, 1);
   assert.match(unknown.out, /no account acc_missing/);
+});
+
+test('every command with bad values: one JSON line {error} that says what is wrong, exit 2 for bad arguments, 1 for a refusal', async () => {
+  const d = tmpDir();
+  const acc = await admin(d, ['accounts', 'create', '--name', 'Acme']);
+  const id = acc.json.id as string;
+  const topup = (...credits: string[]) => ['credits', 'topup', '--account', id, ...credits];
+  const cases: Array<[string[], number, string]> = [
+    [topup('--credits', '-5'), 2, 'credits must be positive, got -5'],
+    [topup('--credits=-5'), 2, 'credits must be positive, got -5'],
+    [topup('--credits', '-0.25'), 2, 'credits must be positive, got -0.25'],
+    [topup('--credits', '0'), 2, 'credits must be positive, got 0'],
+    [topup('--credits', 'abc'), 2, 'credits must be a number of credits such as 50 or 0.25, got "abc"'],
+    [topup('--credits', '1e3'), 2, 'credits must be a number of credits such as 50 or 0.25, got "1e3"'],
+    [topup('--credits', '0.0000001'), 2, 'credits has more than 6 decimals (the smallest amount is 0.000001 credits), got 0.0000001'],
+    [topup('--credits', '2000000000'), 2, 'credits must be at most 1000000000, got 2000000000'],
+    [topup(), 2, 'credits topup needs --credits'],
+    [topup('--credits'), 2, '--credits needs a value (one that starts with a dash is written --credits=-VALUE)'],
+    [topup('--credits', '5', '--note', '-x'), 2, '--note needs a value (one that starts with a dash is written --note=-VALUE)'],
+    [topup('--credits', '5', '--key', 'k'), 2, 'credits topup takes no --key (it takes --account, --credits, --note)'],
+    [['credits', 'topup', '--account', 'acc_missing', '--credits', '5'], 1, 'no account acc_missing'],
+    [['accounts', 'create', '--name', '  '], 2, 'name must not be empty'],
+    [['accounts', 'create'], 2, 'accounts create needs --name'],
+    [['accounts', 'show', '--account', 'acc_missing'], 1, 'no account acc_missing'],
+    [['keys', 'create', '--account', 'acc_missing'], 1, 'no account acc_missing'],
+    [['keys', 'create', '--account', id, '--name', 'x'.repeat(201)], 2, 'name must be at most 200 characters'],
+    [['keys', 'revoke', '--key', 'key_missing'], 1, 'no key key_missing'],
+    [['keys', 'revoke', '--key', ''], 2, 'key must not be empty'],
+    [['keys', 'revoke', '--bogus'], 2, 'unknown option --bogus (see --help)'],
+    [['frobnicate', 'now'], 2, 'unknown command "frobnicate now"'],
+  ];
+  for (const [args, code, error] of cases) {
+    const r = await runTs('ledger/admin-cli.ts', [...args, '--data-dir', d]);
+    assert.is(r.code, code, `${args.join(' ')}: ${r.out}`);
+    assert.equal(JSON.parse(r.out.split('\n')[0]!), { error }, args.join(' '));
+  }
+  assert.is((await admin(d, ['accounts', 'show', '--account', id])).json.balance, 0, 'nothing was added');
 });
 
 // The real thing: a server started as a user starts it (npm run serve, npm start), the real CLI
@@ -103,6 +140,16 @@ test('endpoint mode: every admin command works against a server started by npm r
             body,
           });
         assert.is((await post('credits.topup', '{"account":')).status, 400);
+        // Bad values are refused by the CLI before it calls the server, as in direct mode; a body that is not JSON by type, by the endpoint.
+        const negative = await cli(['credits', 'topup', '--account', acc.json.id, '--credits', '-5']);
+        assert.equal([negative.code, negative.json], [2, { error: 'credits must be positive, got -5' }], negative.out);
+        const asForm = await fetch(`${a.url}/credits.topup`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${env.ADMIN_TOKEN}` },
+          body: JSON.stringify({ account: acc.json.id, credits: 1 }),
+        });
+        assert.is(asForm.status, 415);
+        assert.match(((await asForm.json()) as { error: string }).error, /must be JSON sent with Content-Type: application\/json/);
         assert.is((await post('credits.topup', JSON.stringify({ account: acc.json.id, credits: 1, extra: true }))).status, 400);
         assert.is((await post('accounts.delete', '{}')).status, 404);
         const missing = await post('accounts.show', JSON.stringify({ account: 'acc_x' }));

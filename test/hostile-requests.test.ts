@@ -513,6 +513,58 @@ test('hostile requests over raw sockets: no 5xx, every error JSON {error, reques
   assert.not.match(server.out(), /request failed/, 'no request failed inside the server');
 });
 
+test('a JSON body sent as another type (curl -d, text, none) is a 415 that says so on every JSON route, nothing charged', async () => {
+  const balance = async () =>
+    ((await (await fetch(`http://127.0.0.1:${port}/api/usage`, { headers: { 'x-api-key': key } })).json()) as { balance: number }).balance;
+  const before = await balance();
+  const bodies: Record<string, string> = {
+    '/api/search': '{"query":"coffee","limit":5}',
+    '/api/intelligence/jobs': '{"kind":"stats","query":"coffee"}',
+    '/api/mcp': '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+  };
+  const types: Array<[string | null, RegExp]> = [
+    [
+      'application/x-www-form-urlencoded',
+      /has Content-Type application\/x-www-form-urlencoded, which curl -d sends: add -H 'content-type: application\/json'/,
+    ],
+    ['text/plain', /has Content-Type text\/plain\)/],
+    [null, /has no Content-Type\)/],
+  ];
+  for (const [target, body] of Object.entries(bodies))
+    for (const [type, says] of types) {
+      const headers: Array<[string, string]> = [
+        ['x-api-key', key],
+        ['accept', 'application/json, text/event-stream'],
+        ...(type ? [['content-type', type] as [string, string]] : []),
+      ];
+      const a = (await send(request('POST', target, headers, body)))!;
+      const what = `${target} with ${type ?? 'no content-type'}`;
+      assert.is(a.status, 415, what);
+      const json = JSON.parse(a.body.toString('utf8')) as { error: string; request_id: string };
+      assert.match(json.error, /^the request body must be JSON sent with Content-Type: application\/json/, what);
+      assert.match(json.error, says, what);
+      assert.type(json.request_id, 'string');
+    }
+  // Still: no key is a 403 first; an empty POST is the body's own 400; JSON with a charset passes.
+  assert.is((await send(request('POST', '/api/search', [['content-type', 'text/plain']], bodies['/api/search'])))!.status, 403);
+  const empty = (await send(request('POST', '/api/search', [['x-api-key', key]], '')))!;
+  assert.equal([empty.status, JSON.parse(empty.body.toString('utf8')).error], [400, 'query is required']);
+  const ok = (await send(
+    request(
+      'POST',
+      '/api/search',
+      [
+        ['x-api-key', key],
+        ['content-type', 'Application/JSON; charset=utf-8'],
+      ],
+      bodies['/api/search'],
+    ),
+  ))!;
+  assert.is(ok.status, 200);
+  const spent = Math.round((before - (await balance())) * 1e6);
+  assert.is(spent, Math.round(Number(ok.headers['x-service-credits-used']) * 1e6), 'only the JSON search was charged');
+});
+
 test('a refused upload: a small body is drained and the connection kept; a client still sending a huge one gets its answer, not a reset', async () => {
   // Two requests on one connection: the first refused (no key) with a small body it never read.
   const small = Buffer.concat([

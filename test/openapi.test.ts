@@ -31,15 +31,17 @@ async function check(
   method: string,
   path: string,
   template: string,
-  opts: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+  opts: { key?: string | null; body?: unknown; headers?: Record<string, string>; form?: string } = {},
 ): Promise<any> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key !== null) headers['x-api-key'] = opts.key ?? s.demo.secret;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  // `form`: the body as `curl -d` sends it (application/x-www-form-urlencoded).
+  if (opts.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
   const res = await fetch(`${s.baseUrl}${path}`, {
     method,
     headers,
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    body: opts.form ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
   });
   const text = await res.text();
   // A thumbnail is bytes; every other answer JSON.
@@ -80,6 +82,10 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   await check('POST', '/search', '/search', { body: { query: 'qqqqzzzz' } });
   await check('POST', '/search', '/search', { body: { query: 'x', limit: 0 } });
   await check('POST', '/search', '/search', { key: 'nope', body: { query: 'x' } });
+  assert.match(
+    (await check('POST', '/search', '/search', { form: '{"query":"x"}' })).error,
+    /must be JSON sent with Content-Type: application\/json/,
+  );
   const poor = await s.ledger.createAccount('poor');
   await s.ledger.topup(poor.id, toMicro('0.1'));
   await check('POST', '/search', '/search', { key: (await s.ledger.createKey(poor.id)).secret, body: { query: 'x' } });
@@ -158,6 +164,7 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
     body: { kind: 'insights', query: 'x' },
   });
   await check('GET', '/intelligence/jobs/job_nope', '/intelligence/jobs/{jobId}', { key: richKey });
+  await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, form: '{"kind":"stats","query":"x"}' });
   const initialize = {
     jsonrpc: '2.0',
     id: 1,
@@ -171,6 +178,7 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   );
   await check('POST', '/mcp', '/mcp', { key: null, body: initialize, headers: mcpHeaders });
   await check('POST', '/mcp', '/mcp', { body: initialize });
+  await check('POST', '/mcp', '/mcp', { form: JSON.stringify(initialize), headers: mcpHeaders });
   await check('POST', '/mcp', '/mcp', { body: { jsonrpc: '2.0', method: 'notifications/initialized' }, headers: mcpHeaders });
   // Every documented operation was exercised.
   const documented = Object.entries(doc.paths)

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCliArgs, UsageError } from '../core/cli-args.ts';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { resolveStages, runStages } from '../pipeline/runner.ts';
@@ -18,13 +18,21 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 /** The sample's as-of instant (its posts end in October 2026). */
 const SAMPLE_AS_OF = new Date('2026-11-01T00:00:00Z');
 
-const { values } = parseArgs({
-  options: {
-    out: { type: 'string', default: path.join(ROOT, 'docs', 'screenshots') },
-    'data-dir': { type: 'string' },
-    query: { type: 'string' },
-  },
-});
+const { values } = (() => {
+  try {
+    return parseCliArgs({
+      options: {
+        out: { type: 'string', default: path.join(ROOT, 'docs', 'screenshots') },
+        'data-dir': { type: 'string' },
+        query: { type: 'string' },
+      },
+    });
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`ui:shots: ${err.message}\n`);
+    process.exit(2);
+  }
+})();
 const out = path.resolve(values.out!);
 const own = values['data-dir'] ? path.resolve(values['data-dir']) : null;
 const dataDir = own ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ui-shots-'));

@@ -395,7 +395,7 @@ export function openApiDocument(prefix: string): Schema {
                 'X-Service-Credits-Remaining': { schema: str, description: 'available credits' },
               },
             },
-            ...errors(400, 402, 403, 409, 422, 429),
+            ...errors(400, 402, 403, 409, 415, 422, 429),
           },
         },
       },
@@ -417,7 +417,7 @@ export function openApiDocument(prefix: string): Schema {
           responses: {
             200: json(ref('Job'), 'A cache hit (docs/jobs.md, "Cache"): succeeded, with the result and charged'),
             202: json(ref('Job'), 'Queued (or already running); estimated_cost is the hold'),
-            ...errors(400, 402, 403, 409, 422, 429),
+            ...errors(400, 402, 403, 409, 415, 422, 429),
           },
         },
       },
@@ -772,7 +772,7 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'A request with this Idempotency-Key is still in progress',
   405: 'Method not allowed on this path; Allow lists the methods that are',
   406: 'The MCP transport needs Accept: application/json, text/event-stream',
-  415: 'The MCP transport needs Content-Type: application/json',
+  415: 'A body sent as anything but Content-Type: application/json (curl -d sends application/x-www-form-urlencoded)',
   422: 'This Idempotency-Key was used with a different body',
   429: 'Rate limit exceeded; see Retry-After',
 };

@@ -5,6 +5,7 @@
 // body give the same job; the same key with another body is a 422.
 import Router from '@koa/router';
 import type Koa from 'koa';
+import { requireJsonBody } from '../../core/json-body.ts';
 import type { Caller } from '../http/auth.ts';
 import { creditHeaders } from '../billing/holds.ts';
 import { notFound } from '../http/http-error.ts';
@@ -20,7 +21,7 @@ function withResult(view: Record<string, unknown>, result: Buffer): Buffer {
 
 export function jobsRouter(runner: JobRunner): Router {
   const r = new Router();
-  r.post('/intelligence/jobs', async (ctx) => {
+  r.post('/intelligence/jobs', requireJsonBody, async (ctx) => {
     const caller = ctx.state.caller as Caller;
     const request = parseJobRequest(ctx.request.body);
     const idemKey = idempotencyKeyHeader(ctx);
