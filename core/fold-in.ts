@@ -18,27 +18,46 @@ export const FOLD_IN = {
   maxContexts: 32,
 } as const;
 
-/** The median norm of the known words' projection rows: a folded word weighs in a post like a typical learnt one. */
-function typicalRowNorm(model: EmbedderModel): number {
+/**
+ * A folded word's length: the median norm of the projection rows of the NEAR learnt features
+ * nearest to it in idf. A learnt word's row is shorter the rarer it is (the word space gives rare
+ * words little of its top singular directions), so a rare new word weighs in a post like a learnt
+ * word of its rarity, not like a common one (which once made a word shared by a few of a story's
+ * posts pull them into a story of their own).
+ */
+function rowNormByIdf(model: EmbedderModel): (idf: number) => number {
   const { buckets, dim } = model.params;
-  const norms: number[] = [];
-  const ids = model.known ?? [];
-  for (const id of ids) {
+  const rows = Array.from(model.known ?? [], (id) => {
     const o = (id % buckets) * dim;
     let n = 0;
     for (let c = 0; c < dim; c++) n += model.projection[o + c]! ** 2;
-    if (n > 0) norms.push(Math.sqrt(n));
-  }
-  if (norms.length === 0) return 1;
-  norms.sort((a, b) => a - b);
-  return norms[norms.length >> 1]!;
+    return { idf: model.idf[id % buckets]!, norm: Math.sqrt(n) };
+  })
+    .filter((r) => r.norm > 0)
+    .sort((a, b) => a.idf - b.idf);
+  if (rows.length === 0) return () => 1;
+  return (idf) => {
+    let lo = 0;
+    let hi = rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rows[mid]!.idf < idf) lo = mid + 1;
+      else hi = mid;
+    }
+    const from = Math.max(0, Math.min(lo - (NEAR >> 1), rows.length - NEAR));
+    const near = rows.slice(from, from + NEAR).map((r) => r.norm);
+    near.sort((a, b) => a - b);
+    return near[near.length >> 1]!;
+  };
 }
+
+const NEAR = 64;
 
 /**
  * The model with the words of `docs` it does not know folded in: every term (a unigram: names,
  * hashtags) neither known to the fit nor folded before, in at least FOLD_IN.minDocs of the posts.
  * Its vector: the normalised mean of the unit vectors of those posts (up to FOLD_IN.maxContexts of
- * them, in order; posts of no known word have none), scaled to the typical learnt row;
+ * them, in order; posts of no known word have none), as long as a learnt word's of its idf;
  * its idf: as the fit's, log((N + 1) / (df + 1)) + 1 with N the fit's documents and df its posts here.
  * @param docs the term hashes of a run's computed posts
  */
@@ -69,7 +88,7 @@ export function foldInWords(model: EmbedderModel, docs: readonly Uint32Array[]):
       for (let c = 0; c < dim; c++) sums[i * dim + c]! += vector[c]!;
     }
   }
-  const scale = typicalRowNorm(model);
+  const lengthFor = rowNormByIdf(model);
   const added: Array<{ id: number; idf: number; at: number }> = [];
   words.forEach((h, i) => {
     let n = 0;
@@ -85,6 +104,7 @@ export function foldInWords(model: EmbedderModel, docs: readonly Uint32Array[]):
       let n = 0;
       for (let c = 0; c < dim; c++) n += sums[a.at * dim + c]! ** 2;
       n = Math.sqrt(n);
+      const scale = lengthFor(a.idf);
       for (let c = 0; c < dim; c++) v[c] = (sums[a.at * dim + c]! / n) * scale;
       return { id: a.id, idf: a.idf, from: v };
     }),
