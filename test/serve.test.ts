@@ -28,12 +28,16 @@ let dir: string;
 
 const call = (method: string, path: string, opts: CallOptions = {}) => callApi(s.baseUrl, s.demo.secret, method, path, opts);
 
+/** The ledger's settings: the same database for every server of this file (a data directory keeps its ledger). */
+let ledger: Record<string, string>;
+
 test.before(async () => {
   dir = sampleDataDir();
   await runPipeline(dir);
+  ledger = await ledgerEnv();
   s = await startServer(
     loadConfig({
-      ...(await ledgerEnv()),
+      ...ledger,
       DATA_DIR: dir,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -415,7 +419,15 @@ test('SEARCH_THREADS=0: the main thread answers by itself, with the answer the w
   assert.is(viaWorkers.status, 200);
   await s.close();
   s = await startServer(
-    loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SEARCH_THREADS: '0', SEARCH_CACHE_MB: '0' }),
+    loadConfig({
+      ...ledger,
+      DATA_DIR: dir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      SEARCH_THREADS: '0',
+      SEARCH_CACHE_MB: '0',
+    }),
     createLogger('test', 'silent'),
   );
   assert.is(s.searchPool, null);
