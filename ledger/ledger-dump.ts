@@ -9,6 +9,7 @@
 import fs from 'node:fs/promises';
 import { LedgerError, type CreditLedger, type UsageEntry } from './credit-ledger.ts';
 import { toMicro } from './money.ts';
+import type { ApiKey } from './state.ts';
 
 export const DUMP_VERSION = 1;
 
@@ -20,15 +21,9 @@ export interface DumpAccount {
   /** Top-ups minus settlements (micro-credits); the last entry's balanceAfter. */
   balanceMicro: number;
 }
-export interface DumpKey {
+/** A key as the ledger keeps it (`hash`: SHA-256 of the secret, hex; never the secret). */
+export interface DumpKey extends ApiKey {
   t: 'key';
-  id: string;
-  account: string;
-  name: string;
-  /** SHA-256 of the secret, hex. */
-  hash: string;
-  createdAt: string;
-  revokedAt: string | null;
 }
 export interface DumpEntry {
   t: 'entry';

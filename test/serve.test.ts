@@ -31,23 +31,18 @@ const call = (method: string, path: string, opts: CallOptions = {}) => callApi(s
 /** The ledger's settings: the same database for every server of this file (a data directory keeps its ledger). */
 let ledger: Record<string, string>;
 
+/** A server on the sample's data directory and the file's ledger, on a free port, with `env` on top. */
+const server = (env: Record<string, string>) =>
+  startServer(
+    loadConfig({ ...ledger, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }),
+    createLogger('test', 'silent'),
+  );
+
 test.before(async () => {
   dir = sampleDataDir();
   await runPipeline(dir);
   ledger = await ledgerEnv();
-  s = await startServer(
-    loadConfig({
-      ...ledger,
-      DATA_DIR: dir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      DEMO_CREDITS: '10',
-      RATE_LIMIT_RPS: '1000',
-      RATE_LIMIT_BURST: '1000',
-    }),
-    createLogger('test', 'silent'),
-  );
+  s = await server({ DEMO_CREDITS: '10', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' });
 });
 
 test.after(async () => {
@@ -418,18 +413,7 @@ test('SEARCH_THREADS=0: the main thread answers by itself, with the answer the w
   const viaWorkers = await call('POST', '/search', { body });
   assert.is(viaWorkers.status, 200);
   await s.close();
-  s = await startServer(
-    loadConfig({
-      ...ledger,
-      DATA_DIR: dir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      SEARCH_THREADS: '0',
-      SEARCH_CACHE_MB: '0',
-    }),
-    createLogger('test', 'silent'),
-  );
+  s = await server({ SEARCH_THREADS: '0', SEARCH_CACHE_MB: '0' });
   assert.is(s.searchPool, null);
   const here = await call('POST', '/search', { body });
   assert.is(here.status, 200, JSON.stringify(here.json));

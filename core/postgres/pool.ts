@@ -48,3 +48,19 @@ export function redactUrl(databaseUrl: string): string {
     return '(unparseable DATABASE_URL)';
   }
 }
+
+/** `work` on one connection inside BEGIN ... COMMIT, rolled back if it throws: both or neither of its writes. */
+export async function inTransaction<T>(pool: PgPool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const out = await work(client);
+    await client.query('COMMIT');
+    return out;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

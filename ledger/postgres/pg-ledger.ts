@@ -13,7 +13,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { migrate } from '../../core/postgres/migrate.ts';
-import { createPool, type PgPool } from '../../core/postgres/pool.ts';
+import { createPool, inTransaction, type PgPool } from '../../core/postgres/pool.ts';
 import { DAY_MS } from '../../core/windows.ts';
 import {
   hashSecret,
@@ -386,10 +386,8 @@ export class PgLedger implements CreditLedger {
 
   /** The export's rows in one transaction: accounts at their balance, keys, entries (a new hold id each) in order. */
   async importHistory(d: LedgerDump): Promise<void> {
-    const client = await this.pool.connect();
     const cols = <T, K extends keyof T>(rows: T[], ...keys: K[]) => keys.map((k) => rows.map((r) => r[k]));
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.pool, async (client) => {
       await client.query(
         'INSERT INTO ledger.accounts (id, name, created_at, balance_micro) SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[])',
         cols(d.accounts, 'id', 'name', 'createdAt', 'balanceMicro'),
@@ -409,13 +407,7 @@ export class PgLedger implements CreditLedger {
           cols(chunk, 'type', 'account', 'keyId', 'hold', 'amountMicro', 'heldMicro', 'ref', 'what', 'reason', 'balanceAfterMicro', 'at'),
         );
       }
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async usage(account: string, q: UsageQuery = {}): Promise<UsagePage> {

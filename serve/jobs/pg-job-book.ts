@@ -3,7 +3,7 @@
 // answers its status, and an Idempotency-Key is one job across replicas.
 import path from 'node:path';
 import { migrate } from '../../core/postgres/migrate.ts';
-import { createPool, type PgPool } from '../../core/postgres/pool.ts';
+import { createPool, inTransaction, type PgPool } from '../../core/postgres/pool.ts';
 import { pruneSet, type JobBook } from './job-book.ts';
 import { expiryOf, ROLLING_MS, type CacheEntry } from './job-cache.ts';
 import type { JobQueue } from './job-queue.ts';
@@ -63,18 +63,11 @@ export class PgJobBook implements JobBook {
   /** The record and pg-boss's job in one transaction: both or neither. */
   async saveQueued(job: JobRecord, queue: JobQueue): Promise<void> {
     if (!queue.enqueueIn) throw new Error('the PostgreSQL job book needs a queue kept in PostgreSQL');
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    const enqueueIn = queue.enqueueIn.bind(queue);
+    await inTransaction(this.pool, async (client) => {
       await this.save(job, client);
-      await queue.enqueueIn({ executeSql: (text, values) => client.query(text, values) }, job.jobId);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+      await enqueueIn({ executeSql: (text, values) => client.query(text, values) }, job.jobId);
+    });
   }
 
   async remove(jobId: string): Promise<void> {
