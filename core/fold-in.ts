@@ -16,6 +16,8 @@ export const FOLD_IN = {
   maxTotal: 200_000,
   /** A word's direction from at most this many of its posts: enough for a mean, and a full run at 1M posts stays bounded. */
   maxContexts: 32,
+  /** Rounds of folding: the second reads the posts with the first round's new words too. */
+  passes: 2,
 } as const;
 
 /**
@@ -60,11 +62,17 @@ const NEAR = 64;
  * them, in order; posts of no known word have none), as long as a learnt word's of its idf;
  * its idf: as the fit's, log((N + 1) / (df + 1)) + 1 with N the fit's documents and df its posts here.
  * @param docs the term hashes of a run's computed posts
+ * @param opts.skip words not to fold (an incremental run's words the served posts already hold: they
+ *   were learnt, folded or left out with those posts, and the new posts alone would describe them
+ *   unlike the full run that reads them all)
  */
-export function foldInWords(model: EmbedderModel, docs: readonly Uint32Array[]): { model: EmbedderModel; folded: number } {
-  const { dim } = model.params;
+export function foldInWords(
+  model: EmbedderModel,
+  docs: readonly Uint32Array[],
+  opts: { skip?: (hash: number) => boolean } = {},
+): { model: EmbedderModel; folded: number } {
   const room = Math.min(FOLD_IN.maxWords, FOLD_IN.maxTotal - model.folded.ids.length);
-  const isNew = (h: number) => !isKnown(model, h) && findId(model.folded.ids, h) < 0;
+  const isNew = (h: number) => !isKnown(model, h) && findId(model.folded.ids, h) < 0 && !opts.skip?.(h);
   const df = new Map<number, number>();
   for (const d of docs) for (const h of new Set(d)) if (isNew(h)) df.set(h, (df.get(h) ?? 0) + 1);
   const words = [...df]
@@ -73,6 +81,21 @@ export function foldInWords(model: EmbedderModel, docs: readonly Uint32Array[]):
     .slice(0, Math.max(0, room))
     .map(([h]) => h);
   if (words.length === 0) return { model, folded: 0 };
+  const lengthFor = rowNormByIdf(model);
+  // Pass 1 reads the posts through the words the model knew; each later pass through those and the
+  // new words of the pass before, so new words that go together (a name and its story's other new
+  // words) take each other's direction as a refit would learn it.
+  let out = { model, folded: 0 };
+  for (let pass = 0; pass < FOLD_IN.passes; pass++) {
+    const sums = contextSums(out.model, docs, words);
+    out = withFolded(model, words, sums, (h) => Math.log((model.documents + 1) / (df.get(h)! + 1)) + 1, lengthFor);
+  }
+  return out;
+}
+
+/** Per word: the sum of the unit vectors of its posts (up to FOLD_IN.maxContexts of them, in order) under `model`. */
+function contextSums(model: EmbedderModel, docs: readonly Uint32Array[], words: readonly number[]): Float64Array {
+  const { dim } = model.params;
   const slot = new Map(words.map((h, i) => [h, i]));
   const sums = new Float64Array(words.length * dim);
   const contexts = new Uint32Array(words.length);
@@ -88,26 +111,34 @@ export function foldInWords(model: EmbedderModel, docs: readonly Uint32Array[]):
       for (let c = 0; c < dim; c++) sums[i * dim + c]! += vector[c]!;
     }
   }
-  const lengthFor = rowNormByIdf(model);
-  const added: Array<{ id: number; idf: number; at: number }> = [];
+  return sums;
+}
+
+/** `base` with `words` added (those with any context), each the direction of its sum at the length of a learnt word of its idf. */
+function withFolded(
+  base: EmbedderModel,
+  words: readonly number[],
+  sums: Float64Array,
+  idfOf: (h: number) => number,
+  lengthFor: (idf: number) => number,
+): { model: EmbedderModel; folded: number } {
+  const { dim } = base.params;
+  const added: Array<{ id: number; idf: number; from: Float32Array }> = [];
   words.forEach((h, i) => {
     let n = 0;
     for (let c = 0; c < dim; c++) n += sums[i * dim + c]! ** 2;
     // A word only in posts of no known word has no context to take a direction from.
-    if (n > 0) added.push({ id: h, idf: Math.log((model.documents + 1) / (df.get(h)! + 1)) + 1, at: i });
+    if (n === 0) return;
+    const idf = idfOf(h);
+    const scale = lengthFor(idf) / Math.sqrt(n);
+    const v = new Float32Array(dim);
+    for (let c = 0; c < dim; c++) v[c] = sums[i * dim + c]! * scale;
+    added.push({ id: h, idf, from: v });
   });
-  const old = model.folded;
+  const old = base.folded;
   const all = [
     ...Array.from(old.ids, (id, j) => ({ id, idf: old.idf[j]!, from: old.vectors.subarray(j * dim, (j + 1) * dim) })),
-    ...added.map((a) => {
-      const v = new Float32Array(dim);
-      let n = 0;
-      for (let c = 0; c < dim; c++) n += sums[a.at * dim + c]! ** 2;
-      n = Math.sqrt(n);
-      const scale = lengthFor(a.idf);
-      for (let c = 0; c < dim; c++) v[c] = (sums[a.at * dim + c]! / n) * scale;
-      return { id: a.id, idf: a.idf, from: v };
-    }),
+    ...added,
   ].sort((a, b) => a.id - b.id);
   const folded: FoldedWords = {
     ids: new Uint32Array(all.length),
@@ -119,5 +150,5 @@ export function foldInWords(model: EmbedderModel, docs: readonly Uint32Array[]):
     folded.idf[j] = w.idf;
     folded.vectors.set(w.from, j * dim);
   });
-  return { model: { ...model, folded }, folded: added.length };
+  return { model: { ...base, folded }, folded: added.length };
 }

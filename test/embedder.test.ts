@@ -8,6 +8,7 @@ import {
   embed,
   embedderKnows,
   fitEmbedder,
+  learntMinDocs,
   loadEmbedder,
   sampleIndices,
   saveEmbedder,
@@ -162,6 +163,8 @@ test('a word the fit never saw embeds to nothing, and a post embeds as without i
   const common = [...df].filter(([, n]) => n >= 3).map(([t]) => t);
   const share = common.filter((t) => embedderKnows(m, t)).length / common.length;
   assert.ok(share > 0.85, `known: ${share.toFixed(3)} of ${common.length} words in three posts or more`);
+  // A large corpus takes a word as learnt from one post in a thousand (up to 20): rarer ones are folded in.
+  assert.equal([500, 2_000, 7_400, 20_000, 40_000].map(learntMinDocs), [2, 2, 7, 20, 20]);
   assert.not.ok(embedderKnows(m, 'islalink'));
 });
 
@@ -174,13 +177,12 @@ test('a new word folded in takes the direction of the posts that brought it', ()
   const mean = new Float32Array(params.dim);
   for (const d of FERRY) embed(m, d).forEach((v, i) => (mean[i]! += v));
   const norm = Math.hypot(...mean);
-  assert.ok(
-    cos(
-      q,
-      mean.map((v) => v / norm),
-    ) > 0.999,
-    'the word is the mean of its posts (before it was folded)',
+  // The first pass gives it the mean of its posts; the second reads them with the first pass's new words too.
+  const c = cos(
+    q,
+    mean.map((v) => v / norm),
   );
+  assert.ok(c > 0.8 && c < 0.9999, `the word is near the mean of its posts (before it was folded): ${c.toFixed(4)}`);
   // Closer to its own posts than to any of the corpus's.
   const own = Math.min(...FERRY.map((d) => cos(q, embed(model, d))));
   const other = Math.max(...docTerms.map((d) => cos(q, embed(model, d))));

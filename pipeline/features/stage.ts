@@ -15,8 +15,8 @@ import { readDocumentFrequencies } from '../../core/bm25.ts';
 import { sqlString } from '../../core/duckdb.ts';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import { failpoint } from '../../core/failpoints.ts';
-import { EMBEDDER_MODEL, embedderParamsFor, loadEmbedder, saveEmbedder } from '../../core/embedder.ts';
-import { foldInWords } from '../../core/fold-in.ts';
+import { EMBEDDER_MODEL, embedderKnows, embedderParamsFor, hashTerm, loadEmbedder, saveEmbedder } from '../../core/embedder.ts';
+import { FOLD_IN, foldInWords } from '../../core/fold-in.ts';
 import type { EmbedderInfo } from '../../core/generations.ts';
 import { SEGMENTS_DIR, segmentDir } from '../../core/segments.ts';
 import { loadVectorSpace, saveVectorSpace, type VectorSpace } from '../../core/vector-space.ts';
@@ -68,13 +68,23 @@ async function fitRows(ctx: StageContext, docHashes: Uint32Array[]): Promise<{ d
 /**
  * The words of the computed posts (an incremental run's new posts; every post on a full run) that
  * the model does not know, folded into the model file (core/fold-in.ts): new names are searchable
- * before the next refit, and a full run folds in the same way the words its fit missed (a bucket
- * lost to a commoner word, a word outside the fit's sample, the as-of's day). Returns the model's
- * folded words, all runs' together.
+ * before the next refit, and a full run folds in the same way the words its fit did not learn (rare
+ * words, a bucket lost to a commoner word, a word outside the fit's sample, the as-of's day).
+ * `served` gives the served posts' document frequencies of words (none on a full run). Returns the
+ * model's folded words, all runs' together.
  */
-async function foldNewWords(modelFile: string, docs: Uint32Array[]): Promise<{ added: number; total: number }> {
+async function foldNewWords(
+  modelFile: string,
+  docs: Uint32Array[],
+  served: (words: Set<string>) => Promise<Map<string, number>>,
+  words: Iterable<string>,
+): Promise<{ added: number; total: number }> {
   const model = await loadEmbedder(modelFile);
-  const { model: next, folded } = foldInWords(model, docs);
+  // An incremental run folds only the words its new posts bring to the corpus: a word the served
+  // posts hold in FOLD_IN.minDocs or more was learnt, folded or left out by the run that read them.
+  const unknown = new Set([...words].filter((w) => !embedderKnows(model, w)));
+  const held = new Set([...(await served(unknown))].filter(([, n]) => n >= FOLD_IN.minDocs).map(([w]) => hashTerm(w)));
+  const { model: next, folded } = foldInWords(model, docs, { skip: (h) => held.has(h) });
   if (folded > 0) await saveEmbedder(next, modelFile);
   return { added: folded, total: next.folded.ids.length };
 }
@@ -142,7 +152,12 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
     visual = await computeVisualRows(ctx, rows);
   }
   const tEmbed = performance.now();
-  const fold = await foldNewWords(modelFile, text.docHashes);
+  const fold = await foldNewWords(
+    modelFile,
+    text.docHashes,
+    async (w) => (full ? new Map() : (await servedDocumentFrequencies(plan, w)).df),
+    text.vocab.keys(),
+  );
   embedder = { ...embedder, folded_words: fold.total };
   const dim = (await loadEmbedder(modelFile)).params.dim;
   const own = await embedAll(ctx, modelFile, text.docHashes, dim, (n) => bar.update(rows + n));
