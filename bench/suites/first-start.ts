@@ -2,8 +2,10 @@
 // has it (serving in under 3 minutes on a fresh clone, install excluded). Each run clones the
 // committed HEAD into a temporary directory, installs it from the lockfile (timed apart), then
 // times `npm start` on an empty data directory until it prints its next-step block, and reads the
-// phases off its JSON log. --busy keeps one core of the two busy with a spinning process during
-// the starts, as another job on the machine would (the figures of a "busy 2-core machine").
+// phases off its JSON log. --busy keeps one core of the two busy with a spinning process (a busy
+// loop) during the starts, as one other job on the machine would: the start then has one core (the
+// figures of a "busy 2-core machine"). Any other load is not controlled: the load average at the
+// start of the runs is recorded beside the figures, since a machine loaded further starts slower.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -90,6 +92,7 @@ export async function benchFirstStart(o: FirstStartOptions): Promise<void> {
   const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
   const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
   const runs: Run[] = [];
+  const load = os.loadavg()[0]!;
   const spin = o.busy ? spinner() : null;
   try {
     for (let r = 0; r < o.runs; r++) {
@@ -105,7 +108,7 @@ export async function benchFirstStart(o: FirstStartOptions): Promise<void> {
   const serving = med((r) => r.servingS);
   const md = `## \`npm start\` on a fresh clone${o.busy ? ', one core kept busy' : ''}
 
-Command: \`${o.command}\` — ${new Date().toISOString().slice(0, 10)}, ${machine()}, commit ${head}${dirty ? ' (with uncommitted changes: the clone has only the commit)' : ''}; ${o.runs} run(s), each a fresh \`git clone\` and \`npm ci\` (not counted), then \`npm start\` on an empty data directory timed until it prints its next-step block${o.busy ? '; a process spinning on one of the two cores throughout' : ''}.
+Command: \`${o.command}\` — ${new Date().toISOString().slice(0, 10)}, ${machine()}, commit ${head}${dirty ? ' (with uncommitted changes: the clone has only the commit)' : ''}; ${o.runs} run(s), each a fresh \`git clone\` and \`npm ci\` (not counted), then \`npm start\` on an empty data directory timed until it prints its next-step block${o.busy ? '; a process spinning on one of the two cores throughout' : ''}; load average ${load.toFixed(2)} before the runs (other work on the machine is not controlled).
 
 | | ${runs.map((_, i) => `run ${i + 1}`).join(' | ')} | median |
 |---|${runs.map(() => '---|').join('')}---|
@@ -117,6 +120,6 @@ ${stageNames.map((s) => `| ${s} | ${runs.map((r) => `${(r.stagesS[s] ?? 0).toFix
 
 Posts published: ${runs[0]!.posts.toLocaleString('en-US')}. The rest of "serving after" is process start-up, the demo account, the ledger and the server's listen.`;
   process.stdout.write(md + '\n');
-  writeResultsJson(o.busy ? 'start-busy' : 'start', { command: o.command, machine: machine(), commit: head, runs });
+  writeResultsJson(o.busy ? 'start-busy' : 'start', { command: o.command, machine: machine(), commit: head, loadAverage: load, runs });
   writeResultsSection(o.busy ? 'start-busy' : 'start', md);
 }
