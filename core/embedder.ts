@@ -20,6 +20,7 @@ import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 import { ANALYZER_VERSION } from './analyzer.ts';
 import { seededRandom } from './stats/seeded-random.ts';
 import { FURNITURE_DEFAULTS, furnitureFeatures } from './furniture-terms.ts';
+import { gram, orthonormalise, rowsTimes, sparseTimesDense, transposeRows } from './svd-kernels.ts';
 import { ppmiRows } from './word-space.ts';
 
 export interface EmbedderParams {
@@ -59,13 +60,27 @@ export const DEFAULT_EMBEDDER: EmbedderParams = {
 };
 
 /**
+ * A fit on fewer documents has 64 dimensions, not 128: its cost is about quadratic in them (the
+ * randomized SVD's Gram matrices and orthonormalisation), and this halves the fit on the first
+ * start's 20,000-post demo corpus. There the planted narratives came out better, not worse (NMI
+ * 0.974 against 0.936, lifecycle agreement 44/44 against 43/44, the planted 30-post story found as
+ * before: bench/RESULTS.md, quality-narratives); on the 630-post sample, the planted story's 7d
+ * narrative held 21 of its 30 posts against 18 (test/planted-story.test.ts). Larger corpora keep
+ * 128: more subjects need the room.
+ */
+export const SMALL_CORPUS_DOCS = 32_768;
+export const SMALL_CORPUS_DIM = 64;
+
+/**
  * Parameters for a corpus of `docs` documents: the hash space grows with the corpus (8 buckets a
  * document, 2^13..2^16), since the fit's cost is linear in it and a small corpus has few distinct
- * terms to keep apart. The choice is stored in the model, so queries embed exactly as documents.
+ * terms to keep apart; below SMALL_CORPUS_DOCS, SMALL_CORPUS_DIM dimensions. The choice is stored
+ * in the model, so queries embed exactly as documents.
  */
 export function embedderParamsFor(docs: number, base: EmbedderParams = DEFAULT_EMBEDDER): EmbedderParams {
   const want = 2 ** Math.ceil(Math.log2(Math.max(1, docs * 8)));
-  return { ...base, buckets: Math.min(base.buckets, Math.max(1 << 13, want)) };
+  const dim = docs < SMALL_CORPUS_DOCS ? Math.min(base.dim, SMALL_CORPUS_DIM) : base.dim;
+  return { ...base, buckets: Math.min(base.buckets, Math.max(1 << 13, want)), dim };
 }
 
 export interface EmbedderModel {
@@ -237,103 +252,6 @@ function gaussian(seed: number): () => number {
   return () => Math.sqrt(-2 * Math.log(u() || 1e-12)) * Math.cos(2 * Math.PI * u());
 }
 
-/** Y (rows x l) = X (sparse rows) * B (buckets x l). */
-function sparseTimesDense(rows: Sparse[], b: Float64Array, l: number): Float64Array {
-  const y = new Float64Array(rows.length * l);
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i]!;
-    const o = i * l;
-    for (let j = 0; j < r.idx.length; j++) {
-      const bo = r.idx[j]! * l;
-      const v = r.val[j]!;
-      for (let c = 0; c < l; c++) y[o + c]! += v * b[bo + c]!;
-    }
-  }
-  return y;
-}
-
-/** Z (buckets x l) = X^T (sparse rows)^T * Y (rows x l). */
-function sparseTransposeTimesDense(rows: Sparse[], y: Float64Array, l: number, buckets: number): Float64Array {
-  const z = new Float64Array(buckets * l);
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i]!;
-    const o = i * l;
-    for (let j = 0; j < r.idx.length; j++) {
-      const zo = r.idx[j]! * l;
-      const v = r.val[j]!;
-      for (let c = 0; c < l; c++) z[zo + c]! += v * y[o + c]!;
-    }
-  }
-  return z;
-}
-
-/** G = A^T A (l x l) for row-major A (n x l), accumulated row by row (cache-friendly). */
-function gram(a: Float64Array, n: number, l: number): Float64Array {
-  const g = new Float64Array(l * l);
-  for (let r = 0; r < n; r++) {
-    const o = r * l;
-    for (let i = 0; i < l; i++) {
-      const v = a[o + i]!;
-      if (v === 0) continue;
-      const gi = i * l;
-      for (let j = i; j < l; j++) g[gi + j]! += v * a[o + j]!;
-    }
-  }
-  for (let i = 0; i < l; i++) for (let j = 0; j < i; j++) g[i * l + j] = g[j * l + i]!;
-  return g;
-}
-
-/**
- * Orthonormalise the l columns of a (n x l, row-major) in place by CholeskyQR2 (Fukaya et al.):
- * A = Q R with R from the Cholesky factor of A^T A, done twice for stability. Row-major passes
- * only, which is what makes it fast in JS; columns that are (numerically) dependent are zeroed.
- */
-function orthonormalise(a: Float64Array, n: number, l: number): void {
-  for (let pass = 0; pass < 2; pass++) {
-    const g = gram(a, n, l);
-    // Cholesky: g = R^T R, R upper triangular, stored in g's upper triangle.
-    const rdiag = new Float64Array(l);
-    for (let j = 0; j < l; j++) {
-      let d = g[j * l + j]!;
-      for (let k = 0; k < j; k++) d -= g[k * l + j]! ** 2;
-      const ok = d > 1e-10 * (g[j * l + j]! || 1);
-      rdiag[j] = ok ? Math.sqrt(d) : 0;
-      for (let i = j + 1; i < l; i++) {
-        let v = g[j * l + i]!;
-        for (let k = 0; k < j; k++) v -= g[k * l + j]! * g[k * l + i]!;
-        g[j * l + i] = ok ? v / rdiag[j]! : 0;
-      }
-      g[j * l + j] = rdiag[j]!;
-    }
-    // R^{-1} (upper triangular) once, by back substitution on the identity; then each row x of A
-    // becomes x R^{-1}, accumulated along contiguous rows of R^{-1} (a dependent recurrence over
-    // R's columns per row was most of the fit's time at 40k rows).
-    const inv = new Float64Array(l * l);
-    for (let j = 0; j < l; j++) {
-      if (rdiag[j] === 0) continue;
-      inv[j * l + j] = 1 / rdiag[j]!;
-      for (let i = j - 1; i >= 0; i--) {
-        if (rdiag[i] === 0) continue;
-        let v = 0;
-        for (let k = i + 1; k <= j; k++) v += g[i * l + k]! * inv[k * l + j]!;
-        inv[i * l + j] = -v / rdiag[i]!;
-      }
-    }
-    const acc = new Float64Array(l);
-    for (let r = 0; r < n; r++) {
-      const o = r * l;
-      acc.fill(0);
-      for (let k = 0; k < l; k++) {
-        const x = a[o + k]!;
-        if (x === 0 || rdiag[k] === 0) continue;
-        const io = k * l;
-        for (let j = k; j < l; j++) acc[j]! += x * inv[io + j]!;
-      }
-      for (let j = 0; j < l; j++) a[o + j] = acc[j]!;
-    }
-  }
-}
-
 /**
  * The fit's sample: the `sample` documents with the smallest key, a hash of the document's terms,
  * of how many identical documents came before it, and of the seed (bottom-k, consistent sampling).
@@ -398,17 +316,18 @@ function fitProjection(rows: Sparse[], params: EmbedderParams, sigmaPower = 0): 
   const omega = new Float64Array(buckets * l);
   for (let i = 0; i < omega.length; i++) omega[i] = normal();
   // Range finder with power iterations: Q spans the dominant column space of X.
+  const columns = transposeRows(rows, buckets);
   let y = sparseTimesDense(rows, omega, l);
   orthonormalise(y, rows.length, l);
   for (let q = 0; q < powerIterations; q++) {
     // Orthonormalising Y each round keeps the iteration stable; the bucket-side product needs
     // no separate orthonormalisation for the few rounds used here.
-    y = sparseTimesDense(rows, sparseTransposeTimesDense(rows, y, l, buckets), l);
+    y = sparseTimesDense(rows, sparseTimesDense(columns, y, l), l);
     orthonormalise(y, rows.length, l);
   }
   // B^T = X^T Q (buckets x l); the right singular vectors of X are those of B: eigenvectors of
   // B B^T (l x l) give U_b and sigma^2, and V = B^T U_b / sigma.
-  const bt = sparseTransposeTimesDense(rows, y, l, buckets);
+  const bt = sparseTimesDense(columns, y, l);
   const g = gram(bt, buckets, l);
   const bbt = new Matrix(l, l);
   for (let i = 0; i < l; i++) for (let j = 0; j < l; j++) bbt.set(i, j, g[i * l + j]!);
@@ -425,19 +344,9 @@ function fitProjection(rows: Sparse[], params: EmbedderParams, sigmaPower = 0): 
     const scale = sigma ** (sigmaPower - 1);
     for (let j = 0; j < l; j++) u[j * dim + c] = evd.eigenvectorMatrix.get(j, col) * scale;
   });
-  const projection = new Float32Array(buckets * dim);
-  const acc = new Float64Array(dim);
-  for (let k = 0; k < buckets; k++) {
-    acc.fill(0);
-    const bo = k * l;
-    for (let j = 0; j < l; j++) {
-      const v = bt[bo + j]!;
-      if (v === 0) continue;
-      const uo = j * dim;
-      for (let c = 0; c < dim; c++) acc[c]! += v * u[uo + c]!;
-    }
-    for (let c = 0; c < dim; c++) projection[k * dim + c] = acc[c]!;
-  }
+  const v = new Float64Array(buckets * dim);
+  rowsTimes(bt, buckets, l, u, dim, v);
+  const projection = Float32Array.from(v);
   // Fix each vector's sign (largest |component| positive) so refits are comparable.
   for (let c = 0; c < dim; c++) {
     let best = 0;

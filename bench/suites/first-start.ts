@@ -2,8 +2,10 @@
 // has it (serving in under 3 minutes on a fresh clone, install excluded). Each run clones the
 // committed HEAD into a temporary directory, installs it from the lockfile (timed apart), then
 // times `npm start` on an empty data directory until it prints its next-step block, and reads the
-// phases off its JSON log. --busy keeps one core of the two busy with a spinning process during
-// the starts, as another job on the machine would (the figures of a "busy 2-core machine").
+// phases off its JSON log. --busy keeps one core of the two busy with a spinning process (a busy
+// loop) during the starts, as one other job on the machine would: the start then has one core (the
+// figures of a "busy 2-core machine"). Any other load is not controlled: the load average at the
+// start of the runs is recorded beside the figures, since a machine loaded further starts slower.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,12 +24,44 @@ const BAR_S = 180;
 interface Run {
   installS: number;
   servingS: number;
+  cpuS: number;
   corpusS: number;
   stagesS: Record<string, number>;
   loadS: number;
   records: number;
   mediaFiles: number;
   posts: number;
+}
+
+/**
+ * CPU seconds used so far by process `pid` and its descendants (their threads, and the children they
+ * waited for), from /proc (Linux; NaN elsewhere): what the start takes on one core it has to itself,
+ * whatever else the machine runs.
+ */
+function treeCpuS(pid: number): number {
+  try {
+    const tick = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    const stats = new Map<number, { ppid: number; ticks: number }>();
+    for (const e of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(e)) continue;
+      try {
+        // Fields after "(comm)": state ppid ... utime (14th) stime cutime cstime.
+        const f = fs.readFileSync(`/proc/${e}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        stats.set(Number(e), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    let ticks = 0;
+    for (const [p, st] of stats) {
+      let q: number | undefined = p;
+      while (q !== undefined && q > 1 && q !== pid) q = stats.get(q)?.ppid;
+      if (q === pid) ticks += st.ticks;
+    }
+    return ticks / tick;
+  } catch {
+    return NaN;
+  }
 }
 
 function spinner(): ChildProcess {
@@ -59,6 +93,7 @@ async function oneRun(): Promise<Run> {
       }, 100);
     });
     const servingS = (performance.now() - t0) / 1000;
+    const cpuS = treeCpuS(child.pid!);
     process.kill(-child.pid!, 'SIGTERM');
     await new Promise((r) => child.once('close', r));
     const lines = out
@@ -74,6 +109,7 @@ async function oneRun(): Promise<Run> {
     return {
       installS,
       servingS,
+      cpuS,
       corpusS: (corpus.ms as number) / 1000,
       stagesS,
       loadS: ((load?.loadMs as number | undefined) ?? 0) / 1000,
@@ -90,12 +126,15 @@ export async function benchFirstStart(o: FirstStartOptions): Promise<void> {
   const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
   const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
   const runs: Run[] = [];
+  const load = os.loadavg()[0]!;
   const spin = o.busy ? spinner() : null;
   try {
     for (let r = 0; r < o.runs; r++) {
       const run = await oneRun();
       runs.push(run);
-      process.stdout.write(`run ${r + 1}: serving after ${run.servingS.toFixed(1)} s (install ${run.installS.toFixed(1)} s)\n`);
+      process.stdout.write(
+        `run ${r + 1}: serving after ${run.servingS.toFixed(1)} s, ${run.cpuS.toFixed(1)} s CPU (install ${run.installS.toFixed(1)} s)\n`,
+      );
     }
   } finally {
     spin?.kill('SIGKILL');
@@ -105,11 +144,12 @@ export async function benchFirstStart(o: FirstStartOptions): Promise<void> {
   const serving = med((r) => r.servingS);
   const md = `## \`npm start\` on a fresh clone${o.busy ? ', one core kept busy' : ''}
 
-Command: \`${o.command}\` — ${new Date().toISOString().slice(0, 10)}, ${machine()}, commit ${head}${dirty ? ' (with uncommitted changes: the clone has only the commit)' : ''}; ${o.runs} run(s), each a fresh \`git clone\` and \`npm ci\` (not counted), then \`npm start\` on an empty data directory timed until it prints its next-step block${o.busy ? '; a process spinning on one of the two cores throughout' : ''}.
+Command: \`${o.command}\` — ${new Date().toISOString().slice(0, 10)}, ${machine()}, commit ${head}${dirty ? ' (with uncommitted changes: the clone has only the commit)' : ''}; ${o.runs} run(s), each a fresh \`git clone\` and \`npm ci\` (not counted), then \`npm start\` on an empty data directory timed until it prints its next-step block${o.busy ? '; a process spinning on one of the two cores throughout' : ''}; load average ${load.toFixed(2)} before the runs (other work on the machine is not controlled).
 
 | | ${runs.map((_, i) => `run ${i + 1}`).join(' | ')} | median |
 |---|${runs.map(() => '---|').join('')}---|
 | **serving after** (bar ${BAR_S} s) | ${runs.map((r) => `${r.servingS.toFixed(1)} s`).join(' | ')} | **${serving.toFixed(1)} s** (${serving < BAR_S ? 'met' : 'missed'}) |
+| CPU time of the start (all its processes and threads: the time on one free core) | ${runs.map((r) => `${r.cpuS.toFixed(1)} s`).join(' | ')} | ${med((r) => r.cpuS).toFixed(1)} s |
 | corpus generated (${runs[0]!.records.toLocaleString('en-US')} records, ${runs[0]!.mediaFiles.toLocaleString('en-US')} media files) | ${runs.map((r) => `${r.corpusS.toFixed(1)} s`).join(' | ')} | ${med((r) => r.corpusS).toFixed(1)} s |
 ${stageNames.map((s) => `| ${s} | ${runs.map((r) => `${(r.stagesS[s] ?? 0).toFixed(1)} s`).join(' | ')} | ${med((r) => r.stagesS[s] ?? 0).toFixed(1)} s |`).join('\n')}
 | server: generation loaded | ${runs.map((r) => `${r.loadS.toFixed(1)} s`).join(' | ')} | ${med((r) => r.loadS).toFixed(1)} s |
@@ -117,6 +157,6 @@ ${stageNames.map((s) => `| ${s} | ${runs.map((r) => `${(r.stagesS[s] ?? 0).toFix
 
 Posts published: ${runs[0]!.posts.toLocaleString('en-US')}. The rest of "serving after" is process start-up, the demo account, the ledger and the server's listen.`;
   process.stdout.write(md + '\n');
-  writeResultsJson(o.busy ? 'start-busy' : 'start', { command: o.command, machine: machine(), commit: head, runs });
+  writeResultsJson(o.busy ? 'start-busy' : 'start', { command: o.command, machine: machine(), commit: head, loadAverage: load, runs });
   writeResultsSection(o.busy ? 'start-busy' : 'start', md);
 }
