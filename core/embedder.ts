@@ -60,27 +60,13 @@ export const DEFAULT_EMBEDDER: EmbedderParams = {
 };
 
 /**
- * A fit on fewer documents has 64 dimensions, not 128: its cost is about quadratic in them (the
- * randomized SVD's Gram matrices and orthonormalisation), and this halves the fit on the first
- * start's 20,000-post demo corpus. There the planted narratives came out better, not worse (NMI
- * 0.974 against 0.936, lifecycle agreement 44/44 against 43/44, the planted 30-post story found as
- * before: bench/RESULTS.md, quality-narratives); on the 630-post sample, the planted story's 7d
- * narrative held 21 of its 30 posts against 18 (test/planted-story.test.ts). Larger corpora keep
- * 128: more subjects need the room.
- */
-export const SMALL_CORPUS_DOCS = 32_768;
-export const SMALL_CORPUS_DIM = 64;
-
-/**
  * Parameters for a corpus of `docs` documents: the hash space grows with the corpus (8 buckets a
  * document, 2^13..2^16), since the fit's cost is linear in it and a small corpus has few distinct
- * terms to keep apart; below SMALL_CORPUS_DOCS, SMALL_CORPUS_DIM dimensions. The choice is stored
- * in the model, so queries embed exactly as documents.
+ * terms to keep apart. The choice is stored in the model, so queries embed exactly as documents.
  */
 export function embedderParamsFor(docs: number, base: EmbedderParams = DEFAULT_EMBEDDER): EmbedderParams {
   const want = 2 ** Math.ceil(Math.log2(Math.max(1, docs * 8)));
-  const dim = docs < SMALL_CORPUS_DOCS ? Math.min(base.dim, SMALL_CORPUS_DIM) : base.dim;
-  return { ...base, buckets: Math.min(base.buckets, Math.max(1 << 13, want)), dim };
+  return { ...base, buckets: Math.min(base.buckets, Math.max(1 << 13, want)) };
 }
 
 export interface EmbedderModel {

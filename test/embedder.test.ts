@@ -6,9 +6,7 @@ import * as assert from 'uvu/assert';
 import { terms } from '../core/analyzer.ts';
 import {
   embed,
-  DEFAULT_EMBEDDER,
   embedderKnows,
-  embedderParamsFor,
   fitEmbedder,
   learntMinDocs,
   loadEmbedder,
@@ -49,15 +47,6 @@ for (const line of fs.readFileSync(path.join(SAMPLE, 'posts', 'posts-00001.ndjso
 }
 const docTerms = posts.map((p) => terms(p.text, p.language));
 const docs = docTerms.map(termHashes);
-test('embedderParamsFor: the hash space grows with the corpus; 64 dimensions below 32,768 documents, 128 from there', () => {
-  const demo = embedderParamsFor(20_000);
-  assert.equal([demo.buckets, demo.dim], [1 << 16, 64]);
-  assert.equal([embedderParamsFor(32_767).dim, embedderParamsFor(32_768).dim], [64, 128]);
-  assert.equal(embedderParamsFor(500), { ...DEFAULT_EMBEDDER, buckets: 1 << 13, dim: 64 });
-  assert.equal(embedderParamsFor(1_000_000), DEFAULT_EMBEDDER);
-  assert.is(embedderParamsFor(20_000, { ...DEFAULT_EMBEDDER, dim: 48 }).dim, 48, 'a smaller base dimension is kept');
-});
-
 const params: EmbedderParams = { buckets: 1 << 14, dim: 48, sample: 10_000, oversample: 12, powerIterations: 2, seed: 7 };
 
 const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, v, i) => s + v * b[i]!, 0);

@@ -6,7 +6,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { terms } from '../core/analyzer.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
-import { SMALL_CORPUS_DIM } from '../core/embedder.ts';
 import { generationDir, readCurrent } from '../core/generations.ts';
 import { searchGraphs } from '../core/ranking/segment-graphs.ts';
 import { queryVector, search } from '../core/ranking/search.ts';
@@ -141,7 +140,7 @@ test('few rows with a text_embedding: our own space is kept', async () => {
   const dir = generationDir(dataDirLayout(d), (await readCurrent(dataDirLayout(d)))!);
   const space = loadVectorSpace(dir, 'text');
   assert.is(space.source, 'computed');
-  assert.is(space.dim, SMALL_CORPUS_DIM); // our word space, at a small corpus's dimension
+  assert.is(space.dim, 128);
   const uuids = new Set((await readSnapshot(d, 'posts', 'uuid')).map((p) => p.uuid as string));
   assert.is(space.precomputedRows, [...sent.keys()].filter((u) => uuids.has(u)).length);
   assert.ok(space.precomputedRows > 50);
