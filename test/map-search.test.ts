@@ -54,6 +54,8 @@ function ferryStory(asOf: Date) {
 let s: RunningServer;
 /** The narrative holding most of the ferry posts, per window. */
 const ferryNarrative = new Map<string, { id: string; label: string; caught: number }>();
+/** Every narrative most of whose members are ferry posts (a window may split the story). */
+const ferryMostly = new Set<string>();
 
 test.before(async () => {
   const d = sampleDataDir();
@@ -65,7 +67,10 @@ test.before(async () => {
   for (const m of members)
     if ((m.uuid as string).startsWith('ferry-story-'))
       caught.set(m.narrative_id as string, (caught.get(m.narrative_id as string) ?? 0) + 1);
+  const size = new Map<string, number>();
+  for (const m of members) size.set(m.narrative_id as string, (size.get(m.narrative_id as string) ?? 0) + 1);
   for (const [id, n] of caught) {
+    if (n > 0.5 * size.get(id)!) ferryMostly.add(id);
     const w = id.split('-')[0]!;
     if (n > (ferryNarrative.get(w)?.caught ?? 0)) ferryNarrative.set(w, { id, label: labels.get(id)!, caught: n });
   }
@@ -102,12 +107,9 @@ for (const q of ['ferry', 'ferry strike', '#ferrystrike', 'FerryStrike', '#Ferry
       assert.ok(r.items.length > 0, `${w}: nothing for "${q}"`);
       assert.is(r.items[0]!.id, want.id, `${w}: "${q}" ranks "${r.items[0]!.label}" above "${want.label}"`);
     }
-    // Without a window: one of the windows' ferry narratives leads.
+    // Without a window: a narrative of the ferry story (in any window) leads.
     const all = await search(q);
-    assert.ok(
-      [...ferryNarrative.values()].some((f) => f.id === all.items[0]!.id),
-      `"${q}" ranks "${all.items[0]!.label}" first`,
-    );
+    assert.ok(ferryMostly.has(all.items[0]!.id), `"${q}" ranks "${all.items[0]!.label}" first`);
   });
 }
 
