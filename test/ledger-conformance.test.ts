@@ -67,15 +67,17 @@ for (const backend of backends) {
     const h = await l.hold({ account: acc.id, amountMicro: C(1), ref: 'r', what: 'x' });
     const id = h.ok ? h.hold.id : '';
     const all = await Promise.allSettled([l.settle(id, C('0.5')), l.settle(id, C('0.5')), l.release(id, 'failed')]);
-    assert.equal(
-      all.map((b) => b.status),
-      ['fulfilled', 'rejected', 'rejected'],
-    );
-    for (const r of all.slice(1)) {
+    // Exactly one resolves it, whichever reaches the ledger first (PostgreSQL's group commit may order
+    // concurrent calls of one process across batches); the others find it resolved.
+    const won = all.findIndex((b) => b.status === 'fulfilled');
+    assert.is(all.filter((b) => b.status === 'fulfilled').length, 1, JSON.stringify(all.map((b) => b.status)));
+    for (const r of all.filter((b) => b.status === 'rejected')) {
       assert.instance((r as PromiseRejectedResult).reason, LedgerError);
       assert.is(((r as PromiseRejectedResult).reason as LedgerError).code, 'hold_not_open');
     }
-    assert.is((await l.balance(acc.id)).balanceMicro, C('0.5'));
+    // A settlement of 0.5 charged it, or the release gave it all back.
+    assert.is((await l.balance(acc.id)).balanceMicro, won === 2 ? C(1) : C('0.5'));
+    assert.is((await l.status()).openHolds, 0);
     await rejects(() => l.release('hld_nope', 'x'), /not open/);
     await l.close();
   });
