@@ -4,8 +4,9 @@
 //   ACK topup <note> <amount> | ACK hold <holdId> <amount> | ACK settle <holdId> <amount> | ACK release <holdId>
 // The parent kills it with SIGKILL at a moment of its choosing and checks every ACK survived.
 // With DATABASE_URL set it is one PostgreSQL replica among others (DIR unused; LEDGER_LEASE_MS
-// its lease); with IDEM_KEY it first claims that Idempotency-Key and prints `BEGUN`, so the
-// parent can see a key left running by a replica that died.
+// its lease); with IDEM_KEY it first claims that Idempotency-Key and holds credit for the request
+// running under it, never settled, then prints `BEGUN`, so the parent can see a key and a hold
+// left running by a replica that died (the load's own holds may all be resolved at the kill).
 import type { CreditLedger } from '../credit-ledger.ts';
 import { FileLedger } from '../file-ledger.ts';
 import { PgLedger } from '../postgres/pg-ledger.ts';
@@ -18,6 +19,8 @@ const ledger: CreditLedger = DATABASE_URL
   : await FileLedger.open({ dir, checkpointEvery: 500 });
 if (IDEM_KEY) {
   await ledger.idempotencyBegin(account, IDEM_KEY, 'load-child');
+  const running = await ledger.hold({ account, amountMicro: 10_000, ref: `idem_${IDEM_KEY}`, what: 'load' });
+  if (!running.ok) throw new Error('load-child: no credit for the request under IDEM_KEY');
   process.stdout.write('BEGUN\n');
 }
 const out: string[] = [];
