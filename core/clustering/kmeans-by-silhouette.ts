@@ -107,7 +107,7 @@ export function kGrid(kMin: number, kMax: number, step = 1.12): number[] {
 }
 
 /** Evenly spaced, deterministic indices 0..n-1 (n or fewer). */
-function spread(n: number, m: number): number[] {
+export function spread(n: number, m: number): number[] {
   if (n <= m) return Array.from({ length: n }, (_, i) => i);
   return Array.from({ length: m }, (_, i) => Math.floor(((i + 0.5) * n) / m));
 }
@@ -205,7 +205,7 @@ export function seedCentres(
 const rowArrays = new WeakMap<readonly number[], Float64Array>();
 
 /** One k-means run from the given centres (lloyd-kmeans.ts: ml-kmeans's result, faster); its input made once per row list. */
-function runKMeans(
+export function runKMeans(
   points: Float32Array,
   dim: number,
   idx: readonly number[],
@@ -222,7 +222,7 @@ function runKMeans(
   return { clusters: Array.from(res.clusters), centroids: init.map((_, c) => Array.from(res.centroids.subarray(c * dim, (c + 1) * dim))) };
 }
 
-function normaliseRows(m: number[][], dim: number): Float32Array {
+export function normaliseRows(m: number[][], dim: number): Float32Array {
   const out = new Float32Array(m.length * dim);
   m.forEach((row, c) => {
     let n = 0;

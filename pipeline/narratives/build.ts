@@ -1,6 +1,7 @@
-// The narratives of one window: clusters of its posts (core/clustering/kmeans-by-silhouette.ts) described by every field of
+// The narratives of one window: its stories (core/clustering/stories.ts; noise allowed) described by every field of
 // a narrative (docs/api.md, "Narrative") that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
-import { clusterRange, CLUSTER_DEFAULTS, type ClusteredRange, type ClusterOptions } from '../../core/clustering/kmeans-by-silhouette.ts';
+import type { ClusteredRange } from '../../core/clustering/kmeans-by-silhouette.ts';
+import { clusterStoryRange, STORY_DEFAULTS, type StoryOptions, type StoryWords } from '../../core/clustering/stories.ts';
 import { DESCRIBE_POSTS, describeNarrative, platformDiffusion } from '../../core/maps/describe.ts';
 import { memberStats, mostCentralFirst, representativeOf } from '../../core/maps/members.ts';
 import type { NarrativeCorpus } from './corpus.ts';
@@ -50,12 +51,17 @@ export interface WindowResult {
   warmStart: boolean;
 }
 
+/** The words the key test reads: the label words (ids below the vocabulary's size; bigrams above). */
+export function storyWords(corpus: NarrativeCorpus): StoryWords {
+  return { lists: corpus.labelKeys, words: corpus.terms.vocab.length };
+}
+
 export async function buildWindow(
   corpus: NarrativeCorpus,
   w: WindowSpec,
   asOf: number,
   textOf: (rows: number[]) => Promise<Map<number, string>>,
-  opts: ClusterOptions = CLUSTER_DEFAULTS,
+  opts: StoryOptions = STORY_DEFAULTS,
   prior?: readonly Float32Array[],
   /** The window's clusters when already made (an incremental run's, core/clustering/merge-models.ts). */
   given?: ClusteredRange,
@@ -66,7 +72,7 @@ export async function buildWindow(
     clustering: cl,
     clusters,
     byCluster,
-  } = given ?? clusterRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, opts, prior);
+  } = given ?? clusterStoryRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, storyWords(corpus), opts, prior);
   // c-TF-IDF over every kept cluster of the window: terms for labels (counted as ids), tags for top_tags.
   const keys = corpus.labelKeys;
   const classes = clusters.map((c) => {

@@ -21,6 +21,7 @@ import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
 import { buildWindow, type BuiltNarrative } from './build.ts';
 import { CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
+import { STORY_DEFAULTS } from '../../core/clustering/stories.ts';
 import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
 import { writeNarrativeText } from './text-index.ts';
 import { matchClusters, newMapKey } from '../../core/clustering/tracking.ts';
@@ -152,7 +153,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       spec,
       ctx.asOf.getTime(),
       readText,
-      CLUSTER_DEFAULTS,
+      STORY_DEFAULTS,
       prev.map((p) => p.centroid),
       merged ?? undefined,
     );

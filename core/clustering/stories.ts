@@ -1,0 +1,323 @@
+// The narratives' clustering: a window's stories, with noise allowed. Real posts are mostly
+// everyday talk; a partition of every post (k-means alone) makes catch-all "narratives" of it
+// ("love, time, day": 17,434 of CrisisLexT6's 60,078 tweets). A story is told in shared words, so
+// a group of posts is a narrative only when most of its posts name one of its key terms:
+//   1. micro-clusters: k-means (k-means++ seeding, the previous generation's narrative centres
+//      first) on an evenly spaced sample of the window, about `microSize` sample posts each: finer
+//      than any story, so a story and the chatter beside it fall into different micro-clusters;
+//      every post of the window joins its nearest micro-centre by cosine;
+//   2. the key test: a micro-cluster's key terms are its `keyTerms` words of highest c-TF-IDF
+//      against the window (share of its posts that hold the word x ln(1 + posts of the window /
+//      posts of the window that hold it)); its key coverage is the share of its posts holding at
+//      least one of them. Coverage >= keyCoverage: a piece of a story; below: everyday talk, noise.
+//      Generic talk ("love, time, day") fails it: its posts share a tone, not words;
+//   3. merging: two pieces are one story when their centres are at least as close as their
+//      members are to their own centres (cosine of the centres >= the mean of their members' mean
+//      cosine to their centre) and the union's key terms cover each of them (keyCoverage of each
+//      one's posts: a small story beside a large one is not swallowed by the large one's words):
+//      the closest such pair is merged first, until none is left. No k is given: the data's own
+//      spread decides;
+//   4. members: a post holding none of its story's key terms leaves it (noise), as does one less
+//      similar than noiseSimilarity to the story's centre; a story left with fewer than
+//      max(minClusterSize, minClusterShare x posts) posts is noise.
+// docs/fields.md ("Narratives: which posts form one") states the rule for readers.
+import { dot } from '../dot.ts';
+import { cTfIdf } from '../maps/labels.ts';
+import type { RowKeyLists } from '../maps/label-counts.ts';
+import { normaliseRows, runKMeans, seedCentres, spread, type Clustering, type ClusteredRange } from './kmeans-by-silhouette.ts';
+
+export interface StoryOptions {
+  seed: number;
+  /** Rows the micro k-means sees. */
+  sample: number;
+  /** Sample rows per micro-cluster (k = sample rows / microSize, at most maxMicro). */
+  microSize: number;
+  maxMicro: number;
+  /** Least posts of the window per micro-cluster: a key test on a few posts is chance. */
+  microPosts: number;
+  maxIterations: number;
+  /** Words that name a story (its key terms). */
+  keyTerms: number;
+  /** Least share of a story's posts that hold one of its key terms. */
+  keyCoverage: number;
+  noiseSimilarity: number;
+  minClusterSize: number;
+  minClusterShare: number;
+}
+
+/** Least posts of a micro-cluster put to the key test (a story split between micro-clusters merges back from pieces this small). */
+const PIECE_MIN = 5;
+
+export const STORY_DEFAULTS: StoryOptions = {
+  seed: 42,
+  sample: 8000,
+  // 40: on CrisisLexT6 (60,078 tweets) and the T26 set, 25 and 40 found the same stories; 40
+  // costs less (fewer centres for every post of the window to compare with).
+  microSize: 40,
+  maxMicro: 200,
+  microPosts: 20,
+  maxIterations: 20,
+  keyTerms: 5,
+  // 0.8: on CrisisLexT6's window `all`, 0.8 kept 87% of the crisis tweets and 26% of the
+  // everyday ones; 0.7 kept 1 point more of the first and 5 more of the second.
+  keyCoverage: 0.8,
+  noiseSimilarity: 0.2,
+  // A story of fewer posts is a coincidence of words as often as a story: on CrisisLexT6's 7d
+  // window (5,137 tweets) the groups of 12-21 posts that passed the key test were everyday talk
+  // ("head, clean, bored"; "guy, watched, heard").
+  minClusterSize: 20,
+  minClusterShare: 0.002,
+};
+
+/** Each row's words: the ids below `words` in `lists` (label words; bigrams above are skipped). */
+export interface StoryWords {
+  lists: RowKeyLists;
+  words: number;
+}
+
+/** Counts of words over posts (each word once per post), in dense scratch arrays reset after use. */
+class WordCounts {
+  private seen = new Int32Array(0);
+  private counts = new Int32Array(0);
+  private stamp = 0;
+
+  constructor(private readonly w: StoryWords) {
+    this.seen = new Int32Array(w.words);
+    this.counts = new Int32Array(w.words);
+  }
+
+  /** Posts holding each word, as (ids, counts) of the words met. */
+  count(rows: ArrayLike<number>): { ids: number[]; counts: number[] } {
+    const { offsets, ids } = this.w.lists;
+    const met: number[] = [];
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k]!;
+      const s = ++this.stamp;
+      for (let i = offsets[r]!; i < offsets[r + 1]!; i++) {
+        const id = ids[i]!;
+        if (id >= this.w.words || this.seen[id] === s) continue;
+        this.seen[id] = s;
+        if (this.counts[id]!++ === 0) met.push(id);
+      }
+    }
+    const counts = met.map((id) => this.counts[id]!);
+    for (const id of met) this.counts[id] = 0;
+    return { ids: met, counts };
+  }
+
+  /** Share of `rows` holding at least one of `keys`. */
+  coverage(rows: ArrayLike<number>, keys: readonly number[]): number {
+    if (rows.length === 0) return 0;
+    const { offsets, ids } = this.w.lists;
+    const s = ++this.stamp;
+    for (const id of keys) this.seen[id] = s;
+    let hit = 0;
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k]!;
+      for (let i = offsets[r]!; i < offsets[r + 1]!; i++)
+        if (this.seen[ids[i]!] === s) {
+          hit++;
+          break;
+        }
+    }
+    return hit / rows.length;
+  }
+
+  holds(r: number, keys: ReadonlySet<number>): boolean {
+    const { offsets, ids } = this.w.lists;
+    for (let i = offsets[r]!; i < offsets[r + 1]!; i++) if (keys.has(ids[i]!)) return true;
+    return false;
+  }
+}
+
+interface Piece {
+  rows: number[];
+  sum: Float64Array;
+  /** Mean cosine of its members to its centre. */
+  cohesion: number;
+  keys: number[];
+}
+
+function unit(sum: Float64Array): Float32Array {
+  let n = 0;
+  for (let i = 0; i < sum.length; i++) n += sum[i]! * sum[i]!;
+  n = Math.sqrt(n) || 1;
+  return Float32Array.from(sum, (x) => x / n);
+}
+
+/**
+ * The window's stories (see the header): `rows` are indices into `vectors` (unit vectors of `dim`),
+ * `words` each row's words; `prior` the previous generation's narrative centres of this window
+ * (seeded first, so a continuing story's micro-clusters form where they were).
+ */
+export function clusterStories(
+  vectors: Float32Array,
+  dim: number,
+  rows: readonly number[],
+  words: StoryWords,
+  opts: StoryOptions = STORY_DEFAULTS,
+  prior: readonly Float32Array[] = [],
+): Clustering {
+  const n = rows.length;
+  const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * n));
+  const none: Clustering = {
+    k: 0,
+    centroids: new Float32Array(0),
+    kept: [],
+    assignment: new Int32Array(n).fill(-1),
+    similarity: new Float32Array(n),
+    silhouette: 0,
+    tried: [],
+    warmStart: false,
+  };
+  if (n < 2 * minSize) return none;
+
+  // 1. Micro-clusters on the sample; every row to its nearest micro-centre.
+  const sampleIdx = spread(n, opts.sample);
+  const m = sampleIdx.length;
+  const samplePoints = new Float32Array(m * dim);
+  sampleIdx.forEach((s, i) => samplePoints.set(vectors.subarray(rows[s]! * dim, (rows[s]! + 1) * dim), i * dim));
+  const all = sampleIdx.map((_, i) => i);
+  const k = Math.max(2, Math.min(opts.maxMicro, Math.floor(m / opts.microSize), Math.floor(n / opts.microPosts)));
+  const warm = prior.slice(0, k);
+  const res = runKMeans(samplePoints, dim, all, seedCentres(samplePoints, dim, all, k, opts.seed, warm), opts.maxIterations);
+  const micro = normaliseRows(res.centroids, dim);
+  const byMicro: number[][] = Array.from({ length: k }, () => []);
+  for (let i = 0; i < n; i++) {
+    const o = rows[i]! * dim;
+    let bc = 0;
+    let bs = -Infinity;
+    for (let c = 0; c < k; c++) {
+      const s = dot(vectors, o, micro, c * dim, dim);
+      if (s > bs) ((bs = s), (bc = c));
+    }
+    byMicro[bc]!.push(rows[i]!);
+  }
+
+  // 2. The key test, against the window's document frequencies.
+  const counter = new WordCounts(words);
+  const windowDf = new Int32Array(words.words);
+  {
+    const { ids, counts } = counter.count(rows);
+    ids.forEach((id, j) => (windowDf[id] = counts[j]!));
+  }
+  const keysOf = (members: readonly number[]): number[] => {
+    const { ids, counts } = counter.count(members);
+    const weight = (j: number) => cTfIdf(counts[j]!, members.length, windowDf[ids[j]!]!, n);
+    const order = ids.map((_, j) => j).sort((a, b) => weight(b) - weight(a) || counts[b]! - counts[a]! || ids[a]! - ids[b]!);
+    return order.slice(0, opts.keyTerms).map((j) => ids[j]!);
+  };
+  const sumOf = (members: readonly number[]) => {
+    const sum = new Float64Array(dim);
+    for (const r of members) for (let i = 0; i < dim; i++) sum[i]! += vectors[r * dim + i]!;
+    return sum;
+  };
+  const cohesionOf = (members: readonly number[], centre: Float32Array) => {
+    let s = 0;
+    for (const r of members) s += dot(vectors, r * dim, centre, 0, dim);
+    return s / Math.max(1, members.length);
+  };
+  let pieces: Piece[] = [];
+  for (const members of byMicro) {
+    if (members.length < PIECE_MIN) continue;
+    const keys = keysOf(members);
+    if (counter.coverage(members, keys) < opts.keyCoverage) continue;
+    const sum = sumOf(members);
+    pieces.push({ rows: members, sum, cohesion: cohesionOf(members, unit(sum)), keys });
+  }
+
+  // 3. Merge the closest pair of pieces told alike, while one is left.
+  const refused = new Set<string>();
+  for (;;) {
+    const centres = pieces.map((p) => unit(p.sum));
+    let best: { a: number; b: number; gain: number } | null = null;
+    for (let a = 0; a < pieces.length; a++)
+      for (let b = a + 1; b < pieces.length; b++) {
+        const gain = dot(centres[a]!, 0, centres[b]!, 0, dim) - (pieces[a]!.cohesion + pieces[b]!.cohesion) / 2;
+        if (gain >= 0 && (!best || gain > best.gain) && !refused.has(pairKey(pieces[a]!, pieces[b]!))) best = { a, b, gain };
+      }
+    if (!best) break;
+    const pa = pieces[best.a]!;
+    const pb = pieces[best.b]!;
+    const union = [...pa.rows, ...pb.rows];
+    const keys = keysOf(union);
+    if (Math.min(counter.coverage(pa.rows, keys), counter.coverage(pb.rows, keys)) < opts.keyCoverage) {
+      refused.add(pairKey(pa, pb));
+      continue;
+    }
+    const sum = pa.sum.map((x, i) => x + pb.sum[i]!);
+    const merged: Piece = { rows: union, sum, cohesion: cohesionOf(union, unit(sum)), keys };
+    pieces = pieces.filter((_, i) => i !== best!.a && i !== best!.b);
+    pieces.push(merged);
+  }
+
+  // 4. Members that hold a key term and are close enough; stories large enough.
+  const stories: Array<{ rows: number[]; centre: Float32Array }> = [];
+  for (const p of pieces) {
+    const keys = new Set(p.keys);
+    const centre = unit(p.sum);
+    const kept = p.rows.filter((r) => counter.holds(r, keys) && dot(vectors, r * dim, centre, 0, dim) >= opts.noiseSimilarity);
+    if (kept.length >= minSize) stories.push({ rows: kept.sort((x, y) => x - y), centre: unit(sumOf(kept)) });
+  }
+  // In the order of their first post, so that ids follow the data, not the merge order.
+  stories.sort((x, y) => x.rows[0]! - y.rows[0]!);
+  const position = new Map<number, number>();
+  rows.forEach((r, i) => position.set(r, i));
+  const assignment = new Int32Array(n).fill(-1);
+  const similarity = new Float32Array(n);
+  const centroids = new Float32Array(stories.length * dim);
+  stories.forEach((s, c) => {
+    centroids.set(s.centre, c * dim);
+    for (const r of s.rows) {
+      const i = position.get(r)!;
+      assignment[i] = c;
+      similarity[i] = dot(vectors, r * dim, s.centre, 0, dim);
+    }
+  });
+  // Rows outside every story: their cosine to the nearest story centre (the noise they are).
+  for (let i = 0; i < n; i++) {
+    if (assignment[i]! >= 0) continue;
+    let bs = 0;
+    for (let c = 0; c < stories.length; c++) bs = Math.max(bs, dot(vectors, rows[i]! * dim, centroids, c * dim, dim));
+    similarity[i] = bs;
+  }
+  return {
+    k: stories.length,
+    centroids,
+    kept: stories.map(() => true),
+    assignment,
+    similarity,
+    silhouette: 0,
+    tried: [{ k, silhouette: 0 }],
+    warmStart: warm.length > 0,
+  };
+}
+
+function pairKey(a: Piece, b: Piece): string {
+  const x = a.rows[0]!;
+  const y = b.rows[0]!;
+  return x < y ? `${x}:${a.rows.length}|${y}:${b.rows.length}` : `${y}:${b.rows.length}|${x}:${a.rows.length}`;
+}
+
+/** clusterStories over the rows from `firstRow` on that have a vector, as clusterRange gives them. */
+export function clusterStoryRange(
+  vectors: Float32Array,
+  dim: number,
+  hasVector: Uint8Array,
+  firstRow: number,
+  words: StoryWords,
+  opts: StoryOptions = STORY_DEFAULTS,
+  prior?: readonly Float32Array[],
+): ClusteredRange {
+  const rows: number[] = [];
+  for (let r = firstRow; r < hasVector.length; r++) if (hasVector[r]) rows.push(r);
+  const clustering = clusterStories(vectors, dim, rows, words, opts, prior);
+  const byCluster = new Map<number, number[]>();
+  clustering.assignment.forEach((c, i) => {
+    if (c < 0) return;
+    const list = byCluster.get(c) ?? [];
+    list.push(i);
+    byCluster.set(c, list);
+  });
+  return { rows, clustering, clusters: [...byCluster.keys()].sort((a, b) => a - b), byCluster };
+}
