@@ -7,7 +7,7 @@ import { sqlString } from '../core/duckdb.ts';
 import { generationDir, readCurrent, readManifest } from '../core/generations.ts';
 import { withFirstRows } from '../core/segments.ts';
 import type { SegmentPlan } from './segment-plan.ts';
-import { mergeWindowsIntoPrevious, partitionSums, unitOf, type MergedRange } from '../core/clustering/merge-models.ts';
+import { mergeWindowsIntoPrevious, partitionSums, unitOf, type MergedRange, type StoryMode } from '../core/clustering/merge-models.ts';
 import type { ClusterOptions } from '../core/clustering/kmeans-by-silhouette.ts';
 import { overlapCoefficient, type Match, type PreviousNarrative, type TrackedSide } from '../core/clustering/tracking.ts';
 import { dot } from '../core/dot.ts';
@@ -150,8 +150,9 @@ export function mergeWindows(
   corpus: { vectors: Float32Array; dim: number; hasVector: Uint8Array; computed: Uint8Array },
   windows: ReadonlyArray<{ firstRow: number; previous: readonly PreviousEntry[] }>,
   opts: ClusterOptions,
+  story?: StoryMode,
 ): MergedRange[] {
-  return mergeWindowsIntoPrevious(corpus.vectors, corpus.dim, corpus.hasVector, corpus.computed, windows, opts);
+  return mergeWindowsIntoPrevious(corpus.vectors, corpus.dim, corpus.hasVector, corpus.computed, windows, opts, story);
 }
 
 /** The matches of merged clusters: each continues the entry it came from (its centres' cosine, their members' overlap). */

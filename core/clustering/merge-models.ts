@@ -22,6 +22,7 @@
 import { dot } from '../dot.ts';
 import { clusterWindow, seedCentres, type ClusteredRange, type ClusterOptions, type Clustering } from './kmeans-by-silhouette.ts';
 import { lloydKMeans } from './lloyd-kmeans.ts';
+import { clusterStories, StoryLexicon, type StoryOptions, type StoryWords } from './stories.ts';
 import { MATCH_COSINE } from './tracking.ts';
 
 export interface MergedRange extends ClusteredRange {
@@ -330,10 +331,29 @@ function newStories(
   return stories.filter((st) => st.length >= minSize);
 }
 
+/**
+ * The narratives' story rules (stories.ts), kept on an incremental run: a new post joins a served
+ * narrative only when it holds one of the narrative's key terms; a new story must pass the key
+ * test (its posts without a key term are noise); the posts left over are clustered into stories.
+ */
+export interface StoryMode {
+  words: StoryWords;
+  opts: StoryOptions;
+}
+
 /** Steps 1-4 for one window. */
-function place(vectors: Float32Array, dim: number, hasVector: Uint8Array, isNew: Uint8Array, w: MergeWindow, opts: ClusterOptions): Placed {
+function place(
+  vectors: Float32Array,
+  dim: number,
+  hasVector: Uint8Array,
+  isNew: Uint8Array,
+  w: MergeWindow,
+  opts: ClusterOptions,
+  story?: StoryMode,
+): Placed {
   const rows: number[] = [];
   for (let r = w.firstRow; r < hasVector.length; r++) if (hasVector[r]) rows.push(r);
+  const lexicon = story ? new StoryLexicon(story.words, rows, story.opts.keyTerms) : null;
   const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * rows.length));
   // 1. The previous clusters' members still in the window, and their vectors' sums.
   const kept: number[][] = [];
@@ -354,7 +374,11 @@ function place(vectors: Float32Array, dim: number, hasVector: Uint8Array, isNew:
   const centres = kept.map((m, p) => (m.length ? unitOf(sums[p]!) : null));
   // 1b. New stories among the new posts, found beside the served clusters (newStories).
   const newRows = rows.filter((r) => isNew[r] && !member[r]);
-  const stories = newStories(vectors, dim, newRows, kept, centres, minSize, opts);
+  const found = newStories(vectors, dim, newRows, kept, centres, minSize, opts);
+  const stories = lexicon
+    ? found.map((st) => lexicon.story(st, story!.opts.keyCoverage)).filter((st): st is number[] => st !== null)
+    : found;
+  const keys = lexicon ? kept.map((m) => lexicon.keysOf(m)) : null;
   const inStory = new Uint8Array(hasVector.length);
   for (const st of stories) for (const r of st) inStory[r] = 1;
   // 2. New posts join the nearest previous cluster when close enough.
@@ -370,7 +394,7 @@ function place(vectors: Float32Array, dim: number, hasVector: Uint8Array, isNew:
       const s = dot(vectors, r * dim, c, 0, dim);
       if (s > bs) ((bs = s), (best = p));
     }
-    if (best >= 0 && bs >= opts.noiseSimilarity) {
+    if (best >= 0 && bs >= opts.noiseSimilarity && (!keys || lexicon!.holds(r, keys[best]!))) {
       kept[best]!.push(r);
       vectorSum(vectors, dim, [r], sums[best]!);
       joined++;
@@ -381,7 +405,9 @@ function place(vectors: Float32Array, dim: number, hasVector: Uint8Array, isNew:
   // A new cluster needs minSize members: fewer posts left than that cannot found one (k-means spared).
   if (left.length >= minSize) {
     // No more clusters than could pass the admission rule: the k search stops at left / minSize.
-    const cl = clusterWindow(vectors, dim, left, { ...opts, kMax: Math.max(opts.kMin, Math.floor(left.length / minSize)) });
+    const cl = story
+      ? clusterStories(vectors, dim, left, story.words, story.opts)
+      : clusterWindow(vectors, dim, left, { ...opts, kMax: Math.max(opts.kMin, Math.floor(left.length / minSize)) });
     const by = new Map<number, number[]>();
     cl.assignment.forEach((c, i) => {
       if (c < 0) return;
@@ -421,9 +447,10 @@ export function mergeWindowsIntoPrevious(
   isNew: Uint8Array,
   windows: readonly MergeWindow[],
   opts: ClusterOptions,
+  story?: StoryMode,
 ): MergedRange[] {
   const n = hasVector.length;
-  const placed = windows.map((w) => place(vectors, dim, hasVector, isNew, w, opts));
+  const placed = windows.map((w) => place(vectors, dim, hasVector, isNew, w, opts, story));
   // 5. Centres of the final members; then each member's cosine to its centre, every window in one pass.
   const out = placed.map((p) => {
     const k = p.finals.length;

@@ -13,10 +13,14 @@
 //      Generic talk ("love, time, day") fails it: its posts share a tone, not words;
 //   3. merging: two pieces are one story when their centres are at least as close as their
 //      members are to their own centres (cosine of the centres >= the mean of their members' mean
-//      cosine to their centre) and the union's key terms cover each of them (keyCoverage of each
-//      one's posts: a small story beside a large one is not swallowed by the large one's words):
-//      the closest such pair is merged first, until none is left. No k is given: the data's own
-//      spread decides;
+//      cosine to their centre), or at least MATCH_COSINE alike (what makes a narrative the same
+//      story across generations makes two pieces one story within one: templated or retweeted
+//      posts sit at cosine 0.98 to their centre, and pieces of one such story at 0.90-0.98); below
+//      MATCH_COSINE the union's key terms must also cover each of them (keyCoverage of each one's
+//      posts: a small story beside a large one is not swallowed by the large one's words). The
+//      closest such pair is merged first, until none is left. No k is given: the data's own spread
+//      decides. Then fragments (pieces under the story size of step 4) join the closest piece at
+//      least noiseSimilarity alike whose union passes the same key-term check;
 //   4. members: a post holding none of its story's key terms leaves it (noise), as does one less
 //      similar than noiseSimilarity to the story's centre; a story left with fewer than
 //      max(minClusterSize, minClusterShare x posts) posts is noise.
@@ -24,6 +28,7 @@
 import { dot } from '../dot.ts';
 import { cTfIdf } from '../maps/labels.ts';
 import type { RowKeyLists } from '../maps/label-counts.ts';
+import { MATCH_COSINE } from './tracking.ts';
 import { normaliseRows, runKMeans, seedCentres, spread, type Clustering, type ClusteredRange } from './kmeans-by-silhouette.ts';
 
 export interface StoryOptions {
@@ -50,12 +55,12 @@ const PIECE_MIN = 5;
 
 export const STORY_DEFAULTS: StoryOptions = {
   seed: 42,
-  sample: 8000,
-  // 40: on CrisisLexT6 (60,078 tweets) and the T26 set, 25 and 40 found the same stories; 40
-  // costs less (fewer centres for every post of the window to compare with).
-  microSize: 40,
+  sample: 4000,
+  // 4,000 x 20 (k = 200): on CrisisLexT6 (60,078 tweets) the same stories as 8,000 x 40 in a
+  // third of the time (k-means on the sample is most of this clustering's cost).
+  microSize: 20,
   maxMicro: 200,
-  microPosts: 20,
+  microPosts: 10,
   maxIterations: 20,
   keyTerms: 5,
   // 0.8: on CrisisLexT6's window `all`, 0.8 kept 87% of the crisis tweets and 26% of the
@@ -75,19 +80,32 @@ export interface StoryWords {
   words: number;
 }
 
-/** Counts of words over posts (each word once per post), in dense scratch arrays reset after use. */
-class WordCounts {
-  private seen = new Int32Array(0);
-  private counts = new Int32Array(0);
+/**
+ * The key test's words over one window: posts holding each word (each word once per post), counted
+ * in dense scratch arrays reset after use, and the window's own counts for the idf.
+ */
+export class StoryLexicon {
+  private readonly seen: Int32Array;
+  private readonly counts: Int32Array;
+  private readonly windowDf: Int32Array;
   private stamp = 0;
+  readonly posts: number;
 
-  constructor(private readonly w: StoryWords) {
+  constructor(
+    private readonly w: StoryWords,
+    windowRows: ArrayLike<number>,
+    private readonly keyTerms = STORY_DEFAULTS.keyTerms,
+  ) {
     this.seen = new Int32Array(w.words);
     this.counts = new Int32Array(w.words);
+    this.windowDf = new Int32Array(w.words);
+    const { ids, counts } = this.count(windowRows);
+    ids.forEach((id, j) => (this.windowDf[id] = counts[j]!));
+    this.posts = windowRows.length;
   }
 
   /** Posts holding each word, as (ids, counts) of the words met. */
-  count(rows: ArrayLike<number>): { ids: number[]; counts: number[] } {
+  private count(rows: ArrayLike<number>): { ids: number[]; counts: number[] } {
     const { offsets, ids } = this.w.lists;
     const met: number[] = [];
     for (let k = 0; k < rows.length; k++) {
@@ -103,6 +121,14 @@ class WordCounts {
     const counts = met.map((id) => this.counts[id]!);
     for (const id of met) this.counts[id] = 0;
     return { ids: met, counts };
+  }
+
+  /** The key terms of a group of posts: its words of highest c-TF-IDF against the window. */
+  keysOf(members: ArrayLike<number>): number[] {
+    const { ids, counts } = this.count(members);
+    const weight = ids.map((id, j) => cTfIdf(counts[j]!, members.length, this.windowDf[id]!, this.posts));
+    const order = ids.map((_, j) => j).sort((a, b) => weight[b]! - weight[a]! || counts[b]! - counts[a]! || ids[a]! - ids[b]!);
+    return order.slice(0, this.keyTerms).map((j) => ids[j]!);
   }
 
   /** Share of `rows` holding at least one of `keys`. */
@@ -123,10 +149,21 @@ class WordCounts {
     return hit / rows.length;
   }
 
-  holds(r: number, keys: ReadonlySet<number>): boolean {
+  /** Whether post `r` holds one of `keys`. */
+  holds(r: number, keys: readonly number[]): boolean {
     const { offsets, ids } = this.w.lists;
-    for (let i = offsets[r]!; i < offsets[r + 1]!; i++) if (keys.has(ids[i]!)) return true;
+    for (let i = offsets[r]!; i < offsets[r + 1]!; i++) if (keys.includes(ids[i]!)) return true;
     return false;
+  }
+
+  /**
+   * A group told as a story: its members that hold one of its key terms, when at least `coverage`
+   * of them do (the key test); null when it fails.
+   */
+  story(members: readonly number[], coverage: number): number[] | null {
+    const keys = this.keysOf(members);
+    const kept = members.filter((r) => this.holds(r, keys));
+    return kept.length >= coverage * members.length ? kept : null;
   }
 }
 
@@ -195,18 +232,8 @@ export function clusterStories(
   }
 
   // 2. The key test, against the window's document frequencies.
-  const counter = new WordCounts(words);
-  const windowDf = new Int32Array(words.words);
-  {
-    const { ids, counts } = counter.count(rows);
-    ids.forEach((id, j) => (windowDf[id] = counts[j]!));
-  }
-  const keysOf = (members: readonly number[]): number[] => {
-    const { ids, counts } = counter.count(members);
-    const weight = (j: number) => cTfIdf(counts[j]!, members.length, windowDf[ids[j]!]!, n);
-    const order = ids.map((_, j) => j).sort((a, b) => weight(b) - weight(a) || counts[b]! - counts[a]! || ids[a]! - ids[b]!);
-    return order.slice(0, opts.keyTerms).map((j) => ids[j]!);
-  };
+  const counter = new StoryLexicon(words, rows, opts.keyTerms);
+  const keysOf = (members: readonly number[]) => counter.keysOf(members);
   const sumOf = (members: readonly number[]) => {
     const sum = new Float64Array(dim);
     for (const r of members) for (let i = 0; i < dim; i++) sum[i]! += vectors[r * dim + i]!;
@@ -226,37 +253,67 @@ export function clusterStories(
     pieces.push({ rows: members, sum, cohesion: cohesionOf(members, unit(sum)), keys });
   }
 
-  // 3. Merge the closest pair of pieces told alike, while one is left.
-  const refused = new Set<string>();
-  for (;;) {
-    const centres = pieces.map((p) => unit(p.sum));
+  // 3. Merge the closest pair of pieces of one story, while one is left. Pieces are few (at most
+  // maxMicro): their cosines are kept in a matrix and a merge computes only the new piece's row.
+  const alive = pieces.map(() => true);
+  const centres = pieces.map((p) => unit(p.sum));
+  const cos: Float64Array[] = centres.map((a) => Float64Array.from(centres, (b) => dot(a, 0, b, 0, dim)));
+  const refused = new Set<number>();
+  // Two rounds: first pieces as close as their posts (or MATCH_COSINE); then fragments, pieces too
+  // small to be a story alone, each to the closest piece whose words tell it (the key test below).
+  // A 30-post story of a 172-post week came out as two fragments of 12 and 15, 0.7 alike.
+  for (let round = 0; round < 2;) {
     let best: { a: number; b: number; gain: number } | null = null;
-    for (let a = 0; a < pieces.length; a++)
+    for (let a = 0; a < pieces.length; a++) {
+      if (!alive[a]) continue;
       for (let b = a + 1; b < pieces.length; b++) {
-        const gain = dot(centres[a]!, 0, centres[b]!, 0, dim) - (pieces[a]!.cohesion + pieces[b]!.cohesion) / 2;
-        if (gain >= 0 && (!best || gain > best.gain) && !refused.has(pairKey(pieces[a]!, pieces[b]!))) best = { a, b, gain };
+        if (!alive[b] || refused.has(a * 65536 + b)) continue;
+        const gain =
+          round === 0
+            ? cos[a]![b]! - Math.min((pieces[a]!.cohesion + pieces[b]!.cohesion) / 2, MATCH_COSINE)
+            : Math.min(pieces[a]!.rows.length, pieces[b]!.rows.length) < minSize
+              ? cos[a]![b]! - opts.noiseSimilarity
+              : -1;
+        if (gain >= 0 && (!best || gain > best.gain)) best = { a, b, gain };
       }
-    if (!best) break;
-    const pa = pieces[best.a]!;
-    const pb = pieces[best.b]!;
+    }
+    if (!best) {
+      round++;
+      continue;
+    }
+    const { a, b } = best;
+    const pa = pieces[a]!;
+    const pb = pieces[b]!;
     const union = [...pa.rows, ...pb.rows];
     const keys = keysOf(union);
-    if (Math.min(counter.coverage(pa.rows, keys), counter.coverage(pb.rows, keys)) < opts.keyCoverage) {
-      refused.add(pairKey(pa, pb));
+    // Below MATCH_COSINE the union's words must still tell both: loose real text chains otherwise
+    // (pieces of everyday talk, each passing alone, made one "night, day, stop, thing" of 4,202).
+    if (cos[a]![b]! < MATCH_COSINE && Math.min(counter.coverage(pa.rows, keys), counter.coverage(pb.rows, keys)) < opts.keyCoverage) {
+      refused.add(a * 65536 + b);
       continue;
     }
     const sum = pa.sum.map((x, i) => x + pb.sum[i]!);
-    const merged: Piece = { rows: union, sum, cohesion: cohesionOf(union, unit(sum)), keys };
-    pieces = pieces.filter((_, i) => i !== best!.a && i !== best!.b);
-    pieces.push(merged);
+    const centre = unit(sum);
+    pieces.push({ rows: union, sum, cohesion: cohesionOf(union, centre), keys });
+    alive[a] = alive[b] = false;
+    alive.push(true);
+    centres.push(centre);
+    const row = Float64Array.from(centres, (c) => dot(centre, 0, c, 0, dim));
+    cos.forEach((r, i) => {
+      const grown = new Float64Array(r.length + 1);
+      grown.set(r);
+      grown[r.length] = row[i]!;
+      cos[i] = grown;
+    });
+    cos.push(row);
   }
+  pieces = pieces.filter((_, i) => alive[i]);
 
   // 4. Members that hold a key term and are close enough; stories large enough.
   const stories: Array<{ rows: number[]; centre: Float32Array }> = [];
   for (const p of pieces) {
-    const keys = new Set(p.keys);
     const centre = unit(p.sum);
-    const kept = p.rows.filter((r) => counter.holds(r, keys) && dot(vectors, r * dim, centre, 0, dim) >= opts.noiseSimilarity);
+    const kept = p.rows.filter((r) => counter.holds(r, p.keys) && dot(vectors, r * dim, centre, 0, dim) >= opts.noiseSimilarity);
     if (kept.length >= minSize) stories.push({ rows: kept.sort((x, y) => x - y), centre: unit(sumOf(kept)) });
   }
   // In the order of their first post, so that ids follow the data, not the merge order.
@@ -291,12 +348,6 @@ export function clusterStories(
     tried: [{ k, silhouette: 0 }],
     warmStart: warm.length > 0,
   };
-}
-
-function pairKey(a: Piece, b: Piece): string {
-  const x = a.rows[0]!;
-  const y = b.rows[0]!;
-  return x < y ? `${x}:${a.rows.length}|${y}:${b.rows.length}` : `${y}:${b.rows.length}|${x}:${a.rows.length}`;
 }
 
 /** clusterStories over the rows from `firstRow` on that have a vector, as clusterRange gives them. */

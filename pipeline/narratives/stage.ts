@@ -19,7 +19,7 @@ import { readPlan } from '../segment-plan.ts';
 import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
-import { buildWindow, type BuiltNarrative } from './build.ts';
+import { buildWindow, storyWords, type BuiltNarrative } from './build.ts';
 import { CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { STORY_DEFAULTS } from '../../core/clustering/stories.ts';
 import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
@@ -138,7 +138,8 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   const mergedRanges = mergeWindows(
     corpus,
     mergeable.map((spec) => ({ firstRow: spec.firstRow, previous: previous!.byGroup.get(spec.key)! })),
-    CLUSTER_DEFAULTS,
+    { ...CLUSTER_DEFAULTS, minClusterSize: STORY_DEFAULTS.minClusterSize, minClusterShare: STORY_DEFAULTS.minClusterShare },
+    { words: storyWords(corpus), opts: STORY_DEFAULTS },
   );
   const mergedBy = new Map(mergeable.map((spec, i) => [spec.key, mergedRanges[i]!]));
   const mergeMs = performance.now() - tm;
@@ -217,7 +218,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       creator_count: n.creatorCount,
       platform_count: n.platformCount,
       total_engagement: n.totalEngagement,
-      clustering_method: 'kmeans-cosine',
+      clustering_method: 'key-term-stories',
       ...(n.seedTag ? { seed_tag: n.seedTag } : {}),
     }),
     daily_counts: Array.from(n.series.counts),
