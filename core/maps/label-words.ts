@@ -3,9 +3,11 @@
 // those words); a label has the opposite need: it names what the posts are about, so function and
 // filler words ("does", "anyone", "actually", "again") never name one. The label stop list is the
 // stopwords-iso collection of every language the analyzer knows, with each word as the analyzer
-// would index it (folded, plural-folded), so "does" also stops the fold's "doe".
+// would index it (folded, plural-folded), so "does" also stops the fold's "doe"; a cluster's label
+// also skips the stop words of any other language its posts are written in (labelSkip).
 import { createRequire } from 'node:module';
 import { fold, stem, termSurfaces } from '../analyzer.ts';
+import { isAbusive } from '../text/abuse.ts';
 
 const iso = createRequire(import.meta.url)('stopwords-iso') as Record<string, string[]>;
 const LANGUAGES = ['en', 'es', 'pt', 'fr', 'de'];
@@ -15,20 +17,39 @@ function indexForm(word: string): string {
   return stem(fold(word).replace(/['’].*$/, ''));
 }
 
-const LABEL_STOP: ReadonlySet<string> = (() => {
+/** A language's stopwords-iso words as the analyzer indexes them (each folded, and in its index form). */
+function stopWordsOf(lang: string): Set<string> {
   const out = new Set<string>();
-  for (const lang of LANGUAGES) {
-    for (const w of iso[lang] ?? []) {
-      out.add(fold(w));
-      out.add(indexForm(w));
-    }
+  for (const w of iso[lang] ?? []) {
+    out.add(fold(w));
+    out.add(indexForm(w));
   }
   return out;
-})();
+}
+
+const LABEL_STOP: ReadonlySet<string> = new Set(LANGUAGES.flatMap((l) => [...stopWordsOf(l)]));
 
 /** Whether an analysed term may be (part of) a label: it has a letter, two characters or more, and is no stop word. */
 export function labelWord(term: string): boolean {
   return term.length > 1 && /\p{L}/u.test(term) && !LABEL_STOP.has(term);
+}
+
+const stopOf = new Map<string, ReadonlySet<string>>();
+
+/**
+ * What a cluster's label skips beyond the words no label has (labelWord): the stop words of the
+ * other languages its posts are written in (`languages`, core/text/language.ts: "di", "che" of an
+ * Italian cluster), and any word the abuse lexicon flags (core/text/abuse.ts).
+ */
+export function labelSkip(languages: Iterable<string>): (term: string) => boolean {
+  const stops = [...languages]
+    .filter((l) => !LANGUAGES.includes(l) && iso[l])
+    .map((l) => {
+      let s = stopOf.get(l);
+      if (!s) stopOf.set(l, (s = stopWordsOf(l)));
+      return s;
+    });
+  return (term) => stops.some((s) => s.has(term)) || isAbusive(term);
 }
 
 /**
