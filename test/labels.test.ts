@@ -39,6 +39,14 @@ test('terms are shown as people wrote them: whole words, hashtags with their cas
   assert.is(caps.get('wow'), 'wow');
   assert.is(caps.get('brightbrew'), 'BrightBrew');
   assert.is(caps.get('recall'), 'recall');
+  // A shouted post's words are no acronyms, however often they are written so.
+  const loud = surfaceForms([
+    'LIBERALS ARE STRONG IN EVIL AND DARK WAYS',
+    'THEY LIKE THE DARK, THEY NEVER SAY HIS NAME',
+    'The NRA said so',
+  ]);
+  assert.is(loud.get('dark'), 'dark');
+  assert.is(loud.get('nra'), 'NRA');
 });
 
 test('a key most clusters share names none of them; a hashtag and its parts are named once', () => {

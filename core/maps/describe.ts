@@ -7,7 +7,7 @@ import { mayHoldUrl, termSurfaces, terms } from '../analyzer.ts';
 import { textLanguage } from '../text/language.ts';
 import { readable } from '../text/readable.ts';
 import { repairText } from '../text-repair.ts';
-import { countSurfaces, labelWord, showLabel, shownSurface } from './label-words.ts';
+import { countSurfaces, labelWord, showLabel, shownSurfaces } from './label-words.ts';
 
 /** Central posts read per cluster for its label's spelling and its summary. */
 export const DESCRIBE_POSTS = 20;
@@ -42,8 +42,7 @@ export function postWords(
   analysed: ReadonlyArray<readonly [string, string]> = termSurfaces(text),
   textTerms?: readonly string[],
 ): PostWords {
-  const surfaces: Array<readonly [string, string]> = [];
-  for (const [term, raw] of analysed) if (labelWord(term)) surfaces.push([term, shownSurface(raw)]);
+  const surfaces = shownSurfaces(text, analysed, labelWord);
   const cleaned = cleanForSummary(text);
   const summaryTerms = !cleaned ? [] : cleaned === text && textTerms ? textTerms : terms(cleaned);
   let known: boolean | undefined;

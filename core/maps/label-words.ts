@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import { fold, stem, termSurfaces } from '../analyzer.ts';
 import { isAbusive } from '../text/abuse.ts';
+import { shouts } from '../text/readable.ts';
 
 const iso = createRequire(import.meta.url)('stopwords-iso') as Record<string, string[]>;
 const LANGUAGES = ['en', 'es', 'pt', 'fr', 'de'];
@@ -62,8 +63,25 @@ export function labelSkip(languages: Iterable<string>): (term: string) => boolea
  */
 export function surfaceForms(texts: Iterable<string>): Map<string, string> {
   const lists: Array<Array<readonly [string, string]>> = [];
-  for (const text of texts) lists.push(termSurfaces(text).map(([term, raw]) => [term, shownSurface(raw)] as const));
+  for (const text of texts) lists.push(shownSurfaces(text, termSurfaces(text)));
   return countSurfaces(lists);
+}
+
+/**
+ * A text's [term, shownSurface] pairs from its termSurfaces (`analysed`), of the terms `keep` keeps;
+ * a shouted text's words (core/text/readable.ts, shouts) count lower-case: its capitals say nothing
+ * of how a word is spelled ("DARK" is no acronym).
+ */
+export function shownSurfaces(
+  text: string,
+  analysed: ReadonlyArray<readonly [string, string]>,
+  keep: (term: string) => boolean = () => true,
+): Array<readonly [string, string]> {
+  const loud = shouts(text);
+  const out: Array<readonly [string, string]> = [];
+  for (const [term, raw] of analysed)
+    if (keep(term)) out.push([term, shownSurface(loud && !raw.startsWith('#') ? raw.toLowerCase() : raw)]);
+  return out;
 }
 
 /** How a word as written counts as a surface form: as written when a name, an acronym or a hashtag, else lower-case. */

@@ -14,7 +14,7 @@
 // - the commonest Spanish, Italian and Portuguese swear words are added, whole words only (the
 //   real data mixes those languages with English).
 // Digits-only tokens are not read (leet speak took the phone number "455902" for "ass"), nor are
-// links and @handles (a handle is a name, "@arsenal").
+// links and @handles (a handle is a name, "@arsenal"), nor a word's closing "!" (leet for "i").
 import { DataSet, RegExpMatcher, englishDataset, englishRecommendedTransformers, parseRawPattern, pattern } from 'obscenity';
 
 /** English phrases dropped from obscenity's set: subjects, not abuse (see above). */
@@ -71,9 +71,12 @@ const matcher = new RegExpMatcher({
 const URL_OR_HANDLE = /\bhttps?:\/\/\S+|\bwww\.\S+|[\p{L}\p{N}._-]+@[\p{L}\p{N}-]+\.\S+|(^|[^\p{L}\p{N}_])@[\p{L}\p{N}_.]+/giu;
 const DIGITS_ONLY = /(^|[^\p{L}\p{N}])[\p{N}.,:/-]*\p{N}(?=$|[^\p{L}\p{N}])/gu;
 
-/** The text the lexicon reads: without links, e-mail addresses, @handles and numbers. */
+/** Exclamation marks ending a word: leet speak reads "!" as "i", and "whore!" then ends in no word boundary. */
+const BANGS = /(\p{L})!+(?=[^\p{L}\p{N}]|$)/gu;
+
+/** The text the lexicon reads: without links, e-mail addresses, @handles, numbers and a word's closing "!". */
 function lexiconText(text: string): string {
-  return text.replace(URL_OR_HANDLE, ' ').replace(DIGITS_ONLY, '$1 ');
+  return text.replace(URL_OR_HANDLE, ' ').replace(DIGITS_ONLY, '$1 ').replace(BANGS, '$1 ');
 }
 
 /** Whether the lexicon flags a text (a post's title and description, a hashtag, a label term). */

@@ -25,33 +25,53 @@ const HASHTAG = /^[^\p{L}\p{N}]*#[\p{L}\p{N}_]*\p{L}/u;
 const HAS_WORD_CHAR = /[\p{L}\p{N}]/u;
 const RETWEET = /^RT:?$/;
 
+interface Counts {
+  tokens: number;
+  /** @mentions and links. */
+  marks: number;
+  tags: number;
+  /** Plain words, and the letters of them, capitals among them. */
+  words: number;
+  letters: number;
+  upper: number;
+}
+
+function counts(text: string): Counts {
+  const c: Counts = { tokens: 0, marks: 0, tags: 0, words: 0, letters: 0, upper: 0 };
+  for (const t of text.split(/\s+/)) {
+    if (!HAS_WORD_CHAR.test(t)) continue;
+    c.tokens++;
+    if (LINK.test(t) || MENTION.test(t)) c.marks++;
+    else if (HASHTAG.test(t)) c.tags++;
+    else if (!RETWEET.test(t) && /\p{L}/u.test(t)) {
+      c.words++;
+      for (const ch of t) {
+        if (/\p{Lu}/u.test(ch)) (c.letters++, c.upper++);
+        else if (/\p{L}/u.test(ch)) c.letters++;
+      }
+    }
+  }
+  return c;
+}
+
+function shouting(c: Counts): boolean {
+  return c.letters >= CAPS_MIN_LETTERS && c.upper > CAPS * c.letters;
+}
+
+/** Whether a text is written in capitals (the rule above): its words' capitals are no acronyms then. */
+export function shouts(text: string): boolean {
+  return shouting(counts(repairText(text)));
+}
+
 /** Why a text cannot describe a cluster, or null when it can. */
 export function unreadable(text: string): Unreadable | null {
   const s = repairText(text);
   if (isAbusive(s)) return 'abusive';
-  let tokens = 0;
-  let marks = 0;
-  let tags = 0;
-  let words = 0;
-  let letters = 0;
-  let upper = 0;
-  for (const t of s.split(/\s+/)) {
-    if (!HAS_WORD_CHAR.test(t)) continue;
-    tokens++;
-    if (LINK.test(t) || MENTION.test(t)) marks++;
-    else if (HASHTAG.test(t)) tags++;
-    else if (!RETWEET.test(t) && /\p{L}/u.test(t)) {
-      words++;
-      for (const ch of t) {
-        if (/\p{Lu}/u.test(ch)) (letters++, upper++);
-        else if (/\p{L}/u.test(ch)) letters++;
-      }
-    }
-  }
-  if (marks > MOSTLY * tokens) return 'mentions-links';
-  if (tags > MOSTLY * tokens) return 'hashtags';
-  if (words < MIN_WORDS) return 'few-words';
-  if (letters >= CAPS_MIN_LETTERS && upper > CAPS * letters) return 'shouting';
+  const c = counts(s);
+  if (c.marks > MOSTLY * c.tokens) return 'mentions-links';
+  if (c.tags > MOSTLY * c.tokens) return 'hashtags';
+  if (c.words < MIN_WORDS) return 'few-words';
+  if (shouting(c)) return 'shouting';
   return null;
 }
 
