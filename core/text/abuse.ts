@@ -12,7 +12,8 @@
 // - "negro" is dropped (black in Spanish and Portuguese: "humo negro" is no slur), "anal" too
 //   (Italian "analisi", Turkish "kanal" matched it); Spanish "cumpleaños" is whitelisted for "cum";
 // - the commonest Spanish, Italian and Portuguese swear words are added, whole words only (the
-//   real data mixes those languages with English).
+//   real data mixes those languages with English), and English insults it lacks ("hoe", "skank":
+//   real tweets' labels read "hoe, skank, wanna").
 // Digits-only tokens are not read (leet speak took the phone number "455902" for "ass"), nor are
 // links and @handles (a handle is a name, "@arsenal"), nor a word's closing "!" (leet for "i").
 import { DataSet, RegExpMatcher, englishDataset, englishRecommendedTransformers, parseRawPattern, pattern } from 'obscenity';
@@ -20,8 +21,12 @@ import { DataSet, RegExpMatcher, englishDataset, englishRecommendedTransformers,
 /** English phrases dropped from obscenity's set: subjects, not abuse (see above). */
 const DROPPED = new Set(['anal', 'anus', 'bestiality', 'incest', 'negro', 'penis', 'porn', 'rape', 'semen', 'sex', 'vagina']);
 
-/** Whole-word swear words of the other languages of the data (a word boundary both sides). */
-const ROMANCE = [
+/** Whole-word swear words of the other languages of the data, and English insults obscenity lacks (a word boundary both sides). */
+const EXTRA = [
+  'hoe',
+  'hoes',
+  'skank',
+  'thot',
   'puta',
   'putas',
   'puto',
@@ -55,7 +60,7 @@ const dataset = new DataSet<{ originalWord: string }>()
       .addWhitelistedTerm('cumpl'),
   );
 // A doubled letter may be written single: the matcher collapses repeated letters before matching.
-for (const w of ROMANCE)
+for (const w of EXTRA)
   dataset.addPhrase((p) => p.setMetadata({ originalWord: w }).addPattern(parseRawPattern(`|${w.replace(/(\p{L})\1/gu, '$1[$1]')}|`)));
 
 /** Whole terms that cancel a match they overlap (words of the data's languages, set phrases). */
