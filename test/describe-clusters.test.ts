@@ -62,8 +62,11 @@ test('the language of a text from its function words; a cluster has the language
   assert.equal([...languagesOf(twenty)].sort(), ['en', 'it']);
 });
 
-/** The described clusters of texts: each cluster's rows are its texts' indexes (most central first), labels from their c-TF-IDF keys. */
-async function describe(groups: string[][]) {
+/**
+ * The described clusters of texts: each cluster's rows are its texts' indexes (most central first),
+ * labels from their c-TF-IDF keys; `interactions[row]` each row's (none: 0).
+ */
+async function describe(groups: string[][], interactions: number[] = []) {
   const texts: string[] = groups.flat();
   const counts = new ClassCounts(groups.length);
   let row = 0;
@@ -82,8 +85,7 @@ async function describe(groups: string[][]) {
   const reads: number[][] = [];
   const out = await describeClusters(
     clusters,
-    counts.sharedKeys(),
-    (r) => terms(texts[r]),
+    { shared: counts.sharedKeys(), termsOf: (r) => terms(texts[r]), interactions: texts.map((_, r) => interactions[r] ?? 0) },
     async (rows) => (reads.push(rows), new Map(rows.map((r) => [r, texts[r]!]))),
     (t) => postWords(t),
   );
@@ -105,6 +107,18 @@ test('an abusive post is never the summary or the representative, even the most 
   assert.is(ferry.representative, 1, 'the most central readable post');
   assert.is(ferry.summary, cleanForSummary(texts[1]!));
   assert.not.ok(isAbusive(ferry.summary));
+});
+
+test('of posts that say the label alike, the more engaged stands for the cluster, then the more central', async () => {
+  const groups = [Array.from({ length: 10 }, (_, i) => FERRY(i)), Array.from({ length: 10 }, (_, i) => OTHER(i))];
+  assert.is((await describe(groups)).out[0]!.representative, 0, 'no engagement: the most central');
+  const engaged = Array<number>(20).fill(1);
+  engaged[6] = 40;
+  assert.is((await describe(groups, engaged)).out[0]!.representative, 6, 'the most engaged');
+  // A post saying fewer of the label's words is not chosen for its engagement.
+  const fewer = [['Crossings stay cancelled again today, the island waits for news', ...groups[0]!.slice(1)], groups[1]!];
+  engaged[0] = 500;
+  assert.is((await describe(fewer, engaged)).out[0]!.representative, 6);
 });
 
 test('a post that is mostly mentions or links is skipped', async () => {
@@ -165,8 +179,7 @@ test('a label word the plural fold clipped shows as its posts wrote it, read fro
       { members: groups[0]!.map((_, i) => i), candidates: [{ key: 'vega' }, { key: 'vigil' }], tags: [] },
       { members: groups[1]!.map((_, i) => groups[0]!.length + i), candidates: [{ key: 'kombucha' }], tags: [] },
     ],
-    new Set(),
-    (r) => terms(texts[r]),
+    { shared: new Set(), termsOf: (r) => terms(texts[r]), interactions: texts.map(() => 0) },
     async (rows) => new Map(rows.map((r) => [r, texts[r]!])),
     (t) => postWords(t),
   );

@@ -35,6 +35,16 @@ export interface ClusterToDescribe {
   tags: readonly string[];
 }
 
+/** What describing reads of the rows besides their texts. */
+export interface DescribeSources {
+  /** The keys the clusters share (KeyCounter.lastShared): no label has them. */
+  shared: ReadonlySet<string>;
+  /** A row's analysed terms (round 3). */
+  termsOf: (row: number) => Iterable<string>;
+  /** Each row's interactions (likes + comments + shares): of equally typical posts, the more engaged describes the cluster. */
+  interactions: ArrayLike<number>;
+}
+
 export interface ClusterDescription {
   label: string;
   summary: string;
@@ -52,8 +62,6 @@ function slice(members: ArrayLike<number>, from: number, to: number): number[] {
 /**
  * The rounds of describing a set of clusters: next() names the rows whose words the next round
  * needs (none: done), give() takes them (postWords of each row's text), result() describes.
- * `shared`: the keys the clusters share (KeyCounter.lastShared); `termsOf(row)`: a row's analysed
- * terms, for round 3.
  */
 export class ClusterDescriber {
   private readonly words = new Map<number, PostWords>();
@@ -65,8 +73,7 @@ export class ClusterDescriber {
 
   constructor(
     private readonly clusters: readonly ClusterToDescribe[],
-    private readonly shared: ReadonlySet<string>,
-    private readonly termsOf: (row: number) => Iterable<string>,
+    private readonly sources: DescribeSources,
   ) {
     this.candidates = clusters.map(() => []);
     this.spelling = clusters.map(() => []);
@@ -105,6 +112,7 @@ export class ClusterDescriber {
         posts.map((r) => this.words.get(r)!),
         (j) => textOf(posts[j]!),
         this.spelling[i]!.map((r) => this.words.get(r)!),
+        (j) => this.sources.interactions[posts[j]!]!,
       );
       return { label: d.label, summary: d.summary, representative: d.pick >= 0 ? posts[d.pick]! : null };
     });
@@ -113,7 +121,7 @@ export class ClusterDescriber {
   /** The label of the candidates without the keys the cluster's languages and the lexicon skip; else a clean tag; else 'untitled'. */
   private label(c: ClusterToDescribe, central: readonly number[]): string {
     const skip = labelSkip(languagesOf(central.map((r) => this.words.get(r)!.language)));
-    return labelFrom(c.candidates, LABEL_DEFAULTS.terms, this.shared, skip) || c.tags.find((t) => !isAbusive(t)) || UNTITLED;
+    return labelFrom(c.candidates, LABEL_DEFAULTS.terms, this.sources.shared, skip) || c.tags.find((t) => !isAbusive(t)) || UNTITLED;
   }
 
   /** Whether a readable post of `rows` holds a word of the label. */
@@ -138,7 +146,7 @@ export class ClusterDescriber {
       const r = c.members[m]!;
       if (readSet.has(r)) continue;
       let holds = false;
-      for (const t of this.termsOf(r)) {
+      for (const t of this.sources.termsOf(r)) {
         const n = missing.get(t);
         if (n === undefined) continue;
         holds = true;
@@ -151,15 +159,14 @@ export class ClusterDescriber {
   }
 }
 
-/** The descriptions of the clusters, their members' texts read in batches by `readTexts` (postWords of each). */
+/** The descriptions of the clusters, their members' texts read in batches by `readTexts` (`wordsOf` of each). */
 export async function describeClusters(
   clusters: readonly ClusterToDescribe[],
-  shared: ReadonlySet<string>,
-  termsOf: (row: number) => Iterable<string>,
+  sources: DescribeSources,
   readTexts: (rows: number[]) => Promise<Map<number, string>>,
   wordsOf: (text: string) => PostWords,
 ): Promise<ClusterDescription[]> {
-  const d = new ClusterDescriber(clusters, shared, termsOf);
+  const d = new ClusterDescriber(clusters, sources);
   const texts = new Map<number, string>();
   for (let rows = d.next(); rows.length > 0; rows = d.next()) {
     const got = await readTexts(rows);

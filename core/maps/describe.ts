@@ -71,29 +71,39 @@ export interface Description {
  * A cluster's description from the words of the posts read for it (most central first): the label
  * (c-TF-IDF keys of analysed terms, labels.ts) with each term as its posts wrote it most often,
  * counting `spelling` too (posts read only for that); the representative, the readable post whose
- * summary text holds most of the label's words (the first of equals); the summary, its text cut
- * (`textOf(i)` is post i's text, read only for that post), or the label when no post is readable.
+ * summary text holds most of the label's words (of equals, the more engaged, then the more
+ * central: byLabelWords); the summary, its text cut (`textOf(i)` is post i's text, read only for
+ * that post), or the label when no post is readable.
  */
 export function describeFromWords(
   label: string,
   posts: readonly PostWords[],
   textOf: (i: number) => string,
   spelling: readonly PostWords[] = [],
+  engagement: (i: number) => number = () => 0,
 ): Description {
   const shown = showLabel(label, countSurfaces([...posts, ...spelling].map((p) => p.surfaces)));
-  const pick = byLabelWords(label, posts).find((i) => posts[i]!.readable()) ?? -1;
+  const pick = byLabelWords(label, posts, engagement).find((i) => posts[i]!.readable()) ?? -1;
   return { label: shown, summary: summarise(pick >= 0 ? cleanForSummary(textOf(pick)) : shown), pick };
 }
 
-/** Indexes of the posts that hold any of the label's words, most words first (the first of equals first), then the others in order. */
-export function byLabelWords(label: string, posts: readonly Pick<PostWords, 'summaryWords'>[]): number[] {
+/**
+ * Indexes of the posts by how well they stand for the cluster: most of the label's words first,
+ * then the more engaged (`engagement(i)`: post i's interactions), then the more central (the earlier).
+ */
+export function byLabelWords(
+  label: string,
+  posts: readonly Pick<PostWords, 'summaryWords'>[],
+  engagement: (i: number) => number = () => 0,
+): number[] {
   const want = new Set(label.split(/[, ]+/));
   const hits = posts.map((p) => {
     let n = 0;
     for (const w of want) if (p.summaryWords.has(w)) n++;
     return n;
   });
-  return hits.map((_, i) => i).sort((a, b) => hits[b]! - hits[a]! || a - b);
+  const engaged = posts.map((_, i) => engagement(i));
+  return hits.map((_, i) => i).sort((a, b) => hits[b]! - hits[a]! || engaged[b]! - engaged[a]! || a - b);
 }
 
 /** describeFromWords from the posts' texts. */

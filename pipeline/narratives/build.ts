@@ -119,9 +119,12 @@ export async function buildWindow(
   const { vocab, offsets, ids } = corpus.terms;
   const described = await describeClusters(
     drafts.map((d, i) => ({ members: d.members, candidates: topTerms[i]!, tags: d.topTags })),
-    counter.lastShared,
-    function* termsOf(r) {
-      for (let j = offsets[r]!; j < offsets[r + 1]!; j++) yield vocab[ids[j]!]!;
+    {
+      shared: counter.lastShared,
+      *termsOf(r) {
+        for (let j = offsets[r]!; j < offsets[r + 1]!; j++) yield vocab[ids[j]!]!;
+      },
+      interactions: corpus.interactions,
     },
     textOf,
     (t) => postWords(t),

@@ -202,8 +202,11 @@ export function emergentNarratives(
   // Label, summary and representative (core/maps/describe-clusters.ts), the rows read from the cache.
   const describer = new ClusterDescriber(
     ordered.map((members, ci) => ({ members, candidates: topTerms[ci]!, tags: topTags[ci]! })),
-    shared,
-    (r) => Array.from(rowWords(cache, r, gen).labelIds, (id) => vocabulary.keys[id]!),
+    {
+      shared,
+      termsOf: (r) => Array.from(rowWords(cache, r, gen).labelIds, (id) => vocabulary.keys[id]!),
+      interactions: gen.members.interactions,
+    },
   );
   for (let need = describer.next(); need.length > 0; need = describer.next())
     describer.give(new Map(need.map((r) => [r, describedWords(cache, r, gen)])));
