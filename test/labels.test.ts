@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { terms, termsAndSurfaces } from '../core/analyzer.ts';
 import { TWEETEVAL_DIR } from '../core/enrichment/tweeteval.ts';
-import { describeFromWords, describeNarrative, postWords, summarise, summaryText } from '../core/maps/describe.ts';
+import { cleanForSummary, describeFromWords, describeNarrative, postWords, summarise } from '../core/maps/describe.ts';
+import { readable } from '../core/text/readable.ts';
 import { labelWord, showLabel, surfaceForms } from '../core/maps/label-words.ts';
 import { ClassCounts, labelFrom, labelKeys } from '../core/maps/labels.ts';
 
@@ -38,6 +39,14 @@ test('terms are shown as people wrote them: whole words, hashtags with their cas
   assert.is(caps.get('wow'), 'wow');
   assert.is(caps.get('brightbrew'), 'BrightBrew');
   assert.is(caps.get('recall'), 'recall');
+  // A shouted post's words are no acronyms, however often they are written so.
+  const loud = surfaceForms([
+    'LIBERALS ARE STRONG IN EVIL AND DARK WAYS',
+    'THEY LIKE THE DARK, THEY NEVER SAY HIS NAME',
+    'The NRA said so',
+  ]);
+  assert.is(loud.get('dark'), 'dark');
+  assert.is(loud.get('nra'), 'NRA');
 });
 
 test('a key most clusters share names none of them; a hashtag and its parts are named once', () => {
@@ -66,19 +75,33 @@ test('a key most clusters share names none of them; a hashtag and its parts are 
 
 test('the summary is the central post that says most of the label, without links, mentions and tag runs', () => {
   const texts = [
-    'Lovely morning at the harbour',
+    'Lovely morning at the harbour with the dog',
     '@user The BrightBrew kombucha recall now covers every batch https://example.com/r #recall #kombucha',
-    'BrightBrew statement coming',
+    'BrightBrew statement coming later today',
   ];
-  assert.is(summaryText(texts, ['brightbrew', 'kombucha', 'recall']), 'The BrightBrew kombucha recall now covers every batch');
   const d = describeNarrative('brightbrew, kombucha recall', texts);
   assert.is(d.label, 'BrightBrew, kombucha recall');
   assert.is(d.summary, 'The BrightBrew kombucha recall now covers every batch');
+  assert.is(d.pick, 1);
   // Real tweets arrive with mojibake and HTML entities: the summary shows the text as written.
   assert.is(
-    summaryText(['Migrants &amp; refugees in Zapre\u00c5\u00a1i\u00c4\u2021 ðŸ\u2018\u2030 #v4'], ['migrant']),
+    cleanForSummary('Migrants &amp; refugees in Zapre\u00c5\u00a1i\u00c4\u2021 ðŸ\u2018\u2030 #v4'),
     'Migrants & refugees in Zaprešić 👉',
   );
+  // A retweet's marks go, and so do a last word and a tag run its platform cut.
+  assert.is(
+    cleanForSummary(
+      'RT @PomyCaglieri: A nome di tutta la Sardegna vi ringrazio di cuore per tutto quello che state facendo, siete meravigliosi #allertam…',
+    ),
+    'A nome di tutta la Sardegna vi ringrazio di cuore per tutto quello che state facendo, siete meravigliosi',
+  );
+  assert.is(
+    cleanForSummary(
+      'Fifteen dead in north Italy quake: A new earthquake jolts the Emilia region in northern Italy, killing at least 15 p... http://t.co/x',
+    ),
+    'Fifteen dead in north Italy quake: A new earthquake jolts the Emilia region in northern Italy, killing at least 15…',
+  );
+  assert.is(cleanForSummary('Short and sweet...'), 'Short and sweet...', 'a short text was not cut');
 });
 
 test("describing from each post's words gives the label and summary of the texts themselves (the sample's posts, real tweets)", () => {
@@ -104,9 +127,17 @@ test("describing from each post's words gives the label and summary of the texts
       for (const t of group) counts.add(0, labelKeys(terms(t)));
       const label = labelFrom(counts.top(0, 12), 3);
       if (!label) continue;
-      // The formula of the texts themselves: surface forms and the summary post, each read from the texts.
+      // The formula of the texts themselves: surface forms, and the summary post (the readable one
+      // whose cleaned text holds most of the label's words, the first of equals), each read from the texts.
       const shown = showLabel(label, surfaceForms(group));
-      const expected = { label: shown, summary: summarise(summaryText(group, label.split(/[, ]+/)) ?? shown) };
+      const want = new Set(label.split(/[, ]+/));
+      const hits = group.map((t) => new Set(terms(cleanForSummary(t)).filter((w) => want.has(w))).size);
+      const pick =
+        group
+          .map((_, i) => i)
+          .sort((a, b) => hits[b]! - hits[a]! || a - b)
+          .find((i) => cleanForSummary(group[i]!) !== '' && readable(group[i]!)) ?? -1;
+      const expected = { label: shown, summary: summarise(pick >= 0 ? cleanForSummary(group[pick]!) : shown), pick };
       assert.equal(describeNarrative(label, group), expected, `${label}: ${group[0]}`);
       // The same from words taken out of one analysis of each text (its terms and surfaces), as an answer takes them.
       const fromOnePass = group.map((t) => {

@@ -23,6 +23,7 @@ import { kmeans } from 'ml-kmeans';
 import { ClassCounts, labelFrom, labelKeys } from '../core/maps/labels.ts';
 import { feelingCode, feelingCodeSql, narrativeSentiment, sentimentOfCodes } from '../core/maps/sentiment.ts';
 import { mostCentralFirst } from '../core/maps/members.ts';
+import { cleanForSummary, postReadable, summarise } from '../core/maps/describe.ts';
 import { openDuckDB } from '../core/duckdb.ts';
 import { RowLabelKeys } from '../pipeline/narratives/corpus.ts';
 import { dailyCounts, firstActivityAge, lifecycleOf, seriesStats, slope } from '../core/maps/series.ts';
@@ -457,6 +458,20 @@ test(
       assert.is(new Set(ws).size, ws.length, `one narrative per post in ${w}`);
     }
     for (const r of rows) assert.is(members.filter((m) => m.narrative_id === r.id).length, Number(r.content_count));
+    // The representative is a readable member and the summary is cut from it (docs/fields.md, "summary").
+    const posts = new Map((await readSnapshot(d, 'posts', 'uuid, title, description')).map((p) => [p.uuid as string, p]));
+    let represented = 0;
+    for (const r of rows) {
+      if (r.representative_content_uuid === null) continue;
+      represented++;
+      const own = members.filter((m) => m.narrative_id === r.id).map((m) => m.uuid);
+      assert.ok(own.includes(r.representative_content_uuid), `${r.label}: the representative is a member`);
+      const p = posts.get(r.representative_content_uuid as string)!;
+      const text = [p.title, p.description].filter(Boolean).join('. ');
+      assert.ok(postReadable(text), `${r.label}: readable representative "${text}"`);
+      assert.is(r.summary, summarise(cleanForSummary(text)), `${r.label}: the summary is the representative's text`);
+    }
+    assert.ok(represented >= rows.length * 0.9, `${represented} of ${rows.length} narratives have a representative`);
     // The text index over labels and summaries finds a narrative by the words of its label.
     const ordered = await readSnapshot(d, 'narratives', 'id, label', 'ORDER BY row_id');
     const index = await loadBm25(path.join(generationDir(dataDirLayout(d), (await readCurrent(dataDirLayout(d)))!), 'narrative-text.bin'));

@@ -1,43 +1,36 @@
-// How a narrative is described beyond its counts, the same for the pipeline's narratives and a
-// search answer's emergent ones (definitions: docs/fields.md, "Narratives"): its platform diffusion
-// and its extractive summary.
-import { mayHoldUrl, terms, termSurfaces } from '../analyzer.ts';
+// How a cluster is described beyond its counts, the same for the pipeline's narratives and a
+// search answer's emergent ones (definitions: docs/fields.md, "Narratives"): its platform diffusion,
+// its label as people wrote its words, and its summary, cut from its representative post: of the
+// posts read (most central first), the readable one (core/text/readable.ts) that says most of
+// the label. describe-clusters.ts decides which posts are read.
+import { mayHoldUrl, termSurfaces, terms } from '../analyzer.ts';
+import { textLanguage } from '../text/language.ts';
+import { readable } from '../text/readable.ts';
 import { repairText } from '../text-repair.ts';
-import { countSurfaces, labelWord, showLabel, shownSurface, surfaceForms } from './label-words.ts';
+import { countSurfaces, labelWord, showLabel, shownSurfaces } from './label-words.ts';
 
-/** Central posts read per narrative for its label's spelling and its summary. */
+/** Central posts read per cluster for its label's spelling and its summary. */
 export const DESCRIBE_POSTS = 20;
-
-/**
- * A narrative's label as people wrote its words, and its summary, from the texts of its most
- * central posts (at most DESCRIBE_POSTS, most central first): `label` is the c-TF-IDF label of
- * analysed terms (labels.ts).
- */
-export function describeNarrative(label: string, centralTexts: readonly string[]): { label: string; summary: string } {
-  if (!labelOfWords(label)) {
-    const shown = showLabel(label, surfaceForms(centralTexts));
-    return { label: shown, summary: summarise(summaryText(centralTexts, label.split(/[, ]+/)) ?? shown) };
-  }
-  return describeFromWords(
-    label,
-    centralTexts.map((t) => postWords(t)),
-    (i) => centralTexts[i]!,
-  );
-}
 
 /**
  * What describing reads of one post, from one analysis of its text and one of its summary text,
  * so a server can keep it per row (serve/search/answer-narratives.ts) instead of analysing the
- * same popular posts answer after answer. Only label words are kept: a label made of its c-TF-IDF
- * keys has no other words (labelOfWords).
+ * same popular posts answer after answer. Only label words are kept: a label has no other words
+ * that are shown as written or counted for the summary.
  */
 export interface PostWords {
   /** [term, surface as surfaceForms counts it] for each label-word occurrence, in order. */
   surfaces: ReadonlyArray<readonly [string, string]>;
   /** Distinct label words of the post's summary text (cleanForSummary's). */
   summaryWords: ReadonlySet<string>;
-  /** Whether any summary text is left after cleaning. */
-  hasSummary: boolean;
+  /**
+   * Whether the post can stand for its cluster (core/text/readable.ts) with summary text left after
+   * cleaning: asked only of the posts a choice reaches (the lexicon costs ~0.1 ms a post), and
+   * answered once.
+   */
+  readable: () => boolean;
+  /** The language of its text (core/text/language.ts), null when too few function words tell it. */
+  language: string | null;
 }
 
 /**
@@ -49,38 +42,78 @@ export function postWords(
   analysed: ReadonlyArray<readonly [string, string]> = termSurfaces(text),
   textTerms?: readonly string[],
 ): PostWords {
-  const surfaces: Array<readonly [string, string]> = [];
-  for (const [term, raw] of analysed) if (labelWord(term)) surfaces.push([term, shownSurface(raw)]);
+  const surfaces = shownSurfaces(text, analysed, labelWord);
   const cleaned = cleanForSummary(text);
   const summaryTerms = !cleaned ? [] : cleaned === text && textTerms ? textTerms : terms(cleaned);
-  return { surfaces, summaryWords: new Set(summaryTerms.filter(labelWord)), hasSummary: cleaned.length > 0 };
+  let known: boolean | undefined;
+  return {
+    surfaces,
+    summaryWords: new Set(summaryTerms.filter(labelWord)),
+    readable: () => (known ??= cleaned.length > 0 && readable(text)),
+    language: textLanguage(text),
+  };
 }
 
-/** Whether every word of a label is a label word (a label of c-TF-IDF keys, not a tag or 'untitled' standing in). */
-export function labelOfWords(label: string): boolean {
-  return label.split(/[, ]+/).every(labelWord);
+/** PostWords.readable of a text. */
+export function postReadable(text: string): boolean {
+  return cleanForSummary(text).length > 0 && readable(text);
+}
+
+export interface Description {
+  /** The label as people wrote its words. */
+  label: string;
+  summary: string;
+  /** Index (in the posts given) of the post the summary is cut from, the representative; -1 when none is readable. */
+  pick: number;
 }
 
 /**
- * describeNarrative from the posts' words (postWords), for a label of label words: the same label
- * and summary; `textOf(i)` is post i's text, read only for the post the summary is cut from.
+ * A cluster's description from the words of the posts read for it (most central first): the label
+ * (c-TF-IDF keys of analysed terms, labels.ts) with each term as its posts wrote it most often,
+ * counting `spelling` too (posts read only for that); the representative, the readable post whose
+ * summary text holds most of the label's words (of equals, the more engaged, then the more
+ * central: byLabelWords); the summary, its text cut (`textOf(i)` is post i's text, read only for
+ * that post), or the label when no post is readable.
  */
 export function describeFromWords(
   label: string,
   posts: readonly PostWords[],
   textOf: (i: number) => string,
-): { label: string; summary: string } {
-  const shown = showLabel(label, countSurfaces(posts.map((p) => p.surfaces)));
-  const want = label.split(/[, ]+/);
-  let best = -1;
-  let bestHits = -1;
-  posts.forEach((p, i) => {
-    if (!p.hasSummary) return;
-    let hits = 0;
-    for (const w of new Set(want)) if (p.summaryWords.has(w)) hits++;
-    if (hits > bestHits) ((best = i), (bestHits = hits));
+  spelling: readonly PostWords[] = [],
+  engagement: (i: number) => number = () => 0,
+): Description {
+  const shown = showLabel(label, countSurfaces([...posts, ...spelling].map((p) => p.surfaces)));
+  const pick = byLabelWords(label, posts, engagement).find((i) => posts[i]!.readable()) ?? -1;
+  return { label: shown, summary: summarise(pick >= 0 ? cleanForSummary(textOf(pick)) : shown), pick };
+}
+
+/**
+ * Indexes of the posts by how well they stand for the cluster: most of the label's words first,
+ * then the more engaged (`engagement(i)`: post i's interactions), then the more central (the earlier).
+ */
+export function byLabelWords(
+  label: string,
+  posts: readonly Pick<PostWords, 'summaryWords'>[],
+  engagement: (i: number) => number = () => 0,
+): number[] {
+  const want = new Set(label.split(/[, ]+/));
+  const hits = posts.map((p) => {
+    let n = 0;
+    for (const w of want) if (p.summaryWords.has(w)) n++;
+    return n;
   });
-  return { label: shown, summary: summarise(best >= 0 ? cleanForSummary(textOf(best)) : shown) };
+  const engaged = posts.map((_, i) => engagement(i));
+  return hits.map((_, i) => i).sort((a, b) => hits[b]! - hits[a]! || engaged[b]! - engaged[a]! || a - b);
+}
+
+/** describeFromWords from the posts' texts. */
+export function describeNarrative(label: string, texts: readonly string[], spelling: readonly string[] = []): Description {
+  return describeFromWords(
+    label,
+    texts.map((t) => postWords(t)),
+    (i) => texts[i]!,
+    spelling.map((t) => postWords(t)),
+  );
 }
 
 /** Normalised Shannon entropy of the platform split (0: one platform .. 1: even over all of the snapshot's). */
@@ -94,32 +127,27 @@ export function platformDiffusion(counts: Map<number, number>, platformsInSnapsh
 }
 
 const SUMMARY_CHARS = 240;
+/** A text at least this long ending in a word glued to an ellipsis was cut by its platform mid-word. */
+const CUT_TEXT_CHARS = 100;
 
 /**
- * The text a summary is cut from: of the given posts (most central first), the one whose words
- * cover most of the label's terms (the first of equals), repaired (mojibake, HTML entities) and
- * cleaned of what does not say anything (links, @mentions, a trailing run of hashtags). Null when no post has text left.
+ * A post's text as a summary shows it: repaired (mojibake, HTML entities) and cleaned of what does
+ * not say anything (links, @mentions, a retweet's "RT", a trailing run of hashtags, cut or not),
+ * and without a last word its platform cut ("... che non co…" reads "... che non…").
  */
-export function summaryText(texts: readonly string[], labelTerms: readonly string[]): string | null {
-  const want = new Set(labelTerms);
-  let best: string | null = null;
-  let bestHits = -1;
-  for (const raw of texts) {
-    const text = cleanForSummary(raw);
-    if (!text) continue;
-    const hits = new Set(terms(text).filter((t) => want.has(t))).size;
-    if (hits > bestHits) ((best = text), (bestHits = hits));
-  }
-  return best;
-}
-
-function cleanForSummary(text: string): string {
+export function cleanForSummary(text: string): string {
   // Each pattern runs only where its mark can be in the text (most posts have no URL or mention).
   let s = repairText(text);
   if (mayHoldUrl(s)) s = s.replace(/\bhttps?:\/\/\S+|\bwww\.\S+/giu, ' ');
-  if (s.includes('@')) s = s.replace(/(^|\s)@[\p{L}\p{N}_.]+/gu, ' ');
-  if (s.includes('#')) s = s.replace(/(\s+#[\p{L}\p{N}_]+)+\s*$/u, '');
-  return s.replace(/\s+/g, ' ').trim();
+  if (s.includes('@')) s = s.replace(/(^|\s)[.]?@[\p{L}\p{N}_.]+:?/gu, ' ');
+  if (s.includes('#')) s = s.replace(/(\s+#[\p{L}\p{N}_]+)+\s*(?:…|\.\.\.)?\s*$/u, '');
+  s = s
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^RT\b[\s:]*/, '')
+    .replace(/\s+via$/i, '');
+  if (s.length >= CUT_TEXT_CHARS) s = s.replace(/\s+[\p{L}\p{N}]+(?:…|\.\.\.)$/u, '…');
+  return s;
 }
 
 /** Extractive summary: the representative post's own words, cut at a word boundary. */

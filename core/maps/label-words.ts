@@ -3,9 +3,12 @@
 // those words); a label has the opposite need: it names what the posts are about, so function and
 // filler words ("does", "anyone", "actually", "again") never name one. The label stop list is the
 // stopwords-iso collection of every language the analyzer knows, with each word as the analyzer
-// would index it (folded, plural-folded), so "does" also stops the fold's "doe".
+// would index it (folded, plural-folded), so "does" also stops the fold's "doe"; a cluster's label
+// also skips the stop words of any other language its posts are written in (labelSkip).
 import { createRequire } from 'node:module';
 import { fold, stem, termSurfaces } from '../analyzer.ts';
+import { isAbusive } from '../text/abuse.ts';
+import { shouts } from '../text/readable.ts';
 
 const iso = createRequire(import.meta.url)('stopwords-iso') as Record<string, string[]>;
 const LANGUAGES = ['en', 'es', 'pt', 'fr', 'de'];
@@ -15,20 +18,39 @@ function indexForm(word: string): string {
   return stem(fold(word).replace(/['’].*$/, ''));
 }
 
-const LABEL_STOP: ReadonlySet<string> = (() => {
+/** A language's stopwords-iso words as the analyzer indexes them (each folded, and in its index form). */
+function stopWordsOf(lang: string): Set<string> {
   const out = new Set<string>();
-  for (const lang of LANGUAGES) {
-    for (const w of iso[lang] ?? []) {
-      out.add(fold(w));
-      out.add(indexForm(w));
-    }
+  for (const w of iso[lang] ?? []) {
+    out.add(fold(w));
+    out.add(indexForm(w));
   }
   return out;
-})();
+}
+
+const LABEL_STOP: ReadonlySet<string> = new Set(LANGUAGES.flatMap((l) => [...stopWordsOf(l)]));
 
 /** Whether an analysed term may be (part of) a label: it has a letter, two characters or more, and is no stop word. */
 export function labelWord(term: string): boolean {
   return term.length > 1 && /\p{L}/u.test(term) && !LABEL_STOP.has(term);
+}
+
+const stopOf = new Map<string, ReadonlySet<string>>();
+
+/**
+ * What a cluster's label skips beyond the words no label has (labelWord): the stop words of the
+ * other languages its posts are written in (`languages`, core/text/language.ts: "di", "che" of an
+ * Italian cluster), and any word the abuse lexicon flags (core/text/abuse.ts).
+ */
+export function labelSkip(languages: Iterable<string>): (term: string) => boolean {
+  const stops = [...languages]
+    .filter((l) => !LANGUAGES.includes(l) && iso[l])
+    .map((l) => {
+      let s = stopOf.get(l);
+      if (!s) stopOf.set(l, (s = stopWordsOf(l)));
+      return s;
+    });
+  return (term) => stops.some((s) => s.has(term)) || isAbusive(term);
 }
 
 /**
@@ -41,8 +63,25 @@ export function labelWord(term: string): boolean {
  */
 export function surfaceForms(texts: Iterable<string>): Map<string, string> {
   const lists: Array<Array<readonly [string, string]>> = [];
-  for (const text of texts) lists.push(termSurfaces(text).map(([term, raw]) => [term, shownSurface(raw)] as const));
+  for (const text of texts) lists.push(shownSurfaces(text, termSurfaces(text)));
   return countSurfaces(lists);
+}
+
+/**
+ * A text's [term, shownSurface] pairs from its termSurfaces (`analysed`), of the terms `keep` keeps;
+ * a shouted text's words (core/text/readable.ts, shouts) count lower-case: its capitals say nothing
+ * of how a word is spelled ("DARK" is no acronym).
+ */
+export function shownSurfaces(
+  text: string,
+  analysed: ReadonlyArray<readonly [string, string]>,
+  keep: (term: string) => boolean = () => true,
+): Array<readonly [string, string]> {
+  const loud = shouts(text);
+  const out: Array<readonly [string, string]> = [];
+  for (const [term, raw] of analysed)
+    if (keep(term)) out.push([term, shownSurface(loud && !raw.startsWith('#') ? raw.toLowerCase() : raw)]);
+  return out;
 }
 
 /** How a word as written counts as a surface form: as written when a name, an acronym or a hashtag, else lower-case. */

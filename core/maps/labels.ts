@@ -146,23 +146,45 @@ export function keysOfRuns(runs: readonly string[]): string[] {
 }
 
 /**
- * The label from the top-weighted keys: a bigram absorbs the unigrams it contains, so the label
- * reads "sourdough starter, levain" rather than "sourdough starter, sourdough, starter", and a
- * hashtag spelled as its words ("gamergate" and "gamer gate") is named once. A key with a word the
- * clusters share (`shared`, SHARED_KEY) is skipped, and so is a bigram of a hashtag and one of its
- * own parts ("hillaryclinton hillary").
+ * Whether two words are one word's variants: the longer is the shorter (5 letters or more) and at
+ * most 3 more characters (#allertameteo and #allertameteoSAR, brazil and brazilian).
  */
-export function labelFrom(top: Array<{ key: string }>, n: number, shared: ReadonlySet<string> = new Set()): string {
+function variant(a: string, b: string): boolean {
+  if (a.includes(' ') || b.includes(' ')) return false;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length >= 5 && long.length - short.length <= 3 && long.startsWith(short);
+}
+
+/**
+ * The label from the top-weighted keys: a bigram absorbs the unigrams it contains, so the label
+ * reads "sourdough starter, levain" rather than "sourdough starter, sourdough, starter", a
+ * hashtag spelled as its words ("gamergate" and "gamer gate") is named once, and so is a word and
+ * its variant (variant: "#allertameteo", "#allertameteoSAR"). A key with a word the
+ * clusters share (`shared`, SHARED_KEY) or that `skip` names (label-words.ts, labelSkip: another
+ * language's stop word, a profanity) is skipped, and so is a bigram of a hashtag and one of its own
+ * parts ("hillaryclinton hillary").
+ */
+export function labelFrom(
+  top: ReadonlyArray<{ key: string }>,
+  n: number,
+  shared: ReadonlySet<string> = new Set(),
+  skip: (term: string) => boolean = () => false,
+): string {
   const picked: string[] = [];
   const joined = (k: string) => k.split(' ').join('');
   for (const { key } of top) {
     if (picked.length >= n) break;
     const parts = key.split(' ');
-    if (parts.some((w) => shared.has(w))) continue;
+    if (parts.some((w) => shared.has(w) || skip(w))) continue;
     if (parts.length === 2 && (parts[0]!.includes(parts[1]!) || parts[1]!.includes(parts[0]!))) continue;
     if (
       picked.some(
-        (p) => p === key || p.split(' ').includes(key) || parts.every((w) => p.split(' ').includes(w)) || joined(p) === joined(key),
+        (p) =>
+          p === key ||
+          p.split(' ').includes(key) ||
+          parts.every((w) => p.split(' ').includes(w)) ||
+          joined(p) === joined(key) ||
+          variant(p, key),
       )
     )
       continue;

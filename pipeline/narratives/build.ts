@@ -2,10 +2,11 @@
 // a narrative (docs/api.md, "Narrative") that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
 import type { ClusteredRange } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { clusterStoryRange, STORY_DEFAULTS, type StoryOptions, type StoryWords } from '../../core/clustering/stories.ts';
-import { DESCRIBE_POSTS, describeNarrative, platformDiffusion } from '../../core/maps/describe.ts';
-import { memberStats, mostCentralFirst, representativeOf } from '../../core/maps/members.ts';
+import { platformDiffusion, postWords } from '../../core/maps/describe.ts';
+import { describeClusters, LABEL_CANDIDATES } from '../../core/maps/describe-clusters.ts';
+import { memberStats, mostCentralFirst } from '../../core/maps/members.ts';
 import type { NarrativeCorpus } from './corpus.ts';
-import { LABEL_DEFAULTS, labelFrom } from '../../core/maps/labels.ts';
+import { LABEL_DEFAULTS } from '../../core/maps/labels.ts';
 import { KeyCounter } from '../../core/maps/label-counts.ts';
 import { sentimentOfCodes, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats, type SeriesStats } from '../../core/maps/series.ts';
@@ -31,7 +32,8 @@ export interface BuiltNarrative {
   label: string;
   topTags: string[];
   summary: string;
-  representative: number;
+  /** The member the summary is cut from (core/maps/describe-clusters.ts); null when none read is readable. */
+  representative: number | null;
   contentCount: number;
   creatorCount: number;
   platformCount: number;
@@ -81,7 +83,7 @@ export async function buildWindow(
     for (let j = 0; j < idx.length; j++) out[j] = rows[idx[j]!]!;
     return out;
   });
-  const topTerms = counter.top(classes, keys, keys.size, 12, (id) => keys.name(id));
+  const topTerms = counter.top(classes, keys, keys.size, LABEL_CANDIDATES, (id) => keys.name(id));
   // top_tags: the same c-TF-IDF over the members' tags (ClassCounts.top's weights and order, counted as ids).
   const topTags = tagCounter.top(classes, corpus.tagKeys, corpus.tagNames.length, LABEL_DEFAULTS.tags, (id) => corpus.tagNames[id]!);
   const windowDays = Math.max(1, (Date.parse(w.end) - Date.parse(w.start)) / DAY_MS);
@@ -99,17 +101,16 @@ export async function buildWindow(
       times[j] = corpus.publishedAt[r]!;
     }
     const { creators, platforms, interactions: engagement } = memberStats(corpus, members);
-    const representative = representativeOf(corpus, members);
     const tags = topTags[ci]!.map((t) => t.key);
     return {
       window: w,
       members,
       similarity,
       centroid: cl.centroids.slice(c * dim, (c + 1) * dim),
-      label: labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms, counter.lastShared) || tags[0] || 'untitled',
+      label: '',
       topTags: tags,
       summary: '',
-      representative,
+      representative: null as number | null,
       contentCount: members.length,
       creatorCount: creators,
       platformCount: platforms.size,
@@ -120,18 +121,21 @@ export async function buildWindow(
       seedTag: tags[0] ?? null,
     } satisfies BuiltNarrative;
   });
-  // Labels and summaries read the words of each narrative's most central posts.
-  const heads = drafts.map((d) => [...new Set([d.representative, ...d.members.slice(0, DESCRIBE_POSTS)])]);
-  const texts = await textOf(heads.flat());
-  drafts.forEach((d, i) =>
-    Object.assign(
-      d,
-      describeNarrative(
-        d.label,
-        heads[i]!.map((r) => texts.get(r) ?? ''),
-      ),
-    ),
+  // Labels, summaries and representatives read the words of each narrative's most central posts.
+  const { vocab, offsets, ids } = corpus.terms;
+  const described = await describeClusters(
+    drafts.map((d, i) => ({ members: d.members, candidates: topTerms[i]!, tags: d.topTags })),
+    {
+      shared: counter.lastShared,
+      *termsOf(r) {
+        for (let j = offsets[r]!; j < offsets[r + 1]!; j++) yield vocab[ids[j]!]!;
+      },
+      interactions: corpus.interactions,
+    },
+    textOf,
+    (t) => postWords(t),
   );
+  drafts.forEach((d, i) => Object.assign(d, described[i]!));
   const noise = cl.assignment.reduce((a, c) => a + (c < 0 ? 1 : 0), 0);
   return { narratives: drafts, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise, warmStart: cl.warmStart };
 }

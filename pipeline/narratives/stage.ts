@@ -164,7 +164,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       : matchClusters(built.narratives.map(members), prev);
     for (const [r, u] of await uuidsOf(
       ctx,
-      built.narratives.flatMap((n) => [n.members[0]!, n.representative]),
+      built.narratives.flatMap((n) => (n.representative === null ? [n.members[0]!] : [n.members[0]!, n.representative])),
     ))
       named.set(r, u);
     built.narratives.forEach((n, i) => {
@@ -208,7 +208,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     diffusion: n.diffusion,
     lifecycle: n.series.lifecycle,
     trajectory_confidence: n.series.trajectoryConfidence,
-    representative_content_uuid: named.get(n.representative),
+    representative_content_uuid: n.representative === null ? null : named.get(n.representative),
     sentiment_label: n.sentiment.label,
     sentiment_score: n.sentiment.score,
     sentiment_breakdown: JSON.stringify(n.sentiment.breakdown),

@@ -12,20 +12,13 @@ import { terms, termsAndSurfaces, termSurfaces } from '../../core/analyzer.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
 import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../../core/stats/hypergeometric.ts';
 import type { WindowKey } from '../../core/windows.ts';
-import {
-  DESCRIBE_POSTS,
-  describeFromWords,
-  describeNarrative,
-  labelOfWords,
-  platformDiffusion,
-  postWords,
-  type PostWords,
-} from '../../core/maps/describe.ts';
-import { LABEL_DEFAULTS, labelFrom, labelKeys } from '../../core/maps/labels.ts';
+import { DESCRIBE_POSTS, platformDiffusion, postReadable, postWords, type PostWords } from '../../core/maps/describe.ts';
+import { ClusterDescriber, LABEL_CANDIDATES } from '../../core/maps/describe-clusters.ts';
+import { LABEL_DEFAULTS, labelKeys } from '../../core/maps/labels.ts';
 import { labelText } from '../../core/maps/row-label-words.ts';
 import { narrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats } from '../../core/maps/series.ts';
-import { memberStats, representativeOf } from '../../core/maps/members.ts';
+import { memberStats } from '../../core/maps/members.ts';
 import type { AnswerClusters } from './answer-clusters.ts';
 import { KeyCounter, keyListsOf, LabelVocabulary } from '../../core/maps/label-counts.ts';
 import { windowDaysOf, type GenerationData } from '../generation/loaded-generation.ts';
@@ -83,7 +76,9 @@ interface DescribedWords {
   surfaceIds: Int32Array;
   surfaceAs: Map<number, string> | null;
   summaryIds: Int32Array;
-  hasSummary: boolean;
+  /** PostWords.readable's answer once asked (null: not yet). */
+  readable: boolean | null;
+  language: string | null;
 }
 interface LabelCache {
   vocabulary: LabelVocabulary;
@@ -134,7 +129,8 @@ function describedIds(vocabulary: LabelVocabulary, post: PostWords): DescribedWo
     surfaceIds: vocabulary.idsOf(post.surfaces.map(([term]) => term)),
     surfaceAs,
     summaryIds: vocabulary.idsOf([...post.summaryWords]),
-    hasSummary: post.hasSummary,
+    readable: null,
+    language: post.language,
   };
 }
 
@@ -156,7 +152,8 @@ function describedWords(cache: LabelCache, row: number, gen: GenerationData): Po
   return {
     surfaces: Array.from(d.surfaceIds, (id, i) => [keys[id]!, d.surfaceAs?.get(i) ?? keys[id]!] as const),
     summaryWords: new Set(Array.from(d.summaryIds, (id) => keys[id]!)),
-    hasSummary: d.hasSummary,
+    readable: () => (d.readable ??= postReadable(textOf(gen, row))),
+    language: d.language,
   };
 }
 
@@ -184,42 +181,46 @@ export function emergentNarratives(
   // A full vocabulary starts again before this answer's ids are taken, never in the middle.
   if (cache.vocabulary.full) (cache.vocabulary.clear(), cache.rows.clear());
   const memberRows = clusters.map((c) => groups.get(c)!.map((i) => rows[i]!));
-  // Each cluster's members, most central first, its representative and the posts a description reads.
-  const ordered = clusters.map((c) => {
-    const idx = groups.get(c)!.sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!);
-    const members = idx.map((i) => rows[i]!);
-    const representative = representativeOf(gen.members, members);
-    return { members, representative, central: [...new Set([representative, ...members.slice(0, DESCRIBE_POSTS)])] };
-  });
-  const centralRows = new Set(ordered.flatMap((o) => o.central));
+  // Each cluster's members, most central first; their most central posts are the ones a description reads first.
+  const ordered = clusters.map((c) =>
+    groups
+      .get(c)!
+      .sort((a, b) => cl.similarity[b]! - cl.similarity[a]! || rows[a]! - rows[b]!)
+      .map((i) => rows[i]!),
+  );
+  const centralRows = new Set(ordered.flatMap((members) => members.slice(0, DESCRIBE_POSTS)));
   const termIds = memberRows.map((rs) => rs.map((r) => rowWords(cache, r, gen, centralRows.has(r)).labelIds));
   const { vocabulary } = cache;
   const termLists = keyListsOf(termIds);
-  const topTerms = counter.top(termLists.classes, termLists.lists, vocabulary.keys.length, 12, (id) => vocabulary.keys[id]!);
+  const topTerms = counter.top(termLists.classes, termLists.lists, vocabulary.keys.length, LABEL_CANDIDATES, (id) => vocabulary.keys[id]!);
   const shared = counter.lastShared;
   const tagDict = content.tags.dict;
   const tags = keyListsOf(memberRows.map((rs) => rs.map((r) => content.tags.idsOf(r))));
-  const topTags = counter.top(tags.classes, tags.lists, tagDict.length, LABEL_DEFAULTS.tags, (id) => tagDict[id]!);
+  const topTags = counter
+    .top(tags.classes, tags.lists, tagDict.length, LABEL_DEFAULTS.tags, (id) => tagDict[id]!)
+    .map((t) => t.map((x) => x.key));
+  // Label, summary and representative (core/maps/describe-clusters.ts), the rows read from the cache.
+  const describer = new ClusterDescriber(
+    ordered.map((members, ci) => ({ members, candidates: topTerms[ci]!, tags: topTags[ci]! })),
+    {
+      shared,
+      termsOf: (r) => Array.from(rowWords(cache, r, gen).labelIds, (id) => vocabulary.keys[id]!),
+      interactions: gen.members.interactions,
+    },
+  );
+  for (let need = describer.next(); need.length > 0; need = describer.next())
+    describer.give(new Map(need.map((r) => [r, describedWords(cache, r, gen)])));
+  const descriptions = describer.result((r) => textOf(gen, r));
   const bounds = gen.manifest.windows[window];
   const asOf = index.asOf;
   const windowDays = windowDaysOf(gen, window);
   const computedAt = new Date().toISOString();
   return clusters
     .map((_, ci) => {
-      const { members, representative, central } = ordered[ci]!;
+      const members = ordered[ci]!;
       const { creators, platforms, interactions: engagement } = memberStats(gen.members, members);
-      const tags = topTags[ci]!.map((t) => t.key);
-      const label = labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms, shared) || tags[0] || 'untitled';
-      const described = labelOfWords(label)
-        ? describeFromWords(
-            label,
-            central.map((r) => describedWords(cache, r, gen)),
-            (i) => textOf(gen, central[i]!),
-          )
-        : describeNarrative(
-            label,
-            central.map((r) => textOf(gen, r)),
-          );
+      const tags = topTags[ci]!;
+      const { representative, ...described } = descriptions[ci]!;
       const series = seriesStats(
         members.map((r) => index.publishedAt[r]!),
         asOf,
@@ -262,7 +263,7 @@ export function emergentNarratives(
         velocity: series.velocity,
         lifecycle: series.lifecycle,
         trajectory_confidence: series.trajectoryConfidence,
-        representative_content_uuid: index.uuid.get(representative)!,
+        representative_content_uuid: representative === null ? null : index.uuid.get(representative)!,
         sentiment_label: sentiment.label,
         sentiment_score: sentiment.score,
         sentiment_breakdown: sentiment.breakdown,
