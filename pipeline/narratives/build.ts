@@ -1,18 +1,11 @@
 // The narratives of one window: clusters of its posts (core/clustering/kmeans-by-silhouette.ts) described by every field of
 // a narrative (docs/api.md, "Narrative") that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
 import { clusterRange, CLUSTER_DEFAULTS, type ClusteredRange, type ClusterOptions } from '../../core/clustering/kmeans-by-silhouette.ts';
-import { DESCRIBE_POSTS, describeNarrative, platformDiffusion } from '../../core/maps/describe.ts';
-import { memberStats, mostCentralFirst, representativeOf } from '../../core/maps/members.ts';
+import { mostCentralFirst } from '../../core/maps/members.ts';
 import type { NarrativeCorpus } from './corpus.ts';
-import { LABEL_DEFAULTS, labelFrom } from '../../core/maps/labels.ts';
-import { KeyCounter } from '../../core/maps/label-counts.ts';
-import { sentimentOfCodes, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
-import { seriesStats, type SeriesStats } from '../../core/maps/series.ts';
-import { DAY_MS } from '../../core/windows.ts';
-
-/** The labels' and the top tags' counters (dense scratch arrays, reused window after window). */
-const counter = new KeyCounter();
-const tagCounter = new KeyCounter();
+import type { NarrativeSentiment } from '../../core/maps/sentiment.ts';
+import type { SeriesStats } from '../../core/maps/series.ts';
+import { clusterWords, describeClusters, memberFigures, windowDays } from './describe-clusters.ts';
 
 export interface WindowSpec {
   key: string;
@@ -68,17 +61,14 @@ export async function buildWindow(
     byCluster,
   } = given ?? clusterRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, opts, prior);
   // c-TF-IDF over every kept cluster of the window: terms for labels (counted as ids), tags for top_tags.
-  const keys = corpus.labelKeys;
   const classes = clusters.map((c) => {
     const idx = byCluster.get(c)!;
     const out = new Int32Array(idx.length);
     for (let j = 0; j < idx.length; j++) out[j] = rows[idx[j]!]!;
     return out;
   });
-  const topTerms = counter.top(classes, keys, keys.size, 12, (id) => keys.name(id));
-  // top_tags: the same c-TF-IDF over the members' tags (ClassCounts.top's weights and order, counted as ids).
-  const topTags = tagCounter.top(classes, corpus.tagKeys, corpus.tagNames.length, LABEL_DEFAULTS.tags, (id) => corpus.tagNames[id]!);
-  const windowDays = Math.max(1, (Date.parse(w.end) - Date.parse(w.start)) / DAY_MS);
+  const words = clusterWords(corpus, classes);
+  const days = windowDays(w);
   const drafts = clusters.map((c, ci) => {
     // Rows ascend with positions, so ties go to the older row.
     const idx = mostCentralFirst(byCluster.get(c)!, cl.similarity);
@@ -92,40 +82,21 @@ export async function buildWindow(
       similarity[j] = cl.similarity[idx[j]!]!;
       times[j] = corpus.publishedAt[r]!;
     }
-    const { creators, platforms, interactions: engagement } = memberStats(corpus, members);
-    const representative = representativeOf(corpus, members);
-    const tags = topTags[ci]!.map((t) => t.key);
+    const { label, topTags: tags } = words[ci]!;
     return {
       window: w,
       members,
       similarity,
       centroid: cl.centroids.slice(c * dim, (c + 1) * dim),
-      label: labelFrom(topTerms[ci]!, LABEL_DEFAULTS.terms, counter.lastShared) || tags[0] || 'untitled',
+      label,
       topTags: tags,
       summary: '',
-      representative,
-      contentCount: members.length,
-      creatorCount: creators,
-      platformCount: platforms.size,
-      totalEngagement: engagement,
-      diffusion: platformDiffusion(platforms, corpus.platforms.length),
-      series: seriesStats(times, asOf, windowDays),
-      sentiment: sentimentOfCodes(corpus.feeling, members),
+      ...memberFigures(corpus, members, times, asOf, days),
       seedTag: tags[0] ?? null,
     } satisfies BuiltNarrative;
   });
   // Labels and summaries read the words of each narrative's most central posts.
-  const heads = drafts.map((d) => [...new Set([d.representative, ...d.members.slice(0, DESCRIBE_POSTS)])]);
-  const texts = await textOf(heads.flat());
-  drafts.forEach((d, i) =>
-    Object.assign(
-      d,
-      describeNarrative(
-        d.label,
-        heads[i]!.map((r) => texts.get(r) ?? ''),
-      ),
-    ),
-  );
+  await describeClusters(drafts, textOf);
   const noise = cl.assignment.reduce((a, c) => a + (c < 0 ? 1 : 0), 0);
   return { narratives: drafts, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise, warmStart: cl.warmStart };
 }
