@@ -9,6 +9,7 @@ import path from 'node:path';
 import { terms } from '../../core/analyzer.ts';
 import { loadBm25, type Bm25Index } from '../../core/bm25.ts';
 import { openDuckDB, sqlString, type Row } from '../../core/duckdb.ts';
+import { loadThemes, type ThemeMaps } from './load-themes.ts';
 
 export interface Narrative {
   id: string;
@@ -37,6 +38,8 @@ export interface Narrative {
   sentiment_label: string | null;
   sentiment_score: number | null;
   sentiment_breakdown: Record<string, unknown> | null;
+  /** The theme it belongs to (themes.parquet; null in a generation before themes); a tracked narrative's only. */
+  theme_id?: string | null;
 }
 
 /** A narrative's figures in one generation: the same fields, with the same JSON types, as the narrative itself. */
@@ -136,7 +139,7 @@ export interface LoadedPattern {
   centroid: Float32Array | null;
 }
 
-export interface Maps {
+export interface Maps extends ThemeMaps {
   narratives: LoadedNarrative[];
   narrativeById: Map<string, LoadedNarrative>;
   /** The current narrative of each stable key (narrative_key). */
@@ -208,6 +211,9 @@ export async function loadMaps(generationDir: string, generation: string): Promi
     narrativeHistory: new Map(),
     narrativeText: null,
     narrativeMemberTerms: null,
+    themes: [],
+    themeById: new Map(),
+    themeByKey: new Map(),
     patterns: [],
     patternByKey: new Map(),
     endedPatternKeys: new Set(),
@@ -260,6 +266,7 @@ export async function loadMaps(generationDir: string, generation: string): Promi
           sentiment_label: (r.sentiment_label as string | null) ?? null,
           sentiment_score: numOrNull(r.sentiment_score),
           sentiment_breakdown: json<Record<string, unknown>>(r.sentiment_breakdown),
+          theme_id: (r.theme_id as string | null | undefined) ?? null,
         };
         const trajectory = maps.narrativeHistory.get(narrative.narrative_key ?? '')?.points ?? [];
         const loaded: LoadedNarrative = {
@@ -285,6 +292,7 @@ export async function loadMaps(generationDir: string, generation: string): Promi
             });
         }
       }
+      Object.assign(maps, await loadThemes(db, file('themes.parquet'), maps.narratives));
       if (await pathExists(file('narrative-text.bin'))) maps.narrativeText = await loadBm25(file('narrative-text.bin'));
       // Absent in generations published before it existed: their search reads the headline alone.
       if (await pathExists(file('narrative-member-terms.bin')))
