@@ -85,9 +85,8 @@ startPage('index.html', async (main) => {
       return { nodes: r.items.map((n) => row(n, { spark: false })), next: null };
     }
     const from = offset ?? 0;
-    const r = await get(
-      `/narratives/trending${qs({ window: state.window, sort: state.sort, platform: state.platform, theme: state.theme, limit: PAGE, offset: from, daily: true })}`,
-    );
+    const { window, sort, platform, theme } = state;
+    const r = await get(`/narratives/trending${qs({ window, sort, platform, theme, limit: PAGE, offset: from, daily: true })}`);
     fill(status, `${Math.min(r.total, from + r.items.length)} of ${r.total} narratives · generation ${r.generation}`);
     return { nodes: r.items.map((n) => row(n, { spark: true })), next: r.next_offset };
   });
