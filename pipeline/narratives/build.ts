@@ -3,9 +3,7 @@
 import { clusterRange, CLUSTER_DEFAULTS, type ClusteredRange, type ClusterOptions } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { mostCentralFirst } from '../../core/maps/members.ts';
 import type { NarrativeCorpus } from './corpus.ts';
-import type { NarrativeSentiment } from '../../core/maps/sentiment.ts';
-import type { SeriesStats } from '../../core/maps/series.ts';
-import { clusterWords, describeClusters, memberFigures, windowDays } from './describe-clusters.ts';
+import { clusterWords, describeClusters, memberFigures, windowDays, type MemberFigures } from './describe-clusters.ts';
 
 export interface WindowSpec {
   key: string;
@@ -14,7 +12,7 @@ export interface WindowSpec {
   firstRow: number;
 }
 
-export interface BuiltNarrative {
+export interface BuiltNarrative extends MemberFigures {
   window: WindowSpec;
   /** Member rows, most central first. */
   members: number[];
@@ -23,14 +21,6 @@ export interface BuiltNarrative {
   label: string;
   topTags: string[];
   summary: string;
-  representative: number;
-  contentCount: number;
-  creatorCount: number;
-  platformCount: number;
-  totalEngagement: number;
-  diffusion: number | null;
-  series: SeriesStats;
-  sentiment: NarrativeSentiment;
   seedTag: string | null;
 }
 

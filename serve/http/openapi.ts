@@ -113,6 +113,19 @@ const sentimentBreakdown = nullable(
   ),
 );
 
+/** The figures of a narrative's or a theme's daily series and sentiment (docs/fields.md), nullable. */
+const seriesFigures = {
+  acceleration: nullable('number'),
+  diffusion: nullable('number'),
+  velocity: nullable('number'),
+  lifecycle,
+  trajectory_confidence: trajectoryConfidence,
+  representative_content_uuid: nullable('string'),
+  sentiment_label: nullable('string'),
+  sentiment_score: nullable('number'),
+  sentiment_breakdown: sentimentBreakdown,
+};
+
 const narrative = obj(
   {
     id: str,
@@ -137,15 +150,7 @@ const narrative = obj(
   },
   {
     narrative_key: nullable('string'),
-    acceleration: nullable('number'),
-    diffusion: nullable('number'),
-    velocity: nullable('number'),
-    lifecycle,
-    trajectory_confidence: trajectoryConfidence,
-    representative_content_uuid: nullable('string'),
-    sentiment_label: nullable('string'),
-    sentiment_score: nullable('number'),
-    sentiment_breakdown: sentimentBreakdown,
+    ...seriesFigures,
     theme_id: { ...nullable('string'), description: 'the theme it belongs to (GET /themes/{id}); tracked narratives only' },
     memberOverlap: num,
     overlapZScore: num,
@@ -173,15 +178,7 @@ const theme = obj({
   total_engagement: digits,
   emerging_score: unit,
   momentum_score: unit,
-  velocity: nullable('number'),
-  acceleration: nullable('number'),
-  diffusion: nullable('number'),
-  lifecycle,
-  trajectory_confidence: trajectoryConfidence,
-  representative_content_uuid: nullable('string'),
-  sentiment_label: nullable('string'),
-  sentiment_score: nullable('number'),
-  sentiment_breakdown: sentimentBreakdown,
+  ...seriesFigures,
   top_tags: strList,
 });
 
@@ -264,6 +261,17 @@ const insufficient = obj(
 );
 
 const paged = (items: Schema, more: Record<string, Schema> = {}) => obj({ items: { type: 'array', items }, ...more });
+/** A page of a map list (GET /narratives/trending, GET /themes): the same paging and sort keys. */
+const mapList = (items: Schema) =>
+  paged(items, {
+    window: windowEnum,
+    sort: { type: 'string', enum: [...TRENDING_SORT_KEYS] },
+    generation: str,
+    total: int,
+    offset: int,
+    limit: int,
+    next_offset: nullable('integer'),
+  });
 
 const periodChange = obj({ days: int, current: int, previous: int, ratio: nullable('number') });
 /** A trending item: a Narrative, with its daily counts and period change when `daily=true`. */
@@ -680,24 +688,8 @@ export function openApiDocument(prefix: string): Schema {
         Job: job,
         ...jobResults,
         InsufficientCredits: insufficient,
-        NarrativeList: paged(trendingItem, {
-          window: windowEnum,
-          sort: { type: 'string', enum: [...TRENDING_SORT_KEYS] },
-          generation: str,
-          total: int,
-          offset: int,
-          limit: int,
-          next_offset: nullable('integer'),
-        }),
-        ThemeList: paged(themeItem, {
-          window: windowEnum,
-          sort: { type: 'string', enum: [...TRENDING_SORT_KEYS] },
-          generation: str,
-          total: int,
-          offset: int,
-          limit: int,
-          next_offset: nullable('integer'),
-        }),
+        NarrativeList: mapList(trendingItem),
+        ThemeList: mapList(themeItem),
         ThemeDetail: obj(
           {
             generation: str,

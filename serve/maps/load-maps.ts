@@ -10,6 +10,7 @@ import { terms } from '../../core/analyzer.ts';
 import { loadBm25, type Bm25Index } from '../../core/bm25.ts';
 import { openDuckDB, sqlString, type Row } from '../../core/duckdb.ts';
 import { loadThemes, type ThemeMaps } from './load-themes.ts';
+import { countFields, json, num, numOrNull, seriesFields, windowFields } from './map-rows.ts';
 
 export interface Narrative {
   id: string;
@@ -160,10 +161,6 @@ export interface Maps extends ThemeMaps {
   patternDim: number;
 }
 
-const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const json = <T>(v: unknown): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : null);
-
 /** A trajectory row as the API shows it; this generation's own rows carry no generation name yet (publish gives it). */
 function trajectoryPoint(h: Row, generation: string): TrajectoryPoint {
   return {
@@ -244,28 +241,12 @@ export async function loadMaps(generationDir: string, generation: string): Promi
           label: r.label as string,
           summary: r.summary as string,
           source: 'tracked',
-          window_key: r.window_key as string,
-          window_start: r.window_start as string,
-          window_end: r.window_end as string,
-          computed_at: r.computed_at as string,
-          content_count: num(r.content_count),
-          creator_count: num(r.creator_count),
-          platform_count: num(r.platform_count),
-          total_engagement: String(r.total_engagement),
-          emerging_score: num(r.emerging_score),
-          momentum_score: num(r.momentum_score),
+          ...windowFields(r),
+          ...countFields(r),
           top_tags: (r.top_tags as string[] | null) ?? [],
           score_breakdown: json<Record<string, unknown>>(r.score_breakdown) ?? {},
           narrative_key: (r.narrative_key as string | null) ?? null,
-          acceleration: numOrNull(r.acceleration),
-          diffusion: numOrNull(r.diffusion),
-          velocity: numOrNull(r.velocity),
-          lifecycle: (r.lifecycle as string | null) ?? null,
-          trajectory_confidence: (r.trajectory_confidence as string | null) ?? null,
-          representative_content_uuid: (r.representative_content_uuid as string | null) ?? null,
-          sentiment_label: (r.sentiment_label as string | null) ?? null,
-          sentiment_score: numOrNull(r.sentiment_score),
-          sentiment_breakdown: json<Record<string, unknown>>(r.sentiment_breakdown),
+          ...seriesFields(r),
           theme_id: (r.theme_id as string | null | undefined) ?? null,
         };
         const trajectory = maps.narrativeHistory.get(narrative.narrative_key ?? '')?.points ?? [];

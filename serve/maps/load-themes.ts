@@ -4,35 +4,13 @@
 import { pathExists } from '../../core/durable-fs.ts';
 import { sqlString, type Row } from '../../core/duckdb.ts';
 import type { LoadedNarrative } from './load-maps.ts';
+import { countFields, num, seriesFields, windowFields } from './map-rows.ts';
 import { trendingOrder } from './trending-order.ts';
 
-export interface Theme {
-  id: string;
-  theme_key: string;
-  label: string;
-  summary: string;
-  window_key: string;
-  window_start: string;
-  window_end: string;
-  computed_at: string;
-  narrative_count: number;
-  content_count: number;
-  creator_count: number;
-  platform_count: number;
-  total_engagement: string;
-  emerging_score: number;
-  momentum_score: number;
-  velocity: number | null;
-  acceleration: number | null;
-  diffusion: number | null;
-  lifecycle: string | null;
-  trajectory_confidence: string | null;
-  representative_content_uuid: string | null;
-  sentiment_label: string | null;
-  sentiment_score: number | null;
-  sentiment_breakdown: Record<string, unknown> | null;
-  top_tags: string[];
-}
+export type Theme = { id: string; theme_key: string; label: string; summary: string } & ReturnType<typeof windowFields> & {
+    narrative_count: number;
+  } & ReturnType<typeof countFields> &
+  ReturnType<typeof seriesFields> & { top_tags: string[] };
 
 export interface LoadedTheme {
   theme: Theme;
@@ -48,34 +26,16 @@ export interface ThemeMaps {
   themeByKey: Map<string, LoadedTheme>;
 }
 
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-
 function themeOf(r: Row): Theme {
   return {
     id: r.id as string,
     theme_key: r.theme_key as string,
     label: r.label as string,
     summary: r.summary as string,
-    window_key: r.window_key as string,
-    window_start: r.window_start as string,
-    window_end: r.window_end as string,
-    computed_at: r.computed_at as string,
-    narrative_count: Number(r.narrative_count),
-    content_count: Number(r.content_count),
-    creator_count: Number(r.creator_count),
-    platform_count: Number(r.platform_count),
-    total_engagement: String(r.total_engagement),
-    emerging_score: Number(r.emerging_score),
-    momentum_score: Number(r.momentum_score),
-    velocity: numOrNull(r.velocity),
-    acceleration: numOrNull(r.acceleration),
-    diffusion: numOrNull(r.diffusion),
-    lifecycle: (r.lifecycle as string | null) ?? null,
-    trajectory_confidence: (r.trajectory_confidence as string | null) ?? null,
-    representative_content_uuid: (r.representative_content_uuid as string | null) ?? null,
-    sentiment_label: (r.sentiment_label as string | null) ?? null,
-    sentiment_score: numOrNull(r.sentiment_score),
-    sentiment_breakdown: typeof r.sentiment_breakdown === 'string' ? (JSON.parse(r.sentiment_breakdown) as Record<string, unknown>) : null,
+    ...windowFields(r),
+    narrative_count: num(r.narrative_count),
+    ...countFields(r),
+    ...seriesFields(r),
     top_tags: (r.top_tags as string[] | null) ?? [],
   };
 }
