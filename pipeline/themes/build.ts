@@ -36,7 +36,8 @@ export interface WindowThemes {
  */
 function centralFirst(corpus: Pick<NarrativeCorpus, 'vectors' | 'dim'>, parts: readonly BuiltNarrative[], centre: Float32Array): number[] {
   if (parts.length === 1) return parts[0]!.members;
-  const rows = parts.flatMap((p) => p.members).sort((a, b) => a - b);
+  // Ascending rows, so ties of centrality go to the older post (as in a narrative).
+  const rows = Int32Array.from(parts.flatMap((p) => p.members)).sort();
   const { vectors, dim } = corpus;
   const similarity = Float32Array.from(rows, (r) => dot(vectors, r * dim, centre, 0, dim));
   const order = mostCentralFirst(
@@ -44,6 +45,22 @@ function centralFirst(corpus: Pick<NarrativeCorpus, 'vectors' | 'dim'>, parts: r
     similarity,
   );
   return Array.from(order, (i) => rows[i]!);
+}
+
+/** A theme's figures: a theme of one narrative has its narrative's (the same members, in the same order). */
+function figuresOf(
+  corpus: NarrativeCorpus,
+  parts: readonly BuiltNarrative[],
+  members: number[],
+  asOf: number,
+  days: number,
+): MemberFigures {
+  if (parts.length === 1) {
+    const { representative, contentCount, creatorCount, platformCount, totalEngagement, diffusion, series, sentiment } = parts[0]!;
+    return { representative, contentCount, creatorCount, platformCount, totalEngagement, diffusion, series, sentiment };
+  }
+  const times = Float64Array.from(members, (r) => corpus.publishedAt[r]!);
+  return memberFigures(corpus, members, times, asOf, days);
 }
 
 export async function buildThemes(
@@ -68,12 +85,11 @@ export async function buildThemes(
       corpus.dim,
     );
     const members = centralFirst(corpus, mine, centroid);
-    const times = Float64Array.from(members, (r) => corpus.publishedAt[r]!);
-    return { window: w, narratives: idx, members, centroid, ...memberFigures(corpus, members, times, asOf, days) };
+    return { window: w, narratives: idx, members, centroid, ...figuresOf(corpus, mine, members, asOf, days) };
   });
   const words = clusterWords(
     corpus,
-    drafts.map((d) => Int32Array.from(d.members).sort()),
+    drafts.map((d) => Int32Array.from(d.members)),
   );
   const themes: BuiltTheme[] = drafts.map((d, t) => ({ ...d, label: words[t]!.label, topTags: words[t]!.topTags, summary: '' }));
   await describeClusters(themes, textOf);
