@@ -25,6 +25,7 @@ import { mcpHandler } from './mcp/mcp-route.ts';
 import { jobsRouter } from './jobs/job-routes.ts';
 import { narrativesRouter } from './maps/narrative-routes.ts';
 import { relatedNarrativesRouter } from './maps/related-narratives.ts';
+import { themesRouter } from './maps/theme-routes.ts';
 import { patternsRouter } from './maps/pattern-routes.ts';
 import { searchHandler } from './search/search-route.ts';
 import { pricesRouter } from './billing/price-routes.ts';
@@ -195,6 +196,7 @@ export function createApp(deps: AppDeps): Koa {
   const routers = [
     narrativesRouter(emergent),
     relatedNarrativesRouter(emergent),
+    themesRouter(),
     patternsRouter(),
     pricesRouter(),
     mediaRouter(deps.dataDir, deps.media),

@@ -78,6 +78,8 @@ test('tools: one per HTTP capability, strict input schemas, costs in the descrip
       'pattern_lookalikes',
       'patterns_browse',
       'search',
+      'theme_get',
+      'themes_list',
       'usage',
     ].sort(),
   );
@@ -104,6 +106,19 @@ test('every tool answers with the JSON of its HTTP endpoint', async () => {
   assert.ok((await call(c, 'narratives_search', { q: trending.items[0].label })).structuredContent.items.length > 0);
   assert.is((await call(c, 'narrative_get', { id, limit: 3 })).structuredContent.narrative.id, id);
   assert.is((await call(c, 'narrative_trajectory', { id })).structuredContent.id, id);
+  // Themes: the list as GET /themes gives it (defaults applied), one theme by its key, and trending filtered by it.
+  const themes = await call(c, 'themes_list', { window: 'all', sort: 'volume', limit: 3 });
+  const http = await fetch(`${s.baseUrl}/themes?window=all&sort=volume&limit=3`, { headers: { 'x-api-key': s.demo.secret } });
+  assert.equal(themes.structuredContent, await http.json());
+  const theme = themes.structuredContent.items[0];
+  const one = (await call(c, 'theme_get', { id: theme.theme_key })).structuredContent;
+  assert.equal([one.theme.id, one.resolved_by, one.narratives.length], [theme.id, 'theme_key', theme.narrative_count]);
+  const inTheme = (await call(c, 'narratives_trending', { theme: theme.id })).structuredContent;
+  assert.equal([inTheme.window, inTheme.total], ['all', theme.narrative_count]);
+  const gone = await call(c, 'theme_get', { id: 'tk-all-0000000000' });
+  assert.is(gone.isError, true);
+  assert.is(gone.structuredContent.status, 404);
+  assert.match(gone.structuredContent.error, /has no theme in generation/);
   const related = (await call(c, 'narrative_related', { id, limit: 2 })).structuredContent;
   assert.is(related.id, id);
   assert.ok(related.items.length <= 2 && related.items.every((n: { similarity: number }) => n.similarity >= related.min_similarity));

@@ -107,6 +107,16 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   await check('GET', `/narratives/${answer.narratives[0].id}/related`, '/narratives/{id}/related');
   assert.is((await check('GET', `/narratives/${trending.items[0].narrative_key}`, '/narratives/{id}')).resolved_by, 'narrative_key');
   await check('GET', `/narratives/${trending.items[0].narrative_key}/trajectory`, '/narratives/{id}/trajectory');
+  const themes = await check('GET', '/themes?window=all&daily=true', '/themes');
+  assert.ok(themes.items.length > 0 && themes.items.every((t: { daily_counts?: number[] }) => t.daily_counts?.length));
+  await check('GET', `/themes/${themes.items[0].id}`, '/themes/{id}');
+  assert.is((await check('GET', `/themes/${themes.items[0].theme_key}`, '/themes/{id}')).resolved_by, 'theme_key');
+  await check('GET', '/themes/nope', '/themes/{id}');
+  await check('GET', '/themes?sort=nope', '/themes');
+  const inTheme = await check('GET', `/narratives/trending?theme=${themes.items[0].id}`, '/narratives/trending');
+  assert.ok(inTheme.items.every((n: { theme_id: string }) => n.theme_id === themes.items[0].id));
+  await check('GET', '/narratives/trending?theme=nope', '/narratives/trending');
+  assert.ok((await check('GET', `/narratives/${id}`, '/narratives/{id}')).theme, 'a tracked narrative names its theme');
   const patterns = await check('GET', '/intelligence/patterns?scope=all', '/intelligence/patterns');
   const key = patterns.items[0].patternKey;
   await check('GET', `/intelligence/patterns/${key}`, '/intelligence/patterns/{patternKey}');

@@ -93,6 +93,7 @@ test('publish writes a verifiable manifest with windows and switches CURRENT', a
     ].map((f) => `segments/${seg}/${f}`),
     'source.json',
     'text-space.json',
+    'themes.parquet',
     'visual-space.json',
   ]);
   assert.equal(

@@ -130,8 +130,11 @@ async function firstNarrativeId(): Promise<string> {
 }
 
 test('every page loads at laptop and phone widths: no console error, failed request or CSP violation', async () => {
+  const theme = (await api('/themes?window=30d&limit=1')).json.items[0];
   const pages = [
     'index.html',
+    'themes.html',
+    `index.html?theme=${theme.id}`,
     `narrative.html?id=${await firstNarrativeId()}`,
     'patterns.html',
     'search.html',
@@ -179,6 +182,58 @@ test('narratives: sparklines and the period change per row; the sort and the map
   const labels = await page.$$eval('#narratives .title', (as) => as.map((a) => a.textContent ?? ''));
   assert.ok(labels.length > 0 && labels.some((l) => /sourdough/i.test(l)), labels.join(' | '));
   await close();
+});
+
+test('themes: narratives grouped by theme, in the order of GET /themes; a theme opens its narratives; a narrative names its theme', async () => {
+  const { page, close } = await open(`${ui}themes.html?window=30d`);
+  const listed = (await api('/themes?window=30d&limit=10&daily=true')).json;
+  assert.ok(
+    listed.items.some((t: { narrative_count: number }) => t.narrative_count > 1),
+    'the sample has a theme of several narratives',
+  );
+  const cards = await page.$$eval('#themes article.theme-card', (as) =>
+    as.map((a) => ({
+      id: (a as HTMLElement).dataset.id,
+      title: a.querySelector('.theme-title .title')?.textContent,
+      narratives: [...a.querySelectorAll('.theme-narratives li')].map((li) => (li as HTMLElement).dataset.id),
+    })),
+  );
+  assert.equal(
+    cards,
+    listed.items.map((t: { id: string; label: string; narratives: Array<{ id: string }> }) => ({
+      id: t.id,
+      title: t.label,
+      narratives: t.narratives.map((n) => n.id),
+    })),
+  );
+  const ink = await canvasInk(page, '#themes canvas');
+  assert.ok(ink.length === cards.length && ink.every((x) => x > 0), `a sparkline per theme: ${ink}`);
+  // The theme of most narratives: its title opens the narratives page with its narratives only.
+  const big = listed.items.reduce((a: { narrative_count: number }, b: { narrative_count: number }) =>
+    b.narrative_count > a.narrative_count ? b : a,
+  );
+  await page.click(`#themes article[data-id="${big.id}"] .theme-title a`);
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.ok(page.url().includes(`theme=${big.id}`));
+  await page.waitForFunction((n) => document.querySelectorAll('#narratives article').length === n, big.narrative_count);
+  const ids = await page.$$eval('#narratives article', (as) => as.map((a) => (a as HTMLElement).dataset.id));
+  const filtered = (await api(`/narratives/trending?theme=${big.id}&limit=20`)).json;
+  assert.equal(
+    ids,
+    filtered.items.map((n: { id: string }) => n.id),
+  );
+  assert.match((await page.textContent('#theme-banner'))!, new RegExp(`Theme: .*${big.narrative_count} narratives in the 30d window`));
+  await page.click('#clear-theme');
+  await page.waitForFunction(() => !new URL(location.href).searchParams.has('theme'));
+  await page.waitForFunction((n) => document.querySelectorAll('#narratives article').length > n, big.narrative_count);
+  await close();
+  const narrative = await open(`${ui}narrative.html?id=${encodeURIComponent(big.narratives[0].id)}`);
+  assert.match(
+    (await narrative.page.textContent('#theme'))!,
+    new RegExp(`Theme: .*\\(${big.narrative_count} narratives of the 30d window\\)`),
+  );
+  assert.is(await narrative.page.getAttribute('#theme a', 'href'), `index.html?window=30d&theme=${encodeURIComponent(big.id)}`);
+  await narrative.close();
 });
 
 test('narrative detail: both charts draw, spikes named, posts, platforms, creators, history and related narratives', async () => {

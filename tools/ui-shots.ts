@@ -53,6 +53,7 @@ try {
   ).json()) as { items: Array<{ id: string }> };
   const pages: Array<[string, string]> = [
     ['narratives', 'index.html'],
+    ['themes', 'themes.html'],
     ['narrative', `narrative.html?id=${encodeURIComponent(trending.items[0]!.id)}`],
     ['patterns', 'patterns.html'],
     ['search', `search.html?q=${encodeURIComponent(values.query ?? 'sourdough starter')}&limit=20`],

@@ -115,7 +115,7 @@ export function matchClusters(
   return out;
 }
 
-/** A new key (nk- for a narrative, pk- for a pattern): the window and a hash of what first named the cluster (stable text, no counter). */
-export function newMapKey(prefix: 'nk' | 'pk', window: string, runTag: string, label: string, firstMember: string): string {
+/** A new key (nk- for a narrative, tk- for a theme, pk- for a pattern): the window and a hash of what first named the cluster (stable text, no counter). */
+export function newMapKey(prefix: 'nk' | 'tk' | 'pk', window: string, runTag: string, label: string, firstMember: string): string {
   return `${prefix}-${window}-${createHash('sha256').update(`${runTag}\n${label}\n${firstMember}`).digest('hex').slice(0, 10)}`;
 }

@@ -2,19 +2,9 @@
 // a narrative (docs/api.md, "Narrative") that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
 import type { ClusteredRange } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { clusterStoryRange, STORY_DEFAULTS, type StoryOptions, type StoryWords } from '../../core/clustering/stories.ts';
-import { platformDiffusion, postWords } from '../../core/maps/describe.ts';
-import { describeClusters, LABEL_CANDIDATES } from '../../core/maps/describe-clusters.ts';
-import { memberStats, mostCentralFirst } from '../../core/maps/members.ts';
+import { mostCentralFirst } from '../../core/maps/members.ts';
 import type { NarrativeCorpus } from './corpus.ts';
-import { LABEL_DEFAULTS } from '../../core/maps/labels.ts';
-import { KeyCounter } from '../../core/maps/label-counts.ts';
-import { sentimentOfCodes, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
-import { seriesStats, type SeriesStats } from '../../core/maps/series.ts';
-import { DAY_MS } from '../../core/windows.ts';
-
-/** The labels' and the top tags' counters (dense scratch arrays, reused window after window). */
-const counter = new KeyCounter();
-const tagCounter = new KeyCounter();
+import { clusterWords, describeClusters, memberFigures, windowDays, type MemberFigures } from './describe-clusters.ts';
 
 export interface WindowSpec {
   key: string;
@@ -23,7 +13,7 @@ export interface WindowSpec {
   firstRow: number;
 }
 
-export interface BuiltNarrative {
+export interface BuiltNarrative extends MemberFigures {
   window: WindowSpec;
   /** Member rows, most central first. */
   members: number[];
@@ -34,13 +24,6 @@ export interface BuiltNarrative {
   summary: string;
   /** The member the summary is cut from (core/maps/describe-clusters.ts); null when none read is readable. */
   representative: number | null;
-  contentCount: number;
-  creatorCount: number;
-  platformCount: number;
-  totalEngagement: number;
-  diffusion: number | null;
-  series: SeriesStats;
-  sentiment: NarrativeSentiment;
   seedTag: string | null;
 }
 
@@ -76,17 +59,14 @@ export async function buildWindow(
     byCluster,
   } = given ?? clusterStoryRange(corpus.vectors, dim, corpus.hasVector, w.firstRow, storyWords(corpus), opts, prior);
   // c-TF-IDF over every kept cluster of the window: terms for labels (counted as ids), tags for top_tags.
-  const keys = corpus.labelKeys;
   const classes = clusters.map((c) => {
     const idx = byCluster.get(c)!;
     const out = new Int32Array(idx.length);
     for (let j = 0; j < idx.length; j++) out[j] = rows[idx[j]!]!;
     return out;
   });
-  const topTerms = counter.top(classes, keys, keys.size, LABEL_CANDIDATES, (id) => keys.name(id));
-  // top_tags: the same c-TF-IDF over the members' tags (ClassCounts.top's weights and order, counted as ids).
-  const topTags = tagCounter.top(classes, corpus.tagKeys, corpus.tagNames.length, LABEL_DEFAULTS.tags, (id) => corpus.tagNames[id]!);
-  const windowDays = Math.max(1, (Date.parse(w.end) - Date.parse(w.start)) / DAY_MS);
+  const words = clusterWords(corpus, classes);
+  const days = windowDays(w);
   const drafts = clusters.map((c, ci) => {
     // Rows ascend with positions, so ties go to the older row.
     const idx = mostCentralFirst(byCluster.get(c)!, cl.similarity);
@@ -100,8 +80,7 @@ export async function buildWindow(
       similarity[j] = cl.similarity[idx[j]!]!;
       times[j] = corpus.publishedAt[r]!;
     }
-    const { creators, platforms, interactions: engagement } = memberStats(corpus, members);
-    const tags = topTags[ci]!.map((t) => t.key);
+    const tags = words.words[ci]!.topTags;
     return {
       window: w,
       members,
@@ -110,32 +89,13 @@ export async function buildWindow(
       label: '',
       topTags: tags,
       summary: '',
-      representative: null as number | null,
-      contentCount: members.length,
-      creatorCount: creators,
-      platformCount: platforms.size,
-      totalEngagement: engagement,
-      diffusion: platformDiffusion(platforms, corpus.platforms.length),
-      series: seriesStats(times, asOf, windowDays),
-      sentiment: sentimentOfCodes(corpus.feeling, members),
+      representative: null,
+      ...memberFigures(corpus, members, times, asOf, days),
       seedTag: tags[0] ?? null,
     } satisfies BuiltNarrative;
   });
-  // Labels, summaries and representatives read the words of each narrative's most central posts.
-  const { vocab, offsets, ids } = corpus.terms;
-  const described = await describeClusters(
-    drafts.map((d, i) => ({ members: d.members, candidates: topTerms[i]!, tags: d.topTags })),
-    {
-      shared: counter.lastShared,
-      *termsOf(r) {
-        for (let j = offsets[r]!; j < offsets[r + 1]!; j++) yield vocab[ids[j]!]!;
-      },
-      interactions: corpus.interactions,
-    },
-    textOf,
-    (t) => postWords(t),
-  );
-  drafts.forEach((d, i) => Object.assign(d, described[i]!));
+  // Labels, representatives and summaries read the words of each narrative's most typical posts.
+  await describeClusters(corpus, drafts, words, textOf);
   const noise = cl.assignment.reduce((a, c) => a + (c < 0 ? 1 : 0), 0);
   return { narratives: drafts, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise, warmStart: cl.warmStart };
 }

@@ -7,6 +7,8 @@
 //   narrative-centroids.f32       narratives x dim float32, in narratives.parquet order
 //   narrative-text.bin           BM25 postings over each narrative's label, summary, tags and their words
 //   narrative-member-terms.bin   each narrative's most distinctive member terms, counted in posts (text-index.ts)
+//   themes.parquet               one row per theme: the window's narratives grouped (pipeline/themes/), whose
+//                                ids narratives.parquet's theme_id names
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
@@ -25,38 +27,24 @@ import { STORY_DEFAULTS } from '../../core/clustering/stories.ts';
 import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
 import { writeNarrativeText } from './text-index.ts';
 import { matchClusters, newMapKey } from '../../core/clustering/tracking.ts';
+import { buildThemes } from '../themes/build.ts';
+import { nameThemes } from '../themes/name-themes.ts';
+import { loadPreviousThemes } from '../themes/previous-themes.ts';
+import { writeThemeTable, type NamedTheme } from '../themes/theme-table.ts';
+import { FIGURE_COLUMNS, figureValues, HEAD_COLUMNS } from './figure-columns.ts';
 
 export const NARRATIVE_COLUMNS = {
   id: 'VARCHAR',
   narrative_key: 'VARCHAR',
-  window_key: 'VARCHAR',
-  window_start: 'VARCHAR',
-  window_end: 'VARCHAR',
-  computed_at: 'VARCHAR',
-  label: 'VARCHAR',
-  summary: 'VARCHAR',
-  content_count: 'BIGINT',
-  creator_count: 'BIGINT',
-  platform_count: 'BIGINT',
-  total_engagement: 'VARCHAR',
-  emerging_score: 'DOUBLE',
-  momentum_score: 'DOUBLE',
-  velocity: 'DOUBLE',
-  acceleration: 'DOUBLE',
-  diffusion: 'DOUBLE',
-  lifecycle: 'VARCHAR',
-  trajectory_confidence: 'VARCHAR',
-  representative_content_uuid: 'VARCHAR',
-  sentiment_label: 'VARCHAR',
-  sentiment_score: 'DOUBLE',
-  sentiment_breakdown: 'VARCHAR',
-  top_tags: 'VARCHAR[]',
+  ...HEAD_COLUMNS,
+  ...FIGURE_COLUMNS,
   score_breakdown: 'VARCHAR',
   daily_counts: 'INTEGER[]',
   centroid_index: 'INTEGER',
   previous_id: 'VARCHAR',
   match_cosine: 'DOUBLE',
   match_overlap: 'DOUBLE',
+  theme_id: 'VARCHAR',
   row_id: 'BIGINT',
 } as const;
 
@@ -123,10 +111,18 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   const runTag = createHash('sha256').update(`${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
   const space = currentSpace(corpus);
   const previous = await loadPreviousMap(ctx, plan, space, NARRATIVE_MAP);
+  const previousThemes = await loadPreviousThemes(ctx, previous);
   const readText = textReader(ctx);
   const tPrev = performance.now() - t0 - tLoad;
 
-  const all: Array<{ n: BuiltNarrative; id: string; key: string; match: { id: string; cosine: number; overlap: number } | null }> = [];
+  const all: Array<{
+    n: BuiltNarrative;
+    id: string;
+    key: string;
+    match: { id: string; cosine: number; overlap: number } | null;
+    themeId: string;
+  }> = [];
+  const themes: NamedTheme[] = [];
   const perWindow: Record<string, unknown> = {};
   /** The uuids of the rows a narrative names (its first member, its representative). */
   const named = new Map<number, string>();
@@ -162,16 +158,22 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     const matches = merged
       ? continued(built.narratives.map(members), merged.origin, prev)
       : matchClusters(built.narratives.map(members), prev);
+    const tt = performance.now();
+    const wt = await buildThemes(corpus, spec, built.narratives, ctx.asOf.getTime(), readText);
+    const themeMs = performance.now() - tt;
     for (const [r, u] of await uuidsOf(
       ctx,
-      built.narratives.flatMap((n) => (n.representative === null ? [n.members[0]!] : [n.members[0]!, n.representative])),
+      [...built.narratives, ...wt.themes].flatMap((n) => (n.representative === null ? [n.members[0]!] : [n.members[0]!, n.representative])),
     ))
       named.set(r, u);
+    const windowThemes = nameThemes(w, runTag, wt.themes, previousThemes.get(w) ?? [], (r) => named.get(r)!);
+    themes.push(...windowThemes);
     built.narratives.forEach((n, i) => {
       const m = matches[i];
       const id = `${w}-${runTag}-${String(i + 1).padStart(3, '0')}`;
       const key = m ? prev[m.previous]!.key : newMapKey('nk', w, runTag, n.label, named.get(n.members[0]!)!);
-      all.push({ n, id, key, match: m ? { id: prev[m.previous]!.id, cosine: m.cosine, overlap: m.overlap } : null });
+      const match = m ? { id: prev[m.previous]!.id, cosine: m.cosine, overlap: m.overlap } : null;
+      all.push({ n, id, key, match, themeId: windowThemes[wt.themeOf[i]!]!.id });
     });
     perWindow[w] = {
       rows: built.rows,
@@ -181,13 +183,17 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
       narratives: built.narratives.length,
       noise: built.noise,
       continued: matches.filter(Boolean).length,
+      themes: wt.themes.length,
+      themeSilhouette: Number(wt.grouping.silhouette.toFixed(3)),
+      themesContinued: windowThemes.filter((t) => t.match).length,
+      themeMs: Math.round(themeMs),
       ...(merged ? { newPosts: merged.placed } : {}),
       ms: Math.round(performance.now() - tw),
     };
   }
 
   const tWindows = performance.now();
-  const narrativeRows = all.map(({ n, id, key, match }, i) => ({
+  const narrativeRows = all.map(({ n, id, key, match, themeId }, i) => ({
     row_id: i,
     id,
     narrative_key: key,
@@ -197,22 +203,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     computed_at: computedAt,
     label: n.label,
     summary: n.summary,
-    content_count: n.contentCount,
-    creator_count: n.creatorCount,
-    platform_count: n.platformCount,
-    total_engagement: String(Math.round(n.totalEngagement)),
-    emerging_score: n.series.emergingScore,
-    momentum_score: n.series.momentumScore,
-    velocity: n.series.velocity,
-    acceleration: n.series.acceleration,
-    diffusion: n.diffusion,
-    lifecycle: n.series.lifecycle,
-    trajectory_confidence: n.series.trajectoryConfidence,
-    representative_content_uuid: n.representative === null ? null : named.get(n.representative),
-    sentiment_label: n.sentiment.label,
-    sentiment_score: n.sentiment.score,
-    sentiment_breakdown: JSON.stringify(n.sentiment.breakdown),
-    top_tags: n.topTags,
+    ...figureValues(n, n.representative === null ? null : named.get(n.representative)),
     score_breakdown: JSON.stringify({
       content_count: n.contentCount,
       creator_count: n.creatorCount,
@@ -226,8 +217,10 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     previous_id: match?.id ?? null,
     match_cosine: match?.cosine ?? null,
     match_overlap: match?.overlap ?? null,
+    theme_id: themeId,
   }));
   await writeRowTable(ctx, 'narratives', NARRATIVE_COLUMNS, narrativeRows);
+  await writeThemeTable(ctx, themes, computedAt, (r) => named.get(r));
   const centroids = new Float32Array(all.length * corpus.dim);
   all.forEach(({ n }, i) => centroids.set(n.centroid, i * corpus.dim));
   await writeFileAtomic(path.join(artifacts, 'narrative-centroids.f32'), new Uint8Array(centroids.buffer));
@@ -271,6 +264,7 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
   await writeFileAtomic(path.join(artifacts, 'narratives-source.json'), JSON.stringify(source));
   return {
     narratives: all.length,
+    themes: themes.length,
     members: memberCount,
     previousGeneration: previous?.generation ?? null,
     mode: plan.mode,

@@ -12,6 +12,7 @@ import {
   narrativeSearchQuery,
   patternContentQuery,
   patternsBrowseQuery,
+  themesQuery,
   trendingQuery,
   TRENDING_SORT_KEYS,
 } from '../maps/map-queries.ts';
@@ -97,6 +98,34 @@ const contentItem = obj(
 const handle: Schema = { ...nullable('string'), description: "the creator's handle as its posts carried it at ingest; null when none did" };
 const storedRow = obj(storedContent, { ...storedOptional, contentUrl: nullable('string'), creatorHandle: handle });
 
+const lifecycle = nullable({ type: 'string', enum: ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'] });
+const trajectoryConfidence = nullable({ type: 'string', enum: ['high', 'medium', 'low'] });
+const digits: Schema = { type: 'string', pattern: '^[0-9]+$' };
+const sentimentBreakdown = nullable(
+  obj(
+    {},
+    {
+      coverage: num,
+      dominant_tone: nullable('string'),
+      stance: nullable(obj({ critical: num, mixed: num, neutral: num, supportive: num })),
+      stance_coverage: num,
+    },
+  ),
+);
+
+/** The figures of a narrative's or a theme's daily series and sentiment (docs/fields.md), nullable. */
+const seriesFigures = {
+  acceleration: nullable('number'),
+  diffusion: nullable('number'),
+  velocity: nullable('number'),
+  lifecycle,
+  trajectory_confidence: trajectoryConfidence,
+  representative_content_uuid: nullable('string'),
+  sentiment_label: nullable('string'),
+  sentiment_score: nullable('number'),
+  sentiment_breakdown: sentimentBreakdown,
+};
+
 const narrative = obj(
   {
     id: str,
@@ -110,7 +139,7 @@ const narrative = obj(
     content_count: num,
     creator_count: num,
     platform_count: num,
-    total_engagement: { type: 'string', pattern: '^[0-9]+$' },
+    total_engagement: digits,
     emerging_score: unit,
     momentum_score: unit,
     top_tags: strList,
@@ -121,25 +150,8 @@ const narrative = obj(
   },
   {
     narrative_key: nullable('string'),
-    acceleration: nullable('number'),
-    diffusion: nullable('number'),
-    velocity: nullable('number'),
-    lifecycle: nullable({ type: 'string', enum: ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'] }),
-    trajectory_confidence: nullable({ type: 'string', enum: ['high', 'medium', 'low'] }),
-    representative_content_uuid: nullable('string'),
-    sentiment_label: nullable('string'),
-    sentiment_score: nullable('number'),
-    sentiment_breakdown: nullable(
-      obj(
-        {},
-        {
-          coverage: num,
-          dominant_tone: nullable('string'),
-          stance: nullable(obj({ critical: num, mixed: num, neutral: num, supportive: num })),
-          stance_coverage: num,
-        },
-      ),
-    ),
+    ...seriesFigures,
+    theme_id: { ...nullable('string'), description: 'the theme it belongs to (GET /themes/{id}); tracked narratives only' },
     memberOverlap: num,
     overlapZScore: num,
     overlap_count: num,
@@ -148,6 +160,27 @@ const narrative = obj(
     similarity: { type: 'number', description: 'GET /narratives/{id}/related: cosine of the two text centroids' },
   },
 );
+
+/** A theme (docs/api.md, "Theme"): a window's narratives about one event or subject. */
+const theme = obj({
+  id: str,
+  theme_key: str,
+  label: str,
+  summary: str,
+  window_key: windowEnum,
+  window_start: str,
+  window_end: str,
+  computed_at: str,
+  narrative_count: int,
+  content_count: int,
+  creator_count: int,
+  platform_count: int,
+  total_engagement: digits,
+  emerging_score: unit,
+  momentum_score: unit,
+  ...seriesFigures,
+  top_tags: strList,
+});
 
 const patternDetail = obj({
   clusteringMethod: str,
@@ -228,14 +261,40 @@ const insufficient = obj(
 );
 
 const paged = (items: Schema, more: Record<string, Schema> = {}) => obj({ items: { type: 'array', items }, ...more });
+/** A page of a map list (GET /narratives/trending, GET /themes): the same paging and sort keys. */
+const mapList = (items: Schema) =>
+  paged(items, {
+    window: windowEnum,
+    sort: { type: 'string', enum: [...TRENDING_SORT_KEYS] },
+    generation: str,
+    total: int,
+    offset: int,
+    limit: int,
+    next_offset: nullable('integer'),
+  });
 
+const periodChange = obj({ days: int, current: int, previous: int, ratio: nullable('number') });
 /** A trending item: a Narrative, with its daily counts and period change when `daily=true`. */
 const trendingItem: Schema = {
   ...narrative,
   properties: {
     ...(narrative.properties as Record<string, Schema>),
     daily_counts: { type: 'array', items: int },
-    period_change: obj({ days: int, current: int, previous: int, ratio: nullable('number') }),
+    period_change: periodChange,
+  },
+};
+/** A GET /themes item: a Theme with its narratives in short, and its daily counts and period change when `daily=true`. */
+const themeItem: Schema = {
+  ...theme,
+  required: [...(theme.required as string[]), 'narratives'],
+  properties: {
+    ...(theme.properties as Record<string, Schema>),
+    narratives: {
+      type: 'array',
+      items: obj({ id: str, narrative_key: nullable('string'), label: str, content_count: int, momentum_score: unit, lifecycle }),
+    },
+    daily_counts: { type: 'array', items: int },
+    period_change: periodChange,
   },
 };
 const stanceShares = nullable(obj({ critical: unit, mixed: unit, neutral: unit, supportive: unit }));
@@ -438,6 +497,24 @@ export function openApiDocument(prefix: string): Schema {
           },
         },
       },
+      '/themes': {
+        get: {
+          summary:
+            "A window's themes (events, subjects: its narratives grouped), each with its narratives, paged and sorted as trending (free)",
+          parameters: queryParameters(themesQuery),
+          responses: {
+            200: json(ref('ThemeList'), 'Themes, by the sort key, then momentum_score, emerging_score, content_count, id'),
+            ...readErrors,
+          },
+        },
+      },
+      '/themes/{id}': {
+        get: {
+          summary: 'One theme with its narratives (free); the id may be a current theme id or a theme_key',
+          parameters: [pathParam('id', 'theme id or theme_key')],
+          responses: { 200: json(ref('ThemeDetail'), 'The theme'), ...readErrors },
+        },
+      },
       '/narratives/search': {
         get: {
           summary: 'Search narratives by their labels, summaries, tags and the words of their posts (free)',
@@ -591,6 +668,7 @@ export function openApiDocument(prefix: string): Schema {
         PublicEnrichment: enrichment,
         Creator: obj({ creatorId: num, followerCount: nullable('number'), hits: num, platform: str }, { creatorHandle: handle }),
         Narrative: narrative,
+        Theme: theme,
         PatternDetail: patternDetail,
         PatternEntry: patternEntry,
         Lookalike: lookalike,
@@ -610,15 +688,17 @@ export function openApiDocument(prefix: string): Schema {
         Job: job,
         ...jobResults,
         InsufficientCredits: insufficient,
-        NarrativeList: paged(trendingItem, {
-          window: windowEnum,
-          sort: { type: 'string', enum: [...TRENDING_SORT_KEYS] },
-          generation: str,
-          total: int,
-          offset: int,
-          limit: int,
-          next_offset: nullable('integer'),
-        }),
+        NarrativeList: mapList(trendingItem),
+        ThemeList: mapList(themeItem),
+        ThemeDetail: obj(
+          {
+            generation: str,
+            theme: ref('Theme'),
+            daily_counts: { type: 'array', items: int },
+            narratives: { type: 'array', items: ref('Narrative') },
+          },
+          { requested_id: str, resolved_by: { type: 'string', enum: ['theme_key'] } },
+        ),
         NarrativeRelated: obj({
           id: str,
           window_key: windowEnum,
@@ -631,6 +711,10 @@ export function openApiDocument(prefix: string): Schema {
           {
             generation: str,
             narrative: ref('Narrative'),
+            theme: {
+              ...nullable(obj({ id: str, theme_key: str, label: str, narrative_count: int })),
+              description: 'the theme the narrative belongs to, in short (GET /themes/{id}); null for an emergent narrative',
+            },
             daily_counts: { type: 'array', items: num },
             posts: paged(ref('StoredContent'), { total: int, offset: int, limit: int, next_offset: nullable('integer') }),
             creators: { type: 'array', items: obj({ creatorId: num, creatorHandle: handle, platform: str, posts: int }) },

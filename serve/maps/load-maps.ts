@@ -9,6 +9,8 @@ import path from 'node:path';
 import { terms } from '../../core/analyzer.ts';
 import { loadBm25, type Bm25Index } from '../../core/bm25.ts';
 import { openDuckDB, sqlString, type Row } from '../../core/duckdb.ts';
+import { loadThemes, type ThemeMaps } from './load-themes.ts';
+import { countFields, json, num, numOrNull, seriesFields, windowFields } from './map-rows.ts';
 
 export interface Narrative {
   id: string;
@@ -37,6 +39,8 @@ export interface Narrative {
   sentiment_label: string | null;
   sentiment_score: number | null;
   sentiment_breakdown: Record<string, unknown> | null;
+  /** The theme it belongs to (themes.parquet; null in a generation before themes); a tracked narrative's only. */
+  theme_id?: string | null;
 }
 
 /** A narrative's figures in one generation: the same fields, with the same JSON types, as the narrative itself. */
@@ -136,7 +140,7 @@ export interface LoadedPattern {
   centroid: Float32Array | null;
 }
 
-export interface Maps {
+export interface Maps extends ThemeMaps {
   narratives: LoadedNarrative[];
   narrativeById: Map<string, LoadedNarrative>;
   /** The current narrative of each stable key (narrative_key). */
@@ -156,10 +160,6 @@ export interface Maps {
   /** Dimension of the visual vectors and pattern centroids (0 without patterns). */
   patternDim: number;
 }
-
-const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const json = <T>(v: unknown): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : null);
 
 /** A trajectory row as the API shows it; this generation's own rows carry no generation name yet (publish gives it). */
 function trajectoryPoint(h: Row, generation: string): TrajectoryPoint {
@@ -208,6 +208,9 @@ export async function loadMaps(generationDir: string, generation: string): Promi
     narrativeHistory: new Map(),
     narrativeText: null,
     narrativeMemberTerms: null,
+    themes: [],
+    themeById: new Map(),
+    themeByKey: new Map(),
     patterns: [],
     patternByKey: new Map(),
     endedPatternKeys: new Set(),
@@ -238,28 +241,13 @@ export async function loadMaps(generationDir: string, generation: string): Promi
           label: r.label as string,
           summary: r.summary as string,
           source: 'tracked',
-          window_key: r.window_key as string,
-          window_start: r.window_start as string,
-          window_end: r.window_end as string,
-          computed_at: r.computed_at as string,
-          content_count: num(r.content_count),
-          creator_count: num(r.creator_count),
-          platform_count: num(r.platform_count),
-          total_engagement: String(r.total_engagement),
-          emerging_score: num(r.emerging_score),
-          momentum_score: num(r.momentum_score),
+          ...windowFields(r),
+          ...countFields(r),
           top_tags: (r.top_tags as string[] | null) ?? [],
           score_breakdown: json<Record<string, unknown>>(r.score_breakdown) ?? {},
           narrative_key: (r.narrative_key as string | null) ?? null,
-          acceleration: numOrNull(r.acceleration),
-          diffusion: numOrNull(r.diffusion),
-          velocity: numOrNull(r.velocity),
-          lifecycle: (r.lifecycle as string | null) ?? null,
-          trajectory_confidence: (r.trajectory_confidence as string | null) ?? null,
-          representative_content_uuid: (r.representative_content_uuid as string | null) ?? null,
-          sentiment_label: (r.sentiment_label as string | null) ?? null,
-          sentiment_score: numOrNull(r.sentiment_score),
-          sentiment_breakdown: json<Record<string, unknown>>(r.sentiment_breakdown),
+          ...seriesFields(r),
+          theme_id: (r.theme_id as string | null | undefined) ?? null,
         };
         const trajectory = maps.narrativeHistory.get(narrative.narrative_key ?? '')?.points ?? [];
         const loaded: LoadedNarrative = {
@@ -285,6 +273,7 @@ export async function loadMaps(generationDir: string, generation: string): Promi
             });
         }
       }
+      Object.assign(maps, await loadThemes(db, file('themes.parquet'), maps.narratives));
       if (await pathExists(file('narrative-text.bin'))) maps.narrativeText = await loadBm25(file('narrative-text.bin'));
       // Absent in generations published before it existed: their search reads the headline alone.
       if (await pathExists(file('narrative-member-terms.bin')))

@@ -8,7 +8,8 @@ export const PATTERN_SORT_KEYS = ['contentCount', 'lateShare', 'confidence', 'to
 export const TRENDING_SORT_KEYS = ['momentum', 'emerging', 'volume', 'engagement'] as const;
 export type TrendingSort = (typeof TRENDING_SORT_KEYS)[number];
 
-export const trendingQuery = z.object({
+/** A map list's parameters (GET /narratives/trending, GET /themes: the same list rules). */
+const mapListFields = {
   sort: z
     .enum(TRENDING_SORT_KEYS, { error: `sort must be one of ${TRENDING_SORT_KEYS.join(', ')}` })
     .default('momentum')
@@ -20,12 +21,25 @@ export const trendingQuery = z.object({
     .default(false)
     .describe('true: each item also carries daily_counts and period_change (for sparklines)'),
   window: windowField().default('30d').describe('7d, 30d, 90d or all; default 30d'),
-  platform: z
-    .string({ error: 'platform must be a string' })
-    .min(1, 'platform must not be empty')
-    .optional()
-    .describe('only narratives with posts on this platform'),
+  platform: z.string({ error: 'platform must be a string' }).min(1, 'platform must not be empty').optional(),
   ...pageFields(20, 100),
+};
+
+export const trendingQuery = z.object({
+  ...mapListFields,
+  // No default in the schema: with a theme, the theme's window is the default (the route applies both).
+  window: windowField().optional().describe("7d, 30d, 90d or all; default 30d, or with theme the theme's window"),
+  platform: mapListFields.platform.describe('only narratives with posts on this platform'),
+  theme: z
+    .string({ error: 'theme must be a string' })
+    .min(1, 'theme must not be empty')
+    .optional()
+    .describe('only the narratives of this theme: its id or theme_key (GET /themes)'),
+});
+
+export const themesQuery = z.object({
+  ...mapListFields,
+  platform: mapListFields.platform.describe('only themes with posts on this platform'),
 });
 
 export const narrativeSearchQuery = z.object({

@@ -12,83 +12,15 @@ import type { Narrative, TrajectoryPoint } from './load-maps.ts';
 import { resolveNarrative, type Resolved } from './narrative-lookup.ts';
 import { rankNarratives } from './narrative-rank.ts';
 import { queryFrom } from '../http/query.ts';
-import { narrativeDetailQuery, narrativeSearchQuery, trendingQuery, type TrendingSort } from './map-queries.ts';
+import { narrativeDetailQuery, narrativeSearchQuery, trendingQuery } from './map-queries.ts';
+import { memberSplit, platformCode } from './member-split.ts';
+import { resolveTheme } from './theme-routes.ts';
+import { sortedPage } from './trending-order.ts';
 import { periodChange, spikeDays } from '../../core/maps/daily-signals.ts';
 import { feelingCode, sentimentOfCounts } from '../../core/maps/sentiment.ts';
 
-type TrendingKeys = Pick<Narrative, 'momentum_score' | 'emerging_score' | 'content_count' | 'id'>;
-
-/** Trending order: momentum, then emergence, then size, then id (documented in docs/api.md). */
-export function trendingOrder(a: TrendingKeys, b: TrendingKeys): number {
-  return (
-    b.momentum_score - a.momentum_score ||
-    b.emerging_score - a.emerging_score ||
-    b.content_count - a.content_count ||
-    a.id.localeCompare(b.id)
-  );
-}
-
-type SortKeys = TrendingKeys & Pick<Narrative, 'total_engagement'>;
-
-/** The trending list's other orders (docs/api.md, "Free reads"): each key first, then trendingOrder. */
-const TRENDING_SORTS: Record<TrendingSort, (a: SortKeys, b: SortKeys) => number> = {
-  momentum: trendingOrder,
-  emerging: (a, b) => b.emerging_score - a.emerging_score || trendingOrder(a, b),
-  volume: (a, b) => b.content_count - a.content_count || trendingOrder(a, b),
-  // total_engagement is a string of digits (it can pass 2^53): compared by length, then as text.
-  engagement: (a, b) =>
-    b.total_engagement.length - a.total_engagement.length ||
-    (a.total_engagement < b.total_engagement ? 1 : a.total_engagement > b.total_engagement ? -1 : 0) ||
-    trendingOrder(a, b),
-};
-
-interface MemberSplit {
-  creators: Array<{ creatorId: number; creatorHandle: string | null; platform: string; posts: number }>;
-  platforms: Array<{ platform: string; posts: number; share: number }>;
-  platformCodes: Set<number>;
-}
-
-// A tracked narrative's members do not change within a generation, and at 1M posts a narrative
-// has tens of thousands of them: its creator and platform split is computed on first read and kept
-// with the member list (freed with the generation).
-const splits = new WeakMap<Int32Array, MemberSplit>();
-
-function memberSplit(gen: LoadedGeneration, members: Int32Array): MemberSplit {
-  const cached = splits.get(members);
-  if (cached) return cached;
-  const { platform, platforms: names, creatorId, creatorHandle } = gen.content;
-  const byCode = new Map<number, number>();
-  const creators = new Map<number, Map<number, number>>();
-  const handles = new Map<number, string>();
-  for (const r of members) {
-    const code = platform[r]!;
-    byCode.set(code, (byCode.get(code) ?? 0) + 1);
-    const id = creatorId[r]!;
-    if (Number.isNaN(id)) continue;
-    const per = creators.get(id) ?? new Map<number, number>();
-    per.set(code, (per.get(code) ?? 0) + 1);
-    creators.set(id, per);
-    if (!handles.has(id)) {
-      const handle = creatorHandle.get(r);
-      if (handle !== null) handles.set(id, handle);
-    }
-  }
-  const name = (code: number) => names[code] ?? 'unknown';
-  const split: MemberSplit = {
-    creators: [...creators]
-      .flatMap(([id, per]) =>
-        [...per].map(([code, posts]) => ({ creatorId: id, creatorHandle: handles.get(id) ?? null, platform: name(code), posts })),
-      )
-      .sort((a, b) => b.posts - a.posts || a.creatorId - b.creatorId || a.platform.localeCompare(b.platform))
-      .slice(0, 50),
-    platforms: [...byCode]
-      .map(([code, posts]) => ({ platform: name(code), posts, share: posts / Math.max(1, members.length) }))
-      .sort((a, b) => b.posts - a.posts || a.platform.localeCompare(b.platform)),
-    platformCodes: new Set(byCode.keys()),
-  };
-  splits.set(members, split);
-  return split;
-}
+// The benches read the trending order from here.
+export { trendingOrder } from './trending-order.ts';
 
 function detail(
   gen: LoadedGeneration,
@@ -100,8 +32,11 @@ function detail(
 ) {
   const { creators, platforms } = memberSplit(gen, members);
   const posts = Array.from(members.subarray(postOffset, postOffset + postLimit), (r) => storedFields(gen, r));
+  const theme = narrative.theme_id ? gen.maps.themeById.get(narrative.theme_id)?.theme : undefined;
   return {
     narrative,
+    // The theme it belongs to, in short (GET /themes/{id} reads it whole); null for an emergent narrative.
+    theme: theme ? { id: theme.id, theme_key: theme.theme_key, label: theme.label, narrative_count: theme.narrative_count } : null,
     daily_counts: dailyCounts,
     posts: {
       items: posts,
@@ -197,17 +132,21 @@ export function narrativesRouter(emergent: EmergentStore): Router {
   const r = new Router();
   r.get('/narratives/trending', (ctx) => {
     const gen = ctx.state.gen as LoadedGeneration;
-    const { window, platform: asked, limit, offset, sort, daily } = queryFrom(trendingQuery, ctx.query);
-    const platform = asked?.toLowerCase() ?? null;
-    let list = gen.maps.narratives.filter((n) => n.narrative.window_key === window);
-    if (platform) {
-      if (!gen.content.platforms.includes(platform))
-        throw badRequest(`unknown platform "${platform}" (platforms: ${gen.content.platforms.join(', ')})`);
-      const code = gen.content.platforms.indexOf(platform);
-      list = list.filter((n) => memberSplit(gen, n.members).platformCodes.has(code));
-    }
-    const ordered = list.sort((a, b) => TRENDING_SORTS[sort](a.narrative, b.narrative));
-    const page = ordered.slice(offset, offset + limit);
+    const { window: asked, platform, limit, offset, sort, daily, theme: themeId } = queryFrom(trendingQuery, ctx.query);
+    const theme = themeId === undefined ? null : resolveTheme(gen, themeId).lt.theme;
+    if (theme && asked && asked !== theme.window_key)
+      throw badRequest(
+        `theme ${themeId} is a theme of window ${theme.window_key}, not ${asked}: leave window out, or ask for window=${theme.window_key}`,
+      );
+    const window = asked ?? theme?.window_key ?? '30d';
+    const code = platformCode(gen, platform);
+    const list = gen.maps.narratives.filter(
+      (n) =>
+        n.narrative.window_key === window &&
+        (theme === null || n.narrative.theme_id === theme.id) &&
+        (code === null || memberSplit(gen, n.members).platformCodes.has(code)),
+    );
+    const { page, ...paging } = sortedPage(list, (n) => n.narrative, sort, offset, limit);
     ctx.body = {
       window,
       sort,
@@ -215,10 +154,7 @@ export function narrativesRouter(emergent: EmergentStore): Router {
       items: daily
         ? page.map((n) => ({ ...n.narrative, daily_counts: n.dailyCounts, period_change: periodChange(n.dailyCounts) }))
         : page.map((n) => n.narrative),
-      total: ordered.length,
-      offset,
-      limit,
-      next_offset: offset + limit < ordered.length ? offset + limit : null,
+      ...paging,
     };
   });
   r.get('/narratives/search', (ctx) => {

@@ -12,6 +12,7 @@ import {
   narrativeSearchQuery,
   patternContentQuery,
   patternsBrowseQuery,
+  themesQuery,
   trendingQuery,
 } from '../maps/map-queries.ts';
 import { relatedNarrativesQuery } from '../maps/related-narratives.ts';
@@ -56,9 +57,23 @@ export const TOOLS: ToolDef[] = [
     name: 'narratives_trending',
     description:
       'Trending narratives of a window, by momentum or by emergence, volume or engagement; with daily=true their daily counts ' +
-      'and change against the previous period (GET /narratives/trending). Free.',
+      'and change against the previous period; with theme, only that theme’s narratives (GET /narratives/trending). Free.',
     input: trendingQuery.strict(),
     http: (a) => ({ method: 'GET', path: withQuery('/narratives/trending', a) }),
+  },
+  {
+    name: 'themes_list',
+    description:
+      "A window's themes (events and subjects: its narratives grouped), each with its narratives, by momentum or by emergence, " +
+      'volume or engagement; with daily=true their daily counts and change against the previous period (GET /themes). Free.',
+    input: themesQuery.strict(),
+    http: (a) => ({ method: 'GET', path: withQuery('/themes', a) }),
+  },
+  {
+    name: 'theme_get',
+    description: 'One theme with its narratives in full (GET /themes/{id}); a theme id or its stable theme_key. Free.',
+    input: z.strictObject({ id: id('a theme id or theme_key') }),
+    http: ({ id }) => ({ method: 'GET', path: `/themes/${enc(id)}` }),
   },
   {
     name: 'narratives_search',

@@ -64,6 +64,7 @@ function asset(file: string): Asset | null {
 /** The pages: each is ui/page.html with its title and its script (ui/js/<script>.js). */
 export const UI_PAGES: Record<string, { title: string; script: string }> = {
   'index.html': { title: 'Narratives', script: 'narratives' },
+  'themes.html': { title: 'Themes', script: 'themes' },
   'narrative.html': { title: 'Narrative', script: 'narrative' },
   'patterns.html': { title: 'Patterns', script: 'patterns' },
   'search.html': { title: 'Search', script: 'search' },

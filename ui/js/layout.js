@@ -5,6 +5,7 @@ import { el, fill } from './dom.js';
 
 const PAGES = [
   ['index.html', 'Narratives'],
+  ['themes.html', 'Themes'],
   ['patterns.html', 'Patterns'],
   ['search.html', 'Search'],
   ['account.html', 'Account'],

@@ -124,6 +124,21 @@ startPage('narrative.html', async (main) => {
         el('span', { class: 'badge lc-none', id: 'no-lifecycle', title: NO_LIFECYCLE }, 'no lifecycle (7-day window)'),
     ),
     el('p', { class: 'muted' }, n.summary),
+    d.theme
+      ? el(
+          'p',
+          { class: 'small', id: 'theme' },
+          'Theme: ',
+          el('a', { href: `index.html?${new URLSearchParams({ window: n.window_key, theme: d.theme.id })}` }, d.theme.label),
+          el(
+            'span',
+            { class: 'muted' },
+            d.theme.narrative_count > 1
+              ? ` (${fmt.int(d.theme.narrative_count)} narratives of the ${n.window_key} window)`
+              : ' (a theme of its own: no other narrative of the window is about the same thing)',
+          ),
+        )
+      : null,
     d.resolved_by ? el('p', { class: 'small muted', id: 'resolved' }, resolvedText(d)) : null,
     el(
       'div',

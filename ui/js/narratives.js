@@ -1,40 +1,16 @@
 // Narratives: a window's narratives by momentum (or emergence, volume, engagement), each with its
 // lifecycle, a sparkline of daily posts, the change against the previous period and sentiment;
-// a platform filter; and a text search of the narrative map.
+// a platform filter; one theme's narratives (?theme=, from the themes page); and a text search of
+// the narrative map.
 import { get, qs } from './api.js';
-import { sparkline } from './charts.js';
 import { chips, el, fill, fmt, lifecycleBadge, sentimentBadge } from './dom.js';
 import { pagedList, pageParams, select, startPage, WINDOWS } from './layout.js';
+import { changeText, SORTS, sparkBox } from './list-parts.js';
 
-const SORTS = [
-  ['momentum', 'momentum'],
-  ['emerging', 'emerging score'],
-  ['volume', 'volume (posts)'],
-  ['engagement', 'engagement'],
-];
 const PAGE = 20;
 
-/** The change against the previous period, named by the period it is (7 days; 3 in the 7d window: docs/fields.md). */
-function changeText(c) {
-  if (!c || c.days === 0) return el('span', { class: 'muted' }, '–');
-  const cls = c.ratio === null ? 'change-up' : c.ratio >= 0 ? 'change-up' : 'change-down';
-  const days = `${c.days} ${fmt.unit(c.days, 'day')}`;
-  return el(
-    'span',
-    { class: 'period-change', title: `${c.current} posts in the last ${days} against ${c.previous} in the ${days} before` },
-    el('span', { class: cls }, c.ratio === null ? 'new' : fmt.signedPct(c.ratio)),
-    el('span', { class: 'muted small period' }, ` last ${days} vs the ${days} before`),
-  );
-}
-
 function row(n, { spark }) {
-  const sparkBox = el('div', {
-    class: 'spark-box',
-    title: 'posts a day over the window',
-    role: 'img',
-    'aria-label': 'posts a day over the window',
-  });
-  const node = el(
+  return el(
     'article',
     { class: 'card narrative-row', dataset: { id: n.id } },
     el(
@@ -60,11 +36,25 @@ function row(n, { spark }) {
       ),
       chips(n.top_tags.slice(0, 5)),
     ),
-    sparkBox,
+    sparkBox(spark ? n.daily_counts : null),
     el('div', { class: 'side' }, changeText(n.period_change)),
   );
-  if (spark && n.daily_counts) requestAnimationFrame(() => sparkline(sparkBox, n.daily_counts, { width: sparkBox.clientWidth || 120 }));
-  return node;
+}
+
+/** What the list shows when it holds one theme's narratives: the theme, and the way back to them all. */
+function themeBanner(t, onClear) {
+  return el(
+    'p',
+    { class: 'theme-banner', id: 'theme-banner' },
+    'Theme: ',
+    el('b', {}, t.label),
+    el(
+      'span',
+      { class: 'muted' },
+      ` · ${fmt.int(t.narrative_count)} ${fmt.unit(t.narrative_count, 'narrative')} in the ${t.window_key} window · `,
+    ),
+    el('button', { type: 'button', class: 'link-button', id: 'clear-theme', on: { click: onClear } }, 'all narratives'),
+  );
 }
 
 startPage('index.html', async (main) => {
@@ -74,8 +64,14 @@ startPage('index.html', async (main) => {
     sort: params.get('sort') ?? 'momentum',
     platform: params.get('platform') ?? '',
     q: params.get('q') ?? '',
+    theme: params.get('theme') ?? '',
   };
-  const health = await get('/health');
+  const [health, theme] = await Promise.all([
+    get('/health'),
+    state.theme ? get(`/themes/${encodeURIComponent(state.theme)}`).then((d) => d.theme) : null,
+  ]);
+  // A theme belongs to one window: the list shows it there.
+  if (theme) state.window = theme.window_key;
   const list = el('section', { class: 'narrative-list', id: 'narratives' });
   const status = el('p', { class: 'muted small', id: 'list-status' });
 
@@ -89,9 +85,8 @@ startPage('index.html', async (main) => {
       return { nodes: r.items.map((n) => row(n, { spark: false })), next: null };
     }
     const from = offset ?? 0;
-    const r = await get(
-      `/narratives/trending${qs({ window: state.window, sort: state.sort, platform: state.platform, limit: PAGE, offset: from, daily: true })}`,
-    );
+    const { window, sort, platform, theme } = state;
+    const r = await get(`/narratives/trending${qs({ window, sort, platform, theme, limit: PAGE, offset: from, daily: true })}`);
     fill(status, `${Math.min(r.total, from + r.items.length)} of ${r.total} narratives · generation ${r.generation}`);
     return { nodes: r.items.map((n) => row(n, { spark: true })), next: r.next_offset };
   });
@@ -108,17 +103,29 @@ startPage('index.html', async (main) => {
     }
   });
   const platforms = [['', 'all platforms'], ...(health.platforms ?? []).map((p) => [p, p])];
+  const banner = el('div');
+  const clearTheme = () => {
+    state.theme = '';
+    fill(banner);
+  };
+  if (theme)
+    fill(
+      banner,
+      themeBanner(theme, () => (clearTheme(), load())),
+    );
   fill(
     main,
     el('h1', {}, 'Narratives'),
     el(
       'div',
       { class: 'controls' },
-      select('Window', 'window', WINDOWS, state.window, (v) => ((state.window = v), load())),
+      // Another window leaves the theme (a theme is of one window).
+      select('Window', 'window', WINDOWS, state.window, (v) => ((state.window = v), clearTheme(), load())),
       select('Sort by', 'sort', SORTS, state.sort, (v) => ((state.sort = v), load())),
       select('Platform', 'platform', platforms, state.platform, (v) => ((state.platform = v), load())),
       searchForm,
     ),
+    banner,
     status,
     list,
     el('div', { class: 'pager' }, more),

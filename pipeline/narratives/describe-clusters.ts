@@ -1,0 +1,105 @@
+// What describes a window's clusters (its narratives, or its themes: pipeline/themes/build.ts), one
+// rule for both (docs/fields.md, "Narratives"): their figures read off their members (counts,
+// engagement, the daily series, sentiment), and their words: c-TF-IDF keys over the window's
+// clusters as the classes, then the label, the representative and the summary read from the most
+// typical readable posts (core/maps/describe-clusters.ts).
+import { platformDiffusion, postWords } from '../../core/maps/describe.ts';
+import { describeClusters as describeFromPosts, LABEL_CANDIDATES } from '../../core/maps/describe-clusters.ts';
+import { KeyCounter } from '../../core/maps/label-counts.ts';
+import { LABEL_DEFAULTS, type WeightedKey } from '../../core/maps/labels.ts';
+import { memberStats } from '../../core/maps/members.ts';
+import { sentimentOfCodes, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
+import { seriesStats, type SeriesStats } from '../../core/maps/series.ts';
+import { DAY_MS } from '../../core/windows.ts';
+import type { NarrativeCorpus } from './corpus.ts';
+
+/** A window's length in days (at least 1): the span of its clusters' daily series. */
+export function windowDays(w: { start: string; end: string }): number {
+  return Math.max(1, (Date.parse(w.end) - Date.parse(w.start)) / DAY_MS);
+}
+
+export interface MemberFigures {
+  contentCount: number;
+  creatorCount: number;
+  platformCount: number;
+  totalEngagement: number;
+  diffusion: number | null;
+  series: SeriesStats;
+  sentiment: NarrativeSentiment;
+}
+
+/** The figures of a cluster's members (rows, most central first; `times` their publication instants in the same order). */
+export function memberFigures(
+  corpus: Pick<NarrativeCorpus, 'creator' | 'platform' | 'interactions' | 'platforms' | 'feeling'>,
+  members: readonly number[],
+  times: ArrayLike<number>,
+  asOf: number,
+  days: number,
+): MemberFigures {
+  const { creators, platforms, interactions } = memberStats(corpus, members);
+  return {
+    contentCount: members.length,
+    creatorCount: creators,
+    platformCount: platforms.size,
+    totalEngagement: interactions,
+    diffusion: platformDiffusion(platforms, corpus.platforms.length),
+    series: seriesStats(times, asOf, days),
+    sentiment: sentimentOfCodes(corpus.feeling, members),
+  };
+}
+
+/** The labels' and the top tags' counters (dense scratch arrays, reused window after window). */
+const counter = new KeyCounter();
+const tagCounter = new KeyCounter();
+
+export interface ClusterWords {
+  /** Label candidates, best first (KeyCounter.top); describeClusters picks the label among them. */
+  candidates: WeightedKey[];
+  topTags: string[];
+}
+
+/** Label candidates and top tags of each cluster of a window, the clusters given by their member rows (all of the window's: the classes of c-TF-IDF); `shared`: the keys they share. */
+export function clusterWords(
+  corpus: Pick<NarrativeCorpus, 'labelKeys' | 'tagKeys' | 'tagNames'>,
+  classes: readonly Int32Array[],
+): { words: ClusterWords[]; shared: ReadonlySet<string> } {
+  const keys = corpus.labelKeys;
+  const topTerms = counter.top(classes, keys, keys.size, LABEL_CANDIDATES, (id) => keys.name(id));
+  const shared = counter.lastShared;
+  // top_tags: the same c-TF-IDF over the members' tags (ClassCounts.top's weights and order, counted as ids).
+  const topTags = tagCounter.top(classes, corpus.tagKeys, corpus.tagNames.length, LABEL_DEFAULTS.tags, (id) => corpus.tagNames[id]!);
+  return { words: classes.map((_, c) => ({ candidates: topTerms[c]!, topTags: topTags[c]!.map((t) => t.key) })), shared };
+}
+
+export interface Describable {
+  label: string;
+  summary: string;
+  /** The member the summary is cut from; null when none read is readable. */
+  representative: number | null;
+  /** Member rows, most central first. */
+  members: readonly number[];
+  topTags: string[];
+}
+
+/** Each cluster's label, representative and summary (set in place), read from its most typical readable posts. */
+export async function describeClusters(
+  corpus: Pick<NarrativeCorpus, 'terms' | 'interactions'>,
+  drafts: readonly Describable[],
+  words: { words: readonly ClusterWords[]; shared: ReadonlySet<string> },
+  textOf: (rows: number[]) => Promise<Map<number, string>>,
+): Promise<void> {
+  const { vocab, offsets, ids } = corpus.terms;
+  const described = await describeFromPosts(
+    drafts.map((d, i) => ({ members: d.members, candidates: words.words[i]!.candidates, tags: d.topTags })),
+    {
+      shared: words.shared,
+      *termsOf(r) {
+        for (let j = offsets[r]!; j < offsets[r + 1]!; j++) yield vocab[ids[j]!]!;
+      },
+      interactions: corpus.interactions,
+    },
+    textOf,
+    (t) => postWords(t),
+  );
+  drafts.forEach((d, i) => Object.assign(d, described[i]!));
+}

@@ -1,0 +1,105 @@
+// The themes of one window, above its narratives: the narratives grouped by
+// core/clustering/themes.ts, each theme described as a narrative is (pipeline/narratives/
+// describe-clusters.ts) over the union of its narratives' members, with the window's themes as the
+// classes of its c-TF-IDF label. Field definitions: docs/fields.md ("Themes").
+import { dot } from '../../core/dot.ts';
+import { groupNarratives, themeCentre, type ThemeCriterion, type ThemeGrouping, THEME_CRITERION } from '../../core/clustering/themes.ts';
+import { mostCentralFirst } from '../../core/maps/members.ts';
+import type { BuiltNarrative, WindowSpec } from '../narratives/build.ts';
+import type { NarrativeCorpus } from '../narratives/corpus.ts';
+import { clusterWords, describeClusters, memberFigures, windowDays, type MemberFigures } from '../narratives/describe-clusters.ts';
+
+export interface BuiltTheme extends MemberFigures {
+  window: WindowSpec;
+  /** Its narratives: positions in the window's list, ascending. */
+  narratives: number[];
+  /** Member rows (its narratives' members), most central to the theme first. */
+  members: number[];
+  /** Unit mean of its narratives' centroids weighted by their members (themeCentre). */
+  centroid: Float32Array;
+  label: string;
+  topTags: string[];
+  summary: string;
+  /** The member the summary is cut from; null when none read is readable. */
+  representative: number | null;
+}
+
+export interface WindowThemes {
+  themes: BuiltTheme[];
+  /** Each narrative's theme (a position in `themes`). */
+  themeOf: Int32Array;
+  grouping: ThemeGrouping;
+}
+
+/**
+ * A theme's members, most central first: a theme of one narrative keeps its narrative's order (its
+ * centre is that narrative's); several narratives' members are ordered by their cosine to the
+ * theme's centre (ties: the older row).
+ */
+function centralFirst(corpus: Pick<NarrativeCorpus, 'vectors' | 'dim'>, parts: readonly BuiltNarrative[], centre: Float32Array): number[] {
+  if (parts.length === 1) return parts[0]!.members;
+  // Ascending rows, so ties of centrality go to the older post (as in a narrative).
+  const rows = Int32Array.from(parts.flatMap((p) => p.members)).sort();
+  const { vectors, dim } = corpus;
+  const similarity = Float32Array.from(rows, (r) => dot(vectors, r * dim, centre, 0, dim));
+  const order = mostCentralFirst(
+    Int32Array.from(rows, (_, i) => i),
+    similarity,
+  );
+  return Array.from(order, (i) => rows[i]!);
+}
+
+/** A theme's figures: a theme of one narrative has its narrative's (the same members, in the same order). */
+function figuresOf(
+  corpus: NarrativeCorpus,
+  parts: readonly BuiltNarrative[],
+  members: number[],
+  asOf: number,
+  days: number,
+): MemberFigures {
+  if (parts.length === 1) {
+    const { contentCount, creatorCount, platformCount, totalEngagement, diffusion, series, sentiment } = parts[0]!;
+    return { contentCount, creatorCount, platformCount, totalEngagement, diffusion, series, sentiment };
+  }
+  const times = Float64Array.from(members, (r) => corpus.publishedAt[r]!);
+  return memberFigures(corpus, members, times, asOf, days);
+}
+
+export async function buildThemes(
+  corpus: NarrativeCorpus,
+  w: WindowSpec,
+  narratives: readonly BuiltNarrative[],
+  asOf: number,
+  textOf: (rows: number[]) => Promise<Map<number, string>>,
+  criterion: ThemeCriterion = THEME_CRITERION,
+): Promise<WindowThemes> {
+  const grouping = groupNarratives(
+    narratives.map((n) => ({ centroid: n.centroid, size: n.contentCount })),
+    criterion,
+  );
+  const parts: number[][] = Array.from({ length: grouping.themes }, () => []);
+  grouping.themeOf.forEach((t, i) => parts[t]!.push(i));
+  const days = windowDays(w);
+  const drafts = parts.map((idx) => {
+    const mine = idx.map((i) => narratives[i]!);
+    const centroid = themeCentre(
+      mine.map((n) => ({ centroid: n.centroid, size: n.contentCount })),
+      corpus.dim,
+    );
+    const members = centralFirst(corpus, mine, centroid);
+    return { window: w, narratives: idx, members, centroid, ...figuresOf(corpus, mine, members, asOf, days) };
+  });
+  const words = clusterWords(
+    corpus,
+    drafts.map((d) => Int32Array.from(d.members)),
+  );
+  const themes: BuiltTheme[] = drafts.map((d, t) => ({
+    ...d,
+    label: '',
+    topTags: words.words[t]!.topTags,
+    summary: '',
+    representative: null,
+  }));
+  await describeClusters(corpus, themes, words, textOf);
+  return { themes, themeOf: grouping.themeOf, grouping };
+}

@@ -1,0 +1,43 @@
+// What a narrative and a theme read alike from their table rows (narratives.parquet, themes.parquet):
+// their window, counts and scores, and the figures of their daily series and sentiment, in the JSON
+// types docs/api.md gives them (counts numbers, total_engagement a string of digits).
+import type { Row } from '../../core/duckdb.ts';
+
+export const num = (v: unknown): number => Number(v);
+export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+export const json = <T>(v: unknown): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : null);
+const strOrNull = (v: unknown): string | null => (v as string | null | undefined) ?? null;
+
+export function windowFields(r: Row) {
+  return {
+    window_key: r.window_key as string,
+    window_start: r.window_start as string,
+    window_end: r.window_end as string,
+    computed_at: r.computed_at as string,
+  };
+}
+
+export function countFields(r: Row) {
+  return {
+    content_count: num(r.content_count),
+    creator_count: num(r.creator_count),
+    platform_count: num(r.platform_count),
+    total_engagement: String(r.total_engagement),
+    emerging_score: num(r.emerging_score),
+    momentum_score: num(r.momentum_score),
+  };
+}
+
+export function seriesFields(r: Row) {
+  return {
+    acceleration: numOrNull(r.acceleration),
+    diffusion: numOrNull(r.diffusion),
+    velocity: numOrNull(r.velocity),
+    lifecycle: strOrNull(r.lifecycle),
+    trajectory_confidence: strOrNull(r.trajectory_confidence),
+    representative_content_uuid: strOrNull(r.representative_content_uuid),
+    sentiment_label: strOrNull(r.sentiment_label),
+    sentiment_score: numOrNull(r.sentiment_score),
+    sentiment_breakdown: json<Record<string, unknown>>(r.sentiment_breakdown),
+  };
+}

@@ -1,0 +1,77 @@
+// Free reads of the themes (docs/api.md, "Free reads"), never billed: a window's themes paged as the
+// trending narratives are (GET /themes), each with its narratives, and one theme (GET /themes/{id})
+// with its narratives in full. A theme is named by its id (one generation's) or its theme_key.
+import Router from '@koa/router';
+import { periodChange } from '../../core/maps/daily-signals.ts';
+import type { LoadedGeneration } from '../generation/loaded-generation.ts';
+import { notFound } from '../http/http-error.ts';
+import { queryFrom } from '../http/query.ts';
+import type { LoadedTheme } from './load-themes.ts';
+import { themesQuery } from './map-queries.ts';
+import { memberSplit, platformCode } from './member-split.ts';
+import { sortedPage } from './trending-order.ts';
+
+/** The theme an id or theme_key names in this generation, or a 404 that says why. */
+export function resolveTheme(gen: LoadedGeneration, id: string): { lt: LoadedTheme; resolvedBy: 'id' | 'theme_key' } {
+  const byId = gen.maps.themeById.get(id);
+  if (byId) return { lt: byId, resolvedBy: 'id' };
+  const byKey = gen.maps.themeByKey.get(id);
+  if (byKey) return { lt: byKey, resolvedBy: 'theme_key' };
+  if (id.startsWith('tk-'))
+    throw notFound(
+      `theme key ${id} has no theme in generation ${gen.id}: the theme ended, or merged into another (GET /themes lists them)`,
+    );
+  throw notFound(
+    `no theme ${id} in generation ${gen.id}: theme ids name a theme in one generation (keep its theme_key, tk-...); GET /themes lists them`,
+  );
+}
+
+/** A theme's narratives as a list item carries them. */
+function narrativesIn(lt: LoadedTheme) {
+  return lt.narratives.map(({ narrative: n }) => ({
+    id: n.id,
+    narrative_key: n.narrative_key,
+    label: n.label,
+    content_count: n.content_count,
+    momentum_score: n.momentum_score,
+    lifecycle: n.lifecycle,
+  }));
+}
+
+export function themesRouter(): Router {
+  const r = new Router();
+  r.get('/themes', (ctx) => {
+    const gen = ctx.state.gen as LoadedGeneration;
+    const { window, platform, limit, offset, sort, daily } = queryFrom(themesQuery, ctx.query);
+    const code = platformCode(gen, platform);
+    const list = gen.maps.themes.filter(
+      (t) =>
+        t.theme.window_key === window && (code === null || t.narratives.some((n) => memberSplit(gen, n.members).platformCodes.has(code))),
+    );
+    const { page, ...paging } = sortedPage(list, (t) => t.theme, sort, offset, limit);
+    ctx.body = {
+      window,
+      sort,
+      generation: gen.id,
+      items: page.map((t) => ({
+        ...t.theme,
+        narratives: narrativesIn(t),
+        ...(daily ? { daily_counts: t.dailyCounts, period_change: periodChange(t.dailyCounts) } : {}),
+      })),
+      ...paging,
+    };
+  });
+  r.get('/themes/:id', (ctx) => {
+    const gen = ctx.state.gen as LoadedGeneration;
+    const id = ctx.params.id!;
+    const { lt, resolvedBy } = resolveTheme(gen, id);
+    ctx.body = {
+      generation: gen.id,
+      ...(resolvedBy === 'id' ? {} : { requested_id: id, resolved_by: resolvedBy }),
+      theme: lt.theme,
+      daily_counts: lt.dailyCounts,
+      narratives: lt.narratives.map((n) => n.narrative),
+    };
+  });
+  return r;
+}
