@@ -125,10 +125,16 @@ export class StoryLexicon {
 
   /** The key terms of a group of posts: its words of highest c-TF-IDF against the window. */
   keysOf(members: ArrayLike<number>): number[] {
+    return this.weightsOf(members, this.keyTerms).ids;
+  }
+
+  /** A group's `n` words of highest c-TF-IDF against the window, best first, with their weights. */
+  weightsOf(members: ArrayLike<number>, n: number): { ids: number[]; weights: number[] } {
     const { ids, counts } = this.count(members);
     const weight = ids.map((id, j) => cTfIdf(counts[j]!, members.length, this.windowDf[id]!, this.posts));
     const order = ids.map((_, j) => j).sort((a, b) => weight[b]! - weight[a]! || counts[b]! - counts[a]! || ids[a]! - ids[b]!);
-    return order.slice(0, this.keyTerms).map((j) => ids[j]!);
+    const top = order.slice(0, n);
+    return { ids: top.map((j) => ids[j]!), weights: top.map((j) => weight[j]!) };
   }
 
   /** Share of `rows` holding at least one of `keys`. */

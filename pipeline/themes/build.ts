@@ -5,7 +5,8 @@
 import { dot } from '../../core/dot.ts';
 import { groupNarratives, themeCentre, type ThemeCriterion, type ThemeGrouping, THEME_CRITERION } from '../../core/clustering/themes.ts';
 import { mostCentralFirst } from '../../core/maps/members.ts';
-import type { BuiltNarrative, WindowSpec } from '../narratives/build.ts';
+import { StoryLexicon } from '../../core/clustering/stories.ts';
+import { storyWords, type BuiltNarrative, type WindowSpec } from '../narratives/build.ts';
 import type { NarrativeCorpus } from '../narratives/corpus.ts';
 import { clusterWords, describeClusters, memberFigures, windowDays, type MemberFigures } from '../narratives/describe-clusters.ts';
 
@@ -65,6 +66,40 @@ function figuresOf(
   return memberFigures(corpus, members, times, asOf, days);
 }
 
+/** Words per narrative in its lexical vector (its words of highest c-TF-IDF against the window). */
+const THEME_WORDS = 50;
+/** The share of a theme vector's cosine that comes from the text centroids (the rest from the words). */
+const THEME_VECTOR_SHARE = 0.25;
+
+/**
+ * What the grouping compares of each narrative: its unit text centroid and its words (the
+ * THEME_WORDS of highest c-TF-IDF against the window, unit length), joined so that the cosine of
+ * two is THEME_VECTOR_SHARE x their centroids' cosine + the rest x their words' cosine (BERTopic's
+ * hierarchical topics use the words alone). On the real crises (CrisisLexT6; 11 crises of T26 with
+ * 15,000 everyday tweets), window all, mean best-theme F1 with the centroids alone 0.80 and 0.75
+ * (the Italian earthquake and the Sardinian floods one theme: their posts share a language), the
+ * words alone 0.83 and 0.83, a quarter centroids 0.85 and 0.84.
+ */
+function themeVectors(corpus: NarrativeCorpus, w: WindowSpec, narratives: readonly BuiltNarrative[]): Float32Array[] {
+  const rows: number[] = [];
+  for (let r = w.firstRow; r < corpus.hasVector.length; r++) if (corpus.hasVector[r]) rows.push(r);
+  const lexicon = new StoryLexicon(storyWords(corpus), rows);
+  const tops = narratives.map((n) => lexicon.weightsOf(n.members, THEME_WORDS));
+  const column = new Map<number, number>();
+  for (const t of tops) for (const id of t.ids) if (!column.has(id)) column.set(id, column.size);
+  const dim = corpus.dim;
+  const a = Math.sqrt(THEME_VECTOR_SHARE);
+  const b = Math.sqrt(1 - THEME_VECTOR_SHARE);
+  return narratives.map((n, i) => {
+    const v = new Float32Array(dim + column.size);
+    for (let k = 0; k < dim; k++) v[k] = a * n.centroid[k]!;
+    const { ids, weights } = tops[i]!;
+    const norm = Math.sqrt(weights.reduce((s, x) => s + x * x, 0)) || 1;
+    ids.forEach((id, j) => (v[dim + column.get(id)!] = (b * weights[j]!) / norm));
+    return v;
+  });
+}
+
 export async function buildThemes(
   corpus: NarrativeCorpus,
   w: WindowSpec,
@@ -74,7 +109,7 @@ export async function buildThemes(
   criterion: ThemeCriterion = THEME_CRITERION,
 ): Promise<WindowThemes> {
   const grouping = groupNarratives(
-    narratives.map((n) => ({ centroid: n.centroid, size: n.contentCount })),
+    themeVectors(corpus, w, narratives).map((v, i) => ({ centroid: v, size: narratives[i]!.contentCount })),
     criterion,
   );
   const parts: number[][] = Array.from({ length: grouping.themes }, () => []);
