@@ -6,8 +6,8 @@
 //      first) on an evenly spaced sample of the window, about `microSize` sample posts each: finer
 //      than any story, so a story and the chatter beside it fall into different micro-clusters;
 //      every post of the window joins its nearest micro-centre by cosine;
-//   2. the key test: a micro-cluster's key terms are its `keyTerms` words of highest c-TF-IDF
-//      against the window (share of its posts that hold the word x ln(1 + posts of the window /
+//   2. the key test: a micro-cluster's key terms are its `keyTerms` words (held by 2 posts or
+//      more) of highest c-TF-IDF against the window (share of its posts that hold the word x ln(1 + posts of the window /
 //      posts of the window that hold it)); its key coverage is the share of its posts holding at
 //      least one of them. Coverage >= keyCoverage: a piece of a story; below: everyday talk, noise.
 //      Generic talk ("love, time, day") fails it: its posts share a tone, not words;
@@ -132,7 +132,11 @@ export class StoryLexicon {
   weightsOf(members: ArrayLike<number>, n: number): { ids: number[]; weights: number[] } {
     const { ids, counts } = this.count(members);
     const weight = ids.map((id, j) => cTfIdf(counts[j]!, members.length, this.windowDf[id]!, this.posts));
-    const order = ids.map((_, j) => j).sort((a, b) => weight[b]! - weight[a]! || counts[b]! - counts[a]! || ids[a]! - ids[b]!);
+    // A key term is shared: a word of one post names nothing (and would keep that post in).
+    const order = ids
+      .map((_, j) => j)
+      .filter((j) => counts[j]! >= Math.min(2, members.length))
+      .sort((a, b) => weight[b]! - weight[a]! || counts[b]! - counts[a]! || ids[a]! - ids[b]!);
     const top = order.slice(0, n);
     return { ids: top.map((j) => ids[j]!), weights: top.map((j) => weight[j]!) };
   }
