@@ -10,6 +10,7 @@ import { openDuckDB, sqlString } from '../../core/duckdb.ts';
 import { generationDir, readCurrent, readManifest } from '../../core/generations.ts';
 import { mostlyOffTopic, OFF_TOPIC, scoreStories, type PostTruth, type StoryScore } from '../../core/stats/story-metrics.ts';
 import { WINDOW_KEYS } from '../../core/windows.ts';
+import type { Narrative } from '../../serve/maps/load-maps.ts';
 import { trendingOrder } from '../../serve/maps/narrative-routes.ts';
 
 export interface TrendingItem {
@@ -49,16 +50,10 @@ export interface GenerationFigures {
   windows: WindowFigures[];
 }
 
-interface NarrativeRow {
+type NarrativeRow = Pick<Narrative, 'id' | 'window_key' | 'label' | 'content_count' | 'momentum_score' | 'emerging_score'> & {
   [column: string]: unknown;
-  id: string;
-  window_key: string;
-  label: string;
-  content_count: number;
-  momentum_score: number;
-  emerging_score: number;
   theme_id: string | null;
-}
+};
 
 function majorityOf(ts: PostTruth[]): { majority: string; share: number } {
   const c = new Map<string, number>();
