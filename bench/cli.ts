@@ -15,6 +15,7 @@ import { benchQualityPatterns } from './suites/quality-patterns.ts';
 import { benchQualityStance } from './suites/quality-stance.ts';
 import { benchQualityText } from './suites/quality-text.ts';
 import { benchQualityTweets } from './suites/quality-tweets.ts';
+import { benchQualityReal, REAL_SETS, type RealSet } from './suites/quality-real.ts';
 import { benchVisual } from './suites/visual.ts';
 import { benchNewWords, type NewWordsCorpus } from './suites/new-words.ts';
 import { benchRanking } from './suites/ranking.ts';
@@ -68,7 +69,7 @@ suites:
              throughput with one replica (file ledger, PostgreSQL) and two (PostgreSQL)
   new-words  [--corpus fixture|tweets (default both)] [--posts N (default 20000)]: three stories with invented
              names planted through an incremental run; precision@20 of their queries after it and after run --full
-  quality    [--fit] [--part text|narratives|patterns|stance|tweets] [--posts N (narratives 20000, patterns 10000)]
+  quality    [--fit] [--part text|narratives|patterns|stance|tweets|real] [--posts N (narratives 20000, patterns 10000)]
              text enrichment on real labelled tweets (../shared/data/tweeteval or TWEETEVAL_DIR):
              tone macro-recall on sentiment/val, emotionMood accuracy on emotion/val, per-class
              recall, majority-class baselines; --fit first rebuilds core/enrichment/*-model.json;
@@ -76,7 +77,12 @@ suites:
              lifecycle agreement, narrative_key stability on a re-run a day later, trending's top 10
              per window; stance: the pooled TweetEval stance tweets' narratives vs their targets,
              beside scikit-learn's k-means, NMF and LDA on the same tweets; tweets: the 68,778
-             TweetEval corpus tweets through the pipeline, the largest narratives' labels`;
+             TweetEval corpus tweets through the pipeline, the largest narratives' labels;
+             real (not in the default run of all parts): CrisisLexT6 and the T26 set at their real
+             times, a full run and the tweets arriving through incremental runs; per window narratives,
+             themes, best F1 per crisis, purity, off-topic inside, catch-alls, trending's top 10, beside
+             TF-IDF + k-means, NMF and HDBSCAN; [--set t6|t26] [--runs R (incremental runs after the
+             first, default 36)] [--no-incremental] [--no-peers]`;
 
 const ARGS = {
   allowPositionals: true,
@@ -104,6 +110,9 @@ const ARGS = {
     busy: { type: 'boolean' },
     incremental: { type: 'boolean' },
     'no-load': { type: 'boolean' },
+    'no-incremental': { type: 'boolean' },
+    'no-peers': { type: 'boolean' },
+    set: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 } as const;
@@ -240,7 +249,7 @@ if (suite === 'pipeline' && values.incremental) {
   await benchNewWords({ corpora, posts: int(values.posts, 20_000, 'posts'), command });
 } else if (suite === 'quality') {
   const part = values.part;
-  const parts = ['text', 'narratives', 'patterns', 'stance', 'tweets'];
+  const parts = ['text', 'narratives', 'patterns', 'stance', 'tweets', 'real'];
   if (part !== undefined && !parts.includes(part)) {
     process.stderr.write(`bench: --part must be one of ${parts.join(', ')}\n`);
     process.exit(2);
@@ -251,6 +260,20 @@ if (suite === 'pipeline' && values.incremental) {
   if (want('patterns')) await benchQualityPatterns({ posts: int(values.posts, 10_000, 'posts'), command });
   if (want('stance')) await benchQualityStance({ command });
   if (want('tweets')) await benchQualityTweets({ command });
+  // The real-data bench takes several minutes a set: only when asked for.
+  if (part === 'real') {
+    if (values.set !== undefined && !(REAL_SETS as readonly string[]).includes(values.set)) {
+      process.stderr.write(`bench: --set must be one of ${REAL_SETS.join(', ')}\n`);
+      process.exit(2);
+    }
+    await benchQualityReal({
+      command,
+      sets: values.set === undefined ? [...REAL_SETS] : [values.set as RealSet],
+      incremental: !values['no-incremental'],
+      runs: int(values.runs, 36, 'runs'),
+      peers: !values['no-peers'],
+    });
+  }
 } else {
   process.stderr.write(`bench: unknown suite "${suite}"\n${HELP}\n`);
   process.exit(2);

@@ -13,6 +13,7 @@ import { generationDir, readCurrent } from '../../core/generations.ts';
 import { createLogger } from '../../core/log.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { trendingOrder } from '../../serve/maps/narrative-routes.ts';
+import { everydayTexts } from '../../fixtures/crisislex.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const AS_OF = '2026-11-01T00:00:00.000Z';
@@ -20,25 +21,13 @@ const SPREAD_MINUTES = 90 * 24 * 60;
 
 /** The corpus tweets as ingestable posts, spread evenly (and deterministically) over 90 days. */
 export function corpusTweets(dir = path.join(TWEETEVAL_DIR, 'corpus')): Array<Record<string, unknown>> {
-  const out: Array<Record<string, unknown>> = [];
-  for (const file of fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('_text.txt'))
-    .sort()) {
-    const lines = fs.readFileSync(path.join(dir, file), 'utf8').split('\n');
-    lines.forEach((text, i) => {
-      if (!text.trim()) return;
-      const n = out.length;
-      out.push({
-        uuid: `tweet-${file.replace('_text.txt', '')}-${i}`,
-        platform: 'x',
-        published_at: new Date(Date.parse(AS_OF) - (((n * 7919) % SPREAD_MINUTES) + 1) * 60_000).toISOString(),
-        description: text,
-        creator_id: 1 + ((n * 31) % 20_011),
-      });
-    });
-  }
-  return out;
+  return everydayTexts(dir).map(({ key, text }, n) => ({
+    uuid: `tweet-${key}`,
+    platform: 'x',
+    published_at: new Date(Date.parse(AS_OF) - (((n * 7919) % SPREAD_MINUTES) + 1) * 60_000).toISOString(),
+    description: text,
+    creator_id: 1 + ((n * 31) % 20_011),
+  }));
 }
 
 interface Row {
