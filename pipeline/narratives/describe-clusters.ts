@@ -58,7 +58,10 @@ export interface ClusterWords {
   topTags: string[];
 }
 
-/** Label candidates and top tags of each cluster of a window, the clusters given by their member rows (all of the window's: the classes of c-TF-IDF); `shared`: the keys they share. */
+/**
+ * Label candidates and top tags of each cluster of a window, the clusters given by their member
+ * rows (all of the window's: the classes of c-TF-IDF); `shared`: the keys they share.
+ */
 export function clusterWords(
   corpus: Pick<NarrativeCorpus, 'labelKeys' | 'tagKeys' | 'tagNames'>,
   classes: readonly Int32Array[],
