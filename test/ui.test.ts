@@ -27,7 +27,7 @@ const PROBE_TITLE = '<img src=x onerror="window.__xss=1">Doorbuster deals';
 const PROBE_TEXT = '<script>window.__xss=2</script>Doorbuster deals on every doorbuster at the mall tonight';
 const PROBE_TAG = '<svg onload=window.__xss=3>';
 
-/** 24 of them: a narrative needs 20 posts (docs/fields.md, "Which posts form a narrative"). */
+/** 24 of them: a narrative needs 15 posts (docs/fields.md, "Which posts form a narrative"). */
 function hostilePosts(): unknown[] {
   return Array.from({ length: 24 }, (_, i) => ({
     uuid: `hostile-${i}`,
