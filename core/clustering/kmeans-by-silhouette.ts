@@ -99,6 +99,20 @@ export interface Clustering {
   warmStart: boolean;
 }
 
+/** A clustering of `n` rows with no cluster: every row noise. */
+export function noClusters(n: number): Clustering {
+  return {
+    k: 0,
+    centroids: new Float32Array(0),
+    kept: [],
+    assignment: new Int32Array(n).fill(-1),
+    similarity: new Float32Array(n),
+    silhouette: 0,
+    tried: [],
+    warmStart: false,
+  };
+}
+
 /** Geometric grid of k values between kMin and kMax, each `step` times the last (at least +1). */
 export function kGrid(kMin: number, kMax: number, step = 1.12): number[] {
   const out: number[] = [];
@@ -251,16 +265,7 @@ export function clusterWindow(
   assert(vectors.length % dim === 0, () => `${vectors.length} values are not whole vectors of ${dim}`);
   const vectorRows = vectors.length / dim;
   for (const r of rows) if (!(r >= 0 && r < vectorRows)) throw new AssertionFailed(`row ${r} outside the ${vectorRows} vectors`);
-  const empty: Clustering = {
-    k: 0,
-    centroids: new Float32Array(0),
-    kept: [],
-    assignment: new Int32Array(n).fill(-1),
-    similarity: new Float32Array(n),
-    silhouette: 0,
-    tried: [],
-    warmStart: false,
-  };
+  const empty = noClusters(n);
   const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * n));
   if (n < 2 * minSize) return empty;
 
@@ -452,9 +457,14 @@ export function clusterRange(
   opts: ClusterOptions,
   prior?: readonly Float32Array[],
 ): ClusteredRange {
+  return rangeOf(hasVector, firstRow, (rows) => clusterWindow(vectors, dim, rows, opts, prior));
+}
+
+/** The rows from `firstRow` on that have a vector, clustered by `cluster`, with each kept cluster's members. */
+export function rangeOf(hasVector: Uint8Array, firstRow: number, cluster: (rows: number[]) => Clustering): ClusteredRange {
   const rows: number[] = [];
   for (let r = firstRow; r < hasVector.length; r++) if (hasVector[r]) rows.push(r);
-  const clustering = clusterWindow(vectors, dim, rows, opts, prior);
+  const clustering = cluster(rows);
   const byCluster = new Map<number, number[]>();
   clustering.assignment.forEach((c, i) => {
     if (c < 0) return;

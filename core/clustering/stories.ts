@@ -29,7 +29,16 @@ import { dot } from '../dot.ts';
 import { cTfIdf } from '../maps/labels.ts';
 import type { RowKeyLists } from '../maps/label-counts.ts';
 import { MATCH_COSINE } from './tracking.ts';
-import { normaliseRows, runKMeans, seedCentres, spread, type Clustering, type ClusteredRange } from './kmeans-by-silhouette.ts';
+import {
+  noClusters,
+  normaliseRows,
+  rangeOf,
+  runKMeans,
+  seedCentres,
+  spread,
+  type Clustering,
+  type ClusteredRange,
+} from './kmeans-by-silhouette.ts';
 
 export interface StoryOptions {
   seed: number;
@@ -207,16 +216,7 @@ export function clusterStories(
 ): Clustering {
   const n = rows.length;
   const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * n));
-  const none: Clustering = {
-    k: 0,
-    centroids: new Float32Array(0),
-    kept: [],
-    assignment: new Int32Array(n).fill(-1),
-    similarity: new Float32Array(n),
-    silhouette: 0,
-    tried: [],
-    warmStart: false,
-  };
+  const none = noClusters(n);
   if (n < 2 * minSize) return none;
 
   // 1. Micro-clusters on the sample; every row to its nearest micro-centre.
@@ -370,15 +370,5 @@ export function clusterStoryRange(
   opts: StoryOptions = STORY_DEFAULTS,
   prior?: readonly Float32Array[],
 ): ClusteredRange {
-  const rows: number[] = [];
-  for (let r = firstRow; r < hasVector.length; r++) if (hasVector[r]) rows.push(r);
-  const clustering = clusterStories(vectors, dim, rows, words, opts, prior);
-  const byCluster = new Map<number, number[]>();
-  clustering.assignment.forEach((c, i) => {
-    if (c < 0) return;
-    const list = byCluster.get(c) ?? [];
-    list.push(i);
-    byCluster.set(c, list);
-  });
-  return { rows, clustering, clusters: [...byCluster.keys()].sort((a, b) => a - b), byCluster };
+  return rangeOf(hasVector, firstRow, (rows) => clusterStories(vectors, dim, rows, words, opts, prior));
 }
