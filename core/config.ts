@@ -105,6 +105,19 @@ const schema = z.object({
     .optional(),
   // A replica silent for this long is taken for dead: its holds are released (docs/scaling.md).
   LEDGER_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
+  // Alerts (docs/api.md, "Alerts"; docs/operations.md): watches per account, webhook deliveries.
+  ALERTS_PER_ACCOUNT: z.coerce.number().int().min(0).default(100),
+  /** 1: webhook URLs may name loopback and private addresses (tests, a receiver on the same network). */
+  ALERTS_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
+  /** The key every watch's signing secret derives from (replicas on several machines share it); unset: DATA_DIR/alerts/signing-key. */
+  ALERTS_SIGNING_KEY: z.string().min(16, 'ALERTS_SIGNING_KEY must be at least 16 characters').optional(),
+  /** A delivery attempt with no answer after this long is a failed attempt (retried). */
+  ALERTS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Retries of an event: the first after ALERTS_RETRY_BASE_MS, each wait doubling (at most an hour), for ALERTS_RETRY_WINDOW_MS. */
+  ALERTS_RETRY_BASE_MS: z.coerce.number().int().min(10).default(10_000),
+  ALERTS_RETRY_WINDOW_MS: z.coerce.number().int().min(1000).default(86_400_000),
+  /** Deliveries in flight at once per process. */
+  ALERTS_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** One JSON line per request: on, off, or auto (on unless stdout is a terminal, where a person reads it). */
   ACCESS_LOG: z.enum(['auto', 'on', 'off']).default('auto'),

@@ -1,0 +1,149 @@
+// Alerts (docs/api.md, "Alerts"): what a watch is, what an event it fires carries, and the two
+// stores between the parts. The watches (watch-store) are written by the routes and read by the
+// evaluation after each publish; the events and their deliveries (the outbox) are written by the
+// evaluation and worked by the delivery queue, which signs and POSTs each event to its watch's URL.
+import type { WindowKey } from '../../core/windows.ts';
+
+/** What a watch looks at. */
+export type WatchTarget =
+  /** Narratives the map search (GET /narratives/search) finds for these words. */
+  | { kind: 'query'; query: string }
+  /** One story, by its stable narrative_key (a narrative id of the served generation is resolved to its key at creation). */
+  | { kind: 'narrative'; narrative_key: string }
+  /** The narratives of one theme, by its stable theme_key. */
+  | { kind: 'theme'; theme_key: string }
+  /** Every narrative (with the new_narrative condition: "any new narrative"). */
+  | { kind: 'any' };
+
+/** When a watch fires; each condition set is checked for each narrative the target selects. */
+export interface WatchConditions {
+  /** The narrative's newest day became a spike day (core/maps/daily-signals.ts) since the previous generation. */
+  spike?: boolean;
+  /** Its lifecycle changed; `to` limits the lifecycles it must change to (absent: any change). */
+  lifecycle?: { to?: string[] };
+  /** Its momentum_score crossed `level` (upward: was below, now at or above; `direction: "down"` the other way). */
+  momentum?: { level: number; direction?: 'up' | 'down' };
+  /** A narrative the previous generation did not have (by narrative_key). */
+  new_narrative?: boolean;
+}
+
+export type AlertCondition = 'spike' | 'lifecycle' | 'momentum' | 'new_narrative';
+
+export interface Watch {
+  /** alw_<random> */
+  id: string;
+  account: string;
+  name: string | null;
+  target: WatchTarget;
+  windows: WindowKey[];
+  conditions: WatchConditions;
+  /** The webhook: http(s) only; loopback and private addresses refused unless ALERTS_ALLOW_PRIVATE=1. */
+  url: string;
+  created_at: string;
+  /** Bumped to give the watch a new signing secret (watch-secret.ts derives it; nothing secret is stored). */
+  secret_version: number;
+  /** Set when its endpoint kept failing: deliveries wait until the watch is resumed. */
+  paused: { at: string; reason: string } | null;
+}
+
+/** The figures an event compares, of one narrative in one generation. */
+export interface NarrativeFigures {
+  generation: string;
+  narrative_id: string;
+  content_count: number;
+  momentum_score: number;
+  emerging_score: number;
+  lifecycle: string | null;
+  /** The newest day of its daily series and that day's posts. */
+  last_day: string | null;
+  last_day_posts: number;
+  spike: boolean;
+}
+
+/** What a watch fired: POSTed (JSON) to the watch's URL. */
+export interface AlertEvent {
+  /** evt_<hash of watch, condition, narrative key, generation>: the same change is the same id on every replica and every retry. */
+  id: string;
+  type: `narrative.${AlertCondition}`;
+  watch_id: string;
+  account: string;
+  created_at: string;
+  generation: string;
+  previous_generation: string | null;
+  window: WindowKey;
+  narrative: {
+    id: string;
+    narrative_key: string;
+    label: string;
+    summary: string;
+    theme_id: string | null;
+    /** {base_url}/narratives/{id} */
+    url: string;
+  };
+  /** Why it fired: a sentence, and the figures before (null for a new narrative) and after. */
+  why: { text: string; before: NarrativeFigures | null; after: NarrativeFigures };
+  /** Its representative posts (most central first, at most 3). */
+  posts: Array<{ uuid: string; title: string | null; url: string | null }>;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'paused';
+
+/** An event with where its delivery stands. */
+export interface EventState {
+  event: AlertEvent;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+}
+
+/** One POST of an event to its watch's URL. */
+export interface DeliveryAttempt {
+  event_id: string;
+  watch_id: string;
+  attempt: number;
+  at: string;
+  /** The receiver's HTTP status; null when none came (timeout, refused, a refused address). */
+  status: number | null;
+  error: string | null;
+  latency_ms: number;
+  outcome: 'delivered' | 'retry' | 'gave_up';
+}
+
+/** The watches: files in DATA_DIR/alerts (one process) or PostgreSQL (DATABASE_URL, every replica). */
+export interface WatchStore {
+  open(): Promise<void>;
+  /** Adds the watch unless the account already has ALERTS_PER_ACCOUNT: then false. */
+  add(watch: Watch, perAccount: number): Promise<boolean>;
+  get(id: string): Promise<Watch | null>;
+  list(account: string): Promise<Watch[]>;
+  /** Every watch (the evaluation after a publish). */
+  all(): Promise<Watch[]>;
+  /** False when there was none. */
+  remove(id: string): Promise<boolean>;
+  setPaused(id: string, paused: Watch['paused']): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The events and their deliveries (the outbox): the delivery queue's side. */
+export interface AlertOutbox {
+  open(): Promise<void>;
+  /** Keeps and queues the events not kept yet (by id); returns those it added. */
+  add(events: AlertEvent[]): Promise<AlertEvent[]>;
+  /** A watch's newest events, newest first. */
+  events(watchId: string, limit: number): Promise<EventState[]>;
+  /** A watch's newest delivery attempts, newest first. */
+  attempts(watchId: string, limit: number): Promise<DeliveryAttempt[]>;
+  /** Queue an event again now (the API's redelivery); null when the watch has no such event. */
+  redeliver(watchId: string, eventId: string): Promise<EventState | null>;
+  /** Queue a resumed watch's waiting events. */
+  resume(watchId: string): Promise<number>;
+  /** Drop a deleted watch's events and attempts. */
+  forget(watchId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Who counts deliveries (the /metrics registry). */
+export interface DeliveryObserver {
+  attempt(outcome: DeliveryAttempt['outcome'], latencyMs: number): void;
+}
