@@ -68,6 +68,7 @@ export const UI_PAGES: Record<string, { title: string; script: string }> = {
   'narrative.html': { title: 'Narrative', script: 'narrative' },
   'patterns.html': { title: 'Patterns', script: 'patterns' },
   'search.html': { title: 'Search', script: 'search' },
+  'alerts.html': { title: 'Alerts', script: 'alerts' },
   'account.html': { title: 'Account', script: 'account' },
   'health.html': { title: 'Health', script: 'health' },
 };

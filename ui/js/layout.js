@@ -8,6 +8,7 @@ const PAGES = [
   ['themes.html', 'Themes'],
   ['patterns.html', 'Patterns'],
   ['search.html', 'Search'],
+  ['alerts.html', 'Alerts'],
   ['account.html', 'Account'],
   ['health.html', 'Health'],
 ];

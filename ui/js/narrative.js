@@ -6,6 +6,7 @@ import { get, qs, thumbnailsOf } from './api.js';
 import { feelingChart, volumeChart } from './charts.js';
 import { chips, el, fill, fmt, lifecycleBadge, NO_LIFECYCLE, outLink, sentimentBadge, shareBar } from './dom.js';
 import { pageParams, showError, startPage } from './layout.js';
+import { watchForm } from './watch-form.js';
 
 /** A creator as people know them: the handle, the id when there is none. */
 const creatorName = (handle, id) => (handle ? `@${handle}` : id === null || id === undefined ? 'unknown creator' : `creator ${id}`);
@@ -151,6 +152,17 @@ startPage('narrative.html', async (main) => {
       stat('emerging', fmt.num(n.emerging_score), 'emerging_score, 0..1'),
       stat('velocity', fmt.num(n.velocity), 'slope of daily posts over the last 7 days'),
       stat('sentiment', sentimentBadge(n.sentiment_label, n.sentiment_score)),
+    ),
+    el(
+      'details',
+      { class: 'watch-this', id: 'watch-this' },
+      el('summary', {}, 'Tell me when this moves'),
+      el(
+        'p',
+        { class: 'small muted' },
+        `A webhook when this story spikes, changes lifecycle or its momentum rises past a level, checked after each new generation in the ${n.window_key} window. Free.`,
+      ),
+      watchForm({ target: { kind: 'narrative', narrative_key: n.narrative_key ?? n.id }, windows: [n.window_key], name: n.label }),
     ),
     el('h2', {}, 'Posts and engagement by day'),
     el(
