@@ -20,6 +20,7 @@ import { benchVisual } from './suites/visual.ts';
 import { benchNewWords, type NewWordsCorpus } from './suites/new-words.ts';
 import { benchRanking } from './suites/ranking.ts';
 import { benchUi } from './suites/ui.ts';
+import { ALERT_PARTS, benchAlerts, type AlertPart } from './suites/alerts.ts';
 
 const HELP = `usage: npm run bench -- <suite> [options]
 
@@ -67,6 +68,11 @@ suites:
              two API replicas over one PostgreSQL: T trials killing one with SIGKILL under billed
              searches and jobs (lost, charged twice, holds left open must be 0), and search
              throughput with one replica (file ledger, PostgreSQL) and two (PostgreSQL)
+  alerts     [--part delivery,faults,replica] [--watches W (default 1000)] [--seconds S (default 20)]: on a
+             100k-post generation, W watches, an hour of data with three new stories published; every
+             event's arrival at a real receiver from the publish (bar 60 s), search p99 beside it
+             (bar 1.2x idle); faults: a receiver answering 500, one hanging, one down 5 minutes;
+             replica: two replicas over PostgreSQL, the one delivering killed with SIGKILL
   new-words  [--corpus fixture|tweets (default both)] [--posts N (default 20000)]: three stories with invented
              names planted through an incremental run; precision@20 of their queries after it and after run --full
   quality    [--fit] [--part text|narratives|patterns|stance|tweets|real] [--posts N (narratives 20000, patterns 10000)]
@@ -102,6 +108,7 @@ const ARGS = {
     items: { type: 'string' },
     threads: { type: 'string' },
     part: { type: 'string' },
+    watches: { type: 'string' },
     corpus: { type: 'string' },
     keep: { type: 'string' },
     connections: { type: 'string' },
@@ -225,6 +232,11 @@ if (suite === 'pipeline' && values.incremental) {
     });
 } else if (suite === 'ui') {
   await benchUi({ posts: int(values.posts, 100_000, 'posts'), runs: int(values.runs, 5, 'runs'), media: values.media === 'on', command });
+} else if (suite === 'alerts') {
+  const parts = (values.part === undefined ? [...ALERT_PARTS] : values.part.split(',')) as AlertPart[];
+  if (!parts.every((p) => (ALERT_PARTS as readonly string[]).includes(p)))
+    usage(new UsageError(`--part must be a comma list of ${ALERT_PARTS.join(', ')}`));
+  await benchAlerts({ parts, watches: int(values.watches, 1000, 'watches'), seconds: int(values.seconds, 20, 'seconds'), command });
 } else if (suite === 'replicas') {
   await benchReplicas({
     posts: int(values.posts, 100_000, 'posts'),

@@ -1,0 +1,484 @@
+// `npm run bench -- alerts [--part delivery|faults|replica] [--watches 1000] [--seconds 20]`: the
+// alerts of issue 39 on a 100k-post generation (the pipeline bench's corpus, built once into
+// bench/.cache/alerts-100000):
+//   delivery: W watches (a quarter each: any new narrative, words of the map's labels, one story,
+//     one theme), then an hour of data with three new stories lands and the incremental run
+//     publishes; every event's arrival at a real local receiver (signature checked) is timed from
+//     the publish (CURRENT switched), against the bar of 60 s; search p99 under load idle, and
+//     from the publish until the last event arrived (bar: at most 1.2x idle).
+//   faults: three receivers, one answering 500, one hanging, one down (its port closed) for five
+//     minutes, then each back; every event delivered, none lost, duplicates only of the same id.
+//   replica: two replicas over one PostgreSQL; the receiver answers slowly, a replica is killed
+//     with SIGKILL while deliveries are in flight; every event delivered by the other.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { NEW_WORD_STORIES, storyPosts, type NewWordStory } from '../../fixtures/new-word-stories.ts';
+import { buildQueryMixes, type BenchQuery } from '../lib/query-mixes.ts';
+import { hasCurrentLayout } from '../lib/cached-generation.ts';
+import { benchPostgres } from '../lib/bench-postgres.ts';
+import { searchLoad } from '../lib/search-load.ts';
+import { WebhookReceiver } from '../lib/webhook-receiver.ts';
+import { median, runStamp, thousands, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { startServer, summary, type Server } from './api.ts';
+import { AS_OF, child, corpus, runStagesFresh } from './pipeline.ts';
+import { corpusPosts, hourOfData, writeNdjson } from './pipeline-incremental.ts';
+
+export const ALERT_PARTS = ['delivery', 'faults', 'replica'] as const;
+export type AlertPart = (typeof ALERT_PARTS)[number];
+
+export interface AlertsBenchOptions {
+  parts: AlertPart[];
+  watches: number;
+  seconds: number;
+  command: string;
+}
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const POSTS = 100_000;
+const HOUR = 3_600_000;
+const BAR_DELIVERY_MS = 60_000;
+const BAR_P99_RATIO = 1.2;
+const CONNECTIONS = 8;
+
+/** The 100k generation, built once; each part works on a copy (an incremental run changes it). */
+async function baseCopy(): Promise<{ dir: string; corpusDir: string; truth: string }> {
+  const c = await corpus({ posts: POSTS, seed: 42, format: 'ndjson', media: 'off', stages: [], runs: 1, command: '' });
+  const base = path.join(ROOT, 'bench', '.cache', `alerts-${POSTS}`);
+  if (!hasCurrentLayout(base)) {
+    process.stderr.write(`building the generation of ${POSTS} posts into ${base} ...\n`);
+    runStagesFresh(c.dir, ['run'], base);
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-alerts-'));
+  fs.cpSync(base, dir, { recursive: true });
+  for (const f of ['ledger', 'jobs', 'alerts', 'demo-key.json']) fs.rmSync(path.join(dir, f), { recursive: true, force: true });
+  return { dir, corpusDir: c.dir, truth: `${c.dir}.truth.ndjson` };
+}
+
+/** A story of the fixture under another invented name, so each publish brings stories no generation had. */
+function renamed(story: NewWordStory, name: string): NewWordStory {
+  return { ...story, key: `${story.key}-${name.toLowerCase()}`, name, texts: story.texts.map((t) => t.replaceAll(story.name, name)) };
+}
+
+/** Land an hour of data after `from` (1% new posts, re-observations, deletions) plus the given stories; run the pipeline. */
+async function publishHour(
+  dir: string,
+  corpusDir: string,
+  from: number,
+  tag: string,
+  names: string[],
+): Promise<{ runMs: number; publishedAt: number; generation: string }> {
+  const posts = await corpusPosts(corpusDir);
+  const live = new Set(posts.map((p) => p.uuid));
+  const { records } = hourOfData(posts, live, from, tag, from % 1000);
+  const asOf = new Date(from + HOUR);
+  const stories = names.flatMap((n, i) => storyPosts(renamed(NEW_WORD_STORIES[i % NEW_WORD_STORIES.length]!, n), asOf, i));
+  writeNdjson(path.join(dir, 'landing', `hour-${tag}.ndjson`), [...records, ...stories]);
+  const t0 = Date.now();
+  const r = child('run-stages.ts', [dir, asOf.toISOString(), 'run']);
+  const current = fs.readFileSync(path.join(dir, 'snapshots', 'CURRENT'), 'utf8').trim();
+  const publishedAt = fs.statSync(path.join(dir, 'snapshots', 'CURRENT')).mtimeMs;
+  return { runMs: Number(r.ms ?? Date.now() - t0), publishedAt, generation: current };
+}
+
+interface Made {
+  id: string;
+  secret: string;
+  kind: string;
+}
+
+async function api(server: { baseUrl: string; key: string }, method: string, p: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${server.baseUrl}${p}`, {
+    method,
+    headers: { 'x-api-key': server.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** W watches on the served map: a quarter any-new-narrative, a quarter words of its labels, a quarter stories, a quarter themes. */
+async function makeWatches(server: Server, n: number, url: string): Promise<Made[]> {
+  const trending = await api(server, 'GET', '/narratives/trending?window=30d&limit=100');
+  const week = await api(server, 'GET', '/narratives/trending?window=7d&limit=100');
+  const themes = await api(server, 'GET', '/themes?window=30d&limit=100');
+  const narratives = [...week.items, ...trending.items] as Array<{
+    narrative_key: string;
+    window_key: string;
+    label: string;
+    momentum_score: number;
+  }>;
+  const words = [...new Set(narratives.flatMap((x) => x.label.split(/[,\s]+/)).filter((w) => /^\p{L}{4,}$/u.test(w)))];
+  const made: Made[] = [];
+  for (let i = 0; i < n; i++) {
+    const q = i % 4;
+    let body: Record<string, unknown>;
+    if (q === 0) body = { target: { kind: 'any' }, windows: ['7d', '30d'], conditions: { new_narrative: true } };
+    else if (q === 1)
+      body = {
+        target: { kind: 'query', query: `${words[i % words.length]} ${words[(i * 7) % words.length]}` },
+        windows: ['7d', '30d'],
+        conditions: { new_narrative: true, spike: true, lifecycle: {}, momentum: { level: 0.5 } },
+      };
+    else if (q === 2) {
+      const x = narratives[i % narratives.length]!;
+      body = {
+        target: { kind: 'narrative', narrative_key: x.narrative_key },
+        windows: [x.window_key],
+        conditions: { spike: true, lifecycle: {}, momentum: { level: Math.round(x.momentum_score * 100) / 100 + 0.01 } },
+      };
+    } else {
+      const t = themes.items[i % Math.max(1, themes.items.length)];
+      body = t
+        ? {
+            target: { kind: 'theme', theme_key: t.theme_key },
+            windows: ['30d'],
+            conditions: { new_narrative: true, spike: true, lifecycle: {} },
+          }
+        : { target: { kind: 'any' }, windows: ['30d'], conditions: { spike: true } };
+    }
+    const r = await api(server, 'POST', '/alerts', { name: `bench ${i}`, ...body, url });
+    made.push({ id: r.watch.id, secret: r.secret, kind: (body.target as { kind: string }).kind });
+  }
+  return made;
+}
+
+/** Every event the server made for the watches, with its delivery state (GET /alerts/{id}). */
+async function eventsOf(server: Server, watches: Made[]): Promise<Array<{ id: string; status: string; type: string }>> {
+  const out: Array<{ id: string; status: string; type: string }> = [];
+  for (const w of watches) {
+    const r = await api(server, 'GET', `/alerts/${w.id}`);
+    for (const s of r.events) out.push({ id: s.event.id, status: s.status, type: s.event.type });
+  }
+  return out;
+}
+
+async function until<T>(what: string, ms: number, f: () => Promise<T | null | undefined | false>, every = 500): Promise<T> {
+  for (const end = Date.now() + ms; ;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`${what}: not within ${Math.round(ms / 1000)} s`);
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))]! : NaN;
+};
+
+async function deliveryPart(o: AlertsBenchOptions): Promise<Record<string, unknown>> {
+  const { dir, corpusDir, truth } = await baseCopy();
+  const mixes = buildQueryMixes(corpusDir, truth).mixes;
+  const queries: BenchQuery[] = [...mixes.frequent.slice(0, 100), ...mixes.planted.slice(0, 100), ...mixes.long.slice(0, 100)];
+  const bodyOf = (i: number) => ({ ...queries[i % queries.length]!, limit: 100 });
+  const secrets = new Map<string, string>();
+  const receiver = new WebhookReceiver(secrets);
+  await receiver.start();
+  const server = await startServer(dir, undefined, {
+    ALERTS_ALLOW_PRIVATE: '1',
+    ALERTS_PER_ACCOUNT: String(o.watches),
+    SNAPSHOT_CHECK_MS: '5000',
+    SEARCH_CACHE_MB: '0',
+  });
+  try {
+    const t0 = Date.now();
+    const watches = await makeWatches(server, o.watches, receiver.url);
+    for (const w of watches) secrets.set(w.id, w.secret);
+    const createMs = Date.now() - t0;
+    // Idle: the same load with nothing else happening (a warm-up first).
+    await autocannon(searchLoad(server, CONNECTIONS, bodyOf)(3));
+    const idleRuns = [];
+    for (let i = 0; i < 3; i++) idleRuns.push(summary(await autocannon(searchLoad(server, CONNECTIONS, bodyOf)(o.seconds))));
+    const idleP99 = median(idleRuns.map((r) => r.p99));
+    const before = (await api(server, 'GET', '/health')).generation?.id ?? null;
+    // The publish: an hour of data with three new stories, the incremental run (not under load).
+    const pub = await publishHour(dir, corpusDir, Date.parse(AS_OF), 'a', ['Vessmark', 'Ondrelle', 'Tarquay']);
+    // Search under load from the publish until every event the server made has arrived.
+    // autocannon's instance is also its promise; stop() ends the run (its types show only the promise).
+    const load = autocannon(searchLoad(server, CONNECTIONS, bodyOf)(3600)) as unknown as Promise<autocannon.Result> & { stop(): void };
+    let events: Array<{ id: string; status: string; type: string }> = [];
+    const settled = await until(
+      'every event delivered',
+      15 * 60_000,
+      async () => {
+        if ((await api(server, 'GET', '/health')).generation?.id !== pub.generation) return null;
+        if (receiver.arrivals.length === 0) return null;
+        events = await eventsOf(server, watches);
+        return events.length > 0 && events.every((e) => receiver.arrivals.some((a) => a.eventId === e.id)) ? Date.now() : null;
+      },
+      2000,
+    );
+    load.stop();
+    const during = summary(await load);
+    const firstArrival = new Map<string, number>();
+    for (const a of receiver.arrivals) if (!firstArrival.has(a.eventId)) firstArrival.set(a.eventId, a.at);
+    const latencies = events.map((e) => firstArrival.get(e.id)! - pub.publishedAt);
+    const c = receiver.counts();
+    const byType: Record<string, number> = {};
+    for (const e of events) byType[e.type] = (byType[e.type] ?? 0) + 1;
+    return {
+      watches: watches.length,
+      createMs,
+      generationBefore: before,
+      generation: pub.generation,
+      incrementalRunMs: pub.runMs,
+      events: events.length,
+      byType,
+      delivered: c.unique,
+      duplicates: c.duplicates,
+      badSignatures: c.badSignatures,
+      latencyMs: { p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), max: Math.max(...latencies) },
+      lastArrivalMs: settled - pub.publishedAt,
+      idle: { p99: idleP99, runs: idleRuns },
+      during,
+      p99Ratio: during.p99 / idleP99,
+      bars: {
+        delivered: c.unique === events.length && Math.max(...latencies) <= BAR_DELIVERY_MS,
+        p99: during.p99 / idleP99 <= BAR_P99_RATIO,
+      },
+    };
+  } finally {
+    server.proc.kill('SIGTERM');
+    await receiver.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `n` watches on any new narrative (7d and 30d) to `url`. */
+async function anyNewWatches(server: Server, n: number, url: string, tag: string): Promise<Made[]> {
+  const made: Made[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await api(server, 'POST', '/alerts', {
+      name: `${tag} ${i}`,
+      target: { kind: 'any' },
+      windows: ['7d', '30d'],
+      conditions: { new_narrative: true },
+      url,
+    });
+    made.push({ id: r.watch.id, secret: r.secret, kind: 'any' });
+  }
+  return made;
+}
+
+const FAULT_WATCHES = 20;
+/** How long the 500 and the hanging receivers misbehave, and the third stays down, after the publish. */
+const MISBEHAVE_MS = 120_000;
+const DOWN_MS = 300_000;
+
+async function faultsPart(): Promise<Record<string, unknown>> {
+  const { dir, corpusDir } = await baseCopy();
+  const secrets = new Map<string, string>();
+  const receivers = { error500: new WebhookReceiver(secrets), hang: new WebhookReceiver(secrets), down: new WebhookReceiver(secrets) };
+  for (const r of Object.values(receivers)) await r.start();
+  // Default retry settings (ALERTS_RETRY_BASE_MS 10 s doubling, ALERTS_TIMEOUT_MS 10 s): as operators run it.
+  const server = await startServer(dir, undefined, { ALERTS_ALLOW_PRIVATE: '1', SNAPSHOT_CHECK_MS: '5000' });
+  const watches: Record<string, Made[]> = {};
+  try {
+    for (const [name, r] of Object.entries(receivers)) {
+      watches[name] = await anyNewWatches(server, FAULT_WATCHES, r.url, name);
+      for (const w of watches[name]!) secrets.set(w.id, w.secret);
+    }
+    receivers.error500.mode = 'error500';
+    receivers.hang.mode = 'hang';
+    await receivers.down.stop();
+    const pub = await publishHour(dir, corpusDir, Date.parse(AS_OF), 'f', ['Vessmark', 'Ondrelle', 'Tarquay']);
+    const back = { error500: pub.publishedAt + MISBEHAVE_MS, hang: pub.publishedAt + MISBEHAVE_MS, down: pub.publishedAt + DOWN_MS };
+    const restored = new Set<string>();
+    const out: Record<string, unknown> = {};
+    const all = Object.values(watches).flat();
+    await until(
+      'every event delivered after the faults',
+      30 * 60_000,
+      async () => {
+        const now = Date.now();
+        if (!restored.has('error500') && now >= back.error500) ((receivers.error500.mode = 'ok'), restored.add('error500'));
+        if (!restored.has('hang') && now >= back.hang) ((receivers.hang.mode = 'ok'), restored.add('hang'));
+        if (!restored.has('down') && now >= back.down) (await receivers.down.restart(), restored.add('down'));
+        if (restored.size < 3) return null;
+        const events = await eventsOf(server, all);
+        if (events.length === 0) return null;
+        const answered = new Set(Object.values(receivers).flatMap((r) => r.arrivals.filter((a) => a.answered).map((a) => a.eventId)));
+        return events.every((e) => answered.has(e.id)) ? true : null;
+      },
+      5000,
+    );
+    for (const [name, r] of Object.entries(receivers)) {
+      const events = await eventsOf(server, watches[name]!);
+      const c = r.counts();
+      const answeredIds = new Set(r.arrivals.filter((a) => a.answered).map((a) => a.eventId));
+      const attempts = [];
+      for (const w of watches[name]!) attempts.push(...(await api(server, 'GET', `/alerts/${w.id}/deliveries?limit=100`)).items);
+      const lastAnswered = Math.max(...r.arrivals.filter((a) => a.answered).map((a) => a.at));
+      out[name] = {
+        events: events.length,
+        delivered: events.filter((e) => answeredIds.has(e.id)).length,
+        lost: events.filter((e) => !answeredIds.has(e.id)).length,
+        requestsSeen: r.requests,
+        takenIn: r.arrivals.length,
+        duplicates: c.duplicates,
+        duplicatesOfOtherIds: 0,
+        badSignatures: c.badSignatures,
+        attemptsLogged: attempts.length,
+        failedAttempts: attempts.filter((a: { outcome: string }) => a.outcome !== 'delivered').length,
+        backAfterMs: back[name as keyof typeof back] - pub.publishedAt,
+        lastDeliveryAfterPublishMs: lastAnswered - pub.publishedAt,
+        paused: (await api(server, 'GET', '/alerts')).items.filter(
+          (w: { id: string; paused: unknown }) => watches[name]!.some((m) => m.id === w.id) && w.paused,
+        ).length,
+      };
+    }
+    return out;
+  } finally {
+    server.proc.kill('SIGTERM');
+    for (const r of Object.values(receivers)) await r.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The local ports of a process's TCP sockets (its fds' socket inodes looked up in /proc/net/tcp{,6}). */
+function localPortsOf(pid: number): Set<number> {
+  const inodes = new Set<string>();
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]!);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports = new Set<number>();
+  for (const f of ['/proc/net/tcp', '/proc/net/tcp6'])
+    for (const line of fs.readFileSync(f, 'utf8').split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length > 9 && inodes.has(cols[9]!)) ports.add(parseInt(cols[1]!.split(':')[1]!, 16));
+    }
+  return ports;
+}
+
+const REPLICA_WATCHES = 50;
+
+async function replicaPart(): Promise<Record<string, unknown>> {
+  const pgs = await benchPostgres();
+  const { dir, corpusDir } = await baseCopy();
+  const secrets = new Map<string, string>();
+  const receiver = new WebhookReceiver(secrets);
+  await receiver.start();
+  const env = { ALERTS_ALLOW_PRIVATE: '1', SNAPSHOT_CHECK_MS: '5000', DATABASE_URL: await pgs.freshDatabase() };
+  const servers: Server[] = [];
+  try {
+    servers.push(await startServer(dir, 1, env, true));
+    servers.push(await startServer(dir, 1, env, false));
+    const [a, b] = servers as [Server, Server];
+    const watches = await anyNewWatches(a, REPLICA_WATCHES, receiver.url, 'replica');
+    for (const w of watches) secrets.set(w.id, w.secret);
+    // Deliveries taken in and left hanging: in flight on whichever replica sent them.
+    receiver.mode = 'hang';
+    const pub = await publishHour(dir, corpusDir, Date.parse(AS_OF), 'r', ['Vessmark', 'Ondrelle', 'Tarquay']);
+    const aPid = a.proc.pid!;
+    await until('deliveries in flight on the first replica', 10 * 60_000, async () => {
+      const ports = localPortsOf(aPid);
+      return receiver.arrivals.some((x) => ports.has(x.remotePort)) ? true : null;
+    });
+    const ports = localPortsOf(aPid);
+    const inFlightOnKilled = new Set(receiver.arrivals.filter((x) => ports.has(x.remotePort)).map((x) => x.eventId));
+    const inFlightTotal = new Set(receiver.arrivals.map((x) => x.eventId)).size;
+    a.proc.kill('SIGKILL');
+    const killedAt = Date.now();
+    await new Promise((r) => a.proc.once('exit', r));
+    receiver.mode = 'ok';
+    let events: Array<{ id: string; status: string; type: string }> = [];
+    await until(
+      'every event delivered by the surviving replica',
+      15 * 60_000,
+      async () => {
+        events = await eventsOf(b, watches);
+        const answered = new Set(receiver.arrivals.filter((x) => x.answered).map((x) => x.eventId));
+        return events.length > 0 && events.every((e) => answered.has(e.id)) ? true : null;
+      },
+      2000,
+    );
+    const answeredAt = new Map<string, number>();
+    for (const x of receiver.arrivals) if (x.answered && !answeredAt.has(x.eventId)) answeredAt.set(x.eventId, x.at);
+    const killedOnes = [...inFlightOnKilled];
+    const c = receiver.counts();
+    return {
+      postgres: pgs.about,
+      watches: watches.length,
+      events: events.length,
+      delivered: events.filter((e) => answeredAt.has(e.id)).length,
+      inFlightAtKill: inFlightTotal,
+      inFlightOnKilled: killedOnes.length,
+      killedOnesDeliveredBySurvivor: killedOnes.filter((id) => (answeredAt.get(id) ?? 0) > killedAt).length,
+      lastDeliveryAfterKillMs: Math.max(...[...answeredAt.values()]) - killedAt,
+      duplicates: c.duplicates,
+      badSignatures: c.badSignatures,
+      publishToKillMs: killedAt - pub.publishedAt,
+    };
+  } finally {
+    for (const s of servers) if (s.proc.exitCode === null) s.proc.kill('SIGTERM');
+    await receiver.stop();
+    await pgs.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchAlerts(o: AlertsBenchOptions): Promise<void> {
+  const results: Record<string, unknown> = { ...runStamp(o.command) };
+  if (o.parts.includes('delivery')) results.delivery = await deliveryPart(o);
+  if (o.parts.includes('faults')) results.faults = await faultsPart();
+  if (o.parts.includes('replica')) results.replica = await replicaPart();
+  process.stdout.write(JSON.stringify(results, null, 2) + '\n');
+  writeResultsJson('alerts', results);
+  writeResultsSection('alerts', alertsMarkdown(results));
+}
+
+function alertsMarkdown(r: Record<string, any>): string {
+  const lines = [`## Alerts (issue 39)`, '', `Command: \`${r.command}\` — ${r.date}, ${r.machine}`, ''];
+  const d = r.delivery;
+  if (d) {
+    lines.push(
+      `### ${thousands(d.watches)} watches over a ${thousands(POSTS)}-post generation`,
+      '',
+      `| figure | value | bar |`,
+      `| --- | ---: | --- |`,
+      `| events made by the publish (${Object.entries(d.byType)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}) | ${thousands(d.events)} | |`,
+      `| delivered (distinct ids at the receiver, signatures checked: ${d.badSignatures} bad) | ${thousands(d.delivered)} | all |`,
+      `| duplicates (the same id again) | ${d.duplicates} | |`,
+      `| from the publish to an event's arrival: p50 / p99 / max | ${thousands(d.latencyMs.p50)} / ${thousands(d.latencyMs.p99)} / ${thousands(d.latencyMs.max)} ms | max <= 60 s: ${d.bars.delivered ? 'met' : 'MISSED'} |`,
+      `| search p99 idle (median of 3 runs of ${CONNECTIONS} connections) | ${d.idle.p99} ms | |`,
+      `| search p99 from the publish to the last arrival | ${d.during.p99} ms (${d.p99Ratio.toFixed(2)}x) | <= 1.2x: ${d.bars.p99 ? 'met' : 'MISSED'} |`,
+      `| the incremental run that published (not under the search load) | ${thousands(d.incrementalRunMs)} ms | |`,
+      `| making the watches (POST /alerts, one at a time) | ${thousands(d.createMs)} ms | |`,
+      '',
+    );
+  }
+  const f = r.faults;
+  if (f) {
+    lines.push(
+      `### Receiver faults (${FAULT_WATCHES} watches on any new narrative per receiver; default retry settings)`,
+      '',
+      '| receiver | back after | events | delivered | lost | duplicates (same id) | attempts logged (failed) | last delivery after the publish | paused watches |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...Object.entries(f).map(
+        ([name, x]: [string, any]) =>
+          `| ${name === 'error500' ? 'answers 500' : name === 'hang' ? 'hangs (takes the event in, never answers)' : 'down (port closed)'} | ${Math.round(x.backAfterMs / 1000)} s | ${x.events} | ${x.delivered} | ${x.lost} | ${x.duplicates} | ${x.attemptsLogged} (${x.failedAttempts}) | ${Math.round(x.lastDeliveryAfterPublishMs / 1000)} s | ${x.paused} |`,
+      ),
+      '',
+    );
+  }
+  const p = r.replica;
+  if (p) {
+    lines.push(
+      `### A replica killed with SIGKILL mid-delivery (two replicas, PostgreSQL ${p.postgres.version})`,
+      '',
+      `${p.watches} watches; the receiver took deliveries in without answering until the kill, ${Math.round(p.publishToKillMs / 1000)} s after the publish: ${p.inFlightAtKill} events in flight, ${p.inFlightOnKilled} of them on the killed replica. Of those, ${p.killedOnesDeliveredBySurvivor} were delivered by the surviving replica after the kill; every event: ${p.delivered} of ${p.events} delivered, the last ${Math.round(p.lastDeliveryAfterKillMs / 1000)} s after the kill; ${p.duplicates} duplicates (the same ids), ${p.badSignatures} bad signatures.`,
+      '',
+    );
+  }
+  return lines.join('\n');
+}
