@@ -27,7 +27,7 @@ export class CreditMetrics {
     this.charged = new Counter({ name: 'ci_credits_charged_total', help: 'Credits charged by settlements', registers: [registry] });
     this.released = new Counter({
       name: 'ci_credits_released_total',
-      help: 'Credits of holds given back: refund (a whole hold released: failures, searches handed to a job) or unused (the part of a settled hold not charged)',
+      help: 'Credits of holds given back: refund (a whole hold released: failures, searches handed to a job) or unused (a settled hold less its charge)',
       labelNames: ['reason'] as const,
       registers: [registry],
     });

@@ -10,7 +10,7 @@ export class JobMetrics {
   constructor(private readonly registry: Registry) {
     this.runs = new Histogram({
       name: 'ci_job_run_duration_seconds',
-      help: 'Runs of asynchronous jobs, from taking the job to its end, by kind and outcome (succeeded, failed; error: the run threw and the queue brings the job back)',
+      help: 'Job runs, from taking the job to its end, by kind and outcome (succeeded, failed; error: the run threw, the queue brings the job back)',
       labelNames: ['kind', 'outcome'] as const,
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers: [registry],
