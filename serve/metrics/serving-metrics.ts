@@ -17,55 +17,77 @@ export interface ServingSources {
 
 const seconds = (iso: string) => Date.parse(iso) / 1000;
 
+/** A gauge read at each scrape; no sample while `value` is null (nothing served, no run yet). */
+function scrapedGauge(registry: Registry, name: string, help: string, value: () => number | null | Promise<number | null>): void {
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      const v = await value();
+      if (v === null) this.reset();
+      else this.set(v);
+    },
+  });
+}
+
+/** A counter kept elsewhere (a count since the process started), copied at each scrape. */
+function mirroredCounter(registry: Registry, name: string, help: string, value: () => number): void {
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(value());
+    },
+  });
+}
+
 export function watchServing(registry: Registry, s: ServingSources): void {
-  const registers = [registry];
   const gen = () => s.snapshots.generation;
   new Gauge({
     name: 'ci_generation_info',
     help: 'The generation served (value 1, its id in the generation label)',
     labelNames: ['generation'] as const,
-    registers,
+    registers: [registry],
     collect() {
       this.reset();
       const g = gen();
       if (g) this.set({ generation: g.id }, 1);
     },
   });
-  new Gauge({
-    name: 'ci_generation_as_of_timestamp_seconds',
-    help: "The served generation's as-of instant (the corpus as of then), Unix seconds",
-    registers,
-    collect() {
-      const g = gen();
-      if (g) this.set(seconds(g.manifest.as_of));
+  const asOf = () => {
+    const g = gen();
+    return g ? seconds(g.manifest.as_of) : null;
+  };
+  scrapedGauge(
+    registry,
+    'ci_generation_as_of_timestamp_seconds',
+    "The served generation's as-of instant (the corpus as of then), Unix seconds",
+    asOf,
+  );
+  scrapedGauge(
+    registry,
+    'ci_generation_age_seconds',
+    "Seconds from the served generation's as-of instant to this scrape: how stale the served corpus is",
+    () => {
+      const t = asOf();
+      return t === null ? null : Date.now() / 1000 - t;
     },
-  });
-  new Gauge({
-    name: 'ci_generation_age_seconds',
-    help: "Seconds from the served generation's as-of instant to this scrape: how stale the served corpus is",
-    registers,
-    collect() {
-      const g = gen();
-      if (g) this.set(Date.now() / 1000 - seconds(g.manifest.as_of));
-    },
-  });
-  new Gauge({
-    name: 'ci_generation_posts',
-    help: 'Posts the served generation answers from (deleted posts left out)',
-    registers,
-    collect() {
-      const g = gen();
-      if (g) this.set(g.posts);
-    },
-  });
-  new Gauge({
-    name: 'ci_generations_draining',
-    help: 'Generations swapped out but still held by requests that started on them',
-    registers,
-    collect() {
-      this.set(s.snapshots.draining);
-    },
-  });
+  );
+  scrapedGauge(
+    registry,
+    'ci_generation_posts',
+    'Posts the served generation answers from (deleted posts left out)',
+    () => gen()?.posts ?? null,
+  );
+  scrapedGauge(
+    registry,
+    'ci_generations_draining',
+    'Generations swapped out but still held by requests that started on them',
+    () => s.snapshots.draining,
+  );
 
   const layout = dataDirLayout(s.dataDir);
   // A scrape collects every metric at once: the pipeline gauges share one read of last-run.json.
@@ -74,102 +96,68 @@ export function watchServing(registry: Registry, s: ServingSources): void {
     (reading ??= readLastRun(layout)
       .catch(() => null)
       .finally(() => (reading = null)));
-  new Gauge({
-    name: 'ci_pipeline_last_run_stage_duration_seconds',
-    help: "The last pipeline run's stages that finished, by stage, seconds",
-    labelNames: ['stage'] as const,
-    registers,
-    async collect() {
-      const run = await lastRun();
-      this.reset();
-      for (const st of run?.stages ?? []) this.set({ stage: st.stage }, st.ms / 1000);
-    },
+  /** A gauge of the last run with one label: a sample per (label value, value) it gives. */
+  const lastRunGauge = (name: string, help: string, label: string, samples: (run: LastRun) => Array<[string, number]>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: [label],
+      registers: [registry],
+      async collect() {
+        const run = await lastRun();
+        this.reset();
+        for (const [v, n] of run ? samples(run) : []) this.set({ [label]: v }, n);
+      },
+    });
+  lastRunGauge(
+    'ci_pipeline_last_run_stage_duration_seconds',
+    "The last pipeline run's stages that finished, by stage, seconds",
+    'stage',
+    (run) => run.stages.map((st) => [st.stage, st.ms / 1000]),
+  );
+  lastRunGauge(
+    'ci_pipeline_last_run_success',
+    'Whether the last pipeline run finished (1) or failed or was abandoned (0); its mode (full, incremental) in the mode label',
+    'mode',
+    (run) => [[run.mode, run.ok ? 1 : 0]],
+  );
+  scrapedGauge(registry, 'ci_pipeline_last_run_duration_seconds', 'The last pipeline run, start to end, seconds', async () => {
+    const run = await lastRun();
+    return run ? run.ms / 1000 : null;
   });
-  new Gauge({
-    name: 'ci_pipeline_last_run_duration_seconds',
-    help: 'The last pipeline run, start to end, seconds',
-    registers,
-    async collect() {
+  scrapedGauge(
+    registry,
+    'ci_pipeline_last_run_finished_timestamp_seconds',
+    'When the last pipeline run ended (finished or failed), Unix seconds',
+    async () => {
       const run = await lastRun();
-      if (run) this.set(run.ms / 1000);
-      else this.reset();
+      return run ? seconds(run.finished_at) : null;
     },
-  });
-  new Gauge({
-    name: 'ci_pipeline_last_run_finished_timestamp_seconds',
-    help: 'When the last pipeline run ended (finished or failed), Unix seconds',
-    registers,
-    async collect() {
-      const run = await lastRun();
-      if (run) this.set(seconds(run.finished_at));
-      else this.reset();
-    },
-  });
-  new Gauge({
-    name: 'ci_pipeline_last_run_success',
-    help: 'Whether the last pipeline run finished (1) or failed or was abandoned (0); its mode (full, incremental) in the mode label',
-    labelNames: ['mode'] as const,
-    registers,
-    async collect() {
-      const run = await lastRun();
-      this.reset();
-      if (run) this.set({ mode: run.mode }, run.ok ? 1 : 0);
-    },
-  });
+  );
 
   const cache = s.answerCache;
-  new Counter({
-    name: 'ci_answer_cache_hits_total',
-    help: 'Searches answered from the answer cache',
-    registers,
-    collect() {
-      this.reset();
-      this.inc(cache.hits);
-    },
-  });
-  new Counter({
-    name: 'ci_answer_cache_misses_total',
-    help: 'Searches the answer cache did not hold (ranked afresh); none are counted while the cache is disabled (SEARCH_CACHE_MB=0)',
-    registers,
-    collect() {
-      this.reset();
-      this.inc(cache.misses);
-    },
-  });
-  new Gauge({
-    name: 'ci_answer_cache_bytes',
-    help: "Bytes of the answers' JSON the answer cache holds",
-    registers,
-    collect() {
-      this.set(cache.bytes);
-    },
-  });
+  mirroredCounter(registry, 'ci_answer_cache_hits_total', 'Searches answered from the answer cache', () => cache.hits);
+  mirroredCounter(
+    registry,
+    'ci_answer_cache_misses_total',
+    'Searches the answer cache did not hold (ranked afresh); none are counted while the cache is disabled (SEARCH_CACHE_MB=0)',
+    () => cache.misses,
+  );
+  scrapedGauge(registry, 'ci_answer_cache_bytes', "Bytes of the answers' JSON the answer cache holds", () => cache.bytes);
 
   const pool = s.searchPool;
   if (!pool) return;
-  new Gauge({
-    name: 'ci_search_workers',
-    help: 'Answer workers of the search pool (SEARCH_THREADS; the graph worker beside them is not counted)',
-    registers,
-    collect() {
-      this.set(pool.threads);
-    },
-  });
-  new Gauge({
-    name: 'ci_search_worker_tasks_pending',
-    help: 'Messages sent to the search workers and not answered yet (searches in flight, generations loading)',
-    registers,
-    collect() {
-      this.set(pool.pending);
-    },
-  });
-  new Counter({
-    name: 'ci_search_worker_restarts_total',
-    help: 'Search workers that died and were replaced',
-    registers,
-    collect() {
-      this.reset();
-      this.inc(pool.restarts);
-    },
-  });
+  scrapedGauge(
+    registry,
+    'ci_search_workers',
+    'Answer workers of the search pool (SEARCH_THREADS; the graph worker beside them is not counted)',
+    () => pool.threads,
+  );
+  scrapedGauge(
+    registry,
+    'ci_search_worker_tasks_pending',
+    'Messages sent to the search workers and not answered yet (searches in flight, generations loading)',
+    () => pool.pending,
+  );
+  mirroredCounter(registry, 'ci_search_worker_restarts_total', 'Search workers that died and were replaced', () => pool.restarts);
 }
