@@ -1,12 +1,13 @@
 // What the server is serving, read at each scrape (nothing is counted on the request path): the
 // generation and its age, the generations still draining, the last pipeline run (the file the
 // runner leaves, core/pipeline-run.ts), the answer cache and the search workers.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import { dataDirLayout } from '../../core/data-dir.ts';
 import { readLastRun, type LastRun } from '../../core/pipeline-run.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import type { AnswerCache } from '../search/answer-cache.ts';
 import type { SearchPool } from '../search/search-pool.ts';
+import { mirroredCounter, scrapedGauge } from './scraped.ts';
 
 export interface ServingSources {
   snapshots: SnapshotStore;
@@ -16,33 +17,6 @@ export interface ServingSources {
 }
 
 const seconds = (iso: string) => Date.parse(iso) / 1000;
-
-/** A gauge read at each scrape; no sample while `value` is null (nothing served, no run yet). */
-function scrapedGauge(registry: Registry, name: string, help: string, value: () => number | null | Promise<number | null>): void {
-  new Gauge({
-    name,
-    help,
-    registers: [registry],
-    async collect() {
-      const v = await value();
-      if (v === null) this.reset();
-      else this.set(v);
-    },
-  });
-}
-
-/** A counter kept elsewhere (a count since the process started), copied at each scrape. */
-function mirroredCounter(registry: Registry, name: string, help: string, value: () => number): void {
-  new Counter({
-    name,
-    help,
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(value());
-    },
-  });
-}
 
 export function watchServing(registry: Registry, s: ServingSources): void {
   const gen = () => s.snapshots.generation;
