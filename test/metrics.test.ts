@@ -102,6 +102,24 @@ test('off loopback the endpoint is a 404, token or not; without ADMIN_TOKEN loop
   }
 });
 
+/** Submit a job and poll its status until it is done (bounded); counts the polls. */
+let polls = 0;
+async function runJob(body: unknown): Promise<{ status: string; charged: number; estimated_cost: number }> {
+  const submit = await call('POST', '/intelligence/jobs', body);
+  assert.is(submit.status, 202, JSON.stringify(submit.json));
+  let job = submit.json;
+  await waitFor(
+    async () => {
+      polls++;
+      job = (await call('GET', `/intelligence/jobs/${submit.json.jobId}`)).json;
+      return job.status === 'succeeded' || job.status === 'failed';
+    },
+    'the job to finish',
+    30_000,
+  );
+  return job;
+}
+
 test('the figures move by exactly what the requests did', async () => {
   const poor = await s.ledger.createAccount('poor');
   const poorKey = (await s.ledger.createKey(poor.id)).secret;
@@ -119,21 +137,13 @@ test('the figures move by exactly what the requests did', async () => {
   assert.is((await call('GET', '/narratives/no-such-narrative')).status, 404);
   assert.is((await call('GET', '/no/such/route')).status, 404);
   for (const p of ['/narratives/trending', '/themes', '/intelligence/patterns']) assert.is((await call('GET', p)).status, 200, p);
-  const submit = await call('POST', '/intelligence/jobs', { kind: 'stats', query: 'coffee', window: 'all' });
-  assert.is(submit.status, 202, JSON.stringify(submit.json));
-  let polls = 0;
-  let job: { status: string; charged: number } = { status: '', charged: 0 };
-  await waitFor(
-    async () => {
-      polls++;
-      job = (await call('GET', `/intelligence/jobs/${submit.json.jobId}`)).json;
-      return job.status === 'succeeded' || job.status === 'failed';
-    },
-    'the job to finish',
-    30_000,
-  );
-  assert.is(job.status, 'succeeded');
-  charged += job.charged;
+  const stats = await runJob({ kind: 'stats', query: 'coffee', window: 'all' });
+  assert.is(stats.status, 'succeeded');
+  charged += stats.charged;
+  // The sample has fewer than 1,500 posts: signals cannot be given, the job fails and its hold is released whole.
+  const failed = await runJob({ kind: 'insights', query: 'coffee', window: 'all', includeSignals: true });
+  assert.is(failed.status, 'failed');
+  assert.is(failed.charged, 0);
   // The queue lets the job go just after its record says it succeeded (pg-boss: one more write).
   await waitFor(
     async () => {
@@ -152,7 +162,7 @@ test('the figures move by exactly what the requests did', async () => {
   assert.is(requests('GET', '/narratives/:id', 404), 1);
   assert.is(requests('GET', 'unmatched', 404), 1);
   for (const route of ['/narratives/trending', '/themes', '/intelligence/patterns']) assert.is(requests('GET', route, 200), 1, route);
-  assert.is(requests('POST', '/intelligence/jobs', 202), 1);
+  assert.is(requests('POST', '/intelligence/jobs', 202), 2);
   assert.is(requests('GET', '/intelligence/jobs/:id', 200), polls);
   assert.not.ok(
     after.metrics.ci_http_requests_total!.data.some((d) => d.labels.route?.includes('metrics') || d.labels.route?.includes('no-such')),
@@ -166,19 +176,24 @@ test('the figures move by exactly what the requests did', async () => {
   const les = Object.keys(searches.buckets).sort((a, b) => Number(a) - Number(b));
   for (let i = 1; i < les.length; i++) assert.ok(searches.buckets[les[i]!]! >= searches.buckets[les[i - 1]!]!, 'cumulative buckets');
   assert.ok(searches.sum! > searchesBefore.sum!);
-  assert.is(
-    histogramOf(after, 'ci_job_run_duration_seconds', { kind: 'stats', outcome: 'succeeded' }).count -
-      histogramOf(before, 'ci_job_run_duration_seconds', { kind: 'stats', outcome: 'succeeded' }).count,
-    1,
-  );
+  const runs = (kind: string, outcome: string) =>
+    histogramOf(after, 'ci_job_run_duration_seconds', { kind, outcome }).count -
+    histogramOf(before, 'ci_job_run_duration_seconds', { kind, outcome }).count;
+  assert.is(runs('stats', 'succeeded'), 1);
+  assert.is(runs('insights', 'failed'), 1);
 
   near(delta(before, after, 'ci_credits_charged_total'), charged, 'charged = the searches and the job as their answers said');
-  assert.is(delta(before, after, 'ci_credit_holds_total', { outcome: 'placed' }), 5);
+  assert.is(delta(before, after, 'ci_credit_holds_total', { outcome: 'placed' }), 6);
   assert.is(delta(before, after, 'ci_credit_holds_total', { outcome: 'refused' }), 1);
   const released =
     delta(before, after, 'ci_credits_released_total', { reason: 'unused' }) +
     delta(before, after, 'ci_credits_released_total', { reason: 'refund' });
   near(delta(before, after, 'ci_credits_held_total'), charged + released, 'every credit held was charged or released');
+  near(
+    delta(before, after, 'ci_credits_released_total', { reason: 'refund' }),
+    failed.estimated_cost,
+    "the failed job's hold, refunded whole",
+  );
   assert.is(valueOf(after, 'ci_credit_holds_open'), (await s.ledger.openHolds()).length);
   assert.is(valueOf(after, 'ci_credit_holds_open'), 0);
 
