@@ -15,6 +15,8 @@ export interface DataDirLayout {
   workDb: string;
   artifacts: string;
   lock: string;
+  /** The last pipeline run's stages and timings (core/pipeline-run.ts), read by the server's /metrics. */
+  lastRun: string;
   truth: string;
 }
 
@@ -33,6 +35,7 @@ export function dataDirLayout(root: string): DataDirLayout {
     workDb: path.join(work, 'pipeline.duckdb'),
     artifacts: path.join(work, 'artifacts'),
     lock: path.join(work, 'pipeline.lock'),
+    lastRun: path.join(work, 'last-run.json'),
     truth: path.join(r, 'truth'),
   };
 }

@@ -26,6 +26,12 @@ export function isLoopback(ip: string): boolean {
   return LOOPBACK.test(ip);
 }
 
+/** Does an Authorization header carry `Bearer <token>`? Compared in constant time (digests of equal length). */
+export function bearerMatches(authorization: string, token: string): boolean {
+  const given = /^Bearer (.+)$/.exec(authorization)?.[1] ?? '';
+  return timingSafeEqual(digest(given), digest(token));
+}
+
 /** What the server announces in DATA_DIR/ledger/admin-endpoint.json. */
 export interface AdminAnnouncement {
   /** The admin base: POST `${url}/<command>`, e.g. http://127.0.0.1:8080/api/admin/credits.topup. */
@@ -49,8 +55,7 @@ export function createAdminRouter(ledger: CreditLedger, token: string | undefine
       ctx.body = { error: 'not found' };
       return;
     }
-    const given = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1] ?? '';
-    if (!token || !timingSafeEqual(digest(given), digest(token))) {
+    if (!token || !bearerMatches(ctx.get('authorization'), token)) {
       ctx.status = 401;
       ctx.body = {
         error: token ? 'admin token required (Authorization: Bearer <ADMIN_TOKEN>)' : 'admin endpoint disabled: ADMIN_TOKEN is not set',

@@ -2,11 +2,12 @@
 // the JSON log, and clean abandonment on an abort signal (SIGTERM): the running DuckDB query is
 // interrupted, its transaction rolls back, and the previous generation stays served.
 import type { Config } from '../core/config.ts';
-import { dataDirLayout } from '../core/data-dir.ts';
+import { dataDirLayout, type DataDirLayout } from '../core/data-dir.ts';
 import type { DuckDB } from '../core/duckdb.ts';
 import type { Logger } from '../core/log.ts';
 import { readCurrent, readManifest } from '../core/generations.ts';
 import { acquireLock, LockHeld, type Lock } from '../core/lock.ts';
+import { writeLastRun } from '../core/pipeline-run.ts';
 import { acquireAdvisoryLock } from '../core/postgres/advisory-lock.ts';
 import { createProgress } from './progress.ts';
 import { StageAborted, type Stage, type StageContext, type StageSummary } from './stage-context.ts';
@@ -86,6 +87,7 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
   const onAbort = () => db?.conn.interrupt();
   signal.addEventListener('abort', onAbort);
   const t0 = performance.now();
+  const startedAt = new Date();
   const results: StageResult[] = [];
   const reused = new Map<string, Promise<unknown>>();
   try {
@@ -125,7 +127,13 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
       opts.log.info({ stage: stage.name, ms, summary: brief }, 'stage finished');
       results.push({ stage: stage.name, ms, summary });
     }
-    return { asOf: asOf.toISOString(), ms: Math.round(performance.now() - t0), stages: results };
+    const run = { asOf: asOf.toISOString(), ms: Math.round(performance.now() - t0), stages: results };
+    await recordRun(layout, opts, startedAt, run, null);
+    return run;
+  } catch (err) {
+    if (!(err instanceof RewindRefused))
+      await recordRun(layout, opts, startedAt, { asOf: asOf.toISOString(), ms: Math.round(performance.now() - t0), stages: results }, err);
+    throw err;
   } finally {
     reused.clear();
     signal.removeEventListener('abort', onAbort);
@@ -133,6 +141,23 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
     await (shared as Lock | null)?.release();
     await lock.release();
   }
+}
+
+/** DATA_DIR/work/last-run.json, which the server's /metrics reads; a run's outcome never depends on writing it. */
+async function recordRun(layout: DataDirLayout, opts: RunOptions, startedAt: Date, run: RunResult, err: unknown): Promise<void> {
+  const published = run.stages.find((s) => s.stage === 'publish')?.summary as
+    { mode?: 'full' | 'incremental'; generation?: string } | undefined;
+  await writeLastRun(layout, {
+    started_at: startedAt.toISOString(),
+    finished_at: new Date().toISOString(),
+    ms: run.ms,
+    as_of: run.asOf,
+    mode: published?.mode ?? (opts.full ? 'full' : 'incremental'),
+    ok: err === null,
+    error: err === null ? null : err instanceof Error ? err.message : String(err),
+    stages: run.stages.map((s) => ({ stage: s.stage, ms: s.ms })),
+    generation: published?.generation ?? null,
+  }).catch((e: Error) => opts.log.warn({ err: e.message }, 'could not write the last run (work/last-run.json) for /metrics'));
 }
 
 /** `run` = every stage; otherwise the named stages. */

@@ -68,6 +68,8 @@ export interface AppDeps {
   dataDir: string;
   /** Posts' media lists, read from the snapshots (closed with the server). */
   media: MediaEntries;
+  /** Requests by route and status for /metrics (serve/metrics/): the outermost middleware. */
+  requestMetrics?: Koa.Middleware;
 }
 
 /** An http-errors 4xx (Koa's ctx.throw): its message was written for the client. */
@@ -83,6 +85,7 @@ export function createApp(deps: AppDeps): Koa {
   app.proxy = false;
   const limiter = new RateLimiter(deps.rateLimit.perSecond, deps.rateLimit.burst);
   const emergent = deps.emergent ?? new EmergentStore();
+  if (deps.requestMetrics) app.use(deps.requestMetrics);
 
   // Request id, access log, errors as JSON.
   app.use(async (ctx, next) => {

@@ -28,6 +28,7 @@ import { EmergentShare } from './search/emergent-share.ts';
 import { EMERGENT_MAX, EMERGENT_TTL_MS, EmergentStore } from './search/emergent-store.ts';
 import { SnapshotStore } from './generation/snapshot-store.ts';
 import { MediaEntries } from './media/media-entries.ts';
+import { ServiceMetrics } from './metrics/service-metrics.ts';
 
 export interface RunningServer {
   url: string;
@@ -42,6 +43,8 @@ export interface RunningServer {
   demo: DemoKey;
   demoCreated: boolean;
   demoFile: string;
+  /** GET {base_url}/metrics; `metrics.deliveries` is the alerts' DeliveryObserver. */
+  metrics: ServiceMetrics;
   /** Stop accepting, finish in-flight requests, close the ledger. */
   close(): Promise<void>;
 }
@@ -51,7 +54,11 @@ export const CLOSE_DRAIN_MS = 30_000;
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const layout = dataDirLayout(config.dataDir);
-  const ledger = await openLedger({ dir: layout.ledger, databaseUrl: config.DATABASE_URL, leaseMs: config.LEDGER_LEASE_MS });
+  const metrics = new ServiceMetrics(config.SERVICE_PREFIX);
+  // Every caller gets the ledger through the credit counters (metrics/credit-metrics.ts).
+  const ledger = metrics.credits.wrap(
+    await openLedger({ dir: layout.ledger, databaseUrl: config.DATABASE_URL, leaseMs: config.LEDGER_LEASE_MS }),
+  );
   const pool =
     config.SEARCH_THREADS > 0
       ? new SearchPool(config.SEARCH_THREADS, (err) => log.error({ err: err.message }, 'search worker failed; a new one replaces it'))
@@ -76,6 +83,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     topUpUrl: () => topUpUrl,
     statusPath: (id) => `${config.SERVICE_PREFIX}/intelligence/jobs/${id}`,
     retentionMs: config.JOB_RETENTION_DAYS * DAY_MS,
+    observeRun: metrics.jobs.observeRun,
   });
   const media = new MediaEntries();
   let server: http.Server | null = null;
@@ -109,10 +117,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       emergent,
       dataDir: config.dataDir,
       media,
+      requestMetrics: metrics.http,
     });
     const adminAuth = adminToken(config.ADMIN_TOKEN);
     const admin = createAdminRouter(ledger, adminAuth.token, config.SERVICE_PREFIX);
     app.use(admin.routes());
+    app.use(metrics.router(config.ADMIN_TOKEN).routes());
+    metrics.watch({ snapshots, dataDir: config.dataDir, answerCache, searchPool: pool, jobs });
     // Requests being handled: a client that hangs up does not stop its handler, which may still be
     // settling a charge, so closing waits for the handlers, not only for the connections.
     const handle = app.callback();
@@ -160,6 +171,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       demo,
       demoCreated: created,
       demoFile: file,
+      metrics,
       close: () =>
         (closing ??= (async () => {
           snapshots.stop();

@@ -30,9 +30,10 @@ interface Outcome {
 
 /**
  * The HTTP contract's conformance files run twice: on the file ledger, then on PostgreSQL
- * (TEST_LEDGER=postgres: test/helpers/postgres.ts gives their servers a DATABASE_URL).
+ * (TEST_LEDGER=postgres: test/helpers/postgres.ts gives their servers a DATABASE_URL); so do the
+ * metrics, whose credit and job-queue figures are read from either.
  */
-const BOTH_LEDGERS = ['serve.test.ts', 'jobs.test.ts'];
+const BOTH_LEDGERS = ['serve.test.ts', 'jobs.test.ts', 'metrics.test.ts'];
 
 interface Run {
   file: string;

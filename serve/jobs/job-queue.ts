@@ -13,6 +13,8 @@ export interface JobQueue {
   enqueue(jobId: string): Promise<void>;
   /** Queue inside the caller's transaction (a queue kept in PostgreSQL only). */
   enqueueIn?(db: SqlExecutor, jobId: string): Promise<void>;
+  /** Jobs waiting and being run (/metrics): this process's in memory, every replica's with pg-boss. */
+  depth(): Promise<{ queued: number; running: number }>;
   /** No new jobs start; resolves once the running ones finished. */
   close(): Promise<void>;
 }
@@ -36,6 +38,10 @@ export class MemoryJobQueue implements JobQueue {
   async enqueue(jobId: string): Promise<void> {
     this.queue.push(jobId);
     this.pump();
+  }
+
+  async depth(): Promise<{ queued: number; running: number }> {
+    return { queued: this.queue.length, running: this.active.size };
   }
 
   private pump(): void {

@@ -49,6 +49,8 @@ export interface JobRunnerDeps {
   statusPath: (jobId: string) => string;
   /** Finished jobs (and their results) are deleted this long after they finished. */
   retentionMs: number;
+  /** Told of every run: the job's kind, how it ended (its status, or "error" when the run threw), seconds (/metrics). */
+  observeRun?: (kind: string, outcome: string, seconds: number) => void;
 }
 
 export interface Caller {
@@ -242,7 +244,19 @@ export class JobRunner {
   private async runById(jobId: string): Promise<void> {
     const job = await this.book.get(jobId);
     if (!job || job.submitting || job.status === 'succeeded' || job.status === 'failed') return;
-    return this.run(job);
+    const t0 = performance.now();
+    let outcome = 'error';
+    try {
+      await this.run(job);
+      outcome = job.status;
+    } finally {
+      this.d.observeRun?.(job.request.kind, outcome, (performance.now() - t0) / 1000);
+    }
+  }
+
+  /** Jobs waiting and running (/metrics). */
+  depth(): Promise<{ queued: number; running: number }> {
+    return this.d.queue.depth();
   }
 
   private async run(job: JobRecord): Promise<void> {

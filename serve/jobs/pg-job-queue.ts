@@ -53,6 +53,14 @@ export class BossJobQueue implements JobQueue {
     await this.boss.send(QUEUE, { jobId }, { db: db as PgBoss.Db });
   }
 
+  /** pg-boss's states run created, retry, active, completed...: "before active" is what waits. */
+  async depth(): Promise<{ queued: number; running: number }> {
+    if (!this.boss) return { queued: 0, running: 0 };
+    const queued = await this.boss.getQueueSize(QUEUE, { before: 'active' });
+    const upToActive = await this.boss.getQueueSize(QUEUE, { before: 'completed' });
+    return { queued, running: upToActive - queued };
+  }
+
   /** Workers stop taking jobs; the running ones finish (pg-boss waits for them). */
   async close(): Promise<void> {
     await this.boss?.stop({ graceful: true, wait: true, timeout: 30_000 });

@@ -83,6 +83,11 @@ export class SearchPool {
     return [this.graph, ...this.answers].map((l) => l.worker);
   }
 
+  /** Messages sent to the workers and not answered yet: searches in flight, generations loading (/metrics). */
+  get pending(): number {
+    return this.waiting.size;
+  }
+
   /** The workers' OS thread ids (Linux; those known so far), for /proc/<pid>/task/<tid>/stat. */
   get threadIds(): number[] {
     return [this.graph, ...this.answers].flatMap((l) => (l.alive && l.thread !== null ? [l.thread] : []));
