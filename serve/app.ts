@@ -33,6 +33,7 @@ import { mediaRouter } from './media/media-routes.ts';
 import type { MediaEntries } from './media/media-entries.ts';
 import { uiRouter } from './ui/ui-routes.ts';
 import type { SnapshotStore } from './generation/snapshot-store.ts';
+import { alertsRouter, type AlertRouteDeps } from './alerts/alert-routes.ts';
 
 export const API_VERSIONS = ['v1.0.1'] as const;
 export const DEFAULT_VERSION = 'v1.0.1';
@@ -68,6 +69,8 @@ export interface AppDeps {
   dataDir: string;
   /** Posts' media lists, read from the snapshots (closed with the server). */
   media: MediaEntries;
+  /** Alert watches and their events (the /alerts routes); absent: none. */
+  alerts?: AlertRouteDeps;
 }
 
 /** An http-errors 4xx (Koa's ctx.throw): its message was written for the client. */
@@ -206,6 +209,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
   ];
   if (deps.jobs) routers.push(jobsRouter(deps.jobs));
+  if (deps.alerts) routers.push(alertsRouter(deps.alerts));
   if (deps.selfUrl) api.all('/mcp', requireJsonBody, mcpHandler(deps.selfUrl));
   for (const r of routers) {
     api.use(r.routes(), r.allowedMethods());

@@ -62,6 +62,10 @@ test('tools: one per HTTP capability, strict input schemas, costs in the descrip
   assert.equal(
     tools.map((t) => t.name).sort(),
     [
+      'alerts_create',
+      'alerts_delete',
+      'alerts_get',
+      'alerts_list',
       'billing_prices',
       'billing_top_up',
       'health',
