@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dataDirLayout } from '../core/data-dir.ts';
@@ -278,6 +279,12 @@ test('a publish is evaluated after the swap, again at a start when its events ne
     (await eventsOf(other.id)).some((x) => isStory(x.event)),
     'a query on something else did not',
   );
+  // The answer with events matches the OpenAPI document's WatchDetail.
+  const doc = (await (await fetch(`${s.baseUrl}/openapi.json`)).json()) as { components: unknown };
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ $id: 'doc', components: doc.components });
+  const validate = ajv.compile({ $ref: 'doc#/components/schemas/WatchDetail' });
+  assert.ok(validate((await api('GET', `/alerts/${any.id}`)).json), ajv.errorsText(validate.errors));
   const ids = new Map((await Promise.all([any, named, other].map((w) => eventsOf(w.id)))).flat().map((x) => [x.event.id, x.event.type]));
 
   // A server killed between the publish and its evaluation: the outbox never got the events. The next start evaluates the served generation.
