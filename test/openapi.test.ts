@@ -175,6 +175,21 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   });
   await check('GET', '/intelligence/jobs/job_nope', '/intelligence/jobs/{jobId}', { key: richKey });
   await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, form: '{"kind":"stats","query":"x"}' });
+  // Alerts: a watch made (to a public address literal: no DNS lookup), listed, read, deleted; a private address refused.
+  const watchBody = {
+    target: { kind: 'query', query: 'coffee' },
+    conditions: { momentum: { level: 0.5 } },
+    url: 'https://93.184.215.14/hook',
+  };
+  const made = await check('POST', '/alerts', '/alerts', { body: watchBody });
+  assert.match(made.secret, /^whsec_/);
+  await check('GET', '/alerts', '/alerts');
+  await check('GET', `/alerts/${made.watch.id}`, '/alerts/{id}');
+  await check('POST', '/alerts', '/alerts', { body: { ...watchBody, url: 'http://127.0.0.1/hook' } });
+  await check('POST', '/alerts', '/alerts', { form: JSON.stringify(watchBody) });
+  await check('DELETE', `/alerts/${made.watch.id}`, '/alerts/{id}');
+  await check('GET', `/alerts/${made.watch.id}`, '/alerts/{id}');
+  await check('DELETE', `/alerts/${made.watch.id}`, '/alerts/{id}');
   const initialize = {
     jsonrpc: '2.0',
     id: 1,
