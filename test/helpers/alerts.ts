@@ -1,10 +1,14 @@
 // Webhook delivery in tests: a real receiver (node:http on 127.0.0.1, a free port) told how to
 // answer, watches in the real watch store, events shaped as the evaluation makes them, and the
-// receiver's side of the signature check exactly as docs/api.md ("Verifying a webhook") shows it.
+// receiver's side of the signature check: docs/api.md's snippets ("Verifying a webhook") as written.
+import { spawnSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { AlertEvent, Watch } from '../../serve/alerts/alert-model.ts';
+import { ROOT } from './child.ts';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -122,15 +126,36 @@ export function eventFor(watch: Watch, n: number): AlertEvent {
   };
 }
 
+/** docs/api.md's code block (```lang) that holds `marker`. */
+function documentedBlock(lang: string, marker: string): string {
+  const md = fs.readFileSync(path.join(ROOT, 'docs', 'api.md'), 'utf8');
+  const block = [...md.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!).find((b) => b.includes(marker));
+  if (!block) throw new Error(`docs/api.md has no ${lang} block with ${marker}`);
+  return block;
+}
+
 /**
- * The receiver's check, as docs/api.md shows it: the signature header's v1 must equal
- * HMAC-SHA256(secret, "<t>.<raw body>") (compared in constant time), and t must be within 5 minutes.
+ * The receiver's check exactly as docs/api.md shows it in Node.js ("Verifying a webhook"): the
+ * documented block run as written, its import line given the functions it imports.
  */
-export function verifyWebhook(secret: string, rawBody: string, header: string, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
-  const parts = Object.fromEntries(header.split(',').map((kv) => kv.split('=', 2) as [string, string]));
-  const t = Number(parts.t);
-  if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > 300 || !parts.v1) return false;
-  const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex'));
-  const given = Buffer.from(parts.v1);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+export function documentedVerifier(): (secret: string, rawBody: string, header: string) => boolean {
+  const code = documentedBlock('js', 'function verifyAlert').replace(/^import .*\n/m, '');
+  return new Function('createHmac', 'timingSafeEqual', `${code}\nreturn verifyAlert;`)(createHmac, timingSafeEqual);
+}
+
+export const verifyWebhook = documentedVerifier();
+
+/** The documented Python check, run by python3 on one request: its answer (True/False), or null without python3. */
+export function pythonVerifies(secret: string, rawBody: string, header: string): boolean | null {
+  const code = documentedBlock('python', 'def verify_alert');
+  const r = spawnSync(
+    'python3',
+    ['-c', `${code}\nimport sys\nprint(verify_alert(sys.argv[1], sys.argv[2].encode(), sys.argv[3]))`, secret, rawBody, header],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+  if (r.status !== 0) throw new Error(`python3 failed: ${r.stderr}`);
+  return r.stdout.trim() === 'True';
 }
