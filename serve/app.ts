@@ -34,6 +34,7 @@ import type { MediaEntries } from './media/media-entries.ts';
 import { uiRouter } from './ui/ui-routes.ts';
 import type { SnapshotStore } from './generation/snapshot-store.ts';
 import { alertsRouter, type AlertRouteDeps } from './alerts/alert-routes.ts';
+import { deliveryRouter } from './alerts/delivery-routes.ts';
 
 export const API_VERSIONS = ['v1.0.1'] as const;
 export const DEFAULT_VERSION = 'v1.0.1';
@@ -209,7 +210,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
   ];
   if (deps.jobs) routers.push(jobsRouter(deps.jobs));
-  if (deps.alerts) routers.push(alertsRouter(deps.alerts));
+  if (deps.alerts) routers.push(alertsRouter(deps.alerts), deliveryRouter(deps.alerts));
   if (deps.selfUrl) api.all('/mcp', requireJsonBody, mcpHandler(deps.selfUrl));
   for (const r of routers) {
     api.use(r.routes(), r.allowedMethods());

@@ -64,8 +64,10 @@ test('tools: one per HTTP capability, strict input schemas, costs in the descrip
     [
       'alerts_create',
       'alerts_delete',
+      'alerts_deliveries',
       'alerts_get',
       'alerts_list',
+      'alerts_redeliver',
       'billing_prices',
       'billing_top_up',
       'health',

@@ -63,7 +63,8 @@ function resolveTarget(gen: LoadedGeneration, t: WatchBody['target']): { target:
   }
 }
 
-async function ownWatch(deps: AlertRouteDeps, ctx: { state: Record<string, unknown> }, id: string): Promise<Watch> {
+/** The caller's watch; another account's is a 404, as one that does not exist. */
+export async function ownWatch(deps: Pick<AlertRouteDeps, 'watches'>, ctx: { state: Record<string, unknown> }, id: string): Promise<Watch> {
   const w = await deps.watches.get(id);
   if (!w || w.account !== accountOf(ctx)) throw notFound(`no watch ${id} (GET /alerts lists yours)`);
   return w;

@@ -48,6 +48,8 @@ export class FileOutbox implements OutboxBook {
   constructor(
     alertsDir: string,
     private readonly onUnreadable: (file: string, lines: number) => void = () => undefined,
+    /** The journal is never compacted below this many lines. */
+    private readonly compactMinLines = MIN_LINES,
   ) {
     this.file = path.join(alertsDir, 'outbox', 'journal.jsonl');
   }
@@ -241,7 +243,7 @@ export class FileOutbox implements OutboxBook {
 
   private maybeCompact(): void {
     const live = this.entries.size + [...this.watches.values()].reduce((n, w) => n + w.attempts.length, 0);
-    if (this.compacting || !this.journal || this.journal.lines < Math.max(MIN_LINES, COMPACT_RATIO * live)) return;
+    if (this.compacting || !this.journal || this.journal.lines < Math.max(this.compactMinLines, COMPACT_RATIO * live)) return;
     const lines: Line[] = [];
     for (const w of this.watches.values()) {
       for (const id of w.events) lines.push({ t: 'add', e: this.entries.get(id)! });

@@ -2,8 +2,8 @@
 // PostgreSQL outbox and pg-boss's queue 'webhook-deliveries' (every replica delivers; an event
 // whose replica died is taken by another); otherwise the journal of DATA_DIR/alerts/outbox and a
 // queue in memory (one process; pending events are queued again at the next start).
-import path from 'node:path';
 import type { Config } from '../../core/config.ts';
+import { dataDirLayout } from '../../core/data-dir.ts';
 import type { Logger } from '../../core/log.ts';
 import { MemoryJobQueue } from '../jobs/job-queue.ts';
 import { BossJobQueue } from '../jobs/pg-job-queue.ts';
@@ -27,7 +27,7 @@ export function deliveryExpiry(timeoutMs: number): { expireSeconds: number; leas
 }
 
 export function alertOutbox(config: Config, log: Logger, watches: WatchStore, observer?: DeliveryObserver): WebhookOutbox {
-  const alertsDir = path.join(config.dataDir, 'alerts');
+  const alertsDir = dataDirLayout(config.dataDir).alerts;
   const { expireSeconds, leaseMs } = deliveryExpiry(config.ALERTS_TIMEOUT_MS);
   const onError = (err: Error) => log.error({ err: err.message }, 'webhook delivery queue error');
   const book = config.DATABASE_URL

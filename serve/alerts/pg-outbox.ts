@@ -106,8 +106,9 @@ export class PgOutbox implements OutboxBook {
     const enqueueIn = retry ? needsPgQueue(queue) : null;
     await inTransaction(this.pool, async (client) => {
       await client.query(
+        // Not for an event forgotten meanwhile (its watch deleted mid-attempt).
         `INSERT INTO alert_outbox.attempts (event_id, watch_id, attempt, at, status, error, latency_ms, outcome)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM alert_outbox.events WHERE event_id = $1)`,
         [a.event_id, a.watch_id, a.attempt, a.at, a.status, a.error, Math.round(a.latency_ms), a.outcome],
       );
       const { rows } = await client.query<{ turn: number }>(

@@ -117,6 +117,7 @@ export class WebhookOutbox implements AlertOutbox {
     const body = JSON.stringify(e.event);
     const t = Math.floor(at.getTime() / 1000);
     const secret = watchSecret(this.key!, watch.id, watch.secret_version);
+    this.o.log.debug({ event: e.event.id, watch: watch.id, attempt: e.attempts + 1 }, 'webhook attempt');
     const sent = await postWebhook(
       watch.url,
       body,

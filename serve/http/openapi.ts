@@ -6,6 +6,7 @@
 // this document cannot drift from what the server sends.
 import { WINDOW_KEYS } from '../../core/windows.ts';
 import { usageQuery } from '../account/account-queries.ts';
+import { deliveriesQuery } from '../alerts/delivery-routes.ts';
 import { LIFECYCLES, watchBodySchema } from '../alerts/watch-schema.ts';
 import { JOB_KINDS, jobBodySchema } from '../jobs/job-request.ts';
 import {
@@ -464,6 +465,25 @@ const alertSchemas: Record<string, Schema> = {
   WatchList: obj({ items: { type: 'array', items: ref('Watch') }, total: int, limit: int }),
   WatchDetail: obj({ watch: ref('Watch'), events: { type: 'array', items: ref('EventState'), maxItems: 10 } }),
   WatchDeleted: obj({ id: str, deleted: { const: true } }),
+  DeliveryAttempt: obj({
+    event_id: str,
+    watch_id: str,
+    attempt: { type: 'integer', minimum: 1 },
+    at: str,
+    status: nullable('integer'),
+    error: nullable('string'),
+    latency_ms: { type: 'integer', minimum: 0 },
+    outcome: { type: 'string', enum: ['delivered', 'retry', 'gave_up'] },
+  }),
+  DeliveryLog: obj({
+    watch_id: str,
+    paused: nullable(obj({ at: str, reason: str })),
+    items: { type: 'array', items: ref('DeliveryAttempt') },
+    limit: int,
+  }),
+  Redelivery: obj({ queued: { const: true }, event: ref('EventState') }),
+  WatchResumed: obj({ watch: ref('Watch'), was_paused: bool, queued: int }),
+  WatchPaused: obj({ error: str, paused: obj({ at: str, reason: str }) }),
 };
 
 const resolvedBy = { requested_id: str, resolved_by: { type: 'string', enum: ['narrative_key', 'earlier_generation_id'] } };
@@ -725,6 +745,31 @@ export function openApiDocument(prefix: string): Schema {
           summary: 'Delete a watch and its events (free)',
           parameters: [pathParam('id', 'watch id (alw_...)')],
           responses: { 200: json(ref('WatchDeleted'), 'Deleted'), ...errors(403, 404, 429) },
+        },
+      },
+      '/alerts/{id}/deliveries': {
+        get: {
+          summary: "A watch's delivery log (free): each attempt's status, error, latency and outcome, newest first",
+          parameters: [pathParam('id', 'watch id (alw_...)'), ...queryParameters(deliveriesQuery)],
+          responses: { 200: json(ref('DeliveryLog'), 'Attempts, newest first'), ...errors(400, 403, 404, 429) },
+        },
+      },
+      '/alerts/{id}/events/{event_id}/redeliver': {
+        post: {
+          summary: "Queue one of the watch's events again now, whatever its state (free); the receiver de-duplicates by X-Alert-Event-Id",
+          parameters: [pathParam('id', 'watch id (alw_...)'), pathParam('event_id', 'event id (evt_...)')],
+          responses: {
+            202: json(ref('Redelivery'), 'Queued'),
+            409: json(ref('WatchPaused'), 'The watch is paused: resume it, which queues its waiting events'),
+            ...errors(400, 403, 404, 429),
+          },
+        },
+      },
+      '/alerts/{id}/resume': {
+        post: {
+          summary: 'Unpause a watch and queue the events that waited (free)',
+          parameters: [pathParam('id', 'watch id (alw_...)')],
+          responses: { 200: json(ref('WatchResumed'), 'Resumed'), ...errors(400, 403, 404, 429) },
         },
       },
       '/mcp': {

@@ -5,6 +5,7 @@
 // and errors are those of the HTTP API by construction, not by a second implementation.
 import { z } from 'zod';
 import { usageQuery } from '../account/account-queries.ts';
+import { deliveriesQuery, redeliverParams, watchIdField } from '../alerts/delivery-routes.ts';
 import { watchBodySchema } from '../alerts/watch-schema.ts';
 import { idempotencyKeySchema } from '../http/idempotency-key.ts';
 import { jobBodySchema, JOB_LIMIT_MAX } from '../jobs/job-request.ts';
@@ -205,6 +206,22 @@ export const TOOLS: ToolDef[] = [
     description: 'Delete a watch and its events; nothing more is delivered for it (DELETE /alerts/{id}). Free.',
     input: z.strictObject({ id: id('a watch id (alw_...)') }),
     http: ({ id }) => ({ method: 'DELETE', path: `/alerts/${enc(id)}` }),
+  },
+  {
+    name: 'alerts_deliveries',
+    description:
+      "A watch's delivery log, newest first: each attempt's HTTP status, error, latency and outcome (delivered, retry, gave_up), " +
+      'and whether the watch is paused (GET /alerts/{id}/deliveries). Free.',
+    input: deliveriesQuery.extend({ id: watchIdField }).strict(),
+    http: ({ id, ...q }) => ({ method: 'GET', path: withQuery(`/alerts/${enc(id)}/deliveries`, q) }),
+  },
+  {
+    name: 'alerts_redeliver',
+    description:
+      "Send one of a watch's events again now, whatever its state; the receiver de-duplicates by its event id " +
+      '(POST /alerts/{id}/events/{event_id}/redeliver). A paused watch answers 409: resume it instead (POST /alerts/{id}/resume). Free.',
+    input: redeliverParams.strict(),
+    http: ({ id, event_id }) => ({ method: 'POST', path: `/alerts/${enc(id)}/events/${enc(event_id)}/redeliver` }),
   },
   {
     name: 'health',
