@@ -10,6 +10,8 @@ export interface DataDirLayout {
   current: string;
   ledger: string;
   jobs: string;
+  /** Watches (without DATABASE_URL) and the webhook signing key (serve/alerts). */
+  alerts: string;
   /** Pipeline working state: the DuckDB working store and stage artifacts awaiting publish. */
   work: string;
   workDb: string;
@@ -31,6 +33,7 @@ export function dataDirLayout(root: string): DataDirLayout {
     current: path.join(r, 'snapshots', 'CURRENT'),
     ledger: path.join(r, 'ledger'),
     jobs: path.join(r, 'jobs'),
+    alerts: path.join(r, 'alerts'),
     work,
     workDb: path.join(work, 'pipeline.duckdb'),
     artifacts: path.join(work, 'artifacts'),

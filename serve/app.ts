@@ -33,6 +33,8 @@ import { mediaRouter } from './media/media-routes.ts';
 import type { MediaEntries } from './media/media-entries.ts';
 import { uiRouter } from './ui/ui-routes.ts';
 import type { SnapshotStore } from './generation/snapshot-store.ts';
+import { alertsRouter, type AlertRouteDeps } from './alerts/alert-routes.ts';
+import { deliveryRouter } from './alerts/delivery-routes.ts';
 
 export const API_VERSIONS = ['v1.0.1'] as const;
 export const DEFAULT_VERSION = 'v1.0.1';
@@ -70,6 +72,8 @@ export interface AppDeps {
   media: MediaEntries;
   /** Requests by route and status for /metrics (serve/metrics/): the outermost middleware. */
   requestMetrics?: Koa.Middleware;
+  /** Alert watches and their events (the /alerts routes); absent: none. */
+  alerts?: AlertRouteDeps;
 }
 
 /** An http-errors 4xx (Koa's ctx.throw): its message was written for the client. */
@@ -209,6 +213,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
   ];
   if (deps.jobs) routers.push(jobsRouter(deps.jobs));
+  if (deps.alerts) routers.push(alertsRouter(deps.alerts), deliveryRouter(deps.alerts));
   if (deps.selfUrl) api.all('/mcp', requireJsonBody, mcpHandler(deps.selfUrl));
   for (const r of routers) {
     api.use(r.routes(), r.allowedMethods());

@@ -29,6 +29,11 @@ import { EMERGENT_MAX, EMERGENT_TTL_MS, EmergentStore } from './search/emergent-
 import { SnapshotStore } from './generation/snapshot-store.ts';
 import { MediaEntries } from './media/media-entries.ts';
 import { ServiceMetrics } from './metrics/service-metrics.ts';
+import { AlertEvaluator } from './alerts/alert-evaluator.ts';
+import { alertOutbox } from './alerts/outbox-storage.ts';
+import { watchStorage } from './alerts/watch-storage.ts';
+import { signingKey } from './alerts/watch-secret.ts';
+import type { AlertOutbox, WatchStore } from './alerts/alert-model.ts';
 
 export interface RunningServer {
   url: string;
@@ -40,6 +45,8 @@ export interface RunningServer {
   /** Answers of identical searches (SEARCH_CACHE_MB; disabled at 0). */
   answerCache: AnswerCache;
   jobs: JobRunner;
+  /** Alert watches, their events' outbox, and the evaluation after each publish. */
+  alerts: { watches: WatchStore; outbox: AlertOutbox; evaluator: AlertEvaluator };
   demo: DemoKey;
   demoCreated: boolean;
   demoFile: string;
@@ -86,6 +93,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     observeRun: metrics.jobs.observeRun,
   });
   const media = new MediaEntries();
+  const watches = watchStorage(config, log);
+  const outbox = alertOutbox(config, log, watches);
+  let baseUrl = '';
+  const evaluator = new AlertEvaluator({ watches, outbox, layout, baseUrl: () => baseUrl, log });
   let server: http.Server | null = null;
   let unannounce: (() => Promise<void>) | null = null;
   try {
@@ -98,6 +109,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const host = config.HOST;
     // Jobs left queued or running by the last process run again (job-runner.ts).
     await jobs.start();
+    await watches.open();
+    await outbox.open();
     // The default top-up address is the server's own /billing/top-up, which says how credits are added.
     const app = createApp({
       ledger,
@@ -118,6 +131,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       dataDir: config.dataDir,
       media,
       requestMetrics: metrics.http,
+      alerts: {
+        watches,
+        outbox,
+        perAccount: config.ALERTS_PER_ACCOUNT,
+        allowPrivate: config.ALERTS_ALLOW_PRIVATE === '1',
+        signingKey: await signingKey(layout.alerts, config.ALERTS_SIGNING_KEY),
+      },
     });
     const adminAuth = adminToken(config.ADMIN_TOKEN);
     const admin = createAdminRouter(ledger, adminAuth.token, config.SERVICE_PREFIX);
@@ -149,7 +169,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     });
     const port = (server.address() as AddressInfo).port;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    const baseUrl = `${url}${config.SERVICE_PREFIX}`;
+    baseUrl = `${url}${config.SERVICE_PREFIX}`;
     topUpUrl ||= `${baseUrl}/billing/top-up`;
     // The MCP tools call the API here. A wildcard listen address is reached on loopback.
     selfUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host}:${port}${config.SERVICE_PREFIX}`;
@@ -157,6 +177,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     // announced: replicas sharing DATA_DIR would only overwrite each other's announcement.
     if (!config.DATABASE_URL)
       unannounce = await announceAdminEndpoint(layout.ledger, `${baseUrl}/admin`, adminAuth.generated ? adminAuth.token : undefined);
+    // The served generation is evaluated now (a publish the last process did not get to), each later one after its swap.
+    evaluator.attach(snapshots);
     snapshots.watch(config.SNAPSHOT_CHECK_MS);
     const s = server;
     let closing: Promise<void> | null = null;
@@ -168,6 +190,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       searchPool: pool,
       answerCache,
       jobs,
+      alerts: { watches, outbox, evaluator },
       demo,
       demoCreated: created,
       demoFile: file,
@@ -183,6 +206,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           await waitAtMost(Promise.all(handling), CLOSE_DRAIN_MS);
           // Running jobs finish (bounded); queued ones stay on disk and run after the next start.
           await waitAtMost(jobs.close(), CLOSE_DRAIN_MS);
+          await waitAtMost(evaluator.idle(), CLOSE_DRAIN_MS);
+          await outbox.close();
+          await watches.close();
           await pool?.close();
           await emergentShare?.close();
           await media.close();
@@ -193,6 +219,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     snapshots.stop();
     server?.close();
     await jobs.close();
+    await outbox.close().catch(() => undefined);
+    await watches.close().catch(() => undefined);
     await unannounce?.();
     await pool?.close();
     await emergentShare?.close().catch(() => undefined);

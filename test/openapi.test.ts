@@ -175,6 +175,25 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   });
   await check('GET', '/intelligence/jobs/job_nope', '/intelligence/jobs/{jobId}', { key: richKey });
   await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, form: '{"kind":"stats","query":"x"}' });
+  // Alerts: a watch made (to a public address literal: no DNS lookup), listed, read, deleted; a private address refused.
+  const watchBody = {
+    target: { kind: 'query', query: 'coffee' },
+    conditions: { momentum: { level: 0.5 } },
+    url: 'https://93.184.215.14/hook',
+  };
+  const made = await check('POST', '/alerts', '/alerts', { body: watchBody });
+  assert.match(made.secret, /^whsec_/);
+  await check('GET', '/alerts', '/alerts');
+  await check('GET', `/alerts/${made.watch.id}`, '/alerts/{id}');
+  await check('GET', `/alerts/${made.watch.id}/deliveries?limit=5`, '/alerts/{id}/deliveries');
+  await check('GET', `/alerts/${made.watch.id}/deliveries?limit=0`, '/alerts/{id}/deliveries');
+  await check('POST', `/alerts/${made.watch.id}/events/evt_nothing/redeliver`, '/alerts/{id}/events/{event_id}/redeliver');
+  await check('POST', `/alerts/${made.watch.id}/resume`, '/alerts/{id}/resume');
+  await check('POST', '/alerts', '/alerts', { body: { ...watchBody, url: 'http://127.0.0.1/hook' } });
+  await check('POST', '/alerts', '/alerts', { form: JSON.stringify(watchBody) });
+  await check('DELETE', `/alerts/${made.watch.id}`, '/alerts/{id}');
+  await check('GET', `/alerts/${made.watch.id}`, '/alerts/{id}');
+  await check('DELETE', `/alerts/${made.watch.id}`, '/alerts/{id}');
   const initialize = {
     jsonrpc: '2.0',
     id: 1,
@@ -213,6 +232,15 @@ test('the documented query rules are the ones enforced: every integer parameter 
     uuid: patterns.items[0].medoidContentUuids[0],
     index: '0',
   };
+  const watchId = (
+    (await (
+      await fetch(`${s.baseUrl}/alerts`, {
+        method: 'POST',
+        headers: { 'x-api-key': s.demo.secret, 'content-type': 'application/json' },
+        body: JSON.stringify({ target: { kind: 'any' }, conditions: { new_narrative: true }, url: 'https://93.184.215.14/hook' }),
+      })
+    ).json()) as { watch: { id: string } }
+  ).watch.id;
   let checked = 0;
   for (const [template, ops] of Object.entries(
     doc.paths as Record<
@@ -222,7 +250,8 @@ test('the documented query rules are the ones enforced: every integer parameter 
   )) {
     const get = ops.get;
     if (!get?.parameters) continue;
-    const path = template.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name]!);
+    // A watch's routes take a watch id (alw_...), the others the ids above.
+    const path = template.replace(/\{(\w+)\}/g, (_m, name: string) => (template.startsWith('/alerts/') ? watchId : ids[name]!));
     for (const p of get.parameters.filter((x) => x.in === 'query' && x.schema.type === 'integer' && x.schema.maximum !== undefined)) {
       const at = await fetch(`${s.baseUrl}${path}?${p.name}=${p.schema.maximum}${template === '/narratives/search' ? '&q=coffee' : ''}`, {
         headers: { 'x-api-key': s.demo.secret },

@@ -19,7 +19,7 @@ export class SnapshotStore {
   private retired = new Set<LoadedGeneration>();
   private loading: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
-  private swapListeners: Array<(gen: LoadedGeneration) => void> = [];
+  private swapListeners: Array<(gen: LoadedGeneration, previous: LoadedGeneration | null) => void> = [];
   lastError: string | null = null;
 
   constructor(
@@ -41,10 +41,13 @@ export class SnapshotStore {
     return this.current;
   }
 
-  /** Call `fn` with each generation swapped in from now on (and at once with the one served, if any). */
-  onSwap(fn: (gen: LoadedGeneration) => void): void {
+  /**
+   * Call `fn` with each generation swapped in from now on and the one it replaced (and at once with
+   * the one served, if any, and null). `previous` is about to be released: keep what you need of it.
+   */
+  onSwap(fn: (gen: LoadedGeneration, previous: LoadedGeneration | null) => void): void {
     this.swapListeners.push(fn);
-    if (this.current) fn(this.current);
+    if (this.current) fn(this.current, null);
   }
 
   /** Generations loaded but retired, still held by in-flight requests. */
@@ -84,7 +87,7 @@ export class SnapshotStore {
         const old = this.current;
         this.current = next;
         this.lastError = null;
-        for (const fn of this.swapListeners) fn(next);
+        for (const fn of this.swapListeners) fn(next, old);
         this.log.info({ generation: next.id, loadMs: next.loadMs, previous: old?.id ?? null }, 'serving generation');
         if (old) {
           if (this.leases.has(old)) this.retired.add(old);

@@ -10,9 +10,10 @@ export interface SqlExecutor {
 export interface JobQueue {
   /** Start taking jobs; `run` must settle every job it is given (it never throws for a job's own failure). */
   start(run: (jobId: string) => Promise<void>): Promise<void>;
-  enqueue(jobId: string): Promise<void>;
+  /** Queue a job, to run now or not before `at` (a webhook's retry). */
+  enqueue(jobId: string, at?: Date): Promise<void>;
   /** Queue inside the caller's transaction (a queue kept in PostgreSQL only). */
-  enqueueIn?(db: SqlExecutor, jobId: string): Promise<void>;
+  enqueueIn?(db: SqlExecutor, jobId: string, at?: Date): Promise<void>;
   /** Jobs waiting and being run (/metrics): this process's in memory, every replica's with pg-boss. */
   depth(): Promise<{ queued: number; running: number }>;
   /** No new jobs start; resolves once the running ones finished. */
@@ -22,6 +23,8 @@ export interface JobQueue {
 export class MemoryJobQueue implements JobQueue {
   private readonly queue: string[] = [];
   private readonly active = new Set<Promise<void>>();
+  /** Jobs queued for later: their timers, cleared at close (a restart queues them again from their book). */
+  private readonly later = new Set<NodeJS.Timeout>();
   private run: ((jobId: string) => Promise<void>) | null = null;
   private closed = false;
 
@@ -35,7 +38,17 @@ export class MemoryJobQueue implements JobQueue {
     this.pump();
   }
 
-  async enqueue(jobId: string): Promise<void> {
+  async enqueue(jobId: string, at?: Date): Promise<void> {
+    const wait = at ? at.getTime() - Date.now() : 0;
+    if (wait > 0) {
+      const timer = setTimeout(() => {
+        this.later.delete(timer);
+        this.queue.push(jobId);
+        this.pump();
+      }, wait);
+      this.later.add(timer);
+      return;
+    }
     this.queue.push(jobId);
     this.pump();
   }
@@ -59,6 +72,8 @@ export class MemoryJobQueue implements JobQueue {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const t of this.later) clearTimeout(t);
+    this.later.clear();
     await Promise.all(this.active);
   }
 }

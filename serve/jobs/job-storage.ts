@@ -15,6 +15,7 @@ export function jobStorage(config: Config, log: Logger): { book: JobBook; queue:
       book: new PgJobBook(config.DATABASE_URL),
       queue: new BossJobQueue({
         databaseUrl: config.DATABASE_URL,
+        queue: 'analysis-jobs',
         concurrency: config.JOB_CONCURRENCY,
         attempts: MAX_ATTEMPTS,
         expireSeconds: config.JOB_EXPIRE_SECONDS,

@@ -6,10 +6,10 @@
 import PgBoss from 'pg-boss';
 import type { JobQueue, SqlExecutor } from './job-queue.ts';
 
-const QUEUE = 'analysis-jobs';
-
 export interface BossQueueOptions {
   databaseUrl: string;
+  /** pg-boss's queue name: 'analysis-jobs', 'webhook-deliveries'. */
+  queue: string;
   concurrency: number;
   /** Runs of a job at most (the first and the retries). */
   attempts: number;
@@ -35,29 +35,30 @@ export class BossJobQueue implements JobQueue {
     });
     boss.on('error', (err: Error) => this.o.onError(err));
     await boss.start();
-    await boss.createQueue(QUEUE, { name: QUEUE, retryLimit: this.o.attempts - 1, retryDelay: 1, expireInSeconds: this.o.expireSeconds });
+    const queue = this.o.queue;
+    await boss.createQueue(queue, { name: queue, retryLimit: this.o.attempts - 1, retryDelay: 1, expireInSeconds: this.o.expireSeconds });
     for (let i = 0; i < this.o.concurrency; i++)
-      await boss.work<{ jobId: string }>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+      await boss.work<{ jobId: string }>(queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
         await run(job!.data.jobId);
       });
     this.boss = boss;
   }
 
-  async enqueue(jobId: string): Promise<void> {
+  async enqueue(jobId: string, at?: Date): Promise<void> {
     if (!this.boss) throw new Error('the job queue is not started');
-    await this.boss.send(QUEUE, { jobId });
+    await this.boss.send(this.o.queue, { jobId }, at ? { startAfter: at } : {});
   }
 
-  async enqueueIn(db: SqlExecutor, jobId: string): Promise<void> {
+  async enqueueIn(db: SqlExecutor, jobId: string, at?: Date): Promise<void> {
     if (!this.boss) throw new Error('the job queue is not started');
-    await this.boss.send(QUEUE, { jobId }, { db: db as PgBoss.Db });
+    await this.boss.send(this.o.queue, { jobId }, { db: db as PgBoss.Db, ...(at ? { startAfter: at } : {}) });
   }
 
   /** pg-boss's states run created, retry, active, completed...: "before active" is what waits. */
   async depth(): Promise<{ queued: number; running: number }> {
     if (!this.boss) return { queued: 0, running: 0 };
-    const queued = await this.boss.getQueueSize(QUEUE, { before: 'active' });
-    const upToActive = await this.boss.getQueueSize(QUEUE, { before: 'completed' });
+    const queued = await this.boss.getQueueSize(this.o.queue, { before: 'active' });
+    const upToActive = await this.boss.getQueueSize(this.o.queue, { before: 'completed' });
     return { queued, running: upToActive - queued };
   }
 

@@ -8,7 +8,9 @@
 //   members(t)  c / (c + K (1 - b + b n / avg n)), c its posts holding t, n its posts  (0 .. 1)
 // so a narrative named by a word ranks above one whose posts only mention it, and one where many
 // posts mention it above one where a few do (half the weight at K posts of a narrative of average size).
+import { terms } from '../../core/analyzer.ts';
 import { BM25_B, BM25_K1, idfOf, type Bm25Index } from '../../core/bm25.ts';
+import type { LoadedNarrative, Maps } from './load-maps.ts';
 
 /** Members holding a term that give it half its weight in a narrative of average size. */
 export const MEMBER_HALF = 5;
@@ -54,4 +56,26 @@ export function rankNarratives(
   const out: Array<{ row: number; score: number }> = [];
   for (let d = 0; d < n; d++) if (score[d]! > 0) out.push({ row: d, score: score[d]! });
   return out.sort((a, b) => b.score - a.score || a.row - b.row);
+}
+
+/**
+ * The map search of GET /narratives/search: the narratives whose text holds the words of `q` (the
+ * analyzer's terms), by text rank, in `window` only when given, at most `limit` of them. Alert
+ * watches on a query select their narratives with it too (serve/alerts/evaluate.ts).
+ */
+export function searchNarratives(
+  maps: Pick<Maps, 'narratives' | 'narrativeText' | 'narrativeMemberTerms'>,
+  q: string,
+  window: string | null,
+  limit: number,
+): Array<{ ln: LoadedNarrative; score: number }> {
+  const { narratives, narrativeText, narrativeMemberTerms } = maps;
+  const sizes = narratives.map((n) => n.narrative.content_count);
+  const out: Array<{ ln: LoadedNarrative; score: number }> = [];
+  for (const h of rankNarratives(narrativeText, narrativeMemberTerms, sizes, terms(q))) {
+    if (out.length >= limit) break;
+    const ln = narratives[h.row]!;
+    if (window === null || ln.narrative.window_key === window) out.push({ ln, score: h.score });
+  }
+  return out;
 }

@@ -2,7 +2,6 @@
 // labels, summaries, tags and the words of member posts: narrative-rank.ts), one narrative (posts, creators, platform split; emergent ids
 // from searches too, while held), and a narrative's trajectory over generations.
 import Router from '@koa/router';
-import { terms } from '../../core/analyzer.ts';
 import { DAY_MS, type WindowKey } from '../../core/windows.ts';
 import { storedFields } from '../generation/content-item.ts';
 import type { EmergentStore } from '../search/emergent-store.ts';
@@ -10,7 +9,7 @@ import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest } from '../http/http-error.ts';
 import type { Narrative, TrajectoryPoint } from './load-maps.ts';
 import { resolveNarrative, type Resolved } from './narrative-lookup.ts';
-import { rankNarratives } from './narrative-rank.ts';
+import { searchNarratives } from './narrative-rank.ts';
 import { queryFrom } from '../http/query.ts';
 import { narrativeDetailQuery, narrativeSearchQuery, trendingQuery } from './map-queries.ts';
 import { memberSplit, platformCode } from './member-split.ts';
@@ -161,12 +160,7 @@ export function narrativesRouter(emergent: EmergentStore): Router {
     const gen = ctx.state.gen as LoadedGeneration;
     const { q, window: only, limit } = queryFrom(narrativeSearchQuery, ctx.query);
     const window = only ?? null;
-    const { narratives, narrativeText, narrativeMemberTerms } = gen.maps;
-    const sizes = narratives.map((n) => n.narrative.content_count);
-    const items = rankNarratives(narrativeText, narrativeMemberTerms, sizes, terms(q))
-      .filter((h) => window === null || narratives[h.row]!.narrative.window_key === window)
-      .slice(0, limit)
-      .map((h) => ({ ...narratives[h.row]!.narrative, text_rank: h.score }));
+    const items = searchNarratives(gen.maps, q, window, limit).map((h) => ({ ...h.ln.narrative, text_rank: h.score }));
     ctx.body = { q, window, generation: gen.id, items };
   });
   r.get('/narratives/:id', async (ctx) => {

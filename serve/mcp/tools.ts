@@ -5,6 +5,8 @@
 // and errors are those of the HTTP API by construction, not by a second implementation.
 import { z } from 'zod';
 import { usageQuery } from '../account/account-queries.ts';
+import { deliveriesQuery, redeliverParams, watchIdField } from '../alerts/delivery-routes.ts';
+import { watchBodySchema } from '../alerts/watch-schema.ts';
 import { idempotencyKeySchema } from '../http/idempotency-key.ts';
 import { jobBodySchema, JOB_LIMIT_MAX } from '../jobs/job-request.ts';
 import {
@@ -28,7 +30,12 @@ export interface ToolDef {
   description: string;
   input: z.ZodObject;
   /** The HTTP call the tool is: method, path (with the arguments it takes) and body. */
-  http: (args: Record<string, any>) => { method: 'GET' | 'POST'; path: string; body?: unknown; headers?: Record<string, string> };
+  http: (args: Record<string, any>) => {
+    method: 'GET' | 'POST' | 'DELETE';
+    path: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+  };
 }
 
 /** A path with the given query parameters (undefined ones left out). */
@@ -172,6 +179,49 @@ export const TOOLS: ToolDef[] = [
       "A post's media: local files with the path of their thumbnail under the API, remote ones with their url (GET /media/{uuid}). Free.",
     input: z.strictObject({ uuid: id("the post's uuid") }),
     http: ({ uuid }) => ({ method: 'GET', path: `/media/${enc(uuid)}` }),
+  },
+  {
+    name: 'alerts_create',
+    description:
+      'Watch narratives and be told by webhook when they move (POST /alerts): a target (a map-search query, a narrative, a theme, ' +
+      'or any narrative), windows, conditions (spike, lifecycle change, momentum crossing a level, new narrative) and the URL ' +
+      'events are POSTed to, signed with the secret this answer shows once. Free.',
+    input: watchBodySchema,
+    http: (body) => ({ method: 'POST', path: '/alerts', body }),
+  },
+  {
+    name: 'alerts_list',
+    description: "The account's watches with their paused state (GET /alerts). Free.",
+    input: z.strictObject({}),
+    http: () => ({ method: 'GET', path: '/alerts' }),
+  },
+  {
+    name: 'alerts_get',
+    description: 'One watch with its last 10 events and where their delivery stands (GET /alerts/{id}). Free.',
+    input: z.strictObject({ id: id('a watch id (alw_...)') }),
+    http: ({ id }) => ({ method: 'GET', path: `/alerts/${enc(id)}` }),
+  },
+  {
+    name: 'alerts_delete',
+    description: 'Delete a watch and its events; nothing more is delivered for it (DELETE /alerts/{id}). Free.',
+    input: z.strictObject({ id: id('a watch id (alw_...)') }),
+    http: ({ id }) => ({ method: 'DELETE', path: `/alerts/${enc(id)}` }),
+  },
+  {
+    name: 'alerts_deliveries',
+    description:
+      "A watch's delivery log, newest first: each attempt's HTTP status, error, latency and outcome (delivered, retry, gave_up), " +
+      'and whether the watch is paused (GET /alerts/{id}/deliveries). Free.',
+    input: deliveriesQuery.extend({ id: watchIdField }).strict(),
+    http: ({ id, ...q }) => ({ method: 'GET', path: withQuery(`/alerts/${enc(id)}/deliveries`, q) }),
+  },
+  {
+    name: 'alerts_redeliver',
+    description:
+      "Send one of a watch's events again now, whatever its state; the receiver de-duplicates by its event id " +
+      '(POST /alerts/{id}/events/{event_id}/redeliver). A paused watch answers 409: resume it instead (POST /alerts/{id}/resume). Free.',
+    input: redeliverParams.strict(),
+    http: ({ id, event_id }) => ({ method: 'POST', path: `/alerts/${enc(id)}/events/${enc(event_id)}/redeliver` }),
   },
   {
     name: 'health',

@@ -1,0 +1,59 @@
+// Where a server keeps its webhook events and how it delivers them: with DATABASE_URL, the
+// PostgreSQL outbox and pg-boss's queue 'webhook-deliveries' (every replica delivers; an event
+// whose replica died is taken by another); otherwise the journal of DATA_DIR/alerts/outbox and a
+// queue in memory (one process; pending events are queued again at the next start).
+import type { Config } from '../../core/config.ts';
+import { dataDirLayout } from '../../core/data-dir.ts';
+import type { Logger } from '../../core/log.ts';
+import { MemoryJobQueue } from '../jobs/job-queue.ts';
+import { BossJobQueue } from '../jobs/pg-job-queue.ts';
+import type { DeliveryObserver, WatchStore } from './alert-model.ts';
+import { FileOutbox } from './file-outbox.ts';
+import { PgOutbox } from './pg-outbox.ts';
+import { WebhookOutbox } from './webhook-outbox.ts';
+
+export const DELIVERY_QUEUE = 'webhook-deliveries';
+/** Runs of one queue entry at most in pg-boss: it re-runs an entry only when its replica died mid-run (or its bookkeeping failed). */
+const QUEUE_RUNS = 20;
+
+/**
+ * A run expires (and its event goes to another replica) a few seconds after the attempt's own
+ * timeout: long enough for a live replica to record what it did, short enough that a dead one's
+ * event waits seconds, not minutes. The lease ends a second before, so the re-run finds it free.
+ */
+export function deliveryExpiry(timeoutMs: number): { expireSeconds: number; leaseMs: number } {
+  const expireSeconds = Math.ceil(timeoutMs / 1000) + 5;
+  return { expireSeconds, leaseMs: (expireSeconds - 1) * 1000 };
+}
+
+export function alertOutbox(config: Config, log: Logger, watches: WatchStore, observer?: DeliveryObserver): WebhookOutbox {
+  const alertsDir = dataDirLayout(config.dataDir).alerts;
+  const { expireSeconds, leaseMs } = deliveryExpiry(config.ALERTS_TIMEOUT_MS);
+  const onError = (err: Error) => log.error({ err: err.message }, 'webhook delivery queue error');
+  const book = config.DATABASE_URL
+    ? new PgOutbox(config.DATABASE_URL)
+    : new FileOutbox(alertsDir, (file, lines) => log.error({ file, lines }, 'outbox journal lines unreadable; skipped'));
+  const queue = config.DATABASE_URL
+    ? new BossJobQueue({
+        databaseUrl: config.DATABASE_URL,
+        queue: DELIVERY_QUEUE,
+        concurrency: config.ALERTS_CONCURRENCY,
+        attempts: QUEUE_RUNS,
+        expireSeconds,
+        onError,
+      })
+    : new MemoryJobQueue(config.ALERTS_CONCURRENCY, (_entry, err) => onError(err));
+  return new WebhookOutbox({
+    book,
+    queue,
+    watches,
+    alertsDir,
+    signingKey: config.ALERTS_SIGNING_KEY,
+    timeoutMs: config.ALERTS_TIMEOUT_MS,
+    retry: { baseMs: config.ALERTS_RETRY_BASE_MS, windowMs: config.ALERTS_RETRY_WINDOW_MS },
+    allowPrivate: config.ALERTS_ALLOW_PRIVATE === '1',
+    leaseMs,
+    log,
+    observer,
+  });
+}

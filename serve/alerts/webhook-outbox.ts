@@ -1,0 +1,172 @@
+// The outbox the rest of the server sees (AlertOutbox): events kept in a book (files or
+// PostgreSQL) and delivered through a job queue of their own (memory, or pg-boss's
+// 'webhook-deliveries'), ALERTS_CONCURRENCY at a time per process. A run takes one queue entry:
+// it claims the event (one run at a time, however many entries name it), signs and POSTs it, and
+// records the attempt with the event's next state: delivered, a retry (queued with the record),
+// or given up. A watch whose endpoint took nothing during a whole retry window is paused: its
+// events wait (status paused) until POST /alerts/{id}/resume queues them again.
+import type { Logger } from '../../core/log.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import type { AlertEvent, AlertOutbox, DeliveryAttempt, DeliveryObserver, EventState, Watch, WatchStore } from './alert-model.ts';
+import { parseQueueEntry, type OutboxBook, type OutboxEntry, type Settlement } from './outbox-book.ts';
+import { nextAttemptAt, type RetrySettings } from './retry-schedule.ts';
+import { signatureHeader, signingKey, watchSecret } from './watch-secret.ts';
+import { isDelivered, postWebhook } from './webhook-sender.ts';
+
+export const USER_AGENT = 'content-intelligence-webhooks/1';
+
+export interface WebhookOutboxOptions {
+  book: OutboxBook;
+  queue: JobQueue;
+  watches: WatchStore;
+  /** DATA_DIR/alerts: where the signing key is kept when ALERTS_SIGNING_KEY is unset. */
+  alertsDir: string;
+  signingKey: string | undefined;
+  timeoutMs: number;
+  retry: RetrySettings;
+  allowPrivate: boolean;
+  /** How long a run holds its event (a dead replica's event is free again after it). */
+  leaseMs: number;
+  log: Logger;
+  observer?: DeliveryObserver;
+}
+
+export class WebhookOutbox implements AlertOutbox {
+  private key: Buffer | null = null;
+
+  constructor(private readonly o: WebhookOutboxOptions) {}
+
+  async open(): Promise<void> {
+    const again = await this.o.book.open();
+    this.key = await signingKey(this.o.alertsDir, this.o.signingKey);
+    await this.o.queue.start((entry) => this.run(entry));
+    // One process: the events pending when it stopped (or was killed) are queued again.
+    for (const { entry, at } of again) await this.o.queue.enqueue(entry, at);
+  }
+
+  add(events: AlertEvent[]): Promise<AlertEvent[]> {
+    return this.o.book.add(events, new Date(), this.o.queue);
+  }
+
+  events(watchId: string, limit: number): Promise<EventState[]> {
+    return this.o.book.events(watchId, limit);
+  }
+
+  attempts(watchId: string, limit: number): Promise<DeliveryAttempt[]> {
+    return this.o.book.attempts(watchId, limit);
+  }
+
+  async redeliver(watchId: string, eventId: string): Promise<EventState | null> {
+    return (await this.o.book.requeue(watchId, eventId, new Date(), this.o.queue))[0] ?? null;
+  }
+
+  async resume(watchId: string): Promise<number> {
+    return (await this.o.book.requeue(watchId, null, new Date(), this.o.queue)).length;
+  }
+
+  forget(watchId: string): Promise<void> {
+    return this.o.book.forget(watchId);
+  }
+
+  /** Runs in flight finish (each bounded by ALERTS_TIMEOUT_MS); queued ones stay in the book. */
+  async close(): Promise<void> {
+    await this.o.queue.close();
+    await this.o.book.close();
+  }
+
+  /** One queue entry; a failure of the book (a database gone for a moment) tries the entry again once its lease ends. */
+  private async run(queued: string): Promise<void> {
+    try {
+      await this.runOnce(queued);
+    } catch (err) {
+      this.o.log.error({ entry: queued, err: (err as Error).message }, 'webhook delivery bookkeeping failed; tried again later');
+      await this.o.queue.enqueue(queued, new Date(Date.now() + this.o.leaseMs)).catch(() => undefined);
+    }
+  }
+
+  /** At most one attempt of the entry's event. */
+  private async runOnce(queued: string): Promise<void> {
+    const q = parseQueueEntry(queued);
+    if (!q) return;
+    const claim = await this.o.book.claim(q.eventId, q.turn, new Date(), this.o.leaseMs);
+    if ('skip' in claim) return;
+    // Another run holds it: look again when its lease ends (it may have died).
+    if ('busyUntil' in claim) return this.o.queue.enqueue(queued, claim.busyUntil);
+    const e = claim.entry;
+    const watch = await this.o.watches.get(e.event.watch_id);
+    if (!watch) return this.o.book.forget(e.event.watch_id);
+    if (watch.paused) return this.o.book.hold(q.eventId, q.turn);
+    const settlement = await this.attempt(watch, e);
+    await this.o.book.settle(q.eventId, q.turn, settlement, this.o.queue);
+    const a = settlement.attempt;
+    this.o.observer?.attempt(a.outcome, a.latency_ms);
+    const line = {
+      event: a.event_id,
+      watch: a.watch_id,
+      attempt: a.attempt,
+      status: a.status,
+      latencyMs: a.latency_ms,
+      outcome: a.outcome,
+    };
+    if (a.outcome === 'delivered') this.o.log.debug(line, 'webhook delivered');
+    else this.o.log.warn({ ...line, error: a.error, next: settlement.next_attempt_at }, 'webhook delivery failed');
+  }
+
+  private async attempt(watch: Watch, e: OutboxEntry): Promise<Settlement> {
+    const at = new Date();
+    const body = JSON.stringify(e.event);
+    const t = Math.floor(at.getTime() / 1000);
+    const secret = watchSecret(this.key!, watch.id, watch.secret_version);
+    this.o.log.debug({ event: e.event.id, watch: watch.id, attempt: e.attempts + 1 }, 'webhook attempt');
+    const sent = await postWebhook(
+      watch.url,
+      body,
+      {
+        'Content-Type': 'application/json',
+        'User-Agent': USER_AGENT,
+        'X-Alert-Event-Id': e.event.id,
+        'X-Alert-Event-Type': e.event.type,
+        'X-Alert-Timestamp': String(t),
+        'X-Alert-Signature': signatureHeader(secret, body, t),
+      },
+      { timeoutMs: this.o.timeoutMs, allowPrivate: this.o.allowPrivate },
+    );
+    const attempt: DeliveryAttempt = {
+      event_id: e.event.id,
+      watch_id: watch.id,
+      attempt: e.attempts + 1,
+      at: at.toISOString(),
+      status: sent.status,
+      error: sent.error,
+      latency_ms: sent.latencyMs,
+      outcome: 'delivered',
+    };
+    if (isDelivered(sent.status)) return { attempt, status: 'delivered', next_attempt_at: null };
+    const windowStart = new Date(e.window_start);
+    const next = nextAttemptAt(new Date(), windowStart, e.window_attempts + 1, this.o.retry);
+    if (next) return { attempt: { ...attempt, outcome: 'retry' }, status: 'pending', next_attempt_at: next };
+    return {
+      attempt: { ...attempt, outcome: 'gave_up' },
+      status: await this.pauseOrFail(watch, windowStart, sent.error),
+      next_attempt_at: null,
+    };
+  }
+
+  /**
+   * An event used up its retry window. When the endpoint took nothing else meanwhile, it is the
+   * endpoint that fails: the watch is paused and the event waits with the others. When it took
+   * other events, only this one failed (the receiver rejects it): it is marked failed, and can be
+   * redelivered.
+   */
+  private async pauseOrFail(watch: Watch, windowStart: Date, error: string | null): Promise<'paused' | 'failed'> {
+    const last = await this.o.book.lastDeliveredAt(watch.id);
+    if (last && last >= windowStart) return 'failed';
+    const hours = Math.round((this.o.retry.windowMs / 3_600_000) * 10) / 10;
+    await this.o.watches.setPaused(watch.id, {
+      at: new Date().toISOString(),
+      reason: `every delivery failed for ${hours} h (last: ${error ?? 'no answer'}); POST /alerts/${watch.id}/resume once the endpoint is fixed`,
+    });
+    this.o.log.warn({ watch: watch.id, error }, 'webhook endpoint kept failing: watch paused');
+    return 'paused';
+  }
+}
