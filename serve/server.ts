@@ -94,7 +94,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   });
   const media = new MediaEntries();
   const watches = watchStorage(config, log);
-  const outbox = alertOutbox(config, log, watches);
+  const outbox = alertOutbox(config, log, watches, metrics.deliveries);
   let baseUrl = '';
   const evaluator = new AlertEvaluator({ watches, outbox, layout, baseUrl: () => baseUrl, log });
   let server: http.Server | null = null;
