@@ -87,7 +87,8 @@ test.before(async () => {
   await runPipeline(dir);
   // A second generation an hour later (nothing new): the narratives' stories carry over, so the detail page has a history.
   await runPipeline(dir, ['run'], new Date(AS_OF.getTime() + 3_600_000));
-  s = await testServer(dir, { DEMO_CREDITS: '50' });
+  // Watches made from the pages name a receiver on this machine.
+  s = await testServer(dir, { DEMO_CREDITS: '50', ALERTS_ALLOW_PRIVATE: '1' });
   ui = `${s.baseUrl}/ui/`;
   browser = await launchChromium();
 });
@@ -139,6 +140,7 @@ test('every page loads at laptop and phone widths: no console error, failed requ
     `narrative.html?id=${await firstNarrativeId()}`,
     'patterns.html',
     'search.html',
+    'alerts.html',
     'account.html',
     'health.html',
   ];
@@ -540,6 +542,43 @@ test('the key: asked once, checked, kept in sessionStorage only; never in a URL 
   await page.waitForSelector('body[data-ready="key"]');
   assert.is(await page.evaluate(() => sessionStorage.length), 0);
   await ctx.close();
+});
+
+test('alerts: "Tell me when this moves" on a narrative makes a watch on its story (the secret shown once); the alerts page lists it and deletes it', async () => {
+  const n = (await api('/narratives/trending?window=30d&limit=1')).json.items[0];
+  const { page, problems, close } = await open(`${ui}narrative.html?id=${encodeURIComponent(n.id)}`);
+  await page.click('#watch-this summary');
+  await page.fill('#w-url', 'http://127.0.0.1:9/hooks/narratives');
+  await page.check('#w-momentum');
+  await page.fill('#w-level', '0.7');
+  await page.click('#watch-this button[type=submit]');
+  await page.waitForSelector('#watch-secret');
+  const secret = await page.textContent('#watch-secret');
+  assert.match(secret ?? '', /^whsec_[\w-]{20,}$/);
+  const listed = (await api('/alerts')).json.items as Array<Record<string, any>>;
+  assert.is(listed.length, 1);
+  const w = listed[0]!;
+  assert.equal(w.target, { kind: 'narrative', narrative_key: n.narrative_key });
+  assert.equal(w.windows, ['30d']);
+  assert.equal(w.conditions, { spike: true, lifecycle: {}, momentum: { level: 0.7, direction: 'up' } });
+  assert.is(w.url, 'http://127.0.0.1:9/hooks/narratives');
+  assert.equal(problems, []);
+  await close();
+
+  const alerts = await open(`${ui}alerts.html#${w.id}`);
+  const card = `[data-watch="${w.id}"]`;
+  assert.match((await alerts.page.textContent(card)) ?? '', /momentum rising past 0\.7/);
+  // Opened by the link's #id: its events (none before a publish) and its delivery log.
+  await alerts.page.waitForSelector(`${card} .watch-details table`);
+  assert.match((await alerts.page.textContent(`${card} .watch-details`)) ?? '', /nothing has fired yet/);
+  // The secret is never shown again: not in the list, not on the page.
+  assert.not.match((await alerts.page.content()) ?? '', /whsec_/);
+  alerts.page.once('dialog', (d) => void d.accept());
+  await alerts.page.click(`${card} button:has-text("Delete")`);
+  await alerts.page.waitForSelector(card, { state: 'detached' });
+  assert.is((await api('/alerts')).json.items.length, 0);
+  assert.equal(alerts.problems, []);
+  await alerts.close();
 });
 
 test('pages are served with a CSP without inline script, nosniff, no referrer; the HTML has no inline script', async () => {
