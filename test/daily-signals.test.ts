@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { periodChange, spikeDays } from '../core/maps/daily-signals.ts';
+import { lastDaySpikes, periodChange, spikeDays } from '../core/maps/daily-signals.ts';
 
 test('period change: the last 7 days against the 7 before; half the series when shorter; null ratio from nothing', () => {
   const month = [...Array(16).fill(0), 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2];
@@ -60,6 +60,24 @@ test('spikes and period change agree with their definitions on random series', (
       assert.is(c.previous, sum(xs.slice(xs.length - 2 * d, xs.length - d)));
     }),
   );
+});
+
+test('lastDaySpikes is the last day of spikeDays, for series of every length (what an alert reads)', () => {
+  // A deterministic mix: quiet series, steady ones, bursts at the end, spikes earlier in the window.
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  let spiking = 0;
+  for (let len = 0; len <= 130; len++) {
+    for (let k = 0; k < 6; k++) {
+      const daily = Array.from({ length: len }, () => Math.floor(next() * (k + 1) * 3));
+      if (len && k % 2) daily[len - 1] = Math.floor(next() * 60);
+      if (len > 20 && k === 4) daily[len - 10] = 80;
+      const want = len ? spikeDays(daily)[len - 1]! : false;
+      assert.is(lastDaySpikes(daily), want, `length ${len}: ${daily.slice(-16).join(',')}`);
+      if (want) spiking++;
+    }
+  }
+  assert.ok(spiking > 50, `${spiking} series end in a spike`);
 });
 
 test.run();

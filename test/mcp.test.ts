@@ -218,6 +218,29 @@ test('errors: 402 with its full body and 400 with its message as tool errors; a 
   assert.is((await s.ledger.usage(poor.id, { limit: 50 })).entries.length, before);
 });
 
+test('the alerts tools make, list, read and delete a watch as the HTTP routes do; a refused address is the HTTP 400', async () => {
+  const c = await connect(s.demo.secret);
+  const body = {
+    name: 'via mcp',
+    target: { kind: 'query', query: 'coffee' },
+    conditions: { new_narrative: true },
+    url: 'https://93.184.215.14/hook',
+  };
+  const made = await call(c, 'alerts_create', body);
+  assert.not.ok(made.isError, JSON.stringify(made.structuredContent));
+  const w = made.structuredContent.watch;
+  assert.equal([w.name, w.target, w.windows], ['via mcp', body.target, ['7d']]);
+  assert.match(made.structuredContent.secret, /^whsec_/);
+  assert.ok((await call(c, 'alerts_list')).structuredContent.items.some((x: { id: string }) => x.id === w.id));
+  assert.equal((await call(c, 'alerts_get', { id: w.id })).structuredContent, { watch: w, events: [] });
+  const refused = await call(c, 'alerts_create', { ...body, url: 'http://127.0.0.1:9/hook' });
+  assert.equal([refused.isError, refused.structuredContent.status], [true, 400]);
+  assert.match(refused.structuredContent.error, /loopback or private address/);
+  assert.equal((await call(c, 'alerts_delete', { id: w.id })).structuredContent, { id: w.id, deleted: true });
+  const gone = await call(c, 'alerts_get', { id: w.id });
+  assert.equal([gone.isError, gone.structuredContent.status], [true, 404]);
+});
+
 test('an unauthenticated attempt is a 403 before any MCP exchange', async () => {
   const raw = await fetch(`${s.baseUrl}/mcp`, {
     method: 'POST',

@@ -78,3 +78,11 @@ export function spikeDays(daily: ArrayLike<number>): boolean[] {
   }
   return out;
 }
+
+/** Whether the newest day of the series spikes (spikeDays' last value, read off the days it looks at only). */
+export function lastDaySpikes(daily: ArrayLike<number>): boolean {
+  const n = daily.length;
+  if (n === 0) return false;
+  const tail = Array.from({ length: Math.min(n, SPIKE_BASELINE_DAYS + 1) }, (_, k) => daily[n - Math.min(n, SPIKE_BASELINE_DAYS + 1) + k]!);
+  return spikeDays(tail)[tail.length - 1]!;
+}

@@ -56,7 +56,7 @@ export class AlertEvaluator {
     });
   }
 
-  /** Queue one evaluation after those queued before; resolves with its report (null: nothing to compare with, or it failed). */
+  /** Queue one evaluation after those queued before; resolves with its report (null: no watches, nothing to compare with, or it failed). */
   enqueue(gen: LoadedGeneration, held: GenerationSide | null): Promise<EvaluationReport | null> {
     const run = this.chain.then(() =>
       this.run(gen, held).catch((err: Error) => {
@@ -92,9 +92,11 @@ export class AlertEvaluator {
 
   private async run(gen: LoadedGeneration, held: GenerationSide | null): Promise<EvaluationReport | null> {
     const t0 = performance.now();
+    // Without watches nothing is read (at start the previous maps would be loaded from disk for nothing).
+    const watches = await this.deps.watches.all();
+    if (watches.length === 0) return null;
     const before = await this.previousOf(gen, held);
     if (!before) return null;
-    const watches = await this.deps.watches.all();
     const t1 = performance.now();
     const evaluate = createEvaluation({
       after: {

@@ -4,7 +4,7 @@
 // replicas evaluating one publish, or a restart evaluating it again, make the events the outbox
 // already keeps (it keeps one per id).
 import { createHash } from 'node:crypto';
-import { spikeDays } from '../../core/maps/daily-signals.ts';
+import { lastDaySpikes } from '../../core/maps/daily-signals.ts';
 import { DAY_MS, type WindowKey } from '../../core/windows.ts';
 import type { LoadedNarrative, Maps } from '../maps/load-maps.ts';
 import { searchNarratives } from '../maps/narrative-rank.ts';
@@ -57,7 +57,7 @@ function figuresOf(side: GenerationSide, ln: LoadedNarrative): NarrativeFigures 
     lifecycle: n.lifecycle,
     last_day: days.length ? new Date(Date.parse(side.asOf) - DAY_MS).toISOString() : null,
     last_day_posts: days.length ? days[days.length - 1]! : 0,
-    spike: days.length ? spikeDays(days)[days.length - 1]! : false,
+    spike: lastDaySpikes(days),
   };
 }
 
