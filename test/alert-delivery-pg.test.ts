@@ -11,6 +11,8 @@ import { createLogger } from '../core/log.ts';
 import { pollUntil } from '../core/wait-at-most.ts';
 import type { AlertEvent, Watch } from '../serve/alerts/alert-model.ts';
 import { alertOutbox } from '../serve/alerts/outbox-storage.ts';
+import { PgOutbox } from '../serve/alerts/pg-outbox.ts';
+import { BossJobQueue } from '../serve/jobs/pg-job-queue.ts';
 import { signingKey, watchSecret } from '../serve/alerts/watch-secret.ts';
 import { watchStorage } from '../serve/alerts/watch-storage.ts';
 import type { WebhookOutbox } from '../serve/alerts/webhook-outbox.ts';
@@ -97,6 +99,57 @@ test('two outboxes adding the same events (two replicas evaluating one generatio
   } finally {
     for (const c of opened.reverse()) await c.close();
     await rec.close();
+  }
+});
+
+test('the PostgreSQL outbox keeps each watch its newest 100 events (pending ones always) and 200 attempts', async () => {
+  const url = await database();
+  const book = new PgOutbox(url);
+  // A real pg-boss queue whose runs do nothing: the test plays the deliveries on the book.
+  const queue = new BossJobQueue({
+    databaseUrl: url,
+    queue: 'webhook-deliveries',
+    concurrency: 1,
+    attempts: 1,
+    expireSeconds: 10,
+    onError: () => undefined,
+  });
+  await book.open();
+  await queue.start(async () => undefined);
+  try {
+    const w = watchFor('http://127.0.0.1:9/hook');
+    const events = Array.from({ length: 210 }, (_, i) => eventFor(w, i));
+    assert.is((await book.add(events, new Date(), queue)).length, 210);
+    assert.is((await book.add(events, new Date(), queue)).length, 0, 'kept once');
+    assert.is((await book.events(w.id, 500)).length, 210, 'pending events are never trimmed');
+    for (const e of events) {
+      const claim = await book.claim(e.id, 1, new Date(), 5000);
+      assert.ok('entry' in claim);
+      const at = new Date().toISOString();
+      const attempt = {
+        event_id: e.id,
+        watch_id: w.id,
+        attempt: 1,
+        at,
+        status: 200,
+        error: null,
+        latency_ms: 1,
+        outcome: 'delivered' as const,
+      };
+      await book.settle(e.id, 1, { attempt, status: 'delivered', next_attempt_at: null }, queue);
+    }
+    assert.equal(await book.claim(events[0]!.id, 1, new Date(), 5000), { skip: true }, 'a delivered event is not claimed again');
+    const one = eventFor(w, 999);
+    await book.add([one], new Date(), queue);
+    const kept = await book.events(w.id, 500);
+    assert.is(kept.length, 100);
+    assert.equal(kept[0]!.event.id, one.id);
+    assert.equal(kept[1]!.event.id, events[209]!.id);
+    assert.is((await book.attempts(w.id, 500)).length, 200);
+    assert.ok((await book.lastDeliveredAt(w.id))! <= new Date());
+  } finally {
+    await queue.close();
+    await book.close();
   }
 });
 

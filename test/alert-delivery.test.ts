@@ -281,7 +281,7 @@ test('an endpoint failing for a whole retry window: the watch paused with a reas
   await r.outbox.add([first]);
   await pollUntil('the watch to be paused', async () => (await r.watches.get(w.id))!.paused !== null, 20_000);
   const paused = (await r.watches.get(w.id))!.paused!;
-  assert.match(paused.reason, /every delivery failed for 0 h \(last: HTTP 500/);
+  assert.match(paused.reason, /every delivery failed for 1 s \(last: HTTP 500/);
   assert.match(paused.reason, /resume/);
   await pollUntil('the event to wait', async () => (await statuses(r, w))[0] === 'paused', 5_000);
   assert.is(r.counts.by.gave_up, 1);

@@ -80,7 +80,7 @@ export class PgOutbox implements OutboxBook {
       for (const r of rows) await enqueueIn(db, queueEntry(r.event_id, 1));
       return rows.map((r) => byId.get(r.event_id)!);
     });
-    for (const watch of new Set(added.map((e) => e.watch_id))) await this.trimEvents(watch);
+    if (added.length) await this.trimEvents([...new Set(added.map((e) => e.watch_id))]);
     return added;
   }
 
@@ -187,12 +187,16 @@ export class PgOutbox implements OutboxBook {
     await this.pool.end();
   }
 
-  /** Past EVENTS_KEPT, the watch's oldest finished events go; pending and waiting ones stay. */
-  private async trimEvents(watchId: string): Promise<void> {
+  /** Past EVENTS_KEPT, each watch's oldest finished events go; pending and waiting ones stay. One statement for every watch of a publish. */
+  private async trimEvents(watchIds: string[]): Promise<void> {
     await this.pool.query(
-      `DELETE FROM alert_outbox.events WHERE watch_id = $1 AND status IN ('delivered', 'failed') AND seq <
-         (SELECT seq FROM alert_outbox.events WHERE watch_id = $1 ORDER BY seq DESC OFFSET $2 LIMIT 1)`,
-      [watchId, EVENTS_KEPT - 1],
+      `DELETE FROM alert_outbox.events e USING (
+         SELECT event_id FROM (
+           SELECT event_id, status, row_number() OVER (PARTITION BY watch_id ORDER BY seq DESC) AS newer
+           FROM alert_outbox.events WHERE watch_id = ANY ($1)) ranked
+         WHERE newer > $2 AND status IN ('delivered', 'failed')) old
+       WHERE e.event_id = old.event_id`,
+      [watchIds, EVENTS_KEPT],
     );
   }
 }

@@ -161,12 +161,18 @@ export class WebhookOutbox implements AlertOutbox {
   private async pauseOrFail(watch: Watch, windowStart: Date, error: string | null): Promise<'paused' | 'failed'> {
     const last = await this.o.book.lastDeliveredAt(watch.id);
     if (last && last >= windowStart) return 'failed';
-    const hours = Math.round((this.o.retry.windowMs / 3_600_000) * 10) / 10;
     await this.o.watches.setPaused(watch.id, {
       at: new Date().toISOString(),
-      reason: `every delivery failed for ${hours} h (last: ${error ?? 'no answer'}); POST /alerts/${watch.id}/resume once the endpoint is fixed`,
+      reason: `every delivery failed for ${duration(this.o.retry.windowMs)} (last: ${error ?? 'no answer'}); POST /alerts/${watch.id}/resume once the endpoint is fixed`,
     });
     this.o.log.warn({ watch: watch.id, error }, 'webhook endpoint kept failing: watch paused');
     return 'paused';
   }
+}
+
+/** 24 h, 30 min, 2 s: the retry window as the pause reason names it. */
+function duration(ms: number): string {
+  if (ms >= 3_600_000) return `${Math.round((ms / 3_600_000) * 10) / 10} h`;
+  if (ms >= 60_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 1000)} s`;
 }

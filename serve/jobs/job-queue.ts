@@ -39,6 +39,9 @@ export class MemoryJobQueue implements JobQueue {
   }
 
   async enqueue(jobId: string, at?: Date): Promise<void> {
+    // Closed: nothing more runs here (a timer set now would hold the process up to its time); the
+    // book keeps the job and the next start queues it again.
+    if (this.closed) return;
     const wait = at ? at.getTime() - Date.now() : 0;
     if (wait > 0) {
       const timer = setTimeout(() => {
