@@ -88,12 +88,19 @@ interface Made {
   kind: string;
 }
 
-async function api(server: { baseUrl: string; key: string }, method: string, p: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${server.baseUrl}${p}`, {
-    method,
-    headers: { 'x-api-key': server.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+async function api(server: { baseUrl: string; key: string }, method: string, p: string, body?: unknown, retried = false): Promise<any> {
+  let res: Response;
+  try {
+    res = await fetch(`${server.baseUrl}${p}`, {
+      method,
+      headers: { 'x-api-key': server.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    // A kept-alive connection the server closed as it was reused: once more on a new one (GETs only).
+    if (retried || method !== 'GET') throw err;
+    return api(server, method, p, body, true);
+  }
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : null;
@@ -193,7 +200,7 @@ async function deliveryPart(o: AlertsBenchOptions): Promise<Record<string, unkno
     const idleRuns = [];
     for (let i = 0; i < 3; i++) idleRuns.push(summary(await autocannon(searchLoad(server, CONNECTIONS, bodyOf)(o.seconds))));
     const idleP99 = median(idleRuns.map((r) => r.p99));
-    const before = (await api(server, 'GET', '/health')).generation?.id ?? null;
+    const before = (await api(server, 'GET', '/health')).generation ?? null;
     // The publish: an hour of data with three new stories, the incremental run (not under load).
     const pub = await publishHour(dir, corpusDir, Date.parse(AS_OF), 'a', ['Vessmark', 'Ondrelle', 'Tarquay']);
     // Search under load from the publish until every event the server made has arrived.
@@ -204,7 +211,7 @@ async function deliveryPart(o: AlertsBenchOptions): Promise<Record<string, unkno
       'every event delivered',
       15 * 60_000,
       async () => {
-        if ((await api(server, 'GET', '/health')).generation?.id !== pub.generation) return null;
+        if ((await api(server, 'GET', '/health')).generation !== pub.generation) return null;
         if (receiver.arrivals.length === 0) return null;
         events = await eventsOf(server, watches);
         return events.length > 0 && events.every((e) => receiver.arrivals.some((a) => a.eventId === e.id)) ? Date.now() : null;
@@ -243,8 +250,15 @@ async function deliveryPart(o: AlertsBenchOptions): Promise<Record<string, unkno
   } finally {
     server.proc.kill('SIGTERM');
     await receiver.stop();
+    keepLog(dir, 'delivery');
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The part's server log, kept beside the results (the data directory goes). */
+function keepLog(dir: string, part: string): void {
+  for (const f of fs.readdirSync(dir).filter((f) => f.startsWith('bench-server')))
+    fs.copyFileSync(path.join(dir, f), path.join(ROOT, 'bench', '.cache', `alerts-${part}-${f}`));
 }
 
 /** `n` watches on any new narrative (7d and 30d) to `url`. */
@@ -334,6 +348,7 @@ async function faultsPart(): Promise<Record<string, unknown>> {
   } finally {
     server.proc.kill('SIGTERM');
     for (const r of Object.values(receivers)) await r.stop();
+    keepLog(dir, 'faults');
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -421,6 +436,7 @@ async function replicaPart(): Promise<Record<string, unknown>> {
     for (const s of servers) if (s.proc.exitCode === null) s.proc.kill('SIGTERM');
     await receiver.stop();
     await pgs.stop();
+    keepLog(dir, 'replica');
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
