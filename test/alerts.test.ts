@@ -4,6 +4,7 @@
 // ALERTS_ALLOW_PRIVATE=1; then a publish (a new story in an incremental run) evaluated after the
 // server swaps to it, again at the next start when the evaluation never reached the outbox (a
 // server killed between the two), and once more at a restart without making an event twice.
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +18,7 @@ import { plantedStory } from '../fixtures/planted-story.ts';
 import type { AlertEvent, EventState, Watch } from '../serve/alerts/alert-model.ts';
 import { signingKey, watchSecret } from '../serve/alerts/watch-secret.ts';
 import type { RunningServer } from '../serve/server.ts';
+import { waitFor } from './helpers/child.ts';
 import { callApi } from './helpers/http.ts';
 import { AS_OF, runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { testServer } from './helpers/server.ts';
@@ -30,6 +32,8 @@ let dir: string;
 let s: RunningServer;
 let receiver: http.Server;
 let hook: string;
+/** What reached the receiver: each delivery's headers and body, in order. */
+const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
 
 const api = (method: string, p: string, opts: Parameters<typeof callApi>[4] = {}) => callApi(s.baseUrl, s.demo.secret, method, p, opts);
 const create = (body: unknown, key?: string) => api('POST', '/alerts', { body, key });
@@ -42,6 +46,7 @@ test.before(async () => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
+      received.push({ headers: req.headers, body });
       res.end(body ? 'ok' : 'empty');
     });
   });
@@ -244,8 +249,9 @@ const isStory = (e: AlertEvent) => /kombucha|brightbrew|mould/i.test(e.narrative
 
 test('a publish is evaluated after the swap, again at a start when its events never reached the outbox, and never makes an event twice', async () => {
   const first = s.snapshots.generation!.id;
-  const any = (await create({ target: { kind: 'any' }, windows: ['7d', '30d'], conditions: { new_narrative: true }, url: hook })).json
-    .watch as Watch;
+  const made = (await create({ target: { kind: 'any' }, windows: ['7d', '30d'], conditions: { new_narrative: true }, url: hook })).json;
+  const any = made.watch as Watch;
+  const anySecret = made.secret as string;
   const named = (
     await create({ target: { kind: 'query', query: 'kombucha recall' }, windows: ['7d'], conditions: { new_narrative: true }, url: hook })
   ).json.watch as Watch;
@@ -279,6 +285,25 @@ test('a publish is evaluated after the swap, again at a start when its events ne
     (await eventsOf(other.id)).some((x) => isStory(x.event)),
     'a query on something else did not',
   );
+  // Delivered end to end: every event of the any watch POSTed to its URL, signed with the secret
+  // its creation showed (the check docs/api.md gives receivers), the body the event itself.
+  await waitFor(async () => (await eventsOf(any.id)).every((x) => x.status === 'delivered'), 'the any watch events delivered', 30_000);
+  for (const x of await eventsOf(any.id)) {
+    const got = received.filter((r) => r.headers['x-alert-event-id'] === x.event.id);
+    assert.ok(got.length >= 1, `event ${x.event.id} reached the receiver`);
+    const r = got[0]!;
+    assert.is(r.headers['content-type'], 'application/json');
+    assert.is(r.headers['x-alert-event-type'], x.event.type);
+    assert.equal(JSON.parse(r.body), x.event);
+    const sig = Object.fromEntries(
+      String(r.headers['x-alert-signature'])
+        .split(',')
+        .map((kv) => kv.split('=', 2)),
+    );
+    assert.is(sig.v1, createHmac('sha256', anySecret).update(`${sig.t}.${r.body}`).digest('hex'), 'signed with the watch secret');
+    assert.ok(Math.abs(Date.now() / 1000 - Number(sig.t)) < 300, 'a fresh timestamp');
+  }
+
   // The answer with events matches the OpenAPI document's WatchDetail.
   const doc = (await (await fetch(`${s.baseUrl}/openapi.json`)).json()) as { components: unknown };
   const ajv = new Ajv2020({ strict: false, allErrors: true });
