@@ -134,7 +134,7 @@ async function makeWatches(server: Server, n: number, url: string): Promise<Made
       body = {
         target: { kind: 'narrative', narrative_key: x.narrative_key },
         windows: [x.window_key],
-        conditions: { spike: true, lifecycle: {}, momentum: { level: Math.round(x.momentum_score * 100) / 100 + 0.01 } },
+        conditions: { spike: true, lifecycle: {}, momentum: { level: Math.min(1, Math.round(x.momentum_score * 100) / 100 + 0.01) } },
       };
     } else {
       const t = themes.items[i % Math.max(1, themes.items.length)];

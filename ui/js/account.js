@@ -1,7 +1,7 @@
 // Account: balance, open holds and what is available, and the usage ledger newest first, paged by
 // its cursor.
 import { get, qs } from './api.js';
-import { el, fill, fmt } from './dom.js';
+import { dataTable, el, fill, fmt } from './dom.js';
 import { startPage } from './layout.js';
 
 const PAGE = 25;
@@ -63,29 +63,10 @@ startPage('account.html', async (main) => {
       { class: 'small muted' },
       'Top-ups, settlements and refunds, newest first. A search holds limit × 0.01 credits, then settles to the rows it returned and releases the rest.',
     ),
-    el(
-      'div',
-      { class: 'table-wrap card' },
-      el(
-        'table',
-        {},
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            el('th', {}, 'when'),
-            el('th', {}, 'type'),
-            el('th', {}, 'what'),
-            el('th', { class: 'n' }, 'credits'),
-            el('th', { class: 'n hide-narrow' }, 'held'),
-            el('th', { class: 'n hide-narrow' }, 'released'),
-            el('th', { class: 'n' }, 'balance after'),
-          ),
-        ),
-        body,
-      ),
+    dataTable(
+      [['when'], ['type'], ['what'], ['credits', 'n'], ['held', 'n hide-narrow'], ['released', 'n hide-narrow'], ['balance after', 'n']],
+      body,
+      'table-wrap card',
     ),
     el('div', { class: 'pager' }, newest, older, pageInfo),
   );

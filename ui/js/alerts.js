@@ -3,7 +3,7 @@
 // watch can be deleted; a new one made on words or on any new narrative (a narrative's own page
 // makes one on its story).
 import { call, get, qs } from './api.js';
-import { el, fill, fmt } from './dom.js';
+import { dataTable, el, fill, fmt } from './dom.js';
 import { showError, startPage } from './layout.js';
 import { watchForm } from './watch-form.js';
 
@@ -57,25 +57,9 @@ function attemptRow(a) {
   );
 }
 
+/** A table of `rows`, or one line saying `empty`. */
 function table(head, rows, empty) {
-  return el(
-    'div',
-    { class: 'table-wrap' },
-    el(
-      'table',
-      {},
-      el(
-        'thead',
-        {},
-        el(
-          'tr',
-          {},
-          head.map(([t, cls]) => el('th', { class: cls ?? null }, t)),
-        ),
-      ),
-      el('tbody', {}, rows.length ? rows : el('tr', {}, el('td', { colspan: head.length, class: 'muted' }, empty))),
-    ),
-  );
+  return dataTable(head, el('tbody', {}, rows.length ? rows : el('tr', {}, el('td', { colspan: head.length, class: 'muted' }, empty))));
 }
 
 /** One watch's card: what it watches, its state, its events and deliveries (read when opened). */

@@ -110,3 +110,30 @@ export function shareBar(share, cls = '') {
   inner.style.width = `${Math.max(0, Math.min(1, share)) * 100}%`;
   return el('span', { class: 'bar' }, inner);
 }
+
+/**
+ * A table in its scrolling wrapper: `head` as [text, class?] pairs, `body` its tbody (kept by the
+ * caller when it fills it again later).
+ * @param {Array<[string, string?]>} head
+ * @param {HTMLElement} body
+ */
+export function dataTable(head, body, wrapClass = 'table-wrap') {
+  return el(
+    'div',
+    { class: wrapClass },
+    el(
+      'table',
+      {},
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          head.map(([t, cls]) => el('th', { class: cls ?? null }, t)),
+        ),
+      ),
+      body,
+    ),
+  );
+}
