@@ -470,21 +470,28 @@ async function replicaPart(): Promise<Record<string, unknown>> {
 }
 
 export async function benchAlerts(o: AlertsBenchOptions): Promise<void> {
-  const results: Record<string, unknown> = { ...runStamp(o.command) };
-  if (o.parts.includes('delivery')) results.delivery = await deliveryPart(o);
-  if (o.parts.includes('faults')) results.faults = await faultsPart();
-  if (o.parts.includes('replica')) results.replica = await replicaPart();
+  // Parts not run now keep their last results (each part carries the run that measured it).
+  const file = path.join(ROOT, 'bench', 'results', 'alerts.json');
+  const results: Record<string, any> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+  const stamp = () => ({ ...runStamp(o.command), loadAverage: os.loadavg().map((x) => Math.round(x * 100) / 100) });
+  if (o.parts.includes('delivery')) results.delivery = { ...stamp(), ...(await deliveryPart(o)) };
+  if (o.parts.includes('faults')) results.faults = { ...stamp(), receivers: await faultsPart() };
+  if (o.parts.includes('replica')) results.replica = { ...stamp(), ...(await replicaPart()) };
   process.stdout.write(JSON.stringify(results, null, 2) + '\n');
   writeResultsJson('alerts', results);
   writeResultsSection('alerts', alertsMarkdown(results));
 }
 
 function alertsMarkdown(r: Record<string, any>): string {
-  const lines = [`## Alerts (issue 39)`, '', `Command: \`${r.command}\` — ${r.date}, ${r.machine}`, ''];
+  const lines = [`## Alerts (issue 39)`, ''];
+  const ran = (x: { command: string; date: string; machine: string; loadAverage?: number[] }) =>
+    `Command: \`${x.command}\` — ${x.date}, ${x.machine}`;
   const d = r.delivery;
   if (d) {
     lines.push(
       `### ${thousands(d.watches)} watches over a ${thousands(POSTS)}-post generation`,
+      '',
+      `${ran(d)}; load average ${d.loadAverage.join(', ')} at the end (other work on the machine is not controlled).`,
       '',
       `| figure | value | bar |`,
       `| --- | ---: | --- |`,
@@ -507,9 +514,11 @@ function alertsMarkdown(r: Record<string, any>): string {
     lines.push(
       `### Receiver faults (${FAULT_WATCHES} watches on any new narrative per receiver; default retry settings)`,
       '',
+      `${ran(f)}.`,
+      '',
       '| receiver | back after | events | delivered | lost | duplicates (same id) | attempts logged (failed) | last delivery after the publish | paused watches |',
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-      ...Object.entries(f).map(
+      ...Object.entries(f.receivers).map(
         ([name, x]: [string, any]) =>
           `| ${name === 'error500' ? 'answers 500' : name === 'hang' ? 'hangs (takes the event in, never answers)' : 'down (port closed)'} | ${Math.round(x.backAfterMs / 1000)} s | ${x.events} | ${x.delivered} | ${x.lost} | ${x.duplicates} | ${x.attemptsLogged} (${x.failedAttempts}) | ${Math.round(x.lastDeliveryAfterPublishMs / 1000)} s | ${x.paused} |`,
       ),
@@ -520,6 +529,8 @@ function alertsMarkdown(r: Record<string, any>): string {
   if (p) {
     lines.push(
       `### A replica killed with SIGKILL mid-delivery (two replicas, PostgreSQL ${p.postgres.version})`,
+      '',
+      `${ran(p)}.`,
       '',
       `${p.watches} watches; the receiver took deliveries in without answering until the kill, ${Math.round(p.publishToKillMs / 1000)} s after the publish: ${p.inFlightAtKill} events in flight, ${p.inFlightOnKilled} of them on the killed replica. Of those, ${p.killedOnesDeliveredBySurvivor} were delivered by the surviving replica after the kill; every event: ${p.delivered} of ${p.events} delivered, the last ${Math.round(p.lastDeliveryAfterKillMs / 1000)} s after the kill; ${p.duplicates} duplicates (the same ids), ${p.badSignatures} bad signatures.`,
       '',
