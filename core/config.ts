@@ -105,6 +105,12 @@ const schema = z.object({
     .optional(),
   // A replica silent for this long is taken for dead: its holds are released (docs/scaling.md).
   LEDGER_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** {base_url} as clients reach it (a proxy's address), for links the server sends out (alert events); unset: where it listens. */
+  PUBLIC_BASE_URL: z
+    .string()
+    .url('PUBLIC_BASE_URL must be an absolute URL, e.g. https://api.example.com/api')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
   // Alerts (docs/api.md, "Alerts"; docs/operations.md): watches per account, webhook deliveries.
   ALERTS_PER_ACCOUNT: z.coerce.number().int().min(0).default(100),
   /** 1: webhook URLs may name loopback and private addresses (tests, a receiver on the same network). */

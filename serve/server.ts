@@ -96,7 +96,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const watches = watchStorage(config, log);
   const outbox = alertOutbox(config, log, watches, metrics.deliveries);
   let baseUrl = '';
-  const evaluator = new AlertEvaluator({ watches, outbox, layout, baseUrl: () => baseUrl, log });
+  // Events link to narratives at PUBLIC_BASE_URL (the address clients use, behind a proxy), else where this server listens.
+  const evaluator = new AlertEvaluator({ watches, outbox, layout, baseUrl: () => config.PUBLIC_BASE_URL ?? baseUrl, log });
   let server: http.Server | null = null;
   let unannounce: (() => Promise<void>) | null = null;
   try {

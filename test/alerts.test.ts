@@ -315,10 +315,12 @@ test('a publish is evaluated after the swap, again at a start when its events ne
   // A server killed between the publish and its evaluation: the outbox never got the events. The next start evaluates the served generation.
   await s.close();
   fs.rmSync(path.join(dataDirLayout(dir).alerts, 'outbox'), { recursive: true, force: true });
-  s = await testServer(dir, ENV);
+  // This time behind a proxy: the events link to the address clients use (PUBLIC_BASE_URL, its trailing slash dropped).
+  s = await testServer(dir, { ...ENV, PUBLIC_BASE_URL: 'https://api.example.com/api/' });
   await s.alerts.evaluator.idle();
   const again = s.alerts.evaluator.reports.at(-1)!;
   assert.equal([again.generation, again.previous, again.added], [second, first, report.added]);
+  for (const x of await eventsOf(any.id)) assert.match(x.event.narrative.url, /^https:\/\/api\.example\.com\/api\/narratives\/[^/]+$/);
   const after = new Map((await Promise.all([any, named, other].map((w) => eventsOf(w.id)))).flat().map((x) => [x.event.id, x.event.type]));
   assert.equal([...after].sort(), [...ids].sort(), 'the same events, by the same ids');
 
