@@ -5,13 +5,17 @@
 // headless Chromium (tools/browser/chromium.ts) takes the pictures: docs/screenshots/<width>-<page>.png
 // by default.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseCliArgs, UsageError } from '../core/cli-args.ts';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { resolveStages, runStages } from '../pipeline/runner.ts';
-import { startServer } from '../serve/server.ts';
+import { startServer, type RunningServer } from '../serve/server.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
+import { plantedStory } from '../fixtures/planted-story.ts';
 import { launchChromium, openPage, VIEWPORTS, watchPage } from './browser/chromium.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -38,12 +42,22 @@ const own = values['data-dir'] ? path.resolve(values['data-dir']) : null;
 const dataDir = own ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ui-shots-'));
 const quiet = createLogger('ui-shots', 'silent');
 // A data directory of the caller's is served as it is: its ledger too (a search shot is charged there).
-const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ACCESS_LOG: 'off' });
+// Watches in the alerts shot POST to a receiver on this machine.
+const config = loadConfig({
+  DATA_DIR: dataDir,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+  ACCESS_LOG: 'off',
+  ALERTS_ALLOW_PRIVATE: '1',
+});
 if (!own) {
   fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(dataDir, 'landing', 'sample'), { recursive: true });
   process.stdout.write(`pipeline: the committed sample into ${dataDir} ...\n`);
   await runStages(resolveStages(['run']), { config, log: quiet, asOf: SAMPLE_AS_OF, tty: false });
 }
+/** The alerts shot's webhook receiver (alertsToShow). */
+let receiver: http.Server | null = null;
 const server = await startServer(config, quiet);
 const browser = await launchChromium();
 try {
@@ -51,12 +65,14 @@ try {
   const trending = (await (
     await fetch(`${server.baseUrl}/narratives/trending?window=30d&sort=volume&limit=1`, { headers: { 'x-api-key': key } })
   ).json()) as { items: Array<{ id: string }> };
+  const watchId = own ? null : await alertsToShow(server, key);
   const pages: Array<[string, string]> = [
     ['narratives', 'index.html'],
     ['themes', 'themes.html'],
     ['narrative', `narrative.html?id=${encodeURIComponent(trending.items[0]!.id)}`],
     ['patterns', 'patterns.html'],
     ['search', `search.html?q=${encodeURIComponent(values.query ?? 'sourdough starter')}&limit=20`],
+    ...(watchId ? ([['alerts', `alerts.html#${watchId}`]] as Array<[string, string]>) : []),
     ['account', 'account.html'],
     ['health', 'health.html'],
   ];
@@ -67,6 +83,7 @@ try {
       const page = await ctx.newPage();
       const problems = watchPage(page);
       const { ready } = await openPage(page, `${server.baseUrl}/ui/${url}`, key);
+      if (name === 'alerts') await page.waitForSelector('.watch-details table');
       if (name === 'search') {
         await page.click('#run');
         await page.waitForSelector('#charged');
@@ -80,5 +97,58 @@ try {
 } finally {
   await browser.close();
   await server.close();
+  receiver?.close();
   if (!own) fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+
+/**
+ * The alerts page with something to show: a watch on any new narrative and one on the sample's
+ * largest story, then the planted story through an incremental run an hour later; the server
+ * evaluates the publish and delivers to a receiver here. Returns the first watch's id.
+ */
+async function alertsToShow(s: RunningServer, key: string): Promise<string> {
+  receiver = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+  await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/narratives`;
+  const post = async (body: unknown) =>
+    (await (
+      await fetch(`${s.baseUrl}/alerts`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json()) as { watch: { id: string } };
+  const first = await post({
+    name: 'Any new story',
+    target: { kind: 'any' },
+    windows: ['7d', '30d'],
+    conditions: { new_narrative: true },
+    url,
+  });
+  await post({
+    name: 'Kombucha, anything',
+    target: { kind: 'query', query: 'kombucha' },
+    windows: ['30d'],
+    conditions: { new_narrative: true, spike: true },
+    url,
+  });
+  const later = new Date(SAMPLE_AS_OF.getTime() + 3_600_000);
+  const landing = path.join(dataDir, 'landing', 'planted');
+  fs.mkdirSync(landing, { recursive: true });
+  fs.writeFileSync(
+    path.join(landing, 'posts.ndjson'),
+    plantedStory(later)
+      .map((p) => JSON.stringify(p))
+      .join('\n') + '\n',
+  );
+  await runStages(resolveStages(['run']), { config, log: quiet, asOf: later, tty: false });
+  await s.snapshots.refresh();
+  await s.alerts.evaluator.idle();
+  await pollUntil(
+    'the events delivered',
+    async () => (await s.alerts.outbox.events(first.watch.id, 10)).every((e) => e.status === 'delivered'),
+    30_000,
+  );
+  return first.watch.id;
 }

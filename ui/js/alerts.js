@@ -32,7 +32,7 @@ function eventRow(s) {
     'tr',
     {},
     el('td', {}, fmt.dateTime(e.created_at)),
-    el('td', {}, e.type.replace('narrative.', '')),
+    el('td', {}, e.type.replace('narrative.', ''), el('div', { class: 'small muted' }, e.window)),
     el(
       'td',
       { class: 'text' },
@@ -40,7 +40,7 @@ function eventRow(s) {
       el('div', { class: 'small muted' }, e.why.text),
     ),
     el('td', {}, s.status),
-    el('td', { class: 'n' }, fmt.int(s.attempts)),
+    el('td', { class: 'n hide-narrow' }, fmt.int(s.attempts)),
   );
 }
 
@@ -49,7 +49,7 @@ function attemptRow(a) {
     'tr',
     {},
     el('td', {}, fmt.dateTime(a.at)),
-    el('td', { class: 'small' }, a.event_id),
+    el('td', { class: 'small hide-narrow' }, a.event_id),
     el('td', { class: 'n' }, fmt.int(a.attempt)),
     el('td', {}, a.status === null ? (a.error ?? 'no answer') : String(a.status)),
     el('td', { class: 'n' }, `${fmt.int(a.latency_ms)} ms`),
@@ -77,13 +77,13 @@ function watchCard(w, reload) {
           details,
           el('h3', {}, 'Last events'),
           table(
-            [['made'], ['condition'], ['narrative, and why'], ['delivery'], ['attempts', 'n']],
+            [['made'], ['condition, window'], ['narrative, and why'], ['delivery'], ['attempts', 'n hide-narrow']],
             one.events.map(eventRow),
             'nothing has fired yet: watches are checked after each new generation',
           ),
           el('h3', {}, 'Delivery log'),
           table(
-            [['when'], ['event'], ['attempt', 'n'], ['answer'], ['latency', 'n'], ['outcome']],
+            [['when'], ['event', 'hide-narrow'], ['attempt', 'n'], ['answer'], ['latency', 'n'], ['outcome']],
             log.items.map(attemptRow),
             'no delivery yet',
           ),

@@ -39,7 +39,7 @@ export function watchForm({ target, windows, name = '', onMade }) {
       el('legend', {}, 'Tell me about'),
       spike.node,
       lifecycle.node,
-      el('span', {}, momentum.node, ' ', level),
+      el('span', { class: 'momentum' }, momentum.node, level),
       fresh.node,
     ),
     el('button', { type: 'submit' }, 'Create the watch'),
