@@ -153,11 +153,11 @@ async function makeWatches(server: Server, n: number, url: string): Promise<Made
 }
 
 /** Every event the server made for the watches, with its delivery state (GET /alerts/{id}). */
-async function eventsOf(server: Server, watches: Made[]): Promise<Array<{ id: string; status: string; type: string }>> {
-  const out: Array<{ id: string; status: string; type: string }> = [];
+async function eventsOf(server: Server, watches: Made[]): Promise<Array<{ id: string; status: string; type: string; watchId: string }>> {
+  const out: Array<{ id: string; status: string; type: string; watchId: string }> = [];
   for (const w of watches) {
     const r = await api(server, 'GET', `/alerts/${w.id}`);
-    for (const s of r.events) out.push({ id: s.event.id, status: s.status, type: s.event.type });
+    for (const s of r.events) out.push({ id: s.event.id, status: s.status, type: s.event.type, watchId: w.id });
   }
   return out;
 }
@@ -239,7 +239,7 @@ async function deliveryPart(o: AlertsBenchOptions): Promise<Record<string, unkno
 
     // The measured publish: another hour with three more new stories; W watches to evaluate and their events to deliver.
     const pub = await publishHour(dir, corpusDir, from + HOUR, 'a', ['Quellmoor', 'Brisvane', 'Kettleby']);
-    let events: Array<{ id: string; status: string; type: string }> = [];
+    let events: Array<{ id: string; status: string; type: string; watchId: string }> = [];
     const withWatches = await loadThroughPublish(server, bodyOf, pub.generation, async () => {
       if (receiver.arrivals.length === 0) return false;
       events = await eventsOf(server, watches);
@@ -253,7 +253,25 @@ async function deliveryPart(o: AlertsBenchOptions): Promise<Record<string, unkno
     const byType: Record<string, number> = {};
     for (const e of events) byType[e.type] = (byType[e.type] ?? 0) + 1;
     const p99 = withWatches.figures.p99;
+
+    // Deliveries alone beside searches (no swap: the caches warm): every event sent again
+    // (POST .../redeliver, 8 at a time) while the same load runs, against idle just before.
+    await autocannon(searchLoad(server, CONNECTIONS, bodyOf)(10));
+    const idleAgain = summary(await autocannon(searchLoad(server, CONNECTIONS, bodyOf)(o.seconds)));
+    const before = receiver.arrivals.length;
+    const burstLoad = autocannon(searchLoad(server, CONNECTIONS, bodyOf)(o.seconds)) as unknown as Promise<autocannon.Result>;
+    const queue = [...events];
+    const t1 = Date.now();
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let e = queue.shift(); e; e = queue.shift()) await api(server, 'POST', `/alerts/${e.watchId}/events/${e.id}/redeliver`);
+      }),
+    );
+    await until('every redelivery arrived', 5 * 60_000, async () => receiver.arrivals.length - before >= events.length || null, 200);
+    const burstMs = Date.now() - t1;
+    const burst = summary(await burstLoad);
     return {
+      redelivery: { idle: idleAgain, during: burst, events: events.length, ms: burstMs, p99Ratio: burst.p99 / idleAgain.p99 },
       watches: watches.length,
       createMs,
       generation: pub.generation,
@@ -504,6 +522,7 @@ function alertsMarkdown(r: Record<string, any>): string {
       `| search p99 idle (the median of 3 runs, ${CONNECTIONS} connections, after a warm-up) | ${d.idle.p99} ms | |`,
       `| search p99 through a publish without watches (from the publish to ${WINDOW_MS / 1000} s after the swap) | ${d.withoutWatches.p99} ms (${(d.withoutWatches.p99 / d.idle.p99).toFixed(2)}x idle) | |`,
       `| search p99 through the publish with the watches (to ${WINDOW_MS / 1000} s after the swap, or the last arrival if later) | ${d.withWatches.p99} ms (${d.p99Ratio.toFixed(2)}x idle, ${d.p99RatioToControl.toFixed(2)}x without watches) | <= 1.2x idle: ${d.bars.p99 ? 'met' : 'MISSED'} |`,
+      `| deliveries alone (no swap): every event redelivered (POST .../redeliver, 8 at a time; all arrived in ${thousands(d.redelivery.ms)} ms) during a run of the same load | p99 ${d.redelivery.during.p99} ms against ${d.redelivery.idle.p99} ms idle just before (${d.redelivery.p99Ratio.toFixed(2)}x) | |`,
       `| the incremental run that published (not under the search load) | ${thousands(d.incrementalRunMs)} ms | |`,
       `| making the watches (POST /alerts, one at a time) | ${thousands(d.createMs)} ms | |`,
       '',
