@@ -101,7 +101,6 @@ try {
   if (!own) fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-
 /**
  * The alerts page with something to show: a watch on any new narrative and one on the sample's
  * largest story, then the planted story through an incremental run an hour later; the server

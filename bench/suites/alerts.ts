@@ -492,12 +492,15 @@ export async function benchAlerts(o: AlertsBenchOptions): Promise<void> {
   const file = path.join(ROOT, 'bench', 'results', 'alerts.json');
   const results: Record<string, any> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
   const stamp = () => ({ ...runStamp(o.command), loadAverage: os.loadavg().map((x) => Math.round(x * 100) / 100) });
-  if (o.parts.includes('delivery')) results.delivery = { ...stamp(), ...(await deliveryPart(o)) };
-  if (o.parts.includes('faults')) results.faults = { ...stamp(), receivers: await faultsPart() };
-  if (o.parts.includes('replica')) results.replica = { ...stamp(), ...(await replicaPart()) };
+  // Written after each part: a later part failing keeps what the earlier ones measured.
+  const save = () => {
+    writeResultsJson('alerts', results);
+    writeResultsSection('alerts', alertsMarkdown(results));
+  };
+  if (o.parts.includes('delivery')) ((results.delivery = { ...stamp(), ...(await deliveryPart(o)) }), save());
+  if (o.parts.includes('faults')) ((results.faults = { ...stamp(), receivers: await faultsPart() }), save());
+  if (o.parts.includes('replica')) ((results.replica = { ...stamp(), ...(await replicaPart()) }), save());
   process.stdout.write(JSON.stringify(results, null, 2) + '\n');
-  writeResultsJson('alerts', results);
-  writeResultsSection('alerts', alertsMarkdown(results));
 }
 
 function alertsMarkdown(r: Record<string, any>): string {

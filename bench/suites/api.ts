@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { DEMO_KEY_FILES } from '../../serve/billing/demo-account.ts';
 import { WINDOW_KEYS } from '../../core/windows.ts';
 import { FileLedger } from '../../ledger/file-ledger.ts';
 import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
@@ -98,7 +99,7 @@ export async function startServer(
   if (fresh) {
     fs.rmSync(path.join(dataDir, 'ledger'), { recursive: true, force: true });
     fs.rmSync(path.join(dataDir, 'jobs'), { recursive: true, force: true });
-    fs.rmSync(path.join(dataDir, 'demo-key.json'), { force: true });
+    for (const f of Object.values(DEMO_KEY_FILES)) fs.rmSync(path.join(dataDir, f), { force: true });
   }
   const port = await freePort();
   const log = fs.openSync(path.join(dataDir, fresh ? 'bench-server.log' : `bench-server-${port}.log`), 'w');
@@ -123,7 +124,8 @@ export async function startServer(
   });
   fs.closeSync(log);
   const baseUrl = `http://127.0.0.1:${port}/api`;
-  const keyFile = path.join(dataDir, 'demo-key.json');
+  // Each ledger keeps its own demo key (serve/billing/demo-account.ts).
+  const keyFile = path.join(dataDir, DEMO_KEY_FILES[{ ...process.env, ...env }.DATABASE_URL ? 'postgres' : 'file']);
   // Loading a 1M-post generation takes a while: poll, bounded at 10 minutes.
   for (const until = Date.now() + 600_000; ;) {
     if (proc.exitCode !== null) throw new Error(`server exited (${proc.exitCode}); see ${path.join(dataDir, 'bench-server.log')}`);
