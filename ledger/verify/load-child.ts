@@ -12,6 +12,8 @@ import { FileLedger } from '../file-ledger.ts';
 import { PgLedger } from '../postgres/pg-ledger.ts';
 import { asMicro, timesMicro, toMicro } from '../money.ts';
 
+const CENT = toMicro('0.01');
+
 const [dir, account, concurrencyArg = '16'] = process.argv.slice(2);
 if (!dir || !account) throw new Error('usage: load-child.ts DIR ACCOUNT [CONCURRENCY]');
 const { DATABASE_URL, LEDGER_LEASE_MS, IDEM_KEY } = process.env;
@@ -20,7 +22,7 @@ const ledger: CreditLedger = DATABASE_URL
   : await FileLedger.open({ dir, checkpointEvery: 500 });
 if (IDEM_KEY) {
   await ledger.idempotencyBegin(account, IDEM_KEY, 'load-child');
-  const running = await ledger.hold({ account, amountMicro: toMicro(0.01), ref: `idem_${IDEM_KEY}`, what: 'load' });
+  const running = await ledger.hold({ account, amountMicro: CENT, ref: `idem_${IDEM_KEY}`, what: 'load' });
   if (!running.ok) throw new Error('load-child: no credit for the request under IDEM_KEY');
   process.stdout.write('BEGUN\n');
 }
@@ -40,7 +42,7 @@ async function worker(w: number): Promise<never> {
       await ledger.topup(account!, amount, `load-${i}`);
       out.push(`ACK topup load-${i} ${amount}\n`);
     }
-    const amount = timesMicro(toMicro(0.01), 1 + ((i * 7919 + w) % 100));
+    const amount = timesMicro(CENT, 1 + ((i * 7919 + w) % 100));
     const r = await ledger.hold({ account: account!, amountMicro: amount, ref: `req_${i}`, what: 'load' });
     if (!r.ok) continue;
     out.push(`ACK hold ${r.hold.id} ${amount}\n`);

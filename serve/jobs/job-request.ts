@@ -3,8 +3,8 @@
 // largest limit a balance covers for the 402, from the price table (billing/prices.ts).
 import { z } from 'zod';
 import type { WindowKey } from '../../core/windows.ts';
-import { addMicro, timesMicro, ZERO_MICRO, type Micro } from '../../ledger/money.ts';
-import { PRICES } from '../billing/prices.ts';
+import { addMicro, timesMicro, toCredits, ZERO_MICRO, type Micro } from '../../ledger/money.ts';
+import { creditsWord, PRICES } from '../billing/prices.ts';
 import { bodyLimitField, queryTextField, strictBody } from '../http/body-fields.ts';
 import { badRequest } from '../http/http-error.ts';
 import { windowField } from '../http/query.ts';
@@ -36,7 +36,9 @@ export const jobBodySchema = z.strictObject(
     includeSignals: z
       .boolean({ error: 'includeSignals must be a boolean' })
       .optional()
-      .describe('insights only; +1 credit; needs the window floor of records (7d 375, 30d 750, 90d 750, all 1500)'),
+      .describe(
+        `insights only; +${creditsWord(toCredits(PRICES.signals))}; needs the window floor of records (7d 375, 30d 750, 90d 750, all 1500)`,
+      ),
   },
   strictBody('kind, query, limit, window and includeSignals'),
 );
