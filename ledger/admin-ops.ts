@@ -105,11 +105,12 @@ export async function runAdminCommand(ledger: CreditLedger, command: AdminComman
       return { id: k.id, account: k.account, name: k.name, revokedAt: k.revokedAt };
     }
     case 'credits.topup': {
-      const p = parseAdminInput(command, input);
-      const b = await ledger.topup(p.account, p.credits, p.note ?? null);
+      // The schema reads `credits` and gives micro-credits.
+      const { account, credits: amountMicro, note } = parseAdminInput(command, input);
+      const b = await ledger.topup(account, amountMicro, note ?? null);
       return {
-        account: p.account,
-        added: toCredits(p.credits),
+        account,
+        added: toCredits(amountMicro),
         balance: toCredits(b.balanceMicro),
         available: toCredits(b.availableMicro),
       };
