@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { CreditLedger } from '../ledger/credit-ledger.ts';
 import { FileLedger } from '../ledger/file-ledger.ts';
 import { PgLedger } from '../ledger/postgres/pg-ledger.ts';
+import { toMicro } from '../ledger/money.ts';
 
 const [concurrencyArg, mode, secondsArg] = process.argv.slice(2);
 const concurrency = Number(concurrencyArg);
@@ -19,16 +20,16 @@ const l: CreditLedger =
     : await FileLedger.open({ dir, groupCommit: mode === 'group', checkpointEvery: 0 });
 try {
   const acc = (await l.createAccount('bench')).id;
-  await l.topup(acc, 1_000_000_000_000);
+  await l.topup(acc, toMicro(1_000_000));
   let pairs = 0;
   const deadline = performance.now() + seconds * 1000;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
       for (let i = 0; performance.now() < deadline; i++) {
-        const h = await l.hold({ account: acc, amountMicro: 1_000_000, ref: `w${w}-${i}`, what: 'search' });
+        const h = await l.hold({ account: acc, amountMicro: toMicro(1), ref: `w${w}-${i}`, what: 'search' });
         if (!h.ok) throw new Error('bench account ran dry');
-        await l.settle(h.hold.id, 400_000);
+        await l.settle(h.hold.id, toMicro(0.4));
         pairs++;
       }
     }),

@@ -3,7 +3,7 @@
 // JSON with credits as decimals. A key's secret appears once, in the keys.create answer.
 import { z } from 'zod';
 import { LedgerError, type CreditLedger } from './credit-ledger.ts';
-import { MAX_MICRO, toCredits, toMicro } from './money.ts';
+import { MAX_MICRO, toCredits, toMicro, type Micro } from './money.ts';
 
 const text = (max: number) =>
   z
@@ -17,11 +17,11 @@ const id = text(100);
  * An amount of credits to add (number or decimal string) as micro-credits, or a message for each way
  * it can be wrong: not a number, finer than a micro-credit, not positive, too large.
  */
-export function creditsToAdd(value: number | string): { micro: number } | { error: string } {
+export function creditsToAdd(value: number | string): { micro: Micro } | { error: string } {
   const given = String(value).trim();
   if (!/^-?\d+(\.\d+)?$/.test(given)) return { error: `must be a number of credits such as 50 or 0.25, got "${given}"` };
   if (/\.\d{7,}$/.test(given)) return { error: `has more than 6 decimals (the smallest amount is 0.000001 credits), got ${given}` };
-  let micro: number;
+  let micro: Micro;
   try {
     micro = toMicro(given);
   } catch {
@@ -105,11 +105,12 @@ export async function runAdminCommand(ledger: CreditLedger, command: AdminComman
       return { id: k.id, account: k.account, name: k.name, revokedAt: k.revokedAt };
     }
     case 'credits.topup': {
-      const p = parseAdminInput(command, input);
-      const b = await ledger.topup(p.account, p.credits, p.note ?? null);
+      // The schema reads `credits` and gives micro-credits.
+      const { account, credits: amountMicro, note } = parseAdminInput(command, input);
+      const b = await ledger.topup(account, amountMicro, note ?? null);
       return {
-        account: p.account,
-        added: toCredits(p.credits),
+        account,
+        added: toCredits(amountMicro),
         balance: toCredits(b.balanceMicro),
         available: toCredits(b.availableMicro),
       };

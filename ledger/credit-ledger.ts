@@ -6,36 +6,41 @@
 // least 24 h. Every call is asynchronous, as a database round trip is.
 import { createHash } from 'node:crypto';
 import type { LedgerDump } from './ledger-dump.ts';
+import type { Credits, Micro } from './money.ts';
 import type { IdempotencyWrite } from './records.ts';
 import type { Account, ApiKey, Hold } from './state.ts';
 
 export type { Account, ApiKey, Hold, IdempotencyWrite };
 
-/** Money is integer micro-credits everywhere in the ledger; the names say so. */
+/** Money is integer micro-credits everywhere in the ledger; the names and the type say so. */
 export type HoldResult =
-  | { ok: true; hold: Hold; availableMicro: number }
-  | { ok: false; code: 'insufficient_credits'; requiredMicro: number; availableMicro: number };
+  | { ok: true; hold: Hold; availableMicro: Micro }
+  | { ok: false; code: 'insufficient_credits'; requiredMicro: Micro; availableMicro: Micro };
 
 export interface Balance {
-  balanceMicro: number;
-  heldMicro: number;
-  availableMicro: number;
+  balanceMicro: Micro;
+  heldMicro: Micro;
+  availableMicro: Micro;
 }
 
 export type IdempotencyCheck = { kind: 'new' } | { kind: 'replay'; response: unknown } | { kind: 'conflict' } | { kind: 'in_flight' };
 
+/**
+ * One entry of GET /usage as the API shows it: its names are the API's (docs/api.md), so the
+ * amounts are typed `Credits` rather than named with their unit.
+ */
 export interface UsageEntry {
   id: string;
   /** A refund is a hold released whole: nothing was charged, nothing is paid back. */
   type: 'topup' | 'settlement' | 'refund';
   /** Credits this entry moved on the balance: added (top-up), charged (settlement), 0 (refund). */
-  credits: number;
-  /** The hold a settlement or refund resolved, in credits (null for a top-up). */
-  held: number | null;
+  credits: Credits;
+  /** The hold a settlement or refund resolved (null for a top-up). */
+  held: Credits | null;
   /** Of the hold: charged, and released back to available (held = charged + released); null for a top-up. */
-  charged: number | null;
-  released: number | null;
-  balanceAfter: number;
+  charged: Credits | null;
+  released: Credits | null;
+  balanceAfter: Credits;
   keyId: string | null;
   ref: string | null;
   what: string | null;
@@ -54,7 +59,7 @@ export interface UsageQuery {
   keyId?: string | null;
 }
 
-export type AccountView = Account & { availableMicro: number; keys: ApiKey[]; openHolds: number };
+export type AccountView = Account & { availableMicro: Micro; keys: ApiKey[]; openHolds: number };
 
 /** What /health shows of the ledger. */
 export interface LedgerStatus {
@@ -71,7 +76,7 @@ export interface LedgerStatus {
 export interface HoldInput {
   account: string;
   key?: string | null;
-  amountMicro: number;
+  amountMicro: Micro;
   ref: string;
   what: string;
 }
@@ -81,11 +86,11 @@ export interface CreditLedger {
   /** Returns the secret once; only its SHA-256 is stored. */
   createKey(account: string, name?: string): Promise<{ key: ApiKey; secret: string }>;
   revokeKey(keyId: string): Promise<ApiKey>;
-  topup(account: string, amountMicro: number, note?: string | null): Promise<Balance>;
+  topup(account: string, amountMicro: Micro, note?: string | null): Promise<Balance>;
   /** Reserve `amountMicro` before work runs; refused (nothing written) when available cannot cover it. */
   hold(p: HoldInput): Promise<HoldResult>;
   /** Charge `chargeMicro` (0..hold) and release the rest; with `idem`, the response is stored with it, atomically. */
-  settle(holdId: string, chargeMicro: number, idem?: IdempotencyWrite): Promise<Balance & { chargedMicro: number }>;
+  settle(holdId: string, chargeMicro: Micro, idem?: IdempotencyWrite): Promise<Balance & { chargedMicro: Micro }>;
   /** Release a whole hold (a refund): failed calls, searches handed to a job, recovery, expired leases. */
   release(holdId: string, reason: string): Promise<Balance>;
   /** Before work: is this (account, key) new, a replay, a conflicting reuse, or still running (here or on another replica)? */

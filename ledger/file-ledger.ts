@@ -12,9 +12,9 @@ import { DAY_MS } from '../core/windows.ts';
 import { snapshot, writeCheckpoint } from './checkpoint.ts';
 import { newId, newSecret } from './ids.ts';
 import { recoverLog, type RecoveryReport } from './recovery.ts';
-import { assertMicro, toCredits } from './money.ts';
+import { addMicro, assertMicro, subMicro, toCredits, ZERO_MICRO, type Micro } from './money.ts';
 import type { LedgerDump } from './ledger-dump.ts';
-import type { IdempotencyWrite, LedgerRecord, RecordInput, Resolution } from './records.ts';
+import { decodeRecord, encodeRecord, type IdempotencyWrite, type LedgerRecord, type RecordInput, type Resolution } from './records.ts';
 import { SegmentLog, type Location } from './segment-log.ts';
 import { idemKey, LedgerState, type Account, type ApiKey, type Hold } from './state.ts';
 import {
@@ -89,7 +89,7 @@ export class FileLedger implements CreditLedger {
   private write(input: RecordInput, at = this.timestamp()): { record: LedgerRecord; durable: Promise<void> } {
     if (this.closed) throw new LedgerError('invalid', 'ledger is closed');
     const record = { ...input, seq: this.state.lastSeq + 1, at } as LedgerRecord;
-    const payload = Buffer.from(JSON.stringify(record), 'utf8');
+    const payload = encodeRecord(record);
     // Apply first (it validates invariants and may throw, before anything is queued), then queue
     // at the location the apply indexed. Both are synchronous: nothing can interleave.
     const { durable } = this.log.append(payload, (loc: Location) => this.state.apply(record, loc));
@@ -134,12 +134,12 @@ export class FileLedger implements CreditLedger {
     return { ...k };
   }
 
-  async topup(account: string, amountMicro: number, note: string | null = null): Promise<Balance> {
+  async topup(account: string, amountMicro: Micro, note: string | null = null): Promise<Balance> {
     const a = this.mustAccount(account);
     assertMicro(amountMicro, 'top-up');
     if (amountMicro === 0) throw new LedgerError('invalid', 'top-up must be positive');
-    await this.write({ t: 'topup', id: newId('top'), account, amount: amountMicro, note, balanceAfter: a.balanceMicro + amountMicro })
-      .durable;
+    const balanceAfterMicro = addMicro(a.balanceMicro, amountMicro);
+    await this.write({ t: 'topup', id: newId('top'), account, amountMicro, note, balanceAfterMicro }).durable;
     return this.balanceNow(account);
   }
 
@@ -147,17 +147,25 @@ export class FileLedger implements CreditLedger {
   async hold(p: HoldInput): Promise<HoldResult> {
     const a = this.mustAccount(p.account);
     assertMicro(p.amountMicro, 'hold');
-    const availableMicro = a.balanceMicro - a.heldMicro;
+    const availableMicro = subMicro(a.balanceMicro, a.heldMicro);
     if (p.amountMicro > availableMicro) return { ok: false, code: 'insufficient_credits', requiredMicro: p.amountMicro, availableMicro };
     const id = newId('hld');
-    const { durable } = this.write({ t: 'hold', id, account: a.id, key: p.key ?? null, amount: p.amountMicro, ref: p.ref, what: p.what });
+    const { durable } = this.write({
+      t: 'hold',
+      id,
+      account: a.id,
+      key: p.key ?? null,
+      amountMicro: p.amountMicro,
+      ref: p.ref,
+      what: p.what,
+    });
     const hold = { ...this.state.holds.get(id)! };
     await durable;
-    return { ok: true, hold, availableMicro: a.balanceMicro - a.heldMicro };
+    return { ok: true, hold, availableMicro: subMicro(a.balanceMicro, a.heldMicro) };
   }
 
   /** Charge `chargeMicro` (0..hold) and release the rest. With `idem`, the response is stored with it, atomically. */
-  async settle(holdId: string, chargeMicro: number, idem?: IdempotencyWrite): Promise<Balance & { chargedMicro: number }> {
+  async settle(holdId: string, chargeMicro: Micro, idem?: IdempotencyWrite): Promise<Balance & { chargedMicro: Micro }> {
     const h = this.state.holds.get(holdId);
     try {
       if (!h) this.mustOpenHold(holdId);
@@ -168,9 +176,9 @@ export class FileLedger implements CreditLedger {
       await this.write({
         t: 'settle',
         hold: holdId,
-        amount: chargeMicro,
+        amountMicro: chargeMicro,
         ...(idem ? { idem } : {}),
-        ...this.resolution(h!, a.balanceMicro - chargeMicro),
+        ...this.resolution(h!, subMicro(a.balanceMicro, chargeMicro)),
       }).durable;
       return { ...this.balanceNow(a.id), chargedMicro: chargeMicro };
     } finally {
@@ -187,8 +195,8 @@ export class FileLedger implements CreditLedger {
     return this.balanceNow(a.id);
   }
 
-  private resolution(h: Hold, balanceAfter: number): Resolution {
-    return { account: h.account, key: h.key, held: h.amountMicro, ref: h.ref, what: h.what, balanceAfter };
+  private resolution(h: Hold, balanceAfterMicro: Micro): Resolution {
+    return { account: h.account, key: h.key, heldMicro: h.amountMicro, ref: h.ref, what: h.what, balanceAfterMicro };
   }
 
   // ---- idempotency (Stripe / IETF Idempotency-Key semantics) ---------------------------------
@@ -201,7 +209,7 @@ export class FileLedger implements CreditLedger {
     const e = this.state.idempotency.get(k);
     if (e && Date.parse(e.at) >= this.opts.now().getTime() - this.opts.idempotencyTtlMs) {
       if (e.bodyHash !== bodyHash) return { kind: 'conflict' };
-      const rec = JSON.parse(this.log.read(e.location).toString('utf8')) as Extract<LedgerRecord, { t: 'settle' }>;
+      const rec = decodeRecord(this.log.read(e.location)) as Extract<LedgerRecord, { t: 'settle' }>;
       return { kind: 'replay', response: rec.idem!.response };
     }
     this.inFlight.add(k);
@@ -221,7 +229,7 @@ export class FileLedger implements CreditLedger {
 
   private balanceNow(account: string): Balance {
     const a = this.mustAccount(account);
-    return { balanceMicro: a.balanceMicro, heldMicro: a.heldMicro, availableMicro: a.balanceMicro - a.heldMicro };
+    return { balanceMicro: a.balanceMicro, heldMicro: a.heldMicro, availableMicro: subMicro(a.balanceMicro, a.heldMicro) };
   }
 
   async getAccount(account: string): Promise<AccountView | null> {
@@ -229,7 +237,7 @@ export class FileLedger implements CreditLedger {
     if (!a) return null;
     const keys = [...this.state.keys.values()].filter((k) => k.account === account).map((k) => ({ ...k }));
     const openHolds = [...this.state.holds.values()].filter((h) => h.account === account).length;
-    return { ...a, availableMicro: a.balanceMicro - a.heldMicro, keys, openHolds };
+    return { ...a, availableMicro: subMicro(a.balanceMicro, a.heldMicro), keys, openHolds };
   }
 
   /** The key a secret belongs to (revoked keys included: the caller decides). */
@@ -263,18 +271,19 @@ export class FileLedger implements CreditLedger {
           t: 'topup',
           id: e.ref ?? newId('top'),
           account: e.account,
-          amount: e.amountMicro,
+          amountMicro: e.amountMicro,
           note: e.what,
-          balanceAfter: e.balanceAfterMicro,
+          balanceAfterMicro: e.balanceAfterMicro,
         };
         write(r as RecordInput, e.at);
         continue;
       }
-      const hold = { id: newId('hld'), account: e.account, key: e.keyId, amount: e.heldMicro!, ref: e.ref ?? '', what: e.what ?? '' };
+      const hold = { id: newId('hld'), account: e.account, key: e.keyId, amountMicro: e.heldMicro!, ref: e.ref ?? '', what: e.what ?? '' };
       write({ t: 'hold', ...hold }, e.at);
-      const resolution = { hold: hold.id, account: e.account, key: e.keyId, held: hold.amount, ref: hold.ref, what: hold.what };
-      if (e.type === 'settlement') write({ t: 'settle', amount: e.amountMicro, balanceAfter: e.balanceAfterMicro, ...resolution }, e.at);
-      else write({ t: 'release', reason: e.reason ?? 'refund', balanceAfter: e.balanceAfterMicro, ...resolution }, e.at);
+      const resolution = { hold: hold.id, account: e.account, key: e.keyId, heldMicro: hold.amountMicro, ref: hold.ref, what: hold.what };
+      if (e.type === 'settlement')
+        write({ t: 'settle', amountMicro: e.amountMicro, balanceAfterMicro: e.balanceAfterMicro, ...resolution }, e.at);
+      else write({ t: 'release', reason: e.reason ?? 'refund', balanceAfterMicro: e.balanceAfterMicro, ...resolution }, e.at);
     }
     for (const k of d.keys) if (k.revokedAt) write({ t: 'revoke', key: k.id }, k.revokedAt);
     await Promise.all(durable);
@@ -318,17 +327,17 @@ export class FileLedger implements CreditLedger {
   }
 
   private usageEntry(loc: Location): UsageEntry {
-    const r = JSON.parse(this.log.read(loc).toString('utf8')) as LedgerRecord;
+    const r = decodeRecord(this.log.read(loc));
     const base = { id: `u_${r.seq}`, at: r.at };
     if (r.t === 'topup') {
       return {
         ...base,
         type: 'topup',
-        credits: toCredits(r.amount),
+        credits: toCredits(r.amountMicro),
         held: null,
         charged: null,
         released: null,
-        balanceAfter: toCredits(r.balanceAfter),
+        balanceAfter: toCredits(r.balanceAfterMicro),
         keyId: null,
         ref: r.id,
         what: r.note,
@@ -336,15 +345,15 @@ export class FileLedger implements CreditLedger {
       };
     }
     if (r.t === 'settle' || r.t === 'release') {
-      const charged = r.t === 'settle' ? r.amount : 0;
+      const chargedMicro = r.t === 'settle' ? r.amountMicro : ZERO_MICRO;
       return {
         ...base,
         type: r.t === 'settle' ? 'settlement' : 'refund',
-        credits: toCredits(charged),
-        held: toCredits(r.held),
-        charged: toCredits(charged),
-        released: toCredits(r.held - charged),
-        balanceAfter: toCredits(r.balanceAfter),
+        credits: toCredits(chargedMicro),
+        held: toCredits(r.heldMicro),
+        charged: toCredits(chargedMicro),
+        released: toCredits(subMicro(r.heldMicro, chargedMicro)),
+        balanceAfter: toCredits(r.balanceAfterMicro),
         keyId: r.key,
         ref: r.ref,
         what: r.what,

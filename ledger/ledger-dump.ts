@@ -8,7 +8,7 @@
 // (a cut file is refused).
 import fs from 'node:fs/promises';
 import { LedgerError, type CreditLedger, type UsageEntry } from './credit-ledger.ts';
-import { toMicro } from './money.ts';
+import { addMicro, subMicro, toMicro, ZERO_MICRO, type Micro } from './money.ts';
 import type { ApiKey } from './state.ts';
 
 export const DUMP_VERSION = 1;
@@ -19,7 +19,7 @@ export interface DumpAccount {
   name: string;
   createdAt: string;
   /** Top-ups minus settlements (micro-credits); the last entry's balanceAfter. */
-  balanceMicro: number;
+  balanceMicro: Micro;
 }
 /** A key as the ledger keeps it (`hash`: SHA-256 of the secret, hex; never the secret). */
 export interface DumpKey extends ApiKey {
@@ -31,10 +31,10 @@ export interface DumpEntry {
   type: UsageEntry['type'];
   keyId: string | null;
   /** Added (top-up), charged (settlement), 0 (refund); micro-credits. */
-  amountMicro: number;
+  amountMicro: Micro;
   /** The hold a settlement or refund resolved (null for a top-up). */
-  heldMicro: number | null;
-  balanceAfterMicro: number;
+  heldMicro: Micro | null;
+  balanceAfterMicro: Micro;
   /** Top-up: its id; else the request's ref. */
   ref: string | null;
   /** Top-up: its note; else what the hold paid for. */
@@ -88,7 +88,7 @@ export async function exportLedger(ledger: CreditLedger, file: string): Promise<
         cursor = page.nextCursor;
       } while (cursor);
       entries.reverse();
-      const balanceMicro = entries.length ? toMicro(entries.at(-1)!.balanceAfter) : 0;
+      const balanceMicro = entries.length ? toMicro(entries.at(-1)!.balanceAfter) : ZERO_MICRO;
       await line({ t: 'account', id, name: a.name, createdAt: a.createdAt, balanceMicro } satisfies DumpAccount);
       for (const k of a.keys) await line({ t: 'key', ...k } satisfies DumpKey);
       for (const e of entries) await line(dumpEntry(id, e));
@@ -159,16 +159,16 @@ export async function readDump(file: string): Promise<LedgerDump> {
   return dump;
 }
 
-const isMicro = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+const isMicro = (n: unknown): n is Micro => Number.isSafeInteger(n) && (n as number) >= 0;
 
 /** Every balance follows from the entries; ids unique; keys on known accounts. */
 export function checkDump(d: LedgerDump): void {
-  const balances = new Map<string, number>();
+  const balances = new Map<string, Micro>();
   for (const a of d.accounts) {
     if (typeof a.id !== 'string' || !a.id || typeof a.name !== 'string' || !isMicro(a.balanceMicro))
       throw new DumpError(`account ${a.id}: malformed`);
     if (balances.has(a.id)) throw new DumpError(`account ${a.id} twice`);
-    balances.set(a.id, 0);
+    balances.set(a.id, ZERO_MICRO);
   }
   const keyIds = new Set<string>();
   const hashes = new Set<string>();
@@ -184,12 +184,12 @@ export function checkDump(d: LedgerDump): void {
     if (before === undefined) throw new DumpError(`entry of unknown account ${e.account}`);
     if (!isMicro(e.amountMicro) || !isMicro(e.balanceAfterMicro))
       throw new DumpError(`entry of ${e.account} at ${e.at}: malformed amounts`);
-    let after: number;
-    if (e.type === 'topup') after = before + e.amountMicro;
+    let after: Micro;
+    if (e.type === 'topup') after = addMicro(before, e.amountMicro);
     else if (e.type === 'settlement' || e.type === 'refund') {
       if (!isMicro(e.heldMicro) || e.amountMicro > e.heldMicro || (e.type === 'refund' && e.amountMicro !== 0))
         throw new DumpError(`entry of ${e.account} at ${e.at}: a charge beyond its hold`);
-      after = before - e.amountMicro;
+      after = subMicro(before, e.amountMicro);
     } else throw new DumpError(`entry of ${e.account}: unknown type ${JSON.stringify(e.type)}`);
     if (after !== e.balanceAfterMicro || after < 0)
       throw new DumpError(`entry of ${e.account} at ${e.at}: balance ${e.balanceAfterMicro} does not follow (${after})`);

@@ -4,7 +4,7 @@
 // the records after the checkpoint through the same `apply` live writes use. The ledger then
 // releases every hold still open (Ledger.open): their requests died with the process.
 import { loadCheckpoint } from './checkpoint.ts';
-import type { LedgerRecord } from './records.ts';
+import { decodeRecord } from './records.ts';
 import { SegmentLog, type TornTail } from './segment-log.ts';
 import { LedgerState } from './state.ts';
 
@@ -30,14 +30,14 @@ export async function recoverLog(
   // copied around) is not trusted: replay the whole log instead.
   const first = opened.records[0];
   const misaligned = first
-    ? JSON.parse(first.payload.toString('utf8')).seq !== state.lastSeq + 1
+    ? decodeRecord(first.payload).seq !== state.lastSeq + 1
     : opened.log.nextLocation() < (fromCheckpoint ? cp.location : 0);
   if (fromCheckpoint && misaligned) {
     await opened.log.close();
     state = new LedgerState();
     opened = await SegmentLog.open(dir, options, 0);
   }
-  for (const r of opened.records) state.apply(JSON.parse(r.payload.toString('utf8')) as LedgerRecord, r.location);
+  for (const r of opened.records) state.apply(decodeRecord(r.payload), r.location);
   const report: RecoveryReport = {
     ms: 0,
     records: state.lastSeq,

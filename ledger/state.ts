@@ -2,6 +2,7 @@
 // balances, used both live (right after a record is queued) and on replay, so the two can never
 // disagree. It re-checks every invariant and throws on a record that breaks one: on replay that
 // means the log is not a history this code could have written.
+import { addMicro, subMicro, ZERO_MICRO, type Micro } from './money.ts';
 import type { LedgerRecord } from './records.ts';
 import type { Location } from './segment-log.ts';
 
@@ -10,9 +11,9 @@ export interface Account {
   name: string;
   createdAt: string;
   /** Top-ups minus settlements, in micro-credits. */
-  balanceMicro: number;
+  balanceMicro: Micro;
   /** Sum of open holds, in micro-credits; available = balance - held, never negative. */
-  heldMicro: number;
+  heldMicro: Micro;
 }
 
 export interface ApiKey {
@@ -28,7 +29,7 @@ export interface Hold {
   id: string;
   account: string;
   key: string | null;
-  amountMicro: number;
+  amountMicro: Micro;
   ref: string;
   what: string;
   at: string;
@@ -113,7 +114,7 @@ export class LedgerState {
     switch (r.t) {
       case 'account':
         if (this.accounts.has(r.id)) throw new InvariantViolation(`duplicate account ${r.id}`);
-        this.accounts.set(r.id, { id: r.id, name: r.name, createdAt: r.at, balanceMicro: 0, heldMicro: 0 });
+        this.accounts.set(r.id, { id: r.id, name: r.name, createdAt: r.at, balanceMicro: ZERO_MICRO, heldMicro: ZERO_MICRO });
         return null;
       case 'key': {
         this.account(r.account);
@@ -131,31 +132,31 @@ export class LedgerState {
       }
       case 'topup': {
         const a = this.account(r.account);
-        if (!(r.amount > 0)) throw new InvariantViolation(`top-up of ${r.amount}`);
-        this.checkBalance(r.seq, a.balanceMicro + r.amount, r.balanceAfter);
-        a.balanceMicro += r.amount;
+        if (!(r.amountMicro > 0)) throw new InvariantViolation(`top-up of ${r.amountMicro}`);
+        this.checkBalance(r.seq, addMicro(a.balanceMicro, r.amountMicro), r.balanceAfterMicro);
+        a.balanceMicro = addMicro(a.balanceMicro, r.amountMicro);
         this.usage(a.id, null, loc);
         return null;
       }
       case 'hold': {
         const a = this.account(r.account);
         if (this.holds.has(r.id)) throw new InvariantViolation(`duplicate hold ${r.id}`);
-        if (!(r.amount >= 0) || a.balanceMicro - a.heldMicro < r.amount) {
-          throw new InvariantViolation(`hold ${r.id} of ${r.amount} exceeds available ${a.balanceMicro - a.heldMicro}`);
+        if (!(r.amountMicro >= 0) || a.balanceMicro - a.heldMicro < r.amountMicro) {
+          throw new InvariantViolation(`hold ${r.id} of ${r.amountMicro} exceeds available ${a.balanceMicro - a.heldMicro}`);
         }
-        a.heldMicro += r.amount;
-        this.holds.set(r.id, { id: r.id, account: a.id, key: r.key, amountMicro: r.amount, ref: r.ref, what: r.what, at: r.at });
+        a.heldMicro = addMicro(a.heldMicro, r.amountMicro);
+        this.holds.set(r.id, { id: r.id, account: a.id, key: r.key, amountMicro: r.amountMicro, ref: r.ref, what: r.what, at: r.at });
         return null;
       }
       case 'settle': {
         const h = this.holds.get(r.hold);
         if (!h) throw new InvariantViolation(`settle of hold ${r.hold}, which is not open`);
-        if (!(r.amount >= 0 && r.amount <= h.amountMicro))
-          throw new InvariantViolation(`settle of ${r.amount} on a hold of ${h.amountMicro}`);
+        if (!(r.amountMicro >= 0 && r.amountMicro <= h.amountMicro))
+          throw new InvariantViolation(`settle of ${r.amountMicro} on a hold of ${h.amountMicro}`);
         const a = this.account(h.account);
-        this.checkBalance(r.seq, a.balanceMicro - r.amount, r.balanceAfter);
-        a.heldMicro -= h.amountMicro;
-        a.balanceMicro -= r.amount;
+        this.checkBalance(r.seq, subMicro(a.balanceMicro, r.amountMicro), r.balanceAfterMicro);
+        a.heldMicro = subMicro(a.heldMicro, h.amountMicro);
+        a.balanceMicro = subMicro(a.balanceMicro, r.amountMicro);
         this.holds.delete(h.id);
         this.usage(a.id, h.key, loc);
         if (r.idem) this.idempotency.set(idemKey(a.id, r.idem.key), { bodyHash: r.idem.bodyHash, location: loc, at: r.at });
@@ -165,8 +166,8 @@ export class LedgerState {
         const h = this.holds.get(r.hold);
         if (!h) throw new InvariantViolation(`release of hold ${r.hold}, which is not open`);
         const a = this.account(h.account);
-        this.checkBalance(r.seq, a.balanceMicro, r.balanceAfter);
-        a.heldMicro -= h.amountMicro;
+        this.checkBalance(r.seq, a.balanceMicro, r.balanceAfterMicro);
+        a.heldMicro = subMicro(a.heldMicro, h.amountMicro);
         this.holds.delete(h.id);
         this.usage(a.id, h.key, loc);
         return h;
@@ -174,7 +175,7 @@ export class LedgerState {
     }
   }
 
-  private checkBalance(seq: number, balance: number, recorded: number): void {
+  private checkBalance(seq: number, balance: Micro, recorded: Micro): void {
     if (balance !== recorded) throw new InvariantViolation(`record ${seq}: balance ${balance} but the record says ${recorded}`);
   }
 }

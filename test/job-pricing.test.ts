@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WINDOW_KEYS } from '../core/windows.ts';
-import { toCredits, toMicro } from '../ledger/money.ts';
+import { asMicro, toCredits, toMicro, type Micro } from '../ledger/money.ts';
 import { cacheKey, expiryOf, JobCache, normaliseQuery } from '../serve/jobs/job-cache.ts';
 import {
   chargeFor,
@@ -15,7 +15,7 @@ import {
   tierOf,
 } from '../serve/jobs/job-request.ts';
 
-const credits = (micro: number) => toCredits(micro);
+const credits = (micro: Micro) => toCredits(micro);
 
 test('prices and limits', () => {
   const r = (body: object) => parseJobRequest({ query: 'q', ...body });
@@ -78,7 +78,7 @@ test('cache windows: records 15 min and insights 1 h rolling; patterns and stats
   const cache = new JobCache(() => now);
   const put = (kind: 'records' | 'insights' | 'patterns' | 'stats') => {
     const key = cacheKey(parseJobRequest({ kind, query: 'Coffee  News' }), 'g1');
-    cache.put({ key, kind, jobId: `job_${kind}`, payer: 'a', chargedMicro: 1, delivered: 1 });
+    cache.put({ key, kind, jobId: `job_${kind}`, payer: 'a', chargedMicro: asMicro(1), delivered: 1 });
     return key;
   };
   const rec = put('records');

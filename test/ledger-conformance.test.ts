@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LedgerError, type CreditLedger } from '../ledger/credit-ledger.ts';
 import { FileLedger } from '../ledger/file-ledger.ts';
-import { toMicro } from '../ledger/money.ts';
+import { asMicro, toMicro } from '../ledger/money.ts';
 import { PgLedger } from '../ledger/postgres/pg-ledger.ts';
 import { rejects } from './helpers/assert.ts';
 import { database, stopPostgres } from './helpers/postgres.ts';
@@ -89,11 +89,11 @@ for (const backend of backends) {
     await rejects(() => l.settle(h.ok ? h.hold.id : '', C('0.3')), /exceeds the hold/);
     // Still open after the refused settlement: it can be settled within its amount.
     assert.is((await l.settle(h.ok ? h.hold.id : '', C('0.2'))).chargedMicro, C('0.2'));
-    await rejects(() => l.topup(acc.id, 1.5), /integer amount/);
-    await rejects(() => l.topup(acc.id, 0), /must be positive/);
-    await rejects(() => l.hold({ account: acc.id, amountMicro: -1, ref: 'r', what: 'x' }), /integer amount/);
-    await rejects(() => l.topup('acc_nope', 1), /no account/);
-    await rejects(() => l.hold({ account: 'acc_nope', amountMicro: 1, ref: 'r', what: 'x' }), /no account/);
+    await rejects(() => l.topup(acc.id, asMicro(1.5)), /integer amount/);
+    await rejects(() => l.topup(acc.id, asMicro(0)), /must be positive/);
+    await rejects(() => l.hold({ account: acc.id, amountMicro: asMicro(-1), ref: 'r', what: 'x' }), /integer amount/);
+    await rejects(() => l.topup('acc_nope', asMicro(1)), /no account/);
+    await rejects(() => l.hold({ account: 'acc_nope', amountMicro: asMicro(1), ref: 'r', what: 'x' }), /no account/);
     await rejects(() => l.balance('acc_nope'), /no account/);
     assert.is(await l.getAccount('acc_nope'), null);
     await rejects(() => l.createAccount('  '), /must not be empty/);

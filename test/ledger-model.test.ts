@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FileLedger } from '../ledger/file-ledger.ts';
+import { asMicro } from '../ledger/money.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
 type Cmd =
@@ -41,10 +42,10 @@ test('random operation sequences agree with a reference model, across restarts',
       try {
         for (const c of cmds) {
           if (c.op === 'topup') {
-            await l.topup(accs[c.acc]!, c.amount);
+            await l.topup(accs[c.acc]!, asMicro(c.amount));
             m.balance[c.acc]! += c.amount;
           } else if (c.op === 'hold') {
-            const r = await l.hold({ account: accs[c.acc]!, amountMicro: c.amount, ref: 'r', what: 'w' });
+            const r = await l.hold({ account: accs[c.acc]!, amountMicro: asMicro(c.amount), ref: 'r', what: 'w' });
             const available = m.balance[c.acc]! - m.held[c.acc]!;
             assert.is(r.ok, c.amount <= available, 'hold granted exactly when available covers it');
             if (r.ok) {
@@ -59,7 +60,7 @@ test('random operation sequences agree with a reference model, across restarts',
             const h = id ? m.holds.get(id) : undefined;
             if (!id || !h) {
               if (id) {
-                const again = c.op === 'settle' ? l.settle(id, 0) : l.release(id, 'x');
+                const again = c.op === 'settle' ? l.settle(id, asMicro(0)) : l.release(id, 'x');
                 await again.then(
                   () => assert.unreachable('a resolved hold resolves again'),
                   () => {},
@@ -68,7 +69,7 @@ test('random operation sequences agree with a reference model, across restarts',
               continue;
             }
             const amount = c.op === 'settle' ? Math.floor(h.amount * c.part) : 0;
-            if (c.op === 'settle') await l.settle(id, amount);
+            if (c.op === 'settle') await l.settle(id, asMicro(amount));
             else await l.release(id, 'failed');
             m.held[h.acc]! -= h.amount;
             m.balance[h.acc]! -= amount;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FileLedger } from '../ledger/file-ledger.ts';
-import { toCredits, toMicro } from '../ledger/money.ts';
+import { asMicro, toCredits, toMicro } from '../ledger/money.ts';
 import { LedgerCorruption } from '../ledger/segment-log.ts';
 import { LedgerState } from '../ledger/state.ts';
 import { rejects } from './helpers/assert.ts';
@@ -35,8 +35,8 @@ test('money: decimal strings to micro-credits exactly, and back without float no
   assert.is(toMicro('0.1'), 100_000);
   assert.is(toMicro(0.4), 400_000);
   assert.is(toMicro('45'), 45_000_000);
-  assert.is(toCredits(400_000), 0.4);
-  assert.is(String(toCredits(3 * 10_000)), '0.03');
+  assert.is(toCredits(asMicro(400_000)), 0.4);
+  assert.is(String(toCredits(asMicro(3 * 10_000))), '0.03');
   assert.throws(() => toMicro('0.0000001'), /at most 6 decimals/);
   assert.throws(() => toMicro('1e3'), /at most 6 decimals/);
 });
@@ -161,17 +161,21 @@ test('idempotency: stored responses kept across restarts, forgotten after the TT
 test('a record the state refuses leaves no trace: no sequence gap, no balance change', () => {
   const st = new LedgerState();
   st.apply({ t: 'account', seq: 1, at: 't', id: 'a', name: 'a' }, 0);
-  st.apply({ t: 'topup', seq: 2, at: 't', id: 't1', account: 'a', amount: 5, note: null, balanceAfter: 5 }, 1);
+  st.apply({ t: 'topup', seq: 2, at: 't', id: 't1', account: 'a', amountMicro: asMicro(5), note: null, balanceAfterMicro: asMicro(5) }, 1);
   assert.throws(
-    () => st.apply({ t: 'topup', seq: 3, at: 't', id: 't2', account: 'a', amount: 5, note: null, balanceAfter: 99 }, 2),
+    () =>
+      st.apply(
+        { t: 'topup', seq: 3, at: 't', id: 't2', account: 'a', amountMicro: asMicro(5), note: null, balanceAfterMicro: asMicro(99) },
+        2,
+      ),
     /balance 10 but the record says 99/,
   );
   assert.throws(
-    () => st.apply({ t: 'hold', seq: 3, at: 't', id: 'h', account: 'a', key: null, amount: 6, ref: 'r', what: 'w' }, 2),
+    () => st.apply({ t: 'hold', seq: 3, at: 't', id: 'h', account: 'a', key: null, amountMicro: asMicro(6), ref: 'r', what: 'w' }, 2),
     /exceeds available/,
   );
   assert.equal([st.lastSeq, st.accounts.get('a')!.balanceMicro, st.accounts.get('a')!.heldMicro], [2, 5, 0]);
-  st.apply({ t: 'hold', seq: 3, at: 't', id: 'h', account: 'a', key: null, amount: 5, ref: 'r', what: 'w' }, 2);
+  st.apply({ t: 'hold', seq: 3, at: 't', id: 'h', account: 'a', key: null, amountMicro: asMicro(5), ref: 'r', what: 'w' }, 2);
   assert.is(st.lastSeq, 3);
 });
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { FileLedger } from '../../ledger/file-ledger.ts';
 import { crashTrial } from '../../ledger/verify/crash-trial.ts';
 import { median, runStamp, writeResultsJson, writeResultsSection, thousands } from '../results-file.ts';
+import { toMicro } from '../../ledger/money.ts';
 
 export interface LedgerBenchOptions {
   seconds: number;
@@ -46,15 +47,15 @@ async function recovery(
     // then a full interval of records after it, then no shutdown checkpoint.
     const l = await FileLedger.open({ dir, checkpointEvery: 0 });
     const acc = (await l.createAccount('bench')).id;
-    await l.topup(acc, 1_000_000_000_000);
+    await l.topup(acc, toMicro(1_000_000));
     const fill = async (upTo: number) => {
       let written = l.lastSeq;
       await Promise.all(
         Array.from({ length: 512 }, async (_, w) => {
           for (let i = 0; written < upTo; i++) {
             written += 2;
-            const h = await l.hold({ account: acc, amountMicro: 1_000_000, ref: `w${w}-${i}-${upTo}`, what: 'search' });
-            if (h.ok) await l.settle(h.hold.id, 400_000);
+            const h = await l.hold({ account: acc, amountMicro: toMicro(1), ref: `w${w}-${i}-${upTo}`, what: 'search' });
+            if (h.ok) await l.settle(h.hold.id, toMicro(0.4));
           }
         }),
       );

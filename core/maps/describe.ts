@@ -80,21 +80,21 @@ export function describeFromWords(
   posts: readonly PostWords[],
   textOf: (i: number) => string,
   spelling: readonly PostWords[] = [],
-  engagement: (i: number) => number = () => 0,
+  interactions: (i: number) => number = () => 0,
 ): Description {
   const shown = showLabel(label, countSurfaces([...posts, ...spelling].map((p) => p.surfaces)));
-  const pick = byLabelWords(label, posts, engagement).find((i) => posts[i]!.readable()) ?? -1;
+  const pick = byLabelWords(label, posts, interactions).find((i) => posts[i]!.readable()) ?? -1;
   return { label: shown, summary: summarise(pick >= 0 ? cleanForSummary(textOf(pick)) : shown), pick };
 }
 
 /**
  * Indexes of the posts by how well they stand for the cluster: most of the label's words first,
- * then the more engaged (`engagement(i)`: post i's interactions), then the more central (the earlier).
+ * then the more engaged (`interactions(i)`: post i's likes + comments + shares), then the more central (the earlier).
  */
 export function byLabelWords(
   label: string,
   posts: readonly Pick<PostWords, 'summaryWords'>[],
-  engagement: (i: number) => number = () => 0,
+  interactions: (i: number) => number = () => 0,
 ): number[] {
   const want = new Set(label.split(/[, ]+/));
   const hits = posts.map((p) => {
@@ -102,7 +102,7 @@ export function byLabelWords(
     for (const w of want) if (p.summaryWords.has(w)) n++;
     return n;
   });
-  const engaged = posts.map((_, i) => engagement(i));
+  const engaged = posts.map((_, i) => interactions(i));
   return hits.map((_, i) => i).sort((a, b) => hits[b]! - hits[a]! || engaged[b]! - engaged[a]! || a - b);
 }
 

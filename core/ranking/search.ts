@@ -198,7 +198,7 @@ export function fuse(
   const halfLife = recencyHalfLifeDays(p.window);
   const rrf = new Float64Array(n);
   const recency = new Float64Array(n);
-  const engagement = new Float64Array(n);
+  const engagementScore = new Float64Array(n);
   const ranking = new Float64Array(n);
   for (let s = 0; s < n; s++) {
     const row = rows[s]!;
@@ -207,12 +207,12 @@ export function fuse(
     rrf[s] = (lr ? 1 / (RANKING.rrfK + lr) : 0) + (vr ? plan.vectorWeight / (RANKING.rrfK + vr) : 0);
     const ageDays = Math.max(0, (index.asOf - index.publishedAt[row]!) / DAY_MS);
     recency[s] = Math.pow(0.5, ageDays / halfLife);
-    engagement[s] =
+    engagementScore[s] =
       index.maxWeightedEngagementLog > 0
         ? Math.log1p(weightedEngagement(index.likes[row]!, index.comments[row]!, index.shares[row]!)) / index.maxWeightedEngagementLog
         : 0;
     ranking[s] =
-      RANKING.blend.relevance * relevanceOf(rrf[s]!) + RANKING.blend.recency * recency[s]! + RANKING.blend.engagement * engagement[s]!;
+      RANKING.blend.relevance * relevanceOf(rrf[s]!) + RANKING.blend.recency * recency[s]! + RANKING.blend.engagement * engagementScore[s]!;
   }
   // uuids are decoded for exact ties only (a few hundred candidates each time otherwise).
   const uuids = new Map<number, string>();
@@ -252,7 +252,7 @@ export function fuse(
       rrfScore: rrf[s]!,
       relevance: relevanceOf(rrf[s]!),
       recencyScore: recency[s]!,
-      engagementScore: engagement[s]!,
+      engagementScore: engagementScore[s]!,
       engagementDepth: interactions > 0 ? (comments + shares) / interactions : 0,
       authorReach: Number.isNaN(followers) || index.maxFollowersLog === 0 ? 0 : Math.log1p(followers) / index.maxFollowersLog,
       exampleRankingScore: ranking[s]!,

@@ -37,7 +37,7 @@ import {
 } from '../credit-ledger.ts';
 import { newId, newSecret } from '../ids.ts';
 import type { LedgerDump } from '../ledger-dump.ts';
-import { assertMicro, toCredits } from '../money.ts';
+import { assertMicro, subMicro, toCredits, ZERO_MICRO, type Micro } from '../money.ts';
 import { Batcher } from './batcher.ts';
 
 export const LEDGER_SCHEMA = 'ledger';
@@ -58,16 +58,16 @@ export interface PgLedgerOptions {
 }
 
 type Op =
-  | { op: 'hold'; id: string; account: string; key: string | null; amount: number; ref: string; what: string }
-  | { op: 'settle'; hold: string; amount: number; idem?: { key: string; bodyHash: string; response: string } }
-  | { op: 'release'; hold: string; amount: 0; reason: string }
-  | { op: 'topup'; id: string; account: string; amount: number; note: string | null };
+  | { op: 'hold'; id: string; account: string; key: string | null; amountMicro: Micro; ref: string; what: string }
+  | { op: 'settle'; hold: string; amountMicro: Micro; idem?: { key: string; bodyHash: string; response: string } }
+  | { op: 'release'; hold: string; amountMicro: typeof ZERO_MICRO; reason: string }
+  | { op: 'topup'; id: string; account: string; amountMicro: Micro; note: string | null };
 
 interface OpResult {
   error: 'insufficient_credits' | 'not_found' | 'hold_not_open' | 'exceeds_hold' | null;
   /** The account's balance and held sum after the operation (before it, when refused for credits). */
-  balance: number;
-  held: number;
+  balanceMicro: Micro;
+  heldMicro: Micro;
   at: Date;
 }
 
@@ -76,12 +76,12 @@ function applyArgs(ops: Op[], replica: string): unknown[] {
   const n = ops.length;
   const col = () => new Array<string | null>(n).fill(null);
   const [kinds, ids, accts, keys, refs, whats, notes, ikeys, ihashes, iresps] = Array.from({ length: 10 }, col);
-  const amounts = new Array<number>(n);
+  const amounts = new Array<Micro>(n);
   const accounts = new Set<string>();
   const holds: string[] = [];
   ops.forEach((op, i) => {
     kinds![i] = op.op;
-    amounts[i] = op.amount;
+    amounts[i] = op.amountMicro;
     if (op.op === 'hold' || op.op === 'topup') {
       ids![i] = op.id;
       accts![i] = op.account;
@@ -102,20 +102,20 @@ interface EntryRow {
   seq: number;
   type: UsageEntry['type'];
   key_id: string | null;
-  amount_micro: number;
-  held_micro: number | null;
+  amount_micro: Micro;
+  held_micro: Micro | null;
   ref: string | null;
   what: string | null;
   reason: string | null;
-  balance_after: number;
+  balance_after: Micro;
   at: Date;
 }
 
 const iso = (t: Date | string) => new Date(t).toISOString();
-const balanceOf = (r: { balance: number; held: number }): Balance => ({
-  balanceMicro: r.balance,
-  heldMicro: r.held,
-  availableMicro: r.balance - r.held,
+const balanceOf = (r: { balanceMicro: Micro; heldMicro: Micro }): Balance => ({
+  balanceMicro: r.balanceMicro,
+  heldMicro: r.heldMicro,
+  availableMicro: subMicro(r.balanceMicro, r.heldMicro),
 });
 
 export class PgLedger implements CreditLedger {
@@ -166,18 +166,18 @@ export class PgLedger implements CreditLedger {
 
   private async commit(ops: Op[]): Promise<OpResult[]> {
     try {
-      const { rows } = await this.pool.query<{ errors: OpResult['error'][]; balances: number[]; helds: number[]; stamp: Date }>(
+      const { rows } = await this.pool.query<{ errors: OpResult['error'][]; balances: Micro[]; helds: Micro[]; stamp: Date }>(
         'SELECT * FROM ledger.apply($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
         applyArgs(ops, this.replicaId),
       );
       const r = rows[0]!;
-      return ops.map((_, i) => ({ error: r.errors[i]!, balance: r.balances[i]!, held: r.helds[i]!, at: r.stamp }));
+      return ops.map((_, i) => ({ error: r.errors[i]!, balanceMicro: r.balances[i]!, heldMicro: r.helds[i]!, at: r.stamp }));
     } catch (err) {
       // The batch may or may not have committed (a connection lost after COMMIT was sent): a hold
       // the caller will never use would stay open under this live replica, so release each now
       // (a no-op for one that was never written).
       for (const op of ops)
-        if (op.op === 'hold') void this.apply({ op: 'release', hold: op.id, amount: 0, reason: 'uncertain' }).catch(() => {});
+        if (op.op === 'hold') void this.apply({ op: 'release', hold: op.id, amountMicro: ZERO_MICRO, reason: 'uncertain' }).catch(() => {});
       throw err;
     }
   }
@@ -195,10 +195,10 @@ export class PgLedger implements CreditLedger {
     throw new LedgerError('invalid', `ledger refused the operation on ${what}: ${r.error}`);
   }
 
-  async topup(account: string, amountMicro: number, note: string | null = null): Promise<Balance> {
+  async topup(account: string, amountMicro: Micro, note: string | null = null): Promise<Balance> {
     assertMicro(amountMicro, 'top-up');
     if (amountMicro === 0) throw new LedgerError('invalid', 'top-up must be positive');
-    const r = await this.apply({ op: 'topup', id: newId('top'), account, amount: amountMicro, note });
+    const r = await this.apply({ op: 'topup', id: newId('top'), account, amountMicro, note });
     if (r.error) PgLedger.failure(r, account);
     return balanceOf(r);
   }
@@ -207,20 +207,25 @@ export class PgLedger implements CreditLedger {
     assertMicro(p.amountMicro, 'hold');
     const id = newId('hld');
     const key = p.key ?? null;
-    const r = await this.apply({ op: 'hold', id, account: p.account, key, amount: p.amountMicro, ref: p.ref, what: p.what });
+    const r = await this.apply({ op: 'hold', id, account: p.account, key, amountMicro: p.amountMicro, ref: p.ref, what: p.what });
     if (r.error === 'insufficient_credits')
-      return { ok: false, code: 'insufficient_credits', requiredMicro: p.amountMicro, availableMicro: r.balance - r.held };
+      return {
+        ok: false,
+        code: 'insufficient_credits',
+        requiredMicro: p.amountMicro,
+        availableMicro: subMicro(r.balanceMicro, r.heldMicro),
+      };
     if (r.error) PgLedger.failure(r, p.account);
     const hold: Hold = { id, account: p.account, key, amountMicro: p.amountMicro, ref: p.ref, what: p.what, at: iso(r.at) };
-    return { ok: true, hold, availableMicro: r.balance - r.held };
+    return { ok: true, hold, availableMicro: subMicro(r.balanceMicro, r.heldMicro) };
   }
 
-  async settle(holdId: string, chargeMicro: number, idem?: IdempotencyWrite): Promise<Balance & { chargedMicro: number }> {
+  async settle(holdId: string, chargeMicro: Micro, idem?: IdempotencyWrite): Promise<Balance & { chargedMicro: Micro }> {
     assertMicro(chargeMicro, 'settlement');
     const r = await this.apply({
       op: 'settle',
       hold: holdId,
-      amount: chargeMicro,
+      amountMicro: chargeMicro,
       ...(idem ? { idem: { key: idem.key, bodyHash: idem.bodyHash, response: JSON.stringify(idem.response) } } : {}),
     });
     if (r.error) PgLedger.failure(r, holdId);
@@ -228,7 +233,7 @@ export class PgLedger implements CreditLedger {
   }
 
   async release(holdId: string, reason: string): Promise<Balance> {
-    const r = await this.apply({ op: 'release', hold: holdId, amount: 0, reason });
+    const r = await this.apply({ op: 'release', hold: holdId, amountMicro: ZERO_MICRO, reason });
     if (r.error) PgLedger.failure(r, holdId);
     return balanceOf(r);
   }
@@ -242,7 +247,7 @@ export class PgLedger implements CreditLedger {
       [newId('acc'), name.trim()],
     );
     const a = rows[0]!;
-    return { id: a.id, name: a.name, createdAt: iso(a.created_at), balanceMicro: 0, heldMicro: 0 };
+    return { id: a.id, name: a.name, createdAt: iso(a.created_at), balanceMicro: ZERO_MICRO, heldMicro: ZERO_MICRO };
   }
 
   async createKey(account: string, name = 'default'): Promise<{ key: ApiKey; secret: string }> {
@@ -310,8 +315,8 @@ export class PgLedger implements CreditLedger {
   // ---- reads ---------------------------------------------------------------------------------
 
   async balance(account: string): Promise<Balance> {
-    const { rows } = await this.pool.query<{ balance: number; held: number }>(
-      'SELECT balance_micro AS balance, held_micro AS held FROM ledger.accounts WHERE id = $1',
+    const { rows } = await this.pool.query<{ balanceMicro: Micro; heldMicro: Micro }>(
+      'SELECT balance_micro AS "balanceMicro", held_micro AS "heldMicro" FROM ledger.accounts WHERE id = $1',
       [account],
     );
     if (!rows[0]) throw new LedgerError('not_found', `no account ${account}`);
@@ -323,11 +328,11 @@ export class PgLedger implements CreditLedger {
       id: string;
       name: string;
       created_at: Date;
-      balance: number;
-      held: number;
+      balance_micro: Micro;
+      held_micro: Micro;
       open_holds: number;
     }>(
-      `SELECT id, name, created_at, balance_micro AS balance, held_micro AS held,
+      `SELECT id, name, created_at, balance_micro, held_micro,
               (SELECT count(*) FROM ledger.holds h WHERE h.account_id = a.id) AS open_holds
        FROM ledger.accounts a WHERE id = $1`,
       [account],
@@ -341,9 +346,9 @@ export class PgLedger implements CreditLedger {
       id: a.id,
       name: a.name,
       createdAt: iso(a.created_at),
-      balanceMicro: a.balance,
-      heldMicro: a.held,
-      availableMicro: a.balance - a.held,
+      balanceMicro: a.balance_micro,
+      heldMicro: a.held_micro,
+      availableMicro: subMicro(a.balance_micro, a.held_micro),
       keys: keys.rows.map(keyOf),
       openHolds: a.open_holds,
     };
@@ -354,7 +359,7 @@ export class PgLedger implements CreditLedger {
       id: string;
       account_id: string;
       key_id: string | null;
-      amount_micro: number;
+      amount_micro: Micro;
       ref: string;
       what: string;
       at: Date;
@@ -475,7 +480,7 @@ export class PgLedger implements CreditLedger {
     const { rows } = await this.pool.query<{ id: string }>(`SELECT id FROM ledger.holds WHERE replica_id NOT IN (${alive})`, lease);
     let released = 0;
     for (const h of rows) {
-      const r = await this.apply({ op: 'release', hold: h.id, amount: 0, reason: 'lease_expired' });
+      const r = await this.apply({ op: 'release', hold: h.id, amountMicro: ZERO_MICRO, reason: 'lease_expired' });
       if (!r.error) released++;
     }
     await this.pool.query(`DELETE FROM ledger.idempotency WHERE response IS NULL AND replica_id NOT IN (${alive})`, lease);
@@ -501,7 +506,9 @@ export class PgLedger implements CreditLedger {
     await this.reaping;
     try {
       const { rows } = await this.pool.query<{ id: string }>('SELECT id FROM ledger.holds WHERE replica_id = $1', [this.replicaId]);
-      await Promise.all(rows.map((h) => this.apply({ op: 'release', hold: h.id, amount: 0, reason: 'shutdown' }).catch(() => undefined)));
+      await Promise.all(
+        rows.map((h) => this.apply({ op: 'release', hold: h.id, amountMicro: ZERO_MICRO, reason: 'shutdown' }).catch(() => undefined)),
+      );
       await this.pool.query('DELETE FROM ledger.idempotency WHERE response IS NULL AND replica_id = $1', [this.replicaId]);
       await this.pool.query('DELETE FROM ledger.replicas WHERE id = $1', [this.replicaId]);
     } finally {
@@ -539,7 +546,7 @@ function usageEntry(r: EntryRow): UsageEntry {
     credits: toCredits(r.amount_micro),
     held: topup ? null : toCredits(r.held_micro!),
     charged: topup ? null : toCredits(r.amount_micro),
-    released: topup ? null : toCredits(r.held_micro! - r.amount_micro),
+    released: topup ? null : toCredits(subMicro(r.held_micro!, r.amount_micro)),
     balanceAfter: toCredits(r.balance_after),
     keyId: topup ? null : r.key_id,
     ref: r.ref,

@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { scanFrame } from '../frame.ts';
 import { FileLedger } from '../file-ledger.ts';
-import type { LedgerRecord } from '../records.ts';
+import { decodeRecord, type LedgerRecord } from '../records.ts';
+import { toMicro } from '../money.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -35,7 +36,7 @@ export function decodeLog(dir: string): LedgerRecord[] {
     for (let o = 0; ;) {
       const fr = scanFrame(buf, o);
       if (fr.kind !== 'record') break;
-      out.push(JSON.parse(fr.payload.toString('utf8')));
+      out.push(decodeRecord(fr.payload));
       o = fr.next;
     }
   }
@@ -47,7 +48,7 @@ export async function crashTrial(opts: { killAfterAcks: number; concurrency: num
   try {
     const setup = await FileLedger.open({ dir });
     const account = (await setup.createAccount('load')).id;
-    await setup.topup(account, 1_000_000_000);
+    await setup.topup(account, toMicro(1000));
     await setup.close();
 
     const child = spawn(
@@ -86,7 +87,7 @@ export async function crashTrial(opts: { killAfterAcks: number; concurrency: num
     const records = decodeLog(dir);
     const holds = new Set(records.filter((r) => r.t === 'hold').map((r) => (r as { id: string }).id));
     const settles = new Map(
-      records.filter((r) => r.t === 'settle').map((r) => [(r as { hold: string }).hold, (r as { amount: number }).amount]),
+      records.filter((r) => r.t === 'settle').map((r) => [(r as { hold: string }).hold, (r as { amountMicro: number }).amountMicro]),
     );
     const releases = new Set(records.filter((r) => r.t === 'release').map((r) => (r as { hold: string }).hold));
     const topups = new Set(records.filter((r) => r.t === 'topup').map((r) => (r as { note: string | null }).note));
@@ -105,7 +106,7 @@ export async function crashTrial(opts: { killAfterAcks: number; concurrency: num
                 : false;
       if (!present) details.push(`lost: ${line}`);
     }
-    const expected = records.reduce((b, r) => b + (r.t === 'topup' ? r.amount : r.t === 'settle' ? -r.amount : 0), 0);
+    const expected = records.reduce((b, r) => b + (r.t === 'topup' ? r.amountMicro : r.t === 'settle' ? -r.amountMicro : 0), 0);
     const balance = await l.balance(account);
     const result: TrialResult = {
       acked: lines.length,

@@ -10,6 +10,9 @@
 import type { CreditLedger } from '../credit-ledger.ts';
 import { FileLedger } from '../file-ledger.ts';
 import { PgLedger } from '../postgres/pg-ledger.ts';
+import { asMicro, timesMicro, toMicro } from '../money.ts';
+
+const CENT = toMicro('0.01');
 
 const [dir, account, concurrencyArg = '16'] = process.argv.slice(2);
 if (!dir || !account) throw new Error('usage: load-child.ts DIR ACCOUNT [CONCURRENCY]');
@@ -19,7 +22,7 @@ const ledger: CreditLedger = DATABASE_URL
   : await FileLedger.open({ dir, checkpointEvery: 500 });
 if (IDEM_KEY) {
   await ledger.idempotencyBegin(account, IDEM_KEY, 'load-child');
-  const running = await ledger.hold({ account, amountMicro: 10_000, ref: `idem_${IDEM_KEY}`, what: 'load' });
+  const running = await ledger.hold({ account, amountMicro: CENT, ref: `idem_${IDEM_KEY}`, what: 'load' });
   if (!running.ok) throw new Error('load-child: no credit for the request under IDEM_KEY');
   process.stdout.write('BEGUN\n');
 }
@@ -35,11 +38,11 @@ async function worker(w: number): Promise<never> {
   for (;;) {
     const i = n++;
     if (i % 50 === 0) {
-      const amount = 1_000_000 + (i % 7);
+      const amount = asMicro(1_000_000 + (i % 7));
       await ledger.topup(account!, amount, `load-${i}`);
       out.push(`ACK topup load-${i} ${amount}\n`);
     }
-    const amount = 10_000 * (1 + ((i * 7919 + w) % 100));
+    const amount = timesMicro(CENT, 1 + ((i * 7919 + w) % 100));
     const r = await ledger.hold({ account: account!, amountMicro: amount, ref: `req_${i}`, what: 'load' });
     if (!r.ok) continue;
     out.push(`ACK hold ${r.hold.id} ${amount}\n`);
@@ -47,7 +50,7 @@ async function worker(w: number): Promise<never> {
       await ledger.release(r.hold.id, 'failed');
       out.push(`ACK release ${r.hold.id}\n`);
     } else {
-      const charge = Math.floor(amount / (1 + (i % 3)));
+      const charge = asMicro(Math.floor(amount / (1 + (i % 3))));
       await ledger.settle(r.hold.id, charge);
       out.push(`ACK settle ${r.hold.id} ${charge}\n`);
     }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createPool } from '../../core/postgres/pool.ts';
 import { PgLedger } from '../postgres/pg-ledger.ts';
 import { pollUntil } from '../../core/wait-at-most.ts';
+import { toMicro } from '../money.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -76,7 +77,7 @@ export async function pgCrashTrial(o: PgTrialOptions): Promise<PgTrialResult> {
   const replicas: Replica[] = [];
   try {
     const account = (await survivor.createAccount('load')).id;
-    await survivor.topup(account, 1_000_000_000);
+    await survivor.topup(account, toMicro(1000));
     for (let i = 0; i < o.replicas; i++) replicas.push(startReplica(o, account));
     const acked = () => replicas.reduce((a, r) => a + r.lines.length, 0);
     const failed = () => replicas.find((r) => r.lines.at(-1)?.startsWith('EXIT'));

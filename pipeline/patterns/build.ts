@@ -148,7 +148,7 @@ export function buildScope(
     const idx = Array.from(mostCentralFirst(byCluster.get(c)!, cl.similarity));
     const members = idx.map((i) => rows[i]!);
     const similarity = idx.map((i) => cl.similarity[i]!);
-    const { creators, platforms, interactions: engagement } = memberStats(corpus, members);
+    const { creators, platforms, interactions } = memberStats(corpus, members);
 
     // Confidence: how clearly members belong here rather than to the next-nearest pattern, the
     // mean over members of (own - next) / (1 - next), clamped to [0, 1].
@@ -219,7 +219,7 @@ export function buildScope(
       contentCount: members.length,
       creatorCount: creators,
       platformCount: platforms.size,
-      totalEngagement: engagement,
+      totalEngagement: interactions,
       earlyCount: early,
       lateCount: late,
       lateShare: early + late ? late / (early + late) : null,

@@ -3,19 +3,16 @@
 // whole hold on failure. A refused hold is the 402 of docs/api.md; nothing is written for it.
 import type { WindowKey } from '../../core/windows.ts';
 import type { Hold, CreditLedger } from '../../ledger/credit-ledger.ts';
-import { MICRO, toCredits } from '../../ledger/money.ts';
+import { toCredits, type Credits, type Micro } from '../../ledger/money.ts';
 import { HttpError } from '../http/http-error.ts';
-
-/** 0.01 credits per record returned (search, records jobs). */
-export const PER_RECORD_MICRO = MICRO / 100;
 
 export const CREDITS_USED_HEADER = 'X-Service-Credits-Used';
 export const CREDITS_REMAINING_HEADER = 'X-Service-Credits-Remaining';
 
 export interface InsufficientCredits {
   error: 'insufficient_credits';
-  credits_required: number;
-  credits_available: number;
+  credits_required: Credits;
+  credits_available: Credits;
   recommendations: { maxLimitForWindow: number; topUpUrl: string };
   tier: '1' | '2';
   window: WindowKey;
@@ -24,14 +21,14 @@ export interface InsufficientCredits {
 export interface HoldRequest {
   account: string;
   key: string;
-  amountMicro: number;
+  amountMicro: Micro;
   ref: string;
   what: string;
   /** For the 402 body. */
   window: WindowKey;
   tier: '1' | '2';
   /** Largest limit (or depth) the available balance covers, for the 402's recommendation. */
-  maxLimit: (availableMicro: number) => number;
+  maxLimit: (availableMicro: Micro) => number;
   topUpUrl: string;
 }
 
@@ -51,6 +48,6 @@ export async function holdOr402(ledger: CreditLedger, r: HoldRequest): Promise<H
 }
 
 /** The billing headers of a settled call: credits charged, and the account's available balance after it. */
-export function creditHeaders(chargedMicro: number, availableMicro: number): Record<string, string> {
+export function creditHeaders(chargedMicro: Micro, availableMicro: Micro): Record<string, string> {
   return { [CREDITS_USED_HEADER]: String(toCredits(chargedMicro)), [CREDITS_REMAINING_HEADER]: String(toCredits(availableMicro)) };
 }

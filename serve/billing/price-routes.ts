@@ -1,20 +1,19 @@
-// GET /billing/prices (free): what each billed call costs, read off the constants billing holds and
-// settles with, so a client (the dashboard's search page) can show the hold before it runs a call.
+// GET /billing/prices (free): what each billed call costs, read off the price table billing holds
+// and settles with (prices.ts), so a client (the dashboard) can show the hold before it runs a call.
 import Router from '@koa/router';
 import { toCredits } from '../../ledger/money.ts';
-import { PRICE } from '../jobs/job-request.ts';
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../search/search-body.ts';
-import { PER_RECORD_MICRO } from './holds.ts';
+import { PRICES } from './prices.ts';
 
 export function pricesBody() {
   return {
     unit: 'credits',
-    search: { per_record: toCredits(PER_RECORD_MICRO), default_limit: SEARCH_LIMIT_DEFAULT, max_limit: SEARCH_LIMIT_MAX },
+    search: { per_record: toCredits(PRICES.record), default_limit: SEARCH_LIMIT_DEFAULT, max_limit: SEARCH_LIMIT_MAX },
     jobs: {
-      records: { per_record: toCredits(PRICE.record) },
-      insights: { per_record: toCredits(PRICE.insightRecord), include_signals: toCredits(PRICE.signals) },
-      patterns: { per_call: toCredits(PRICE.patterns) },
-      stats: { per_call: toCredits(PRICE.stats) },
+      records: { per_record: toCredits(PRICES.record) },
+      insights: { per_record: toCredits(PRICES.insightRecord), include_signals: toCredits(PRICES.signals) },
+      patterns: { per_call: toCredits(PRICES.patterns) },
+      stats: { per_call: toCredits(PRICES.stats) },
     },
   };
 }

@@ -8,6 +8,8 @@ import { WINDOW_KEYS } from '../../core/windows.ts';
 import { usageQuery } from '../account/account-queries.ts';
 import { deliveriesQuery } from '../alerts/delivery-routes.ts';
 import { LIFECYCLES, watchBodySchema } from '../alerts/watch-schema.ts';
+import { toCredits } from '../../ledger/money.ts';
+import { PRICES } from '../billing/prices.ts';
 import { JOB_KINDS, jobBodySchema } from '../jobs/job-request.ts';
 import {
   narrativeDetailQuery,
@@ -514,7 +516,7 @@ export function openApiDocument(prefix: string): Schema {
     paths: {
       '/search': {
         post: {
-          summary: 'Synchronous hybrid search; 0.01 credits per row returned (hold: limit x 0.01)',
+          summary: `Synchronous hybrid search; ${toCredits(PRICES.record)} credits per row returned (hold: limit x ${toCredits(PRICES.record)})`,
           parameters: [
             {
               name: 'Idempotency-Key',
@@ -550,8 +552,8 @@ export function openApiDocument(prefix: string): Schema {
       '/intelligence/jobs': {
         post: {
           summary:
-            'Submit a job: records 0.01 per row returned, insights 0.015 per record analysed (+1 with ' +
-            'signals), patterns 10, stats 5; held at submit (docs/jobs.md)',
+            `Submit a job: records ${toCredits(PRICES.record)} per row returned, insights ${toCredits(PRICES.insightRecord)} per record analysed ` +
+            `(+${toCredits(PRICES.signals)} with signals), patterns ${toCredits(PRICES.patterns)}, stats ${toCredits(PRICES.stats)}; held at submit (docs/jobs.md)`,
           parameters: [
             {
               name: 'Idempotency-Key',

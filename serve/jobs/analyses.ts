@@ -108,10 +108,10 @@ export async function insightsResult(
   const rows = ranked.map((x) => x.row);
   const n = rows.length;
   const { series, dayOf } = dailySeries(gen, r.window, rows);
-  const engagementByDay = new Float64Array(series.days);
+  const interactionsByDay = new Float64Array(series.days);
   for (const row of rows) {
     const back = Math.floor((index.asOf - index.publishedAt[row]!) / DAY_MS);
-    if (back >= 0 && back < series.days) engagementByDay[series.days - 1 - back]! += gen.members.interactions[row]!;
+    if (back >= 0 && back < series.days) interactionsByDay[series.days - 1 - back]! += gen.members.interactions[row]!;
   }
   const feeling = narrativeSentiment(rows.map((row) => ({ tone: index.enrichment.toneOf(row), moods: index.enrichment.moods.get(row) })));
   const tones = countBy(rows, (row) => index.enrichment.toneOf(row) ?? 'unknown');
@@ -138,7 +138,7 @@ export async function insightsResult(
     tags: topOfLists(rows, (row) => content.tags.get(row), 15, 'tag'),
     top_creators: creatorsOf(gen, rows).slice(0, 10),
     platforms,
-    time_series: Array.from(series.counts, (count, d) => ({ day: dayOf(d), count, engagement: engagementByDay[d]! })),
+    time_series: Array.from(series.counts, (count, d) => ({ day: dayOf(d), count, engagement: interactionsByDay[d]! })),
     ...(r.includeSignals
       ? {
           signals: {

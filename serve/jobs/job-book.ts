@@ -5,6 +5,7 @@
 import { cacheKey, JobCache, type CacheEntry } from './job-cache.ts';
 import type { JobQueue } from './job-queue.ts';
 import { JobStore, type JobRecord } from './job-store.ts';
+import { ZERO_MICRO } from '../../ledger/money.ts';
 
 export interface JobBook {
   /** Open the book; returns the jobs a restart must queue again (queued or running at a stop). */
@@ -40,7 +41,7 @@ export function cacheEntryOf(job: JobRecord): Omit<CacheEntry, 'expiresAt'> {
     kind: job.request.kind,
     jobId: job.jobId,
     payer: job.account,
-    chargedMicro: job.chargedMicro ?? 0,
+    chargedMicro: job.chargedMicro ?? ZERO_MICRO,
     delivered: job.delivered ?? 0,
   };
 }

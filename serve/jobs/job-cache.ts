@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { DAY_MS } from '../../core/windows.ts';
 import type { JobKind, JobRequest } from './job-request.ts';
+import type { Micro } from '../../ledger/money.ts';
 
 export const ROLLING_MS: Partial<Record<JobKind, number>> = { records: 15 * 60_000, insights: 60 * 60_000 };
 
@@ -26,7 +27,7 @@ export interface CacheEntry {
   /** The account that paid for the computation. */
   payer: string;
   /** What the computation was charged (micro-credits): the full price of a re-read. */
-  chargedMicro: number;
+  chargedMicro: Micro;
   delivered: number;
   expiresAt: number;
 }

@@ -1,9 +1,10 @@
 // The POST /intelligence/jobs body (docs/jobs.md), validated strictly, and what each kind
 // costs (docs/api.md, "Billing and limits"): the hold placed at submit, the charge for what was delivered, and the
-// largest limit a balance covers for the 402. Prices in integer micro-credits.
+// largest limit a balance covers for the 402, from the price table (billing/prices.ts).
 import { z } from 'zod';
 import type { WindowKey } from '../../core/windows.ts';
-import { MICRO } from '../../ledger/money.ts';
+import { addMicro, timesMicro, toCredits, ZERO_MICRO, type Micro } from '../../ledger/money.ts';
+import { creditsWord, PRICES } from '../billing/prices.ts';
 import { bodyLimitField, queryTextField, strictBody } from '../http/body-fields.ts';
 import { badRequest } from '../http/http-error.ts';
 import { windowField } from '../http/query.ts';
@@ -11,15 +12,6 @@ import { SEARCH_WINDOW_DEFAULT } from '../search/search-body.ts';
 
 export const JOB_KINDS = ['records', 'insights', 'patterns', 'stats'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
-
-/** Per record: records 0.01, insights 0.015 credits; flat: patterns 10, stats 5; signals +1 (docs/api.md, "Billing and limits"). */
-export const PRICE = {
-  record: MICRO / 100,
-  insightRecord: (15 * MICRO) / 1000,
-  signals: MICRO,
-  patterns: 10 * MICRO,
-  stats: 5 * MICRO,
-} as const;
 
 /** docs/api.md, "Billing and limits": records an insights job with includeSignals must analyse, per window. */
 export const SIGNALS_FLOOR: Record<WindowKey, number> = { '7d': 375, '30d': 750, '90d': 750, all: 1500 };
@@ -44,7 +36,9 @@ export const jobBodySchema = z.strictObject(
     includeSignals: z
       .boolean({ error: 'includeSignals must be a boolean' })
       .optional()
-      .describe('insights only; +1 credit; needs the window floor of records (7d 375, 30d 750, 90d 750, all 1500)'),
+      .describe(
+        `insights only; +${creditsWord(toCredits(PRICES.signals))}; needs the window floor of records (7d 375, 30d 750, 90d 750, all 1500)`,
+      ),
   },
   strictBody('kind, query, limit, window and includeSignals'),
 );
@@ -75,30 +69,23 @@ export function parseJobRequest(body: unknown): JobRequest {
 }
 
 /** the most the job can cost. */
-export function holdAmount(r: JobRequest): number {
-  switch (r.kind) {
-    case 'records':
-      return r.limit * PRICE.record;
-    case 'insights':
-      return r.limit * PRICE.insightRecord + (r.includeSignals ? PRICE.signals : 0);
-    case 'patterns':
-      return PRICE.patterns;
-    case 'stats':
-      return PRICE.stats;
-  }
+export function holdAmount(r: JobRequest): Micro {
+  return chargeFor(r, r.limit, true);
 }
 
-/** the charge for `delivered` records (returned or analysed); flat kinds their fee. */
-export function chargeFor(r: JobRequest, delivered: number): number {
+/** the charge for `delivered` records (returned or analysed); flat kinds their fee. The hold (`atMost`) counts the signals fee even at 0 records. */
+export function chargeFor(r: JobRequest, delivered: number, atMost = false): Micro {
   switch (r.kind) {
     case 'records':
-      return delivered * PRICE.record;
-    case 'insights':
-      return delivered * PRICE.insightRecord + (r.includeSignals && delivered > 0 ? PRICE.signals : 0);
+      return timesMicro(PRICES.record, delivered);
+    case 'insights': {
+      const signals = r.includeSignals && (atMost || delivered > 0) ? PRICES.signals : ZERO_MICRO;
+      return addMicro(timesMicro(PRICES.insightRecord, delivered), signals);
+    }
     case 'patterns':
-      return PRICE.patterns;
+      return PRICES.patterns;
     case 'stats':
-      return PRICE.stats;
+      return PRICES.stats;
   }
 }
 
@@ -110,9 +97,9 @@ export const tierOf = (kind: JobKind): '1' | '2' => (kind === 'insights' ? '2' :
  * cannot cover the window's minimum analysis depth: the window's floor (docs/api.md, "Billing and limits": 7d 375, 30d and
  * 90d 750, all 1,500 records), with or without includeSignals (with it, the signals fee on top).
  */
-export function maxLimitFor(r: JobRequest, available: number): number {
-  if (r.kind === 'records') return Math.min(JOB_LIMIT_MAX, Math.floor(available / PRICE.record));
+export function maxLimitFor(r: JobRequest, available: Micro): number {
+  if (r.kind === 'records') return Math.min(JOB_LIMIT_MAX, Math.floor(available / PRICES.record));
   if (r.kind !== 'insights') return 0;
-  const depth = Math.min(JOB_LIMIT_MAX, Math.floor((available - (r.includeSignals ? PRICE.signals : 0)) / PRICE.insightRecord));
+  const depth = Math.min(JOB_LIMIT_MAX, Math.floor((available - (r.includeSignals ? PRICES.signals : 0)) / PRICES.insightRecord));
   return depth >= SIGNALS_FLOOR[r.window] ? depth : 0;
 }

@@ -12,6 +12,7 @@ import { notFound } from '../http/http-error.ts';
 import { idempotencyKeyHeader, requestHash } from '../http/idempotency-key.ts';
 import { parseJobRequest } from './job-request.ts';
 import type { JobRunner } from './job-runner.ts';
+import { ZERO_MICRO } from '../../ledger/money.ts';
 
 /** A job's view with its result spliced in as it is stored (results can be megabytes: never parsed here). */
 function withResult(view: Record<string, unknown>, result: Buffer): Buffer {
@@ -37,7 +38,7 @@ export function jobsRouter(runner: JobRunner): Router {
     ctx.type = 'application/json; charset=utf-8';
     const view = { ...runner.view(out.job), request_id: ctx.state.requestId as string };
     if (out.status === 200) {
-      ctx.set(creditHeaders(out.job.chargedMicro ?? 0, available));
+      ctx.set(creditHeaders(out.job.chargedMicro ?? ZERO_MICRO, available));
       ctx.body = withResult(view, out.result);
     } else {
       // On a 202 the credits used are the reserved estimate.

@@ -18,7 +18,7 @@ import type { Logger } from '../../core/log.ts';
 import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
 import { TaskPool } from '../../core/workers/task-pool.ts';
 import { LedgerError, type CreditLedger } from '../../ledger/credit-ledger.ts';
-import { toCredits } from '../../ledger/money.ts';
+import { asMicro, toCredits, ZERO_MICRO, type Micro } from '../../ledger/money.ts';
 import { holdOr402 } from '../billing/holds.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { HttpError } from '../http/http-error.ts';
@@ -61,6 +61,9 @@ export type SubmitOutcome = { status: 202; job: JobRecord } | { status: 200; job
 
 /** The ledger's Idempotency-Key of a job's charge: a job is charged once, whichever run settles it. */
 const chargeKey = (job: JobRecord) => `job:${job.jobId}`;
+/** The response stored with that charge: `charged` (micro-credits) is its stored name, kept so charges already in a ledger read back. */
+const chargeResponse = (chargedMicro: Micro) => ({ charged: chargedMicro });
+const chargedOf = (response: unknown): Micro => asMicro((response as { charged: number }).charged);
 
 export class JobRunner {
   readonly book: JobBook;
@@ -90,7 +93,7 @@ export class JobRunner {
   }
 
   /** The account's available balance (micro-credits), for the billing headers. */
-  async available(account: string): Promise<number> {
+  async available(account: string): Promise<Micro> {
     return (await this.d.ledger.balance(account)).availableMicro;
   }
 
@@ -119,7 +122,7 @@ export class JobRunner {
         createdAt: now,
         startedAt: null,
         finishedAt: null,
-        heldMicro: 0,
+        heldMicro: ZERO_MICRO,
         holdId: null,
         chargedMicro: null,
         delivered: null,
@@ -168,12 +171,12 @@ export class JobRunner {
     }
   }
 
-  private hold(job: JobRecord, amount: number, ref: string) {
+  private hold(job: JobRecord, amountMicro: Micro, ref: string) {
     const r = job.request;
     return holdOr402(this.d.ledger, {
       account: job.account,
       key: job.keyId,
-      amountMicro: amount,
+      amountMicro,
       ref,
       what: `job ${r.kind}`,
       window: r.window,
@@ -186,19 +189,19 @@ export class JobRunner {
   /** The cache (docs/jobs.md, "Cache"): the cached result, at full price, or free for the account that paid for a flat-fee kind. */
   private async fromCache(job: JobRecord, hit: CacheEntry, requestId: string, result: Buffer): Promise<SubmitOutcome> {
     const flat = hit.kind === 'patterns' || hit.kind === 'stats';
-    const price = flat && hit.payer === job.account ? 0 : hit.chargedMicro;
-    let charged = 0;
-    if (price > 0) {
-      const hold = await this.hold(job, price, requestId);
-      charged = (await this.d.ledger.settle(hold.id, price, { key: `job:${job.jobId}`, bodyHash: 'job', response: { charged: price } }))
-        .chargedMicro;
+    const priceMicro = flat && hit.payer === job.account ? ZERO_MICRO : hit.chargedMicro;
+    let chargedMicro = ZERO_MICRO;
+    if (priceMicro > 0) {
+      const hold = await this.hold(job, priceMicro, requestId);
+      const idem = { key: chargeKey(job), bodyHash: 'job', response: chargeResponse(priceMicro) };
+      chargedMicro = (await this.d.ledger.settle(hold.id, priceMicro, idem)).chargedMicro;
     }
     Object.assign(job, {
       status: 'succeeded',
       startedAt: job.createdAt,
       finishedAt: new Date().toISOString(),
-      heldMicro: price,
-      chargedMicro: charged,
+      heldMicro: priceMicro,
+      chargedMicro,
       delivered: hit.delivered,
       hasResult: true,
       resultOf: hit.jobId,
@@ -234,7 +237,7 @@ export class JobRunner {
     Object.assign(job, {
       status: 'failed',
       finishedAt: new Date().toISOString(),
-      chargedMicro: 0,
+      chargedMicro: ZERO_MICRO,
       error: { status, error },
     } satisfies Partial<JobRecord>);
     await this.book.save(job);
@@ -306,9 +309,9 @@ export class JobRunner {
   }
 
   /** Hold `amount` for a job whose hold is gone (released at a restart, or by the lease of a dead replica); false when refused (the job failed). */
-  private async holdAgain(job: JobRecord, amount: number): Promise<boolean> {
+  private async holdAgain(job: JobRecord, amountMicro: Micro): Promise<boolean> {
     try {
-      const hold = await this.hold(job, amount, job.jobId);
+      const hold = await this.hold(job, amountMicro, job.jobId);
       job.holdId = hold.id;
       job.heldMicro = hold.amountMicro;
       return true;
@@ -324,27 +327,27 @@ export class JobRunner {
    * run that finds it made (before a crash, or by another replica) only releases its own hold.
    */
   private async settle(job: JobRecord): Promise<void> {
-    const amount = chargeFor(job.request, job.delivered ?? 0);
+    const amountMicro = chargeFor(job.request, job.delivered ?? 0);
     const key = chargeKey(job);
     const check = await this.d.ledger.idempotencyBegin(job.account, key, 'job');
     if (check.kind === 'replay') {
       if (job.holdId) await this.d.ledger.release(job.holdId, 'job charged already').catch(() => undefined);
-      return this.succeed(job, (check.response as { charged: number }).charged);
+      return this.succeed(job, chargedOf(check.response));
     }
     // Another run is charging it right now: this delivery ends; the queue brings the job back.
     if (check.kind === 'in_flight') throw new Error(`job ${job.jobId} is being charged by another run`);
-    const idem = { key, bodyHash: 'job', response: { charged: amount } };
-    let charged: number;
+    const idem = { key, bodyHash: 'job', response: chargeResponse(amountMicro) };
+    let chargedMicro: Micro;
     try {
-      if (!job.holdId && !(await this.holdAgain(job, amount))) return;
+      if (!job.holdId && !(await this.holdAgain(job, amountMicro))) return;
       try {
-        charged = (await this.d.ledger.settle(job.holdId!, amount, idem)).chargedMicro;
+        chargedMicro = (await this.d.ledger.settle(job.holdId!, amountMicro, idem)).chargedMicro;
       } catch (err) {
         if (!(err instanceof LedgerError && err.code === 'hold_not_open')) throw err;
         // Its hold was released under it (the lease of the replica that placed it ran out).
         job.holdId = null;
-        if (!(await this.holdAgain(job, amount))) return;
-        charged = (await this.d.ledger.settle(job.holdId!, amount, idem)).chargedMicro;
+        if (!(await this.holdAgain(job, amountMicro))) return;
+        chargedMicro = (await this.d.ledger.settle(job.holdId!, amountMicro, idem)).chargedMicro;
       }
     } catch (err) {
       await this.d.ledger.idempotencyAbort(job.account, key).catch(() => undefined);
@@ -352,10 +355,10 @@ export class JobRunner {
     }
     job.holdId = null;
     await failpoint('job.after-settle');
-    return this.succeed(job, charged);
+    return this.succeed(job, chargedMicro);
   }
 
-  private async succeed(job: JobRecord, chargedMicro: number): Promise<void> {
+  private async succeed(job: JobRecord, chargedMicro: Micro): Promise<void> {
     // Cached before anyone can see it succeeded: a poll that sees it done and resubmits must hit the cache.
     job.chargedMicro = chargedMicro;
     Object.assign(job, { status: 'succeeded', finishedAt: new Date().toISOString(), holdId: null } satisfies Partial<JobRecord>);

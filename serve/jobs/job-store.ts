@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/durable-fs.ts';
 import type { JobRequest } from './job-request.ts';
+import type { Micro } from '../../ledger/money.ts';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -20,10 +21,10 @@ export interface JobRecord {
   startedAt: string | null;
   finishedAt: string | null;
   /** The hold placed (micro-credits) and its ledger id while open. */
-  heldMicro: number;
+  heldMicro: Micro;
   holdId: string | null;
   /** What the job was charged (micro-credits), once settled. */
-  chargedMicro: number | null;
+  chargedMicro: Micro | null;
   /** Records returned or analysed. */
   delivered: number | null;
   /** The result is in this job's result file (or, for a cache hit, in the one of `resultOf`). */

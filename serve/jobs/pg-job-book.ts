@@ -8,6 +8,7 @@ import { pruneSet, type JobBook } from './job-book.ts';
 import { expiryOf, ROLLING_MS, type CacheEntry } from './job-cache.ts';
 import type { JobQueue } from './job-queue.ts';
 import type { JobRecord } from './job-store.ts';
+import type { Micro } from '../../ledger/money.ts';
 
 export const JOBS_SCHEMA = 'jobs';
 const MIGRATIONS = path.join(import.meta.dirname, 'migrations');
@@ -106,7 +107,7 @@ export class PgJobBook implements JobBook {
       kind: CacheEntry['kind'];
       job_id: string;
       payer: string;
-      charged_micro: number;
+      charged_micro: Micro;
       delivered: number;
       expires_at: Date;
     }>('SELECT kind, job_id, payer, charged_micro, delivered, expires_at FROM jobs.cache WHERE key = $1 AND expires_at > $2', [

@@ -86,13 +86,13 @@ function dailySeries(gen: LoadedGeneration, members: Int32Array, days: number): 
 function countDays(gen: LoadedGeneration, members: Int32Array, days: number): DailyPoint[] {
   const asOf = gen.index.asOf;
   const { enrichment } = gen.index;
-  const counts = Array.from({ length: days }, () => ({ posts: 0, engagement: 0, feelings: new Float64Array(8) }));
+  const counts = Array.from({ length: days }, () => ({ posts: 0, interactions: 0, feelings: new Float64Array(8) }));
   for (const r of members) {
     const back = Math.floor((asOf - gen.index.publishedAt[r]!) / DAY_MS);
     if (back < 0 || back >= days) continue;
     const d = counts[days - 1 - back]!;
     d.posts++;
-    d.engagement += gen.members.interactions[r]!;
+    d.interactions += gen.members.interactions[r]!;
     d.feelings[feelingCode({ tone: enrichment.toneOf(r), moods: enrichment.moods.get(r) })]!++;
   }
   const spikes = spikeDays(counts.map((d) => d.posts));
@@ -101,7 +101,7 @@ function countDays(gen: LoadedGeneration, members: Int32Array, days: number): Da
     return {
       start: new Date(asOf - (days - i) * DAY_MS).toISOString(),
       content_count: d.posts,
-      engagement: d.engagement,
+      engagement: d.interactions,
       spike: spikes[i]!,
       sentiment_score: feeling.score,
       stance: feeling.breakdown.stance,

@@ -8,7 +8,9 @@ import { usageQuery } from '../account/account-queries.ts';
 import { deliveriesQuery, redeliverParams, watchIdField } from '../alerts/delivery-routes.ts';
 import { watchBodySchema } from '../alerts/watch-schema.ts';
 import { idempotencyKeySchema } from '../http/idempotency-key.ts';
-import { jobBodySchema, JOB_LIMIT_MAX } from '../jobs/job-request.ts';
+import { toCredits, timesMicro, type Micro } from '../../ledger/money.ts';
+import { creditsWord, PRICES } from '../billing/prices.ts';
+import { INSIGHTS_DEPTH_DEFAULT, jobBodySchema, JOB_LIMIT_MAX, RECORDS_LIMIT_DEFAULT } from '../jobs/job-request.ts';
 import {
   narrativeDetailQuery,
   narrativeSearchQuery,
@@ -18,7 +20,7 @@ import {
   trendingQuery,
 } from '../maps/map-queries.ts';
 import { relatedNarrativesQuery } from '../maps/related-narratives.ts';
-import { searchBodySchema } from '../search/search-body.ts';
+import { searchBodySchema, SEARCH_LIMIT_DEFAULT } from '../search/search-body.ts';
 
 const idempotencyKey = idempotencyKeySchema
   .optional()
@@ -49,13 +51,20 @@ function withQuery(path: string, q: Record<string, unknown>): string {
 const enc = encodeURIComponent;
 const idem = (key: string | undefined) => (key ? { 'Idempotency-Key': key } : undefined);
 
+// The costs the descriptions state, from the price table (billing/prices.ts) and the default limits.
+const ROW = toCredits(PRICES.record);
+const INSIGHT = toCredits(PRICES.insightRecord);
+const [DEPTH_7D, DEPTH_ELSE] = [INSIGHTS_DEPTH_DEFAULT['7d'], INSIGHTS_DEPTH_DEFAULT['30d']];
+const atMost = (each: Micro, count: number) => toCredits(timesMicro(each, count));
+const thousands = (n: number) => n.toLocaleString('en-US');
+
 export const TOOLS: ToolDef[] = [
   {
     name: 'search',
     description:
       'Hybrid search of the live corpus (POST /search): ranked content rows with their creators ' +
-      'and narratives. COST: 0.01 credits per row returned (the call holds limit x 0.01 first; ' +
-      'default limit 100, so at most 1 credit); an empty answer is free. A search over the time ' +
+      `and narratives. COST: ${ROW} credits per row returned (the call holds limit x ${ROW} first; ` +
+      `default limit ${SEARCH_LIMIT_DEFAULT}, so at most ${creditsWord(atMost(PRICES.record, SEARCH_LIMIT_DEFAULT))}); an empty answer is free. A search over the time ` +
       'budget is handed to an insights job instead (status 202 with jobId).',
     input: searchBodySchema.extend({ idempotencyKey }),
     http: ({ idempotencyKey: key, ...body }) => ({ method: 'POST', path: '/search', body, headers: idem(key) }),
@@ -137,10 +146,10 @@ export const TOOLS: ToolDef[] = [
     name: 'job_submit',
     description:
       `Submit an asynchronous job (POST /intelligence/jobs); poll it with job_get. COSTS: ` +
-      `records 0.01 credits per row returned (limit up to ${JOB_LIMIT_MAX}, default 1000: at ` +
-      `most 10 credits); insights 0.015 per record analysed (default depth 1,500 for 7d, 3,000 ` +
-      `otherwise: at most 22.5 or 45 credits), +1 credit with includeSignals; patterns 10 ` +
-      `credits; stats 5 credits. The most it can cost is held at submit (estimated_cost); a ` +
+      `records ${ROW} credits per row returned (limit up to ${JOB_LIMIT_MAX}, default ${RECORDS_LIMIT_DEFAULT}: at ` +
+      `most ${creditsWord(atMost(PRICES.record, RECORDS_LIMIT_DEFAULT))}); insights ${INSIGHT} per record analysed (default depth ${thousands(DEPTH_7D)} for 7d, ${thousands(DEPTH_ELSE)} ` +
+      `otherwise: at most ${atMost(PRICES.insightRecord, DEPTH_7D)} or ${creditsWord(atMost(PRICES.insightRecord, DEPTH_ELSE))}), +${creditsWord(toCredits(PRICES.signals))} with includeSignals; patterns ` +
+      `${creditsWord(toCredits(PRICES.patterns))}; stats ${creditsWord(toCredits(PRICES.stats))}. The most it can cost is held at submit (estimated_cost); a ` +
       `failed job is refunded. Identical requests are answered from a cache (records 15 min, ` +
       `insights 1 h, at full price; patterns and stats until 00:00 UTC, free for the account ` +
       `that paid).`,

@@ -6,22 +6,22 @@
 // replica's holds together, the same on each replica).
 import { Counter, type Registry } from 'prom-client';
 import { LedgerError, type CreditLedger } from '../../ledger/credit-ledger.ts';
-import { toCredits } from '../../ledger/money.ts';
+import { addMicro, subMicro, toCredits, ZERO_MICRO, type Micro } from '../../ledger/money.ts';
 import { mirroredCounter, scrapedGauge } from './scraped.ts';
 
 /** Sums of money in integer micro-credits, as the ledger keeps it; shown in credits at the scrape, so no float error adds up. */
 interface Sums {
-  held: number;
-  charged: number;
-  refund: number;
-  unused: number;
+  heldMicro: Micro;
+  chargedMicro: Micro;
+  refundMicro: Micro;
+  unusedMicro: Micro;
 }
 
 export class CreditMetrics {
   private readonly holds: Counter<'outcome'>;
-  private readonly micro: Sums = { held: 0, charged: 0, refund: 0, unused: 0 };
+  private readonly sums: Sums = { heldMicro: ZERO_MICRO, chargedMicro: ZERO_MICRO, refundMicro: ZERO_MICRO, unusedMicro: ZERO_MICRO };
   /** Amounts of the holds placed through this process and not yet resolved, to know what a settle released. */
-  private readonly open = new Map<string, number>();
+  private readonly open = new Map<string, Micro>();
 
   constructor(private readonly registry: Registry) {
     this.holds = new Counter({
@@ -31,9 +31,9 @@ export class CreditMetrics {
       registers: [registry],
     });
     for (const outcome of ['placed', 'refused']) this.holds.inc({ outcome }, 0);
-    const sums = this.micro;
-    mirroredCounter(registry, 'ci_credits_held_total', 'Credits placed on hold before work', () => toCredits(sums.held));
-    mirroredCounter(registry, 'ci_credits_charged_total', 'Credits charged by settlements', () => toCredits(sums.charged));
+    const sums = this.sums;
+    mirroredCounter(registry, 'ci_credits_held_total', 'Credits placed on hold before work', () => toCredits(sums.heldMicro));
+    mirroredCounter(registry, 'ci_credits_charged_total', 'Credits charged by settlements', () => toCredits(sums.chargedMicro));
     new Counter({
       name: 'ci_credits_released_total',
       help: 'Credits of holds given back: refund (a whole hold released: failures, searches handed to a job) or unused (a settled hold less its charge)',
@@ -41,8 +41,8 @@ export class CreditMetrics {
       registers: [registry],
       collect() {
         this.reset();
-        this.inc({ reason: 'refund' }, toCredits(sums.refund));
-        this.inc({ reason: 'unused' }, toCredits(sums.unused));
+        this.inc({ reason: 'refund' }, toCredits(sums.refundMicro));
+        this.inc({ reason: 'unused' }, toCredits(sums.unusedMicro));
       },
     });
   }
@@ -61,21 +61,21 @@ export class CreditMetrics {
       this.holds.inc({ outcome: r.ok ? 'placed' : 'refused' });
       if (r.ok) {
         this.open.set(r.hold.id, r.hold.amountMicro);
-        this.micro.held += r.hold.amountMicro;
+        this.sums.heldMicro = addMicro(this.sums.heldMicro, r.hold.amountMicro);
       }
       return r;
     };
     const settle: CreditLedger['settle'] = async (holdId, chargeMicro, idem) => {
-      const amount = await this.amountOf(inner, holdId);
+      const heldMicro = await this.amountOf(inner, holdId);
       const r = await this.resolving(holdId, inner.settle(holdId, chargeMicro, idem));
-      this.micro.charged += r.chargedMicro;
-      if (amount !== null) this.micro.unused += amount - r.chargedMicro;
+      this.sums.chargedMicro = addMicro(this.sums.chargedMicro, r.chargedMicro);
+      if (heldMicro !== null) this.sums.unusedMicro = addMicro(this.sums.unusedMicro, subMicro(heldMicro, r.chargedMicro));
       return r;
     };
     const release: CreditLedger['release'] = async (holdId, reason) => {
-      const amount = await this.amountOf(inner, holdId);
+      const heldMicro = await this.amountOf(inner, holdId);
       const r = await this.resolving(holdId, inner.release(holdId, reason));
-      if (amount !== null) this.micro.refund += amount;
+      if (heldMicro !== null) this.sums.refundMicro = addMicro(this.sums.refundMicro, heldMicro);
       return r;
     };
     const own: Partial<CreditLedger> = { hold, settle, release };
@@ -90,7 +90,7 @@ export class CreditMetrics {
   }
 
   /** A hold this process placed, or (rare: placed before a restart, or by another replica) the ledger's open hold; null when gone. */
-  private async amountOf(inner: CreditLedger, holdId: string): Promise<number | null> {
+  private async amountOf(inner: CreditLedger, holdId: string): Promise<Micro | null> {
     const mine = this.open.get(holdId);
     if (mine !== undefined) return mine;
     return (await inner.openHolds()).find((h) => h.id === holdId)?.amountMicro ?? null;

@@ -218,7 +218,7 @@ export function emergentNarratives(
   return clusters
     .map((_, ci) => {
       const members = ordered[ci]!;
-      const { creators, platforms, interactions: engagement } = memberStats(gen.members, members);
+      const { creators, platforms, interactions } = memberStats(gen.members, members);
       const tags = topTags[ci]!;
       const { representative, ...described } = descriptions[ci]!;
       const series = seriesStats(
@@ -245,7 +245,7 @@ export function emergentNarratives(
         content_count: members.length,
         creator_count: creators,
         platform_count: platforms.size,
-        total_engagement: String(Math.round(engagement)),
+        total_engagement: String(Math.round(interactions)),
         emerging_score: series.emergingScore,
         momentum_score: series.momentumScore,
         top_tags: tags,
@@ -253,7 +253,7 @@ export function emergentNarratives(
           content_count: members.length,
           creator_count: creators,
           platform_count: platforms.size,
-          total_engagement: engagement,
+          total_engagement: interactions,
           clustering_method: 'kmeans-cosine-query',
           ...(tags[0] ? { seed_tag: tags[0] } : {}),
         },

@@ -11,9 +11,10 @@ import { terms as analyzeTerms } from '../../core/analyzer.ts';
 import { failpoint } from '../../core/failpoints.ts';
 import { valueWithin } from '../../core/wait-at-most.ts';
 import type { CreditLedger } from '../../ledger/credit-ledger.ts';
-import { toCredits } from '../../ledger/money.ts';
+import { addMicro, subMicro, timesMicro, toCredits, ZERO_MICRO } from '../../ledger/money.ts';
 import type { Caller } from '../http/auth.ts';
-import { creditHeaders, holdOr402, PER_RECORD_MICRO } from '../billing/holds.ts';
+import { creditHeaders, holdOr402 } from '../billing/holds.ts';
+import { PRICES } from '../billing/prices.ts';
 import type { EmergentStore } from './emergent-store.ts';
 import { AnswerCache } from './answer-cache.ts';
 import { HttpError } from '../http/http-error.ts';
@@ -77,13 +78,13 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
       hold = await holdOr402(deps.ledger, {
         account: caller.account,
         key: caller.key.id,
-        amountMicro: body.limit * PER_RECORD_MICRO,
+        amountMicro: timesMicro(PRICES.record, body.limit),
         ref: ctx.state.requestId as string,
         what: 'search',
         window: body.window,
         tier: '1',
         topUpUrl: deps.topUpUrl(),
-        maxLimit: (available) => Math.min(SEARCH_LIMIT_MAX, Math.floor(available / PER_RECORD_MICRO)),
+        maxLimit: (available) => Math.min(SEARCH_LIMIT_MAX, Math.floor(available / PRICES.record)),
       });
       const gen = lease.gen;
       // The request as the ranking reads it: its analysed terms (so "EV recall" and "the ev recall" are one).
@@ -115,7 +116,7 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
           ctx.status = 202;
           ctx.set(
             creditHeaders(
-              out.status === 200 ? (out.job.chargedMicro ?? 0) : out.job.heldMicro,
+              out.status === 200 ? (out.job.chargedMicro ?? ZERO_MICRO) : out.job.heldMicro,
               (await deps.ledger.balance(caller.account)).availableMicro,
             ),
           );
@@ -132,14 +133,14 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
         built = outcome;
       }
       deps.emergent.put(gen.id, built.emergent);
-      const charged = built.count * PER_RECORD_MICRO;
+      const chargedMicro = timesMicro(PRICES.record, built.count);
       // The call's own fields, after the answer's parts (the order of docs/api.md's table).
       const own = JSON.stringify({
         query: body.query,
         window: body.window,
         request_id: ctx.state.requestId as string,
         response_time_ms: Math.round((performance.now() - started) * 100) / 100,
-        usage: { credits: toCredits(charged) },
+        usage: { credits: toCredits(chargedMicro) },
       });
       const json = Buffer.concat([
         OPEN,
@@ -150,10 +151,13 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware {
       // The answer is stored with its settlement (one durable record), so a replay returns it.
       // A replay's headers: the balance just before the settlement, as it will be after it.
       const replayHeaders = async () =>
-        creditHeaders(charged, (await deps.ledger.balance(caller.account)).availableMicro + hold!.amountMicro - charged);
+        creditHeaders(
+          chargedMicro,
+          subMicro(addMicro((await deps.ledger.balance(caller.account)).availableMicro, hold!.amountMicro), chargedMicro),
+        );
       const settled = await deps.ledger.settle(
         hold.id,
-        charged,
+        chargedMicro,
         idemKey
           ? {
               key: idemKey,

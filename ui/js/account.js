@@ -1,5 +1,5 @@
 // Account: balance, open holds and what is available, and the usage ledger newest first, paged by
-// its cursor.
+// its cursor. The price a search holds is read from /billing/prices, the server's one price table.
 import { get, qs } from './api.js';
 import { dataTable, el, fill, fmt } from './dom.js';
 import { startPage } from './layout.js';
@@ -29,6 +29,7 @@ startPage('account.html', async (main) => {
   const stats = el('div', { class: 'stats' });
   let page = 0;
   const cursors = [undefined];
+  const prices = await get('/billing/prices');
 
   async function load() {
     const u = await get(`/usage${qs({ limit: PAGE, cursor: cursors[page] })}`);
@@ -61,7 +62,7 @@ startPage('account.html', async (main) => {
     el(
       'p',
       { class: 'small muted' },
-      'Top-ups, settlements and refunds, newest first. A search holds limit × 0.01 credits, then settles to the rows it returned and releases the rest.',
+      `Top-ups, settlements and refunds, newest first. A search holds limit × ${prices.search.per_record} credits, then settles to the rows it returned and releases the rest.`,
     ),
     dataTable(
       [['when'], ['type'], ['what'], ['credits', 'n'], ['held', 'n hide-narrow'], ['released', 'n hide-narrow'], ['balance after', 'n']],
