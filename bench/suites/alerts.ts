@@ -525,7 +525,11 @@ function alertsMarkdown(r: Record<string, any>): string {
       `| search p99 idle (the median of 3 runs, ${CONNECTIONS} connections, after a warm-up) | ${d.idle.p99} ms | |`,
       `| search p99 through a publish without watches (from the publish to ${WINDOW_MS / 1000} s after the swap) | ${d.withoutWatches.p99} ms (${(d.withoutWatches.p99 / d.idle.p99).toFixed(2)}x idle) | |`,
       `| search p99 through the publish with the watches (to ${WINDOW_MS / 1000} s after the swap, or the last arrival if later) | ${d.withWatches.p99} ms (${d.p99Ratio.toFixed(2)}x idle, ${d.p99RatioToControl.toFixed(2)}x without watches) | <= 1.2x idle: ${d.bars.p99 ? 'met' : 'MISSED'} |`,
-      `| deliveries alone (no swap): every event redelivered (POST .../redeliver, 8 at a time; all arrived in ${thousands(d.redelivery.ms)} ms) during a run of the same load | p99 ${d.redelivery.during.p99} ms against ${d.redelivery.idle.p99} ms idle just before (${d.redelivery.p99Ratio.toFixed(2)}x) | |`,
+      ...(d.redelivery
+        ? [
+            `| deliveries alone (no swap): every event redelivered (POST .../redeliver, 8 at a time; all arrived in ${thousands(d.redelivery.ms)} ms) during a run of the same load | p99 ${d.redelivery.during.p99} ms against ${d.redelivery.idle.p99} ms idle just before (${d.redelivery.p99Ratio.toFixed(2)}x) | |`,
+          ]
+        : []),
       `| the incremental run that published (not under the search load) | ${thousands(d.incrementalRunMs)} ms | |`,
       `| making the watches (POST /alerts, one at a time) | ${thousands(d.createMs)} ms | |`,
       '',
