@@ -512,7 +512,7 @@ function alertsMarkdown(r: Record<string, any>): string {
     lines.push(
       `### ${thousands(d.watches)} watches over a ${thousands(POSTS)}-post generation`,
       '',
-      `${ran(d)}; load average ${d.loadAverage.join(", ")} when it started (other work on the machine is not controlled).`,
+      `${ran(d)}; load average ${d.loadAverage.join(', ')} when it started (other work on the machine is not controlled).`,
       '',
       `| figure | value | bar |`,
       `| --- | ---: | --- |`,
