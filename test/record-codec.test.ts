@@ -11,8 +11,11 @@ import { decodeRecord, encodeRecord, type LedgerRecord } from '../ledger/records
 const STORED = [
   '{"t":"topup","id":"top_1","account":"acc_1","amount":5000000,"note":null,"balanceAfter":5000000,"seq":2,"at":"2026-11-20T00:00:00.000Z"}',
   '{"t":"hold","id":"hld_1","account":"acc_1","key":"key_1","amount":1000000,"ref":"req_1","what":"search","seq":3,"at":"2026-11-20T00:00:01.000Z"}',
-  '{"t":"settle","hold":"hld_1","amount":400000,"idem":{"key":"k","bodyHash":"h","response":{"held":1,"amount":2}},"account":"acc_1","key":"key_1","held":1000000,"ref":"req_1","what":"search","balanceAfter":4600000,"seq":4,"at":"2026-11-20T00:00:02.000Z"}',
-  '{"t":"release","hold":"hld_2","reason":"failed","account":"acc_1","key":null,"held":200000,"ref":"req_2","what":"job","balanceAfter":4600000,"seq":6,"at":"2026-11-20T00:00:03.000Z"}',
+  '{"t":"settle","hold":"hld_1","amount":400000,"idem":{"key":"k","bodyHash":"h","response":{"held":1,"amount":2}},' +
+    '"account":"acc_1","key":"key_1","held":1000000,"ref":"req_1","what":"search","balanceAfter":4600000,"seq":4,' +
+    '"at":"2026-11-20T00:00:02.000Z"}',
+  '{"t":"release","hold":"hld_2","reason":"failed","account":"acc_1","key":null,"held":200000,"ref":"req_2","what":"job",' +
+    '"balanceAfter":4600000,"seq":6,"at":"2026-11-20T00:00:03.000Z"}',
 ];
 
 test('a stored record reads with the unit names and is written back byte for byte', () => {

@@ -544,7 +544,7 @@ test('the key: asked once, checked, kept in sessionStorage only; never in a URL 
   await ctx.close();
 });
 
-test('alerts: "Tell me when this moves" on a narrative makes a watch on its story (the secret shown once); the alerts page lists it and deletes it', async () => {
+test('alerts: "Tell me when this moves" makes a watch on the story (secret shown once); the alerts page lists and deletes it', async () => {
   const n = (await api('/narratives/trending?window=30d&limit=1')).json.items[0];
   const { page, problems, close } = await open(`${ui}narrative.html?id=${encodeURIComponent(n.id)}`);
   await page.click('#watch-this summary');

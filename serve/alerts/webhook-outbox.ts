@@ -163,7 +163,9 @@ export class WebhookOutbox implements AlertOutbox {
     if (last && last >= windowStart) return 'failed';
     await this.o.watches.setPaused(watch.id, {
       at: new Date().toISOString(),
-      reason: `every delivery failed for ${duration(this.o.retry.windowMs)} (last: ${error ?? 'no answer'}); POST /alerts/${watch.id}/resume once the endpoint is fixed`,
+      reason:
+        `every delivery failed for ${duration(this.o.retry.windowMs)} (last: ${error ?? 'no answer'}); ` +
+        `POST /alerts/${watch.id}/resume once the endpoint is fixed`,
     });
     this.o.log.warn({ watch: watch.id, error }, 'webhook endpoint kept failing: watch paused');
     return 'paused';

@@ -553,7 +553,8 @@ export function openApiDocument(prefix: string): Schema {
         post: {
           summary:
             `Submit a job: records ${toCredits(PRICES.record)} per row returned, insights ${toCredits(PRICES.insightRecord)} per record analysed ` +
-            `(+${toCredits(PRICES.signals)} with signals), patterns ${toCredits(PRICES.patterns)}, stats ${toCredits(PRICES.stats)}; held at submit (docs/jobs.md)`,
+            `(+${toCredits(PRICES.signals)} with signals), patterns ${toCredits(PRICES.patterns)}, ` +
+            `stats ${toCredits(PRICES.stats)}; held at submit (docs/jobs.md)`,
           parameters: [
             {
               name: 'Idempotency-Key',

@@ -64,7 +64,8 @@ export const TOOLS: ToolDef[] = [
     description:
       'Hybrid search of the live corpus (POST /search): ranked content rows with their creators ' +
       `and narratives. COST: ${ROW} credits per row returned (the call holds limit x ${ROW} first; ` +
-      `default limit ${SEARCH_LIMIT_DEFAULT}, so at most ${creditsWord(atMost(PRICES.record, SEARCH_LIMIT_DEFAULT))}); an empty answer is free. A search over the time ` +
+      `default limit ${SEARCH_LIMIT_DEFAULT}, so at most ${creditsWord(atMost(PRICES.record, SEARCH_LIMIT_DEFAULT))}); ` +
+      'an empty answer is free. A search over the time ' +
       'budget is handed to an insights job instead (status 202 with jobId).',
     input: searchBodySchema.extend({ idempotencyKey }),
     http: ({ idempotencyKey: key, ...body }) => ({ method: 'POST', path: '/search', body, headers: idem(key) }),
@@ -147,8 +148,10 @@ export const TOOLS: ToolDef[] = [
     description:
       `Submit an asynchronous job (POST /intelligence/jobs); poll it with job_get. COSTS: ` +
       `records ${ROW} credits per row returned (limit up to ${JOB_LIMIT_MAX}, default ${RECORDS_LIMIT_DEFAULT}: at ` +
-      `most ${creditsWord(atMost(PRICES.record, RECORDS_LIMIT_DEFAULT))}); insights ${INSIGHT} per record analysed (default depth ${thousands(DEPTH_7D)} for 7d, ${thousands(DEPTH_ELSE)} ` +
-      `otherwise: at most ${atMost(PRICES.insightRecord, DEPTH_7D)} or ${creditsWord(atMost(PRICES.insightRecord, DEPTH_ELSE))}), +${creditsWord(toCredits(PRICES.signals))} with includeSignals; patterns ` +
+      `most ${creditsWord(atMost(PRICES.record, RECORDS_LIMIT_DEFAULT))}); insights ${INSIGHT} per record analysed ` +
+      `(default depth ${thousands(DEPTH_7D)} for 7d, ${thousands(DEPTH_ELSE)} ` +
+      `otherwise: at most ${atMost(PRICES.insightRecord, DEPTH_7D)} or ${creditsWord(atMost(PRICES.insightRecord, DEPTH_ELSE))}), ` +
+      `+${creditsWord(toCredits(PRICES.signals))} with includeSignals; patterns ` +
       `${creditsWord(toCredits(PRICES.patterns))}; stats ${creditsWord(toCredits(PRICES.stats))}. The most it can cost is held at submit (estimated_cost); a ` +
       `failed job is refunded. Identical requests are answered from a cache (records 15 min, ` +
       `insights 1 h, at full price; patterns and stats until 00:00 UTC, free for the account ` +

@@ -62,7 +62,8 @@ startPage('account.html', async (main) => {
     el(
       'p',
       { class: 'small muted' },
-      `Top-ups, settlements and refunds, newest first. A search holds limit × ${prices.search.per_record} credits, then settles to the rows it returned and releases the rest.`,
+      `Top-ups, settlements and refunds, newest first. A search holds limit × ${prices.search.per_record} credits, ` +
+        'then settles to the rows it returned and releases the rest.',
     ),
     dataTable(
       [['when'], ['type'], ['what'], ['credits', 'n'], ['held', 'n hide-narrow'], ['released', 'n hide-narrow'], ['balance after', 'n']],

@@ -160,7 +160,8 @@ startPage('narrative.html', async (main) => {
       el(
         'p',
         { class: 'small muted' },
-        `A webhook when this story spikes, changes lifecycle or its momentum rises past a level, checked after each new generation in the ${n.window_key} window. Free.`,
+        'A webhook when this story spikes, changes lifecycle or its momentum rises past a level, ' +
+          `checked after each new generation in the ${n.window_key} window. Free.`,
       ),
       watchForm({ target: { kind: 'narrative', narrative_key: n.narrative_key ?? n.id }, windows: [n.window_key], name: n.label }),
     ),
