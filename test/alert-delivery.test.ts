@@ -144,6 +144,8 @@ test('a delivery is a signed POST that the documented check accepts, and a chang
   assert.is(attempt!.outcome, 'delivered');
   assert.is(attempt!.attempt, 1);
   assert.ok(attempt!.latency_ms >= 0 && attempt!.latency_ms < 400);
+  // The observer counts an attempt just after the book settles it: wait for it, bounded.
+  await pollUntil('the observer to count the delivery', () => r.counts.by.delivered === 1, 5_000);
   assert.equal(r.counts.by, { delivered: 1, retry: 0, gave_up: 0 });
   // The same event again (another evaluation of the same generation) is not kept twice.
   assert.equal(await r.outbox.add([event]), []);
@@ -159,6 +161,8 @@ test('a receiver answering 500 twice then 200: every event delivered on its thir
   await allDelivered(r, w, 8);
   for (const e of events) assert.is(rec.of(e.id).length, 3, `event ${e.id} received 3 times`);
   assertEveryEventReceived(rec, events, watchSecret(await signingKey(path.join(r.dir, 'alerts'), undefined), w.id, 1));
+  // The observer counts an attempt just after the book settles it: wait for it, bounded.
+  await pollUntil('the observer to count every attempt', () => r.counts.by.delivered + r.counts.by.retry >= 24, 5_000);
   assert.equal(r.counts.by, { delivered: 8, retry: 16, gave_up: 0 });
   const log1 = (await r.outbox.attempts(w.id, 100)).filter((a) => a.event_id === events[0]!.id).reverse();
   assert.equal(
@@ -205,6 +209,8 @@ test('a receiver down (closed port) and then back: every event delivered, none l
   assert.equal(new Set(rec.received.map((g) => g.headers['x-alert-event-id'])).size, 20);
   // Once delivered, never again: each event reached the receiver exactly once.
   assert.is(rec.received.length, 20);
+  // The observer counts an attempt just after the book settles it: wait for it, bounded.
+  await pollUntil('the observer to count the deliveries', () => r.counts.by.delivered >= 20, 5_000);
   assert.is(r.counts.by.delivered, 20);
 });
 
@@ -284,6 +290,8 @@ test('an endpoint failing for a whole retry window: the watch paused with a reas
   assert.match(paused.reason, /every delivery failed for 1 s \(last: HTTP 500/);
   assert.match(paused.reason, /resume/);
   await pollUntil('the event to wait', async () => (await statuses(r, w))[0] === 'paused', 5_000);
+  // The observer counts an attempt just after the book settles it: wait for it, bounded.
+  await pollUntil('the observer to count the give-up', () => r.counts.by.gave_up >= 1, 5_000);
   assert.is(r.counts.by.gave_up, 1);
   const [last] = await r.outbox.attempts(w.id, 1);
   assert.is(last!.outcome, 'gave_up');
