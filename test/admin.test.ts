@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { ADMIN_ENDPOINT_FILE } from '../ledger/admin-api.ts';
 import { FileLedger } from '../ledger/file-ledger.ts';
-import { runNpm, runTs, spawnNpm, waitFor } from './helpers/child.ts';
+import { runNpm, runTs, spawnNpm } from './helpers/child.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -95,7 +96,7 @@ test('endpoint mode: every admin command works against a server started by npm r
     const what = `npm run ${script} with ${JSON.stringify(env)}`;
     const server = spawnNpm(script, [], { DATA_DIR: d, PORT: '0', LOG_LEVEL: 'info', ...env });
     try {
-      await waitFor(() => /"baseUrl":"[^"]+".*serving/.test(server.out()) || server.proc.exitCode !== null, `${what} to serve`, 120_000);
+      await pollUntil(`${what} to serve`, () => /"baseUrl":"[^"]+".*serving/.test(server.out()) || server.proc.exitCode !== null, 120_000);
       const baseUrl = /"baseUrl":"([^"]+)"/.exec(server.out())![1]!;
       assert.ok(baseUrl.endsWith(env.SERVICE_PREFIX ?? '/api'), baseUrl);
       const a = JSON.parse(fs.readFileSync(announce, 'utf8'));

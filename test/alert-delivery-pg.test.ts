@@ -17,7 +17,7 @@ import { signingKey, watchSecret } from '../serve/alerts/watch-secret.ts';
 import { watchStorage } from '../serve/alerts/watch-storage.ts';
 import type { WebhookOutbox } from '../serve/alerts/webhook-outbox.ts';
 import { eventFor, startReceiver, verifyWebhook, watchFor, type Receiver } from './helpers/alerts.ts';
-import { spawnTs, waitFor, type Child } from './helpers/child.ts';
+import { spawnTs, type Child } from './helpers/child.ts';
 import { database, stopPostgres } from './helpers/postgres.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -61,7 +61,7 @@ async function stop(c: Child): Promise<void> {
 /** A replica's delivery: ready once it printed so. */
 async function replica(env: Record<string, string>): Promise<Child> {
   const c = spawnTs('test/helpers/delivery-child.ts', [], env);
-  await waitFor(() => c.out().includes('delivery ready') || c.proc.exitCode !== null, 'a replica to start', 60_000);
+  await pollUntil('a replica to start', () => c.out().includes('delivery ready') || c.proc.exitCode !== null, 60_000);
   if (!c.out().includes('delivery ready')) throw new Error(`replica did not start:\n${c.out()}`);
   return c;
 }
@@ -161,7 +161,7 @@ test('two processes working one queue: each event delivered once', async () => {
   const a = await replica(envOf(url, { LOG_LEVEL: 'debug' }));
   const b = await replica(envOf(url, { LOG_LEVEL: 'debug', EVENTS_FILE: eventsFile(events) }));
   try {
-    await waitFor(() => new Set(rec.received.map((g) => g.headers['x-alert-event-id'])).size === 40, 'every event received', 60_000);
+    await pollUntil('every event received', () => new Set(rec.received.map((g) => g.headers['x-alert-event-id'])).size === 40, 60_000);
     // Settled runs leave nothing to repeat: a moment of polling more finds no second request.
     await pollUntil('both replicas to have polled again', () => Date.now() - Math.max(...rec.received.map((g) => g.at)) > 1500, 5_000);
     assert.is(rec.received.length, 40);
@@ -185,7 +185,7 @@ test('the process delivering an event killed with SIGKILL: the other replica del
   const a = await replica(envOf(url, extra));
   const b = await replica(envOf(url, { ...extra, EVENTS_FILE: eventsFile([event]) }));
   try {
-    await waitFor(() => rec.of(event.id).length === 1, 'the first attempt to reach the receiver', 60_000);
+    await pollUntil('the first attempt to reach the receiver', () => rec.of(event.id).length === 1, 60_000);
     const delivering = [a, b].find((c) => c.out().includes('"msg":"webhook attempt"'));
     assert.ok(delivering, 'one replica made the attempt');
     const other = delivering === a ? b : a;
@@ -193,7 +193,7 @@ test('the process delivering an event killed with SIGKILL: the other replica del
     assert.is((await delivering.exited).signal, 'SIGKILL');
     hang = false;
     const killedAt = Date.now();
-    await waitFor(() => rec.of(event.id).length === 2, 'the other replica to deliver the event', 60_000);
+    await pollUntil('the other replica to deliver the event', () => rec.of(event.id).length === 2, 60_000);
     assert.ok(other.out().includes(`"event":"${event.id}"`), 'the surviving replica made the second attempt');
     // Taken over once the lease (6 s from the claim) and the run (7 s) expired, not before, and not much later.
     const tookMs = rec.of(event.id)[1]!.at - killedAt;

@@ -18,7 +18,7 @@ import { signatureHeader, signingKey, watchSecret } from '../serve/alerts/watch-
 import { watchStorage } from '../serve/alerts/watch-storage.ts';
 import type { WebhookOutbox } from '../serve/alerts/webhook-outbox.ts';
 import { closedPort, eventFor, pythonVerifies, startReceiver, verifyWebhook, watchFor, type Receiver } from './helpers/alerts.ts';
-import { spawnTs, waitFor } from './helpers/child.ts';
+import { spawnTs } from './helpers/child.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
 const log = createLogger('test', 'silent');
@@ -409,14 +409,14 @@ test('a delivering process killed with SIGKILL mid-delivery: the event is delive
   fs.writeFileSync(eventsFile, JSON.stringify([event]));
   const env = { DATA_DIR: dir, ALERTS_ALLOW_PRIVATE: '1', ALERTS_TIMEOUT_MS: '30000', ALERTS_RETRY_BASE_MS: '50', LOG_LEVEL: 'info' };
   const first = spawnTs('test/helpers/delivery-child.ts', [], { ...env, EVENTS_FILE: eventsFile });
-  await waitFor(() => rec.of(event.id).length === 1 || first.proc.exitCode !== null, 'the first attempt to reach the receiver', 60_000);
+  await pollUntil('the first attempt to reach the receiver', () => rec.of(event.id).length === 1 || first.proc.exitCode !== null, 60_000);
   assert.match(first.out(), /"added":1/);
   first.proc.kill('SIGKILL');
   assert.is((await first.exited).signal, 'SIGKILL');
   hang = false;
   const second = spawnTs('test/helpers/delivery-child.ts', [], env);
   try {
-    await waitFor(() => rec.of(event.id).length === 2 || second.proc.exitCode !== null, 'the event after the restart', 60_000);
+    await pollUntil('the event after the restart', () => rec.of(event.id).length === 2 || second.proc.exitCode !== null, 60_000);
     assert.is(rec.of(event.id).length, 2, second.out());
   } finally {
     second.proc.kill('SIGTERM');

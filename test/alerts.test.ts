@@ -14,11 +14,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { generationDir } from '../core/generations.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { plantedStory } from '../fixtures/planted-story.ts';
 import type { AlertEvent, EventState, Watch } from '../serve/alerts/alert-model.ts';
 import { signingKey, watchSecret } from '../serve/alerts/watch-secret.ts';
 import type { RunningServer } from '../serve/server.ts';
-import { waitFor } from './helpers/child.ts';
 import { callApi } from './helpers/http.ts';
 import { AS_OF, runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { testServer } from './helpers/server.ts';
@@ -287,7 +287,7 @@ test('a publish is evaluated after the swap, again at a start when its events ne
   );
   // Delivered end to end: every event of the any watch POSTed to its URL, signed with the secret
   // its creation showed (the check docs/api.md gives receivers), the body the event itself.
-  await waitFor(async () => (await eventsOf(any.id)).every((x) => x.status === 'delivered'), 'the any watch events delivered', 30_000);
+  await pollUntil('the any watch events delivered', async () => (await eventsOf(any.id)).every((x) => x.status === 'delivered'), 30_000);
   for (const x of await eventsOf(any.id)) {
     const got = received.filter((r) => r.headers['x-alert-event-id'] === x.event.id);
     assert.ok(got.length >= 1, `event ${x.event.id} reached the receiver`);

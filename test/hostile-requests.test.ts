@@ -9,7 +9,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnTs, waitFor, type Child } from './helpers/child.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
+import { spawnTs, type Child } from './helpers/child.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { cleanupTmp } from './helpers/tmp.ts';
 
@@ -30,7 +31,7 @@ test.before(async () => {
     RATE_LIMIT_BURST: '100000',
     SEARCH_BUDGET_MS: '60000',
   });
-  await waitFor(() => /"baseUrl":"[^"]+".*"serving"/.test(server.out()) || server.proc.exitCode !== null, 'the server to serve', 120_000);
+  await pollUntil('the server to serve', () => /"baseUrl":"[^"]+".*"serving"/.test(server.out()) || server.proc.exitCode !== null, 120_000);
   port = Number(/"baseUrl":"http:\/\/127\.0\.0\.1:(\d+)/.exec(server.out())![1]);
   key = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-key.json'), 'utf8')).secret;
 });
@@ -487,14 +488,14 @@ test('hostile requests over raw sockets: no 5xx, every error JSON {error, reques
   );
   for (const id of jobs) {
     let job: { status: string; charged: number | null } = { status: 'queued', charged: null };
-    await waitFor(
+    await pollUntil(
+      `job ${id} to finish`,
       async () => {
         job = (await (
           await fetch(`http://127.0.0.1:${port}/api/intelligence/jobs/${id}`, { headers: { 'x-api-key': key } })
         ).json()) as typeof job;
         return job.status === 'succeeded' || job.status === 'failed';
       },
-      `job ${id} to finish`,
       120_000,
       50,
     );

@@ -18,12 +18,13 @@ import { searchGraphs, TAIL_SHARE, tailFile } from '../core/ranking/segment-grap
 import { loadSearchIndex, type SearchIndex } from '../core/ranking/search-index.ts';
 import { segmentDir, withFirstRows } from '../core/segments.ts';
 import { nmi } from '../core/stats/cluster-metrics.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { loadGeneration, type GenerationData, type LoadedGeneration } from '../serve/generation/loaded-generation.ts';
 import { labelKeys } from '../core/maps/labels.ts';
 import { LABEL_WORDS_FILE, labelText, RowLabelWords } from '../core/maps/row-label-words.ts';
 import { clusterAnswer } from '../serve/search/answer-clusters.ts';
 import { emergentNarratives } from '../serve/search/answer-narratives.ts';
-import { ROOT, spawnTs, waitFor } from './helpers/child.ts';
+import { ROOT, spawnTs } from './helpers/child.ts';
 import { AS_OF, generationVectors, readSnapshot, runPipeline, sampleDataDir, summaryOf } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir, writeLines } from './helpers/tmp.ts';
 
@@ -359,7 +360,7 @@ for (const fp of FAILPOINTS) {
       FAILPOINT_DIR: fpDir,
       LOG_LEVEL: 'silent',
     });
-    await waitFor(() => fs.existsSync(path.join(fpDir, fp)), `failpoint ${fp}`);
+    await pollUntil(`failpoint ${fp}`, () => fs.existsSync(path.join(fpDir, fp)), 60_000);
     child.proc.kill('SIGKILL');
     assert.is((await child.exited).signal, 'SIGKILL');
     assert.is(await readCurrent(layout), served.m.generation);

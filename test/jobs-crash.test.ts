@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnTs, waitFor, type Child } from './helpers/child.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
+import { spawnTs, type Child } from './helpers/child.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
@@ -36,7 +37,7 @@ async function serve(dir: string, env: Record<string, string> = {}): Promise<Ser
     LOG_LEVEL: 'info',
     ...env,
   });
-  await waitFor(() => /"baseUrl":"([^"]+)"/.test(child.out()) || child.proc.exitCode !== null, 'the server to listen', 120_000);
+  await pollUntil('the server to listen', () => /"baseUrl":"([^"]+)"/.test(child.out()) || child.proc.exitCode !== null, 120_000);
   const baseUrl = /"baseUrl":"([^"]+)"/.exec(child.out())?.[1];
   if (!baseUrl) throw new Error(`server did not start:\n${child.out()}`);
   const key = (JSON.parse(fs.readFileSync(path.join(dir, 'demo-key.json'), 'utf8')) as { secret: string }).secret;
@@ -76,7 +77,7 @@ for (const point of ['job.running', 'job.after-result', 'job.after-settle']) {
     const b = await api(first, 'POST', '/intelligence/jobs', { kind: 'stats', query: 'music', window: 'all' });
     assert.is(a.status, 202);
     assert.is(b.status, 202);
-    await waitFor(() => fs.existsSync(path.join(fpDir, point)), `the job to reach ${point}`);
+    await pollUntil(`the job to reach ${point}`, () => fs.existsSync(path.join(fpDir, point)), 60_000);
     first.child.proc.kill('SIGKILL');
     await first.child.exited;
 
@@ -85,9 +86,10 @@ for (const point of ['job.running', 'job.after-result', 'job.after-settle']) {
       const done: any[] = [];
       for (const id of [a.json.jobId, b.json.jobId]) {
         let job: any = null;
-        await waitFor(
-          async () => ['succeeded', 'failed'].includes((job = (await api(second, 'GET', `/intelligence/jobs/${id}`)).json).status),
+        await pollUntil(
           `job ${id} to finish`,
+          async () => ['succeeded', 'failed'].includes((job = (await api(second, 'GET', `/intelligence/jobs/${id}`)).json).status),
+          60_000,
         );
         done.push(job);
       }
@@ -125,9 +127,10 @@ test('a search over SEARCH_BUDGET_MS: 202 sync_budget_exceeded, its hold release
     assert.is(job.status, 200);
     assert.is(job.json.kind, 'insights');
     let done: any = null;
-    await waitFor(
-      async () => ['succeeded', 'failed'].includes((done = (await api(s, 'GET', `/intelligence/jobs/${r.json.jobId}`)).json).status),
+    await pollUntil(
       'the insights job',
+      async () => ['succeeded', 'failed'].includes((done = (await api(s, 'GET', `/intelligence/jobs/${r.json.jobId}`)).json).status),
+      60_000,
     );
     assert.is(done.status, 'succeeded');
     assert.ok(done.charged > 0, 'the insights job analysed some records');

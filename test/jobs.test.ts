@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { toMicro } from '../ledger/money.ts';
 import { FileJobBook } from '../serve/jobs/job-book.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
@@ -32,13 +33,19 @@ const available = async (id: string) => (await s.ledger.balance(id)).availableMi
 async function runJob(key: string, body: unknown): Promise<{ submit: any; done: any }> {
   const submit = await call(key, 'POST', '/intelligence/jobs', body);
   if (submit.status !== 202) return { submit, done: submit.json };
-  for (let i = 0; i < 600; i++) {
-    const got = await call(key, 'GET', `/intelligence/jobs/${submit.json.jobId}`);
-    assert.is(got.status, 200);
-    if (got.json.status === 'succeeded' || got.json.status === 'failed') return { submit, done: got.json };
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('job did not finish within 30 s');
+  let done: any;
+  await pollUntil(
+    'the job to finish',
+    async () => {
+      const got = await call(key, 'GET', `/intelligence/jobs/${submit.json.jobId}`);
+      assert.is(got.status, 200);
+      done = got.json;
+      return done.status === 'succeeded' || done.status === 'failed';
+    },
+    30_000,
+    50,
+  );
+  return { submit, done };
 }
 
 test.before(async () => {

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { FileLedger } from '../ledger/file-ledger.ts';
 import { exportLedger, readDump } from '../ledger/ledger-dump.ts';
 import { importInto, openLedger } from '../ledger/open-ledger.ts';
@@ -18,7 +19,7 @@ import { PgLedger } from '../ledger/postgres/pg-ledger.ts';
 import { freePort, PGDATA_LOCATION_FILE } from '../tools/postgres/embedded.ts';
 import { ensureDemoAccount } from '../serve/billing/demo-account.ts';
 import { rejects } from './helpers/assert.ts';
-import { ROOT, runNpm, runTs, spawnNpm, waitFor } from './helpers/child.ts';
+import { ROOT, runNpm, runTs, spawnNpm } from './helpers/child.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { database, stopPostgres } from './helpers/postgres.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
@@ -164,7 +165,7 @@ test('npm run cluster on a file-ledger DATA_DIR under a private folder: refused,
   const cluster = spawnNpm('cluster', ['--replicas', '2', '--import', exported], env);
   let pgdata: string | null = null;
   try {
-    await waitFor(() => /Ctrl-C stops the replicas/.test(cluster.out()) || cluster.proc.exitCode !== null, 'the cluster', 240_000);
+    await pollUntil('the cluster', () => /Ctrl-C stops the replicas/.test(cluster.out()) || cluster.proc.exitCode !== null, 240_000);
     const out = cluster.out();
     assert.match(out, /cluster: imported .*: 2 accounts, 2 keys, 2 usage entries/);
     const replicas = [...out.matchAll(/replica \d: (http:\S+)/g)].map((m) => m[1]!);

@@ -8,9 +8,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { toMicro } from '../ledger/money.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
-import { waitFor } from './helpers/child.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { cleanupTmp } from './helpers/tmp.ts';
 
@@ -140,10 +140,11 @@ test('every tool answers with the JSON of its HTTP endpoint', async () => {
   const sub = await call(c, 'job_submit', { kind: 'stats', query: 'coffee', window: 'all' });
   assert.is(sub._meta.httpStatus, 202);
   let job: any = null;
-  await waitFor(
+  await pollUntil(
+    'the job',
     async () =>
       ['succeeded', 'failed'].includes((job = (await call(c, 'job_get', { jobId: sub.structuredContent.jobId })).structuredContent).status),
-    'the job',
+    60_000,
   );
   assert.is(job.status, 'succeeded');
   assert.is(job.charged, 5);

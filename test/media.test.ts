@@ -7,13 +7,13 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { confine, sniffImage } from '../serve/media/media-file.ts';
 import type { RunningServer } from '../serve/server.ts';
 import { testServer } from './helpers/server.ts';
 import { AS_OF, runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { callApi } from './helpers/http.ts';
 import { cleanupTmp, tmpDir, writeLines } from './helpers/tmp.ts';
-import { waitFor } from './helpers/child.ts';
 
 let s: RunningServer;
 let dir: string;
@@ -171,7 +171,7 @@ test('refused: a symlink to the data directory’s secrets or outside it, a non-
 test('a new generation: its media are read from its own snapshot, the old one’s still answer while held', async () => {
   writeLines(path.join(dir, 'landing', 'mine', 'later.ndjson'), [post('media-later', [{ kind: 'image', path: 'media/big.png' }])]);
   await runPipeline(dir, ['run'], new Date(AS_OF.getTime() + 3_600_000));
-  await waitFor(async () => (await call('/health')).json.generation === 'g000002', 'the swap to g000002', 30_000);
+  await pollUntil('the swap to g000002', async () => (await call('/health')).json.generation === 'g000002', 30_000);
   const later = await call('/media/media-later');
   assert.is(later.status, 200);
   assert.is(later.json.generation, 'g000002');

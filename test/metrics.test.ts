@@ -12,9 +12,9 @@ import { dataDirLayout } from '../core/data-dir.ts';
 import { readCurrent } from '../core/generations.ts';
 import { createLogger } from '../core/log.ts';
 import { readLastRun } from '../core/pipeline-run.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { resolveStages, runStages, type RunResult } from '../pipeline/runner.ts';
 import type { RunningServer } from '../serve/server.ts';
-import { waitFor } from './helpers/child.ts';
 import { callApi } from './helpers/http.ts';
 import { AS_OF, runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { has, histogramOf, scrape, valueOf, type Scrape } from './helpers/prometheus.ts';
@@ -108,13 +108,13 @@ async function runJob(body: unknown): Promise<{ status: string; charged: number;
   const submit = await call('POST', '/intelligence/jobs', body);
   assert.is(submit.status, 202, JSON.stringify(submit.json));
   let job = submit.json;
-  await waitFor(
+  await pollUntil(
+    'the job to finish',
     async () => {
       polls++;
       job = (await call('GET', `/intelligence/jobs/${submit.json.jobId}`)).json;
       return job.status === 'succeeded' || job.status === 'failed';
     },
-    'the job to finish',
     30_000,
   );
   return job;
@@ -145,12 +145,12 @@ test('the figures move by exactly what the requests did', async () => {
   assert.is(failed.status, 'failed');
   assert.is(failed.charged, 0);
   // The queue lets the job go just after its record says it succeeded (pg-boss: one more write).
-  await waitFor(
+  await pollUntil(
+    'the job queue to be empty',
     async () => {
       const m = await metrics();
       return has(m, 'ci_jobs', { state: 'queued' }) && valueOf(m, 'ci_jobs', { state: 'running' }) === 0;
     },
-    'the job queue to be empty',
     10_000,
   );
   const after = await metrics();

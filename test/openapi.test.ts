@@ -5,12 +5,12 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { toMicro } from '../ledger/money.ts';
 import { insightsResult } from '../serve/jobs/analyses.ts';
 import { TemplateSummariser } from '../serve/jobs/summariser.ts';
 import type { RunningServer } from '../serve/server.ts';
 import { testServer } from './helpers/server.ts';
-import { waitFor } from './helpers/child.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { cleanupTmp } from './helpers/tmp.ts';
 
@@ -158,12 +158,13 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   ]) {
     const sub = await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, body });
     let job: any = sub;
-    await waitFor(
+    await pollUntil(
+      'the job',
       async () =>
         ['succeeded', 'failed'].includes(
           (job = await check('GET', `/intelligence/jobs/${sub.jobId}`, '/intelligence/jobs/{jobId}', { key: richKey })).status,
         ),
-      'the job',
+      60_000,
     );
     if (job.status === 'succeeded')
       assert.is((await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, body })).cached, true);

@@ -5,11 +5,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPool } from '../core/postgres/pool.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { toMicro } from '../ledger/money.ts';
 import { PgLedger } from '../ledger/postgres/pg-ledger.ts';
 import { pgCrashTrial } from '../ledger/verify/pg-crash-trial.ts';
 import { rejects } from './helpers/assert.ts';
-import { spawnTs, waitFor } from './helpers/child.ts';
+import { spawnTs } from './helpers/child.ts';
 import { database, stopPostgres } from './helpers/postgres.ts';
 
 const C = (credits: number | string) => toMicro(credits);
@@ -62,15 +63,19 @@ test('Idempotency-Keys across replicas: in flight elsewhere, replayed elsewhere,
 
   // A replica that claims a key, then dies: in flight until its lease expires, then new to whoever asks.
   const child = spawnTs('ledger/verify/load-child.ts', ['-', acc.id, '16'], { DATABASE_URL: url, LEDGER_LEASE_MS: '1000', IDEM_KEY: 'k2' });
-  await waitFor(() => child.out().includes('BEGUN') && child.out().split('ACK hold').length > 50, 'the child to claim k2 and load', 20_000);
+  await pollUntil(
+    'the child to claim k2 and load',
+    () => child.out().includes('BEGUN') && child.out().split('ACK hold').length > 50,
+    20_000,
+  );
   assert.equal(await b.idempotencyBegin(acc.id, 'k2', 'h'), { kind: 'in_flight' });
   child.proc.kill('SIGKILL');
   await child.exited;
   // What the dead replica left open, read at once (on a slow machine the lease, 1 s, may already have released some).
   const orphaned = (await a.openHolds()).length;
-  await waitFor(async () => (await b.idempotencyBegin(acc.id, 'k2', 'h')).kind === 'new', 'k2 to be free', 20_000);
+  await pollUntil('k2 to be free', async () => (await b.idempotencyBegin(acc.id, 'k2', 'h')).kind === 'new', 20_000);
   assert.equal(await a.idempotencyBegin(acc.id, 'k2', 'h'), { kind: 'in_flight' }, 'claimed once: b holds it now');
-  await waitFor(async () => (await a.openHolds()).length === 0, 'the dead replica’s holds to be released', 20_000);
+  await pollUntil('the dead replica’s holds to be released', async () => (await a.openHolds()).length === 0, 20_000);
   const refunds = (await a.usage(acc.id, { limit: 500 })).entries.filter((e) => e.reason === 'lease_expired');
   // The request under k2 held and never settled, and up to sixteen workers were holding when it died:
   // each hold it left open came back once, as a lease_expired refund.

@@ -7,7 +7,8 @@ import { loadConfig } from '../core/config.ts';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { readCurrent } from '../core/generations.ts';
 import { acquireLock, LockHeld } from '../core/lock.ts';
-import { runTs, spawnTs, waitFor } from './helpers/child.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
+import { runTs, spawnTs } from './helpers/child.ts';
 import { cleanupTmp, tmpDir, writeLines } from './helpers/tmp.ts';
 
 test.after.each(cleanupTmp);
@@ -106,7 +107,7 @@ test('schedule: runs on its cron expression, rejects bad expressions, stops on S
   writeLines(path.join(d, 'landing', 'a.ndjson'), [{ uuid: 'a', platform: 'x', published_at: '2020-10-01T00:00:00Z' }]);
   // Every second (node-cron's optional seconds field), so the test needs no long wait.
   const child = spawnTs('pipeline/cli.ts', ['schedule', '--data-dir', d], { PIPELINE_SCHEDULE: '{"run":"* * * * * *"}' });
-  await waitFor(() => /scheduled run finished/.test(child.out()), 'a scheduled run', 60_000);
+  await pollUntil('a scheduled run', () => /scheduled run finished/.test(child.out()), 60_000);
   assert.ok(await readCurrent(dataDirLayout(d)));
   child.proc.kill('SIGTERM');
   const { code } = await child.exited;

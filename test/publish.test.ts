@@ -8,7 +8,8 @@ import { dataDirLayout } from '../core/data-dir.ts';
 import { openDuckDB, sqlString } from '../core/duckdb.ts';
 import { sha256File } from '../core/durable-fs.ts';
 import { generationDir, listGenerations, readCurrent, readManifest } from '../core/generations.ts';
-import { spawnTs, waitFor } from './helpers/child.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
+import { spawnTs } from './helpers/child.ts';
 import { AS_OF, readSnapshot, runPipeline, summaryOf } from './helpers/pipeline.ts';
 import { cleanupTmp, tmpDir, writeLines } from './helpers/tmp.ts';
 
@@ -164,7 +165,7 @@ for (const fp of FAILPOINTS) {
       FAILPOINT_DIR: fpDir,
       LOG_LEVEL: 'silent',
     });
-    await waitFor(() => fs.existsSync(path.join(fpDir, fp)), `failpoint ${fp}`);
+    await pollUntil(`failpoint ${fp}`, () => fs.existsSync(path.join(fpDir, fp)), 60_000);
     child.proc.kill('SIGKILL');
     const { signal } = await child.exited;
     assert.is(signal, 'SIGKILL');
@@ -200,7 +201,7 @@ test('SIGTERM abandons the current stage cleanly: exit 143, lock released, previ
     FAILPOINTS: 'publish.after-tables',
     FAILPOINT_DIR: fpDir,
   });
-  await waitFor(() => fs.existsSync(path.join(fpDir, 'publish.after-tables')), 'publish to start');
+  await pollUntil('publish to start', () => fs.existsSync(path.join(fpDir, 'publish.after-tables')), 60_000);
   child.proc.kill('SIGTERM');
   const { code } = await child.exited;
   assert.is(code, 143, child.out());

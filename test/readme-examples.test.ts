@@ -10,7 +10,8 @@ import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_DEMO_CREDITS } from '../core/config.ts';
-import { ROOT, spawnNpm, waitFor } from './helpers/child.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
+import { ROOT, spawnNpm } from './helpers/child.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
 const run = promisify(execFile);
@@ -47,7 +48,7 @@ test('every example of the README runs, in order, against a fresh npm start', as
   const dataDir = path.join(home, 'data');
   const server = spawnNpm('start', [], { DATA_DIR: dataDir, PORT: '0', PIPELINE_SCHEDULE: '{"run":"0 0 1 1 *"}' });
   try {
-    await waitFor(() => /\n {2}stop: /.test(server.out()) || server.proc.exitCode !== null, 'npm start to serve', 540_000, 200);
+    await pollUntil('npm start to serve', () => /\n {2}stop: /.test(server.out()) || server.proc.exitCode !== null, 540_000, 200);
     assert.is(server.proc.exitCode, null, server.out().slice(-2000));
     const baseUrl = /"baseUrl":"(http:\/\/[^"]+)"/.exec(server.out())![1]!;
     const origin = new URL(baseUrl).origin;

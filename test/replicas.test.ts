@@ -9,11 +9,12 @@ import path from 'node:path';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { acquireAdvisoryLock } from '../core/postgres/advisory-lock.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { PIPELINE_LOCK, runStages } from '../pipeline/runner.ts';
 import { DEMO_KEY_FILES } from '../serve/billing/demo-account.ts';
 import { replicaKillTrial, startReplica, stopReplica } from '../tools/replica-trial.ts';
 import { rejects } from './helpers/assert.ts';
-import { spawnTs, waitFor } from './helpers/child.ts';
+import { spawnTs } from './helpers/child.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
 import { database, stopPostgres } from './helpers/postgres.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
@@ -53,9 +54,9 @@ test('what a search on one replica forms, the other reads: emergent narratives, 
     assert.ok(emergent.length > 0, 'the search formed emergent narratives');
     for (const n of emergent) {
       let r: Awaited<ReturnType<typeof api>> | null = null;
-      await waitFor(
-        async () => (r = await api(b.baseUrl, key, 'GET', `/narratives/${n.id}`)).status === 200,
+      await pollUntil(
         `${n.id} on the other replica`,
+        async () => (r = await api(b.baseUrl, key, 'GET', `/narratives/${n.id}`)).status === 200,
         10_000,
       );
       assert.is(r!.json.id ?? r!.json.narrative?.id ?? n.id, n.id);
@@ -65,9 +66,9 @@ test('what a search on one replica forms, the other reads: emergent narratives, 
     const job = await api(b.baseUrl, key, 'POST', '/intelligence/jobs', { kind: 'records', query: 'music', limit: 10, window: 'all' });
     assert.is(job.status, 202);
     let done: any = null;
-    await waitFor(
-      async () => (done = (await api(a.baseUrl, key, 'GET', `/intelligence/jobs/${job.json.jobId}`)).json).status === 'succeeded',
+    await pollUntil(
       'the job',
+      async () => (done = (await api(a.baseUrl, key, 'GET', `/intelligence/jobs/${job.json.jobId}`)).json).status === 'succeeded',
       60_000,
     );
     const usage = await api(a.baseUrl, key, 'GET', '/usage?limit=10');

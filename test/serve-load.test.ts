@@ -9,11 +9,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { toMicro } from '../ledger/money.ts';
 import { loadGeneration } from '../serve/generation/loaded-generation.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
 import { runPipeline, sampleDataDir } from './helpers/pipeline.ts';
-import { waitFor } from './helpers/child.ts';
 import { callApi } from './helpers/http.ts';
 import { cleanupTmp } from './helpers/tmp.ts';
 
@@ -180,7 +180,7 @@ test('hot swap under load: a new generation comes in while requests run; none fa
     await s.snapshots.refresh();
     // Keep the load on the new generation for 50 more requests, then stop.
     const seen = statuses.length;
-    await waitFor(() => statuses.length >= seen + 50, '50 requests on the new generation', 60_000, 5);
+    await pollUntil('50 requests on the new generation', () => statuses.length >= seen + 50, 60_000, 5);
     stop = true;
   })();
   await Promise.all([...load, swapped]);
@@ -196,7 +196,7 @@ test('a search worker that dies is replaced: its generation reloaded, searches a
   for (const which of [0, 1]) {
     const before = pool.restarts;
     await pool.workers[which]!.terminate();
-    await waitFor(() => pool.restarts > before, `worker ${which} replaced`, 30_000);
+    await pollUntil(`worker ${which} replaced`, () => pool.restarts > before, 30_000);
     // The replacement loads the served generation (a search meanwhile waits for it, or past
     // SEARCH_BUDGET_MS is handed to a job), then searches answer.
     await pool.allReady();

@@ -8,8 +8,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dataDirLayout } from '../core/data-dir.ts';
 import { readCurrent, readManifest } from '../core/generations.ts';
+import { pollUntil } from '../core/wait-at-most.ts';
 import { FileLedger } from '../ledger/file-ledger.ts';
-import { spawnTs, waitFor } from './helpers/child.ts';
+import { spawnTs } from './helpers/child.ts';
 import { cleanupTmp, tmpDir } from './helpers/tmp.ts';
 
 const children: Array<ReturnType<typeof spawnTs>> = [];
@@ -28,7 +29,7 @@ async function start(d: string) {
   });
   children.push(child);
   // The next-step block is the last thing a start prints.
-  await waitFor(() => /\n {2}stop: /.test(child.out()) || child.proc.exitCode !== null, 'start to publish and serve', 180_000);
+  await pollUntil('start to publish and serve', () => /\n {2}stop: /.test(child.out()) || child.proc.exitCode !== null, 180_000);
   const baseUrl = /"baseUrl":"([^"]+)"/.exec(child.out())?.[1] ?? '';
   return { child, baseUrl };
 }
