@@ -6,7 +6,7 @@
 //   app/       the entry that runs pipeline and server together
 //   fixtures/  the corpus generator; imports core/
 //   bench/ and test/ may import the product, never each other
-// `npm test` runs this (test/layers.test.ts), so a wrong-way import fails the suite.
+// `npm test` runs this (test/fast/layers.test.ts), so a wrong-way import fails the suite.
 const STAGES = 'ingest|features|indexes|narratives|patterns|publish';
 
 /** @type {import('dependency-cruiser').IConfiguration} */

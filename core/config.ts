@@ -10,7 +10,7 @@ const cronMap = z.record(z.string(), z.string());
  * The demo account's credits on the first start: the README's HTTP examples about 12 times. One pass
  * costs 14.59 on the demo corpus (the insights job 13.39 of it), 13.59 again (its search retry is an
  * idempotent replay), and the job first holds 46 (3,000 records x 0.015 + 1); 100 covered four
- * passes an hour apart. test/readme-examples.test.ts runs five and measures them.
+ * passes an hour apart. test/slow/readme-examples.test.ts runs five and measures them.
  */
 export const DEFAULT_DEMO_CREDITS = 200;
 

@@ -1,6 +1,16 @@
-// Runs every test/**/*.test.ts file in its own process (native addons and DuckDB instances stay
-// isolated; a crash fails one file, not the run), two at a time for the two cores, then prints
-// the uvu totals and a final line `N passed, N failed`.
+// The one test runner: each test file in its own process (native addons and DuckDB instances stay
+// isolated; a crash fails one file, not the run), two at a time for the two cores, then the uvu
+// totals and a final line `N passed, N failed`.
+//
+//   tsx test/run.ts fast [filter...]   `npm test`: the files of test/fast/ (under 3 minutes on 2 cores)
+//   tsx test/run.ts all [filter...]    `npm run test:all`, .ci/run: test/fast/ and test/slow/, and the
+//                                      PostgreSQL second runs of BOTH_LEDGERS
+// A filter keeps the files whose path contains it.
+//
+// Where a new test file goes: test/README.md ("Which folder a test goes in"). In short, test/slow/
+// for PostgreSQL, the browser, child processes it stops or kills, or a corpus beyond the sample;
+// test/fast/ for unit tests, and for in-process tests on the sample while `npm test` stays under
+// 2.5 minutes.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +19,10 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 600_000);
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
+
+/** The folders of each tier. */
+const TIERS = { fast: ['fast'], all: ['fast', 'slow'] } as const;
+type Tier = keyof typeof TIERS;
 
 function findTests(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -29,9 +43,9 @@ interface Outcome {
 }
 
 /**
- * The HTTP contract's conformance files run twice: on the file ledger, then on PostgreSQL
- * (TEST_LEDGER=postgres: test/helpers/postgres.ts gives their servers a DATABASE_URL); so do the
- * metrics, whose credit and job-queue figures are read from either.
+ * In the `all` tier the HTTP contract's conformance files run twice: on the file ledger, then on
+ * PostgreSQL (TEST_LEDGER=postgres: test/helpers/postgres.ts gives their servers a DATABASE_URL); so
+ * do the metrics, whose credit and job-queue figures are read from either.
  */
 const BOTH_LEDGERS = ['serve.test.ts', 'jobs.test.ts', 'metrics.test.ts'];
 
@@ -69,14 +83,24 @@ function runFile({ file, ledger }: Run): Promise<Outcome> {
   });
 }
 
-const only = process.argv.slice(2);
-const files = findTests(here)
+const [tier, ...only] = process.argv.slice(2);
+if (!(tier && tier in TIERS)) {
+  process.stderr.write(`usage: tsx test/run.ts ${Object.keys(TIERS).join('|')} [filter...]\n`);
+  process.exit(2);
+}
+const files = TIERS[tier as Tier]
+  .flatMap((t) => findTests(path.join(here, t)))
   .sort()
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
-// The PostgreSQL runs first: they are among the longest.
+const inFolder = (t: string) => files.filter((f) => f.startsWith(path.join(here, t) + path.sep));
+// The PostgreSQL runs first, then the slow tier: the longest files start before the short ones, so
+// that the two workers end together.
 const queue: Run[] = [
-  ...files.filter((f) => BOTH_LEDGERS.includes(path.basename(f))).map((file) => ({ file, ledger: 'postgres' as const })),
-  ...files.map((file) => ({ file, ledger: 'file' as const })),
+  ...(tier === 'all' ? files.filter((f) => BOTH_LEDGERS.includes(path.basename(f))) : []).map((file) => ({
+    file,
+    ledger: 'postgres' as const,
+  })),
+  ...[...inFolder('slow'), ...inFolder('fast')].map((file) => ({ file, ledger: 'file' as const })),
 ];
 const outcomes: Outcome[] = [];
 await Promise.all(

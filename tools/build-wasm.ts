@@ -1,6 +1,6 @@
 // `npm run wasm`: compile the product's WebAssembly text (*.wat) into the binaries it loads at run
 // time (*.wasm beside them, committed, so running the service needs no compiler). wabt (the
-// WebAssembly Binary Toolkit, a dev dependency) does the compiling; test/int8-gram.test.ts holds
+// WebAssembly Binary Toolkit, a dev dependency) does the compiling; test/fast/int8-gram.test.ts holds
 // each committed binary equal to its text compiled afresh.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -5,7 +5,7 @@
 // database: every acknowledged charge present with its amount, no request or job charged twice,
 // no hold open once the dead replica's lease ran out, balance = top-ups - settlements, never
 // negative; and an Idempotency-Key of a search the dead replica answered, replayed on the
-// survivor, returns the original answer. Used by test/replicas.test.ts and `npm run bench -- replicas`.
+// survivor, returns the original answer. Used by test/slow/replicas.test.ts and `npm run bench -- replicas`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

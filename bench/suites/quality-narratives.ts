@@ -260,7 +260,7 @@ export async function measureNarrativeQuality(posts: number, seed = 42): Promise
   };
 }
 
-/** The planted story's test (test/planted-story.test.ts): most of it in one narrative that is mostly it. */
+/** The planted story's test (test/slow/planted-story.test.ts): most of it in one narrative that is mostly it. */
 function storyFound(x: StoryFound): boolean {
   return x.caught >= 24 && x.caught >= 0.8 * x.size;
 }

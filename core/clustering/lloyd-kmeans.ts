@@ -1,5 +1,5 @@
 // Lloyd's k-means from given centres, written to give exactly what ml-kmeans's kmeans() gives for
-// the same input (same assignments, same centres, same iterations: test/kmeans.test.ts holds it
+// the same input (same assignments, same centres, same iterations: test/fast/lloyd-kmeans.test.ts holds it
 // to that), in a fraction of its time. Written by hand because the narrative and pattern maps are
 // the product's core and k-means was most of a first start's pipeline time: ml-kmeans takes a
 // distance function per point and centre over arrays of arrays; this works on flat Float64Arrays

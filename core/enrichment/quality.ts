@@ -1,7 +1,7 @@
 // How well the text enrichment reads real labelled tweets (TweetEval): tone macro-recall on
 // sentiment/val, emotionMood accuracy on emotion/val, per-class recall, beside majority-class
 // baselines. Measured by `npm run bench -- quality --part text` (which writes bench/RESULTS.md)
-// and held to its floors by test/enrichment.test.ts, so both read the same numbers.
+// and held to its floors by test/fast/enrichment.test.ts, so both read the same numbers.
 import { emotionModel, emotionPosteriors, EMOTION_LABELS, moodsFromPosteriors } from './emotion.ts';
 import { outOfFoldTone, toneDesign } from './fit.ts';
 import { enrichText } from './enrich-text.ts';

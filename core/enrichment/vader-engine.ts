@@ -6,7 +6,7 @@
 // At a million posts that is minutes. So the package's source module (src/, shipped in the package;
 // its bundle exports only the analyzer and hides SentiText) is evaluated once here, unchanged but
 // for ES-module syntax, and that one method is replaced by an equivalent that looks each token up
-// instead: same tokens, same order, hence the same scores (test/vader-engine.test.ts compares the
+// instead: same tokens, same order, hence the same scores (test/fast/vader-engine.test.ts compares the
 // two on thousands of real posts). Everything else (lexicon, rules, constants) is the package's.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';

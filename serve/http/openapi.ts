@@ -2,7 +2,7 @@
 // carry (bodies, query parameters, the Idempotency-Key) is generated from the zod schemas the
 // routes and the MCP tools validate with, so a rule changed there changes here. The answers are
 // plain JSON Schema 2020-12, strict where docs/api.md is (required fields, types, nullability,
-// enums), and test/openapi.test.ts validates real responses of every endpoint against them, so
+// enums), and test/fast/openapi.test.ts validates real responses of every endpoint against them, so
 // this document cannot drift from what the server sends.
 import { WINDOW_KEYS } from '../../core/windows.ts';
 import { usageQuery } from '../account/account-queries.ts';

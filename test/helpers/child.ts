@@ -1,5 +1,5 @@
-// Child processes for CLI and crash tests: spawn a TypeScript entry point under tsx, collect its
-// output, and wait for conditions by polling with a bound (never a bare sleep).
+// Child processes for CLI and crash tests: spawn a TypeScript entry point under tsx and collect its
+// output (tests wait on it with core/wait-at-most.ts's pollUntil: a bounded poll, never a bare sleep).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
@@ -75,12 +75,4 @@ export async function runTs(
   const c = spawnTs(entry, args, env);
   const { code } = await c.exited;
   return { code, out: c.out() };
-}
-
-export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000, everyMs = 25): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }

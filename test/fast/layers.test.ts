@@ -1,0 +1,86 @@
+// The layer rules of .dependency-cruiser.cjs (imports point down only: core <- pipeline, ledger <-
+// serve <- app; stages apart; tests and benches apart), checked with dependency-cruiser over the
+// whole repository. And the check itself can fail: the same rules over a small tree of wrong-way
+// imports report each of them.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ROOT } from '../helpers/child.ts';
+import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
+
+const run = promisify(execFile);
+const DEPCRUISE = path.join(ROOT, 'node_modules', '.bin', 'depcruise');
+const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
+
+async function cruise(cwd: string, dirs: string[]): Promise<{ violations: Violation[]; modules: number }> {
+  // Exit code 1 when there are violations: the JSON report is on stdout either way.
+  const { stdout } = await run(DEPCRUISE, ['--config', CONFIG, '--output-type', 'json', ...dirs], { cwd, maxBuffer: 64 << 20 }).catch(
+    (err: { stdout?: string; message: string }) => {
+      if (!err.stdout) throw err;
+      return { stdout: err.stdout };
+    },
+  );
+  const report = JSON.parse(stdout) as { summary: { violations: Violation[]; totalCruised: number } };
+  return { violations: report.summary.violations, modules: report.summary.totalCruised };
+}
+
+test.after(cleanupTmp);
+
+test('no import in the repository breaks a layer rule', async () => {
+  const dirs = ['core', 'ledger', 'pipeline', 'serve', 'app', 'fixtures', 'bench', 'test'];
+  const { violations, modules } = await cruise(ROOT, dirs);
+  assert.ok(modules > 200, `${modules} modules cruised (TypeScript must be parsed)`);
+  assert.equal(
+    violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`),
+    [],
+  );
+});
+
+test('a wrong-way import of each kind is reported', async () => {
+  const d = tmpDir('layers-');
+  const write = (file: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(d, file)), { recursive: true });
+    fs.writeFileSync(path.join(d, file), text);
+  };
+  for (const f of [
+    'core/a.ts',
+    'ledger/a.ts',
+    'pipeline/runner.ts',
+    'pipeline/features/stage.ts',
+    'pipeline/narratives/corpus.ts',
+    'serve/a.ts',
+    'app/start.ts',
+    'bench/cli.ts',
+    'test/a.test.ts',
+    'fixtures/a.ts',
+  ]) {
+    write(f, 'export const x = 1;\n');
+  }
+  write('core/up.ts', "import { x } from '../serve/a.ts';\nexport const y = x;\n");
+  write('serve/up.ts', "import { x } from '../pipeline/runner.ts';\nexport const y = x;\n");
+  write('ledger/up.ts', "import { x } from '../serve/a.ts';\nexport const y = x;\n");
+  write('pipeline/patterns/across.ts', "import { x } from '../features/stage.ts';\nexport const y = x;\n");
+  write('pipeline/narratives/within.ts', "import { x } from './corpus.ts';\nexport const y = x;\n");
+  write('test/bench.test.ts', "import { x } from '../bench/cli.ts';\nexport const y = x;\n");
+  write('bench/app-entry.ts', "import { x } from '../app/start.ts';\nexport const y = x;\n");
+  const { violations } = await cruise(d, ['core', 'ledger', 'pipeline', 'serve', 'app', 'bench', 'test', 'fixtures']);
+  assert.equal(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort(), [
+    'app-is-the-top: bench/app-entry.ts -> app/start.ts',
+    'core-is-the-bottom: core/up.ts -> serve/a.ts',
+    'ledger-on-core-only: ledger/up.ts -> serve/a.ts',
+    'serve-not-on-pipeline: serve/up.ts -> pipeline/runner.ts',
+    'stages-apart: pipeline/patterns/across.ts -> pipeline/features/stage.ts',
+    'tests-not-on-bench: test/bench.test.ts -> bench/cli.ts',
+  ]);
+});
+
+test.run();

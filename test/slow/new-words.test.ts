@@ -1,0 +1,67 @@
+// Search knows new words as soon as an incremental run has published them (issue 37): three stories
+// whose names no fit has seen (fixtures/new-word-stories.ts) arrive in an incremental run over the
+// committed sample. Their names are folded into the kept embedder (core/fold-in.ts), so a search for
+// a name finds the story's posts that say it and, through its vector, those that do not; no
+// unrelated post comes before them; and the answers match those after `run --full` (a refit).
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { dataDirLayout } from '../../core/data-dir.ts';
+import { embedderKnows } from '../../core/embedder.ts';
+import { generationDir, readCurrent } from '../../core/generations.ts';
+import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-index.ts';
+import { search } from '../../core/ranking/search.ts';
+import { allStoryPosts, NEW_WORD_STORIES } from '../../fixtures/new-word-stories.ts';
+import { AS_OF, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipeline.ts';
+import { cleanupTmp, writeLines } from '../helpers/tmp.ts';
+
+test.after.each(cleanupTmp);
+
+const LATER = new Date(AS_OF.getTime() + 3 * 3_600_000);
+
+async function served(d: string): Promise<SearchIndex> {
+  const layout = dataDirLayout(d);
+  return loadSearchIndex(generationDir(layout, (await readCurrent(layout))!), { enrichment: false });
+}
+
+/** Per story query: how many of the first 20 rows are the story's, and the rank of its first stranger. */
+function answers(index: SearchIndex): Map<string, { own: number; firstStranger: number }> {
+  const out = new Map<string, { own: number; firstStranger: number }>();
+  for (const s of NEW_WORD_STORIES)
+    for (const query of s.queries) {
+      const rows = search(index, { query, limit: 20, window: '30d' });
+      const mine = (uuid: string) => uuid.startsWith(`story-${s.key}-`);
+      const i = rows.findIndex((r) => !mine(r.uuid));
+      out.set(query, { own: rows.filter((r) => mine(r.uuid)).length, firstStranger: i < 0 ? Infinity : i + 1 });
+    }
+  return out;
+}
+
+test('new names arriving in an incremental run are searchable at once, as after a refit', async () => {
+  const d = sampleDataDir();
+  await runPipeline(d, ['run'], AS_OF);
+  writeLines(path.join(d, 'landing', 'stories.ndjson'), allStoryPosts(AS_OF));
+  const inc = await runPipeline(d, ['run'], LATER);
+  const features = summaryOf(inc, 'features');
+  assert.is(features.mode, 'incremental');
+  assert.ok(Number(features.foldedWords) >= 3, `words folded in: ${features.foldedWords}`);
+  const index = await served(d);
+  for (const s of NEW_WORD_STORIES) assert.ok(embedderKnows(index.embedder, s.name.toLowerCase()), `${s.name} has a vector`);
+  const after = answers(index);
+  for (const s of NEW_WORD_STORIES) {
+    // The 15 posts that say the name come first, before any other post, the story's or not.
+    const rows = search(index, { query: s.name, limit: 20, window: '30d' });
+    const saying = rows.findIndex((r) => !(r.uuid.startsWith(`story-${s.key}-`) && r.lexicalRank !== null));
+    assert.is(saying, 15, `"${s.name}": rank ${saying + 1} is ${rows[saying]?.uuid}`);
+    const long = after.get(s.queries[1]!)!;
+    assert.ok(long.firstStranger > 10, `"${s.queries[1]}": an unrelated post at rank ${long.firstStranger}`);
+  }
+  // The same data after a refit: the names in the fit. The incremental answers are as good.
+  await runPipeline(d, ['run'], LATER, {}, { full: true });
+  const refit = answers(await served(d));
+  let gap = 0;
+  for (const [query, a] of after) gap += (refit.get(query)!.own - a.own) / 20 / after.size;
+  assert.ok(gap <= 0.05, `mean precision@20 after the refit exceeds the incremental run's by ${gap.toFixed(3)}`);
+});
+
+test.run();
