@@ -1,5 +1,7 @@
 // The layer rules (README, "Layout"): imports point down only.
-//   core/      <- everything; imports nothing of ours but core/
+//   core/      <- everything; imports nothing of ours but core/. Inside it, infra/ (configuration, logs,
+//              files, locks, DuckDB, PostgreSQL, worker threads) is under the domain folders (text/,
+//              vectors/, ranking/, clustering/, enrichment/, maps/, stats/, snapshots/) and imports none of them
 //   ledger/    <- serve/, app/; imports core/
 //   pipeline/  <- app/; imports core/; one stage's folder never reaches into another's
 //   serve/     <- app/; imports core/ and ledger/, never pipeline/
@@ -18,6 +20,13 @@ module.exports = {
       comment: 'core/ is shared by everything and imports nothing of ours above it',
       from: { path: '^core/' },
       to: { path: '^(ledger|pipeline|serve|app|fixtures|bench|test)/' },
+    },
+    {
+      name: 'core-infra-under-domain',
+      severity: 'error',
+      comment: 'core/infra/ is plumbing the domain folders use; it knows nothing of posts, words or vectors',
+      from: { path: '^core/infra/' },
+      to: { path: '^core/', pathNot: '^core/infra/' },
     },
     {
       name: 'ledger-on-core-only',

@@ -4,8 +4,8 @@
 // covers is durable; a checkpoint that fails to load is ignored (full replay), never trusted.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../core/durable-fs.ts';
-import type { Location } from './segment-log.ts';
+import { writeFileAtomic } from '../core/infra/durable-fs.ts';
+import type { Location } from './record-log.ts';
 import { LedgerState, LocationList, type Account, type ApiKey, type Hold, type IdempotencyEntry } from './state.ts';
 
 // 2: account and hold money fields named with their unit (balanceMicro, heldMicro, amountMicro); a

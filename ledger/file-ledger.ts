@@ -1,21 +1,21 @@
 // The credit ledger: the one place money lives. Two-phase transfers in the TigerBeetle manner
 // (hold = pending; settle = post some or all, the rest voided; release = void; a hold resolves
-// exactly once), over our own append-only, group-committed log (segment-log.ts).
+// exactly once), over our own append-only, group-committed log (record-log.ts).
 //
 // Every operation validates, builds its record, applies it to the in-memory state and queues it,
 // all synchronously (so two concurrent holds can never both spend the same credits), then
 // resolves only once the record is durable. A single process writes a ledger directory: open()
 // takes DATA_DIR/ledger/LOCK.
 import path from 'node:path';
-import { acquireLock, type Lock } from '../core/lock.ts';
-import { DAY_MS } from '../core/windows.ts';
+import { acquireLock, type Lock } from '../core/infra/lock.ts';
+import { DAY_MS } from '../core/snapshots/windows.ts';
 import { snapshot, writeCheckpoint } from './checkpoint.ts';
 import { newId, newSecret } from './ids.ts';
 import { recoverLog, type RecoveryReport } from './recovery.ts';
 import { addMicro, assertMicro, subMicro, toCredits, ZERO_MICRO, type Micro } from './money.ts';
 import type { LedgerDump } from './ledger-dump.ts';
 import { decodeRecord, encodeRecord, type IdempotencyWrite, type LedgerRecord, type RecordInput, type Resolution } from './records.ts';
-import { SegmentLog, type Location } from './segment-log.ts';
+import { RecordLog, type Location } from './record-log.ts';
 import { idemKey, LedgerState, type Account, type ApiKey, type Hold } from './state.ts';
 import {
   hashSecret,
@@ -38,7 +38,7 @@ export type { Account, ApiKey, Hold, RecoveryReport };
 
 export interface LedgerOptions {
   dir: string;
-  segmentBytes?: number;
+  fileBytes?: number;
   groupCommit?: boolean;
   /** Write a checkpoint after this many records (0: only on close). */
   checkpointEvery?: number;
@@ -55,8 +55,8 @@ export class FileLedger implements CreditLedger {
   private closed = false;
 
   private constructor(
-    private readonly opts: Required<Omit<LedgerOptions, 'segmentBytes' | 'groupCommit'>>,
-    private readonly log: SegmentLog,
+    private readonly opts: Required<Omit<LedgerOptions, 'fileBytes' | 'groupCommit'>>,
+    private readonly log: RecordLog,
     private readonly state: LedgerState,
     private readonly lock: Lock,
     readonly recovery: RecoveryReport,

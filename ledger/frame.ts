@@ -32,7 +32,7 @@ export function markBatchEnd(frame: Buffer): void {
 export type FrameScan =
   { kind: 'record'; payload: Buffer; next: number; batchEnd: boolean } | { kind: 'end' } | { kind: 'bad'; why: string };
 
-/** Read the frame at `offset` of `buf` (a whole segment). */
+/** Read the frame at `offset` of `buf` (a whole log file). */
 export function scanFrame(buf: Buffer, offset: number): FrameScan {
   if (offset === buf.length) return { kind: 'end' };
   if (buf.length - offset < HEADER_BYTES) return { kind: 'bad', why: 'truncated record header' };
@@ -57,7 +57,7 @@ export function findFrame(buf: Buffer, from: number, batchEndOnly: boolean): { o
 }
 
 /**
- * A bad frame at `offset` in the last segment is a torn write when it lies in the final batch:
+ * A bad frame at `offset` in the last log file is a torn write when it lies in the final batch:
  * no batch-end marker follows it, or one does but nothing valid follows that marker. Otherwise a
  * later batch was written after this one was fsynced, so the bad frame is corruption.
  */

@@ -4,7 +4,7 @@
 // means the log is not a history this code could have written.
 import { addMicro, subMicro, ZERO_MICRO, type Micro } from './money.ts';
 import type { LedgerRecord } from './records.ts';
-import type { Location } from './segment-log.ts';
+import type { Location } from './record-log.ts';
 
 export interface Account {
   id: string;

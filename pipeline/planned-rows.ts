@@ -3,11 +3,11 @@
 // reused one), laid end to end in row order. What the map stages and the index stage read.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { sqlString } from '../core/duckdb.ts';
-import { readTermLists, type TermLists } from '../core/term-lists.ts';
-import { maskedRows, plannedSegmentDir, type SegmentPlan } from './segment-plan.ts';
+import { sqlString } from '../core/infra/duckdb.ts';
+import { readTermLists, type TermLists } from '../core/text/term-lists.ts';
+import { plannedSegmentDir, type SegmentPlan } from './segment-plan.ts';
 import type { StageContext } from './stage-context.ts';
-import { nonZeroMask } from '../core/vector-space.ts';
+import { nonZeroMask } from '../core/vectors/vector-space.ts';
 
 /**
  * Every row's vector of one kind (text-vectors.f32 or visual-vectors.f32, rows x dim), and 1 for
@@ -83,11 +83,4 @@ export function plannedTable(ctx: StageContext, plan: SegmentPlan, name: string)
     return `SELECT row_id + ${s.firstRow} AS row_id, * EXCLUDE (row_id) FROM read_parquet(${file})`;
   });
   return `(${parts.join(' UNION ALL ')})`;
-}
-
-/** 1 for each live row, 0 for a masked one. */
-export function liveMask(plan: SegmentPlan): Uint8Array {
-  const live = new Uint8Array(plan.rows).fill(1);
-  for (const r of maskedRows(plan)) live[r] = 0;
-  return live;
 }

@@ -176,7 +176,7 @@ ${rows}
 ${
   rec
     ? `
-Recovery of ${f(rec.records)} records (${(rec.bytes / 2 ** 20).toFixed(0)} MiB of segments), every record's checksum verified each time, median of ${o.runs} opens:
+Recovery of ${f(rec.records)} records (${(rec.bytes / 2 ** 20).toFixed(0)} MiB of log files), every record's checksum verified each time, median of ${o.runs} opens:
 as a crash leaves it (last automatic checkpoint, then ${f(rec.tailRecords)} records replayed) **${f(rec.tailMs)} ms**; from a checkpoint at the end (clean shutdown) ${f(rec.checkpointMs)} ms; full replay with no checkpoint ${f(rec.fullMs)} ms.
 `
     : ''

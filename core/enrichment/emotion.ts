@@ -14,8 +14,8 @@
 // Non-English posts: only their emoji are read (as for tone), and the confidence is halved.
 import fs from 'node:fs';
 import path from 'node:path';
-import { analyze } from '../analyzer.ts';
-import { argmax, features, predict, type LinearTextModel } from './linear-text-model.ts';
+import { analyze } from '../text/analyzer.ts';
+import { features, predict, type LinearTextModel } from './linear-text-model.ts';
 import { vaderScores, type VaderScores } from './vader.ts';
 
 export const EMOTION_LABELS = ['anger', 'joy', 'optimism', 'sadness'] as const;
@@ -84,9 +84,4 @@ export function emotionMood(text: string | null | undefined, language?: string |
   if (!text) return { moods: [], confidence: 0 };
   const v = vaderScores(text, language);
   return moodsFromPosteriors(emotionPosteriors(text, language, v), v.english);
-}
-
-/** Index of the most probable label (for evaluation). */
-export function topEmotion(p: EmotionPosteriors): Emotion {
-  return EMOTION_LABELS[argmax(p.probs)]!;
 }

@@ -1,6 +1,6 @@
 // Group commit for PostgreSQL: operations that arrive while a batch is being committed wait and
 // go together in the next one, so a busy replica pays one round trip and one WAL flush for many
-// holds and settlements instead of one each (the file ledger's segment log does the same with
+// holds and settlements instead of one each (the file ledger's record log does the same with
 // fdatasync). At most `maxInFlight` batches run at once: one per account-row lock they would
 // otherwise queue on, more when traffic spreads over many accounts. Operations with the same
 // `apart` key (two on one hold) never share a batch: the later waits for the next one, where it

@@ -25,7 +25,7 @@ export interface TrialResult {
   details: string[];
 }
 
-/** Every record in the ledger's segments, decoded without the ledger's own code paths. */
+/** Every record in the ledger's log files, decoded without the ledger's own code paths. */
 export function decodeLog(dir: string): LedgerRecord[] {
   const out: LedgerRecord[] = [];
   for (const f of fs

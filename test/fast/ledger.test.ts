@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FileLedger } from '../../ledger/file-ledger.ts';
 import { asMicro, toCredits, toMicro } from '../../ledger/money.ts';
-import { LedgerCorruption } from '../../ledger/segment-log.ts';
+import { LedgerCorruption } from '../../ledger/record-log.ts';
 import { LedgerState } from '../../ledger/state.ts';
 import { rejects } from '../helpers/assert.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
@@ -23,7 +23,7 @@ async function fresh(opts: Partial<Parameters<typeof FileLedger.open>[0]> = {}) 
   return { dir, l, acc };
 }
 
-function segments(dir: string): string[] {
+function logFiles(dir: string): string[] {
   return fs
     .readdirSync(dir)
     .filter((f) => f.startsWith('seg-'))
@@ -49,7 +49,7 @@ test('keys: the secret never reaches the files; revocation survives a restart', 
   await l.revokeKey(key.id);
   assert.ok((await l.keyBySecret(secret))!.revokedAt);
   await l.close();
-  const onDisk = segments(dir)
+  const onDisk = logFiles(dir)
     .map((f) => fs.readFileSync(f, 'latin1'))
     .join('');
   assert.not.ok(onDisk.includes(secret), 'the secret never reaches disk');
@@ -58,8 +58,8 @@ test('keys: the secret never reaches the files; revocation survives a restart', 
   await again.close();
 });
 
-test('restart: the same state from a checkpoint, from a full replay, across rotated segments', async () => {
-  const { dir, l, acc } = await fresh({ segmentBytes: 4096, checkpointEvery: 50 });
+test('restart: the same state from a checkpoint, from a full replay, across rotated log files', async () => {
+  const { dir, l, acc } = await fresh({ fileBytes: 4096, checkpointEvery: 50 });
   await l.topup(acc.id, C(100));
   for (let i = 0; i < 120; i++) {
     const h = await l.hold({ account: acc.id, amountMicro: C('0.5'), ref: `r${i}`, what: 'x' });
@@ -68,7 +68,7 @@ test('restart: the same state from a checkpoint, from a full replay, across rota
   const before = (await l.getAccount(acc.id))!;
   const seq = l.lastSeq;
   await l.close({ checkpoint: false });
-  assert.ok(segments(dir).length > 3, 'segments rotated');
+  assert.ok(logFiles(dir).length > 3, 'log files rotated');
 
   const a = await FileLedger.open({ dir });
   assert.ok(a.recovery.fromCheckpoint);
@@ -93,7 +93,7 @@ test('a torn tail is cut and reported; everything acknowledged before it survive
   const { dir, l, acc } = await fresh();
   await l.topup(acc.id, C(3));
   await l.close({ checkpoint: false });
-  const seg = segments(dir).at(-1)!;
+  const seg = logFiles(dir).at(-1)!;
   const good = fs.statSync(seg).size;
   // Half a frame: a header announcing 200 bytes and only some of them.
   const torn = Buffer.alloc(60, 7);
@@ -113,7 +113,7 @@ test('a corrupted record in the middle stops the open, naming the file and offse
   const { dir, l, acc } = await fresh();
   for (let i = 0; i < 5; i++) await l.topup(acc.id, C(1));
   await l.close({ checkpoint: false });
-  const seg = segments(dir).at(-1)!;
+  const seg = logFiles(dir).at(-1)!;
   const buf = fs.readFileSync(seg);
   const second = 8 + (buf.readUInt32LE(0) % 2 ** 31); // start of record 2
   buf[second + 20] = buf[second + 20]! ^ 0xff;

@@ -1,28 +1,28 @@
-// The append-only log: numbered segment files of framed records under DATA_DIR/ledger/.
+// The append-only log: numbered log files (seg-NNNNNNNN.log, the on-disk name kept) of framed records under DATA_DIR/ledger/.
 //
 // Group commit: appends queue up while a write+fdatasync is in flight; the next flush writes
 // everything queued with one writev and one fdatasync, and every append's promise resolves only
 // after the fdatasync that covers it. Under load one fsync serves hundreds of operations; alone,
 // an operation pays one fsync.
 //
-// A record's location (segment, offset) is fixed when it is queued, so callers can index it at
-// once. Recovery walks every frame: a bad frame inside the final batch of the last segment is a
+// A record's location (log file, offset) is fixed when it is queued, so callers can index it at
+// once. Recovery walks every frame: a bad frame inside the final batch of the last log file is a
 // write cut by a crash (never acknowledged) and is cut off; a bad frame anywhere else is
-// corruption and stops the open with the file and offset. A segment is fsynced before the next
-// one is created, so only the last segment can hold a torn write.
+// corruption and stops the open with the file and offset. A log file is fsynced before the next
+// one is created, so only the last log file can hold a torn write.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { fsyncDir } from '../core/durable-fs.ts';
+import { fsyncDir } from '../core/infra/durable-fs.ts';
 import { encodeFrame, frameLength, isTornTail, markBatchEnd, scanFrame } from './frame.ts';
 
-const SEG_RE = /^seg-(\d{8})\.log$/;
-const segName = (n: number) => `seg-${String(n).padStart(8, '0')}.log`;
+const LOG_FILE_RE = /^seg-(\d{8})\.log$/;
+const logFileName = (n: number) => `seg-${String(n).padStart(8, '0')}.log`;
 
-/** Segment number and byte offset, packed into one safe integer: segment * 2^32 + offset. */
+/** Log file number and byte offset, packed into one safe integer: fileNo * 2^32 + offset. */
 export type Location = number;
-export const packLocation = (segment: number, offset: number): Location => segment * 2 ** 32 + offset;
-export const unpackLocation = (loc: Location) => ({ segment: Math.floor(loc / 2 ** 32), offset: loc % 2 ** 32 });
+export const packLocation = (fileNo: number, offset: number): Location => fileNo * 2 ** 32 + offset;
+export const unpackLocation = (loc: Location) => ({ fileNo: Math.floor(loc / 2 ** 32), offset: loc % 2 ** 32 });
 
 export class LedgerCorruption extends Error {
   constructor(
@@ -49,27 +49,27 @@ export interface RecoveredRecord {
 }
 
 export interface OpenedLog {
-  log: SegmentLog;
+  log: RecordLog;
   records: RecoveredRecord[];
   tornTail: TornTail | null;
 }
 
 interface Pending {
   frame: Buffer;
-  segment: number;
+  fileNo: number;
   location: Location;
   resolve: () => void;
   reject: (err: Error) => void;
 }
 
-export interface SegmentLogOptions {
-  /** Rotate to a new segment once the current one reaches this size. */
-  segmentBytes?: number;
+export interface RecordLogOptions {
+  /** Rotate to a new log file once the current one reaches this size. */
+  fileBytes?: number;
   /** false: one fdatasync per append, no batching (the baseline the benchmark compares against). */
   groupCommit?: boolean;
 }
 
-export class SegmentLog {
+export class RecordLog {
   private queue: Pending[] = [];
   private lastQueued: Promise<void> = Promise.resolve();
   /** Frames queued but not yet written, by location, so reads never see a hole. */
@@ -77,56 +77,56 @@ export class SegmentLog {
   private flushing: Promise<void> | null = null;
   private failed: Error | null = null;
   private fds = new Map<number, number>();
-  /** Next free offset per segment, counting queued (not yet written) frames. */
-  private assignedSegment: number;
+  /** Next free offset per log file, counting queued (not yet written) frames. */
+  private assignedFile: number;
   private assignedOffset: number;
-  private writtenSegment: number;
+  private writtenFile: number;
   private writtenOffset: number;
-  private readonly segmentBytes: number;
+  private readonly fileBytes: number;
   private readonly groupCommit: boolean;
 
   private constructor(
     readonly dir: string,
-    segment: number,
+    fileNo: number,
     size: number,
-    opts: SegmentLogOptions,
+    opts: RecordLogOptions,
   ) {
-    this.assignedSegment = segment;
+    this.assignedFile = fileNo;
     this.assignedOffset = size;
-    this.writtenSegment = segment;
+    this.writtenFile = fileNo;
     this.writtenOffset = size;
-    this.segmentBytes = opts.segmentBytes ?? 64 * 1024 * 1024;
+    this.fileBytes = opts.fileBytes ?? 64 * 1024 * 1024;
     this.groupCommit = opts.groupCommit ?? true;
   }
 
   /** Open (creating if needed), verify every record, cut a torn tail, return all records in order. */
-  static async open(dir: string, opts: SegmentLogOptions = {}, fromLocation: Location = 0): Promise<OpenedLog> {
+  static async open(dir: string, opts: RecordLogOptions = {}, fromLocation: Location = 0): Promise<OpenedLog> {
     await fsp.mkdir(dir, { recursive: true });
-    const segments = (await fsp.readdir(dir))
-      .filter((n) => SEG_RE.test(n))
-      .map((n) => Number(SEG_RE.exec(n)![1]))
+    const fileNos = (await fsp.readdir(dir))
+      .filter((n) => LOG_FILE_RE.test(n))
+      .map((n) => Number(LOG_FILE_RE.exec(n)![1]))
       .sort((a, b) => a - b);
-    if (segments.length === 0) {
-      const fh = await fsp.open(path.join(dir, segName(1)), 'wx');
+    if (fileNos.length === 0) {
+      const fh = await fsp.open(path.join(dir, logFileName(1)), 'wx');
       await fh.close();
       await fsyncDir(dir);
-      segments.push(1);
+      fileNos.push(1);
     }
     const from = unpackLocation(fromLocation);
     const records: RecoveredRecord[] = [];
     let tornTail: TornTail | null = null;
     let lastSize = 0;
-    for (const [i, seg] of segments.entries()) {
-      const file = path.join(dir, segName(seg));
+    for (const [i, seg] of fileNos.entries()) {
+      const file = path.join(dir, logFileName(seg));
       const buf = await fsp.readFile(file);
-      const last = i === segments.length - 1;
+      const last = i === fileNos.length - 1;
       let offset = 0;
       for (;;) {
         const f = scanFrame(buf, offset);
         if (f.kind === 'end') break;
         if (f.kind === 'record') {
           // Records before the checkpoint are verified (checksum) but not handed back for replay.
-          if (seg > from.segment || (seg === from.segment && offset >= from.offset)) {
+          if (seg > from.fileNo || (seg === from.fileNo && offset >= from.offset)) {
             records.push({ payload: f.payload, location: packLocation(seg, offset) });
           }
           offset = f.next;
@@ -139,7 +139,7 @@ export class SegmentLog {
       }
       if (last) lastSize = tornTail ? tornTail.offset : buf.length;
     }
-    const log = new SegmentLog(dir, segments[segments.length - 1]!, lastSize, opts);
+    const log = new RecordLog(dir, fileNos[fileNos.length - 1]!, lastSize, opts);
     return { log, records, tornTail };
   }
 
@@ -150,20 +150,20 @@ export class SegmentLog {
   append(payload: Buffer, beforeQueue?: (location: Location) => void): { location: Location; durable: Promise<void> } {
     if (this.failed) throw this.failed;
     const frame = encodeFrame(payload);
-    let segment = this.assignedSegment;
+    let fileNo = this.assignedFile;
     let offset = this.assignedOffset;
-    if (offset > 0 && offset + frame.length > this.segmentBytes) {
-      segment++;
+    if (offset > 0 && offset + frame.length > this.fileBytes) {
+      fileNo++;
       offset = 0;
     }
-    const location = packLocation(segment, offset);
+    const location = packLocation(fileNo, offset);
     beforeQueue?.(location);
-    this.assignedSegment = segment;
+    this.assignedFile = fileNo;
     this.assignedOffset = offset + frame.length;
     let resolve!: () => void;
     let reject!: (e: Error) => void;
     const durable = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-    this.queue.push({ frame, segment, location, resolve, reject });
+    this.queue.push({ frame, fileNo, location, resolve, reject });
     this.unwritten.set(location, frame);
     this.lastQueued = durable;
     if (!this.flushing) this.flushing = this.flushLoop();
@@ -172,7 +172,7 @@ export class SegmentLog {
 
   /** The location the next record will get (a checkpoint covers everything before it). */
   nextLocation(): Location {
-    return packLocation(this.assignedSegment, this.assignedOffset);
+    return packLocation(this.assignedFile, this.assignedOffset);
   }
 
   /** Resolves once every record queued so far is durable (records queued later need not be). */
@@ -190,8 +190,8 @@ export class SegmentLog {
   read(location: Location): Buffer {
     const queued = this.unwritten.get(location);
     if (queued) return queued.subarray(8);
-    const { segment, offset } = unpackLocation(location);
-    const fd = this.fdFor(segment);
+    const { fileNo, offset } = unpackLocation(location);
+    const fd = this.fdFor(fileNo);
     const head = Buffer.alloc(8);
     fs.readSync(fd, head, 0, 8, offset);
     const len = frameLength(head);
@@ -206,12 +206,12 @@ export class SegmentLog {
     this.fds.clear();
   }
 
-  private fdFor(segment: number): number {
-    let fd = this.fds.get(segment);
+  private fdFor(fileNo: number): number {
+    let fd = this.fds.get(fileNo);
     if (fd === undefined) {
-      const file = path.join(this.dir, segName(segment));
+      const file = path.join(this.dir, logFileName(fileNo));
       fd = fs.openSync(file, fs.existsSync(file) ? 'r+' : 'w+');
-      this.fds.set(segment, fd);
+      this.fds.set(fileNo, fd);
     }
     return fd;
   }
@@ -240,20 +240,20 @@ export class SegmentLog {
   }
 
   private async writeBatch(batch: Pending[]): Promise<void> {
-    // A batch may straddle a rotation: each segment's part is written and synced in order, and a
-    // new segment's directory entry is made durable before any record goes into it.
+    // A batch may straddle a rotation: each log file's part is written and synced in order, and a
+    // new log file's directory entry is made durable before any record goes into it.
     let i = 0;
     while (i < batch.length) {
-      const segment = batch[i]!.segment;
+      const fileNo = batch[i]!.fileNo;
       let j = i;
-      while (j < batch.length && batch[j]!.segment === segment) j++;
-      if (segment !== this.writtenSegment) {
-        this.fdFor(segment);
+      while (j < batch.length && batch[j]!.fileNo === fileNo) j++;
+      if (fileNo !== this.writtenFile) {
+        this.fdFor(fileNo);
         await fsyncDir(this.dir);
-        this.writtenSegment = segment;
+        this.writtenFile = fileNo;
         this.writtenOffset = 0;
       }
-      const fd = this.fdFor(segment);
+      const fd = this.fdFor(fileNo);
       const bufs = batch.slice(i, j).map((p) => p.frame);
       markBatchEnd(bufs[bufs.length - 1]!);
       const bytes = bufs.reduce((a, b) => a + b.length, 0);
