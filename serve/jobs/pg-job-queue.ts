@@ -20,10 +20,17 @@ export interface BossQueueOptions {
 
 export class BossJobQueue implements JobQueue {
   private boss: PgBoss | null = null;
+  /** The start in progress: a close that comes before it ends waits for it, then stops what it started. */
+  private starting: Promise<void> | null = null;
 
   constructor(private readonly o: BossQueueOptions) {}
 
-  async start(run: (jobId: string) => Promise<void>): Promise<void> {
+  start(run: (jobId: string) => Promise<void>): Promise<void> {
+    this.starting = this.startBoss(run);
+    return this.starting;
+  }
+
+  private async startBoss(run: (jobId: string) => Promise<void>): Promise<void> {
     const boss = new PgBoss({
       connectionString: this.o.databaseUrl,
       schema: 'pgboss',
@@ -72,6 +79,10 @@ export class BossJobQueue implements JobQueue {
 
   /** Workers stop taking jobs; the running ones finish (pg-boss waits for them). */
   async close(): Promise<void> {
+    // Closed while starting: without this wait the start would finish afterwards and leave its
+    // workers polling and its pool open (a process that does not exit, a replica taking jobs).
+    await this.starting?.catch(() => undefined);
+    this.starting = null;
     await this.boss?.stop({ graceful: true, wait: true, timeout: 30_000 });
     this.boss = null;
   }
