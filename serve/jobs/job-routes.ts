@@ -6,12 +6,10 @@
 import Router from '@koa/router';
 import type { ApiState } from '../http/app-state.ts';
 import { requireJsonBody } from '../../core/json-body.ts';
-import { creditHeaders } from '../billing/holds.ts';
 import { notFound } from '../http/http-error.ts';
 import { idempotencyKeyHeader, requestHash } from '../http/idempotency-key.ts';
 import { parseJobRequest } from './job-request.ts';
 import type { JobRunner } from './job-runner.ts';
-import { ZERO_MICRO } from '../../ledger/money.ts';
 
 /** A job's view with its result spliced in as it is stored (results can be megabytes: never parsed here). */
 function withResult(view: Record<string, unknown>, result: Buffer): Buffer {
@@ -32,18 +30,13 @@ export function jobsRouter(runner: JobRunner): Router {
       ctx.state.requestId,
       idemKey ? { key: idemKey, bodyHash } : null,
     );
-    const available = await runner.available(caller.account);
+    // On a 202 the credits used are the reserved estimate.
+    const headers = await runner.creditHeaders(out);
     ctx.status = out.status;
     ctx.type = 'application/json; charset=utf-8';
     const view = { ...runner.view(out.job), request_id: ctx.state.requestId };
-    if (out.status === 200) {
-      ctx.set(creditHeaders(out.job.chargedMicro ?? ZERO_MICRO, available));
-      ctx.body = withResult(view, out.result);
-    } else {
-      // On a 202 the credits used are the reserved estimate.
-      ctx.set(creditHeaders(out.job.heldMicro, available));
-      ctx.body = view;
-    }
+    ctx.set(headers);
+    ctx.body = out.status === 200 ? withResult(view, out.result) : view;
   });
   r.get('/intelligence/jobs/:id', async (ctx) => {
     const caller = ctx.state.caller;
