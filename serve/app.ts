@@ -5,8 +5,8 @@
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { requireJsonBody } from '../core/json-body.ts';
-import type { Logger } from '../core/log.ts';
+import { requireJsonBody } from '../core/infra/json-body.ts';
+import type { Logger } from '../core/infra/log.ts';
 import type { CreditLedger } from '../ledger/credit-ledger.ts';
 import { requireKey } from './http/auth.ts';
 import { EmergentStore } from './search/emergent-store.ts';

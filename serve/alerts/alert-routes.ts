@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import type { ApiState } from '../http/app-state.ts';
-import { requireJsonBody } from '../../core/json-body.ts';
-import type { WindowKey } from '../../core/windows.ts';
+import { requireJsonBody } from '../../core/infra/json-body.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest, HttpError, notFound } from '../http/http-error.ts';
 import { webhookUrlRefusal } from './address-guard.ts';

@@ -1,7 +1,7 @@
 // One JSON line per request (docs/operations.md): id, route, status, time, account and credits
 // used; never a key or a body. Written however the request ended.
 import type Koa from 'koa';
-import type { Logger } from '../../../core/log.ts';
+import type { Logger } from '../../../core/infra/log.ts';
 import type { RequestState } from '../app-state.ts';
 
 export function accessLog(log: Logger): Koa.Middleware<RequestState> {

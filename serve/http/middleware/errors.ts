@@ -1,7 +1,7 @@
 // Errors as JSON (docs/api.md, "Errors"): whatever a part throws or writes as an error becomes
 // `{error, request_id}`; a 5xx is logged with its stack and answered without it.
 import type Koa from 'koa';
-import type { Logger } from '../../../core/log.ts';
+import type { Logger } from '../../../core/infra/log.ts';
 import type { RequestState } from '../app-state.ts';
 import { decodablePath, errorShape } from '../error-shape.ts';
 import { HttpError } from '../http-error.ts';
