@@ -2,21 +2,24 @@
 // access log without secrets, JSON errors (never a stack trace), version selection, the key check
 // and rate limit, a leased generation per request, and the routes. Built from its parts so tests
 // and main.ts assemble the same app.
-import { randomBytes } from 'node:crypto';
-import { Stream } from 'node:stream';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { requireJsonBody } from '../core/infra/json-body.ts';
+import { SEARCH_BUDGET_MS_DEFAULT } from '../core/infra/config.ts';
 import type { Logger } from '../core/infra/log.ts';
 import type { CreditLedger } from '../ledger/credit-ledger.ts';
 import { requireKey } from './http/auth.ts';
 import { EmergentStore } from './search/emergent-store.ts';
 import type { AnswerCache } from './search/answer-cache.ts';
 import type { SearchPool } from './search/search-pool.ts';
-import { decodablePath, errorShape } from './http/error-shape.ts';
 import { HttpError } from './http/http-error.ts';
-import { closeIfBodyUnread } from './http/unread-body.ts';
+import type { ApiState, RequestState } from './http/app-state.ts';
+import { accessLog } from './http/middleware/access-log.ts';
+import { jsonErrors } from './http/middleware/errors.ts';
+import { securityHeaders } from './http/middleware/headers.ts';
+import { encodeJson } from './http/middleware/json-encode.ts';
+import { requestId } from './http/middleware/request-id.ts';
 import { openApiDocument } from './http/openapi.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { accountRouter } from './account/account-routes.ts';
@@ -56,7 +59,7 @@ export interface AppDeps {
   searchPatterns?: boolean;
   /** Asynchronous jobs (the /intelligence/jobs routes, and the 202 hand-over of a search over budget). */
   jobs?: JobRunner;
-  /** SEARCH_BUDGET_MS (default 2000). */
+  /** SEARCH_BUDGET_MS (default SEARCH_BUDGET_MS_DEFAULT). */
   searchBudgetMs?: number;
   /** This server's own {base_url} (known once it listens): the MCP tools call the API there. Without it, no /mcp. */
   selfUrl?: () => string;
@@ -76,87 +79,29 @@ export interface AppDeps {
   alerts?: AlertRouteDeps;
 }
 
-/** An http-errors 4xx (Koa's ctx.throw): its message was written for the client. */
-function isClientError(err: unknown): err is { status: number; message: string } {
-  const e = err as { status?: unknown; expose?: unknown };
-  return typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose === true;
-}
-
-const newRequestId = () => `req_${randomBytes(9).toString('base64url')}`;
-
-export function createApp(deps: AppDeps): Koa {
-  const app = new Koa();
+export function createApp(deps: AppDeps): Koa<RequestState> {
+  const app = new Koa<RequestState>();
   app.proxy = false;
-  const limiter = new RateLimiter(deps.rateLimit.perSecond, deps.rateLimit.burst);
   const emergent = deps.emergent ?? new EmergentStore();
   if (deps.requestMetrics) app.use(deps.requestMetrics);
+  // Outermost first: the log line is written however the request ended; errors are shaped before
+  // the JSON is encoded.
+  if (deps.accessLog !== false) app.use(accessLog(deps.log));
+  app.use(requestId);
+  app.use(securityHeaders);
+  app.use(encodeJson);
+  app.use(jsonErrors(deps.log));
+  const api = apiRouter(deps, emergent);
+  app.use(api.routes());
+  app.use(api.allowedMethods({ throw: false }));
+  return app;
+}
 
-  // Request id, access log, errors as JSON.
-  app.use(async (ctx, next) => {
-    const t0 = performance.now();
-    const requestId = newRequestId();
-    ctx.state.requestId = requestId;
-    ctx.set('X-Request-Id', requestId);
-    // Every answer is what its Content-Type says (JSON, a thumbnail we encoded, a dashboard file).
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    try {
-      try {
-        if (!decodablePath(ctx.path)) throw new HttpError(400, { error: 'the request path has a malformed percent-encoding' });
-        await next();
-        if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, { error: `no route ${ctx.method} ${ctx.path}` });
-      } catch (err) {
-        if (err instanceof HttpError) {
-          ctx.status = err.status;
-          ctx.set(err.headers);
-          ctx.body = { ...err.body, request_id: requestId };
-        } else if (isClientError(err)) {
-          // ctx.throw(4xx) from a part that does not know HttpError (a body parser, the admin router).
-          ctx.status = err.status;
-          ctx.body = { error: err.message, request_id: requestId };
-        } else {
-          ctx.status = 500;
-          ctx.body = { error: 'internal error; quote the request_id when contacting support', request_id: requestId };
-          deps.log.error({ requestId, err: (err as Error).stack ?? String(err) }, 'request failed');
-        }
-      }
-      // Errors answered by parts that write text or nothing (405, 501 from the router) get the one shape.
-      if (ctx.status >= 400 && ctx.respond !== false) {
-        errorShape(ctx, requestId);
-        closeIfBodyUnread(ctx);
-      }
-      // A JSON body encoded once, here: Koa's respond would stringify it, scan the text again for
-      // Content-Length and encode it once more in the socket write (0.5 ms of a 100-row answer).
-      const body = ctx.body;
-      if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && !(body instanceof Stream))
-        ctx.body = Buffer.from(JSON.stringify(body));
-    } finally {
-      if (deps.accessLog !== false)
-        deps.log.info(
-          {
-            requestId,
-            method: ctx.method,
-            path: ctx.path,
-            status: ctx.status,
-            ms: Math.round((performance.now() - t0) * 100) / 100,
-            account: (ctx.state.caller as { account?: string } | undefined)?.account ?? null,
-            credits: ctx.response.get('X-Service-Credits-Used') || null,
-          },
-          'access',
-        );
-    }
-  });
-
-  const api = new Router({ prefix: deps.prefix });
-  api.get('/openapi.json', (ctx) => {
-    ctx.body = openApiDocument(deps.prefix);
-  });
-  // The dashboard's pages hold no data (they read the API with the key the person types in): no key.
-  const ui = uiRouter(deps.prefix);
-  api.use(ui.routes());
-  // Everything else: a key, the rate limit, the API version, a leased generation.
-  api.use(requireKey(deps.ledger));
-  api.use(async (ctx, next) => {
-    limiter.take((ctx.state.caller as { key: { id: string } }).key.id);
+/** Past the key check: the rate limit, the API version asked for, and the generation leased for the request. */
+function keyedRequest(deps: AppDeps): Koa.Middleware<ApiState> {
+  const limiter = new RateLimiter(deps.rateLimit.perSecond, deps.rateLimit.burst);
+  return async (ctx, next) => {
+    limiter.take(ctx.state.caller.key.id);
     const asked = ctx.get(VERSION_HEADER) || (typeof ctx.query.version === 'string' ? ctx.query.version : '') || DEFAULT_VERSION;
     if (!(API_VERSIONS as readonly string[]).includes(asked))
       throw new HttpError(400, { error: `unknown API version ${asked} (versions: ${API_VERSIONS.join(', ')})` });
@@ -168,21 +113,36 @@ export function createApp(deps: AppDeps): Koa {
     } finally {
       lease.release();
     }
+  };
+}
+
+/** JSON bodies only, at most BODY_LIMIT; anything else is the API's 400. */
+const jsonBodies = () =>
+  bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: BODY_LIMIT,
+    onError: (err) => {
+      const tooLarge = (err as { status?: number }).status === 413 || /too large/i.test(err.message);
+      throw new HttpError(400, { error: tooLarge ? `request body too large (at most ${BODY_LIMIT})` : 'request body is not valid JSON' });
+    },
   });
-  api.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: BODY_LIMIT,
-      onError: (err, ctx) => {
-        const tooLarge = (err as { status?: number }).status === 413 || /too large/i.test(err.message);
-        void ctx;
-        throw new HttpError(400, { error: tooLarge ? `request body too large (at most ${BODY_LIMIT})` : 'request body is not valid JSON' });
-      },
-    }),
-  );
+
+/** Every route under the prefix: the document and the dashboard without a key, the API behind it. */
+function apiRouter(deps: AppDeps, emergent: EmergentStore): Router<ApiState> {
+  const api = new Router<ApiState>({ prefix: deps.prefix });
+  api.get('/openapi.json', (ctx) => {
+    ctx.body = openApiDocument(deps.prefix);
+  });
+  // The dashboard's pages hold no data (they read the API with the key the person types in): no key.
+  const ui = uiRouter(deps.prefix);
+  api.use(ui.routes());
+  // Everything else: a key, the rate limit, the API version, a leased generation.
+  api.use(requireKey(deps.ledger));
+  api.use(keyedRequest(deps));
+  api.use(jsonBodies());
   api.get('/billing/top-up', (ctx) => {
     ctx.body = {
-      account: (ctx.state.caller as { account: string }).account,
+      account: ctx.state.caller.account,
       how: 'credits are added by the operator of this service: npm run admin -- credits topup --account <account> --credits <n> (docs/ledger.md)',
     };
   });
@@ -195,7 +155,7 @@ export function createApp(deps: AppDeps): Koa {
       emergent,
       topUpUrl: deps.topUpUrl,
       patterns: deps.searchPatterns ?? false,
-      budgetMs: deps.searchBudgetMs ?? 2000,
+      budgetMs: deps.searchBudgetMs ?? SEARCH_BUDGET_MS_DEFAULT,
       jobs: deps.jobs,
       cache: deps.answerCache,
     }),
@@ -218,7 +178,5 @@ export function createApp(deps: AppDeps): Koa {
   for (const r of routers) {
     api.use(r.routes(), r.allowedMethods());
   }
-  app.use(api.routes());
-  app.use(api.allowedMethods({ throw: false }));
-  return app;
+  return api;
 }

@@ -59,7 +59,27 @@ export interface RunningServer {
 /** How long close() waits for requests still being handled before it stops the workers and the ledger. */
 export const CLOSE_DRAIN_MS = 30_000;
 
-export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+/** What the server is made of, opened in this order and closed in the reverse. */
+interface Parts {
+  layout: ReturnType<typeof dataDirLayout>;
+  metrics: ServiceMetrics;
+  ledger: CreditLedger;
+  pool: SearchPool | null;
+  snapshots: SnapshotStore;
+  answerCache: AnswerCache;
+  emergentShare: EmergentShare | null;
+  emergent: EmergentStore;
+  jobs: JobRunner;
+  media: MediaEntries;
+  watches: WatchStore;
+  outbox: AlertOutbox;
+  evaluator: AlertEvaluator;
+  /** Known once the server listens; read through closures by the parts that need them. */
+  urls: { base: string; self: string; topUp: string };
+}
+
+/** The parts, built (nothing is started yet but the ledger, which recovers as it opens). */
+async function makeParts(config: Config, log: Logger): Promise<Parts> {
   const layout = dataDirLayout(config.dataDir);
   const metrics = new ServiceMetrics(config.SERVICE_PREFIX);
   // Every caller gets the ledger through the credit counters (metrics/credit-metrics.ts).
@@ -78,8 +98,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     : null;
   const emergent = new EmergentStore(EMERGENT_TTL_MS, EMERGENT_MAX, () => Date.now(), emergentShare);
   snapshots.onSwap((gen) => answerCache.swapTo(gen.id));
-  let topUpUrl = config.TOP_UP_URL ?? '';
-  let selfUrl = '';
+  const urls = { base: '', self: '', topUp: config.TOP_UP_URL ?? '' };
   const jobs = new JobRunner({
     ledger,
     snapshots,
@@ -87,7 +106,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     log,
     threads: config.JOB_THREADS,
     summariser: summariserFrom(config),
-    topUpUrl: () => topUpUrl,
+    topUpUrl: () => urls.topUp,
     statusPath: (id) => `${config.SERVICE_PREFIX}/intelligence/jobs/${id}`,
     retentionMs: config.JOB_RETENTION_DAYS * DAY_MS,
     observeRun: metrics.jobs.observeRun,
@@ -95,138 +114,170 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const media = new MediaEntries();
   const watches = watchStorage(config, log);
   const outbox = alertOutbox(config, log, watches, metrics.deliveries);
-  let baseUrl = '';
   // Events link to narratives at PUBLIC_BASE_URL (the address clients use, behind a proxy), else where this server listens.
-  const evaluator = new AlertEvaluator({ watches, outbox, layout, baseUrl: () => config.PUBLIC_BASE_URL ?? baseUrl, log });
+  const evaluator = new AlertEvaluator({ watches, outbox, layout, baseUrl: () => config.PUBLIC_BASE_URL ?? urls.base, log });
+  return { layout, metrics, ledger, pool, snapshots, answerCache, emergentShare, emergent, jobs, media, watches, outbox, evaluator, urls };
+}
+
+/** The application with the ledger's admin endpoint and /metrics mounted beside it. */
+async function appFor(p: Parts, config: Config, log: Logger, startedAt: Date) {
+  // The default top-up address is the server's own /billing/top-up, which says how credits are added.
+  const app = createApp({
+    ledger: p.ledger,
+    snapshots: p.snapshots,
+    log,
+    prefix: config.SERVICE_PREFIX,
+    startedAt,
+    rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST },
+    topUpUrl: () => p.urls.topUp,
+    searchPatterns: config.SEARCH_PATTERNS,
+    jobs: p.jobs,
+    searchBudgetMs: config.SEARCH_BUDGET_MS,
+    selfUrl: () => p.urls.self,
+    accessLog: config.ACCESS_LOG === 'on' || (config.ACCESS_LOG === 'auto' && !process.stdout.isTTY),
+    answerCache: p.answerCache,
+    searchPool: p.pool,
+    emergent: p.emergent,
+    dataDir: config.dataDir,
+    media: p.media,
+    requestMetrics: p.metrics.http,
+    alerts: {
+      watches: p.watches,
+      outbox: p.outbox,
+      perAccount: config.ALERTS_PER_ACCOUNT,
+      allowPrivate: config.ALERTS_ALLOW_PRIVATE === '1',
+      signingKey: await signingKey(p.layout.alerts, config.ALERTS_SIGNING_KEY),
+    },
+  });
+  const adminAuth = adminToken(config.ADMIN_TOKEN);
+  const admin = createAdminRouter(p.ledger, adminAuth.token, config.SERVICE_PREFIX);
+  app.use(admin.routes());
+  app.use(p.metrics.router(config.ADMIN_TOKEN).routes());
+  return { app, adminAuth };
+}
+
+/**
+ * The HTTP server, listening. It keeps the requests being handled: a client that hangs up does not
+ * stop its handler, which may still be settling a charge, so closing waits for the handlers, not
+ * only for the connections.
+ */
+async function listen(handle: http.RequestListener, config: Config, log: Logger) {
+  const handling = new Set<Promise<void>>();
+  const server = http.createServer((req, res) => {
+    const p: Promise<void> = Promise.resolve(handle(req, res))
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => handling.delete(p));
+    handling.add(p);
+  });
+  server.keepAliveTimeout = 5000;
+  const refused = (a: { status: number; code: string | undefined; requestId: string }) =>
+    log.info({ requestId: a.requestId, status: a.status, code: a.code }, 'refused before routing');
+  server.on('clientError', (err: Error & { code?: string }, socket) => answerClientError(err, socket, refused));
+  server.on('connect', (_req, socket) => answerConnect(socket, refused));
+  server.on('checkExpectation', (_req, res) => answerExpectation(res, refused));
+  const listening = new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  });
+  return { server, handling, listening };
+}
+
+/** Where the server is reached: its own URL, and the address the MCP tools call (a wildcard listen address is reached on loopback). */
+function addressesOf(host: string, port: number, prefix: string) {
+  const bracketed = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${bracketed}:${port}`;
+  const self = `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : bracketed}:${port}${prefix}`;
+  return { url, base: `${url}${prefix}`, self };
+}
+
+/** Stop in order: no new generations, no new connections, handlers drained, then every part closed (bounded waits). */
+async function closeServing(p: Parts, s: http.Server, handling: Set<Promise<void>>, unannounce: (() => Promise<void>) | null) {
+  p.snapshots.stop();
+  await new Promise<void>((resolve) => {
+    s.close(() => resolve());
+    s.closeIdleConnections();
+  });
+  await unannounce?.();
+  await waitAtMost(Promise.all(handling), CLOSE_DRAIN_MS);
+  // Running jobs finish (bounded); queued ones stay on disk and run after the next start.
+  await waitAtMost(p.jobs.close(), CLOSE_DRAIN_MS);
+  await waitAtMost(p.evaluator.idle(), CLOSE_DRAIN_MS);
+  await p.outbox.close();
+  await p.watches.close();
+  await p.pool?.close();
+  await p.emergentShare?.close();
+  await p.media.close();
+  await p.ledger.close();
+}
+
+/** A start that failed part way: close what was opened, ignoring what was not. */
+async function closeAfterFailedStart(p: Parts, server: http.Server | null, unannounce: (() => Promise<void>) | null) {
+  p.snapshots.stop();
+  server?.close();
+  await p.jobs.close();
+  await p.outbox.close().catch(() => undefined);
+  await p.watches.close().catch(() => undefined);
+  await unannounce?.();
+  await p.pool?.close();
+  await p.emergentShare?.close().catch(() => undefined);
+  await p.media.close();
+  await p.ledger.close();
+}
+
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  const p = await makeParts(config, log);
+  const { ledger, snapshots, pool, jobs } = p;
   let server: http.Server | null = null;
   let unannounce: (() => Promise<void>) | null = null;
   try {
-    await emergentShare?.open();
+    await p.emergentShare?.open();
     const { demo, created, file } = await ensureDemoAccount(ledger, config.dataDir, config.DEMO_CREDITS);
     await snapshots.start();
     // Which OS threads do what (Linux thread ids): the main thread answers HTTP, the workers search.
     log.info({ mainThread: osThreadId(), searchThreads: (await pool?.threadsKnown()) ?? [] }, 'threads');
     const startedAt = new Date();
-    const host = config.HOST;
     // Jobs left queued or running by the last process run again (job-runner.ts).
     await jobs.start();
-    await watches.open();
-    await outbox.open();
-    // The default top-up address is the server's own /billing/top-up, which says how credits are added.
-    const app = createApp({
-      ledger,
-      snapshots,
-      log,
-      prefix: config.SERVICE_PREFIX,
-      startedAt,
-      rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST },
-      topUpUrl: () => topUpUrl,
-      searchPatterns: config.SEARCH_PATTERNS,
-      jobs,
-      searchBudgetMs: config.SEARCH_BUDGET_MS,
-      selfUrl: () => selfUrl,
-      accessLog: config.ACCESS_LOG === 'on' || (config.ACCESS_LOG === 'auto' && !process.stdout.isTTY),
-      answerCache,
-      searchPool: pool,
-      emergent,
-      dataDir: config.dataDir,
-      media,
-      requestMetrics: metrics.http,
-      alerts: {
-        watches,
-        outbox,
-        perAccount: config.ALERTS_PER_ACCOUNT,
-        allowPrivate: config.ALERTS_ALLOW_PRIVATE === '1',
-        signingKey: await signingKey(layout.alerts, config.ALERTS_SIGNING_KEY),
-      },
-    });
-    const adminAuth = adminToken(config.ADMIN_TOKEN);
-    const admin = createAdminRouter(ledger, adminAuth.token, config.SERVICE_PREFIX);
-    app.use(admin.routes());
-    app.use(metrics.router(config.ADMIN_TOKEN).routes());
-    metrics.watch({ snapshots, dataDir: config.dataDir, answerCache, searchPool: pool, jobs });
-    // Requests being handled: a client that hangs up does not stop its handler, which may still be
-    // settling a charge, so closing waits for the handlers, not only for the connections.
-    const handle = app.callback();
-    const handling = new Set<Promise<void>>();
-    server = http.createServer((req, res) => {
-      const p: Promise<void> = Promise.resolve(handle(req, res))
-        .then(
-          () => undefined,
-          () => undefined,
-        )
-        .finally(() => handling.delete(p));
-      handling.add(p);
-    });
-    server.keepAliveTimeout = 5000;
-    const refused = (a: { status: number; code: string | undefined; requestId: string }) =>
-      log.info({ requestId: a.requestId, status: a.status, code: a.code }, 'refused before routing');
-    server.on('clientError', (err: Error & { code?: string }, socket) => answerClientError(err, socket, refused));
-    server.on('connect', (_req, socket) => answerConnect(socket, refused));
-    server.on('checkExpectation', (_req, res) => answerExpectation(res, refused));
-    await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject);
-      server!.listen(config.PORT, host, () => resolve());
-    });
-    const port = (server.address() as AddressInfo).port;
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    baseUrl = `${url}${config.SERVICE_PREFIX}`;
-    topUpUrl ||= `${baseUrl}/billing/top-up`;
-    // The MCP tools call the API here. A wildcard listen address is reached on loopback.
-    selfUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host}:${port}${config.SERVICE_PREFIX}`;
+    await p.watches.open();
+    await p.outbox.open();
+    const { app, adminAuth } = await appFor(p, config, log, startedAt);
+    p.metrics.watch({ snapshots, dataDir: config.dataDir, answerCache: p.answerCache, searchPool: pool, jobs });
+    const served = await listen(app.callback(), config, log);
+    server = served.server;
+    await served.listening;
+    const { url, base, self } = addressesOf(config.HOST, (server.address() as AddressInfo).port, config.SERVICE_PREFIX);
+    p.urls.base = base;
+    p.urls.topUp ||= `${base}/billing/top-up`;
+    p.urls.self = self;
     // With PostgreSQL the CLI writes to the ledger itself (any number of writers), so nothing is
     // announced: replicas sharing DATA_DIR would only overwrite each other's announcement.
     if (!config.DATABASE_URL)
-      unannounce = await announceAdminEndpoint(layout.ledger, `${baseUrl}/admin`, adminAuth.generated ? adminAuth.token : undefined);
+      unannounce = await announceAdminEndpoint(p.layout.ledger, `${base}/admin`, adminAuth.generated ? adminAuth.token : undefined);
     // The served generation is evaluated now (a publish the last process did not get to), each later one after its swap.
-    evaluator.attach(snapshots);
+    p.evaluator.attach(snapshots);
     snapshots.watch(config.SNAPSHOT_CHECK_MS);
     const s = server;
     let closing: Promise<void> | null = null;
     return {
       url,
-      baseUrl,
+      baseUrl: base,
       ledger,
       snapshots,
       searchPool: pool,
-      answerCache,
+      answerCache: p.answerCache,
       jobs,
-      alerts: { watches, outbox, evaluator },
+      alerts: { watches: p.watches, outbox: p.outbox, evaluator: p.evaluator },
       demo,
       demoCreated: created,
       demoFile: file,
-      metrics,
-      close: () =>
-        (closing ??= (async () => {
-          snapshots.stop();
-          await new Promise<void>((resolve) => {
-            s.close(() => resolve());
-            s.closeIdleConnections();
-          });
-          await unannounce?.();
-          await waitAtMost(Promise.all(handling), CLOSE_DRAIN_MS);
-          // Running jobs finish (bounded); queued ones stay on disk and run after the next start.
-          await waitAtMost(jobs.close(), CLOSE_DRAIN_MS);
-          await waitAtMost(evaluator.idle(), CLOSE_DRAIN_MS);
-          await outbox.close();
-          await watches.close();
-          await pool?.close();
-          await emergentShare?.close();
-          await media.close();
-          await ledger.close();
-        })()),
+      metrics: p.metrics,
+      close: () => (closing ??= closeServing(p, s, served.handling, unannounce)),
     };
   } catch (err) {
-    snapshots.stop();
-    server?.close();
-    await jobs.close();
-    await outbox.close().catch(() => undefined);
-    await watches.close().catch(() => undefined);
-    await unannounce?.();
-    await pool?.close();
-    await emergentShare?.close().catch(() => undefined);
-    await media.close();
-    await ledger.close();
+    await closeAfterFailedStart(p, server, unannounce);
     throw err;
   }
 }

@@ -14,6 +14,9 @@ const cronMap = z.record(z.string(), z.string());
  */
 export const DEFAULT_DEMO_CREDITS = 200;
 
+/** A search's synchronous budget unless SEARCH_BUDGET_MS says otherwise (also what createApp uses when given none). */
+export const SEARCH_BUDGET_MS_DEFAULT = 2000;
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -22,7 +25,7 @@ const schema = z.object({
     .string()
     .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'must be empty or like /api (no trailing slash)')
     .default('/api'),
-  SEARCH_BUDGET_MS: z.coerce.number().int().positive().default(2000),
+  SEARCH_BUDGET_MS: z.coerce.number().int().positive().default(SEARCH_BUDGET_MS_DEFAULT),
   ADMIN_TOKEN: z.string().optional(),
   KEEP_GENERATIONS: z.coerce.number().int().min(1).default(5),
   /** JSON object: stage (or "run") -> node-cron expression. */

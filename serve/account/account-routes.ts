@@ -2,9 +2,9 @@
 // opaque cursor, limit, keyId filter) and GET /health (status, the generation served and how old
 // its data is, the ledger's state). Never billed, never in the usage ledger.
 import Router from '@koa/router';
+import type { ApiState } from '../http/app-state.ts';
 import { LedgerError, type CreditLedger } from '../../ledger/credit-ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
-import type { Caller } from '../http/auth.ts';
 import { badRequest, HttpError } from '../http/http-error.ts';
 import { queryFrom } from '../http/query.ts';
 import { usageQuery } from './account-queries.ts';
@@ -24,9 +24,9 @@ export function accountRouter(
   startedAt: Date,
   search: SearchParts = { pool: null, cache: null },
 ): Router {
-  const r = new Router();
+  const r = new Router<ApiState>();
   r.get('/usage', async (ctx) => {
-    const caller = ctx.state.caller as Caller;
+    const caller = ctx.state.caller;
     const { limit, cursor = null, keyId = null } = queryFrom(usageQuery, ctx.query);
     try {
       const page = await ledger.usage(caller.account, { cursor, limit, keyId });

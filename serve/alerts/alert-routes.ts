@@ -5,6 +5,7 @@
 // a 404, as one that does not exist.
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
+import type { ApiState } from '../http/app-state.ts';
 import { requireJsonBody } from '../../core/infra/json-body.ts';
 import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
@@ -28,7 +29,7 @@ export interface AlertRouteDeps {
   signingKey: Buffer;
 }
 
-const accountOf = (ctx: { state: Record<string, unknown> }) => (ctx.state.caller as { account: string }).account;
+const accountOf = (ctx: { state: ApiState }) => ctx.state.caller.account;
 
 /**
  * The target as it is kept: a narrative or theme named by an id of the served generation becomes
@@ -64,16 +65,16 @@ function resolveTarget(gen: LoadedGeneration, t: WatchBody['target']): { target:
 }
 
 /** The caller's watch; another account's is a 404, as one that does not exist. */
-export async function ownWatch(deps: Pick<AlertRouteDeps, 'watches'>, ctx: { state: Record<string, unknown> }, id: string): Promise<Watch> {
+export async function ownWatch(deps: Pick<AlertRouteDeps, 'watches'>, ctx: { state: ApiState }, id: string): Promise<Watch> {
   const w = await deps.watches.get(id);
   if (!w || w.account !== accountOf(ctx)) throw notFound(`no watch ${id} (GET /alerts lists yours)`);
   return w;
 }
 
 export function alertsRouter(deps: AlertRouteDeps): Router {
-  const r = new Router();
+  const r = new Router<ApiState>();
   r.post('/alerts', requireJsonBody, async (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const req = parseWatchBody(ctx.request.body);
     const { target, window } = resolveTarget(gen, req.target);
     if (window && req.windows && !req.windows.includes(window))

@@ -4,6 +4,7 @@
 // event again now, POST /alerts/{id}/resume unpauses a watch and queues the events that waited.
 // Another account's watch is a 404, as one that does not exist.
 import Router from '@koa/router';
+import type { ApiState } from '../http/app-state.ts';
 import { z } from 'zod';
 import { HttpError, notFound } from '../http/http-error.ts';
 import { intField, queryFrom } from '../http/query.ts';
@@ -34,7 +35,7 @@ export interface DeliveryRouteDeps {
 }
 
 export function deliveryRouter(deps: DeliveryRouteDeps): Router {
-  const r = new Router();
+  const r = new Router<ApiState>();
   r.get('/alerts/:id/deliveries', async (ctx) => {
     const { id } = queryFrom(z.object({ id: watchIdField }), ctx.params);
     const { limit } = queryFrom(deliveriesQuery, ctx.query);

@@ -17,9 +17,10 @@ import { failpoint } from '../../core/infra/failpoints.ts';
 import type { Logger } from '../../core/infra/log.ts';
 import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
 import { TaskPool } from '../../core/infra/workers/task-pool.ts';
-import { LedgerError, type CreditLedger } from '../../ledger/credit-ledger.ts';
+import type { CreditLedger } from '../../ledger/credit-ledger.ts';
 import { asMicro, toCredits, ZERO_MICRO, type Micro } from '../../ledger/money.ts';
-import { holdOr402 } from '../billing/holds.ts';
+import { BilledCall, isHoldGone, keyRefusal } from '../billing/billed-call.ts';
+import { creditHeaders } from '../billing/holds.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { HttpError } from '../http/http-error.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
@@ -92,9 +93,10 @@ export class JobRunner {
     return this.book.prune(now, this.d.retentionMs);
   }
 
-  /** The account's available balance (micro-credits), for the billing headers. */
-  async available(account: string): Promise<Micro> {
-    return (await this.d.ledger.balance(account)).availableMicro;
+  /** The billing headers of a submit: the charge of a cache hit (200), or the hold placed, the estimate (202). */
+  async creditHeaders(out: SubmitOutcome): Promise<Record<string, string>> {
+    const available = (await this.d.ledger.balance(out.job.account)).availableMicro;
+    return creditHeaders(out.status === 200 ? (out.job.chargedMicro ?? ZERO_MICRO) : out.job.heldMicro, available);
   }
 
   async get(account: string, jobId: string): Promise<JobRecord | null> {
@@ -137,9 +139,8 @@ export class JobRunner {
       // The book claims the Idempotency-Key (across replicas with PostgreSQL): one job per key.
       const seen = await this.book.add(job);
       if (seen) {
-        if (seen.idempotency!.bodyHash !== idem!.bodyHash)
-          throw new HttpError(422, { error: 'this Idempotency-Key was used with a different request body' });
-        if (seen.submitting) throw new HttpError(409, { error: 'a request with this Idempotency-Key is still in progress' });
+        if (seen.idempotency!.bodyHash !== idem!.bodyHash) throw keyRefusal('conflict');
+        if (seen.submitting) throw keyRefusal('in_flight');
         return seen.status === 'succeeded' && seen.cached
           ? { status: 200, job: seen, result: await this.resultOf(seen) }
           : { status: 202, job: seen };
@@ -149,16 +150,15 @@ export class JobRunner {
         // A hit whose result is gone (pruned under a retention shorter than the cache window) is a miss.
         const cached = hit ? await this.book.readResult(hit.jobId).catch(() => null) : null;
         if (hit && cached) return await this.fromCache(job, hit, requestId, cached);
-        const hold = await this.hold(job, holdAmount(r), requestId);
-        job.heldMicro = hold.amountMicro;
-        job.holdId = hold.id;
+        const call = this.billing(job);
+        await this.place(call, job, holdAmount(r), requestId);
         delete job.submitting;
         try {
           // Kept and queued at once (one transaction with PostgreSQL): never kept but not queued.
           await this.book.saveQueued(job, this.d.queue);
         } catch (err) {
           job.submitting = true;
-          await this.d.ledger.release(hold.id, 'error').catch(() => undefined);
+          await call.release('error').catch(() => undefined);
           throw err;
         }
       } catch (err) {
@@ -171,10 +171,16 @@ export class JobRunner {
     }
   }
 
-  private hold(job: JobRecord, amountMicro: Micro, ref: string) {
+  /** A job's billed call: charged under the job's own key, with the hold its record keeps (if any). */
+  private billing(job: JobRecord): BilledCall {
+    const hold = job.holdId ? { id: job.holdId, amountMicro: job.heldMicro } : null;
+    return new BilledCall(this.d.ledger, job.account, { key: chargeKey(job), bodyHash: 'job' }, hold);
+  }
+
+  /** Hold `amountMicro` for the job (or throw the 402), and keep the hold in its record. */
+  private async place(call: BilledCall, job: JobRecord, amountMicro: Micro, ref: string): Promise<void> {
     const r = job.request;
-    return holdOr402(this.d.ledger, {
-      account: job.account,
+    const hold = await call.place({
       key: job.keyId,
       amountMicro,
       ref,
@@ -184,6 +190,8 @@ export class JobRunner {
       topUpUrl: this.d.topUpUrl(),
       maxLimit: (available) => maxLimitFor(r, available),
     });
+    job.holdId = hold.id;
+    job.heldMicro = hold.amountMicro;
   }
 
   /** The cache (docs/jobs.md, "Cache"): the cached result, at full price, or free for the account that paid for a flat-fee kind. */
@@ -192,15 +200,16 @@ export class JobRunner {
     const priceMicro = flat && hit.payer === job.account ? ZERO_MICRO : hit.chargedMicro;
     let chargedMicro = ZERO_MICRO;
     if (priceMicro > 0) {
-      const hold = await this.hold(job, priceMicro, requestId);
-      const idem = { key: chargeKey(job), bodyHash: 'job', response: chargeResponse(priceMicro) };
-      chargedMicro = (await this.d.ledger.settle(hold.id, priceMicro, idem)).chargedMicro;
+      const call = this.billing(job);
+      await this.place(call, job, priceMicro, requestId);
+      chargedMicro = (await call.settle(priceMicro, chargeResponse(priceMicro))).chargedMicro;
     }
     Object.assign(job, {
       status: 'succeeded',
       startedAt: job.createdAt,
       finishedAt: new Date().toISOString(),
       heldMicro: priceMicro,
+      holdId: null,
       chargedMicro,
       delivered: hit.delivered,
       hasResult: true,
@@ -229,9 +238,11 @@ export class JobRunner {
   private async fail(job: JobRecord, status: number, error: string): Promise<void> {
     if (job.holdId) {
       // A hold already released (its replica's lease ran out) is as good as released here.
-      await this.d.ledger.release(job.holdId, `job failed (${status})`).catch((err: unknown) => {
-        if (!(err instanceof LedgerError && err.code === 'hold_not_open')) throw err;
-      });
+      await this.billing(job)
+        .release(`job failed (${status})`)
+        .catch((err: unknown) => {
+          if (!isHoldGone(err)) throw err;
+        });
       job.holdId = null;
     }
     Object.assign(job, {
@@ -309,11 +320,9 @@ export class JobRunner {
   }
 
   /** Hold `amount` for a job whose hold is gone (released at a restart, or by the lease of a dead replica); false when refused (the job failed). */
-  private async holdAgain(job: JobRecord, amountMicro: Micro): Promise<boolean> {
+  private async holdAgain(job: JobRecord, amountMicro: Micro, call = this.billing(job)): Promise<boolean> {
     try {
-      const hold = await this.hold(job, amountMicro, job.jobId);
-      job.holdId = hold.id;
-      job.heldMicro = hold.amountMicro;
+      await this.place(call, job, amountMicro, job.jobId);
       return true;
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
@@ -328,29 +337,28 @@ export class JobRunner {
    */
   private async settle(job: JobRecord): Promise<void> {
     const amountMicro = chargeFor(job.request, job.delivered ?? 0);
-    const key = chargeKey(job);
-    const check = await this.d.ledger.idempotencyBegin(job.account, key, 'job');
+    const call = this.billing(job);
+    const check = await call.claim();
     if (check.kind === 'replay') {
-      if (job.holdId) await this.d.ledger.release(job.holdId, 'job charged already').catch(() => undefined);
+      await call.release('job charged already').catch(() => undefined);
       return this.succeed(job, chargedOf(check.response));
     }
     // Another run is charging it right now: this delivery ends; the queue brings the job back.
     if (check.kind === 'in_flight') throw new Error(`job ${job.jobId} is being charged by another run`);
-    const idem = { key, bodyHash: 'job', response: chargeResponse(amountMicro) };
     let chargedMicro: Micro;
     try {
-      if (!job.holdId && !(await this.holdAgain(job, amountMicro))) return;
+      if (!call.hold && !(await this.holdAgain(job, amountMicro, call))) return;
       try {
-        chargedMicro = (await this.d.ledger.settle(job.holdId!, amountMicro, idem)).chargedMicro;
+        chargedMicro = (await call.settle(amountMicro, chargeResponse(amountMicro))).chargedMicro;
       } catch (err) {
-        if (!(err instanceof LedgerError && err.code === 'hold_not_open')) throw err;
+        if (!isHoldGone(err)) throw err;
         // Its hold was released under it (the lease of the replica that placed it ran out).
-        job.holdId = null;
-        if (!(await this.holdAgain(job, amountMicro))) return;
-        chargedMicro = (await this.d.ledger.settle(job.holdId!, amountMicro, idem)).chargedMicro;
+        job.holdId = call.hold = null;
+        if (!(await this.holdAgain(job, amountMicro, call))) return;
+        chargedMicro = (await call.settle(amountMicro, chargeResponse(amountMicro))).chargedMicro;
       }
     } catch (err) {
-      await this.d.ledger.idempotencyAbort(job.account, key).catch(() => undefined);
+      await call.forget().catch(() => undefined);
       throw err;
     }
     job.holdId = null;

@@ -2,6 +2,7 @@
 // labels, summaries, tags and the words of member posts: narrative-rank.ts), one narrative (posts, creators, platform split; emergent ids
 // from searches too, while held), and a narrative's trajectory over generations.
 import Router from '@koa/router';
+import type { ApiState } from '../http/app-state.ts';
 import { DAY_MS, type WindowKey } from '../../core/snapshots/windows.ts';
 import { storedFields } from '../generation/content-item.ts';
 import type { EmergentStore } from '../search/emergent-store.ts';
@@ -128,9 +129,9 @@ function pointOf(gen: LoadedGeneration, n: Narrative): TrajectoryPoint {
 }
 
 export function narrativesRouter(emergent: EmergentStore): Router {
-  const r = new Router();
+  const r = new Router<ApiState>();
   r.get('/narratives/trending', (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const { window: asked, platform, limit, offset, sort, daily, theme: themeId } = queryFrom(trendingQuery, ctx.query);
     const theme = themeId === undefined ? null : resolveTheme(gen, themeId).lt.theme;
     if (theme && asked && asked !== theme.window_key)
@@ -157,14 +158,14 @@ export function narrativesRouter(emergent: EmergentStore): Router {
     };
   });
   r.get('/narratives/search', (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const { q, window: only, limit } = queryFrom(narrativeSearchQuery, ctx.query);
     const window = only ?? null;
     const items = searchNarratives(gen.maps, q, window, limit).map((h) => ({ ...h.ln.narrative, text_rank: h.score }));
     ctx.body = { q, window, generation: gen.id, items };
   });
   r.get('/narratives/:id', async (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const { limit, offset } = queryFrom(narrativeDetailQuery, ctx.query);
     const id = ctx.params.id!;
     const found = await resolveNarrative(gen, emergent, id);
@@ -172,7 +173,7 @@ export function narrativesRouter(emergent: EmergentStore): Router {
     ctx.body = { generation: gen.id, ...resolution(id, found), ...detail(gen, narrative, members, dailyCounts, limit, offset) };
   });
   r.get('/narratives/:id/trajectory', async (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const id = ctx.params.id!;
     // A story that has ended still has its history.
     const ended = !gen.maps.narrativeByKey.has(id) ? gen.maps.narrativeHistory.get(id) : undefined;

@@ -1,6 +1,7 @@
 // Free reads of the visual pattern map (docs/api.md, "Free reads"), never billed: browse (scope, sort, cursor),
 // one pattern (its PatternDetail, representative content and lookalikes), its posts, its lookalikes.
 import Router from '@koa/router';
+import type { ApiState } from '../http/app-state.ts';
 import { storedFields } from '../generation/content-item.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest, notFound } from '../http/http-error.ts';
@@ -57,9 +58,9 @@ function patternOf(gen: LoadedGeneration, key: string): LoadedPattern {
 }
 
 export function patternsRouter(): Router {
-  const r = new Router();
+  const r = new Router<ApiState>();
   r.get('/intelligence/patterns', (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const { scope, sort, limit, cursor } = queryFrom(patternsBrowseQuery, ctx.query);
     refuseOffset(ctx.query);
     const offset = offsetOf(cursor, gen.id, scope, sort);
@@ -77,12 +78,12 @@ export function patternsRouter(): Router {
     };
   });
   r.get('/intelligence/patterns/:key', (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const p = patternOf(gen, ctx.params.key!);
     ctx.body = { pattern: p.detail, representativeContent: p.representatives, lookalikes: p.lookalikes };
   });
   r.get('/intelligence/patterns/:key/content', (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const p = patternOf(gen, ctx.params.key!);
     const { limit, cursor } = queryFrom(patternContentQuery, ctx.query);
     refuseOffset(ctx.query);
@@ -98,7 +99,7 @@ export function patternsRouter(): Router {
     };
   });
   r.get('/intelligence/patterns/:key/lookalikes', (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const p = patternOf(gen, ctx.params.key!);
     ctx.body = { patternKey: p.detail.patternKey, lookalikes: p.lookalikes };
   });

@@ -4,6 +4,7 @@
 // football transfer to a story of the same words in another sense; the centroids are the
 // members' own text. An emergent narrative's centroid is its members' mean, computed here.
 import Router from '@koa/router';
+import type { ApiState } from '../http/app-state.ts';
 import { z } from 'zod';
 import type { EmergentStore } from '../search/emergent-store.ts';
 import type { GenerationData, LoadedGeneration } from '../generation/loaded-generation.ts';
@@ -53,9 +54,9 @@ export function relatedTo(gen: LoadedGeneration, self: Narrative, centroid: Floa
 }
 
 export function relatedNarrativesRouter(emergent: EmergentStore): Router {
-  const r = new Router();
+  const r = new Router<ApiState>();
   r.get('/narratives/:id/related', async (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const { limit } = queryFrom(relatedNarrativesQuery, ctx.query);
     const found = await resolveNarrative(gen, emergent, ctx.params.id!);
     const narrative = found.source === 'tracked' ? found.ln.narrative : found.e.narrative;

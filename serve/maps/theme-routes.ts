@@ -2,6 +2,7 @@
 // trending narratives are (GET /themes), each with its narratives, and one theme (GET /themes/{id})
 // with its narratives in full. A theme is named by its id (one generation's) or its theme_key.
 import Router from '@koa/router';
+import type { ApiState } from '../http/app-state.ts';
 import { periodChange } from '../../core/maps/daily-signals.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { notFound } from '../http/http-error.ts';
@@ -39,9 +40,9 @@ function narrativesIn(lt: LoadedTheme) {
 }
 
 export function themesRouter(): Router {
-  const r = new Router();
+  const r = new Router<ApiState>();
   r.get('/themes', (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const { window, platform, limit, offset, sort, daily } = queryFrom(themesQuery, ctx.query);
     const code = platformCode(gen, platform);
     const list = gen.maps.themes.filter(
@@ -62,7 +63,7 @@ export function themesRouter(): Router {
     };
   });
   r.get('/themes/:id', (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const id = ctx.params.id!;
     const { lt, resolvedBy } = resolveTheme(gen, id);
     ctx.body = {

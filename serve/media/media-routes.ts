@@ -4,6 +4,7 @@
 // ?frame=k). Only media a served generation references are reachable: the uuid is looked up in
 // the leased generation, the path comes from its snapshot row, never from the request.
 import Router from '@koa/router';
+import type { ApiState } from '../http/app-state.ts';
 import { z } from 'zod';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { HttpError } from '../http/http-error.ts';
@@ -80,10 +81,10 @@ function listed(dataDir: string, uuid: string, entries: MediaEntry[]) {
 }
 
 export function mediaRouter(dataDir: string, media: MediaEntries): Router {
-  const r = new Router();
+  const r = new Router<ApiState>();
   // Many posts' media in one read (a gallery's page of them): unknown uuids answer media null.
   r.get('/media', async (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const { uuids } = queryFrom(mediaBatchQuery, ctx.query);
     ctx.body = {
       generation: gen.id,
@@ -96,12 +97,12 @@ export function mediaRouter(dataDir: string, media: MediaEntries): Router {
     };
   });
   r.get('/media/:uuid', async (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const uuid = ctx.params.uuid!;
     ctx.body = { uuid, generation: gen.id, items: await listed(dataDir, uuid, await entriesOf(media, gen, uuid)) };
   });
   r.get('/media/:uuid/:index', async (ctx) => {
-    const gen = ctx.state.gen as LoadedGeneration;
+    const gen = ctx.state.gen;
     const uuid = ctx.params.uuid!;
     const raw = ctx.params.index!;
     if (!/^\d{1,3}$/.test(raw)) throw new HttpError(400, { error: 'the media index must be an integer 0..999' });

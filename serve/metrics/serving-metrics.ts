@@ -19,7 +19,16 @@ export interface ServingSources {
 const seconds = (iso: string) => Date.parse(iso) / 1000;
 
 export function watchServing(registry: Registry, s: ServingSources): void {
-  const gen = () => s.snapshots.generation;
+  // Registered in this order, the order a scrape lists them in.
+  generationGauges(registry, s.snapshots);
+  pipelineGauges(registry, s.dataDir);
+  answerCacheMetrics(registry, s.answerCache);
+  if (s.searchPool) searchPoolMetrics(registry, s.searchPool);
+}
+
+/** The generation served: its id, as-of instant, age and posts, and the generations draining. */
+function generationGauges(registry: Registry, snapshots: SnapshotStore): void {
+  const gen = () => snapshots.generation;
   new Gauge({
     name: 'ci_generation_info',
     help: 'The generation served (value 1, its id in the generation label)',
@@ -60,10 +69,13 @@ export function watchServing(registry: Registry, s: ServingSources): void {
     registry,
     'ci_generations_draining',
     'Generations swapped out but still held by requests that started on them',
-    () => s.snapshots.draining,
+    () => snapshots.draining,
   );
+}
 
-  const layout = dataDirLayout(s.dataDir);
+/** The last pipeline run, from the file the runner leaves. */
+function pipelineGauges(registry: Registry, dataDir: string): void {
+  const layout = dataDirLayout(dataDir);
   // A scrape collects every metric at once: the pipeline gauges share one read of last-run.json.
   let reading: Promise<LastRun | null> | null = null;
   const lastRun = () =>
@@ -108,8 +120,9 @@ export function watchServing(registry: Registry, s: ServingSources): void {
       return run ? seconds(run.finished_at) : null;
     },
   );
+}
 
-  const cache = s.answerCache;
+function answerCacheMetrics(registry: Registry, cache: AnswerCache): void {
   mirroredCounter(registry, 'ci_answer_cache_hits_total', 'Searches answered from the answer cache', () => cache.hits);
   mirroredCounter(
     registry,
@@ -118,9 +131,9 @@ export function watchServing(registry: Registry, s: ServingSources): void {
     () => cache.misses,
   );
   scrapedGauge(registry, 'ci_answer_cache_bytes', "Bytes of the answers' JSON the answer cache holds", () => cache.bytes);
+}
 
-  const pool = s.searchPool;
-  if (!pool) return;
+function searchPoolMetrics(registry: Registry, pool: SearchPool): void {
   scrapedGauge(
     registry,
     'ci_search_workers',

@@ -165,8 +165,6 @@ export function emergentNarratives(
   ranked: readonly RankedRow[],
   cl: AnswerClusters,
 ): EmergentNarrative[] {
-  const { index, content } = gen;
-  const rows = cl.rows;
   const groups = new Map<number, number[]>();
   cl.assignment.forEach((c, i) => {
     if (c < 0) return;
@@ -175,7 +173,24 @@ export function emergentNarratives(
     else groups.set(c, [i]);
   });
   if (groups.size === 0) return [];
+  const { ordered, topTags, descriptions } = describeClusters(gen, cl, groups);
   const simOf = new Map(ranked.map((r) => [r.row, r.similarity]));
+  const scope = { gen, window, query, computedAt: new Date().toISOString() };
+  return ordered
+    .map((members, ci) => {
+      const queryRelevance = members.reduce((a, r) => a + Math.max(0, Math.min(1, simOf.get(r) ?? 0)), 0) / members.length;
+      return emergentOf(scope, members, topTags[ci]!, descriptions[ci]!, queryRelevance);
+    })
+    .sort((a, b) => b.narrative.queryRelevance - a.narrative.queryRelevance || b.narrative.content_count - a.narrative.content_count);
+}
+
+/**
+ * Each cluster (in cluster order) with its members most central first, its top tags, and its label,
+ * summary and representative (core/maps/describe-clusters.ts), the rows' words read from the cache.
+ */
+function describeClusters(gen: GenerationData, cl: AnswerClusters, groups: Map<number, number[]>) {
+  const { content } = gen;
+  const rows = cl.rows;
   const clusters = [...groups.keys()].sort((a, b) => a - b);
   const cache = labelCache(gen);
   // A full vocabulary starts again before this answer's ids are taken, never in the middle.
@@ -211,67 +226,68 @@ export function emergentNarratives(
   for (let need = describer.next(); need.length > 0; need = describer.next())
     describer.give(new Map(need.map((r) => [r, describedWords(cache, r, gen)])));
   const descriptions = describer.result((r) => textOf(gen, r));
+  return { ordered, topTags, descriptions };
+}
+
+/** One described cluster as an emergent narrative of the window: its counts, series, sentiment and id. */
+function emergentOf(
+  s: { gen: GenerationData; window: WindowKey; query: string; computedAt: string },
+  members: number[],
+  tags: string[],
+  description: ReturnType<ClusterDescriber['result']>[number],
+  queryRelevance: number,
+): EmergentNarrative {
+  const { gen, window, query, computedAt } = s;
+  const { index, content } = gen;
   const bounds = gen.manifest.windows[window];
-  const asOf = index.asOf;
-  const windowDays = windowDaysOf(gen, window);
-  const computedAt = new Date().toISOString();
-  return clusters
-    .map((_, ci) => {
-      const members = ordered[ci]!;
-      const { creators, platforms, interactions } = memberStats(gen.members, members);
-      const tags = topTags[ci]!;
-      const { representative, ...described } = descriptions[ci]!;
-      const series = seriesStats(
-        members.map((r) => index.publishedAt[r]!),
-        asOf,
-        windowDays,
-      );
-      const sentiment = narrativeSentiment(
-        members.map((r) => ({ tone: index.enrichment.toneOf(r), moods: index.enrichment.moods.get(r) })),
-      );
-      const id = `em-${createHash('sha256')
-        .update(`${gen.id}\n${window}\n${query}\n${members.map((r) => index.uuid.get(r)).join(',')}`)
-        .digest('hex')
-        .slice(0, 16)}`;
-      const queryRelevance = members.reduce((a, r) => a + Math.max(0, Math.min(1, simOf.get(r) ?? 0)), 0) / members.length;
-      const narrative: EmergentInAnswer = {
-        id,
-        ...described,
-        source: 'emergent',
-        window_key: window,
-        window_start: bounds.start,
-        window_end: bounds.end,
-        computed_at: computedAt,
-        content_count: members.length,
-        creator_count: creators,
-        platform_count: platforms.size,
-        total_engagement: String(Math.round(interactions)),
-        emerging_score: series.emergingScore,
-        momentum_score: series.momentumScore,
-        top_tags: tags,
-        score_breakdown: {
-          content_count: members.length,
-          creator_count: creators,
-          platform_count: platforms.size,
-          total_engagement: interactions,
-          clustering_method: 'kmeans-cosine-query',
-          ...(tags[0] ? { seed_tag: tags[0] } : {}),
-        },
-        narrative_key: null,
-        acceleration: series.acceleration,
-        diffusion: platformDiffusion(platforms, content.platforms.length),
-        velocity: series.velocity,
-        lifecycle: series.lifecycle,
-        trajectory_confidence: series.trajectoryConfidence,
-        representative_content_uuid: representative === null ? null : index.uuid.get(representative)!,
-        sentiment_label: sentiment.label,
-        sentiment_score: sentiment.score,
-        sentiment_breakdown: sentiment.breakdown,
-        queryRelevance,
-      };
-      return { narrative, members: Int32Array.from(members), dailyCounts: Array.from(series.counts) };
-    })
-    .sort((a, b) => b.narrative.queryRelevance - a.narrative.queryRelevance || b.narrative.content_count - a.narrative.content_count);
+  const { creators, platforms, interactions } = memberStats(gen.members, members);
+  const { representative, ...described } = description;
+  const series = seriesStats(
+    members.map((r) => index.publishedAt[r]!),
+    index.asOf,
+    windowDaysOf(gen, window),
+  );
+  const sentiment = narrativeSentiment(members.map((r) => ({ tone: index.enrichment.toneOf(r), moods: index.enrichment.moods.get(r) })));
+  const id = `em-${createHash('sha256')
+    .update(`${gen.id}\n${window}\n${query}\n${members.map((r) => index.uuid.get(r)).join(',')}`)
+    .digest('hex')
+    .slice(0, 16)}`;
+  const narrative: EmergentInAnswer = {
+    id,
+    ...described,
+    source: 'emergent',
+    window_key: window,
+    window_start: bounds.start,
+    window_end: bounds.end,
+    computed_at: computedAt,
+    content_count: members.length,
+    creator_count: creators,
+    platform_count: platforms.size,
+    total_engagement: String(Math.round(interactions)),
+    emerging_score: series.emergingScore,
+    momentum_score: series.momentumScore,
+    top_tags: tags,
+    score_breakdown: {
+      content_count: members.length,
+      creator_count: creators,
+      platform_count: platforms.size,
+      total_engagement: interactions,
+      clustering_method: 'kmeans-cosine-query',
+      ...(tags[0] ? { seed_tag: tags[0] } : {}),
+    },
+    narrative_key: null,
+    acceleration: series.acceleration,
+    diffusion: platformDiffusion(platforms, content.platforms.length),
+    velocity: series.velocity,
+    lifecycle: series.lifecycle,
+    trajectory_confidence: series.trajectoryConfidence,
+    representative_content_uuid: representative === null ? null : index.uuid.get(representative)!,
+    sentiment_label: sentiment.label,
+    sentiment_score: sentiment.score,
+    sentiment_breakdown: sentiment.breakdown,
+    queryRelevance,
+  };
+  return { narrative, members: Int32Array.from(members), dailyCounts: Array.from(series.counts) };
 }
 
 export type { LoadedNarrative };

@@ -98,23 +98,10 @@ function historyText(n, traj) {
   );
 }
 
-startPage('narrative.html', async (main) => {
-  const id = pageParams().get('id');
-  if (!id) {
-    fill(main, el('p', {}, 'No narrative chosen: ', el('a', { href: 'index.html' }, 'pick one from the list'), '.'));
-    return;
-  }
-  const path = encodeURIComponent(id);
-  const [d, traj] = await Promise.all([get(`/narratives/${path}${qs({ limit: 10 })}`), get(`/narratives/${path}/trajectory`)]);
+/** The title with its lifecycle, the summary, the theme, how the id was resolved, and the figures. */
+function heading(d) {
   const n = d.narrative;
-  const thumbs = thumbnailsOf(d.posts.items.filter((p) => ['image', 'video', 'carousel'].includes(p.contentType)).map((p) => p.uuid));
-  const volume = el('div', { class: 'chart', id: 'volume-chart' });
-  const feeling = el('div', { class: 'chart', id: 'feeling-chart' });
-  const related = el('ul', { id: 'related' }, el('li', { class: 'muted' }, 'looking…'));
-  const spikes = traj.daily.filter((x) => x.spike);
-  const stance = n.sentiment_breakdown?.stance;
-  fill(
-    main,
+  return [
     el('p', { class: 'small' }, el('a', { href: 'index.html' }, '← narratives')),
     el(
       'h1',
@@ -153,18 +140,30 @@ startPage('narrative.html', async (main) => {
       stat('velocity', fmt.num(n.velocity), 'slope of daily posts over the last 7 days'),
       stat('sentiment', sentimentBadge(n.sentiment_label, n.sentiment_score)),
     ),
+  ];
+}
+
+/** The form that sets an alert watch on this story. */
+function watchThis(n) {
+  return el(
+    'details',
+    { class: 'watch-this', id: 'watch-this' },
+    el('summary', {}, 'Tell me when this moves'),
     el(
-      'details',
-      { class: 'watch-this', id: 'watch-this' },
-      el('summary', {}, 'Tell me when this moves'),
-      el(
-        'p',
-        { class: 'small muted' },
-        'A webhook when this story spikes, changes lifecycle or its momentum rises past a level, ' +
-          `checked after each new generation in the ${n.window_key} window. Free.`,
-      ),
-      watchForm({ target: { kind: 'narrative', narrative_key: n.narrative_key ?? n.id }, windows: [n.window_key], name: n.label }),
+      'p',
+      { class: 'small muted' },
+      'A webhook when this story spikes, changes lifecycle or its momentum rises past a level, ' +
+        `checked after each new generation in the ${n.window_key} window. Free.`,
     ),
+    watchForm({ target: { kind: 'narrative', narrative_key: n.narrative_key ?? n.id }, windows: [n.window_key], name: n.label }),
+  );
+}
+
+/** The two charts' headings and words around them (the charts are drawn into `volume` and `feeling` once they are in the page). */
+function byDay(n, traj, volume, feeling) {
+  const spikes = traj.daily.filter((x) => x.spike);
+  const stance = n.sentiment_breakdown?.stance;
+  return [
     el('h2', {}, 'Posts and engagement by day'),
     el(
       'p',
@@ -188,75 +187,83 @@ startPage('narrative.html', async (main) => {
         : 'No post of this narrative has a tone.',
     ),
     el('div', { class: 'card' }, feeling),
-    el('h2', {}, 'Top tags'),
-    chips(n.top_tags),
+  ];
+}
+
+function platformsTable(platforms) {
+  return el(
+    'table',
+    { id: 'platforms' },
     el(
-      'div',
-      { class: 'two-col' },
-      el(
-        'section',
-        {},
-        el('h2', {}, `Representative posts (${fmt.int(d.posts.total)})`),
+      'tbody',
+      {},
+      platforms.map((p) =>
         el(
-          'div',
-          { class: 'card', id: 'posts' },
-          d.posts.items.map((p) => post(p, thumbs)),
+          'tr',
+          {},
+          el('td', {}, p.platform),
+          el('td', { class: 'n' }, fmt.int(p.posts)),
+          el('td', { class: 'score-cell' }, shareBar(p.share)),
+          el('td', { class: 'n' }, fmt.pct(p.share)),
         ),
-      ),
-      el(
-        'section',
-        {},
-        el('h2', {}, 'Platforms'),
-        el(
-          'table',
-          { id: 'platforms' },
-          el(
-            'tbody',
-            {},
-            d.platforms.map((p) =>
-              el(
-                'tr',
-                {},
-                el('td', {}, p.platform),
-                el('td', { class: 'n' }, fmt.int(p.posts)),
-                el('td', { class: 'score-cell' }, shareBar(p.share)),
-                el('td', { class: 'n' }, fmt.pct(p.share)),
-              ),
-            ),
-          ),
-        ),
-        el('h2', {}, 'Creators'),
-        el(
-          'table',
-          { id: 'creators' },
-          el('thead', {}, el('tr', {}, el('th', {}, 'creator'), el('th', {}, 'platform'), el('th', { class: 'n' }, 'posts'))),
-          el(
-            'tbody',
-            {},
-            d.creators
-              .slice(0, 10)
-              .map((c) =>
-                el(
-                  'tr',
-                  {},
-                  el('td', { title: `creator id ${c.creatorId}` }, creatorName(c.creatorHandle, c.creatorId)),
-                  el('td', {}, c.platform),
-                  el('td', { class: 'n' }, fmt.int(c.posts)),
-                ),
-              ),
-          ),
-        ),
-        el('h2', {}, 'Related narratives'),
-        related,
       ),
     ),
-    el('h2', {}, 'History'),
-    el('p', { id: 'history-text' }, historyText(n, traj)),
-    traj.points.length ? historyTable(traj) : null,
   );
-  volumeChart(volume, traj.daily, { velocity: n.velocity });
-  feelingChart(feeling, traj.daily);
-  // Related: the same window's narratives about the same thing (by text centroid, not by shared words).
+}
+
+function creatorsTable(creators) {
+  return el(
+    'table',
+    { id: 'creators' },
+    el('thead', {}, el('tr', {}, el('th', {}, 'creator'), el('th', {}, 'platform'), el('th', { class: 'n' }, 'posts'))),
+    el(
+      'tbody',
+      {},
+      creators
+        .slice(0, 10)
+        .map((c) =>
+          el(
+            'tr',
+            {},
+            el('td', { title: `creator id ${c.creatorId}` }, creatorName(c.creatorHandle, c.creatorId)),
+            el('td', {}, c.platform),
+            el('td', { class: 'n' }, fmt.int(c.posts)),
+          ),
+        ),
+    ),
+  );
+}
+
+/** Representative posts beside the platforms, creators and related narratives (`related` is filled later). */
+function postsAndPeople(d, thumbs, related) {
+  return el(
+    'div',
+    { class: 'two-col' },
+    el(
+      'section',
+      {},
+      el('h2', {}, `Representative posts (${fmt.int(d.posts.total)})`),
+      el(
+        'div',
+        { class: 'card', id: 'posts' },
+        d.posts.items.map((p) => post(p, thumbs)),
+      ),
+    ),
+    el(
+      'section',
+      {},
+      el('h2', {}, 'Platforms'),
+      platformsTable(d.platforms),
+      el('h2', {}, 'Creators'),
+      creatorsTable(d.creators),
+      el('h2', {}, 'Related narratives'),
+      related,
+    ),
+  );
+}
+
+/** Related: the same window's narratives about the same thing (by text centroid, not by shared words). */
+function showRelated(related, path, n) {
   get(`/narratives/${path}/related${qs({ limit: 5 })}`)
     .then((r) => {
       const others = r.items;
@@ -280,4 +287,34 @@ startPage('narrative.html', async (main) => {
       );
     })
     .catch((err) => showError(related, err));
+}
+
+startPage('narrative.html', async (main) => {
+  const id = pageParams().get('id');
+  if (!id) {
+    fill(main, el('p', {}, 'No narrative chosen: ', el('a', { href: 'index.html' }, 'pick one from the list'), '.'));
+    return;
+  }
+  const path = encodeURIComponent(id);
+  const [d, traj] = await Promise.all([get(`/narratives/${path}${qs({ limit: 10 })}`), get(`/narratives/${path}/trajectory`)]);
+  const n = d.narrative;
+  const thumbs = thumbnailsOf(d.posts.items.filter((p) => ['image', 'video', 'carousel'].includes(p.contentType)).map((p) => p.uuid));
+  const volume = el('div', { class: 'chart', id: 'volume-chart' });
+  const feeling = el('div', { class: 'chart', id: 'feeling-chart' });
+  const related = el('ul', { id: 'related' }, el('li', { class: 'muted' }, 'looking…'));
+  fill(
+    main,
+    ...heading(d),
+    watchThis(n),
+    ...byDay(n, traj, volume, feeling),
+    el('h2', {}, 'Top tags'),
+    chips(n.top_tags),
+    postsAndPeople(d, thumbs, related),
+    el('h2', {}, 'History'),
+    el('p', { id: 'history-text' }, historyText(n, traj)),
+    traj.points.length ? historyTable(traj) : null,
+  );
+  volumeChart(volume, traj.daily, { velocity: n.velocity });
+  feelingChart(feeling, traj.daily);
+  showRelated(related, path, n);
 });

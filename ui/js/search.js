@@ -61,9 +61,129 @@ function resultRow(item, i) {
   );
 }
 
+/** A search over the synchronous budget: handed to an asynchronous job, its hold released (docs/jobs.md). */
+const handedToJob = (json) =>
+  el(
+    'p',
+    { class: 'card', id: 'handed' },
+    `The search ran long and was handed to job ${json.jobId} (${json.status}); nothing was charged here.`,
+  );
+
+/** What the search cost: the charge, the hold it came from, and the balance before and after. */
+function chargeCard(a, perRecord, bill) {
+  const { charged, held, before, after } = bill;
+  return el(
+    'div',
+    { class: 'card billing', id: 'charge' },
+    el('span', {}, 'Charged: ', el('span', { class: 'v', id: 'charged' }, fmt.credits(charged)), ` ${fmt.unit(charged, 'credit')}`),
+    el('span', { class: 'muted small' }, `${a.content.length} rows × ${perRecord}; held ${fmt.credits(held)}, released the rest`),
+    el(
+      'span',
+      {},
+      'Available: ',
+      el('span', { class: 'v' }, fmt.credits(before)),
+      ' → ',
+      el('span', { class: 'v', id: 'available-after' }, fmt.credits(after)),
+    ),
+    el('span', { class: 'muted small' }, `${a.response_time_ms} ms · ${a.request_id}`),
+  );
+}
+
+/** The answer's narratives, linked to their pages. */
+function answerNarratives(a) {
+  return [
+    el('h2', {}, `Narratives of the answer (${a.narratives.length})`),
+    el(
+      'ul',
+      { id: 'answer-narratives' },
+      a.narratives.map((n) =>
+        el(
+          'li',
+          {},
+          el('a', { href: `narrative.html?id=${encodeURIComponent(n.id)}` }, n.label),
+          el('span', { class: 'muted small' }, ` ${n.source} · ${fmt.int(n.content_count)} posts`),
+        ),
+      ),
+    ),
+  ];
+}
+
+function answerCreators(a) {
+  return [
+    el('h2', {}, `Creators (${a.creators.length})`),
+    el(
+      'p',
+      { id: 'answer-creators', class: 'small' },
+      a.creators
+        .slice(0, 15)
+        .map(
+          (c) =>
+            `${c.creatorHandle ? `@${c.creatorHandle}` : `creator ${c.creatorId}`} (${c.platform}, ${c.hits} ${fmt.unit(c.hits, 'row')})`,
+        )
+        .join(' · ') || 'none',
+    ),
+  ];
+}
+
+/** The ranked rows with their scores. */
+function answerRows(a) {
+  return [
+    el('h2', {}, `Rows (${a.content.length})`),
+    scoresLegend(),
+    el(
+      'div',
+      { class: 'table-wrap' },
+      el(
+        'table',
+        { id: 'rows' },
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { class: 'n' }, '#'),
+            el('th', {}, 'post'),
+            SCORES.map(([k, name]) => el('th', { class: k === 'exampleRankingScore' ? '' : 'hide-narrow' }, name)),
+          ),
+        ),
+        el('tbody', {}, a.content.map(resultRow)),
+      ),
+    ),
+  ];
+}
+
+/** A refused or failed search: its message, and for a 402 what the balance covers and where to top up. */
+function failure(err) {
+  const b = err instanceof ApiError ? err.body : null;
+  return [
+    el('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)),
+    b?.credits_required !== undefined
+      ? el(
+          'p',
+          {},
+          `Needs ${fmt.credits(b.credits_required)}, available ${fmt.credits(b.credits_available)}; ` +
+            `the largest limit it covers: ${b.recommendations.maxLimitForWindow}. `,
+          outLink(b.recommendations.topUpUrl, 'how to top up'),
+        )
+      : null,
+  ];
+}
+
+/** The hold a search of `limit` places, against the available balance, shown before it runs. */
+function holdView(h, perRecord, available) {
+  return [
+    el('span', {}, 'Hold before it runs: ', el('span', { class: 'v', id: 'hold-credits' }, fmt.credits(h)), ` ${fmt.unit(h, 'credit')}`),
+    el('span', { class: 'muted small' }, `= limit × ${perRecord} credits a record; the rest is released after`),
+    el('span', {}, 'Available: ', el('span', { class: 'v', id: 'available' }, fmt.credits(available))),
+    h > available ? el('span', { class: 'error' }, 'more than the available balance: the search would be refused (402)') : null,
+  ];
+}
+
 startPage('search.html', async (main) => {
   const params = pageParams();
   const [prices, usage] = await Promise.all([get('/billing/prices'), get('/usage?limit=1')]);
+  const perRecord = prices.search.per_record;
   let available = usage.available;
   const query = el('input', { type: 'search', id: 'query', name: 'query', required: true, maxlength: 1000, value: params.get('q') ?? '' });
   const limit = el('input', {
@@ -79,17 +199,8 @@ startPage('search.html', async (main) => {
   const outcome = el('div', { id: 'outcome' });
   const run = el('button', { type: 'submit', id: 'run' }, 'Search');
 
-  const holdCredits = () => Math.round(Math.max(0, Number(limit.value) || 0) * prices.search.per_record * 1e6) / 1e6;
-  function showHold() {
-    const h = holdCredits();
-    fill(
-      hold,
-      el('span', {}, 'Hold before it runs: ', el('span', { class: 'v', id: 'hold-credits' }, fmt.credits(h)), ` ${fmt.unit(h, 'credit')}`),
-      el('span', { class: 'muted small' }, `= limit × ${prices.search.per_record} credits a record; the rest is released after`),
-      el('span', {}, 'Available: ', el('span', { class: 'v', id: 'available' }, fmt.credits(available))),
-      h > available ? el('span', { class: 'error' }, 'more than the available balance: the search would be refused (402)') : null,
-    );
-  }
+  const holdCredits = () => Math.round(Math.max(0, Number(limit.value) || 0) * perRecord * 1e6) / 1e6;
+  const showHold = () => fill(hold, ...holdView(holdCredits(), perRecord, available));
   limit.addEventListener('input', showHold);
 
   const form = el(
@@ -115,105 +226,17 @@ startPage('search.html', async (main) => {
     try {
       const r = await call('/search', { method: 'POST', body });
       if (r.status === 202) {
-        // Over the synchronous budget: handed to an asynchronous job, its hold released (docs/jobs.md).
-        fill(
-          outcome,
-          el(
-            'p',
-            { class: 'card', id: 'handed' },
-            `The search ran long and was handed to job ${r.json.jobId} (${r.json.status}); nothing was charged here.`,
-          ),
-        );
+        fill(outcome, handedToJob(r.json));
         run.disabled = false;
         return;
       }
       const charged = Number(r.headers.get('x-service-credits-used'));
       available = Number(r.headers.get('x-service-credits-remaining'));
       const a = r.json;
-      fill(
-        outcome,
-        el(
-          'div',
-          { class: 'card billing', id: 'charge' },
-          el('span', {}, 'Charged: ', el('span', { class: 'v', id: 'charged' }, fmt.credits(charged)), ` ${fmt.unit(charged, 'credit')}`),
-          el(
-            'span',
-            { class: 'muted small' },
-            `${a.content.length} rows × ${prices.search.per_record}; held ${fmt.credits(holdCredits())}, released the rest`,
-          ),
-          el(
-            'span',
-            {},
-            'Available: ',
-            el('span', { class: 'v' }, fmt.credits(before)),
-            ' → ',
-            el('span', { class: 'v', id: 'available-after' }, fmt.credits(available)),
-          ),
-          el('span', { class: 'muted small' }, `${a.response_time_ms} ms · ${a.request_id}`),
-        ),
-        el('h2', {}, `Narratives of the answer (${a.narratives.length})`),
-        el(
-          'ul',
-          { id: 'answer-narratives' },
-          a.narratives.map((n) =>
-            el(
-              'li',
-              {},
-              el('a', { href: `narrative.html?id=${encodeURIComponent(n.id)}` }, n.label),
-              el('span', { class: 'muted small' }, ` ${n.source} · ${fmt.int(n.content_count)} posts`),
-            ),
-          ),
-        ),
-        el('h2', {}, `Creators (${a.creators.length})`),
-        el(
-          'p',
-          { id: 'answer-creators', class: 'small' },
-          a.creators
-            .slice(0, 15)
-            .map(
-              (c) =>
-                `${c.creatorHandle ? `@${c.creatorHandle}` : `creator ${c.creatorId}`} (${c.platform}, ${c.hits} ${fmt.unit(c.hits, 'row')})`,
-            )
-            .join(' · ') || 'none',
-        ),
-        el('h2', {}, `Rows (${a.content.length})`),
-        scoresLegend(),
-        el(
-          'div',
-          { class: 'table-wrap' },
-          el(
-            'table',
-            { id: 'rows' },
-            el(
-              'thead',
-              {},
-              el(
-                'tr',
-                {},
-                el('th', { class: 'n' }, '#'),
-                el('th', {}, 'post'),
-                SCORES.map(([k, name]) => el('th', { class: k === 'exampleRankingScore' ? '' : 'hide-narrow' }, name)),
-              ),
-            ),
-            el('tbody', {}, a.content.map(resultRow)),
-          ),
-        ),
-      );
+      const bill = { charged, held: holdCredits(), before, after: available };
+      fill(outcome, chargeCard(a, perRecord, bill), ...answerNarratives(a), ...answerCreators(a), ...answerRows(a));
     } catch (err) {
-      const b = err instanceof ApiError ? err.body : null;
-      fill(
-        outcome,
-        el('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)),
-        b?.credits_required !== undefined
-          ? el(
-              'p',
-              {},
-              `Needs ${fmt.credits(b.credits_required)}, available ${fmt.credits(b.credits_available)}; ` +
-                `the largest limit it covers: ${b.recommendations.maxLimitForWindow}. `,
-              outLink(b.recommendations.topUpUrl, 'how to top up'),
-            )
-          : null,
-      );
+      fill(outcome, ...failure(err));
     }
     run.disabled = false;
     showHold();
