@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { DEMO_KEY_FILES } from '../../serve/billing/demo-account.ts';
 import { WINDOW_KEYS } from '../../core/windows.ts';
 import { FileLedger } from '../../ledger/file-ledger.ts';
-import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { runStamp, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { corpus, runStagesFresh } from './pipeline.ts';
 import { machineSpeed } from '../lib/machine-speed.ts';
 import { hasCurrentLayout } from '../lib/cached-generation.ts';
@@ -463,9 +463,7 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
     const ceiling = await bareCeiling(answerMedian, o, headers);
     const speedAfter = machineSpeed();
     const result = {
-      date: new Date().toISOString(),
-      machine: machine(),
-      command: o.command,
+      ...runStamp(o.command),
       posts: o.posts,
       connections: o.connections,
       seconds: o.seconds,

@@ -6,7 +6,7 @@
 // each, the ratio, and the jobs' own figures. Bar (issue 7): p99 with jobs <= 1.5 x p99 alone.
 import autocannon from 'autocannon';
 import { INSIGHTS_DEPTH_DEFAULT } from '../../serve/jobs/job-request.ts';
-import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { runStamp, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { ensureData, load, rssMiB, startServer, summary, type Server } from './api.ts';
 import { queriesFrom, windowOf, type LabelledQuery } from './ranking.ts';
 import { searchLoad } from '../lib/search-load.ts';
@@ -130,9 +130,7 @@ export async function benchJobs(o: JobsBenchOptions): Promise<void> {
     const p99Alone = median(alone.map((x) => x.latency.p99));
     const p99With = median(withJobs.map((x) => x.latency.p99));
     const result = {
-      date: new Date().toISOString(),
-      machine: machine(),
-      command: o.command,
+      ...runStamp(o.command),
       posts: o.posts,
       connections: o.connections,
       seconds: o.seconds,

@@ -25,7 +25,7 @@ import { generateCorpus } from '../../fixtures/generate.ts';
 import { postText } from '../../pipeline/features/text-analysis.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { ensurePeerInstalled, runPeerScript } from '../peer-install.ts';
-import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { runStamp, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { hasCurrentLayout } from '../lib/cached-generation.ts';
 
 export interface RankingBenchOptions {
@@ -478,9 +478,7 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   const lanceOverlap = lanceOverlapWithOurs(index, lance, timed, oursRows);
   const { coreEf, recallEf100, recall } = hnswRecall(index, floats, queries);
   const result = {
-    date: new Date().toISOString(),
-    machine: machine(),
-    command: o.command,
+    ...runStamp(o.command),
     posts: o.posts,
     rows: index.rows,
     queries: queries.length,
