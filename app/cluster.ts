@@ -12,7 +12,7 @@ import path from 'node:path';
 import { intOption, parseCliArgs, UsageError } from '../core/infra/cli-args.ts';
 import { ConfigError, loadConfig, type Config } from '../core/infra/config.ts';
 import { dataDirLayout } from '../core/infra/data-dir.ts';
-import { createLogger } from '../core/infra/log.ts';
+import { createLogger, type Logger } from '../core/infra/log.ts';
 import { redactUrl } from '../core/infra/postgres/pool.ts';
 import { checkKind, dataDirPrefix, LedgerChoiceError } from '../ledger/backend-record.ts';
 import { DumpError, readDump, type LedgerDump } from '../ledger/ledger-dump.ts';
@@ -101,7 +101,13 @@ function startReplica(r: Replica, env: NodeJS.ProcessEnv, onLine: (r: Replica, l
   });
 }
 
-async function main(): Promise<void> {
+function refuse(message: string, code = 2): never {
+  process.stderr.write(`cluster: ${message}\n`);
+  process.exit(code);
+}
+
+/** The command line and the config it names; bad arguments or config exit 2. Null for --help (printed). */
+function parseCommand(): { replicas: number; importFile: string | undefined; config: Config } | null {
   let values, replicas;
   try {
     ({ values } = parseCliArgs({
@@ -120,25 +126,32 @@ async function main(): Promise<void> {
   }
   if (values.help) {
     process.stdout.write(HELP + '\n');
-    return;
+    return null;
   }
-  let config: Config;
   try {
-    config = loadConfig(values['data-dir'] ? { ...process.env, DATA_DIR: values['data-dir'] } : process.env);
+    const config = loadConfig(values['data-dir'] ? { ...process.env, DATA_DIR: values['data-dir'] } : process.env);
+    return { replicas, importFile: values.import, config };
   } catch (err) {
     process.stderr.write(`cluster: ${(err as ConfigError).message}\n`);
     process.exit(2);
   }
-  const log = createLogger('cluster', config.LOG_LEVEL);
+}
+
+/** The database: DATABASE_URL's, or a local server started here (`local`, to stop at the end). */
+interface Database {
+  url: string;
+  local: Awaited<ReturnType<typeof localDatabase>> | null;
+}
+
+/**
+ * The ledger checked (or imported) and recorded, the demo account made, before any replica starts.
+ * A data directory of the file ledger is refused before PostgreSQL starts (--import moves it).
+ */
+async function prepareLedger(config: Config, importFile: string | undefined): Promise<{ db: Database; demoFile: string }> {
   const ledgerDir = dataDirLayout(config.dataDir).ledger;
-  const refuse = (message: string, code = 2): never => {
-    process.stderr.write(`cluster: ${message}\n`);
-    process.exit(code);
-  };
   let dump: LedgerDump | null = null;
   try {
-    if (values.import) dump = await readDump(path.resolve(values.import));
-    // A data directory of the file ledger is refused before PostgreSQL starts (--import moves it).
+    if (importFile) dump = await readDump(path.resolve(importFile));
     else await checkKind(config.dataDir, ledgerDir, { kind: 'postgres', databaseUrl: config.DATABASE_URL });
   } catch (err) {
     if (err instanceof LedgerChoiceError || err instanceof DumpError) refuse(err.message);
@@ -146,17 +159,15 @@ async function main(): Promise<void> {
   }
   const local = config.DATABASE_URL ? null : await localDatabase(config);
   const databaseUrl = config.DATABASE_URL ?? local!.url;
-  // The ledger checked (or imported) and recorded, the demo account made, before any replica starts.
-  let demoFile: string;
   try {
     const choice: LedgerChoice = { dir: ledgerDir, databaseUrl, leaseMs: config.LEDGER_LEASE_MS, local: !!local };
     if (dump) {
       const n = await importInto(choice, dump);
-      process.stdout.write(`cluster: imported ${values.import}: ${n.accounts} accounts, ${n.keys} keys, ${n.entries} usage entries\n`);
+      process.stdout.write(`cluster: imported ${importFile}: ${n.accounts} accounts, ${n.keys} keys, ${n.entries} usage entries\n`);
     }
     const ledger = await openLedger(choice);
     try {
-      demoFile = (await ensureDemoAccount(ledger, config.dataDir, config.DEMO_CREDITS)).file;
+      return { db: { url: databaseUrl, local }, demoFile: (await ensureDemoAccount(ledger, config.dataDir, config.DEMO_CREDITS)).file };
     } finally {
       await ledger.close();
     }
@@ -165,16 +176,16 @@ async function main(): Promise<void> {
     if (err instanceof LedgerChoiceError || err instanceof LedgerError) refuse(err.message);
     throw err;
   }
-  await ensureGeneration(config, log);
+}
 
-  const env = { ...process.env, DATA_DIR: config.dataDir, DATABASE_URL: databaseUrl, HOST: config.HOST };
-  const basePort = config.PORT;
-  const all: Replica[] = Array.from({ length: replicas }, (_, i) => ({ index: i + 1, port: basePort + i, proc: null }));
-  let stopping = false;
+/** The replicas started one after another, each started again when it dies (until `stopping()`). */
+async function startReplicas(config: Config, db: Database, count: number, log: Logger, stopping: () => boolean): Promise<Replica[]> {
+  const env = { ...process.env, DATA_DIR: config.dataDir, DATABASE_URL: db.url, HOST: config.HOST };
+  const all: Replica[] = Array.from({ length: count }, (_, i) => ({ index: i + 1, port: config.PORT + i, proc: null }));
   const onLine = (r: Replica, line: string) => process.stdout.write(`[replica ${r.index}] ${line}\n`);
   const keepAlive = (r: Replica) =>
     r.proc!.once('exit', (code, signal) => {
-      if (stopping) return;
+      if (stopping()) return;
       log.error({ replica: r.index, code, signal }, 'replica died; starting it again');
       void startReplica(r, env, onLine)
         .then(() => keepAlive(r))
@@ -184,22 +195,59 @@ async function main(): Promise<void> {
     await startReplica(r, env, onLine);
     keepAlive(r);
   }
+  return all;
+}
+
+/** Each replica sent SIGTERM; resolves when all have exited. */
+function stopReplicas(all: readonly Replica[]): Promise<void[]> {
+  return Promise.all(
+    all.map(
+      (r) =>
+        new Promise<void>((resolve) => {
+          if (!r.proc || r.proc.exitCode !== null) return resolve();
+          r.proc.once('exit', () => resolve());
+          r.proc.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+/** What runs where, and what to try next. */
+function banner(config: Config, db: Database, all: readonly Replica[], demoFile: string): string {
+  const { local } = db;
+  const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
+  const d = dataDirPrefix(config.dataDir);
+  return [
+    '',
+    // The local server's password is the fixed one of a throwaway local database (README); another is never shown.
+    `cluster: ${all.length} replica(s) over ${dataDirLayout(config.dataDir).root} and PostgreSQL ${local ? db.url : redactUrl(db.url)}`,
+    ...(local?.pgdata ? [`  PostgreSQL's data folder: ${local.pgdata}`] : []),
+    ...all.map((r) => `  replica ${r.index}: http://${host}:${r.port}${config.SERVICE_PREFIX}`),
+    `  any replica answers any request (one ledger, one job queue): put a load balancer in front of them`,
+    `  demo key: ${demoFile}`,
+    // The local server is recorded in DATA_DIR/ledger/backend.json, where the CLI finds it; another needs its DATABASE_URL.
+    `  admin:    ${local ? '' : 'DATABASE_URL=<that URL> '}${d}npm run admin -- accounts create --name "Acme"`,
+    '  Ctrl-C stops the replicas, then PostgreSQL',
+    '',
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const command = parseCommand();
+  if (!command) return;
+  const { config } = command;
+  const log = createLogger('cluster', config.LOG_LEVEL);
+  const { db, demoFile } = await prepareLedger(config, command.importFile);
+  await ensureGeneration(config, log);
+  let stopping = false;
+  const all = await startReplicas(config, db, command.replicas, log, () => stopping);
   const schedule = startSchedule(config, log);
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     await schedule.stop();
-    await Promise.all(
-      all.map(
-        (r) =>
-          new Promise<void>((resolve) => {
-            if (!r.proc || r.proc.exitCode !== null) return resolve();
-            r.proc.once('exit', () => resolve());
-            r.proc.kill('SIGTERM');
-          }),
-      ),
-    );
-    await local?.stop();
+    await stopReplicas(all);
+    await db.local?.stop();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());
@@ -208,23 +256,7 @@ async function main(): Promise<void> {
   process.once('exit', () => {
     for (const r of all) if (r.proc && r.proc.exitCode === null) r.proc.kill('SIGTERM');
   });
-  const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
-  const d = dataDirPrefix(config.dataDir);
-  process.stdout.write(
-    [
-      '',
-      // The local server's password is the fixed one of a throwaway local database (README); another is never shown.
-      `cluster: ${replicas} replica(s) over ${dataDirLayout(config.dataDir).root} and PostgreSQL ${local ? databaseUrl : redactUrl(databaseUrl)}`,
-      ...(local?.pgdata ? [`  PostgreSQL's data folder: ${local.pgdata}`] : []),
-      ...all.map((r) => `  replica ${r.index}: http://${host}:${r.port}${config.SERVICE_PREFIX}`),
-      `  any replica answers any request (one ledger, one job queue): put a load balancer in front of them`,
-      `  demo key: ${demoFile}`,
-      // The local server is recorded in DATA_DIR/ledger/backend.json, where the CLI finds it; another needs its DATABASE_URL.
-      `  admin:    ${local ? '' : 'DATABASE_URL=<that URL> '}${d}npm run admin -- accounts create --name "Acme"`,
-      '  Ctrl-C stops the replicas, then PostgreSQL',
-      '',
-    ].join('\n'),
-  );
+  process.stdout.write(banner(config, db, all, demoFile));
 }
 
 await main();

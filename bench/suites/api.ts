@@ -19,12 +19,12 @@ import autocannon from 'autocannon';
 import { DEMO_KEY_FILES } from '../../serve/billing/demo-account.ts';
 import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
 import { FileLedger } from '../../ledger/file-ledger.ts';
-import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { runStamp, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { corpus, runStagesFresh } from './pipeline.ts';
 import { machineSpeed } from '../lib/machine-speed.ts';
 import { hasCurrentLayout } from '../lib/cached-generation.ts';
 import { searchLoad } from '../lib/search-load.ts';
-import { buildQueryMixes, MIX_NAMES, type BenchQuery, type MixName } from '../lib/query-mixes.ts';
+import { buildQueryMixes, MIX_NAMES, type BenchQuery, type MixName, type QueryMixes } from '../lib/query-mixes.ts';
 import { cpuBetween, threadCpuMs, type CpuSplit } from '../lib/thread-cpu.ts';
 
 export interface ApiBenchOptions {
@@ -304,6 +304,114 @@ async function runMix(
   };
 }
 
+type Mixes = QueryMixes['mixes'];
+type RequestHeaders = Record<string, string>;
+
+/** Answer sizes (for the ceiling's body) of every mix's first queries, each mix warmed up by them. */
+async function answerSizes(server: Server, mixes: Mixes): Promise<{ ok: number; sizes: Record<string, number>; answerMedian: number }> {
+  const sizes: Record<string, number> = {};
+  const sampled: number[] = [];
+  let ok = 0;
+  for (const m of MIX_NAMES) {
+    const b = await answerBytes(server, mixes[m].slice(0, 40));
+    ok += b.length;
+    sizes[m] = median(b);
+    sampled.push(...b);
+  }
+  return { ok, sizes, answerMedian: median(sampled) };
+}
+
+/** Map reads: every free read endpoint, mixed, ids taken from the maps themselves. */
+async function readPaths(server: Server, headers: RequestHeaders, mixes: Mixes): Promise<string[]> {
+  const get = async (p: string) => (await fetch(`${server.baseUrl}${p}`, { headers })).json() as Promise<any>;
+  const paths: string[] = ['/health'];
+  for (const w of WINDOW_KEYS) {
+    const trending = await get(`/narratives/trending?window=${w}&limit=20`);
+    paths.push(`/narratives/trending?window=${w}&limit=20`);
+    for (const item of (trending.items ?? trending.narratives ?? []).slice(0, 3))
+      paths.push(`/narratives/${item.id}`, `/narratives/${item.id}/trajectory`);
+    const patterns = await get(`/intelligence/patterns?scope=${w}&limit=20`);
+    paths.push(`/intelligence/patterns?scope=${w}&limit=20`);
+    for (const p of (patterns.items ?? []).slice(0, 2))
+      paths.push(
+        `/intelligence/patterns/${p.patternKey}`,
+        `/intelligence/patterns/${p.patternKey}/content`,
+        `/intelligence/patterns/${p.patternKey}/lookalikes`,
+      );
+  }
+  for (const q of mixes.planted.slice(0, 8)) paths.push(`/narratives/search?q=${encodeURIComponent(q.query)}&window=all`);
+  paths.push('/usage?limit=50');
+  return paths;
+}
+
+/** Durability: SIGKILL, no goodbye; then the settlements and open holds the recovered file ledger holds. */
+async function killAndRecover(server: Server, dir: string): Promise<{ settlements: number; charged: number; openHolds: number }> {
+  server.proc.kill('SIGKILL');
+  await new Promise((r) => server.proc.once('exit', r));
+  const ledger = await FileLedger.open({ dir: path.join(dir, 'ledger') });
+  let settlements = 0;
+  let charged = 0;
+  for (let cursor: string | null = null; ;) {
+    const page: Awaited<ReturnType<FileLedger['usage']>> = await ledger.usage(server.account, { cursor, limit: 500 });
+    for (const e of page.entries) if (e.type === 'settlement') (settlements++, (charged += e.credits));
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  const openHolds = (await ledger.openHolds()).length;
+  await ledger.close();
+  return { settlements, charged, openHolds };
+}
+
+type CacheStats = { hits: number; misses: number; entries: number; bytes: number };
+
+/** The repeated mix again with the answer cache on (the default SEARCH_CACHE_MB): a server of its own. */
+async function cachedRuns(
+  dir: string,
+  o: ApiBenchOptions,
+  repeated: readonly BenchQuery[],
+  rss: { max: number },
+): Promise<{ results: MixFigures[]; cacheStats: CacheStats | null }> {
+  const results: MixFigures[] = [];
+  const cached = await startServer(dir, o.searchThreads);
+  try {
+    const cachedThreads = serverThreads(dir, cached.proc.pid!);
+    await answerBytes(cached, repeated.slice(0, 40));
+    for (const connections of o.connections)
+      results.push(await runMix(cached, cachedThreads, repeated, connections, o, rss, { mix: 'repeated', connections, cache: 'on' }));
+    const health = (await (await fetch(`${cached.baseUrl}/health`, { headers: { 'x-api-key': cached.key } })).json()) as {
+      search?: { answer_cache?: CacheStats };
+    };
+    return { results, cacheStats: health.search?.answer_cache ?? null };
+  } finally {
+    cached.proc.kill('SIGKILL');
+    await new Promise((r) => cached.proc.once('exit', r));
+  }
+}
+
+/** The bare-HTTP ceiling, with the server gone: same client, connections, runs and a body of the median answer's size. */
+async function bareCeiling(answerMedian: number, o: ApiBenchOptions, headers: RequestHeaders): Promise<Record<number, LoadFigures>> {
+  const bare = await startBare(answerMedian);
+  const ceiling: Record<number, LoadFigures> = {};
+  try {
+    for (const connections of o.connections) {
+      const runs: autocannon.Result[] = [];
+      for (let r = 0; r < o.runs; r++)
+        runs.push(
+          await autocannon({
+            url: bare.url,
+            connections,
+            duration: o.seconds,
+            requests: [{ method: 'POST', path: '/api/search', headers, body: JSON.stringify({ query: 'ceiling', limit: 100 }) }],
+          }),
+        );
+      ceiling[connections] = figures(runs);
+    }
+  } finally {
+    bare.proc.kill('SIGKILL');
+  }
+  return ceiling;
+}
+
 export async function benchApi(o: ApiBenchOptions): Promise<void> {
   const { dir, truth, built } = await ensureData(o.posts);
   const corpusDir = truth.replace(/\.truth\.ndjson$/, '');
@@ -319,18 +427,10 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
     const q = mix[i % mix.length]!;
     return { query: q.query, limit: 100, window: q.window };
   };
-  let searchOk = 0;
   try {
-    // Answer sizes (for the ceiling's body) and a warm-up of every mix.
-    const sizes: Record<string, number> = {};
-    const sampled: number[] = [];
-    for (const m of MIX_NAMES) {
-      const b = await answerBytes(server, mixes[m].slice(0, 40));
-      searchOk += b.length;
-      sizes[m] = median(b);
-      sampled.push(...b);
-    }
-    const answerMedian = median(sampled);
+    // Answer sizes and a warm-up of every mix.
+    const { ok, sizes, answerMedian } = await answerSizes(server, mixes);
+    let searchOk = ok;
     const warm = await load(searchLoad(server, Math.max(...o.connections), bodyOf(mixes.planted))(3), pid, rss);
     searchOk += warm['2xx'];
     const idleRss = rssMiB(pid).rss;
@@ -345,25 +445,7 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
         searchOk += figs.okAllRuns;
         results.push(figs);
       }
-    // Map reads: every free read endpoint, mixed, ids taken from the maps themselves.
-    const get = async (p: string) => (await fetch(`${server.baseUrl}${p}`, { headers })).json() as Promise<any>;
-    const paths: string[] = ['/health'];
-    for (const w of WINDOW_KEYS) {
-      const trending = await get(`/narratives/trending?window=${w}&limit=20`);
-      paths.push(`/narratives/trending?window=${w}&limit=20`);
-      for (const item of (trending.items ?? trending.narratives ?? []).slice(0, 3))
-        paths.push(`/narratives/${item.id}`, `/narratives/${item.id}/trajectory`);
-      const patterns = await get(`/intelligence/patterns?scope=${w}&limit=20`);
-      paths.push(`/intelligence/patterns?scope=${w}&limit=20`);
-      for (const p of (patterns.items ?? []).slice(0, 2))
-        paths.push(
-          `/intelligence/patterns/${p.patternKey}`,
-          `/intelligence/patterns/${p.patternKey}/content`,
-          `/intelligence/patterns/${p.patternKey}/lookalikes`,
-        );
-    }
-    for (const q of mixes.planted.slice(0, 8)) paths.push(`/narratives/search?q=${encodeURIComponent(q.query)}&window=all`);
-    paths.push('/usage?limit=50');
+    const paths = await readPaths(server, headers, mixes);
     const reads = await load(
       {
         url: server.baseUrl,
@@ -375,65 +457,13 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
       rss,
     );
     const peak = rssMiB(pid).peak;
-    // Durability: SIGKILL, no goodbye; every 200 must have its settlement on disk.
-    server.proc.kill('SIGKILL');
-    await new Promise((r) => server.proc.once('exit', r));
-    const ledger = await FileLedger.open({ dir: path.join(dir, 'ledger') });
-    let settlements = 0;
-    let charged = 0;
-    for (let cursor: string | null = null; ;) {
-      const page: Awaited<ReturnType<FileLedger['usage']>> = await ledger.usage(server.account, { cursor, limit: 500 });
-      for (const e of page.entries) if (e.type === 'settlement') (settlements++, (charged += e.credits));
-      if (!page.nextCursor) break;
-      cursor = page.nextCursor;
-    }
-    const openHolds = (await ledger.openHolds()).length;
-    await ledger.close();
-
-    // The repeated mix again with the answer cache on (the default SEARCH_CACHE_MB): a server of its own.
-    let cacheStats: { hits: number; misses: number; entries: number; bytes: number } | null = null;
-    const cached = await startServer(dir, o.searchThreads);
-    try {
-      const cachedThreads = serverThreads(dir, cached.proc.pid!);
-      await answerBytes(cached, mixes.repeated.slice(0, 40));
-      for (const connections of o.connections)
-        results.push(
-          await runMix(cached, cachedThreads, mixes.repeated, connections, o, rss, { mix: 'repeated', connections, cache: 'on' }),
-        );
-      const health = (await (await fetch(`${cached.baseUrl}/health`, { headers: { 'x-api-key': cached.key } })).json()) as {
-        search?: { answer_cache?: { hits: number; misses: number; entries: number; bytes: number } };
-      };
-      cacheStats = health.search?.answer_cache ?? null;
-    } finally {
-      cached.proc.kill('SIGKILL');
-      await new Promise((r) => cached.proc.once('exit', r));
-    }
-
-    // The bare-HTTP ceiling, with the server gone: same client, connections, runs and a body of the median answer's size.
-    const bare = await startBare(answerMedian);
-    const ceiling: Record<number, LoadFigures> = {};
-    try {
-      for (const connections of o.connections) {
-        const runs: autocannon.Result[] = [];
-        for (let r = 0; r < o.runs; r++)
-          runs.push(
-            await autocannon({
-              url: bare.url,
-              connections,
-              duration: o.seconds,
-              requests: [{ method: 'POST', path: '/api/search', headers, body: JSON.stringify({ query: 'ceiling', limit: 100 }) }],
-            }),
-          );
-        ceiling[connections] = figures(runs);
-      }
-    } finally {
-      bare.proc.kill('SIGKILL');
-    }
+    const { settlements, charged, openHolds } = await killAndRecover(server, dir);
+    const cached = await cachedRuns(dir, o, mixes.repeated, rss);
+    results.push(...cached.results);
+    const ceiling = await bareCeiling(answerMedian, o, headers);
     const speedAfter = machineSpeed();
     const result = {
-      date: new Date().toISOString(),
-      machine: machine(),
-      command: o.command,
+      ...runStamp(o.command),
       posts: o.posts,
       connections: o.connections,
       seconds: o.seconds,
@@ -444,7 +474,7 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
       mixes: results,
       queryMixes: { topTags: topTags.slice(0, 10), topWords, sizes: Object.fromEntries(MIX_NAMES.map((m) => [m, mixes[m].length])) },
       answerBytes: { median: answerMedian, byMix: sizes },
-      answerCache: cacheStats,
+      answerCache: cached.cacheStats,
       ceiling,
       reads: { ...summary(reads), endpoints: paths.length },
       rssMiB: { idle: idleRss, maxSampled: rss.max, peak },

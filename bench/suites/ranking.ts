@@ -25,7 +25,7 @@ import { generateCorpus } from '../../fixtures/generate.ts';
 import { postText } from '../../pipeline/features/text-analysis.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { ensurePeerInstalled, runPeerScript } from '../peer-install.ts';
-import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
+import { runStamp, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { hasCurrentLayout } from '../lib/cached-generation.ts';
 
 export interface RankingBenchOptions {
@@ -276,31 +276,19 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
-export async function benchRanking(o: RankingBenchOptions): Promise<void> {
-  // Before anything long: the LanceDB peer must be installable (bench/peers, on demand).
-  ensurePeerInstalled('@lancedb/lancedb');
-  const { dataDir, stageMs, truthFile, builtAt } = await publishedCorpus(o.posts);
-  const layout = dataDirLayout(dataDir);
-  const gen = (await readCurrent(layout))!;
-  const dir = generationDir(layout, gen);
-  const manifest = await readManifest(layout, gen);
-  // What search loads: each segment's BM25, text graph and vectors, the embedder and its space.
-  const indexBytes = manifest.files
+/** Bytes of what search loads: each segment's BM25, text graph and vectors, the embedder and its space. */
+function searchIndexBytes(manifest: Manifest): number {
+  return manifest.files
     .filter(
       (f) =>
         ['embedder.bin', 'text-space.json', 'text-space.f32', 'deleted-rows.u32'].includes(f.name) ||
         /^segments\/[^/]+\/(bm25\.bin|text\.hnsw|text-vectors\.f32)$/.test(f.name),
     )
     .reduce((a, f) => a + f.bytes, 0);
-  const t0 = performance.now();
-  const index = await loadSearchIndex(dir);
-  // The exact peers read the snapshot's float32 vectors (the index holds them int8-quantised for fusion).
-  const rawFloats = Buffer.concat(index.segments.map((s) => fs.readFileSync(path.join(segmentDir(dir, s.id), 'text-vectors.f32'))));
-  const floats = new Float32Array(rawFloats.buffer, rawFloats.byteOffset, rawFloats.byteLength / 4);
-  const loadMs = performance.now() - t0;
-  const queries = queriesFrom(truthFile, o.queries);
+}
 
-  // Warm-up, then timed passes: ours and the peer on the same queries and windows.
+/** The timed passes: ours and the exact peer on the same queries and windows (after a warm-up). */
+function timedPasses(index: SearchIndex, floats: Float32Array, queries: readonly LabelledQuery[]) {
   for (const q of queries.slice(0, 20)) search(index, { query: q.text, limit: 100, window: '30d' });
   const ours: number[] = [];
   const peer: number[] = [];
@@ -321,23 +309,29 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
     const exactSet = new Set(b);
     overlap += b.length ? a.filter((r) => exactSet.has(r.row)).length / b.length : 1;
   }
+  return { ours, peer, oursRows, timed, overlap };
+}
 
-  // Relevance on the planted truth (window all), ours and LanceDB's by the same code.
-  const member = membership(truthFile);
+/** Each planted narrative's row count in the index. */
+function narrativeSizes(index: SearchIndex, member: ReadonlyMap<string, string>): Map<string, number> {
   const size = new Map<string, number>();
   for (let row = 0; row < index.rows; row++) {
     const n = member.get(index.uuid.get(row)!);
     if (n) size.set(n, (size.get(n) ?? 0) + 1);
   }
-  const distinct = [...new Map(queries.map((q) => [q.text, q])).values()];
-  const quality = relevance(distinct, (q, window) => search(index, { query: q.text, limit: 100, window }).map((r) => r.uuid), member, size);
+  return size;
+}
 
-  // LanceDB, same rows, queries and windows (the parent waits idle while the child runs).
-  const lance = await runLanceDb(index, dir, manifest, timed, distinct);
-  const lanceByText = new Map(distinct.map((q, i) => [q.text, lance.qualityIds[i] ?? []]));
-  const lanceQuality = relevance(distinct, (q) => (lanceByText.get(q.text) ?? []).map((r) => index.uuid.get(r)!), member, size);
-  // Share of LanceDB's top 100 that ours returns too, per query, averaged; and a check that its
-  // prefilter held (every row it returned is in the query's window).
+/**
+ * Share of LanceDB's top 100 that ours returns too, per query, averaged; and a check that its
+ * prefilter held (every row it returned is in the query's window).
+ */
+function lanceOverlapWithOurs(
+  index: SearchIndex,
+  lance: LanceDbResult,
+  timed: ReadonlyArray<{ q: LabelledQuery; window: WindowKey }>,
+  oursRows: ReadonlyArray<Set<number>>,
+): number {
   let lanceOverlap = 0;
   lance.ids.forEach((ids, i) => {
     const start = index.windowStart[timed[i]!.window];
@@ -348,8 +342,15 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
       );
     lanceOverlap += ids.length ? ids.filter((r) => oursRows[i]!.has(r)).length / ids.length : 1;
   });
+  return lanceOverlap;
+}
 
-  // HNSW recall@10 against exact inner-product search, on the query embeddings.
+/**
+ * HNSW recall@10 against exact inner-product search, on the query embeddings: at ef 100 and at
+ * the ef the ranking core uses for limit 100 (its vector list is 200 deep), each query in its
+ * window (the shards overlapping it, filtered where partly inside), as search() does.
+ */
+function hnswRecall(index: SearchIndex, floats: Float32Array, queries: readonly LabelledQuery[]) {
   const dim = index.embedder.params.dim;
   const exact = new hnswlib.BruteforceSearch('ip', dim);
   exact.initIndex(index.rows);
@@ -357,8 +358,6 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
     const v = floats.subarray(r * dim, (r + 1) * dim);
     if (v.some((x) => x !== 0)) exact.addPoint(Array.from(v), r);
   }
-  // At ef 100 and at the ef the ranking core uses for limit 100 (its vector list is 200 deep), each
-  // query in its window (the shards overlapping it, filtered where partly inside), as search() does.
   const recallAt = (ef: number) => {
     let hit = 0;
     let total = 0;
@@ -375,11 +374,111 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
   const coreEf = vectorEf(200);
   const recallEf100 = recallAt(100);
   const recall = recallAt(coreEf);
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return { coreEf, recallEf100, recall };
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** The LanceDB peer's figures for the results file. */
+function lanceFigures(lance: LanceDbResult, lanceQuality: Relevance, lanceOverlap: number) {
+  return {
+    name: `LanceDB ${lance.version}`,
+    index: lance.index,
+    p50: pct(lance.latenciesMs, 50),
+    p99: pct(lance.latenciesMs, 99),
+    qps: lance.latenciesMs.length / (sum(lance.latenciesMs) / 1000),
+    cpuMsPerQuery: lance.cpuMsPerQuery,
+    coresBusy: lance.cpuMsPerQuery / (sum(lance.latenciesMs) / Math.max(1, lance.latenciesMs.length)),
+    build: lance.build,
+    bytes: lance.bytes,
+    quality: lanceQuality,
+    vectorRecallAt10: lance.vectorRecallAt10,
+    top100SharedWithOurs: lanceOverlap / Math.max(1, lance.ids.length),
+    ftsOnlyQueries: lance.ftsOnlyQueries,
+  };
+}
+
+type RankingResult = {
+  date: string;
+  machine: string;
+  command: string;
+  posts: number;
+  queries: number;
+  build: { featuresMs?: number; indexMs?: number; indexBytes: number };
+  loadMs: number;
+  ours: { p50: number; p99: number; qps: number };
+  peer: { p50: number; p99: number; qps: number };
+  top100OverlapWithExact: number;
+  hnswRecallAt10: number;
+  hnswEf: number;
+  hnswRecallAt10Ef100: number;
+  quality: Relevance;
+  lancedb: ReturnType<typeof lanceFigures>;
+};
+
+/** The RESULTS.md section of a run. */
+function rankingReport(o: RankingBenchOptions, result: RankingResult, builtAt: string): string {
+  const f = (n: number, d = 1) => n.toFixed(d);
+  const L = result.lancedb;
+  const { queries, quality, loadMs } = result;
+  const { featuresMs, indexMs, indexBytes } = result.build;
+  const recall = result.hnswRecallAt10;
+  const recallEf100 = result.hnswRecallAt10Ef100;
+  const coreEf = result.hnswEf;
+  return `## Ranking core at ${o.posts.toLocaleString('en-US')} posts (limit 100)
+
+Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}; ${queries} queries (four forms per narrative: two keyword combinations, a hashtag, "<keyword> news"), the window turning once per narrative so every form meets every window, one thread.
+
+| | p50 | p99 | QPS (1 thread) |
+|---|---|---|---|
+| ours: BM25 + HNSW, RRF, blend | ${f(result.ours.p50, 2)} ms | ${f(result.ours.p99, 2)} ms | ${f(result.ours.qps, 0)} |
+| peer: exact brute-force hybrid (same BM25, exact vector scan) | ${f(result.peer.p50, 2)} ms | ${f(result.peer.p99, 2)} ms | ${f(result.peer.qps, 0)} |
+| peer: ${L.name} hybrid (FTS + IVF_PQ, RRF k 60, window prefilter) | ${f(L.p50, 2)} ms | ${f(L.p99, 2)} ms | ${f(L.qps, 0)} (1 caller) |
+
+p50 ratio exact hybrid/ours ${f(result.peer.p50 / result.ours.p50, 1)}x. HNSW recall@10 against exact search (hnswlib BruteforceSearch): **${f(recall, 3)}** at ef ${coreEf}, the ef the ranking core uses for limit 100 (${f(recallEf100, 3)} at ef 100). Relevance against the planted narratives (${quality.queries} distinct queries, window all): nDCG@10 **${f(quality.ndcgAt10, 3)}**, recall@100 **${f(quality.recallAt100, 3)}**. Share of the exact hybrid's top 100 that ours returns too: ${f(result.top100OverlapWithExact, 3)} (the orders differ by design: ours blends recency and engagement in). Build (pipeline stages of the cached build made ${builtAt.slice(0, 16).replace('T', ' ')} UTC; delete bench/.cache/ranking-${o.posts} to rebuild): features ${f((featuresMs ?? 0) / 1000)} s, index ${f((indexMs ?? 0) / 1000)} s; index files ${f(indexBytes / 2 ** 20)} MiB; load ${f(loadMs / 1000, 2)} s.
+
+${L.name} as a peer in the same run, in a child process (\`bench/peers/lancedb-peer.mjs\`, installed on demand from bench/peers' lockfile) on the same rows (the text our analyzer indexed, published_at, our text vectors) with the same queries, windows and query vectors: its hybrid search, full-text search + IVF_PQ vector search (cosine; LanceDB's default partitions, sub-vectors and nprobes, no refine step) fused by its RRF reranker (k 60), \`published_at >= window start\` as a prefilter (BTREE-indexed; none for window all, as in ours), limit 100; ${L.ftsOnlyQueries ? `FTS alone for the ${L.ftsOnlyQueries} queries without a vector part` : 'every query had a vector part'}. Its QPS is one caller issuing queries in sequence, but LanceDB spreads a query over threads: ${f(L.cpuMsPerQuery, 2)} ms of CPU per query, ${f(L.coresBusy, 1)} cores busy on average, where ours and the exact hybrid run on one thread. p50 ratio LanceDB/ours ${f(L.p50 / result.ours.p50, 1)}x.
+
+| | build | on disk | nDCG@10 | recall@100 | vector index recall@10 vs exact |
+|---|---|---|---|---|---|
+| ours | index stage ${f((indexMs ?? 0) / 1000)} s (after features ${f((featuresMs ?? 0) / 1000)} s: analysis and embeddings) | ${f(indexBytes / 2 ** 20)} MiB (BM25, HNSW, vectors, embedder) | ${f(quality.ndcgAt10, 3)} | ${f(quality.recallAt100, 3)} | ${f(recall, 3)} (HNSW, ef ${coreEf}) |
+| ${L.name} | ${f(L.build.totalMs / 1000)} s (table ${f(L.build.tableMs / 1000)}, FTS ${f(L.build.ftsMs / 1000)}, BTREE ${f(L.build.btreeMs / 1000)}, IVF_PQ ${f(L.build.vectorMs / 1000)}), given our vectors | ${f(L.bytes / 2 ** 20)} MiB (table with text and vectors, three indexes) | ${f(L.quality.ndcgAt10, 3)} | ${f(L.quality.recallAt100, 3)} | ${L.vectorRecallAt10 === null ? 'n/a' : f(L.vectorRecallAt10, 3)} (IVF_PQ vs its exact scan) |
+
+Relevance of both by the same code (${quality.queries} distinct queries, window all). Share of LanceDB's top 100 that ours returns too: ${f(L.top100SharedWithOurs, 3)}.`;
+}
+
+export async function benchRanking(o: RankingBenchOptions): Promise<void> {
+  // Before anything long: the LanceDB peer must be installable (bench/peers, on demand).
+  ensurePeerInstalled('@lancedb/lancedb');
+  const { dataDir, stageMs, truthFile, builtAt } = await publishedCorpus(o.posts);
+  const layout = dataDirLayout(dataDir);
+  const gen = (await readCurrent(layout))!;
+  const dir = generationDir(layout, gen);
+  const manifest = await readManifest(layout, gen);
+  const indexBytes = searchIndexBytes(manifest);
+  const t0 = performance.now();
+  const index = await loadSearchIndex(dir);
+  // The exact peers read the snapshot's float32 vectors (the index holds them int8-quantised for fusion).
+  const rawFloats = Buffer.concat(index.segments.map((s) => fs.readFileSync(path.join(segmentDir(dir, s.id), 'text-vectors.f32'))));
+  const floats = new Float32Array(rawFloats.buffer, rawFloats.byteOffset, rawFloats.byteLength / 4);
+  const loadMs = performance.now() - t0;
+  const queries = queriesFrom(truthFile, o.queries);
+  const { ours, peer, oursRows, timed, overlap } = timedPasses(index, floats, queries);
+
+  // Relevance on the planted truth (window all), ours and LanceDB's by the same code.
+  const member = membership(truthFile);
+  const size = narrativeSizes(index, member);
+  const distinct = [...new Map(queries.map((q) => [q.text, q])).values()];
+  const quality = relevance(distinct, (q, window) => search(index, { query: q.text, limit: 100, window }).map((r) => r.uuid), member, size);
+
+  // LanceDB, same rows, queries and windows (the parent waits idle while the child runs).
+  const lance = await runLanceDb(index, dir, manifest, timed, distinct);
+  const lanceByText = new Map(distinct.map((q, i) => [q.text, lance.qualityIds[i] ?? []]));
+  const lanceQuality = relevance(distinct, (q) => (lanceByText.get(q.text) ?? []).map((r) => index.uuid.get(r)!), member, size);
+  const lanceOverlap = lanceOverlapWithOurs(index, lance, timed, oursRows);
+  const { coreEf, recallEf100, recall } = hnswRecall(index, floats, queries);
   const result = {
-    date: new Date().toISOString(),
-    machine: machine(),
-    command: o.command,
+    ...runStamp(o.command),
     posts: o.posts,
     rows: index.rows,
     queries: queries.length,
@@ -392,45 +491,10 @@ export async function benchRanking(o: RankingBenchOptions): Promise<void> {
     hnswEf: coreEf,
     hnswRecallAt10Ef100: recallEf100,
     quality,
-    lancedb: {
-      name: `LanceDB ${lance.version}`,
-      index: lance.index,
-      p50: pct(lance.latenciesMs, 50),
-      p99: pct(lance.latenciesMs, 99),
-      qps: lance.latenciesMs.length / (sum(lance.latenciesMs) / 1000),
-      cpuMsPerQuery: lance.cpuMsPerQuery,
-      coresBusy: lance.cpuMsPerQuery / (sum(lance.latenciesMs) / Math.max(1, lance.latenciesMs.length)),
-      build: lance.build,
-      bytes: lance.bytes,
-      quality: lanceQuality,
-      vectorRecallAt10: lance.vectorRecallAt10,
-      top100SharedWithOurs: lanceOverlap / Math.max(1, lance.ids.length),
-      ftsOnlyQueries: lance.ftsOnlyQueries,
-    },
+    lancedb: lanceFigures(lance, lanceQuality, lanceOverlap),
   };
   writeResultsJson(`ranking-${o.posts}`, result);
-  const f = (n: number, d = 1) => n.toFixed(d);
-  const L = result.lancedb;
-  const md = `## Ranking core at ${o.posts.toLocaleString('en-US')} posts (limit 100)
-
-Command: \`${o.command}\` — ${result.date.slice(0, 10)}, ${result.machine}; ${queries.length} queries (four forms per narrative: two keyword combinations, a hashtag, "<keyword> news"), the window turning once per narrative so every form meets every window, one thread.
-
-| | p50 | p99 | QPS (1 thread) |
-|---|---|---|---|
-| ours: BM25 + HNSW, RRF, blend | ${f(result.ours.p50, 2)} ms | ${f(result.ours.p99, 2)} ms | ${f(result.ours.qps, 0)} |
-| peer: exact brute-force hybrid (same BM25, exact vector scan) | ${f(result.peer.p50, 2)} ms | ${f(result.peer.p99, 2)} ms | ${f(result.peer.qps, 0)} |
-| peer: ${L.name} hybrid (FTS + IVF_PQ, RRF k 60, window prefilter) | ${f(L.p50, 2)} ms | ${f(L.p99, 2)} ms | ${f(L.qps, 0)} (1 caller) |
-
-p50 ratio exact hybrid/ours ${f(result.peer.p50 / result.ours.p50, 1)}x. HNSW recall@10 against exact search (hnswlib BruteforceSearch): **${f(recall, 3)}** at ef ${coreEf}, the ef the ranking core uses for limit 100 (${f(recallEf100, 3)} at ef 100). Relevance against the planted narratives (${quality.queries} distinct queries, window all): nDCG@10 **${f(quality.ndcgAt10, 3)}**, recall@100 **${f(quality.recallAt100, 3)}**. Share of the exact hybrid's top 100 that ours returns too: ${f(result.top100OverlapWithExact, 3)} (the orders differ by design: ours blends recency and engagement in). Build (pipeline stages of the cached build made ${builtAt.slice(0, 16).replace('T', ' ')} UTC; delete bench/.cache/ranking-${o.posts} to rebuild): features ${f((stageMs.features ?? 0) / 1000)} s, index ${f((stageMs.index ?? 0) / 1000)} s; index files ${f(indexBytes / 2 ** 20)} MiB; load ${f(loadMs / 1000, 2)} s.
-
-${L.name} as a peer in the same run, in a child process (\`bench/peers/lancedb-peer.mjs\`, installed on demand from bench/peers' lockfile) on the same rows (the text our analyzer indexed, published_at, our text vectors) with the same queries, windows and query vectors: its hybrid search, full-text search + IVF_PQ vector search (cosine; LanceDB's default partitions, sub-vectors and nprobes, no refine step) fused by its RRF reranker (k 60), \`published_at >= window start\` as a prefilter (BTREE-indexed; none for window all, as in ours), limit 100; ${L.ftsOnlyQueries ? `FTS alone for the ${L.ftsOnlyQueries} queries without a vector part` : 'every query had a vector part'}. Its QPS is one caller issuing queries in sequence, but LanceDB spreads a query over threads: ${f(L.cpuMsPerQuery, 2)} ms of CPU per query, ${f(L.coresBusy, 1)} cores busy on average, where ours and the exact hybrid run on one thread. p50 ratio LanceDB/ours ${f(L.p50 / result.ours.p50, 1)}x.
-
-| | build | on disk | nDCG@10 | recall@100 | vector index recall@10 vs exact |
-|---|---|---|---|---|---|
-| ours | index stage ${f((stageMs.index ?? 0) / 1000)} s (after features ${f((stageMs.features ?? 0) / 1000)} s: analysis and embeddings) | ${f(indexBytes / 2 ** 20)} MiB (BM25, HNSW, vectors, embedder) | ${f(quality.ndcgAt10, 3)} | ${f(quality.recallAt100, 3)} | ${f(recall, 3)} (HNSW, ef ${coreEf}) |
-| ${L.name} | ${f(L.build.totalMs / 1000)} s (table ${f(L.build.tableMs / 1000)}, FTS ${f(L.build.ftsMs / 1000)}, BTREE ${f(L.build.btreeMs / 1000)}, IVF_PQ ${f(L.build.vectorMs / 1000)}), given our vectors | ${f(L.bytes / 2 ** 20)} MiB (table with text and vectors, three indexes) | ${f(L.quality.ndcgAt10, 3)} | ${f(L.quality.recallAt100, 3)} | ${L.vectorRecallAt10 === null ? 'n/a' : f(L.vectorRecallAt10, 3)} (IVF_PQ vs its exact scan) |
-
-Relevance of both by the same code (${quality.queries} distinct queries, window all). Share of LanceDB's top 100 that ours returns too: ${f(L.top100SharedWithOurs, 3)}.`;
+  const md = rankingReport(o, result, builtAt);
   writeResultsSection(`ranking-${o.posts}`, md);
   process.stdout.write(md + '\n');
 }

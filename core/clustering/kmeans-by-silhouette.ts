@@ -247,6 +247,147 @@ export function normaliseRows(m: number[][], dim: number): Float32Array {
   return out;
 }
 
+/** The window's sample and the part the k search sees, with the silhouette sample's distances. */
+interface SearchSample {
+  dim: number;
+  opts: ClusterOptions;
+  sampleIdx: number[];
+  samplePoints: Float32Array;
+  searchIdx: number[];
+  /** Positions in searchIdx of the silhouette sample, whose cosine distances `dist` holds. */
+  silPos: number[];
+  dist: Float32Array;
+}
+
+type Tried = { k: number; silhouette: number };
+
+/**
+ * The evenly spaced sample of `rows`; the k search runs on a part of it, and the silhouette
+ * sample's distances are computed once, so each k then costs one k-means and additions.
+ */
+function searchSample(vectors: Float32Array, dim: number, rows: Int32Array | number[], opts: ClusterOptions): SearchSample {
+  const sampleIdx = spread(rows.length, opts.sample);
+  const samplePoints = new Float32Array(sampleIdx.length * dim);
+  sampleIdx.forEach((s, i) => samplePoints.set(vectors.subarray(rows[s]! * dim, (rows[s]! + 1) * dim), i * dim));
+  const searchIdx = spread(sampleIdx.length, opts.searchSample);
+  const silPos = spread(searchIdx.length, opts.silhouetteSample);
+  const dist = distanceMatrix(
+    samplePoints,
+    dim,
+    silPos.map((p) => searchIdx[p]!),
+  );
+  return { dim, opts, sampleIdx, samplePoints, searchIdx, silPos, dist };
+}
+
+/** k-means on the search part from k-means++ centres (after `initial`), and its silhouette. */
+function trySearchK(s: SearchSample, k: number, initial: readonly Float32Array[] = []): Tried {
+  const { samplePoints, dim, searchIdx, silPos, dist, opts } = s;
+  const res = runKMeans(
+    samplePoints,
+    dim,
+    searchIdx,
+    seedCentres(samplePoints, dim, searchIdx, k, opts.seed + k, initial),
+    opts.maxIterations,
+  );
+  return {
+    k,
+    silhouette: silhouette(
+      dist,
+      silPos.map((p) => res.clusters[p]!),
+      k,
+    ),
+  };
+}
+
+/**
+ * Stability: the previous generation's clusters, started from their own centres, are one more
+ * candidate, and win whenever their silhouette is within the tolerance of the best: a story that
+ * continues then keeps its members (and its key) instead of being cut anew by a fresh seeding.
+ * The previous run kept only its surviving clusters, so the warm candidates add up to WARM_EXTRA
+ * fresh centres (seeded from the previous ones on) for what it dissolved or what is new.
+ */
+function warmCandidate(
+  s: SearchSample,
+  prior: readonly Float32Array[] | undefined,
+  kCap: number,
+  score: (t: Tried) => number,
+): Tried | null {
+  let warm: Tried | null = null;
+  if (prior && prior.length >= 1) {
+    for (let extra = 0; extra <= WARM_EXTRA; extra++) {
+      const k = prior.length + extra;
+      if (k < 2 || k > kCap) continue;
+      const cand = trySearchK(s, k, prior);
+      if (!warm || score(cand) > score(warm) + s.opts.silhouetteTolerance) warm = cand;
+    }
+  }
+  return warm;
+}
+
+/**
+ * k-means at the chosen k on the whole sample. It finds a local optimum: a cold start tries
+ * several seedings and keeps the tightest (two similar groups merged under one centre while
+ * another group is split costs inertia); a warm start runs once from the prior centres.
+ */
+function finalKMeans(
+  s: SearchSample,
+  k: number,
+  prior: readonly Float32Array[] | undefined,
+): { clusters: number[]; centroids: number[][] } {
+  const { samplePoints, dim, sampleIdx, searchIdx, opts } = s;
+  const all = searchIdx.length === sampleIdx.length ? searchIdx : sampleIdx.map((_, i) => i);
+  const runs = prior ? 1 : Math.max(1, opts.restarts ?? 1);
+  let final: { clusters: number[]; centroids: number[][] } | null = null;
+  let finalInertia = Infinity;
+  for (let r = 0; r < runs; r++) {
+    const res = runKMeans(
+      samplePoints,
+      dim,
+      all,
+      seedCentres(samplePoints, dim, all, k, opts.seed + 7919 * r, prior ?? []),
+      2 * opts.maxIterations,
+    );
+    let inertia = 0;
+    res.clusters.forEach((c, i) => {
+      const centre = res.centroids[c]!;
+      for (let j = 0; j < dim; j++) inertia += (samplePoints[i * dim + j]! - centre[j]!) ** 2;
+    });
+    if (inertia < finalInertia) ((final = res), (finalInertia = inertia));
+  }
+  return final!;
+}
+
+/** Every row to its nearest centroid by cosine; noise below noiseSimilarity, and clusters under minSize dissolved. */
+function assignRows(
+  vectors: Float32Array,
+  dim: number,
+  rows: Int32Array | number[],
+  centroids: Float32Array,
+  k: number,
+  minSize: number,
+  opts: ClusterOptions,
+): Pick<Clustering, 'kept' | 'assignment' | 'similarity'> {
+  const n = rows.length;
+  const assignment = new Int32Array(n);
+  const similarity = new Float32Array(n);
+  const sizes = new Uint32Array(k);
+  for (let i = 0; i < n; i++) {
+    const o = rows[i]! * dim;
+    let bc = 0;
+    let bs = -Infinity;
+    for (let c = 0; c < k; c++) {
+      const s = dot(vectors, o, centroids, c * dim, dim);
+      if (s > bs) ((bs = s), (bc = c));
+    }
+    similarity[i] = bs;
+    assignment[i] = bs >= opts.noiseSimilarity ? bc : -1;
+    if (assignment[i]! >= 0) sizes[bc]!++;
+  }
+  const kept = Array.from(sizes, (s) => s >= minSize);
+  for (let i = 0; i < n; i++) if (assignment[i]! >= 0 && !kept[assignment[i]!]) assignment[i] = -1;
+  return { kept, assignment, similarity };
+}
+
 /**
  * Cluster `rows` (indices into `vectors`, each a unit vector of `dim`); see the header.
  * Rows must have non-zero vectors. `prior`: the previous generation's centres of this window, in
@@ -269,108 +410,26 @@ export function clusterWindow(
   const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * n));
   if (n < 2 * minSize) return empty;
 
-  const sampleIdx = spread(n, opts.sample);
-  const m = sampleIdx.length;
-  const samplePoints = new Float32Array(m * dim);
-  sampleIdx.forEach((s, i) => samplePoints.set(vectors.subarray(rows[s]! * dim, (rows[s]! + 1) * dim), i * dim));
-
-  // The k search runs on a part of the sample; the silhouette sample's distances are computed
-  // once, so each k then costs one k-means and additions.
-  const searchIdx = spread(m, opts.searchSample);
-  const silPos = spread(searchIdx.length, opts.silhouetteSample);
-  const dist = distanceMatrix(
-    samplePoints,
-    dim,
-    silPos.map((p) => searchIdx[p]!),
-  );
-  const start = (idx: number[], k: number, seed: number, initial: readonly Float32Array[] = []) =>
-    seedCentres(samplePoints, dim, idx, k, seed, initial);
-  const tried: Array<{ k: number; silhouette: number }> = [];
-  const score = (t: { k: number; silhouette: number }) => t.silhouette - (opts.kPenalty ?? 0) * Math.log(t.k);
-  const minSearchSize = Math.max(2, Math.round((minSize * searchIdx.length) / n));
-  for (const k of kGrid(opts.kMin, Math.min(opts.kMax, Math.floor(searchIdx.length / minSearchSize)), opts.kStep)) {
-    const res = runKMeans(samplePoints, dim, searchIdx, start(searchIdx, k, opts.seed + k), opts.maxIterations);
-    tried.push({
-      k,
-      silhouette: silhouette(
-        dist,
-        silPos.map((p) => res.clusters[p]!),
-        k,
-      ),
-    });
-  }
+  const s = searchSample(vectors, dim, rows, opts);
+  const m = s.sampleIdx.length;
+  const score = (t: Tried) => t.silhouette - (opts.kPenalty ?? 0) * Math.log(t.k);
+  const minSearchSize = Math.max(2, Math.round((minSize * s.searchIdx.length) / n));
+  const kCap = Math.floor(s.searchIdx.length / minSearchSize);
+  const tried = kGrid(opts.kMin, Math.min(opts.kMax, kCap), opts.kStep).map((k) => trySearchK(s, k));
   if (tried.length === 0) return empty;
-  // Stability: the previous generation's clusters, started from their own centres, are one more
-  // candidate, and win whenever their silhouette is within the tolerance of the best: a story that
-  // continues then keeps its members (and its key) instead of being cut anew by a fresh seeding.
-  // The previous run kept only its surviving clusters, so the warm candidates add up to WARM_EXTRA
-  // fresh centres (seeded from the previous ones on) for what it dissolved or what is new.
-  let warm: { k: number; silhouette: number } | null = null;
-  const kCap = Math.floor(searchIdx.length / minSearchSize);
-  if (prior && prior.length >= 1) {
-    for (let extra = 0; extra <= WARM_EXTRA; extra++) {
-      const k = prior.length + extra;
-      if (k < 2 || k > kCap) continue;
-      const res = runKMeans(samplePoints, dim, searchIdx, start(searchIdx, k, opts.seed + k, prior), opts.maxIterations);
-      const sil = silhouette(
-        dist,
-        silPos.map((p) => res.clusters[p]!),
-        k,
-      );
-      const cand = { k, silhouette: sil };
-      if (!warm || score(cand) > score(warm) + opts.silhouetteTolerance) warm = cand;
-    }
-  }
+  const warm = warmCandidate(s, prior, kCap, score);
   const top = Math.max(...tried.map(score), warm ? score(warm) : -Infinity);
   const warmStart = warm !== null && score(warm) >= top - opts.silhouetteTolerance;
   const chosen = warmStart ? warm! : tried.find((t) => score(t) >= top - opts.silhouetteTolerance)!;
-  const all = searchIdx.length === m ? searchIdx : sampleIdx.map((_, i) => i);
-  // k-means finds a local optimum: a cold start tries several seedings and keeps the tightest
-  // (two similar groups merged under one centre while another group is split costs inertia).
-  const runs = warmStart ? 1 : Math.max(1, opts.restarts ?? 1);
-  let final: { clusters: number[]; centroids: number[][] } | null = null;
-  let finalInertia = Infinity;
-  for (let r = 0; r < runs; r++) {
-    const res = runKMeans(
-      samplePoints,
-      dim,
-      all,
-      start(all, chosen.k, opts.seed + 7919 * r, warmStart ? prior : []),
-      2 * opts.maxIterations,
-    );
-    let inertia = 0;
-    res.clusters.forEach((c, i) => {
-      const centre = res.centroids[c]!;
-      for (let j = 0; j < dim; j++) inertia += (samplePoints[i * dim + j]! - centre[j]!) ** 2;
-    });
-    if (inertia < finalInertia) ((final = res), (finalInertia = inertia));
-  }
-  let best = { k: chosen.k, silhouette: chosen.silhouette, centroids: final!.centroids };
+  const final = finalKMeans(s, chosen.k, warmStart ? prior : undefined);
+  let best = { k: chosen.k, silhouette: chosen.silhouette, centroids: final.centroids };
   if (opts.splitRefine) {
-    const silPoints = silPos.map((p) => searchIdx[p]!);
-    best = splitWhileSilhouetteRises(samplePoints, dim, best, dist, silPoints, Math.max(2, Math.round((minSize * m) / n)), opts);
+    const silPoints = s.silPos.map((p) => s.searchIdx[p]!);
+    best = splitWhileSilhouetteRises(s.samplePoints, dim, best, s.dist, silPoints, Math.max(2, Math.round((minSize * m) / n)), opts);
   }
-
-  const k = best.k;
   const centroids = normaliseRows(best.centroids, dim);
-  const assignment = new Int32Array(n);
-  const similarity = new Float32Array(n);
-  const sizes = new Uint32Array(k);
-  for (let i = 0; i < n; i++) {
-    const o = rows[i]! * dim;
-    let bc = 0;
-    let bs = -Infinity;
-    for (let c = 0; c < k; c++) {
-      const s = dot(vectors, o, centroids, c * dim, dim);
-      if (s > bs) ((bs = s), (bc = c));
-    }
-    similarity[i] = bs;
-    assignment[i] = bs >= opts.noiseSimilarity ? bc : -1;
-    if (assignment[i]! >= 0) sizes[bc]!++;
-  }
-  const kept = Array.from(sizes, (s) => s >= minSize);
-  for (let i = 0; i < n; i++) if (assignment[i]! >= 0 && !kept[assignment[i]!]) assignment[i] = -1;
-  return { k, centroids, kept, assignment, similarity, silhouette: best.silhouette, tried, warmStart };
+  const assigned = assignRows(vectors, dim, rows, centroids, best.k, minSize, opts);
+  return { k: best.k, centroids, ...assigned, silhouette: best.silhouette, tried, warmStart };
 }
 
 function nearest(points: Float32Array, o: number, centres: number[][], dim: number): number {

@@ -214,6 +214,102 @@ function storySeed(points: Float32Array, dim: number, cand: readonly number[], c
   return Float64Array.from(unitOf(sum));
 }
 
+/** The rows newStories clusters: a panel of the served clusters' members, then the new posts. */
+interface StoryRows {
+  dim: number;
+  /** The rows' vectors, in order, as Float32 and as Lloyd's Float64 input. */
+  points: Float32Array;
+  data: Float64Array;
+  /** Rows before this index are the panel. */
+  panel: number;
+  /** Positions of the new posts the fresh centre's seeding compares. */
+  fresher: number[];
+  newCount: number;
+  opts: ClusterOptions;
+}
+
+/**
+ * The fresh centre's cluster beside the `start` centres, from the better of two starts: the densest
+ * unexplained group (storySeed) and a k-means++ draw among the new posts; the one whose cluster
+ * keeps more new posts (and passes) wins. `sum`: the sum of its new posts' vectors; null when none passes.
+ */
+function freshCluster(s: StoryRows, start: readonly Float32Array[], round: number): { fresh: number; sum: Float64Array } | null {
+  const { points, data, dim, panel, fresher, opts } = s;
+  const seeds = [
+    storySeed(points, dim, fresher, start),
+    Float64Array.from(seedCentres(points, dim, fresher, start.length + 1, opts.seed + round, start).at(-1)!),
+  ];
+  let pick: { fresh: number; sum: Float64Array } | null = null;
+  for (const seed of seeds) {
+    if (!seed) continue;
+    const res = lloydKMeans(data, dim, Float64Array.from([...start.flatMap((c) => Array.from(c)), ...seed]), opts.maxIterations, 1e-4);
+    const c = start.length;
+    let fresh = 0;
+    let old = 0;
+    const sum = new Float64Array(dim);
+    res.clusters.forEach((a, i) => {
+      if (a !== c) return;
+      if (i < panel) old++;
+      else (fresh++, vectorSum(points, dim, [i], sum));
+    });
+    // The admission size is checked on the final members (below): Lloyd's cluster is the core.
+    if (fresh < Math.min(opts.minClusterSize, s.newCount) || fresh < STORY_NEW_SHARE * (fresh + old)) continue;
+    if (!pick || fresh > pick.fresh) pick = { fresh, sum };
+  }
+  return pick;
+}
+
+/** Stories found this run at least STORY_PIECES_COSINE alike are pieces of one: merged, closest pair first (in place). */
+function joinStoryPieces(found: Float32Array[], foundSums: Float64Array[], dim: number): void {
+  for (;;) {
+    let pair: [number, number] | null = null;
+    let bs = STORY_PIECES_COSINE;
+    for (let a = 0; a < found.length; a++)
+      for (let b = a + 1; b < found.length; b++) {
+        const ab = dot(found[a]!, 0, found[b]!, 0, dim);
+        if (ab >= bs) ((bs = ab), (pair = [a, b]));
+      }
+    if (!pair) break;
+    const [a, b] = pair;
+    for (let d = 0; d < dim; d++) foundSums[a]![d]! += foundSums[b]![d]!;
+    found[a] = unitOf(foundSums[a]!);
+    found.splice(b, 1);
+    foundSums.splice(b, 1);
+  }
+}
+
+/**
+ * Every new post to its nearest centre, served or found; the found ones' posts are the stories. A
+ * served centre competes for a post only when the post is as close to it as its own members are
+ * (memberFloor): a story's post that shares a word with an old narrative is not that narrative's.
+ */
+function storyMembers(
+  vectors: Float32Array,
+  dim: number,
+  newRows: readonly number[],
+  prior: readonly Float32Array[],
+  floors: readonly number[],
+  found: readonly Float32Array[],
+  noiseSimilarity: number,
+): number[][] {
+  const stories: number[][] = found.map(() => []);
+  for (const r of newRows) {
+    let served = -Infinity;
+    for (let p = 0; p < prior.length; p++) {
+      const s = dot(vectors, r * dim, prior[p]!, 0, dim);
+      if (s >= floors[p]! && s > served) served = s;
+    }
+    let best = -1;
+    let bs = Math.max(served, noiseSimilarity);
+    for (let f = 0; f < found.length; f++) {
+      const s = dot(vectors, r * dim, found[f]!, 0, dim);
+      if (s >= bs) ((bs = s), (best = f));
+    }
+    if (best >= 0) stories[best]!.push(r);
+  }
+  return stories;
+}
+
 /**
  * Step 1b: the new posts that form a story of their own. Placed one by one (step 2), the posts of a
  * new story join whichever served cluster is nearest, each on its own: the 30 posts of a planted
@@ -243,35 +339,13 @@ function newStories(
   const union = [...panel, ...evenly(newRows, STORY_SAMPLE)];
   const points = new Float32Array(union.length * dim);
   union.forEach((r, i) => points.set(vectors.subarray(r * dim, (r + 1) * dim), i * dim));
-  const data = Float64Array.from(points);
   const fresher = evenly(union.map((_, i) => i).slice(panel.length), STORY_SEED_SAMPLE);
+  const rows: StoryRows = { dim, points, data: Float64Array.from(points), panel: panel.length, fresher, newCount: newRows.length, opts };
   const found: Float32Array[] = [];
   const foundSums: Float64Array[] = [];
   for (let round = 0; round < STORY_MAX; round++) {
     const start = [...prior, ...found];
-    // Two starts for the fresh centre: the densest unexplained group (storySeed) and a k-means++
-    // draw among the new posts; the one whose cluster keeps more new posts (and passes) wins.
-    const seeds = [
-      storySeed(points, dim, fresher, start),
-      Float64Array.from(seedCentres(points, dim, fresher, start.length + 1, opts.seed + round, start).at(-1)!),
-    ];
-    let pick: { fresh: number; sum: Float64Array } | null = null;
-    for (const seed of seeds) {
-      if (!seed) continue;
-      const res = lloydKMeans(data, dim, Float64Array.from([...start.flatMap((c) => Array.from(c)), ...seed]), opts.maxIterations, 1e-4);
-      const c = start.length;
-      let fresh = 0;
-      let old = 0;
-      const sum = new Float64Array(dim);
-      res.clusters.forEach((a, i) => {
-        if (a !== c) return;
-        if (i < panel.length) old++;
-        else (fresh++, vectorSum(points, dim, [i], sum));
-      });
-      // The admission size is checked on the final members (below): Lloyd's cluster is the core.
-      if (fresh < Math.min(opts.minClusterSize, newRows.length) || fresh < STORY_NEW_SHARE * (fresh + old)) continue;
-      if (!pick || fresh > pick.fresh) pick = { fresh, sum };
-    }
+    const pick = freshCluster(rows, start, round);
     if (!pick) break;
     const sum = pick.sum;
     const centre = unitOf(sum);
@@ -293,42 +367,9 @@ function newStories(
     foundSums.push(sum);
   }
   if (found.length === 0) return [];
-  // Stories found this run at least STORY_PIECES_COSINE alike are pieces of one.
-  for (;;) {
-    let pair: [number, number] | null = null;
-    let bs = STORY_PIECES_COSINE;
-    for (let a = 0; a < found.length; a++)
-      for (let b = a + 1; b < found.length; b++) {
-        const ab = dot(found[a]!, 0, found[b]!, 0, dim);
-        if (ab >= bs) ((bs = ab), (pair = [a, b]));
-      }
-    if (!pair) break;
-    const [a, b] = pair;
-    for (let d = 0; d < dim; d++) foundSums[a]![d]! += foundSums[b]![d]!;
-    found[a] = unitOf(foundSums[a]!);
-    found.splice(b, 1);
-    foundSums.splice(b, 1);
-  }
-  // Every new post to its nearest centre, served or found; the found ones' posts are the stories. A
-  // served centre competes for a post only when the post is as close to it as its own members are
-  // (memberFloor): a story's post that shares a word with an old narrative is not that narrative's.
+  joinStoryPieces(found, foundSums, dim);
   const floors = kept.filter((_, p) => centres[p] !== null).map((m, q) => memberFloor(vectors, dim, m, prior[q]!));
-  const stories: number[][] = found.map(() => []);
-  for (const r of newRows) {
-    let served = -Infinity;
-    for (let p = 0; p < prior.length; p++) {
-      const s = dot(vectors, r * dim, prior[p]!, 0, dim);
-      if (s >= floors[p]! && s > served) served = s;
-    }
-    let best = -1;
-    let bs = Math.max(served, opts.noiseSimilarity);
-    for (let f = 0; f < found.length; f++) {
-      const s = dot(vectors, r * dim, found[f]!, 0, dim);
-      if (s >= bs) ((bs = s), (best = f));
-    }
-    if (best >= 0) stories[best]!.push(r);
-  }
-  return stories.filter((st) => st.length >= minSize);
+  return storyMembers(vectors, dim, newRows, prior, floors, found, opts.noiseSimilarity).filter((st) => st.length >= minSize);
 }
 
 /**

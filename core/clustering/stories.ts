@@ -201,25 +201,33 @@ function unit(sum: Float64Array): Float32Array {
   return Float32Array.from(sum, (x) => x / n);
 }
 
-/**
- * The window's stories (see the header): `rows` are indices into `vectors` (unit vectors of `dim`),
- * `words` each row's words; `prior` the previous generation's narrative centres of this window
- * (seeded first, so a continuing story's micro-clusters form where they were).
- */
-export function clusterStories(
-  vectors: Float32Array,
-  dim: number,
-  rows: readonly number[],
-  words: StoryWords,
-  opts: StoryOptions = STORY_DEFAULTS,
-  prior: readonly Float32Array[] = [],
-): Clustering {
-  const n = rows.length;
-  const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * n));
-  const none = noClusters(n);
-  if (n < 2 * minSize) return none;
+/** The window's unit vectors (`dim` each), indexed by row. */
+interface Space {
+  vectors: Float32Array;
+  dim: number;
+}
 
-  // 1. Micro-clusters on the sample; every row to its nearest micro-centre.
+function sumOf({ vectors, dim }: Space, members: readonly number[]): Float64Array {
+  const sum = new Float64Array(dim);
+  for (const r of members) for (let i = 0; i < dim; i++) sum[i]! += vectors[r * dim + i]!;
+  return sum;
+}
+
+function cohesionOf({ vectors, dim }: Space, members: readonly number[], centre: Float32Array): number {
+  let s = 0;
+  for (const r of members) s += dot(vectors, r * dim, centre, 0, dim);
+  return s / Math.max(1, members.length);
+}
+
+/** Step 1: k-means on the sample (prior centres first); every row to its nearest micro-centre. */
+function microClusters(
+  space: Space,
+  rows: readonly number[],
+  opts: StoryOptions,
+  prior: readonly Float32Array[],
+): { k: number; warm: readonly Float32Array[]; byMicro: number[][] } {
+  const { vectors, dim } = space;
+  const n = rows.length;
   const sampleIdx = spread(n, opts.sample);
   const m = sampleIdx.length;
   const samplePoints = new Float32Array(m * dim);
@@ -240,31 +248,28 @@ export function clusterStories(
     }
     byMicro[bc]!.push(rows[i]!);
   }
+  return { k, warm, byMicro };
+}
 
-  // 2. The key test, against the window's document frequencies.
-  const counter = new StoryLexicon(words, rows, opts.keyTerms);
-  const keysOf = (members: readonly number[]) => counter.keysOf(members);
-  const sumOf = (members: readonly number[]) => {
-    const sum = new Float64Array(dim);
-    for (const r of members) for (let i = 0; i < dim; i++) sum[i]! += vectors[r * dim + i]!;
-    return sum;
-  };
-  const cohesionOf = (members: readonly number[], centre: Float32Array) => {
-    let s = 0;
-    for (const r of members) s += dot(vectors, r * dim, centre, 0, dim);
-    return s / Math.max(1, members.length);
-  };
-  let pieces: Piece[] = [];
+/** Step 2: the micro-clusters that pass the key test, as pieces of stories. */
+function keyedPieces(space: Space, byMicro: readonly number[][], counter: StoryLexicon, opts: StoryOptions): Piece[] {
+  const pieces: Piece[] = [];
   for (const members of byMicro) {
     if (members.length < PIECE_MIN) continue;
-    const keys = keysOf(members);
+    const keys = counter.keysOf(members);
     if (counter.coverage(members, keys) < opts.keyCoverage) continue;
-    const sum = sumOf(members);
-    pieces.push({ rows: members, sum, cohesion: cohesionOf(members, unit(sum)), keys });
+    const sum = sumOf(space, members);
+    pieces.push({ rows: members, sum, cohesion: cohesionOf(space, members, unit(sum)), keys });
   }
+  return pieces;
+}
 
-  // 3. Merge the closest pair of pieces of one story, while one is left. Pieces are few (at most
-  // maxMicro): their cosines are kept in a matrix and a merge computes only the new piece's row.
+/**
+ * Step 3: merge the closest pair of pieces of one story, while one is left. Pieces are few (at most
+ * maxMicro): their cosines are kept in a matrix and a merge computes only the new piece's row.
+ */
+function mergePieces(space: Space, pieces: Piece[], counter: StoryLexicon, minSize: number, opts: StoryOptions): Piece[] {
+  const { dim } = space;
   const alive = pieces.map(() => true);
   const centres = pieces.map((p) => unit(p.sum));
   const cos: Float64Array[] = centres.map((a) => Float64Array.from(centres, (b) => dot(a, 0, b, 0, dim)));
@@ -273,20 +278,7 @@ export function clusterStories(
   // small to be a story alone, each to the closest piece whose words tell it (the key test below).
   // A 30-post story of a 172-post week came out as two fragments of 12 and 15, 0.7 alike.
   for (let round = 0; round < 2;) {
-    let best: { a: number; b: number; gain: number } | null = null;
-    for (let a = 0; a < pieces.length; a++) {
-      if (!alive[a]) continue;
-      for (let b = a + 1; b < pieces.length; b++) {
-        if (!alive[b] || refused.has(a * 65536 + b)) continue;
-        const gain =
-          round === 0
-            ? cos[a]![b]! - Math.min((pieces[a]!.cohesion + pieces[b]!.cohesion) / 2, MATCH_COSINE)
-            : Math.min(pieces[a]!.rows.length, pieces[b]!.rows.length) < minSize
-              ? cos[a]![b]! - opts.noiseSimilarity
-              : -1;
-        if (gain >= 0 && (!best || gain > best.gain)) best = { a, b, gain };
-      }
-    }
+    const best = closestPair(pieces, alive, cos, refused, round, minSize, opts);
     if (!best) {
       round++;
       continue;
@@ -295,7 +287,7 @@ export function clusterStories(
     const pa = pieces[a]!;
     const pb = pieces[b]!;
     const union = [...pa.rows, ...pb.rows];
-    const keys = keysOf(union);
+    const keys = counter.keysOf(union);
     // Below MATCH_COSINE the union's words must still tell both: loose real text chains otherwise
     // (pieces of everyday talk, each passing alone, made one "night, day, stop, thing" of 4,202).
     if (cos[a]![b]! < MATCH_COSINE && Math.min(counter.coverage(pa.rows, keys), counter.coverage(pb.rows, keys)) < opts.keyCoverage) {
@@ -304,7 +296,7 @@ export function clusterStories(
     }
     const sum = pa.sum.map((x, i) => x + pb.sum[i]!);
     const centre = unit(sum);
-    pieces.push({ rows: union, sum, cohesion: cohesionOf(union, centre), keys });
+    pieces.push({ rows: union, sum, cohesion: cohesionOf(space, union, centre), keys });
     alive[a] = alive[b] = false;
     alive.push(true);
     centres.push(centre);
@@ -317,17 +309,63 @@ export function clusterStories(
     });
     cos.push(row);
   }
-  pieces = pieces.filter((_, i) => alive[i]);
+  return pieces.filter((_, i) => alive[i]);
+}
 
-  // 4. Members that hold a key term and are close enough; stories large enough.
+/** The live pair of the round's largest gain (none below 0, none refused); null when none is left. */
+function closestPair(
+  pieces: readonly Piece[],
+  alive: readonly boolean[],
+  cos: readonly Float64Array[],
+  refused: ReadonlySet<number>,
+  round: number,
+  minSize: number,
+  opts: StoryOptions,
+): { a: number; b: number; gain: number } | null {
+  let best: { a: number; b: number; gain: number } | null = null;
+  for (let a = 0; a < pieces.length; a++) {
+    if (!alive[a]) continue;
+    for (let b = a + 1; b < pieces.length; b++) {
+      if (!alive[b] || refused.has(a * 65536 + b)) continue;
+      const gain =
+        round === 0
+          ? cos[a]![b]! - Math.min((pieces[a]!.cohesion + pieces[b]!.cohesion) / 2, MATCH_COSINE)
+          : Math.min(pieces[a]!.rows.length, pieces[b]!.rows.length) < minSize
+            ? cos[a]![b]! - opts.noiseSimilarity
+            : -1;
+      if (gain >= 0 && (!best || gain > best.gain)) best = { a, b, gain };
+    }
+  }
+  return best;
+}
+
+/** Step 4: each piece's members that hold a key term and are close enough; stories large enough, in the order of their first post. */
+function keptStories(
+  space: Space,
+  pieces: readonly Piece[],
+  counter: StoryLexicon,
+  minSize: number,
+  opts: StoryOptions,
+): Array<{ rows: number[]; centre: Float32Array }> {
+  const { vectors, dim } = space;
   const stories: Array<{ rows: number[]; centre: Float32Array }> = [];
   for (const p of pieces) {
     const centre = unit(p.sum);
     const kept = p.rows.filter((r) => counter.holds(r, p.keys) && dot(vectors, r * dim, centre, 0, dim) >= opts.noiseSimilarity);
-    if (kept.length >= minSize) stories.push({ rows: kept.sort((x, y) => x - y), centre: unit(sumOf(kept)) });
+    if (kept.length >= minSize) stories.push({ rows: kept.sort((x, y) => x - y), centre: unit(sumOf(space, kept)) });
   }
   // In the order of their first post, so that ids follow the data, not the merge order.
   stories.sort((x, y) => x.rows[0]! - y.rows[0]!);
+  return stories;
+}
+
+/** The stories as a Clustering of `rows`: each row's story (-1: noise) and its cosine to that centre, or to the nearest one for noise. */
+function storyClustering(
+  { vectors, dim }: Space,
+  rows: readonly number[],
+  stories: ReadonlyArray<{ rows: number[]; centre: Float32Array }>,
+): Pick<Clustering, 'k' | 'centroids' | 'kept' | 'assignment' | 'similarity'> {
+  const n = rows.length;
   const position = new Map<number, number>();
   rows.forEach((r, i) => position.set(r, i));
   const assignment = new Int32Array(n).fill(-1);
@@ -348,16 +386,32 @@ export function clusterStories(
     for (let c = 0; c < stories.length; c++) bs = Math.max(bs, dot(vectors, rows[i]! * dim, centroids, c * dim, dim));
     similarity[i] = bs;
   }
-  return {
-    k: stories.length,
-    centroids,
-    kept: stories.map(() => true),
-    assignment,
-    similarity,
-    silhouette: 0,
-    tried: [{ k, silhouette: 0 }],
-    warmStart: warm.length > 0,
-  };
+  return { k: stories.length, centroids, kept: stories.map(() => true), assignment, similarity };
+}
+
+/**
+ * The window's stories (see the header): `rows` are indices into `vectors` (unit vectors of `dim`),
+ * `words` each row's words; `prior` the previous generation's narrative centres of this window
+ * (seeded first, so a continuing story's micro-clusters form where they were).
+ */
+export function clusterStories(
+  vectors: Float32Array,
+  dim: number,
+  rows: readonly number[],
+  words: StoryWords,
+  opts: StoryOptions = STORY_DEFAULTS,
+  prior: readonly Float32Array[] = [],
+): Clustering {
+  const n = rows.length;
+  const minSize = Math.max(opts.minClusterSize, Math.ceil(opts.minClusterShare * n));
+  if (n < 2 * minSize) return noClusters(n);
+  const space: Space = { vectors, dim };
+  const { k, warm, byMicro } = microClusters(space, rows, opts, prior);
+  // The key test, against the window's document frequencies.
+  const counter = new StoryLexicon(words, rows, opts.keyTerms);
+  const pieces = mergePieces(space, keyedPieces(space, byMicro, counter, opts), counter, minSize, opts);
+  const stories = keptStories(space, pieces, counter, minSize, opts);
+  return { ...storyClustering(space, rows, stories), silhouette: 0, tried: [{ k, silhouette: 0 }], warmStart: warm.length > 0 };
 }
 
 /** clusterStories over the rows from `firstRow` on that have a vector, as clusterRange gives them. */

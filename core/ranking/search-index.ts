@@ -173,72 +173,137 @@ function heldSegment(held: readonly SearchIndex[], id: string): { index: SearchI
   return null;
 }
 
-export async function loadSearchIndex(generationDir: string, opts: LoadOptions = {}): Promise<SearchIndex> {
+/** The generation's manifest and its segments with their first rows; a generation without segments is refused. */
+async function readSegments(generationDir: string): Promise<{ manifest: Manifest; segments: GenerationSegment[] }> {
   const manifest = JSON.parse(await fs.readFile(path.join(generationDir, 'manifest.json'), 'utf8')) as Manifest;
   if (!manifest.segments)
     throw new Error(
       `${generationDir}: generation ${manifest.generation} has no segments (schema version ${manifest.schema_version}); run the pipeline`,
     );
-  const segments = withFirstRows(manifest.segments);
-  const total = segments.reduce((a, s) => a + s.rows, 0);
-  const held = opts.held ?? [];
-  const given = opts.shared?.columns;
-  const columns = given
-    ? { ...given, uuid: new Utf8Column(given.rows, given.uuid) }
-    : await readRowColumns(generationDir, total, Boolean(opts.share));
-  const { rows, publishedAt, likes, comments, shares, followers } = columns;
-  assertSameLength(rows, total, `${generationDir}: posts.parquet rows against the segments'`);
-  const asOf = Date.parse(manifest.as_of);
-  // Rows are in published_at order (the snapshot's order): the window starts below are binary searches.
+  return { manifest, segments: withFirstRows(manifest.segments) };
+}
+
+/** Each window's first row. Rows are in published_at order (the snapshot's order): the starts are binary searches. */
+function windowStarts(generationDir: string, manifest: Manifest, publishedAt: Float64Array): Record<WindowKey, number> {
   assertSorted(publishedAt, `${generationDir}: posts.parquet published_at`);
-  const windowStart = Object.fromEntries(
-    WINDOW_KEYS.map((w) => [w, lowerBound(publishedAt, Date.parse(manifest.windows[w].start))]),
-  ) as Record<WindowKey, number>;
+  return Object.fromEntries(WINDOW_KEYS.map((w) => [w, lowerBound(publishedAt, Date.parse(manifest.windows[w].start))])) as Record<
+    WindowKey,
+    number
+  >;
+}
+
+/** The corpus maxima of the weighted engagement and of followers, for the scores' normalisers. */
+function corpusMaxima({ rows, likes, comments, shares, followers }: RowColumns): { maxE: number; maxF: number } {
   let maxE = 0;
   let maxF = 0;
   for (let r = 0; r < rows; r++) {
     maxE = Math.max(maxE, weightedEngagement(likes[r]!, comments[r]!, shares[r]!));
     if (followers[r]! > maxF) maxF = followers[r]!;
   }
-  const embedder = opts.shared?.embedder ?? (await loadEmbedder(path.join(generationDir, 'embedder.bin'), { share: Boolean(opts.share) }));
-  const textSpace = loadVectorSpace(generationDir, 'text');
-  const masked = readDeletedRows(generationDir);
-  const dirOf = (s: GenerationSegment) => segmentDir(generationDir, s.id);
+  return { maxE, maxF };
+}
 
-  let vectors: QuantizedVectors;
-  let deleted: Uint8Array;
-  if (opts.shared) {
-    vectors = new QuantizedVectors(textSpace.dim, opts.shared.vectors.codes, opts.shared.vectors.scales);
-    deleted = opts.shared.deleted;
-  } else {
-    vectors = QuantizedVectors.allocate(rows, textSpace.dim, Boolean(opts.share));
-    deleted = opts.share ? new Uint8Array(new SharedArrayBuffer(rows)) : new Uint8Array(rows);
-    for (const s of segments) {
-      const h = heldSegment(held, s.id);
-      if (h) vectors.copyRows(h.index.vectors, h.firstRow, s.firstRow, s.rows);
-      else {
-        const n = vectors.quantiseFile(path.join(dirOf(s), 'text-vectors.f32'), s.firstRow);
-        if (n !== s.rows) throw new Error(`${generationDir}: segment ${s.id}'s text-vectors.f32 holds ${n} rows, the manifest ${s.rows}`);
-      }
+/** What a segment's load reads beside it: its directory, what other indexes hold, and how to keep the images. */
+interface SegmentLoad {
+  generationDir: string;
+  segments: GenerationSegment[];
+  held: readonly SearchIndex[];
+  opts: LoadOptions;
+}
+
+const dirOf = (l: SegmentLoad, s: GenerationSegment) => segmentDir(l.generationDir, s.id);
+
+/** The rows' text vectors, int8-quantised (a held segment's copied), masked rows cleared and marked in `deleted`. */
+function loadTextVectors(
+  l: SegmentLoad,
+  rows: number,
+  dim: number,
+  masked: Uint32Array,
+): { vectors: QuantizedVectors; deleted: Uint8Array } {
+  const { opts } = l;
+  if (opts.shared)
+    return { vectors: new QuantizedVectors(dim, opts.shared.vectors.codes, opts.shared.vectors.scales), deleted: opts.shared.deleted };
+  const vectors = QuantizedVectors.allocate(rows, dim, Boolean(opts.share));
+  const deleted = opts.share ? new Uint8Array(new SharedArrayBuffer(rows)) : new Uint8Array(rows);
+  for (const s of l.segments) {
+    const h = heldSegment(l.held, s.id);
+    if (h) vectors.copyRows(h.index.vectors, h.firstRow, s.firstRow, s.rows);
+    else {
+      const n = vectors.quantiseFile(path.join(dirOf(l, s), 'text-vectors.f32'), s.firstRow);
+      if (n !== s.rows) throw new Error(`${l.generationDir}: segment ${s.id}'s text-vectors.f32 holds ${n} rows, the manifest ${s.rows}`);
     }
-    for (const r of masked) (vectors.clearRow(r), (deleted[r] = 1));
   }
+  for (const r of masked) (vectors.clearRow(r), (deleted[r] = 1));
+  return { vectors, deleted };
+}
 
-  // Postings: a held segment's index object, else its file (shared images are parsed as views).
+/** Postings: a held segment's index object, else its file (shared images are parsed as views); `images` the shared ones by segment id. */
+async function loadPostings(l: SegmentLoad): Promise<{ bm25: SegmentedBm25; images: Record<string, Uint8Array> }> {
+  const { opts } = l;
   const images: Record<string, Uint8Array> = {};
   const bm25Parts = await Promise.all(
-    segments.map(async (s) => {
-      const h = heldSegment(held, s.id);
+    l.segments.map(async (s) => {
+      const h = heldSegment(l.held, s.id);
       const image =
-        opts.shared?.bm25[s.id] ?? h?.index.shared?.bm25[s.id] ?? (opts.share ? readFileShared(path.join(dirOf(s), 'bm25.bin')) : null);
+        opts.shared?.bm25[s.id] ?? h?.index.shared?.bm25[s.id] ?? (opts.share ? readFileShared(path.join(dirOf(l, s), 'bm25.bin')) : null);
       if (image) images[s.id] = image;
-      const index = h?.bm25 ?? (image ? parseBm25(image) : parseBm25(await fs.readFile(path.join(dirOf(s), 'bm25.bin'))));
-      assertSameLength(index.docLen.length, s.rows, `${generationDir}: segment ${s.id}'s bm25.bin documents against its rows`);
+      const index = h?.bm25 ?? (image ? parseBm25(image) : parseBm25(await fs.readFile(path.join(dirOf(l, s), 'bm25.bin'))));
+      assertSameLength(index.docLen.length, s.rows, `${l.generationDir}: segment ${s.id}'s bm25.bin documents against its rows`);
       return { id: s.id, firstRow: s.firstRow, index };
     }),
   );
-  const bm25 = segmentedBm25(bm25Parts);
+  return { bm25: segmentedBm25(bm25Parts), images };
+}
 
+/** The text HNSW graphs, a held segment's taken from its index; null when not wanted (LoadOptions.graphs). */
+function loadTextGraphs(l: SegmentLoad, dim: number, masked: Uint32Array): LoadedGraphs | null {
+  if (l.opts.graphs === false) return null;
+  const graphsHeld = (id: string): SegmentGraph | undefined => {
+    for (const h of l.held) {
+      const g = h.hnsw?.segments.find((x) => x.id === id);
+      if (g) return g;
+    }
+    return undefined;
+  };
+  return loadGraphs(
+    'text',
+    dim,
+    l.segments.map((s) => ({ id: s.id, dir: dirOf(l, s), firstRow: s.firstRow, rows: s.rows, points: s.textPoints, tails: s.textTails })),
+    masked,
+    graphsHeld,
+  );
+}
+
+/** Every row's PublicEnrichment (a held segment's copied), or an empty store when not wanted (LoadOptions.enrichment). */
+async function loadEnrichment(l: SegmentLoad, rows: number): Promise<EnrichmentStore> {
+  if (l.opts.enrichment === false) return new EnrichmentStore(0);
+  const enrichment = new EnrichmentStore(rows);
+  for (const s of l.segments) {
+    const h = l.held.find((x) => x.enrichment.rows > 0 && x.segments.some((y) => y.id === s.id));
+    if (h) enrichment.copyRows(h.enrichment, h.segments.find((y) => y.id === s.id)!.firstRow, s.firstRow, s.rows);
+    else await fillEnrichment(enrichment, enrichmentTablesIn(dirOf(l, s)), s.firstRow, s.rows);
+  }
+  enrichment.seal();
+  return enrichment;
+}
+
+export async function loadSearchIndex(generationDir: string, opts: LoadOptions = {}): Promise<SearchIndex> {
+  const { manifest, segments } = await readSegments(generationDir);
+  const total = segments.reduce((a, s) => a + s.rows, 0);
+  const given = opts.shared?.columns;
+  const columns = given
+    ? { ...given, uuid: new Utf8Column(given.rows, given.uuid) }
+    : await readRowColumns(generationDir, total, Boolean(opts.share));
+  const { rows } = columns;
+  assertSameLength(rows, total, `${generationDir}: posts.parquet rows against the segments'`);
+  const windowStart = windowStarts(generationDir, manifest, columns.publishedAt);
+  const { maxE, maxF } = corpusMaxima(columns);
+  const embedder = opts.shared?.embedder ?? (await loadEmbedder(path.join(generationDir, 'embedder.bin'), { share: Boolean(opts.share) }));
+  const textSpace = loadVectorSpace(generationDir, 'text');
+  const masked = readDeletedRows(generationDir);
+  const load: SegmentLoad = { generationDir, segments, held: opts.held ?? [], opts };
+  const { vectors, deleted } = loadTextVectors(load, rows, textSpace.dim, masked);
+  const { bm25, images } = await loadPostings(load);
   const shared: SharedIndexParts | null =
     opts.shared ??
     (opts.share
@@ -254,38 +319,12 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
     windowStart['7d'] >= windowStart['30d'] && windowStart['30d'] >= windowStart['90d'] && windowStart['90d'] >= windowStart.all,
     'window starts nest: 7d within 30d within 90d within all',
   );
-  const graphsHeld = (id: string): SegmentGraph | undefined => {
-    for (const h of held) {
-      const g = h.hnsw?.segments.find((x) => x.id === id);
-      if (g) return g;
-    }
-    return undefined;
-  };
-  const hnsw =
-    opts.graphs === false
-      ? null
-      : loadGraphs(
-          'text',
-          textSpace.dim,
-          segments.map((s) => ({ id: s.id, dir: dirOf(s), firstRow: s.firstRow, rows: s.rows, points: s.textPoints, tails: s.textTails })),
-          masked,
-          graphsHeld,
-        );
-
-  let enrichment = new EnrichmentStore(0);
-  if (opts.enrichment !== false) {
-    enrichment = new EnrichmentStore(rows);
-    for (const s of segments) {
-      const h = held.find((x) => x.enrichment.rows > 0 && x.segments.some((y) => y.id === s.id));
-      if (h) enrichment.copyRows(h.enrichment, h.segments.find((y) => y.id === s.id)!.firstRow, s.firstRow, s.rows);
-      else await fillEnrichment(enrichment, enrichmentTablesIn(dirOf(s)), s.firstRow, s.rows);
-    }
-    enrichment.seal();
-  }
+  const hnsw = loadTextGraphs(load, textSpace.dim, masked);
+  const enrichment = await loadEnrichment(load, rows);
   return {
     ...columns,
     generation: manifest.generation,
-    asOf,
+    asOf: Date.parse(manifest.as_of),
     windowStart,
     maxWeightedEngagementLog: Math.log1p(maxE),
     maxFollowersLog: Math.log1p(maxF),

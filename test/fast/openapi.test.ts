@@ -73,8 +73,8 @@ test.after(async () => {
   cleanupTmp();
 });
 
-test('the document is OpenAPI 3.1 and every response of every endpoint matches it', async () => {
-  assert.is(doc.openapi, '3.1.0');
+/** Searches: answers with narratives and patterns, none, bad input, no key, a form body, too little credit. */
+async function checkSearch(): Promise<{ answer: any; poor: { id: string } }> {
   const answer = await check('POST', '/search', '/search', { body: { query: 'sourdough starter bread', limit: 30, window: 'all' } });
   assert.ok(answer.content.length > 0);
   const withPatterns = await check('POST', '/search', '/search', { body: { query: 'teal waves pastel', limit: 50, window: 'all' } });
@@ -89,6 +89,11 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   const poor = await s.ledger.createAccount('poor');
   await s.ledger.topup(poor.id, toMicro('0.1'));
   await check('POST', '/search', '/search', { key: (await s.ledger.createKey(poor.id)).secret, body: { query: 'x' } });
+  return { answer, poor };
+}
+
+/** Narratives: trending, search, one by id and by key, trajectories (an emergent one among them), related. */
+async function checkNarratives(answer: any): Promise<string> {
   const trending = await check('GET', '/narratives/trending?window=all', '/narratives/trending');
   const id = trending.items[0].id;
   await check('GET', `/narratives/search?q=${encodeURIComponent(trending.items[0].label)}`, '/narratives/search');
@@ -107,6 +112,11 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   await check('GET', `/narratives/${answer.narratives[0].id}/related`, '/narratives/{id}/related');
   assert.is((await check('GET', `/narratives/${trending.items[0].narrative_key}`, '/narratives/{id}')).resolved_by, 'narrative_key');
   await check('GET', `/narratives/${trending.items[0].narrative_key}/trajectory`, '/narratives/{id}/trajectory');
+  return id;
+}
+
+/** Themes, the trending narratives of one, and a tracked narrative naming its theme. */
+async function checkThemes(id: string): Promise<void> {
   const themes = await check('GET', '/themes?window=all&daily=true', '/themes');
   assert.ok(themes.items.length > 0 && themes.items.every((t: { daily_counts?: number[] }) => t.daily_counts?.length));
   await check('GET', `/themes/${themes.items[0].id}`, '/themes/{id}');
@@ -117,6 +127,10 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   assert.ok(inTheme.items.every((n: { theme_id: string }) => n.theme_id === themes.items[0].id));
   await check('GET', '/narratives/trending?theme=nope', '/narratives/trending');
   assert.ok((await check('GET', `/narratives/${id}`, '/narratives/{id}')).theme, 'a tracked narrative names its theme');
+}
+
+/** Patterns and their content and lookalikes; usage, health, prices; daily counts; media. */
+async function checkPatternsAndMedia(): Promise<void> {
   const patterns = await check('GET', '/intelligence/patterns?scope=all', '/intelligence/patterns');
   const key = patterns.items[0].patternKey;
   await check('GET', `/intelligence/patterns/${key}`, '/intelligence/patterns/{patternKey}');
@@ -145,7 +159,10 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   );
   await check('GET', '/media?uuids=', '/media');
   await check('GET', `/media/${uuid}/x`, '/media/{uuid}/{index}');
-  // Jobs: each kind submitted, polled to its end and re-read from the cache; their errors.
+}
+
+/** Jobs: each kind submitted, polled to its end and re-read from the cache; their errors. */
+async function checkJobs(poor: { id: string }): Promise<void> {
   const rich = await s.ledger.createAccount('rich');
   await s.ledger.topup(rich.id, toMicro('500'));
   const richKey = (await s.ledger.createKey(rich.id)).secret;
@@ -176,7 +193,10 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   });
   await check('GET', '/intelligence/jobs/job_nope', '/intelligence/jobs/{jobId}', { key: richKey });
   await check('POST', '/intelligence/jobs', '/intelligence/jobs', { key: richKey, form: '{"kind":"stats","query":"x"}' });
-  // Alerts: a watch made (to a public address literal: no DNS lookup), listed, read, deleted; a private address refused.
+}
+
+/** Alerts: a watch made (to a public address literal: no DNS lookup), listed, read, deleted; a private address refused. */
+async function checkAlerts(): Promise<void> {
   const watchBody = {
     target: { kind: 'query', query: 'coffee' },
     conditions: { momentum: { level: 0.5 } },
@@ -195,6 +215,10 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   await check('DELETE', `/alerts/${made.watch.id}`, '/alerts/{id}');
   await check('GET', `/alerts/${made.watch.id}`, '/alerts/{id}');
   await check('DELETE', `/alerts/${made.watch.id}`, '/alerts/{id}');
+}
+
+/** MCP: initialize with and without a key, without the accept header, as a form, a notification. */
+async function checkMcp(): Promise<void> {
   const initialize = {
     jsonrpc: '2.0',
     id: 1,
@@ -210,6 +234,16 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   await check('POST', '/mcp', '/mcp', { body: initialize });
   await check('POST', '/mcp', '/mcp', { form: JSON.stringify(initialize), headers: mcpHeaders });
   await check('POST', '/mcp', '/mcp', { body: { jsonrpc: '2.0', method: 'notifications/initialized' }, headers: mcpHeaders });
+}
+
+test('the document is OpenAPI 3.1 and every response of every endpoint matches it', async () => {
+  assert.is(doc.openapi, '3.1.0');
+  const { answer, poor } = await checkSearch();
+  await checkThemes(await checkNarratives(answer));
+  await checkPatternsAndMedia();
+  await checkJobs(poor);
+  await checkAlerts();
+  await checkMcp();
   // Every documented operation was exercised.
   const documented = Object.entries(doc.paths)
     .flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`))

@@ -130,17 +130,17 @@ const PATHS = [
 ];
 const JSON_TARGETS = ['/api/search', '/api/intelligence/jobs', '/api/mcp', '/api/admin/credits.topup'];
 
-/** The hostile corpus: [label, request bytes, options]. */
-function corpus(): Array<{ what: string; bytes: Buffer; halfClose?: boolean; method: string }> {
-  const out: Array<{ what: string; bytes: Buffer; halfClose?: boolean; method: string }> = [];
-  const auth: Array<[string, string]> = [
-    ['x-api-key', key],
-    ['content-type', 'application/json'],
-    ['accept', 'application/json, text/event-stream'],
-  ];
-  const add = (what: string, method: string, bytes: Buffer, halfClose = false) => out.push({ what, bytes, method, halfClose });
+type Header = [string, string];
+interface Case {
+  what: string;
+  bytes: Buffer;
+  halfClose?: boolean;
+  method: string;
+}
+type Add = (what: string, method: string, bytes: Buffer, halfClose?: boolean) => void;
 
-  // Random JSON documents to every JSON endpoint.
+/** Random JSON documents to every JSON endpoint, bodies shaped like the real ones with hostile field values, prototype keys. */
+function jsonCases(add: Add, auth: Header[]): void {
   sample(fc.jsonValue({ maxDepth: 6 }), 800).forEach((v, i) =>
     add('random json', 'POST', request('POST', JSON_TARGETS[i % JSON_TARGETS.length]!, auth, JSON.stringify(v))),
   );
@@ -168,6 +168,10 @@ function corpus(): Array<{ what: string; bytes: Buffer; halfClose?: boolean; met
       request('POST', '/api/search', auth, JSON.stringify({ ...v, __proto__: { limit: 5 }, constructor: { prototype: {} } })),
     ),
   );
+}
+
+/** Deep nesting, and huge strings: under and over the body limit. */
+function sizeCases(add: Add, auth: Header[]): void {
   // Deep nesting, under and over the body limit.
   for (const n of [100, 1000, 5000, 15_000, 100_000]) {
     add(`nesting ${n}`, 'POST', request('POST', '/api/search', auth, '['.repeat(n) + ']'.repeat(n)));
@@ -177,6 +181,10 @@ function corpus(): Array<{ what: string; bytes: Buffer; halfClose?: boolean; met
   // Huge strings around the body limit (32 KB), and far over it.
   for (const n of [1000, 2000, 2001, 30_000, 33_000, 1_000_000, 5_000_000])
     add(`query of ${n}`, 'POST', request('POST', '/api/search', auth, JSON.stringify({ query: 'x'.repeat(n) })));
+}
+
+/** Lone surrogates, invalid UTF-8, BOM, UTF-16, random bytes as bodies. */
+function encodingCases(add: Add, auth: Header[]): void {
   // Lone surrogates (escaped and raw), invalid UTF-8, NUL, BOM, control characters.
   for (const s of ['"\\ud800"', '"\\udfff"', '"a\\ud83d"', '"\\u0000"', '"\\ud800\\ud800"'])
     add('lone surrogate', 'POST', request('POST', '/api/search', auth, `{"query":${s}}`));
@@ -205,7 +213,10 @@ function corpus(): Array<{ what: string; bytes: Buffer; halfClose?: boolean; met
   sample(fc.uint8Array({ minLength: 1, maxLength: 3000 }), 200, 3).forEach((b, i) =>
     add('random bytes body', 'POST', request('POST', JSON_TARGETS[i % JSON_TARGETS.length]!, auth, Buffer.from(b))),
   );
-  // Odd methods, with and without bodies, on every path.
+}
+
+/** Odd methods, with and without bodies, on every path. */
+function methodCases(add: Add, auth: Header[]): void {
   const methods = [
     'GET',
     'HEAD',
@@ -230,7 +241,10 @@ function corpus(): Array<{ what: string; bytes: Buffer; halfClose?: boolean; met
       add(`${m} ${p} with a body`, m, request(m, p, auth, '{"query":"coffee","limit":1}'));
     }
   add('CONNECT', 'CONNECT', request('CONNECT', '127.0.0.1:80', auth));
-  // Odd targets and query strings.
+}
+
+/** Odd targets and query strings. */
+function targetCases(add: Add, auth: Header[]): void {
   const pathArb = fc.oneof(
     fc.string().map((s) => '/api/' + encodeURIComponent(s)),
     fc.string({ unit: 'binary' }).map((s) => '/api/narratives/' + encodeURIComponent(s)),
@@ -256,125 +270,134 @@ function corpus(): Array<{ what: string; bytes: Buffer; halfClose?: boolean; met
     ),
   );
   sample(pathArb, 400, 4).forEach((p) => add(`GET ${p.slice(0, 40)}`, 'GET', request('GET', p, auth)));
-  // Odd headers.
-  const odd: Array<Array<[string, string]>> = [
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['content-length', '5'],
-      ['content-length', '6'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['transfer-encoding', 'chunked'],
-      ['content-length', '3'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['transfer-encoding', 'gzip, chunked'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['content-encoding', 'gzip'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['content-encoding', 'br'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'text/plain'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json; charset=latin1'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'multipart/form-data; boundary=x'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/x-www-form-urlencoded'],
-    ],
-    [
-      ['x-api-key', key + ' '],
-      ['content-type', 'application/json'],
-    ],
-    [
-      ['x-api-key', key],
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-    ],
-    [
-      ['x-api-key', 'sk_' + 'a'.repeat(8000)],
-      ['content-type', 'application/json'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['Idempotency-Key', 'k'.repeat(5000)],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['Idempotency-Key', ''],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['X-Service-Version', 'v9'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['expect', '100-continue'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['expect', 'something-else'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['upgrade', 'websocket'],
-      ['connection', 'upgrade'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['accept', 'text/html'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['x-forwarded-for', '10.0.0.1'],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ['x-huge', 'h'.repeat(20_000)],
-    ],
-    [
-      ['x-api-key', key],
-      ['content-type', 'application/json'],
-      ...Array.from({ length: 3000 }, (_, i) => [`x-h${i}`, 'v'] as [string, string]),
-    ],
-    [
-      ['x-api-key', key],
-      ['bad header name', 'v'],
-    ],
-    [
-      ['x-api-key', key],
-      ['x-ctl', 'a\u0001b'],
-    ],
-  ];
-  for (const h of odd)
+}
+
+/** Stands for the demo key in ODD_HEADERS (the key is made when the server starts). */
+const API_KEY = '{demo key}';
+
+/** Odd headers: duplicate or lying lengths, encodings and types the routes do not take, odd keys, huge and many headers. */
+const ODD_HEADERS: Header[][] = [
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['content-length', '5'],
+    ['content-length', '6'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['transfer-encoding', 'chunked'],
+    ['content-length', '3'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['transfer-encoding', 'gzip, chunked'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['content-encoding', 'gzip'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['content-encoding', 'br'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'text/plain'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json; charset=latin1'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'multipart/form-data; boundary=x'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/x-www-form-urlencoded'],
+  ],
+  [
+    ['x-api-key', API_KEY + ' '],
+    ['content-type', 'application/json'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+  ],
+  [
+    ['x-api-key', 'sk_' + 'a'.repeat(8000)],
+    ['content-type', 'application/json'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['Idempotency-Key', 'k'.repeat(5000)],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['Idempotency-Key', ''],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['X-Service-Version', 'v9'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['expect', '100-continue'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['expect', 'something-else'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['upgrade', 'websocket'],
+    ['connection', 'upgrade'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['accept', 'text/html'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['x-forwarded-for', '10.0.0.1'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ['x-huge', 'h'.repeat(20_000)],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['content-type', 'application/json'],
+    ...Array.from({ length: 3000 }, (_, i) => [`x-h${i}`, 'v'] as [string, string]),
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['bad header name', 'v'],
+  ],
+  [
+    ['x-api-key', API_KEY],
+    ['x-ctl', 'a\u0001b'],
+  ],
+];
+
+/** Each ODD_HEADERS set on three routes. */
+function headerCases(add: Add): void {
+  for (const odd of ODD_HEADERS) {
+    const h = odd.map(([k, v]): Header => [k, v.replaceAll(API_KEY, key)]);
     for (const p of ['/api/search', '/api/intelligence/jobs', '/api/health']) {
       add(
         `headers ${h
@@ -386,7 +409,11 @@ function corpus(): Array<{ what: string; bytes: Buffer; halfClose?: boolean; met
         request('POST', p, h, '{"query":"coffee","limit":2}'),
       );
     }
-  // Broken framing: a request line of garbage, a truncated body, chunked bodies that lie.
+  }
+}
+
+/** Broken framing: a request line of garbage, a truncated body, chunked bodies that lie; old and other protocols. */
+function framingCases(add: Add, auth: Header[]): void {
   sample(fc.uint8Array({ minLength: 1, maxLength: 500 }), 150, 5).forEach((b) => add('garbage request', 'GARBAGE', Buffer.from(b), true));
   add('truncated body', 'POST', request('POST', '/api/search', [...auth, ['content-length', '100']], '{"query":'), true);
   add('bad chunk size', 'POST', request('POST', '/api/search', [...auth, ['transfer-encoding', 'chunked']], 'zz\r\n{}\r\n0\r\n\r\n'));
@@ -408,6 +435,10 @@ function corpus(): Array<{ what: string; bytes: Buffer; halfClose?: boolean; met
   add('no key, big body', 'POST', request('POST', '/api/search', [['content-type', 'application/json']], 'x'.repeat(3_000_000)));
   add('http/1.0', 'GET', Buffer.from(`GET /api/health HTTP/1.0\r\nx-api-key: ${key}\r\n\r\n`));
   add('http/2 preface', 'PRI', Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
+}
+
+/** Valid billed searches among them, with replays under an Idempotency-Key. */
+function validSearchCases(add: Add, auth: Header[]): void {
   // Valid billed searches among them, with replays under an Idempotency-Key.
   sample(
     fc.record({
@@ -424,6 +455,21 @@ function corpus(): Array<{ what: string; bytes: Buffer; halfClose?: boolean; met
       request('POST', '/api/search', i % 5 === 0 ? [...auth, ['Idempotency-Key', `fuzz-${i % 15}`]] : auth, JSON.stringify(v)),
     ),
   );
+}
+
+/** The hostile corpus: [label, request bytes, options], concern by concern. */
+function corpus(): Case[] {
+  const out: Case[] = [];
+  const auth: Header[] = [
+    ['x-api-key', key],
+    ['content-type', 'application/json'],
+    ['accept', 'application/json, text/event-stream'],
+  ];
+  const add: Add = (what, method, bytes, halfClose = false) => out.push({ what, bytes, method, halfClose });
+  for (const cases of [jsonCases, sizeCases, encodingCases, methodCases, targetCases]) cases(add, auth);
+  headerCases(add);
+  framingCases(add, auth);
+  validSearchCases(add, auth);
   return out;
 }
 

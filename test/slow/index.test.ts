@@ -9,8 +9,8 @@ import { planTails } from '../../pipeline/indexes/window-tails.ts';
 import { terms } from '../../core/text/analyzer.ts';
 import { BM25_B, BM25_K1, buildBm25, loadBm25, saveBm25, searchBm25 } from '../../core/ranking/bm25.ts';
 import { dataDirLayout } from '../../core/infra/data-dir.ts';
-import { embed, loadEmbedder } from '../../core/vectors/embedder.ts';
-import { generationDir, readCurrent, readManifest } from '../../core/snapshots/generations.ts';
+import { embed, loadEmbedder, type EmbedderModel } from '../../core/vectors/embedder.ts';
+import { generationDir, readCurrent, readManifest, type Manifest } from '../../core/snapshots/generations.ts';
 import { graphPoints, searchGraphs, type LoadedGraphs } from '../../core/ranking/segment-graphs.ts';
 import { segmentDir } from '../../core/snapshots/segments.ts';
 import { ROOT } from '../helpers/child.ts';
@@ -117,12 +117,8 @@ test('segmented graphs: the sample cut in time segments finds what one graph fin
   assert.is(searchGraphs(visual, some.subarray(firstRow * 160, (firstRow + 1) * 160), 1, 50)[0]!.row, firstRow);
 });
 
-test('features + index on the sample: artifacts in the generation, HNSW recall@10 >= 0.95 vs exact, narrative queries hit their narrative', async () => {
-  const d = await publishedSample();
-  const layout = dataDirLayout(d);
-  const gen = (await readCurrent(layout))!;
-  const dir = generationDir(layout, gen);
-  const m = await readManifest(layout, gen);
+/** The generation's files, every row with media with its visual vector and elements. */
+async function checkArtifacts(d: string, dir: string, m: Manifest): Promise<void> {
   const seg = `segments/${m.segments![0]!.id}`;
   for (const f of [
     'embedder.bin',
@@ -148,8 +144,10 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   const elements = await readSnapshot(d, 'visual-elements', 'count(*)::INT AS n, count(*) FILTER (WHERE visual_error IS NULL)::INT AS ok');
   assert.equal([elements[0]!.n, elements[0]!.ok], [withMedia[0]!.n, withMedia[0]!.n]);
   assert.is(generationVectors(dir, 'visual').length, rows * 160);
+}
 
-  // Novelty: a repost or near-duplicate repeats an earlier post, so it has (almost) none.
+/** Novelty: a repost or near-duplicate repeats an earlier post, so it has (almost) none. */
+async function checkNovelty(d: string, rows: number): Promise<void> {
   const kinds = new Map(
     fs
       .readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8')
@@ -188,17 +186,23 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
     'originals are, many times more than copies',
   );
   assert.ok(mean(['repost', 'near_duplicate'], 'saturation') > mean(['original'], 'saturation'));
+}
+
+/** The text vectors, and HNSW's top 10 against the exact top 10 by inner product (100 query rows, over all rows and in a late window). */
+async function checkTextRecall(dir: string, rows: number): Promise<{ model: EmbedderModel; hnsw: LoadedGraphs }> {
   const model = await loadEmbedder(path.join(dir, 'embedder.bin'));
   const dim = model.params.dim;
   const vectors = generationVectors(dir, 'text');
   assert.is(vectors.length, rows * dim);
 
-  // Exact top-10 by inner product vs HNSW's, for 100 query rows, over all rows and in a late window.
   const hnsw = generationGraphs(dir, 'text');
   const recall = windowedRecall(hnsw, vectors, dim, rows, [0, Math.floor(rows / 2)]);
   assert.ok(recall >= 0.95, `recall@10 ${recall}`);
+  return { model, hnsw };
+}
 
-  // A narrative's own keywords find its posts, lexically and by vector.
+/** A narrative's own keywords find its posts, lexically and by vector. */
+async function checkNarrativeQueries(d: string, dir: string, m: Manifest, model: EmbedderModel, hnsw: LoadedGraphs): Promise<void> {
   const truthLines = fs
     .readFileSync(path.join(ROOT, 'fixtures', 'sample', 'truth.ndjson'), 'utf8')
     .split('\n')
@@ -219,6 +223,19 @@ test('features + index on the sample: artifacts in the generation, HNSW recall@1
   const pVec = vector / (10 * narratives.length);
   assert.ok(pLex >= 0.8, `BM25 precision@10 ${pLex}`);
   assert.ok(pVec >= 0.6, `vector precision@10 ${pVec}`);
+}
+
+test('features + index on the sample: artifacts in the generation, HNSW recall@10 >= 0.95 vs exact, narrative queries hit their narrative', async () => {
+  const d = await publishedSample();
+  const layout = dataDirLayout(d);
+  const gen = (await readCurrent(layout))!;
+  const dir = generationDir(layout, gen);
+  const m = await readManifest(layout, gen);
+  await checkArtifacts(d, dir, m);
+  const rows = m.counts.posts!;
+  await checkNovelty(d, rows);
+  const { model, hnsw } = await checkTextRecall(dir, rows);
+  await checkNarrativeQueries(d, dir, m, model, hnsw);
 });
 
 test('publish refuses per-row artifacts built for another as-of or other rows', async () => {
