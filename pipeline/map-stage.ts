@@ -116,9 +116,8 @@ export interface MapSteps<B extends MapCluster> {
 
 /** A map stage's own parts. */
 export interface MapStage<C extends MapCorpus, B extends MapCluster> {
+  /** Also what its per-window summary calls its clusters. */
   name: 'narratives' | 'patterns';
-  /** What the stage's per-window summary calls its clusters. */
-  noun: string;
   files: MapFiles;
   trajectoryColumns: Record<string, string>;
   keyPrefix: 'nk' | 'pk';
@@ -162,7 +161,7 @@ export async function runMapStage<C extends MapCorpus, B extends MapCluster>(
     const own = (await steps.window?.(w)) ?? {};
     windows.push(w);
     figures[spec.key] = {
-      ...windowFigures(stage.noun, w),
+      ...windowFigures(stage.name, w),
       ...own,
       ...(w.merged ? { newPosts: w.merged.placed } : {}),
       ms: Math.round(performance.now() - tw),

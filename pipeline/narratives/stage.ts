@@ -1,6 +1,7 @@
 // The narratives stage: per window (7d, 30d, 90d, all), clusters of the window's posts with every
 // field of a narrative (docs/api.md, "Narrative") that does not depend on a query (build.ts), keys carried over from the served
-// generation (tracking.ts), and their history. Outputs, in artifacts/:
+// generation (tracking.ts), and their history; the flow is the map stages' skeleton (map-stage.ts),
+// with the steps below. Outputs, in artifacts/:
 //   narratives.parquet            one row per narrative (columns in docs/snapshot-tables.md)
 //   narrative-members.parquet     narrative_id, window_key, row_id, uuid, similarity, rank
 //   narrative-trajectory.parquet  per narrative_key and window, its metrics in every generation kept
@@ -86,7 +87,6 @@ function textReader(ctx: StageContext): (rows: number[]) => Promise<Map<number, 
 /** The narratives' own steps in the map stages' skeleton (map-stage.ts). */
 export const NARRATIVES_MAP: MapStage<NarrativeCorpus, BuiltNarrative> = {
   name: 'narratives',
-  noun: 'narratives',
   files: NARRATIVE_MAP,
   trajectoryColumns: TRAJECTORY_COLUMNS,
   keyPrefix: 'nk',

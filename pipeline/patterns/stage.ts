@@ -1,7 +1,8 @@
 // The patterns stage: per scope (the windows 7d, 30d, 90d and all), clusters of the scope's posts
 // on their visual vectors with every field of the PatternDetail (docs/api.md, "Pattern entry") (build.ts), lookalikes
 // (lookalikes.ts), representative content, keys carried over from the served generation
-// (reconciliation) and their history. Outputs, in artifacts/:
+// (reconciliation) and their history; the flow is the map stages' skeleton (map-stage.ts), with the
+// steps below. Outputs, in artifacts/:
 //   patterns.parquet                 one row per pattern (columns in docs/snapshot-tables.md)
 //   pattern-members.parquet          pattern_key, scope_key, post_row, uuid, similarity, rank
 //   pattern-lookalikes.parquet       pattern_key, rank, the lookalike's key and label, evidence
@@ -117,7 +118,6 @@ interface ContentRow {
 /** The patterns' own steps in the map stages' skeleton (map-stage.ts). */
 export const PATTERNS_MAP: MapStage<PatternCorpus, BuiltPattern> = {
   name: 'patterns',
-  noun: 'patterns',
   files: PATTERN_MAP,
   trajectoryColumns: TRAJECTORY_COLUMNS,
   keyPrefix: 'pk',
