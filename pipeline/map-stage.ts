@@ -6,8 +6,8 @@
 // tables it writes.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { writeFileAtomic } from '../core/durable-fs.ts';
-import { WINDOW_KEYS, windowBounds } from '../core/windows.ts';
+import { writeFileAtomic } from '../core/infra/durable-fs.ts';
+import { WINDOW_KEYS, windowBounds } from '../core/snapshots/windows.ts';
 import type { MergedRange } from '../core/clustering/merge-models.ts';
 import { matchClusters, newMapKey, type Match, type MatchThresholds } from '../core/clustering/tracking.ts';
 import { rowWindows, uuidsOf, type PostColumns, type RowWindow } from './post-columns.ts';

@@ -11,7 +11,7 @@
 //   themes.parquet               one row per theme: the window's narratives grouped (pipeline/themes/), whose
 //                                ids narratives.parquet's theme_id names
 import path from 'node:path';
-import { writeFileAtomic } from '../../core/durable-fs.ts';
+import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
 import { CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { STORY_DEFAULTS } from '../../core/clustering/stories.ts';
 import { runMapStage, type MapRun, type MapStage, type MapSteps, type MapWritten, type TrackedWindow } from '../map-stage.ts';

@@ -10,8 +10,8 @@
 //   pattern-trajectory.parquet       per pattern_key, its counts in every generation kept
 //   pattern-centroids.f32            patterns x dim float32, in patterns.parquet order
 import path from 'node:path';
-import { writeFileAtomic } from '../../core/durable-fs.ts';
-import { DAY_MS } from '../../core/windows.ts';
+import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
+import { DAY_MS } from '../../core/snapshots/windows.ts';
 import type { MatchThresholds } from '../../core/clustering/tracking.ts';
 import { runMapStage, type MapRun, type MapStage, type MapWritten, type TrackedWindow } from '../map-stage.ts';
 import { mergeWindows, type MapFiles } from '../previous-map.ts';

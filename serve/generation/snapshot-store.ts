@@ -3,9 +3,9 @@
 // old one keeps serving, then swapped in atomically (one assignment). The old generation is
 // dropped once its last lease ends (its search workers drop it too), so its memory is freed then
 // and not before.
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
-import type { Logger } from '../../core/log.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
+import type { Logger } from '../../core/infra/log.ts';
 import { loadGeneration, type LoadedGeneration } from './loaded-generation.ts';
 
 export interface Lease {

@@ -4,7 +4,7 @@
 // plain JSON Schema 2020-12, strict where docs/api.md is (required fields, types, nullability,
 // enums), and test/fast/openapi.test.ts validates real responses of every endpoint against them, so
 // this document cannot drift from what the server sends.
-import { WINDOW_KEYS } from '../../core/windows.ts';
+import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
 import { usageQuery } from '../account/account-queries.ts';
 import { deliveriesQuery } from '../alerts/delivery-routes.ts';
 import { LIFECYCLES, watchBodySchema } from '../alerts/watch-schema.ts';
