@@ -310,34 +310,10 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
   let lastSegment = prev
     ? Math.max(0, ...(prev.manifest.segments ?? []).map((s) => segmentNumber(s.id)), prev.manifest.last_segment ?? 0)
     : 0;
-
-  let drafts: Draft[];
-  if (because !== null || !prev) {
-    drafts = cutByDays(posts.t, n, o.segmentRows).map((s) => ({ ...s, prev: null, action: 'build' as const }));
-  } else {
-    await locateHeld(db, prev, posts);
-    // incrementalDrafts compares (t, uuid) with a segment's last post for posts not held: new ones, or at its last instant.
-    const lastT = new Set(prev.segments.map((s) => (s.last ? Date.parse(s.last.t) : NaN)));
-    const compared: number[] = [];
-    for (let i = 0; i < n; i++) if (posts.heldSegment[i]! < 0 || lastT.has(posts.t[i]!)) compared.push(i);
-    await readUuids(db, posts, compared);
-    drafts = incrementalDrafts(prev, posts, o.segmentRows);
-  }
-  // A span left without posts is dropped (its time joins a neighbour's), unless it is all there is.
-  for (let i = drafts.length - 1; i >= 0 && drafts.length > 1; i--) {
-    const d = drafts[i]!;
-    if (d.prev || d.end > d.first) continue;
-    drafts.splice(i, 1);
-    if (i > 0) drafts[i - 1]!.to = d.to;
-    else drafts[0]!.from = d.from;
-  }
-
-  // Where a rebuilt segment's old rows come from: the served segment and row that held each post (an incremental run's).
-  const heldAt = (p: number) =>
-    prev && because === null && posts.heldSegment[p]! >= 0
-      ? { segment: prev.segments[posts.heldSegment[p]!]!.id, row: posts.heldRow[p]! }
-      : null;
-
+  const incremental = because === null && prev ? prev : null;
+  const drafts = dropEmptySpans(
+    incremental ? await incrementalPlanDrafts(db, incremental, posts, o.segmentRows) : fullDrafts(posts, o.segmentRows),
+  );
   await readUuids(
     db,
     posts,
@@ -348,55 +324,8 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
   let at = 0;
   let computeRows = 0;
   for (const d of drafts) {
-    const lastOf = (): SegmentInfo['last'] => (d.end > d.first ? { t: iso(posts.t[d.end - 1]!), uuid: posts.uuid.get(d.end - 1)! } : null);
-    const seg: PlannedSegment = {
-      id: d.action === 'reuse' ? d.prev!.id : segmentId(++lastSegment),
-      from: iso(d.from === Infinity ? 0 : d.from),
-      to: d.to === null ? null : iso(d.to),
-      rows: 0,
-      // A reused segment keeps its graphs, and so their points (a built one's are counted by the index stage).
-      textPoints: d.action === 'reuse' ? d.prev!.textPoints : 0,
-      visualPoints: d.action === 'reuse' ? d.prev!.visualPoints : 0,
-      // Its window tails too, until the index stage decides which the new windows need.
-      textTails: d.action === 'reuse' ? (d.prev!.textTails ?? []) : [],
-      builtIn: d.action === 'reuse' ? d.prev!.builtIn : null,
-      last: d.action === 'reuse' ? d.prev!.last : null,
-      action: d.action,
-      base: d.action === 'build' && d.prev ? d.prev.id : null,
-      baseRows: d.action === 'build' && d.prev ? d.prev.rows : 0,
-      firstRow: at,
-      masked: [],
-    };
-    if (d.prev) {
-      // Reused or appended to: the served rows keep their places, deleted ones masked; new posts follow.
-      const k = prev!.segments.indexOf(d.prev);
-      const held = (p: number) => (posts.heldSegment[p] === k ? posts.heldRow[p]! : -1);
-      const isLive = new Uint8Array(d.prev.rows);
-      for (let p = d.first; p < d.end; p++) if (held(p) >= 0) isLive[held(p)] = 1;
-      isLive.forEach((live, i) => {
-        if (!live) seg.masked.push(at + i);
-      });
-      let next = d.prev.rows;
-      for (let p = d.first; p < d.end; p++) {
-        const i = held(p);
-        if (i >= 0) rows.push(p, at + i, seg.id, i, d.prev.id, i);
-        else {
-          rows.push(p, at + next, seg.id, next, null, null);
-          next++;
-          computeRows++;
-        }
-      }
-      seg.rows = next;
-      if (d.action === 'build') seg.last = lastOf() ?? d.prev.last;
-    } else {
-      for (let p = d.first; p < d.end; p++) {
-        const src = heldAt(p);
-        rows.push(p, at + p - d.first, seg.id, p - d.first, src?.segment ?? null, src?.row ?? null);
-        if (!src) computeRows++;
-      }
-      seg.rows = d.end - d.first;
-      seg.last = lastOf();
-    }
+    const seg = draftSegment(d, d.action === 'reuse' ? d.prev!.id : segmentId(++lastSegment), at);
+    computeRows += d.prev ? placeOnServed(d, seg, incremental!, posts, rows) : placeAnew(d, seg, incremental, posts, rows);
     // The head, once big enough, is sealed at the as-of: later posts start a new head.
     if (seg.to === null && seg.action === 'build' && seg.rows >= o.segmentRows && d === drafts[drafts.length - 1] && because === null) {
       seg.to = iso(ctx.asOf.getTime() + 1);
@@ -420,6 +349,109 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
   await fs.mkdir(ctx.layout.artifacts, { recursive: true });
   await writeFileAtomic(planFile(ctx), JSON.stringify(plan));
   return plan;
+}
+
+/** A full run's drafts: the posts cut at day boundaries, every segment built. */
+function fullDrafts(posts: Posts, segmentRows: number): Draft[] {
+  return cutByDays(posts.t, posts.n, segmentRows).map((s) => ({ ...s, prev: null, action: 'build' as const }));
+}
+
+/** An incremental run's drafts, once each post's served segment and row are known (and the uuids the drafts compare). */
+async function incrementalPlanDrafts(db: DuckDB, prev: Previous, posts: Posts, segmentRows: number): Promise<Draft[]> {
+  await locateHeld(db, prev, posts);
+  // incrementalDrafts compares (t, uuid) with a segment's last post for posts not held: new ones, or at its last instant.
+  const lastT = new Set(prev.segments.map((s) => (s.last ? Date.parse(s.last.t) : NaN)));
+  const compared: number[] = [];
+  for (let i = 0; i < posts.n; i++) if (posts.heldSegment[i]! < 0 || lastT.has(posts.t[i]!)) compared.push(i);
+  await readUuids(db, posts, compared);
+  return incrementalDrafts(prev, posts, segmentRows);
+}
+
+/** A span left without posts is dropped (its time joins a neighbour's), unless it is all there is. */
+function dropEmptySpans(drafts: Draft[]): Draft[] {
+  for (let i = drafts.length - 1; i >= 0 && drafts.length > 1; i--) {
+    const d = drafts[i]!;
+    if (d.prev || d.end > d.first) continue;
+    drafts.splice(i, 1);
+    if (i > 0) drafts[i - 1]!.to = d.to;
+    else drafts[0]!.from = d.from;
+  }
+  return drafts;
+}
+
+/** A draft's segment, named `id`, from global row `at`, before its rows are placed. */
+function draftSegment(d: Draft, id: string, at: number): PlannedSegment {
+  const reused = d.action === 'reuse' ? d.prev! : null;
+  return {
+    id,
+    from: iso(d.from === Infinity ? 0 : d.from),
+    to: d.to === null ? null : iso(d.to),
+    rows: 0,
+    // A reused segment keeps its graphs, and so their points (a built one's are counted by the index stage).
+    textPoints: reused ? reused.textPoints : 0,
+    visualPoints: reused ? reused.visualPoints : 0,
+    // Its window tails too, until the index stage decides which the new windows need.
+    textTails: reused ? (reused.textTails ?? []) : [],
+    builtIn: reused ? reused.builtIn : null,
+    last: reused ? reused.last : null,
+    action: d.action,
+    base: d.action === 'build' && d.prev ? d.prev.id : null,
+    baseRows: d.action === 'build' && d.prev ? d.prev.rows : 0,
+    firstRow: at,
+    masked: [],
+  };
+}
+
+/** The (t, uuid) of a draft's last post, or null without posts. */
+function lastOf(d: Draft, posts: Posts): SegmentInfo['last'] {
+  return d.end > d.first ? { t: iso(posts.t[d.end - 1]!), uuid: posts.uuid.get(d.end - 1)! } : null;
+}
+
+/**
+ * A segment reused or appended to: the served rows keep their places, deleted ones masked; new
+ * posts follow. Returns how many rows this run computes.
+ */
+function placeOnServed(d: Draft, seg: PlannedSegment, prev: Previous, posts: Posts, rows: PlanRows): number {
+  const served = d.prev!;
+  const at = seg.firstRow;
+  const k = prev.segments.indexOf(served);
+  const held = (p: number) => (posts.heldSegment[p] === k ? posts.heldRow[p]! : -1);
+  const isLive = new Uint8Array(served.rows);
+  for (let p = d.first; p < d.end; p++) if (held(p) >= 0) isLive[held(p)] = 1;
+  isLive.forEach((live, i) => {
+    if (!live) seg.masked.push(at + i);
+  });
+  let next = served.rows;
+  let computed = 0;
+  for (let p = d.first; p < d.end; p++) {
+    const i = held(p);
+    if (i >= 0) rows.push(p, at + i, seg.id, i, served.id, i);
+    else {
+      rows.push(p, at + next, seg.id, next, null, null);
+      next++;
+      computed++;
+    }
+  }
+  seg.rows = next;
+  if (d.action === 'build') seg.last = lastOf(d, posts) ?? served.last;
+  return computed;
+}
+
+/**
+ * A segment built from scratch: its posts in order, each row's data copied from where the served
+ * generation held it (an incremental run's rebuilt segment) or computed. Returns how many rows this run computes.
+ */
+function placeAnew(d: Draft, seg: PlannedSegment, prev: Previous | null, posts: Posts, rows: PlanRows): number {
+  const at = seg.firstRow;
+  let computed = 0;
+  for (let p = d.first; p < d.end; p++) {
+    const held = prev && posts.heldSegment[p]! >= 0 ? prev.segments[posts.heldSegment[p]!]! : null;
+    rows.push(p, at + p - d.first, seg.id, p - d.first, held?.id ?? null, held ? posts.heldRow[p]! : null);
+    if (!held) computed++;
+  }
+  seg.rows = d.end - d.first;
+  seg.last = lastOf(d, posts);
+  return computed;
 }
 
 /** plan_rows (see the header), with `ci`: the row's place among the computed rows (their order: global row). */

@@ -19,7 +19,7 @@ import { EMBEDDER_MODEL, embedderKnows, embedderParamsFor, hashTerm, loadEmbedde
 import { FOLD_IN, foldInWords } from '../../core/vectors/fold-in.ts';
 import type { EmbedderInfo } from '../../core/snapshots/generations.ts';
 import { SEGMENTS_DIR, segmentDir } from '../../core/snapshots/segments.ts';
-import { loadVectorSpace, saveVectorSpace, type VectorSpace } from '../../core/vectors/vector-space.ts';
+import { loadVectorSpace, saveVectorSpace } from '../../core/vectors/vector-space.ts';
 import { fitCutoff, fitsBeforeCutoff, refitBecause } from '../refit-rule.ts';
 import { writeRowTable } from '../row-table.ts';
 import type { Progress } from '../progress.ts';
@@ -30,7 +30,7 @@ import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 import { embedAll, fitInWorker } from './embedding.ts';
 import { ENRICHMENT_COLUMNS, themeIdf, writeComputedEnrichment } from './enrichment-stage.ts';
 import { adoptPrecomputed, placeInSpace } from './precomputed.ts';
-import { writeSegmentFeatures } from './segment-writer.ts';
+import { writeSegmentFeatures, type ComputedRows } from './segment-writer.ts';
 import { analyseText, startTextPool, type AnalysedText } from './text-analysis.ts';
 import { VISUAL_DIM } from './visual.ts';
 import { computeVisualRows, VISUAL_ELEMENT_COLUMNS, type ComputedVisual } from './visual-stage.ts';
@@ -90,67 +90,18 @@ async function foldNewWords(
 }
 
 export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
-  const db = await ctx.db();
-  const asOf = ctx.asOf.toISOString();
   const { artifacts, work } = ctx.layout;
-  const tPlan = performance.now();
-  const textPool = startTextPool(ctx);
-  let plan: SegmentPlan;
-  let rows: number;
-  let planMs: number;
-  let bar: Progress;
-  let text: AnalysedText;
-  try {
-    // Segments a killed run left unpublished are not reused: the plan starts from the served generation.
-    await fs.rm(path.join(artifacts, SEGMENTS_DIR), { recursive: true, force: true });
-    plan = await planSegments(ctx, { full: Boolean(ctx.full), segmentRows: ctx.config.SEGMENT_ROWS, refitBecause });
-    rows = await materialiseSnapshotRows(db, 'title, description, tags, language, content_type, media, text_embedding, visual_embedding', {
-      computeOnly: true,
-    });
-    planMs = performance.now() - tPlan;
-    bar = ctx.progress('features', rows * 2);
-    text = await analyseText(ctx, db, rows, bar, textPool);
-  } finally {
-    await textPool.close();
-  }
+  const { plan, rows, planMs, bar, text } = await planAndAnalyse(ctx);
   const full = plan.mode === 'full';
-
   const intermediate = path.join(work, 'intermediate');
   await fs.mkdir(intermediate, { recursive: true });
   const modelFile = path.join(artifacts, 'embedder.bin');
-  let embedder: EmbedderInfo;
-  let visual: ComputedVisual;
-  const t0 = performance.now();
-  let fitMs = 0;
-  if (full) {
-    // The fit runs in its own thread while this one drives the visual features' workers: on two
-    // cores the two overlap instead of following each other.
-    const stopFit = new AbortController();
-    const onAbort = () => stopFit.abort();
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    const fit = await fitRows(ctx, text.docHashes);
-    const fitting = fitInWorker(fit.docs, embedderParamsFor(fit.docs.length), modelFile, stopFit.signal).then((m) => {
-      fitMs = performance.now() - t0;
-      return m;
-    });
-    fitting.catch(() => undefined); // awaited below, after the visual features
-    try {
-      visual = await computeVisualRows(ctx, rows);
-      const m = await fitting;
-      embedder = { model: EMBEDDER_MODEL, version: m.version, fitted_rows: fit.docs.length, fitted_as_of: fit.asOf };
-    } catch (err) {
-      stopFit.abort();
-      throw err;
-    } finally {
-      ctx.signal.removeEventListener('abort', onAbort);
-    }
-  } else {
-    const served = plan.previous!.dir;
-    await fs.copyFile(path.join(served, 'embedder.bin'), modelFile);
-    const manifest = JSON.parse(await fs.readFile(path.join(served, 'manifest.json'), 'utf8')) as { embedder: EmbedderInfo };
-    embedder = manifest.embedder;
-    visual = await computeVisualRows(ctx, rows);
-  }
+  const {
+    embedder: fitted,
+    visual,
+    fitMs,
+  } = full ? await fitBesideVisual(ctx, text, rows, modelFile) : await keepEmbedder(ctx, plan, rows, modelFile);
+
   const tEmbed = performance.now();
   const fold = await foldNewWords(
     modelFile,
@@ -158,71 +109,33 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
     async (w) => (full ? new Map() : (await servedDocumentFrequencies(plan, w)).df),
     text.vocab.keys(),
   );
-  embedder = { ...embedder, folded_words: fold.total };
+  const embedder = { ...fitted, folded_words: fold.total };
   const dim = (await loadEmbedder(modelFile)).params.dim;
   const own = await embedAll(ctx, modelFile, text.docHashes, dim, (n) => bar.update(rows + n));
   bar.stop();
   const embedMs = performance.now() - tEmbed;
 
-  // The spaces: decided on a full run (precomputed embeddings adopted when most rows carry one), kept after.
-  let textSpace: VectorSpace;
-  let visualSpace: VectorSpace;
-  let textVectors: Float32Array;
-  let visualVectors: Float32Array;
-  if (full) {
-    const t = await adoptPrecomputed(ctx, 'text_embedding', own, dim, rows);
-    const v = await adoptPrecomputed(ctx, 'visual_embedding', visual.vectors, VISUAL_DIM, rows);
-    [textSpace, textVectors, visualSpace, visualVectors] = [t.space, t.vectors, v.space, v.vectors];
-  } else {
-    textSpace = loadVectorSpace(plan.previous!.dir, 'text');
-    visualSpace = loadVectorSpace(plan.previous!.dir, 'visual');
-    textVectors = await placeInSpace(ctx, 'text_embedding', own, dim, rows, textSpace);
-    visualVectors = await placeInSpace(ctx, 'visual_embedding', visual.vectors, VISUAL_DIM, rows, visualSpace);
-  }
-  await saveVectorSpace(artifacts, 'text', textSpace);
-  await saveVectorSpace(artifacts, 'visual', visualSpace);
+  const spaces = await placeVectors(ctx, plan, own, dim, visual, rows);
+  await saveVectorSpace(artifacts, 'text', spaces.textSpace);
+  await saveVectorSpace(artifacts, 'visual', spaces.visualSpace);
   await writeFileAtomic(path.join(artifacts, 'embedder.json'), JSON.stringify(embedder));
 
-  // The computed rows' tables, then every built segment's files.
-  const tThemes = performance.now();
-  const words = new Array<string>(text.vocab.size);
-  for (const [w, id] of text.vocab) words[id] = w;
-  const labelWords = new Array<string>(text.labelVocab.size);
-  for (const [w, id] of text.labelVocab) labelWords[id] = w;
-  const idf = themeIdf(text, full ? null : await servedDocumentFrequencies(plan, new Set(words)));
-  const computedEnrichment = path.join(intermediate, 'computed-enrichment.parquet');
-  const enriched = await writeComputedEnrichment(
-    ctx,
-    { ...text, partial: text.enrichment, styles: visual.styles },
-    idf,
-    computedEnrichment,
-  );
-  const themesMs = performance.now() - tThemes;
-  const computedElements = path.join(intermediate, 'computed-visual-elements.parquet');
-  await writeRowTable(ctx, 'computed-visual-elements', { ci: 'BIGINT', ...VISUAL_ELEMENT_COLUMNS }, visual.elements, computedElements);
-
+  const tables = await writeComputedTables(ctx, plan, text, visual, intermediate);
   const tWrite = performance.now();
-  const computed = {
-    text: textVectors,
-    textDim: textSpace.dim,
-    visual: visualVectors,
-    visualDim: visualSpace.dim,
-    words,
+  await writeBuiltSegments(ctx, plan, tables, {
+    text: spaces.textVectors,
+    textDim: spaces.textSpace.dim,
+    visual: spaces.visualVectors,
+    visualDim: spaces.visualSpace.dim,
+    words: tables.words,
     docIds: text.docIds,
-    labelWords,
+    labelWords: tables.labelWords,
     labelIds: text.labelIds,
-  };
-  const built = plan.segments.filter((s) => s.action === 'build');
-  for (const seg of built) {
-    ctx.signal.throwIfAborted();
-    await writeSegmentFeatures(ctx, plan, seg, computed);
-    await writeSegmentTable(ctx, plan, seg, { name: 'enrichment', columns: ENRICHMENT_COLUMNS, computed: computedEnrichment });
-    await writeSegmentTable(ctx, plan, seg, { name: 'visual-elements', columns: VISUAL_ELEMENT_COLUMNS, computed: computedElements });
-  }
+  });
   const writeMs = performance.now() - tWrite;
   await failpoint('features.after-segments', ctx.signal);
 
-  const source: ArtifactSource = { asOf, rows: plan.rows, ingestVersion: await ingestVersion(ctx) };
+  const source: ArtifactSource = { asOf: ctx.asOf.toISOString(), rows: plan.rows, ingestVersion: await ingestVersion(ctx) };
   await writeFileAtomic(path.join(intermediate, 'features-source.json'), JSON.stringify(source));
   return {
     mode: plan.mode,
@@ -235,20 +148,142 @@ export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
     embedder: embedder.version,
     foldedWords: fold.added,
     dim,
-    textSpace: textSpace.source,
-    textDim: textSpace.dim,
+    textSpace: spaces.textSpace.source,
+    textDim: spaces.textSpace.dim,
     planMs: Math.round(planMs),
     textMs: Math.round(text.ms),
     fitMs: Math.round(fitMs),
     embedMs: Math.round(embedMs),
     visualRows: visual.withMedia,
-    visualSpace: visualSpace.source,
+    visualSpace: spaces.visualSpace.source,
     visualFailed: visual.failed,
     visualMs: visual.ms,
-    themesMs: Math.round(themesMs),
+    themesMs: Math.round(tables.themesMs),
     segmentWriteMs: Math.round(writeMs),
-    withTone: enriched.withTone,
+    withTone: tables.withTone,
   };
+}
+
+/**
+ * The segment plan, the rows to compute (materialised as the work store's snap) and their text
+ * analysed; the progress bar counts each row twice (analysed, embedded).
+ */
+async function planAndAnalyse(
+  ctx: StageContext,
+): Promise<{ plan: SegmentPlan; rows: number; planMs: number; bar: Progress; text: AnalysedText }> {
+  const db = await ctx.db();
+  const tPlan = performance.now();
+  const textPool = startTextPool(ctx);
+  try {
+    // Segments a killed run left unpublished are not reused: the plan starts from the served generation.
+    await fs.rm(path.join(ctx.layout.artifacts, SEGMENTS_DIR), { recursive: true, force: true });
+    const plan = await planSegments(ctx, { full: Boolean(ctx.full), segmentRows: ctx.config.SEGMENT_ROWS, refitBecause });
+    const rows = await materialiseSnapshotRows(
+      db,
+      'title, description, tags, language, content_type, media, text_embedding, visual_embedding',
+      {
+        computeOnly: true,
+      },
+    );
+    const planMs = performance.now() - tPlan;
+    const bar = ctx.progress('features', rows * 2);
+    const text = await analyseText(ctx, db, rows, bar, textPool);
+    return { plan, rows, planMs, bar, text };
+  } finally {
+    await textPool.close();
+  }
+}
+
+interface EmbedderAndVisual {
+  embedder: EmbedderInfo;
+  visual: ComputedVisual;
+  fitMs: number;
+}
+
+/**
+ * A full run's embedder fitted into `modelFile` and the rows' visual features. The fit runs in its
+ * own thread while this one drives the visual features' workers: on two cores the two overlap
+ * instead of following each other.
+ */
+async function fitBesideVisual(ctx: StageContext, text: AnalysedText, rows: number, modelFile: string): Promise<EmbedderAndVisual> {
+  const t0 = performance.now();
+  let fitMs = 0;
+  const stopFit = new AbortController();
+  const onAbort = () => stopFit.abort();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const fit = await fitRows(ctx, text.docHashes);
+  const fitting = fitInWorker(fit.docs, embedderParamsFor(fit.docs.length), modelFile, stopFit.signal).then((m) => {
+    fitMs = performance.now() - t0;
+    return m;
+  });
+  fitting.catch(() => undefined); // awaited below, after the visual features
+  try {
+    const visual = await computeVisualRows(ctx, rows);
+    const m = await fitting;
+    return { embedder: { model: EMBEDDER_MODEL, version: m.version, fitted_rows: fit.docs.length, fitted_as_of: fit.asOf }, visual, fitMs };
+  } catch (err) {
+    stopFit.abort();
+    throw err;
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** An incremental run's embedder: the served generation's, copied to `modelFile`; and the rows' visual features. */
+async function keepEmbedder(ctx: StageContext, plan: SegmentPlan, rows: number, modelFile: string): Promise<EmbedderAndVisual> {
+  const served = plan.previous!.dir;
+  await fs.copyFile(path.join(served, 'embedder.bin'), modelFile);
+  const manifest = JSON.parse(await fs.readFile(path.join(served, 'manifest.json'), 'utf8')) as { embedder: EmbedderInfo };
+  const visual = await computeVisualRows(ctx, rows);
+  return { embedder: manifest.embedder, visual, fitMs: 0 };
+}
+
+/**
+ * The spaces: decided on a full run (precomputed embeddings adopted when most rows carry one),
+ * kept after; and the computed rows' vectors in them.
+ */
+async function placeVectors(ctx: StageContext, plan: SegmentPlan, own: Float32Array, dim: number, visual: ComputedVisual, rows: number) {
+  if (plan.mode === 'full') {
+    const t = await adoptPrecomputed(ctx, 'text_embedding', own, dim, rows);
+    const v = await adoptPrecomputed(ctx, 'visual_embedding', visual.vectors, VISUAL_DIM, rows);
+    return { textSpace: t.space, textVectors: t.vectors, visualSpace: v.space, visualVectors: v.vectors };
+  }
+  const textSpace = loadVectorSpace(plan.previous!.dir, 'text');
+  const visualSpace = loadVectorSpace(plan.previous!.dir, 'visual');
+  const textVectors = await placeInSpace(ctx, 'text_embedding', own, dim, rows, textSpace);
+  const visualVectors = await placeInSpace(ctx, 'visual_embedding', visual.vectors, VISUAL_DIM, rows, visualSpace);
+  return { textSpace, textVectors, visualSpace, visualVectors };
+}
+
+/** The computed rows' tables (enrichment, visual elements) in work/intermediate/, and the vocabularies as word lists. */
+async function writeComputedTables(ctx: StageContext, plan: SegmentPlan, text: AnalysedText, visual: ComputedVisual, intermediate: string) {
+  const tThemes = performance.now();
+  const words = new Array<string>(text.vocab.size);
+  for (const [w, id] of text.vocab) words[id] = w;
+  const labelWords = new Array<string>(text.labelVocab.size);
+  for (const [w, id] of text.labelVocab) labelWords[id] = w;
+  const idf = themeIdf(text, plan.mode === 'full' ? null : await servedDocumentFrequencies(plan, new Set(words)));
+  const enrichment = path.join(intermediate, 'computed-enrichment.parquet');
+  const enriched = await writeComputedEnrichment(ctx, { ...text, partial: text.enrichment, styles: visual.styles }, idf, enrichment);
+  const themesMs = performance.now() - tThemes;
+  const elements = path.join(intermediate, 'computed-visual-elements.parquet');
+  await writeRowTable(ctx, 'computed-visual-elements', { ci: 'BIGINT', ...VISUAL_ELEMENT_COLUMNS }, visual.elements, elements);
+  return { words, labelWords, enrichment, elements, themesMs, withTone: enriched.withTone };
+}
+
+/** Every segment the plan builds: its features' files and its enrichment and visual-elements tables. */
+async function writeBuiltSegments(
+  ctx: StageContext,
+  plan: SegmentPlan,
+  tables: { enrichment: string; elements: string },
+  computed: ComputedRows,
+): Promise<void> {
+  for (const seg of plan.segments.filter((s) => s.action === 'build')) {
+    ctx.signal.throwIfAborted();
+    await writeSegmentFeatures(ctx, plan, seg, computed);
+    await writeSegmentTable(ctx, plan, seg, { name: 'enrichment', columns: ENRICHMENT_COLUMNS, computed: tables.enrichment });
+    await writeSegmentTable(ctx, plan, seg, { name: 'visual-elements', columns: VISUAL_ELEMENT_COLUMNS, computed: tables.elements });
+  }
 }
 
 export const featuresStage: Stage = {

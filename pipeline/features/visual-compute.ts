@@ -141,18 +141,32 @@ for (let y = 0; y < THUMB; y++) {
 
 /**
  * Features of one picture from sharp's raw output (DECODE_SIZE x DECODE_SIZE, 1-4 channels;
- * 1-2 channels are grey, a 4th channel is ignored: the worker flattens alpha first).
+ * 1-2 channels are grey, a 4th channel is ignored: the worker flattens alpha first). Each block
+ * is its own pass over the 32x32 planes; every pass visits the pixels in row order, so each sum
+ * adds the same values in the same order whichever pass holds it.
  */
 export function frameFeatures(data: Uint8Array, width: number, height: number, channels: number): FrameFeatures {
   if (width !== DECODE_SIZE || height !== DECODE_SIZE) throw new Error(`expected ${DECODE_SIZE}x${DECODE_SIZE}, got ${width}x${height}`);
   if (channels < 1 || channels > 4) throw new Error(`unsupported channel count ${channels}`);
   if (data.length < width * height * channels) throw new Error('short pixel buffer');
-  lut ??= buildColorNameLut();
+  boxAverage(data, width, channels);
+  // toneSums fills SCRATCH_L, which the passes after it read.
+  const tone = toneSums();
+  const { edges, edgePixels } = edgeOrientation();
+  return {
+    hist: colourHistogram(),
+    grid: colourLayout(),
+    edges,
+    stats: toneStatistics(tone, edgePixels),
+    names: colourNames(),
+    mass: salientMass(),
+    luma16: luma16Of(),
+  };
+}
+
+/** The 2x2 box average of the decoded picture into the working planes SCRATCH_R, _G, _B (values in [0, 1]). */
+function boxAverage(data: Uint8Array, width: number, channels: number): void {
   const f = DECODE_SIZE / THUMB;
-  const R = SCRATCH_R,
-    G = SCRATCH_G,
-    B = SCRATCH_B,
-    L = SCRATCH_L;
   const scale = 1 / (f * f * 255);
   const grey = channels < 3;
   for (let y = 0; y < THUMB; y++) {
@@ -170,116 +184,197 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
         }
       }
       const i = y * THUMB + x;
-      R[i] = r * scale;
-      G[i] = g * scale;
-      B[i] = b * scale;
+      SCRATCH_R[i] = r * scale;
+      SCRATCH_G[i] = g * scale;
+      SCRATCH_B[i] = b * scale;
     }
   }
+}
 
+const max3 = (r: number, g: number, b: number) => (r > g ? (r > b ? r : b) : g > b ? g : b);
+const min3 = (r: number, g: number, b: number) => (r < g ? (r < b ? r : b) : g < b ? g : b);
+const saturation = (max: number, min: number) => (max > 0 ? (max - min) / max : 0);
+const isChromatic = (s: number, v: number) => s >= CHROMA_MIN_S && v >= CHROMA_MIN_V;
+
+/** Hue in degrees, [0, 360), of a chromatic pixel. */
+function hueOf(r: number, g: number, b: number, max: number, min: number): number {
+  const d = max - min;
+  let h = max === r ? (g - b) / d : max === g ? 2 + (b - r) / d : 4 + (r - g) / d;
+  h *= 60;
+  if (h < 0) h += 360;
+  return h;
+}
+
+/** The sums and counts block D's statistics take their means and deviations of. */
+interface ToneSums {
+  lumaSum: number;
+  lumaSq: number;
+  satSum: number;
+  satSq: number;
+  rgSum: number;
+  rgSq: number;
+  ybSum: number;
+  ybSq: number;
+  dark: number;
+  bright: number;
+  warm: number;
+  cool: number;
+  chroma: number;
+}
+
+/** Every pixel's luma into SCRATCH_L, and the tone sums. */
+function toneSums(): ToneSums {
+  const t: ToneSums = {
+    lumaSum: 0,
+    lumaSq: 0,
+    satSum: 0,
+    satSq: 0,
+    rgSum: 0,
+    rgSq: 0,
+    ybSum: 0,
+    ybSq: 0,
+    dark: 0,
+    bright: 0,
+    warm: 0,
+    cool: 0,
+    chroma: 0,
+  };
+  for (let i = 0; i < NPIX; i++) {
+    const r = SCRATCH_R[i]!,
+      g = SCRATCH_G[i]!,
+      b = SCRATCH_B[i]!;
+    const luma = 0.299 * r + 0.587 * g + 0.114 * b;
+    SCRATCH_L[i] = luma;
+    const max = max3(r, g, b),
+      min = min3(r, g, b);
+    const s = saturation(max, min);
+    t.lumaSum += luma;
+    t.lumaSq += luma * luma;
+    t.satSum += s;
+    t.satSq += s * s;
+    if (luma < 0.2) t.dark++;
+    if (luma > 0.8) t.bright++;
+    const rg = r - g,
+      yb = 0.5 * (r + g) - b;
+    t.rgSum += rg;
+    t.rgSq += rg * rg;
+    t.ybSum += yb;
+    t.ybSq += yb * yb;
+    if (!isChromatic(s, max)) continue;
+    t.chroma++;
+    const h = hueOf(r, g, b, max, min);
+    if (h < 75 || h >= 330) t.warm++;
+    else if (h >= 150 && h < 270) t.cool++;
+  }
+  return t;
+}
+
+/** Block A before weighting: pixel shares per hue (soft between neighbouring bins) x saturation x value, then grey levels. */
+function colourHistogram(): Float64Array {
   const hist = new Float64Array(HIST_DIM);
+  for (let i = 0; i < NPIX; i++) {
+    const r = SCRATCH_R[i]!,
+      g = SCRATCH_G[i]!,
+      b = SCRATCH_B[i]!;
+    const max = max3(r, g, b),
+      min = min3(r, g, b);
+    const s = saturation(max, min),
+      v = max;
+    if (!isChromatic(s, v)) {
+      hist[HUE_BINS * 4 + Math.min(3, Math.floor(v * 4))]! += 1;
+      continue;
+    }
+    const h = hueOf(r, g, b, max, min);
+    const sb = s < 0.55 ? 0 : 1,
+      vb = v < 0.6 ? 0 : 1;
+    const t = h / (360 / HUE_BINS) - 0.5;
+    const k0 = Math.floor(t);
+    const frac = t - k0;
+    const h0 = (k0 + HUE_BINS) % HUE_BINS,
+      h1 = (k0 + 1) % HUE_BINS;
+    hist[(h0 * 2 + sb) * 2 + vb]! += 1 - frac;
+    hist[(h1 * 2 + sb) * 2 + vb]! += frac;
+  }
+  for (let k = 0; k < hist.length; k++) hist[k]! /= NPIX;
+  return hist;
+}
+
+/** Block B before weighting: the mean (Y - 0.5, 2 Cb, 2 Cr) of each cell of the 4x4 grid. */
+function colourLayout(): Float64Array {
   const grid = new Float64Array(LAYOUT_DIM);
+  for (let i = 0; i < NPIX; i++) {
+    const r = SCRATCH_R[i]!,
+      g = SCRATCH_G[i]!,
+      b = SCRATCH_B[i]!;
+    const gi = GRID_OF[i]!;
+    grid[gi]! += SCRATCH_L[i]! - 0.5;
+    grid[gi + 1]! += 2 * (-0.168736 * r - 0.331264 * g + 0.5 * b);
+    grid[gi + 2]! += 2 * (0.5 * r - 0.418688 * g - 0.081312 * b);
+  }
+  const cell = THUMB / GRID;
+  for (let k = 0; k < grid.length; k++) grid[k]! /= cell * cell;
+  return grid;
+}
+
+/** Share of pixels per colour name (COLOR_NAMES order), through the 15-bit RGB lookup table. */
+function colourNames(): Float64Array {
+  lut ??= buildColorNameLut();
   const names = new Float64Array(COLOR_NAMES.length);
-  let lumaSum = 0,
-    lumaSq = 0,
-    satSum = 0,
-    satSq = 0,
-    dark = 0,
-    bright = 0,
-    warm = 0,
-    cool = 0,
-    chroma = 0;
-  let rgSum = 0,
-    rgSq = 0,
-    ybSum = 0,
-    ybSq = 0;
+  for (let i = 0; i < NPIX; i++) {
+    const q =
+      (Math.min(31, Math.round(SCRATCH_R[i]! * 255) >> 3) << 10) |
+      (Math.min(31, Math.round(SCRATCH_G[i]! * 255) >> 3) << 5) |
+      Math.min(31, Math.round(SCRATCH_B[i]! * 255) >> 3);
+    names[lut[q]!]! += 1;
+  }
+  for (let k = 0; k < names.length; k++) names[k]! /= NPIX;
+  return names;
+}
+
+/** Salient mass: per cell of the 8x8 grid, the share of pixels far from the border's mean colour (the background, for framed content). */
+function salientMass(): Float64Array {
   let br = 0,
     bg = 0,
     bb = 0,
     bn = 0;
-  const cell = THUMB / GRID;
   for (let y = 0; y < THUMB; y++) {
     for (let x = 0; x < THUMB; x++) {
+      if (x !== 0 && y !== 0 && x !== THUMB - 1 && y !== THUMB - 1) continue;
       const i = y * THUMB + x;
-      const r = R[i]!,
-        g = G[i]!,
-        b = B[i]!;
-      const luma = 0.299 * r + 0.587 * g + 0.114 * b;
-      L[i] = luma;
-      const max = r > g ? (r > b ? r : b) : g > b ? g : b;
-      const min = r < g ? (r < b ? r : b) : g < b ? g : b;
-      const v = max;
-      const s = max > 0 ? (max - min) / max : 0;
-      lumaSum += luma;
-      lumaSq += luma * luma;
-      satSum += s;
-      satSq += s * s;
-      if (luma < 0.2) dark++;
-      if (luma > 0.8) bright++;
-      const rg = r - g,
-        yb = 0.5 * (r + g) - b;
-      rgSum += rg;
-      rgSq += rg * rg;
-      ybSum += yb;
-      ybSq += yb * yb;
-      if (s >= CHROMA_MIN_S && v >= CHROMA_MIN_V) {
-        chroma++;
-        const d = max - min;
-        let h = max === r ? (g - b) / d : max === g ? 2 + (b - r) / d : 4 + (r - g) / d;
-        h *= 60;
-        if (h < 0) h += 360;
-        if (h < 75 || h >= 330) warm++;
-        else if (h >= 150 && h < 270) cool++;
-        const sb = s < 0.55 ? 0 : 1,
-          vb = v < 0.6 ? 0 : 1;
-        const t = h / (360 / HUE_BINS) - 0.5;
-        const k0 = Math.floor(t);
-        const frac = t - k0;
-        const h0 = (k0 + HUE_BINS) % HUE_BINS,
-          h1 = (k0 + 1) % HUE_BINS;
-        hist[(h0 * 2 + sb) * 2 + vb]! += 1 - frac;
-        hist[(h1 * 2 + sb) * 2 + vb]! += frac;
-      } else {
-        hist[HUE_BINS * 4 + Math.min(3, Math.floor(v * 4))]! += 1;
-      }
-      const gi = GRID_OF[i]!;
-      grid[gi]! += luma - 0.5;
-      grid[gi + 1]! += 2 * (-0.168736 * r - 0.331264 * g + 0.5 * b);
-      grid[gi + 2]! += 2 * (0.5 * r - 0.418688 * g - 0.081312 * b);
-      const q =
-        (Math.min(31, Math.round(r * 255) >> 3) << 10) |
-        (Math.min(31, Math.round(g * 255) >> 3) << 5) |
-        Math.min(31, Math.round(b * 255) >> 3);
-      names[lut[q]!]! += 1;
-      if (x === 0 || y === 0 || x === THUMB - 1 || y === THUMB - 1) {
-        br += r;
-        bg += g;
-        bb += b;
-        bn++;
-      }
+      br += SCRATCH_R[i]!;
+      bg += SCRATCH_G[i]!;
+      bb += SCRATCH_B[i]!;
+      bn++;
     }
   }
-  for (let k = 0; k < hist.length; k++) hist[k]! /= NPIX;
-  for (let k = 0; k < names.length; k++) names[k]! /= NPIX;
-  for (let k = 0; k < grid.length; k++) grid[k]! /= cell * cell;
-
-  // Salient mass: pixels far from the border's mean colour (the background, for framed content).
   br /= bn;
   bg /= bn;
   bb /= bn;
   const mass = new Float64Array(MASS_GRID * MASS_GRID);
-  const mcell = THUMB / MASS_GRID;
   const salient2 = SALIENT * SALIENT * 3;
-  const luma16 = new Float64Array(MOTION_SIZE * MOTION_SIZE);
   for (let i = 0; i < NPIX; i++) {
-    const dr = R[i]! - br,
-      dg = G[i]! - bg,
-      db = B[i]! - bb;
+    const dr = SCRATCH_R[i]! - br,
+      dg = SCRATCH_G[i]! - bg,
+      db = SCRATCH_B[i]! - bb;
     if (dr * dr + dg * dg + db * db > salient2) mass[MASS_OF[i]!]! += 1;
-    luma16[MOTION_OF[i]!]! += L[i]!;
   }
+  const mcell = THUMB / MASS_GRID;
   for (let k = 0; k < mass.length; k++) mass[k]! /= mcell * mcell;
+  return mass;
+}
 
-  // Edge orientation: Sobel on luma (interior pixels), orientation folded to [0, pi).
+/** The 16x16 mean luma, for motion between frames. */
+function luma16Of(): Float64Array {
+  const luma16 = new Float64Array(MOTION_SIZE * MOTION_SIZE);
+  for (let i = 0; i < NPIX; i++) luma16[MOTION_OF[i]!]! += SCRATCH_L[i]!;
+  const perMotionCell = (THUMB / MOTION_SIZE) ** 2;
+  for (let k = 0; k < luma16.length; k++) luma16[k]! /= perMotionCell;
+  return luma16;
+}
+
+/** Block C before weighting: Sobel on luma (interior pixels), orientation folded to [0, pi), per quadrant; and the edge pixels' count. */
+function edgeOrientation(): { edges: Float64Array; edgePixels: number } {
+  const L = SCRATCH_L;
   const edges = new Float64Array(EDGE_DIM);
   let edgePixels = 0;
   const half = THUMB / 2;
@@ -312,25 +407,26 @@ export function frameFeatures(data: Uint8Array, width: number, height: number, c
       edges[region + ((k0 + 1) % ORIENTATIONS)]! += (w * frac) / NPIX;
     }
   }
+  return { edges, edgePixels };
+}
 
-  const perMotionCell = (THUMB / MOTION_SIZE) ** 2;
-  for (let k = 0; k < luma16.length; k++) luma16[k]! /= perMotionCell;
-
+/** Block D before scaling, in STAT_NAMES order. */
+function toneStatistics(t: ToneSums, edgePixels: number): Float64Array {
   const mean = (s: number) => s / NPIX;
   const sd = (s: number, sq: number) => Math.sqrt(Math.max(0, sq / NPIX - (s / NPIX) ** 2));
   const stats = new Float64Array(STAT_DIM);
-  stats[0] = mean(lumaSum);
-  stats[1] = sd(lumaSum, lumaSq);
-  stats[2] = mean(satSum);
-  stats[3] = sd(satSum, satSq);
-  stats[4] = Math.sqrt(sd(rgSum, rgSq) ** 2 + sd(ybSum, ybSq) ** 2) + 0.3 * Math.sqrt(mean(rgSum) ** 2 + mean(ybSum) ** 2);
+  stats[0] = mean(t.lumaSum);
+  stats[1] = sd(t.lumaSum, t.lumaSq);
+  stats[2] = mean(t.satSum);
+  stats[3] = sd(t.satSum, t.satSq);
+  stats[4] = Math.sqrt(sd(t.rgSum, t.rgSq) ** 2 + sd(t.ybSum, t.ybSq) ** 2) + 0.3 * Math.sqrt(mean(t.rgSum) ** 2 + mean(t.ybSum) ** 2);
   stats[5] = edgePixels / ((THUMB - 2) * (THUMB - 2));
-  stats[6] = mean(dark);
-  stats[7] = mean(bright);
-  stats[8] = mean(warm);
-  stats[9] = mean(cool);
-  stats[10] = mean(chroma);
-  return { hist, grid, edges, stats, names, mass, luma16 };
+  stats[6] = mean(t.dark);
+  stats[7] = mean(t.bright);
+  stats[8] = mean(t.warm);
+  stats[9] = mean(t.cool);
+  stats[10] = mean(t.chroma);
+  return stats;
 }
 
 /** An item's aggregated features: per-frame features averaged, plus motion for videos. */

@@ -93,110 +93,145 @@ export async function computeVisualFeatures(items: VisualItem[], opts: VisualOpt
 }
 
 function runPool(work: WorkItem[], results: Array<VisualResult | undefined>, doneBefore: number, opts: VisualOptions): Promise<void> {
-  const total = results.length;
-  const threadsWanted = Math.max(1, Math.floor(opts.threads ?? os.availableParallelism()));
-  const batchSize = Math.max(1, Math.min(MAX_BATCH, Math.ceil(work.length / (threadsWanted * BATCHES_PER_WORKER * 2))));
-  const threads = Math.min(threadsWanted, Math.ceil(work.length / batchSize));
-  let done = doneBefore;
-  let next = 0;
-  let batchId = 0;
-  let pending = work.length;
-  let startFailures = 0;
-  const retry: Batch[] = [];
-  const lanes: Lane[] = [];
+  return new VisualPool(work, results, doneBefore, opts).run();
+}
 
-  return new Promise<void>((resolve, reject) => {
-    let settled = false;
-    const finish = (err?: Error) => {
-      if (settled) return;
-      settled = true;
-      const all = lanes.splice(0);
-      for (const l of all) l.dead = true;
-      const end = () => (err ? reject(err) : resolve());
-      void Promise.all(all.map((l) => l.worker.terminate())).then(end, end);
-    };
+/** One call's pool: lanes (a worker each) fed batches until every item is settled, or the workers cannot start. */
+class VisualPool {
+  private readonly total: number;
+  private readonly batchSize: number;
+  private readonly threads: number;
+  private done: number;
+  private next = 0;
+  private batchId = 0;
+  private pending: number;
+  private startFailures = 0;
+  private readonly retry: Batch[] = [];
+  private readonly lanes: Lane[] = [];
+  private settled = false;
+  private end: (err?: Error) => void = () => undefined;
 
-    const feed = (lane: Lane) => {
-      // A suspect runs alone on its worker, so if it kills the worker nothing else is lost.
-      const busyWithSuspect = () => [...lane.inflight.values()].some((b) => b.suspect);
-      while (!lane.dead && lane.inflight.size < BATCHES_PER_WORKER && !busyWithSuspect() && (retry.length > 0 || next < work.length)) {
-        let batch: Batch;
-        if (retry.length > 0) {
-          if (retry[0]!.suspect && lane.inflight.size > 0) break;
-          batch = retry.shift()!;
-        } else {
-          batch = { items: work.slice(next, next + batchSize), suspect: false };
-          next += batch.items.length;
-        }
-        const id = batchId++;
-        lane.inflight.set(id, batch);
-        lane.worker.postMessage({ batch: id, items: batch.items } satisfies WorkBatch);
-      }
-    };
+  constructor(
+    private readonly work: WorkItem[],
+    private readonly results: Array<VisualResult | undefined>,
+    doneBefore: number,
+    private readonly opts: VisualOptions,
+  ) {
+    this.total = results.length;
+    const threadsWanted = Math.max(1, Math.floor(opts.threads ?? os.availableParallelism()));
+    this.batchSize = Math.max(1, Math.min(MAX_BATCH, Math.ceil(work.length / (threadsWanted * BATCHES_PER_WORKER * 2))));
+    this.threads = Math.min(threadsWanted, Math.ceil(work.length / this.batchSize));
+    this.done = doneBefore;
+    this.pending = work.length;
+  }
 
-    const settle = (n: number) => {
-      pending -= n;
-      done += n;
-      opts.onProgress?.(done, total);
-      if (pending === 0) finish();
-    };
+  run(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.end = (err) => (err ? reject(err) : resolve());
+      for (let t = 0; t < this.threads; t++) this.start();
+    });
+  }
 
-    const fail = (lane: Lane, err: Error) => {
-      if (lane.dead || settled) return;
-      lane.dead = true;
-      const at = lanes.indexOf(lane);
-      if (at >= 0) lanes.splice(at, 1);
-      void lane.worker.terminate().catch(() => undefined);
-      const held = [...lane.inflight.values()];
-      lane.inflight.clear();
-      let lost = 0;
-      if (!lane.ready) {
-        // It never loaded: its batches go to the next worker, up to a limit.
-        retry.unshift(...held);
-        if (++startFailures > threads + 2) {
-          finish(new Error(`visual workers cannot start: ${err.message}`));
-          return;
-        }
+  /** Every lane's worker terminated, then the pool's promise settled (once). */
+  private finish(err?: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    const all = this.lanes.splice(0);
+    for (const l of all) l.dead = true;
+    const end = () => this.end(err);
+    void Promise.all(all.map((l) => l.worker.terminate())).then(end, end);
+  }
+
+  /** Batches to the lane up to BATCHES_PER_WORKER, retries first. */
+  private feed(lane: Lane): void {
+    // A suspect runs alone on its worker, so if it kills the worker nothing else is lost.
+    const busyWithSuspect = () => [...lane.inflight.values()].some((b) => b.suspect);
+    while (
+      !lane.dead &&
+      lane.inflight.size < BATCHES_PER_WORKER &&
+      !busyWithSuspect() &&
+      (this.retry.length > 0 || this.next < this.work.length)
+    ) {
+      let batch: Batch;
+      if (this.retry.length > 0) {
+        if (this.retry[0]!.suspect && lane.inflight.size > 0) break;
+        batch = this.retry.shift()!;
       } else {
-        // It died working. The items it held are retried one at a time on a worker of their own
-        // (suspects); a suspect that kills its worker fails, so only the culprit is lost.
-        for (const batch of held) {
-          if (batch.suspect) {
-            results[batch.items[0]!.i] = { vector: null, elements: null, error: `visual worker failed: ${err.message}` };
-            lost++;
-          } else {
-            retry.unshift(...batch.items.map((it) => ({ items: [it], suspect: true })));
-          }
+        batch = { items: this.work.slice(this.next, this.next + this.batchSize), suspect: false };
+        this.next += batch.items.length;
+      }
+      const id = this.batchId++;
+      lane.inflight.set(id, batch);
+      lane.worker.postMessage({ batch: id, items: batch.items } satisfies WorkBatch);
+    }
+  }
+
+  /** `n` items done (computed or failed). */
+  private settle(n: number): void {
+    this.pending -= n;
+    this.done += n;
+    this.opts.onProgress?.(this.done, this.total);
+    if (this.pending === 0) this.finish();
+  }
+
+  /** A lane's worker failed: its batches retried (or their suspect failed), a fresh worker started while work is left. */
+  private fail(lane: Lane, err: Error): void {
+    if (lane.dead || this.settled) return;
+    lane.dead = true;
+    const at = this.lanes.indexOf(lane);
+    if (at >= 0) this.lanes.splice(at, 1);
+    void lane.worker.terminate().catch(() => undefined);
+    const held = [...lane.inflight.values()];
+    lane.inflight.clear();
+    let lost = 0;
+    if (!lane.ready) {
+      // It never loaded: its batches go to the next worker, up to a limit.
+      this.retry.unshift(...held);
+      if (++this.startFailures > this.threads + 2) {
+        this.finish(new Error(`visual workers cannot start: ${err.message}`));
+        return;
+      }
+    } else {
+      // It died working. The items it held are retried one at a time on a worker of their own
+      // (suspects); a suspect that kills its worker fails, so only the culprit is lost.
+      for (const batch of held) {
+        if (batch.suspect) {
+          this.results[batch.items[0]!.i] = { vector: null, elements: null, error: `visual worker failed: ${err.message}` };
+          lost++;
+        } else {
+          this.retry.unshift(...batch.items.map((it) => ({ items: [it], suspect: true })));
         }
       }
-      if (retry.length > 0 || next < work.length) start();
-      if (lost > 0) settle(lost);
-    };
+    }
+    if (this.retry.length > 0 || this.next < this.work.length) this.start();
+    if (lost > 0) this.settle(lost);
+  }
 
-    const start = () => {
-      const lane: Lane = { worker: spawn(), inflight: new Map(), ready: false, dead: false };
-      lanes.push(lane);
-      lane.worker.on('message', (reply: WorkReply) => {
-        if (lane.dead) return;
-        if ('ready' in reply) {
-          lane.ready = true;
-          return;
-        }
-        const batch = lane.inflight.get(reply.batch);
-        if (!batch) return;
-        lane.inflight.delete(reply.batch);
-        for (const r of reply.results) {
-          results[r.i] =
-            r.error === undefined ? { vector: r.vector, elements: r.elements } : { vector: null, elements: null, error: r.error };
-        }
-        feed(lane);
-        settle(batch.items.length);
-      });
-      lane.worker.on('error', (err) => fail(lane, err));
-      lane.worker.on('exit', (code) => fail(lane, new Error(`worker exited with code ${code}`)));
-      feed(lane);
-    };
+  /** A new lane: its worker spawned, fed, and listened to. */
+  private start(): void {
+    const lane: Lane = { worker: spawn(), inflight: new Map(), ready: false, dead: false };
+    this.lanes.push(lane);
+    lane.worker.on('message', (reply: WorkReply) => this.receive(lane, reply));
+    lane.worker.on('error', (err) => this.fail(lane, err));
+    lane.worker.on('exit', (code) => this.fail(lane, new Error(`worker exited with code ${code}`)));
+    this.feed(lane);
+  }
 
-    for (let t = 0; t < threads; t++) start();
-  });
+  /** A worker's message: it is ready, or a batch's results. */
+  private receive(lane: Lane, reply: WorkReply): void {
+    if (lane.dead) return;
+    if ('ready' in reply) {
+      lane.ready = true;
+      return;
+    }
+    const batch = lane.inflight.get(reply.batch);
+    if (!batch) return;
+    lane.inflight.delete(reply.batch);
+    for (const r of reply.results) {
+      this.results[r.i] =
+        r.error === undefined ? { vector: r.vector, elements: r.elements } : { vector: null, elements: null, error: r.error };
+    }
+    this.feed(lane);
+    this.settle(batch.items.length);
+  }
 }

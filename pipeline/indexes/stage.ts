@@ -95,6 +95,33 @@ async function buildTails(
   return { built, kept, points: plan.segments.reduce((a, s) => a + (s.textTails ?? []).reduce((b, t) => b + t.points, 0), 0) };
 }
 
+/** Each built segment's vector files hold the rows the plan gives it (the features stage wrote them). */
+async function checkVectorFiles(artifacts: string, built: PlannedSegment[], dims: Record<GraphName, number>): Promise<void> {
+  for (const seg of built) {
+    for (const name of ['text', 'visual'] as const) {
+      const bytes = (await fs.stat(path.join(segmentDir(artifacts, seg.id), `${name}-vectors.f32`))).size;
+      if (bytes !== seg.rows * dims[name] * 4)
+        throw new Error(`segment ${seg.id}: ${name}-vectors.f32 holds ${bytes / 4 / dims[name]} rows, the plan ${seg.rows}`);
+    }
+  }
+}
+
+/** Each built segment's BM25 postings (bm25.bin) from its doc terms; the terms and postings counted. */
+async function buildPostings(ctx: StageContext, built: PlannedSegment[]): Promise<{ terms: number; postings: number }> {
+  let terms = 0;
+  let postings = 0;
+  for (const seg of built) {
+    ctx.signal.throwIfAborted();
+    const dir = segmentDir(ctx.layout.artifacts, seg.id);
+    const dt = await readTermLists(path.join(dir, 'doc-terms.bin'));
+    const bm25 = buildBm25(dt.vocab, dt.offsets, dt.ids);
+    await saveBm25(bm25, path.join(dir, 'bm25.bin'));
+    terms += dt.vocab.length;
+    postings += bm25.docs.length;
+  }
+  return { terms, postings };
+}
+
 export async function runIndex(ctx: StageContext): Promise<StageSummary> {
   const { artifacts, work } = ctx.layout;
   const source = await requireArtifactSource(
@@ -110,13 +137,7 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
     visual: loadVectorSpace(artifacts, 'visual').dim,
   };
   const built = plan.segments.filter((s) => s.action === 'build');
-  for (const seg of built) {
-    for (const name of ['text', 'visual'] as const) {
-      const bytes = (await fs.stat(path.join(segmentDir(artifacts, seg.id), `${name}-vectors.f32`))).size;
-      if (bytes !== seg.rows * dims[name] * 4)
-        throw new Error(`segment ${seg.id}: ${name}-vectors.f32 holds ${bytes / 4 / dims[name]} rows, the plan ${seg.rows}`);
-    }
-  }
+  await checkVectorFiles(artifacts, built, dims);
 
   // The graphs build in worker threads (every text graph first: the longest work starts first) while this thread builds BM25.
   const threads = ctx.config.PIPELINE_THREADS ?? os.availableParallelism();
@@ -137,17 +158,7 @@ export async function runIndex(ctx: StageContext): Promise<StageSummary> {
     for (const o of others) o.catch(() => undefined);
 
     const tb = performance.now();
-    let terms = 0;
-    let postings = 0;
-    for (const seg of built) {
-      ctx.signal.throwIfAborted();
-      const dir = segmentDir(artifacts, seg.id);
-      const dt = await readTermLists(path.join(dir, 'doc-terms.bin'));
-      const bm25 = buildBm25(dt.vocab, dt.offsets, dt.ids);
-      await saveBm25(bm25, path.join(dir, 'bm25.bin'));
-      terms += dt.vocab.length;
-      postings += bm25.docs.length;
-    }
+    const { terms, postings } = await buildPostings(ctx, built);
     const bm25Ms = performance.now() - tb;
 
     const [text, visual] = await Promise.all(graphs.map((g) => Promise.all(g)));

@@ -3,15 +3,13 @@
 import type { ClusteredRange } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { clusterStoryRange, STORY_DEFAULTS, type StoryOptions, type StoryWords } from '../../core/clustering/stories.ts';
 import { mostCentralFirst } from '../../core/maps/members.ts';
+import type { BuiltWindow } from '../map-stage.ts';
+import type { RowWindow } from '../post-columns.ts';
 import type { NarrativeCorpus } from './corpus.ts';
 import { clusterWords, describeClusters, memberFigures, windowDays, type MemberFigures } from './describe-clusters.ts';
 
-export interface WindowSpec {
-  key: string;
-  start: string;
-  end: string;
-  firstRow: number;
-}
+/** A window (7d, 30d, 90d, all), from its first row on. */
+export type WindowSpec = RowWindow;
 
 export interface BuiltNarrative extends MemberFigures {
   window: WindowSpec;
@@ -27,14 +25,7 @@ export interface BuiltNarrative extends MemberFigures {
   seedTag: string | null;
 }
 
-export interface WindowResult {
-  narratives: BuiltNarrative[];
-  k: number;
-  silhouette: number;
-  rows: number;
-  noise: number;
-  warmStart: boolean;
-}
+export type WindowResult = BuiltWindow<BuiltNarrative>;
 
 /** The words the key test reads: the label words (ids below the vocabulary's size; bigrams above). */
 export function storyWords(corpus: NarrativeCorpus): StoryWords {
@@ -97,5 +88,5 @@ export async function buildWindow(
   // Labels, representatives and summaries read the words of each narrative's most typical posts.
   await describeClusters(corpus, drafts, words, textOf);
   const noise = cl.assignment.reduce((a, c) => a + (c < 0 ? 1 : 0), 0);
-  return { narratives: drafts, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise, warmStart: cl.warmStart };
+  return { clusters: drafts, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise, warmStart: cl.warmStart };
 }

@@ -1,6 +1,7 @@
 // The narratives stage: per window (7d, 30d, 90d, all), clusters of the window's posts with every
 // field of a narrative (docs/api.md, "Narrative") that does not depend on a query (build.ts), keys carried over from the served
-// generation (tracking.ts), and their history. Outputs, in artifacts/:
+// generation (tracking.ts), and their history; the flow is the map stages' skeleton (map-stage.ts),
+// with the steps below. Outputs, in artifacts/:
 //   narratives.parquet            one row per narrative (columns in docs/snapshot-tables.md)
 //   narrative-members.parquet     narrative_id, window_key, row_id, uuid, similarity, rank
 //   narrative-trajectory.parquet  per narrative_key and window, its metrics in every generation kept
@@ -9,29 +10,23 @@
 //   narrative-member-terms.bin   each narrative's most distinctive member terms, counted in posts (text-index.ts)
 //   themes.parquet               one row per theme: the window's narratives grouped (pipeline/themes/), whose
 //                                ids narratives.parquet's theme_id names
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
-import { WINDOW_KEYS, windowBounds } from '../../core/snapshots/windows.ts';
-import { rowWindows, uuidsOf } from '../post-columns.ts';
-import { continued, currentSpace, loadPreviousMap, mergeWindows, writeTrajectory, type MapFiles } from '../previous-map.ts';
-import { writeRowTable } from '../row-table.ts';
-import { writeMemberTable } from '../member-table.ts';
-import { readPlan } from '../segment-plan.ts';
-import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
-import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
-import { StageAborted } from '../stage-context.ts';
-import { buildWindow, storyWords, type BuiltNarrative } from './build.ts';
 import { CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { STORY_DEFAULTS } from '../../core/clustering/stories.ts';
-import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
-import { writeNarrativeText } from './text-index.ts';
-import { matchClusters, newMapKey } from '../../core/clustering/tracking.ts';
+import { runMapStage, type MapRun, type MapStage, type MapSteps, type MapWritten, type TrackedWindow } from '../map-stage.ts';
+import { mergeWindows, type MapFiles } from '../previous-map.ts';
+import { writeRowTable } from '../row-table.ts';
+import { writeMemberTable } from '../member-table.ts';
+import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 import { buildThemes } from '../themes/build.ts';
 import { nameThemes } from '../themes/name-themes.ts';
-import { loadPreviousThemes } from '../themes/previous-themes.ts';
+import { loadPreviousThemes, type PreviousTheme } from '../themes/previous-themes.ts';
 import { writeThemeTable, type NamedTheme } from '../themes/theme-table.ts';
+import { buildWindow, storyWords, type BuiltNarrative } from './build.ts';
+import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
 import { FIGURE_COLUMNS, figureValues, HEAD_COLUMNS } from './figure-columns.ts';
+import { writeNarrativeText } from './text-index.ts';
 
 export const NARRATIVE_COLUMNS = {
   id: 'VARCHAR',
@@ -89,121 +84,148 @@ function textReader(ctx: StageContext): (rows: number[]) => Promise<Map<number, 
   };
 }
 
-export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
-  const t0 = performance.now();
-  const { artifacts } = ctx.layout;
-  const asOf = ctx.asOf.toISOString();
-  const source = await requireArtifactSource(
-    ctx,
-    path.join(artifacts, 'source.json'),
-    'no index to build narratives from: run the features and index stages first',
-    (s, at) => `the index was built for as-of ${s.asOf}; run the features and index stages for ${at} first`,
-  );
-  const plan = await readPlan(ctx);
-  const corpus: NarrativeCorpus = await loadNarrativeCorpus(ctx, plan);
-  const tLoad = performance.now() - t0;
-  const db = await ctx.db();
-  const [e] = await db.all<{ earliest: number | null }>(
-    `SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`,
-  );
-  const bounds = windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
-  const computedAt = new Date().toISOString();
-  const runTag = createHash('sha256').update(`${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
-  const space = currentSpace(corpus);
-  const previous = await loadPreviousMap(ctx, plan, space, NARRATIVE_MAP);
-  const previousThemes = await loadPreviousThemes(ctx, previous);
-  const readText = textReader(ctx);
-  const tPrev = performance.now() - t0 - tLoad;
-
-  const all: Array<{
-    n: BuiltNarrative;
-    id: string;
-    key: string;
-    match: { id: string; cosine: number; overlap: number } | null;
-    themeId: string;
-  }> = [];
-  const themes: NamedTheme[] = [];
-  const perWindow: Record<string, unknown> = {};
-  /** The uuids of the rows a narrative names (its first member, its representative). */
-  const named = new Map<number, string>();
-  const specs = rowWindows(corpus, bounds, WINDOW_KEYS);
-  // An incremental run places the new posts into the served narratives (merge-models.ts), every
-  // window's at once; a full run (or a window without served narratives) clusters anew.
-  const tm = performance.now();
-  const mergeable = specs.filter((spec) => plan.mode === 'incremental' && (previous?.byGroup.get(spec.key)?.length ?? 0) > 0);
-  const mergedRanges = mergeWindows(
-    corpus,
-    mergeable.map((spec) => ({ firstRow: spec.firstRow, previous: previous!.byGroup.get(spec.key)! })),
-    { ...CLUSTER_DEFAULTS, minClusterSize: STORY_DEFAULTS.minClusterSize, minClusterShare: STORY_DEFAULTS.minClusterShare },
-    { words: storyWords(corpus), opts: STORY_DEFAULTS },
-  );
-  const mergedBy = new Map(mergeable.map((spec, i) => [spec.key, mergedRanges[i]!]));
-  const mergeMs = performance.now() - tm;
-  for (const spec of specs) {
-    if (ctx.signal.aborted) throw new StageAborted('narratives');
-    const w = spec.key;
-    const prev = previous?.byGroup.get(w) ?? [];
-    const tw = performance.now();
-    const merged = mergedBy.get(w) ?? null;
-    const built = await buildWindow(
+/** The narratives' own steps in the map stages' skeleton (map-stage.ts). */
+export const NARRATIVES_MAP: MapStage<NarrativeCorpus, BuiltNarrative> = {
+  name: 'narratives',
+  files: NARRATIVE_MAP,
+  trajectoryColumns: TRAJECTORY_COLUMNS,
+  keyPrefix: 'nk',
+  tagSeed: '',
+  missing: 'no index to build narratives from: run the features and index stages first',
+  stale: (s, at) => `the index was built for as-of ${s.asOf}; run the features and index stages for ${at} first`,
+  loadCorpus: loadNarrativeCorpus,
+  merge: (corpus, windows) =>
+    mergeWindows(
       corpus,
-      spec,
-      ctx.asOf.getTime(),
-      readText,
-      STORY_DEFAULTS,
-      prev.map((p) => p.centroid),
-      merged ?? undefined,
-    );
-    const members = (n: BuiltNarrative) => ({ centroid: n.centroid, members: n.members });
-    const matches = merged
-      ? continued(built.narratives.map(members), merged.origin, prev)
-      : matchClusters(built.narratives.map(members), prev);
-    const tt = performance.now();
-    const wt = await buildThemes(corpus, spec, built.narratives, ctx.asOf.getTime(), readText);
-    const themeMs = performance.now() - tt;
-    for (const [r, u] of await uuidsOf(
-      ctx,
-      [...built.narratives, ...wt.themes].flatMap((n) => (n.representative === null ? [n.members[0]!] : [n.members[0]!, n.representative])),
-    ))
-      named.set(r, u);
-    const windowThemes = nameThemes(w, runTag, wt.themes, previousThemes.get(w) ?? [], (r) => named.get(r)!);
-    themes.push(...windowThemes);
-    built.narratives.forEach((n, i) => {
-      const m = matches[i];
-      const id = `${w}-${runTag}-${String(i + 1).padStart(3, '0')}`;
-      const key = m ? prev[m.previous]!.key : newMapKey('nk', w, runTag, n.label, named.get(n.members[0]!)!);
-      const match = m ? { id: prev[m.previous]!.id, cosine: m.cosine, overlap: m.overlap } : null;
-      all.push({ n, id, key, match, themeId: windowThemes[wt.themeOf[i]!]!.id });
-    });
-    perWindow[w] = {
-      rows: built.rows,
-      k: built.k,
-      warmStart: built.warmStart,
-      silhouette: Number(built.silhouette.toFixed(3)),
-      narratives: built.narratives.length,
-      noise: built.noise,
-      continued: matches.filter(Boolean).length,
-      themes: wt.themes.length,
-      themeSilhouette: Number(wt.grouping.silhouette.toFixed(3)),
-      themesContinued: windowThemes.filter((t) => t.match).length,
-      themeMs: Math.round(themeMs),
-      ...(merged ? { newPosts: merged.placed } : {}),
-      ms: Math.round(performance.now() - tw),
-    };
-  }
+      windows,
+      { ...CLUSTER_DEFAULTS, minClusterSize: STORY_DEFAULTS.minClusterSize, minClusterShare: STORY_DEFAULTS.minClusterShare },
+      { words: storyWords(corpus), opts: STORY_DEFAULTS },
+    ),
+  open: openNarratives,
+};
 
-  const tWindows = performance.now();
-  const narrativeRows = all.map(({ n, id, key, match, themeId }, i) => ({
+export function runNarratives(ctx: StageContext): Promise<StageSummary> {
+  return runMapStage(ctx, NARRATIVES_MAP);
+}
+
+type Window = TrackedWindow<BuiltNarrative>;
+
+/** A narrative's id in this run, the served narrative it continues, and its theme. */
+interface Placed {
+  id: string;
+  match: { id: string; cosine: number; overlap: number } | null;
+  themeId: string;
+}
+
+/** The steps of one run: every window's narratives described, then grouped into named themes. */
+async function openNarratives(run: MapRun<NarrativeCorpus>): Promise<MapSteps<BuiltNarrative>> {
+  const previousThemes = await loadPreviousThemes(run.ctx, run.previous);
+  const readText = textReader(run.ctx);
+  const themes: NamedTheme[] = [];
+  const placed: Placed[] = [];
+  return {
+    build: (spec, prior, merged) =>
+      buildWindow(run.corpus, spec, run.ctx.asOf.getTime(), readText, STORY_DEFAULTS, prior, merged ?? undefined),
+    window: async (w) => {
+      const t = await themeWindow(run, w, readText, previousThemes.get(w.spec.key) ?? []);
+      themes.push(...t.themes);
+      placed.push(...t.placed);
+      return t.figures;
+    },
+    write: (windows) => writeNarratives(run, windows, themes, placed),
+  };
+}
+
+/** A window's themes (its narratives grouped, pipeline/themes/), named; each narrative's id, match and theme. */
+async function themeWindow(
+  run: MapRun<NarrativeCorpus>,
+  w: Window,
+  readText: (rows: number[]) => Promise<Map<number, string>>,
+  previousThemes: PreviousTheme[],
+): Promise<{ themes: NamedTheme[]; placed: Placed[]; figures: Record<string, unknown> }> {
+  const key = w.spec.key;
+  const narratives = w.built.clusters;
+  const tt = performance.now();
+  const wt = await buildThemes(run.corpus, w.spec, narratives, run.ctx.asOf.getTime(), readText);
+  const themeMs = performance.now() - tt;
+  // The rows a narrative or theme names: its first member, its representative.
+  await run.name(
+    [...narratives, ...wt.themes].flatMap((n) => (n.representative === null ? [n.members[0]!] : [n.members[0]!, n.representative])),
+  );
+  const themes = nameThemes(key, run.runTag, wt.themes, previousThemes, (r) => run.named.get(r)!);
+  const placed = narratives.map((_, i) => {
+    const m = w.matches[i];
+    const match = m ? { id: w.previous[m.previous]!.id, cosine: m.cosine, overlap: m.overlap } : null;
+    return { id: `${key}-${run.runTag}-${String(i + 1).padStart(3, '0')}`, match, themeId: themes[wt.themeOf[i]!]!.id };
+  });
+  const figures = {
+    themes: wt.themes.length,
+    themeSilhouette: Number(wt.grouping.silhouette.toFixed(3)),
+    themesContinued: themes.filter((t) => t.match).length,
+    themeMs: Math.round(themeMs),
+  };
+  return { themes, placed, figures };
+}
+
+/** Every window's narratives and themes into their tables, centroids and text index; the trajectory's rows and the summary to the skeleton. */
+async function writeNarratives(
+  run: MapRun<NarrativeCorpus>,
+  windows: Window[],
+  themes: NamedTheme[],
+  placed: Placed[],
+): Promise<MapWritten> {
+  const { ctx, corpus } = run;
+  const all = windows.flatMap((w) => w.built.clusters.map((n, i) => ({ n, key: w.keys[i]! })));
+  const narrativeRows = all.map(({ n, key }, i) => narrativeRow(run, n, key, placed[i]!, i));
+  await writeRowTable(ctx, 'narratives', NARRATIVE_COLUMNS, narrativeRows);
+  await writeThemeTable(ctx, themes, run.computedAt, (r) => run.named.get(r));
+  const centroids = new Float32Array(all.length * corpus.dim);
+  all.forEach(({ n }, i) => centroids.set(n.centroid, i * corpus.dim));
+  await writeFileAtomic(path.join(ctx.layout.artifacts, 'narrative-centroids.f32'), new Uint8Array(centroids.buffer));
+  await writeMemberTable(
+    ctx,
+    'narrative-members',
+    { owner: 'narrative_id', group: 'window_key' },
+    all.map(({ n }, i) => ({ owner: placed[i]!.id, group: n.window.key, members: n.members, similarity: n.similarity })),
+  );
+  // The map search reads these: row i is narratives.parquet row i.
+  const text = await writeNarrativeText(
+    ctx.layout.artifacts,
+    corpus,
+    all.map(({ n }) => ({ label: n.label, summary: n.summary, topTags: n.topTags, members: n.members })),
+  );
+  return {
+    trajectory: narrativeRows.map((r) => trajectoryRow(run, r)),
+    summary: (times, figures) => ({
+      narratives: all.length,
+      themes: themes.length,
+      members: all.reduce((s, { n }) => s + n.members.length, 0),
+      previousGeneration: run.previous?.generation ?? null,
+      mode: run.plan.mode,
+      windows: figures,
+      loadMs: times.loadMs,
+      previousMs: times.previousMs,
+      mergeMs: times.mergeMs,
+      text,
+      writeMs: times.writeMs,
+      ms: times.ms,
+    }),
+  };
+}
+
+/** One row of narratives.parquet. */
+function narrativeRow(run: MapRun<NarrativeCorpus>, n: BuiltNarrative, key: string, { id, match, themeId }: Placed, i: number) {
+  return {
     row_id: i,
     id,
     narrative_key: key,
     window_key: n.window.key,
     window_start: n.window.start,
     window_end: n.window.end,
-    computed_at: computedAt,
+    computed_at: run.computedAt,
     label: n.label,
     summary: n.summary,
-    ...figureValues(n, n.representative === null ? null : named.get(n.representative)),
+    ...figureValues(n, n.representative === null ? null : run.named.get(n.representative)),
     score_breakdown: JSON.stringify({
       content_count: n.contentCount,
       creator_count: n.creatorCount,
@@ -218,63 +240,26 @@ export async function runNarratives(ctx: StageContext): Promise<StageSummary> {
     match_cosine: match?.cosine ?? null,
     match_overlap: match?.overlap ?? null,
     theme_id: themeId,
-  }));
-  await writeRowTable(ctx, 'narratives', NARRATIVE_COLUMNS, narrativeRows);
-  await writeThemeTable(ctx, themes, computedAt, (r) => named.get(r));
-  const centroids = new Float32Array(all.length * corpus.dim);
-  all.forEach(({ n }, i) => centroids.set(n.centroid, i * corpus.dim));
-  await writeFileAtomic(path.join(artifacts, 'narrative-centroids.f32'), new Uint8Array(centroids.buffer));
+  };
+}
 
-  await writeMemberTable(
-    ctx,
-    'narrative-members',
-    { owner: 'narrative_id', group: 'window_key' },
-    all.map(({ n, id }) => ({ owner: id, group: n.window.key, members: n.members, similarity: n.similarity })),
-  );
-  const memberCount = all.reduce((s, { n }) => s + n.members.length, 0);
-
-  await writeTrajectory(
-    ctx,
-    'narrative-trajectory',
-    TRAJECTORY_COLUMNS,
-    previous,
-    narrativeRows.map((r) => ({
-      narrative_key: r.narrative_key,
-      window_key: r.window_key,
-      as_of: asOf,
-      computed_at: computedAt,
-      narrative_id: r.id,
-      content_count: r.content_count,
-      creator_count: r.creator_count,
-      total_engagement: Number(r.total_engagement),
-      velocity: r.velocity,
-      acceleration: r.acceleration,
-      momentum_score: r.momentum_score,
-      emerging_score: r.emerging_score,
-      lifecycle: r.lifecycle,
-      sentiment_score: r.sentiment_score,
-    })),
-  );
-  // The map search reads these: row i is narratives.parquet row i.
-  const text = await writeNarrativeText(
-    artifacts,
-    corpus,
-    all.map(({ n }) => ({ label: n.label, summary: n.summary, topTags: n.topTags, members: n.members })),
-  );
-  await writeFileAtomic(path.join(artifacts, 'narratives-source.json'), JSON.stringify(source));
+/** A narrative's row in this run's trajectory: its metrics now. */
+function trajectoryRow(run: MapRun<NarrativeCorpus>, r: ReturnType<typeof narrativeRow>): Record<string, unknown> {
   return {
-    narratives: all.length,
-    themes: themes.length,
-    members: memberCount,
-    previousGeneration: previous?.generation ?? null,
-    mode: plan.mode,
-    windows: perWindow,
-    loadMs: Math.round(tLoad),
-    previousMs: Math.round(tPrev),
-    mergeMs: Math.round(mergeMs),
-    text,
-    writeMs: Math.round(performance.now() - tWindows),
-    ms: Math.round(performance.now() - t0),
+    narrative_key: r.narrative_key,
+    window_key: r.window_key,
+    as_of: run.asOf,
+    computed_at: run.computedAt,
+    narrative_id: r.id,
+    content_count: r.content_count,
+    creator_count: r.creator_count,
+    total_engagement: Number(r.total_engagement),
+    velocity: r.velocity,
+    acceleration: r.acceleration,
+    momentum_score: r.momentum_score,
+    emerging_score: r.emerging_score,
+    lifecycle: r.lifecycle,
+    sentiment_score: r.sentiment_score,
   };
 }
 

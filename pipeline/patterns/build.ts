@@ -6,14 +6,12 @@ import { clusterRange, type ClusteredRange, type ClusterOptions, CLUSTER_DEFAULT
 import { ClassCounts } from '../../core/maps/labels.ts';
 import { dot } from '../../core/vectors/dot.ts';
 import { memberStats, mostCentralFirst, representativeOf } from '../../core/maps/members.ts';
+import type { BuiltWindow } from '../map-stage.ts';
+import type { RowWindow } from '../post-columns.ts';
 import { parseElement, type ElementType, type PatternCorpus } from './corpus.ts';
 
-export interface ScopeSpec {
-  key: string;
-  start: string;
-  end: string;
-  firstRow: number;
-}
+/** A scope: one of the windows (7d, 30d, 90d, all), from its first row on. */
+export type ScopeSpec = RowWindow;
 
 // Visual vectors are non-negative in most of their blocks, so even unrelated pictures have a
 // cosine well above 0: a post is noise below 0.85 to its centroid (the text clustering uses 0.3),
@@ -73,14 +71,7 @@ export interface BuiltPattern {
   tagAttachedMembers: number;
 }
 
-export interface ScopeResult {
-  patterns: BuiltPattern[];
-  k: number;
-  silhouette: number;
-  rows: number;
-  noise: number;
-  warmStart: boolean;
-}
+export type ScopeResult = BuiltWindow<BuiltPattern>;
 
 /** Elements of the members by share of members carrying them, most supported first (ties by name). */
 export function recurrentElements(
@@ -140,94 +131,132 @@ export function buildScope(
   clusters.forEach((c, ci) => {
     for (const i of byCluster.get(c)!) elementCounts.add(ci, corpus.elements.get(rows[i]!));
   });
-  const startMs = Date.parse(scope.start);
-  const midMs = startMs + (asOf - startMs) / 2;
-
   const patterns = clusters.map((c, ci): BuiltPattern => {
     // Rows ascend with positions, so ties go to the older row.
     const idx = Array.from(mostCentralFirst(byCluster.get(c)!, cl.similarity));
     const members = idx.map((i) => rows[i]!);
     const similarity = idx.map((i) => cl.similarity[i]!);
-    const { creators, platforms, interactions } = memberStats(corpus, members);
-
-    // Confidence: how clearly members belong here rather than to the next-nearest pattern, the
-    // mean over members of (own - next) / (1 - next), clamped to [0, 1].
-    let margin = 0;
-    members.forEach((r, m) => {
-      let next = -1;
-      keptCentroids.forEach((cc, cj) => {
-        if (cj !== ci) next = Math.max(next, dot(vectors, r * dim, cc, 0, dim));
-      });
-      const own = similarity[m]!;
-      margin += keptCentroids.length < 2 ? own : Math.min(1, Math.max(0, (own - next) / Math.max(1e-9, 1 - next)));
-    });
-
-    let early = 0;
-    let late = 0;
-    let first = Infinity;
-    for (const r of members) {
-      const t = corpus.publishedAt[r]!;
-      first = Math.min(first, t);
-      if (t >= startMs && t < midMs) early++;
-      else if (t >= midMs) late++;
-    }
-    const recurrent = recurrentElements(corpus, members);
-    const tagCounts = new Map<string, number>();
-    for (const r of members) for (const t of new Set(corpus.tags[r])) tagCounts.set(t, (tagCounts.get(t) ?? 0) + 1);
-    const tags = [...tagCounts]
-      .filter(([, n]) => n >= 2)
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-      .slice(0, PATTERN_TAGS)
-      .map(([t]) => t);
-    const recurrentTags = new Set(recurrent.filter((e) => e.type === 'tag').map((e) => e.value));
-    const tagAttachedMembers = members.filter((r) => corpus.tags[r]!.some((t) => recurrentTags.has(t))).length;
-
-    const visualLabel = elementsLabel(elementCounts.top(ci, 12, isVisual)) || 'mixed imagery';
-    const topTag = recurrent.find((e) => e.type === 'tag' && e.support >= TAG_LABEL_SUPPORT);
-    const label = topTag ? `#${topTag.value}: ${visualLabel}` : visualLabel;
-
-    // Medoids: with unit vectors, the member nearest the members' mean minimises the summed
-    // squared distance to all members; the most central members are the medoid and its runners-up.
-    const medoids = members.slice(0, MEDOIDS);
-    const representative = representativeOf(corpus, members);
-    const representatives = [representative, ...members.filter((r) => r !== representative).slice(0, REPRESENTATIVES - 1)];
-
-    const firstSeenAt = new Date(first).toISOString();
-    const summary =
-      `${members.length} posts by ${creators} creator${creators === 1 ? '' : 's'} on ${platforms.size} platform${platforms.size === 1 ? '' : 's'}` +
-      ` since ${firstSeenAt.slice(0, 10)} share ${visualLabel === 'mixed imagery' ? 'no single visual format' : `a ${visualLabel} look`}` +
-      `${
-        recurrentTags.size
-          ? `, tagged ${[...recurrentTags]
-              .slice(0, 3)
-              .map((t) => `#${t}`)
-              .join(' ')}`
-          : ''
-      }.`;
+    const distinctive = elementCounts.top(ci, 12, isVisual);
     return {
-      scope,
-      members,
+      ...describePattern(corpus, scope, asOf, members, distinctive),
       similarity,
       centroid: cl.centroids.slice(c * dim, (c + 1) * dim),
-      medoids,
-      representatives,
-      label,
-      labelSource: topTag ? 'tag' : 'visual-elements',
-      summary,
-      recurrentElements: recurrent,
-      tags,
-      contentCount: members.length,
-      creatorCount: creators,
-      platformCount: platforms.size,
-      totalEngagement: interactions,
-      earlyCount: early,
-      lateCount: late,
-      lateShare: early + late ? late / (early + late) : null,
-      firstSeenAt,
-      confidence: members.length ? margin / members.length : 0,
-      tagAttachedMembers,
+      confidence: confidenceOf(corpus, members, similarity, keptCentroids, ci),
     };
   });
   const noise = cl.assignment.reduce((a, c) => a + (c < 0 ? 1 : 0), 0);
-  return { patterns, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise, warmStart: cl.warmStart };
+  return { clusters: patterns, k: cl.k, silhouette: cl.silhouette, rows: rows.length, noise, warmStart: cl.warmStart };
+}
+
+/**
+ * Confidence: how clearly members belong to their pattern (`own`, of the kept centroids) rather
+ * than to the next-nearest one, the mean over members of (own - next) / (1 - next), clamped to [0, 1].
+ */
+function confidenceOf(
+  corpus: PatternCorpus,
+  members: readonly number[],
+  similarity: readonly number[],
+  keptCentroids: readonly Float32Array[],
+  own: number,
+): number {
+  const { dim, vectors } = corpus;
+  let margin = 0;
+  members.forEach((r, m) => {
+    let next = -1;
+    keptCentroids.forEach((cc, cj) => {
+      if (cj !== own) next = Math.max(next, dot(vectors, r * dim, cc, 0, dim));
+    });
+    const mine = similarity[m]!;
+    margin += keptCentroids.length < 2 ? mine : Math.min(1, Math.max(0, (mine - next) / Math.max(1e-9, 1 - next)));
+  });
+  return members.length ? margin / members.length : 0;
+}
+
+/** The members' posts in the scope's first and second half, and the first one's time. */
+function earlyLate(corpus: PatternCorpus, scope: ScopeSpec, asOf: number, members: readonly number[]) {
+  const startMs = Date.parse(scope.start);
+  const midMs = startMs + (asOf - startMs) / 2;
+  let early = 0;
+  let late = 0;
+  let first = Infinity;
+  for (const r of members) {
+    const t = corpus.publishedAt[r]!;
+    first = Math.min(first, t);
+    if (t >= startMs && t < midMs) early++;
+    else if (t >= midMs) late++;
+  }
+  return { early, late, firstSeenAt: new Date(first).toISOString() };
+}
+
+/** The members' most carried tags (at least two members each), most carried first (ties by name). */
+function memberTags(corpus: PatternCorpus, members: readonly number[]): string[] {
+  const tagCounts = new Map<string, number>();
+  for (const r of members) for (const t of new Set(corpus.tags[r])) tagCounts.set(t, (tagCounts.get(t) ?? 0) + 1);
+  return [...tagCounts]
+    .filter(([, n]) => n >= 2)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, PATTERN_TAGS)
+    .map(([t]) => t);
+}
+
+/** Every field of a pattern that its members (most central first) and its distinctive elements give. */
+function describePattern(
+  corpus: PatternCorpus,
+  scope: ScopeSpec,
+  asOf: number,
+  members: number[],
+  distinctive: Array<{ key: string }>,
+): Omit<BuiltPattern, 'similarity' | 'centroid' | 'confidence'> {
+  const { creators, platforms, interactions } = memberStats(corpus, members);
+  const { early, late, firstSeenAt } = earlyLate(corpus, scope, asOf, members);
+  const recurrent = recurrentElements(corpus, members);
+  const recurrentTags = new Set(recurrent.filter((e) => e.type === 'tag').map((e) => e.value));
+  const tagAttachedMembers = members.filter((r) => corpus.tags[r]!.some((t) => recurrentTags.has(t))).length;
+
+  const visualLabel = elementsLabel(distinctive) || 'mixed imagery';
+  const topTag = recurrent.find((e) => e.type === 'tag' && e.support >= TAG_LABEL_SUPPORT);
+  // Medoids: with unit vectors, the member nearest the members' mean minimises the summed
+  // squared distance to all members; the most central members are the medoid and its runners-up.
+  const representative = representativeOf(corpus, members);
+  return {
+    scope,
+    members,
+    medoids: members.slice(0, MEDOIDS),
+    representatives: [representative, ...members.filter((r) => r !== representative).slice(0, REPRESENTATIVES - 1)],
+    label: topTag ? `#${topTag.value}: ${visualLabel}` : visualLabel,
+    labelSource: topTag ? 'tag' : 'visual-elements',
+    summary: patternSummary(members.length, creators, platforms.size, firstSeenAt, visualLabel, recurrentTags),
+    recurrentElements: recurrent,
+    tags: memberTags(corpus, members),
+    contentCount: members.length,
+    creatorCount: creators,
+    platformCount: platforms.size,
+    totalEngagement: interactions,
+    earlyCount: early,
+    lateCount: late,
+    lateShare: early + late ? late / (early + late) : null,
+    firstSeenAt,
+    tagAttachedMembers,
+  };
+}
+
+/** "12 posts by 3 creators on 2 platforms since 2026-10-02 share a navy, geometric look, tagged #a #b." */
+function patternSummary(
+  posts: number,
+  creators: number,
+  platforms: number,
+  firstSeenAt: string,
+  visualLabel: string,
+  recurrentTags: ReadonlySet<string>,
+): string {
+  const tagged = recurrentTags.size
+    ? `, tagged ${[...recurrentTags]
+        .slice(0, 3)
+        .map((t) => `#${t}`)
+        .join(' ')}`
+    : '';
+  return (
+    `${posts} posts by ${creators} creator${creators === 1 ? '' : 's'} on ${platforms} platform${platforms === 1 ? '' : 's'}` +
+    ` since ${firstSeenAt.slice(0, 10)} share ${visualLabel === 'mixed imagery' ? 'no single visual format' : `a ${visualLabel} look`}${tagged}.`
+  );
 }

@@ -1,28 +1,25 @@
 // The patterns stage: per scope (the windows 7d, 30d, 90d and all), clusters of the scope's posts
 // on their visual vectors with every field of the PatternDetail (docs/api.md, "Pattern entry") (build.ts), lookalikes
 // (lookalikes.ts), representative content, keys carried over from the served generation
-// (reconciliation) and their history. Outputs, in artifacts/:
+// (reconciliation) and their history; the flow is the map stages' skeleton (map-stage.ts), with the
+// steps below. Outputs, in artifacts/:
 //   patterns.parquet                 one row per pattern (columns in docs/snapshot-tables.md)
 //   pattern-members.parquet          pattern_key, scope_key, post_row, uuid, similarity, rank
 //   pattern-lookalikes.parquet       pattern_key, rank, the lookalike's key and label, evidence
 //   pattern-representatives.parquet  pattern_key, rank, the content fields of a pattern entry's representativeContent
 //   pattern-trajectory.parquet       per pattern_key, its counts in every generation kept
 //   pattern-centroids.f32            patterns x dim float32, in patterns.parquet order
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
-import { DAY_MS, WINDOW_KEYS, windowBounds } from '../../core/snapshots/windows.ts';
-import { matchClusters, newMapKey, type MatchThresholds } from '../../core/clustering/tracking.ts';
-import { rowWindows, uuidsOf } from '../post-columns.ts';
-import { continued, currentSpace, loadPreviousMap, mergeWindows, writeTrajectory, type MapFiles } from '../previous-map.ts';
+import { DAY_MS } from '../../core/snapshots/windows.ts';
+import type { MatchThresholds } from '../../core/clustering/tracking.ts';
+import { runMapStage, type MapRun, type MapStage, type MapWritten, type TrackedWindow } from '../map-stage.ts';
+import { mergeWindows, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';
-import { writeMemberTable, type MemberEntry } from '../member-table.ts';
-import { readPlan } from '../segment-plan.ts';
-import { requireArtifactSource, snapshotWhere } from '../snapshot-rows.ts';
+import { writeMemberTable } from '../member-table.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
-import { StageAborted } from '../stage-context.ts';
 import { buildScope, PATTERN_CLUSTER, type BuiltPattern } from './build.ts';
-import { loadPatternCorpus } from './corpus.ts';
+import { loadPatternCorpus, type PatternCorpus } from './corpus.ts';
 import { lookalikesOf } from './lookalikes.ts';
 
 export const CLUSTERING_METHOD = 'kmeans-cosine-visual';
@@ -118,158 +115,170 @@ interface ContentRow {
   published_at: string;
 }
 
-export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
-  const t0 = performance.now();
-  const { artifacts } = ctx.layout;
-  const asOf = ctx.asOf.toISOString();
-  const source = await requireArtifactSource(
-    ctx,
-    path.join(artifacts, 'source.json'),
-    'no visual features to build patterns from: run the features and index stages first',
-    (s, at) => `the features were built for as-of ${s.asOf}; run the features and index stages for ${at} first`,
-  );
-  const plan = await readPlan(ctx);
-  const corpus = await loadPatternCorpus(ctx, plan);
-  const db = await ctx.db();
-  const [e] = await db.all<{ earliest: number | null }>(
-    `SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`,
-  );
-  const bounds = windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
-  const computedAt = new Date().toISOString();
-  const runTag = createHash('sha256').update(`patterns\n${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
-  const space = currentSpace(corpus);
-  const previous = await loadPreviousMap(ctx, plan, space, PATTERN_MAP);
+/** The patterns' own steps in the map stages' skeleton (map-stage.ts). */
+export const PATTERNS_MAP: MapStage<PatternCorpus, BuiltPattern> = {
+  name: 'patterns',
+  files: PATTERN_MAP,
+  trajectoryColumns: TRAJECTORY_COLUMNS,
+  keyPrefix: 'pk',
+  tagSeed: 'patterns\n',
+  match: PATTERN_MATCH,
+  missing: 'no visual features to build patterns from: run the features and index stages first',
+  stale: (s, at) => `the features were built for as-of ${s.asOf}; run the features and index stages for ${at} first`,
+  loadCorpus: loadPatternCorpus,
+  merge: (corpus, windows) => mergeWindows(corpus, windows, PATTERN_CLUSTER),
+  open: async (run) => ({
+    build: async (spec, prior, merged) => buildScope(run.corpus, spec, run.ctx.asOf.getTime(), PATTERN_CLUSTER, prior, merged ?? undefined),
+    write: (scopes) => writePatterns(run, scopes),
+  }),
+};
 
-  const scopes: Array<{
-    built: BuiltPattern[];
-    keys: string[];
-    reconciliation: Array<{ cosine: number; memberOverlap: number | null; previousKey: string } | null>;
-  }> = [];
-  const perScope: Record<string, unknown> = {};
-  for (const spec of rowWindows(corpus, bounds, WINDOW_KEYS)) {
-    if (ctx.signal.aborted) throw new StageAborted('patterns');
-    const w = spec.key;
-    const prev = previous?.byGroup.get(w) ?? [];
-    // An incremental run places the new posts into the served patterns (merge-models.ts); a full run clusters anew.
-    const merged =
-      plan.mode === 'incremental' && prev.length > 0
-        ? mergeWindows(corpus, [{ firstRow: spec.firstRow, previous: prev }], PATTERN_CLUSTER)[0]!
-        : null;
-    const built = buildScope(
-      corpus,
-      spec,
-      ctx.asOf.getTime(),
-      PATTERN_CLUSTER,
-      prev.map((p) => p.centroid),
-      merged ?? undefined,
-    );
-    const sides = built.patterns.map((p) => ({ centroid: p.centroid, members: p.members }));
-    const matches = merged ? continued(sides, merged.origin, prev) : matchClusters(sides, prev, PATTERN_MATCH);
-    const firsts = await uuidsOf(
-      ctx,
-      built.patterns.map((p) => p.members[0]!),
-    );
-    const keys = built.patterns.map((p, i) => {
-      const m = matches[i];
-      return m ? prev[m.previous]!.key : newMapKey('pk', w, runTag, p.label, firsts.get(p.members[0]!)!);
-    });
-    scopes.push({
-      built: built.patterns,
-      keys,
-      reconciliation: matches.map((m) =>
-        m
-          ? { cosine: m.cosine, memberOverlap: prev[m.previous]!.members.length ? m.overlap : null, previousKey: prev[m.previous]!.key }
-          : null,
-      ),
-    });
-    perScope[w] = {
-      rows: built.rows,
-      k: built.k,
-      warmStart: built.warmStart,
-      silhouette: Number(built.silhouette.toFixed(3)),
-      patterns: built.patterns.length,
-      noise: built.noise,
-      continued: matches.filter(Boolean).length,
-      ...(merged ? { newPosts: merged.placed } : {}),
-    };
-  }
+export function runPatterns(ctx: StageContext): Promise<StageSummary> {
+  return runMapStage(ctx, PATTERNS_MAP);
+}
 
-  const patternRows: Array<Record<string, unknown>> = [];
-  const members: MemberEntry[] = [];
-  const lookalikes: unknown[] = [];
-  const representatives: Array<Record<string, unknown>> = [];
-  const centroids: Float32Array[] = [];
-  const named = await uuidsOf(
-    ctx,
-    scopes.flatMap((x) => x.built.flatMap((p) => [...p.medoids, ...p.representatives])),
+type Scope = TrackedWindow<BuiltPattern>;
+
+/** Every scope's patterns into their tables and centroids; the trajectory's rows and the summary to the skeleton. */
+async function writePatterns(run: MapRun<PatternCorpus>, scopes: Scope[]): Promise<MapWritten> {
+  const { ctx, corpus } = run;
+  await run.name(scopes.flatMap((x) => x.built.clusters.flatMap((p) => [...p.medoids, ...p.representatives])));
+  const patternRows = scopes.flatMap((scope) =>
+    scope.built.clusters.map((p, i) => ({ p, key: scope.keys[i]!, rec: reconciliationOf(scope, i) })),
   );
-  for (const { built, keys, reconciliation } of scopes) {
-    built.forEach((p, i) => {
-      const key = keys[i]!;
-      const rec = reconciliation[i];
-      patternRows.push({
-        row_id: patternRows.length,
-        pattern_key: key,
-        scope_key: p.scope.key,
-        scope_start: p.scope.start,
-        scope_end: p.scope.end,
-        scope_days: Math.round(((Date.parse(p.scope.end) - Date.parse(p.scope.start)) / DAY_MS) * 10) / 10,
-        computed_at: computedAt,
-        clustering_method: CLUSTERING_METHOD,
-        label: p.label,
-        label_source: p.labelSource,
+  const rows = patternRows.map(({ p, key, rec }, i) => patternRow(run, p, key, rec, i));
+  const members = patternRows.map(({ p, key }) => ({ owner: key, group: p.scope.key, members: p.members, similarity: p.similarity }));
+  await writeRowTable(ctx, 'patterns', PATTERN_COLUMNS, rows);
+  await writeMemberTable(ctx, 'pattern-members', { owner: 'pattern_key', group: 'scope_key' }, members);
+  await writeRowTable(ctx, 'pattern-lookalikes', LOOKALIKE_COLUMNS, lookalikeRows(scopes));
+  await writeRowTable(ctx, 'pattern-representatives', REPRESENTATIVE_COLUMNS, await withContent(ctx, representativeRows(run, scopes)));
+  const flat = new Float32Array(patternRows.length * corpus.dim);
+  patternRows.forEach(({ p }, i) => flat.set(p.centroid, i * corpus.dim));
+  await writeFileAtomic(path.join(ctx.layout.artifacts, 'pattern-centroids.f32'), new Uint8Array(flat.buffer));
+  return {
+    trajectory: rows.map((r) => ({
+      pattern_key: r.pattern_key,
+      scope_key: r.scope_key,
+      as_of: run.asOf,
+      computed_at: run.computedAt,
+      content_count: r.content_count,
+      creator_count: r.creator_count,
+    })),
+    summary: (times, windows) => ({
+      patterns: rows.length,
+      members: members.reduce((s, m) => s + m.members.length, 0),
+      previousGeneration: run.previous?.generation ?? null,
+      scopes: windows,
+      ms: times.ms,
+    }),
+  };
+}
+
+interface Reconciliation {
+  cosine: number;
+  memberOverlap: number | null;
+  previousKey: string;
+}
+
+/** How the scope's pattern i continues a served one (null when new); no overlap when the served one kept no members. */
+function reconciliationOf(scope: Scope, i: number): Reconciliation | null {
+  const m = scope.matches[i];
+  if (!m) return null;
+  const prev = scope.previous[m.previous]!;
+  return { cosine: m.cosine, memberOverlap: prev.members.length ? m.overlap : null, previousKey: prev.key };
+}
+
+/** One row of patterns.parquet. */
+function patternRow(run: MapRun<PatternCorpus>, p: BuiltPattern, key: string, rec: Reconciliation | null, i: number) {
+  return {
+    row_id: i,
+    pattern_key: key,
+    scope_key: p.scope.key,
+    scope_start: p.scope.start,
+    scope_end: p.scope.end,
+    scope_days: Math.round(((Date.parse(p.scope.end) - Date.parse(p.scope.start)) / DAY_MS) * 10) / 10,
+    computed_at: run.computedAt,
+    clustering_method: CLUSTERING_METHOD,
+    label: p.label,
+    label_source: p.labelSource,
+    summary: p.summary,
+    confidence: p.confidence,
+    content_count: p.contentCount,
+    creator_count: p.creatorCount,
+    platform_count: p.platformCount,
+    total_engagement: p.totalEngagement,
+    early_count: p.earlyCount,
+    late_count: p.lateCount,
+    late_share: p.lateShare,
+    first_seen_at: p.firstSeenAt,
+    medoid_content_uuids: p.medoids.map((r) => run.named.get(r)!),
+    recurrent_elements: JSON.stringify(p.recurrentElements),
+    tags: p.tags,
+    tag_attached_members: p.tagAttachedMembers,
+    reconciliation: rec ? JSON.stringify({ cosine: rec.cosine, memberOverlap: rec.memberOverlap }) : null,
+    previous_key: rec?.previousKey ?? null,
+    centroid_index: i,
+  };
+}
+
+/** Each pattern's lookalikes among its scope's patterns, pattern by pattern. */
+function lookalikeRows(scopes: Scope[]): Array<Record<string, unknown>> {
+  const rows = scopes.flatMap(({ built, keys }) =>
+    built.clusters.flatMap((_, i) =>
+      lookalikesOf(built.clusters, i).map((l, rank) => ({
+        pattern_key: keys[i]!,
+        rank: rank + 1,
+        lookalike_key: keys[l.other],
+        label: built.clusters[l.other]!.label,
+        centroid_cosine: l.centroidCosine,
+        tag_jaccard: l.tagJaccard,
+        corroboration_count: l.corroborationCount,
+        shared_elements: JSON.stringify(l.sharedElements),
+      })),
+    ),
+  );
+  return rows.map((r, i) => ({ row_id: i, ...r }));
+}
+
+interface Representative {
+  row_id: number;
+  pattern_key: string;
+  rank: number;
+  content_uuid: string | undefined;
+  is_representative: boolean;
+  engagement: number | undefined;
+  centroid_similarity: number | null;
+  /** The post's row and the pattern's summary: what withContent reads and falls back to. */
+  post_row: number;
+  summary: string;
+}
+
+/** Each pattern's representative content, pattern by pattern, the representative first. */
+function representativeRows(run: MapRun<PatternCorpus>, scopes: Scope[]): Representative[] {
+  const rows = scopes.flatMap(({ built, keys }) =>
+    built.clusters.flatMap((p, i) =>
+      p.representatives.map((r, rank) => ({
+        pattern_key: keys[i]!,
+        rank: rank + 1,
+        content_uuid: run.named.get(r),
+        is_representative: rank === 0,
+        engagement: run.corpus.interactions[r],
+        centroid_similarity: p.similarity[p.members.indexOf(r)] ?? null,
+        post_row: r,
         summary: p.summary,
-        confidence: p.confidence,
-        content_count: p.contentCount,
-        creator_count: p.creatorCount,
-        platform_count: p.platformCount,
-        total_engagement: p.totalEngagement,
-        early_count: p.earlyCount,
-        late_count: p.lateCount,
-        late_share: p.lateShare,
-        first_seen_at: p.firstSeenAt,
-        medoid_content_uuids: p.medoids.map((r) => named.get(r)!),
-        recurrent_elements: JSON.stringify(p.recurrentElements),
-        tags: p.tags,
-        tag_attached_members: p.tagAttachedMembers,
-        reconciliation: rec ? JSON.stringify({ cosine: rec.cosine, memberOverlap: rec.memberOverlap }) : null,
-        previous_key: rec?.previousKey ?? null,
-        centroid_index: centroids.length,
-      });
-      centroids.push(p.centroid);
-      members.push({ owner: key, group: p.scope.key, members: p.members, similarity: p.similarity });
-      lookalikesOf(built, i).forEach((l, rank) =>
-        lookalikes.push({
-          row_id: lookalikes.length,
-          pattern_key: key,
-          rank: rank + 1,
-          lookalike_key: keys[l.other],
-          label: built[l.other]!.label,
-          centroid_cosine: l.centroidCosine,
-          tag_jaccard: l.tagJaccard,
-          corroboration_count: l.corroborationCount,
-          shared_elements: JSON.stringify(l.sharedElements),
-        }),
-      );
-      p.representatives.forEach((r, rank) =>
-        representatives.push({
-          row_id: representatives.length,
-          pattern_key: key,
-          rank: rank + 1,
-          content_uuid: named.get(r),
-          is_representative: rank === 0,
-          engagement: corpus.interactions[r],
-          centroid_similarity: p.similarity[p.members.indexOf(r)] ?? null,
-          post_row: r,
-          summary: p.summary,
-        }),
-      );
-    });
-  }
+      })),
+    ),
+  );
+  return rows.map((r, i) => ({ row_id: i, ...r }));
+}
 
-  // Representative content carries the post's own fields. The description falls back to the
-  // title, then to the pattern's summary: some platforms post pictures with no words at all.
-  const wanted = [...new Set(representatives.map((r) => r.post_row as number))];
+/**
+ * Representative content carries the post's own fields. The description falls back to the
+ * title, then to the pattern's summary: some platforms post pictures with no words at all.
+ */
+async function withContent(ctx: StageContext, representatives: Representative[]): Promise<Array<Record<string, unknown>>> {
+  const db = await ctx.db();
+  const wanted = [...new Set(representatives.map((r) => r.post_row))];
   const content = new Map<number, ContentRow>();
   for (let at = 0; at < wanted.length; at += 5000) {
     const res = await db.all<ContentRow & Record<string, unknown>>(`SELECT s.row_id, p.content_url, p.description, p.title, p.platform,
@@ -277,49 +286,18 @@ export async function runPatterns(ctx: StageContext): Promise<StageSummary> {
       FROM snap s JOIN posts p USING (uuid) WHERE s.row_id IN (${wanted.slice(at, at + 5000).join(',')})`);
     for (const r of res) content.set(Number(r.row_id), r);
   }
-  const repRows = representatives.map(({ post_row, summary, ...r }) => {
-    const c = content.get(post_row as number);
-    const words = (s: string | null | undefined) => (s && s.trim() ? s : null);
+  const words = (s: string | null | undefined) => (s && s.trim() ? s : null);
+  return representatives.map(({ post_row, summary, ...r }) => {
+    const c = content.get(post_row);
     return {
       ...r,
       content_url: c?.content_url ?? null,
-      description: words(c?.description) ?? words(c?.title) ?? (summary as string),
+      description: words(c?.description) ?? words(c?.title) ?? summary,
       platform: c?.platform ?? null,
       published_at: c?.published_at ?? null,
       title: words(c?.title),
     };
   });
-
-  await writeRowTable(ctx, 'patterns', PATTERN_COLUMNS, patternRows);
-  await writeMemberTable(ctx, 'pattern-members', { owner: 'pattern_key', group: 'scope_key' }, members);
-  await writeRowTable(ctx, 'pattern-lookalikes', LOOKALIKE_COLUMNS, lookalikes);
-  await writeRowTable(ctx, 'pattern-representatives', REPRESENTATIVE_COLUMNS, repRows);
-  const flat = new Float32Array(centroids.length * corpus.dim);
-  centroids.forEach((c, i) => flat.set(c, i * corpus.dim));
-  await writeFileAtomic(path.join(artifacts, 'pattern-centroids.f32'), new Uint8Array(flat.buffer));
-
-  await writeTrajectory(
-    ctx,
-    'pattern-trajectory',
-    TRAJECTORY_COLUMNS,
-    previous,
-    patternRows.map((r) => ({
-      pattern_key: r.pattern_key,
-      scope_key: r.scope_key,
-      as_of: asOf,
-      computed_at: computedAt,
-      content_count: r.content_count,
-      creator_count: r.creator_count,
-    })),
-  );
-  await writeFileAtomic(path.join(artifacts, 'patterns-source.json'), JSON.stringify(source));
-  return {
-    patterns: patternRows.length,
-    members: members.reduce((s, m) => s + m.members.length, 0),
-    previousGeneration: previous?.generation ?? null,
-    scopes: perScope,
-    ms: Math.round(performance.now() - t0),
-  };
 }
 
 export const patternsStage: Stage = {
