@@ -27,12 +27,13 @@ import { narrativesRouter } from './maps/narrative-routes.ts';
 import { relatedNarrativesRouter } from './maps/related-narratives.ts';
 import { themesRouter } from './maps/theme-routes.ts';
 import { patternsRouter } from './maps/pattern-routes.ts';
-import { searchHandler } from './search/search-route.ts';
+import { searchHandler } from './search-route/search-route.ts';
 import { pricesRouter } from './billing/price-routes.ts';
 import { mediaRouter } from './media/media-routes.ts';
 import type { MediaEntries } from './media/media-entries.ts';
 import { uiRouter } from './ui/ui-routes.ts';
 import type { SnapshotStore } from './generation/snapshot-store.ts';
+import type { ServedGeneration } from './search/served-generation.ts';
 import { alertsRouter, type AlertRouteDeps } from './alerts/alert-routes.ts';
 import { deliveryRouter } from './alerts/delivery-routes.ts';
 
@@ -43,7 +44,7 @@ export const BODY_LIMIT = '32kb';
 
 export interface AppDeps {
   ledger: CreditLedger;
-  snapshots: SnapshotStore;
+  snapshots: SnapshotStore<ServedGeneration>;
   log: Logger;
   prefix: string;
   /** Requests per second and burst per key. */

@@ -18,9 +18,9 @@ import {
   patternsBrowseQuery,
   themesQuery,
   trendingQuery,
-  TRENDING_SORT_KEYS,
 } from '../maps/map-queries.ts';
 import { relatedNarrativesQuery } from '../maps/related-narratives.ts';
+import { TRENDING_SORT_KEYS } from '../generation/trending-order.ts';
 import { mediaBatchQuery, mediaThumbnailQuery } from '../media/media-routes.ts';
 import { searchBodySchema } from '../search/search-body.ts';
 import { idempotencyKeySchema } from './idempotency-key.ts';

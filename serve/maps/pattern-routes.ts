@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import { storedFields } from '../generation/content-item.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest, notFound } from '../http/http-error.ts';
-import type { LoadedPattern } from './load-maps.ts';
+import type { LoadedPattern } from '../generation/load-maps.ts';
 import { queryFrom } from '../http/query.ts';
 import { PATTERN_SORT_KEYS, patternContentQuery, patternsBrowseQuery } from './map-queries.ts';
 

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { EmergentStore } from '../search/emergent-store.ts';
 import type { GenerationData, LoadedGeneration } from '../generation/loaded-generation.ts';
 import { intField, queryFrom } from '../http/query.ts';
-import type { Narrative } from './load-maps.ts';
+import type { Narrative } from '../generation/load-maps.ts';
 import { resolveNarrative } from './narrative-lookup.ts';
 
 /** Cosine of the centroids under which another narrative is not related (measured on the sample: docs/api.md). */

@@ -15,19 +15,20 @@ import { addMicro, subMicro, timesMicro, toCredits, ZERO_MICRO } from '../../led
 import type { Caller } from '../http/auth.ts';
 import { creditHeaders, holdOr402 } from '../billing/holds.ts';
 import { PRICES } from '../billing/prices.ts';
-import type { EmergentStore } from './emergent-store.ts';
-import { AnswerCache } from './answer-cache.ts';
+import type { EmergentStore } from '../search/emergent-store.ts';
+import { AnswerCache } from '../search/answer-cache.ts';
 import { HttpError } from '../http/http-error.ts';
 import { idempotencyKeyHeader, requestHash } from '../http/idempotency-key.ts';
 import { INSIGHTS_DEPTH_DEFAULT } from '../jobs/job-request.ts';
 import type { JobRunner } from '../jobs/job-runner.ts';
-import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from './search-body.ts';
+import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from '../search/search-body.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
-import type { BuiltAnswer } from './answer-build.ts';
+import type { BuiltAnswer } from '../search/answer-build.ts';
+import type { ServedGeneration } from '../search/served-generation.ts';
 
 export interface SearchDeps {
   ledger: CreditLedger;
-  snapshots: SnapshotStore;
+  snapshots: SnapshotStore<ServedGeneration>;
   emergent: EmergentStore;
   topUpUrl: () => string;
   /** Pattern entries in answers (SEARCH_PATTERNS). */

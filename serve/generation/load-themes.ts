@@ -3,7 +3,7 @@
 // theme_id names it), in trending order. A generation published before themes has none.
 import { pathExists } from '../../core/durable-fs.ts';
 import { sqlString, type Row } from '../../core/duckdb.ts';
-import type { LoadedNarrative } from './load-maps.ts';
+import type { LoadedNarrative } from './map-types.ts';
 import { countFields, num, seriesFields, windowFields } from './map-rows.ts';
 import { trendingOrder } from './trending-order.ts';
 
