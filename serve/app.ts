@@ -17,7 +17,7 @@ import type { SearchPool } from './search/search-pool.ts';
 import { decodablePath, errorShape } from './http/error-shape.ts';
 import { HttpError } from './http/http-error.ts';
 import { closeIfBodyUnread } from './http/unread-body.ts';
-import { openApiDocument } from './http/openapi.ts';
+import { openApiDocument } from './openapi/openapi.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { accountRouter } from './account/account-routes.ts';
 import type { JobRunner } from './jobs/job-runner.ts';
