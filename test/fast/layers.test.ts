@@ -1,7 +1,7 @@
 // The layer rules of .dependency-cruiser.cjs (imports point down only: core <- pipeline, ledger <-
 // serve <- app; serve/'s folders in their order; stages apart; tests and benches apart; tools/ out of
-// the product; no cycles), checked with dependency-cruiser over the whole repository. And the check itself can fail: the same rules over a small tree of wrong-way
-// imports report each of them.
+// the product; no cycles), checked with dependency-cruiser over the whole repository. And the check
+// itself can fail: the same rules over a small tree of wrong-way imports report each of them.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
