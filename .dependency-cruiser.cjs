@@ -38,13 +38,16 @@ const SERVE_ORDER = [
 
 /** One rule per serve/ folder: it imports its own folder and those on the rows below, nothing else of serve/. */
 const serveOrder = SERVE_ORDER.flatMap((row, i) =>
-  row.map((folder) => ({
-    name: `serve-order-${folder}`,
-    severity: 'error',
-    comment: `serve/${folder}/ may import serve/${[folder, ...SERVE_ORDER.slice(0, i).flat()].join('/, ')}/ only (the order at the top of this file)`,
-    from: { path: `^serve/${folder}/` },
-    to: { path: '^serve/', pathNot: `^serve/(${[folder, ...SERVE_ORDER.slice(0, i).flat()].join('|')})/` },
-  })),
+  row.map((folder) => {
+    const allowed = [folder, ...SERVE_ORDER.slice(0, i).flat()];
+    return {
+      name: `serve-order-${folder}`,
+      severity: 'error',
+      comment: `serve/${folder}/ may import serve/${allowed.join('/, ')}/ only (the order at the top of this file)`,
+      from: { path: `^serve/${folder}/` },
+      to: { path: '^serve/', pathNot: `^serve/(${allowed.join('|')})/` },
+    };
+  }),
 );
 
 /** @type {import('dependency-cruiser').IConfiguration} */
