@@ -9,11 +9,11 @@
 // the file ledger is refused, unless `--import FILE` brings that ledger's export along.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { intOption, parseCliArgs, UsageError } from '../core/cli-args.ts';
-import { ConfigError, loadConfig, type Config } from '../core/config.ts';
-import { dataDirLayout } from '../core/data-dir.ts';
-import { createLogger } from '../core/log.ts';
-import { redactUrl } from '../core/postgres/pool.ts';
+import { intOption, parseCliArgs, UsageError } from '../core/infra/cli-args.ts';
+import { ConfigError, loadConfig, type Config } from '../core/infra/config.ts';
+import { dataDirLayout } from '../core/infra/data-dir.ts';
+import { createLogger } from '../core/infra/log.ts';
+import { redactUrl } from '../core/infra/postgres/pool.ts';
 import { checkKind, dataDirPrefix, LedgerChoiceError } from '../ledger/backend-record.ts';
 import type { LedgerDump } from '../ledger/dump-format.ts';
 import { DumpError, readDump } from '../ledger/ledger-dump.ts';

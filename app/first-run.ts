@@ -3,10 +3,10 @@
 // older snapshot layout is rebuilt. Shared by `npm start` (start.ts) and `npm run cluster` (cluster.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../core/config.ts';
-import { dataDirLayout } from '../core/data-dir.ts';
-import { readCurrent, readManifest, SNAPSHOT_SCHEMA_VERSION } from '../core/generations.ts';
-import type { Logger } from '../core/log.ts';
+import type { Config } from '../core/infra/config.ts';
+import { dataDirLayout } from '../core/infra/data-dir.ts';
+import { readCurrent, readManifest, SNAPSHOT_SCHEMA_VERSION } from '../core/snapshots/generations.ts';
+import type { Logger } from '../core/infra/log.ts';
 import { generateCorpus } from '../fixtures/generate.ts';
 import { resolveStages, runStages } from '../pipeline/runner.ts';
 

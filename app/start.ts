@@ -4,10 +4,10 @@
 // what is there. Then it serves the HTTP API (serve/server.ts; the demo key is printed on the
 // first start) and keeps the data fresh on the PIPELINE_SCHEDULE: the server swaps to each new
 // generation by itself.
-import { ConfigError, loadConfig, type Config } from '../core/config.ts';
-import { dataDirLayout } from '../core/data-dir.ts';
-import { readCurrent } from '../core/generations.ts';
-import { createLogger } from '../core/log.ts';
+import { ConfigError, loadConfig, type Config } from '../core/infra/config.ts';
+import { dataDirLayout } from '../core/infra/data-dir.ts';
+import { readCurrent } from '../core/snapshots/generations.ts';
+import { createLogger } from '../core/infra/log.ts';
 import { checkKind } from '../ledger/backend-record.ts';
 import { startSchedule } from '../pipeline/schedule.ts';
 import { ensureGeneration } from './first-run.ts';

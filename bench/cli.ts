@@ -1,6 +1,6 @@
 // `npm run bench -- <suite> [options]`: benchmarks that print a table, write bench/results/<suite>.json
 // and update their section of bench/RESULTS.md.
-import { intOption, parseCliArgs, UsageError } from '../core/cli-args.ts';
+import { intOption, parseCliArgs, UsageError } from '../core/infra/cli-args.ts';
 import { benchApi } from './suites/api.ts';
 import { benchAnswerPhases } from './suites/answer-phases.ts';
 import { benchFirstStart } from './suites/first-start.ts';

@@ -3,7 +3,7 @@
 // normalisation or upsert. It is the ceiling a validating ingest on DuckDB can approach.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openDuckDB, sqlString } from '../core/duckdb.ts';
+import { openDuckDB, sqlString } from '../core/infra/duckdb.ts';
 
 const [dir, memoryLimit = '3GB'] = process.argv.slice(2);
 if (!dir) throw new Error('usage: run-peer-load.ts DIR');

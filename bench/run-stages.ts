@@ -1,8 +1,8 @@
 // Child process of the pipeline benchmark: runs the given stages in-process on a data dir and
 // prints one JSON line with wall time, per-stage timings and peak RSS (the whole process,
 // DuckDB's native memory included).
-import { loadConfig } from '../core/config.ts';
-import { createLogger } from '../core/log.ts';
+import { loadConfig } from '../core/infra/config.ts';
+import { createLogger } from '../core/infra/log.ts';
 import { resolveStages, runStages } from '../pipeline/runner.ts';
 
 const [dataDir, asOf, ...rest] = process.argv.slice(2);

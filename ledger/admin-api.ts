@@ -12,8 +12,8 @@ import path from 'node:path';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type Koa from 'koa';
-import { writeFileAtomic } from '../core/durable-fs.ts';
-import { requireJsonBody } from '../core/json-body.ts';
+import { writeFileAtomic } from '../core/infra/durable-fs.ts';
+import { requireJsonBody } from '../core/infra/json-body.ts';
 import { AdminInputError, ADMIN_COMMANDS, runAdminCommand, type AdminCommand } from './admin-ops.ts';
 import { LedgerError, type CreditLedger } from './credit-ledger.ts';
 

@@ -7,11 +7,11 @@
 // ledger itself under the ledger's exclusive lock.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseCliArgs, UsageError } from '../core/cli-args.ts';
-import { loadConfig } from '../core/config.ts';
-import { dataDirLayout } from '../core/data-dir.ts';
-import { LockHeld, processAlive } from '../core/lock.ts';
-import { redactUrl } from '../core/postgres/pool.ts';
+import { parseCliArgs, UsageError } from '../core/infra/cli-args.ts';
+import { loadConfig } from '../core/infra/config.ts';
+import { dataDirLayout } from '../core/infra/data-dir.ts';
+import { LockHeld, processAlive } from '../core/infra/lock.ts';
+import { redactUrl } from '../core/infra/postgres/pool.ts';
 import { ADMIN_ENDPOINT_FILE, type AdminAnnouncement } from './admin-api.ts';
 import { AdminInputError, parseAdminInput, runAdminCommand, type AdminCommand } from './admin-ops.ts';
 import { dataDirPrefix, LedgerChoiceError, readBackend } from './backend-record.ts';

@@ -7,8 +7,8 @@
 // the admin CLI finds it without DATABASE_URL.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../core/durable-fs.ts';
-import { redactUrl } from '../core/postgres/pool.ts';
+import { writeFileAtomic } from '../core/infra/durable-fs.ts';
+import { redactUrl } from '../core/infra/postgres/pool.ts';
 
 export const BACKEND_FILE = 'backend.json';
 

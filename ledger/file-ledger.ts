@@ -7,8 +7,8 @@
 // resolves only once the record is durable. A single process writes a ledger directory: open()
 // takes DATA_DIR/ledger/LOCK.
 import path from 'node:path';
-import { acquireLock, type Lock } from '../core/lock.ts';
-import { DAY_MS } from '../core/windows.ts';
+import { acquireLock, type Lock } from '../core/infra/lock.ts';
+import { DAY_MS } from '../core/snapshots/windows.ts';
 import { snapshot, writeCheckpoint } from './checkpoint.ts';
 import { newId, newSecret } from './ids.ts';
 import { recoverLog, type RecoveryReport } from './recovery.ts';

@@ -3,7 +3,7 @@
 // data directory records the one it uses at first use and refuses the other afterwards
 // (backend-record.ts); `ledger import` is how a data directory moves from one to the other.
 import path from 'node:path';
-import { redactUrl } from '../core/postgres/pool.ts';
+import { redactUrl } from '../core/infra/postgres/pool.ts';
 import { checkKind, LedgerChoiceError, mismatchMessage, writeBackend, type Asked, type BackendRecord } from './backend-record.ts';
 import type { CreditLedger } from './credit-ledger.ts';
 import { FileLedger } from './file-ledger.ts';

@@ -1,7 +1,7 @@
 // `npm run pipeline -- <command>`: run all stages, one stage, or the schedule.
-import { isoInstantOption, parseCliArgs } from '../core/cli-args.ts';
-import { ConfigError, loadConfig } from '../core/config.ts';
-import { createLogger } from '../core/log.ts';
+import { isoInstantOption, parseCliArgs } from '../core/infra/cli-args.ts';
+import { ConfigError, loadConfig } from '../core/infra/config.ts';
+import { createLogger } from '../core/infra/log.ts';
 import { resolveStages, RewindRefused, runStages } from './runner.ts';
 import { startSchedule } from './schedule.ts';
 import { STAGES } from './stage-list.ts';

@@ -3,11 +3,11 @@
 // reused one), laid end to end in row order. What the map stages and the index stage read.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { sqlString } from '../core/duckdb.ts';
-import { readTermLists, type TermLists } from '../core/term-lists.ts';
+import { sqlString } from '../core/infra/duckdb.ts';
+import { readTermLists, type TermLists } from '../core/text/term-lists.ts';
 import { maskedRows, plannedSegmentDir, type SegmentPlan } from './segment-plan.ts';
 import type { StageContext } from './stage-context.ts';
-import { nonZeroMask } from '../core/vector-space.ts';
+import { nonZeroMask } from '../core/vectors/vector-space.ts';
 
 /**
  * Every row's vector of one kind (text-vectors.f32 or visual-vectors.f32, rows x dim), and 1 for

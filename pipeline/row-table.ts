@@ -2,7 +2,7 @@
 // Parquet through DuckDB: rows go to a temporary NDJSON file and are read back with declared
 // column types, so an empty snapshot still yields a table with the right columns.
 import path from 'node:path';
-import { sqlString } from '../core/duckdb.ts';
+import { sqlString } from '../core/infra/duckdb.ts';
 import fs from 'node:fs/promises';
 import type { StageContext } from './stage-context.ts';
 

@@ -1,5 +1,5 @@
 // Which time segments the next generation has, which of them this run builds, and where each row's
-// per-post data comes from (docs/operations.md, "Incremental runs"; the layout: core/segments.ts).
+// per-post data comes from (docs/operations.md, "Incremental runs"; the layout: core/snapshots/segments.ts).
 //
 // A full run cuts the snapshot's posts at UTC day boundaries into segments of about SEGMENT_ROWS
 // rows (a segment closes at the first day boundary after reaching SEGMENT_ROWS); what is left is the
@@ -25,12 +25,12 @@
 // there) or compute = true (this run analyses and embeds it).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { assert } from '../core/assert.ts';
-import { writeFileAtomic } from '../core/durable-fs.ts';
-import { sqlString, type DuckDB } from '../core/duckdb.ts';
-import { generationDir, readCurrent, readManifest, type Manifest } from '../core/generations.ts';
-import { segmentDir, segmentId, segmentNumber, type SegmentInfo } from '../core/segments.ts';
-import { DAY_MS } from '../core/windows.ts';
+import { assert } from '../core/infra/assert.ts';
+import { writeFileAtomic } from '../core/infra/durable-fs.ts';
+import { sqlString, type DuckDB } from '../core/infra/duckdb.ts';
+import { generationDir, readCurrent, readManifest, type Manifest } from '../core/snapshots/generations.ts';
+import { segmentDir, segmentId, segmentNumber, type SegmentInfo } from '../core/snapshots/segments.ts';
+import { DAY_MS } from '../core/snapshots/windows.ts';
 import { snapshotWhere } from './snapshot-rows.ts';
 import type { StageContext } from './stage-context.ts';
 

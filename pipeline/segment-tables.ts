@@ -5,8 +5,8 @@
 // ci). Written to segments/<id>/<name>.parquet with row_id = the row in the segment.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { sqlString } from '../core/duckdb.ts';
-import { segmentDir } from '../core/segments.ts';
+import { sqlString } from '../core/infra/duckdb.ts';
+import { segmentDir } from '../core/snapshots/segments.ts';
 import { servedSegmentDir, type PlannedSegment, type SegmentPlan } from './segment-plan.ts';
 import type { StageContext } from './stage-context.ts';
 

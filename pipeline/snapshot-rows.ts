@@ -4,7 +4,7 @@
 // row i of the concatenated segment files (vectors, terms, tables) is row i of posts.parquet's
 // row_id. Rows of posts deleted after their segment was built are masked: no post, no vector.
 import fs from 'node:fs/promises';
-import { sqlString, type DuckDB } from '../core/duckdb.ts';
+import { sqlString, type DuckDB } from '../core/infra/duckdb.ts';
 import type { StageContext } from './stage-context.ts';
 
 export const SNAPSHOT_ORDER = 'published_at, uuid';

@@ -1,6 +1,6 @@
 // `npm run serve`: serve the current generation (the pipeline must have published one).
-import { ConfigError, loadConfig } from '../core/config.ts';
-import { createLogger } from '../core/log.ts';
+import { ConfigError, loadConfig } from '../core/infra/config.ts';
+import { createLogger } from '../core/infra/log.ts';
 import { shownPath, startNotice, startServer } from './server.ts';
 
 let config;

@@ -9,8 +9,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createPool } from '../core/postgres/pool.ts';
-import { pollUntil } from '../core/wait-at-most.ts';
+import { createPool } from '../core/infra/postgres/pool.ts';
+import { pollUntil } from '../core/infra/wait-at-most.ts';
 import { DEMO_KEY_FILES } from '../serve/billing/demo-account.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');

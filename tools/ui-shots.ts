@@ -9,12 +9,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { parseCliArgs, UsageError } from '../core/cli-args.ts';
-import { loadConfig } from '../core/config.ts';
-import { createLogger } from '../core/log.ts';
+import { parseCliArgs, UsageError } from '../core/infra/cli-args.ts';
+import { loadConfig } from '../core/infra/config.ts';
+import { createLogger } from '../core/infra/log.ts';
 import { resolveStages, runStages } from '../pipeline/runner.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
-import { pollUntil } from '../core/wait-at-most.ts';
+import { pollUntil } from '../core/infra/wait-at-most.ts';
 import { plantedStory } from '../fixtures/planted-story.ts';
 import { launchChromium, openPage, VIEWPORTS, watchPage } from './browser/chromium.ts';
 

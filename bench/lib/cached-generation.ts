@@ -3,7 +3,7 @@
 // the server and the ranking core would refuse it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { SNAPSHOT_SCHEMA_VERSION } from '../../core/generations.ts';
+import { SNAPSHOT_SCHEMA_VERSION } from '../../core/snapshots/generations.ts';
 
 export function hasCurrentLayout(dataDir: string): boolean {
   try {

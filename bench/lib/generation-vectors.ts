@@ -1,10 +1,10 @@
 // The posts of a published generation that have a vector (of its text or visual space), read
-// segment by segment (core/segments.ts): each segment's uuids.txt and <space>-vectors.f32 in row
+// segment by segment (core/snapshots/segments.ts): each segment's uuids.txt and <space>-vectors.f32 in row
 // order. The quality benches score only the posts a clustering could see; the real-data bench's
 // density peer clusters the same vectors.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readSegmentUuids, segmentDir, type SegmentInfo } from '../../core/segments.ts';
+import { readSegmentUuids, segmentDir, type SegmentInfo } from '../../core/snapshots/segments.ts';
 
 /** Every post with a non-zero vector: its uuid and its row of floats, segments in manifest order. */
 function* postVectors(generationDir: string, space: 'text' | 'visual'): Generator<{ uuid: string; vector: Float32Array }> {

@@ -11,9 +11,9 @@
 // Every query carries its window; the windows turn over the four keys.
 import fs from 'node:fs';
 import path from 'node:path';
-import { termSurfaces } from '../../core/analyzer.ts';
+import { termSurfaces } from '../../core/text/analyzer.ts';
 import { seededRandom } from '../../core/stats/seeded-random.ts';
-import { WINDOW_KEYS, type WindowKey } from '../../core/windows.ts';
+import { WINDOW_KEYS, type WindowKey } from '../../core/snapshots/windows.ts';
 import { queriesFrom } from '../suites/ranking.ts';
 
 export interface BenchQuery {

@@ -5,11 +5,11 @@
 // label most of each narrative's posts carry.
 import fs from 'node:fs';
 import path from 'node:path';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { openDuckDB, sqlString } from '../../core/duckdb.ts';
-import { generationDir, readCurrent, readManifest } from '../../core/generations.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
+import { generationDir, readCurrent, readManifest } from '../../core/snapshots/generations.ts';
 import { mostlyOffTopic, OFF_TOPIC, scoreStories, type PostTruth, type StoryScore } from '../../core/stats/story-metrics.ts';
-import { WINDOW_KEYS } from '../../core/windows.ts';
+import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
 import type { Narrative } from '../../serve/generation/load-maps.ts';
 import { trendingOrder } from '../../serve/maps/narrative-routes.ts';
 

@@ -1,6 +1,6 @@
 // CPU time of a process's threads, read from /proc/<pid>/task/<tid>/stat (utime + stime, in clock
 // ticks of 10 ms on Linux), so a bench can say where a search's CPU went: the server's main thread,
-// its search workers (their OS thread ids are in its log, core/workers/os-thread.ts), and the rest
+// its search workers (their OS thread ids are in its log, core/infra/workers/os-thread.ts), and the rest
 // (V8's garbage-collection helpers, libuv's pool, DuckDB's threads).
 import fs from 'node:fs';
 

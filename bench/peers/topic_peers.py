@@ -2,7 +2,7 @@
 # scikit-learn's TF-IDF + k-means, NMF and LDA, run on the same texts our pipeline clusters, and a
 # word-space reference: PPMI of words co-occurring in a post, its top 100 singular vectors scaled by
 # sqrt(sigma), a post the idf-weighted sum of its words' vectors, k-means (the textbook form of
-# what core/word-space.ts does); "ppmi_bg" fits the word space on a background corpus of real
+# what core/vectors/word-space.ts does); "ppmi_bg" fits the word space on a background corpus of real
 # tweets beside the texts (more co-occurrence than a few thousand tweets give: pre-training, as far
 # as it goes without a downloaded model).
 # Two supervised references bound what the tweets' words can tell apart at all: a linear classifier

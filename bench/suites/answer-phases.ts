@@ -7,15 +7,15 @@
 // the rows new to the per-row caches (label words, JSON), the second with them warm. Means per
 // answer (medians over a mix's queries are noisy on this machine).
 import path from 'node:path';
-import { terms } from '../../core/analyzer.ts';
+import { terms } from '../../core/text/analyzer.ts';
 import { fuse, graphCandidates, lexicalCandidates, planSearch } from '../../core/ranking/search.ts';
 import { contentItemsJson, creatorsOf } from '../../serve/generation/content-item.ts';
 import { loadGeneration } from '../../serve/generation/loaded-generation.ts';
 import { clusterAnswer } from '../../serve/search/answer-clusters.ts';
 import { utf8Concat } from '../../serve/search/answer-build.ts';
 import { emergentNarratives, trackedNarratives } from '../../serve/search/answer-narratives.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
 import { buildQueryMixes, type MixName } from '../lib/query-mixes.ts';
 import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { ensureData } from './api.ts';

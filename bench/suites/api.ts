@@ -17,7 +17,7 @@ import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { DEMO_KEY_FILES } from '../../serve/billing/demo-account.ts';
-import { WINDOW_KEYS } from '../../core/windows.ts';
+import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
 import { FileLedger } from '../../ledger/file-ledger.ts';
 import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { corpus, runStagesFresh } from './pipeline.ts';

@@ -7,13 +7,13 @@
 // incremental run within 0.05 of after the full run, on both corpora.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../core/config.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
-import { createLogger } from '../../core/log.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
+import { createLogger } from '../../core/infra/log.ts';
 import { loadSearchIndex } from '../../core/ranking/search-index.ts';
 import { search } from '../../core/ranking/search.ts';
-import type { WindowKey } from '../../core/windows.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 import { generateCorpus } from '../../fixtures/generate.ts';
 import { allStoryPosts, NEW_WORD_STORIES } from '../../fixtures/new-word-stories.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';

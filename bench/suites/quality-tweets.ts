@@ -5,12 +5,12 @@
 // trending's top 10 of window 7d. There is no truth to score against: these are real posts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../core/config.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { openDuckDB, sqlString } from '../../core/duckdb.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
 import { TWEETEVAL_DIR } from '../../core/enrichment/tweeteval.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
-import { createLogger } from '../../core/log.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
+import { createLogger } from '../../core/infra/log.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { trendingOrder } from '../../serve/maps/narrative-routes.ts';
 import { everydayTexts } from '../../fixtures/crisislex.ts';

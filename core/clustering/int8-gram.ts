@@ -1,12 +1,12 @@
 // The Gram matrix (all inner products) of a search answer's rows from their int8 codes
-// (core/quantized-vectors.ts): the integer products exactly, by a WebAssembly SIMD kernel
+// (core/vectors/quantized-vectors.ts): the integer products exactly, by a WebAssembly SIMD kernel
 // (int8-gram.wat), times the two rows' scales. Written by hand because it is the per-request core
 // of the emergent clustering (answer-clusters.ts): in JavaScript the products cost more than the
 // whole k-means that follows (0.55-0.8 ms of a search at 100 rows of 128 dimensions), where SIMD
 // does sixteen byte products an instruction. Exact integer sums also make G exact up to the two
 // final roundings, where summing decoded floats rounded at every step.
 import fs from 'node:fs';
-import type { QuantizedVectors } from '../quantized-vectors.ts';
+import type { QuantizedVectors } from '../vectors/quantized-vectors.ts';
 
 // Node's WebAssembly global, as far as this module uses it (@types/node 20 leaves it to lib.dom).
 declare const WebAssembly: {

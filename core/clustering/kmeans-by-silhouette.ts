@@ -16,8 +16,8 @@
 //      cluster left with fewer than minClusterSize rows is dissolved into noise: a handful of
 //      posts is not a narrative.
 // Sampling keeps the cost of the k search fixed however large the window; only step 3 grows with it.
-import { dot } from '../dot.ts';
-import { assert, AssertionFailed, assertInt } from '../assert.ts';
+import { dot } from '../vectors/dot.ts';
+import { assert, AssertionFailed, assertInt } from '../infra/assert.ts';
 import { lloydKMeans } from './lloyd-kmeans.ts';
 import { drawByWeight, seededRandom } from '../stats/seeded-random.ts';
 
@@ -70,7 +70,7 @@ export const CLUSTER_DEFAULTS: ClusterOptions = {
   // without it; between 0.05 and 0.06 the stance tweets jump from 61 narratives to 4 (no middle):
   // one global price for k does not fit both (issue 19; bench/RESULTS.md).
   kPenalty: 0,
-  // In the word space (core/word-space.ts) a broad subject's posts sit at cosine 0.2-0.3 to its
+  // In the word space (core/vectors/word-space.ts) a broad subject's posts sit at cosine 0.2-0.3 to its
   // centre: 0.3 left a third of the stance tweets as noise.
   noiseSimilarity: 0.2,
   minClusterSize: 5,

@@ -10,7 +10,7 @@
 //     the early stop never changes an assignment.
 // Everything else (sums in data order, an empty cluster keeping its centre, convergence when no
 // centre moved more than `tolerance` in squared distance) is ml-kmeans's own rule.
-import { assert, assertInt } from '../assert.ts';
+import { assert, assertInt } from '../infra/assert.ts';
 
 export interface LloydResult {
   /** Per point: its cluster 0..k-1. */

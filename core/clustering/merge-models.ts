@@ -19,7 +19,7 @@
 // Posts that were noise stay noise until a full run clusters the window anew. The cost follows the
 // new posts and the members (a cosine each), not the window: no k search, no scan of every post
 // against every centre (step 1b sees at most STORY_SAMPLE new posts and STORY_PANEL per cluster).
-import { dot } from '../dot.ts';
+import { dot } from '../vectors/dot.ts';
 import { clusterWindow, seedCentres, type ClusteredRange, type ClusterOptions, type Clustering } from './kmeans-by-silhouette.ts';
 import { lloydKMeans } from './lloyd-kmeans.ts';
 import { clusterStories, StoryLexicon, type StoryOptions, type StoryWords } from './stories.ts';

@@ -25,7 +25,7 @@
 //      similar than noiseSimilarity to the story's centre; a story left with fewer than
 //      max(minClusterSize, minClusterShare x posts) posts is noise.
 // docs/fields.md ("Narratives: which posts form one") states the rule for readers.
-import { dot } from '../dot.ts';
+import { dot } from '../vectors/dot.ts';
 import { cTfIdf } from '../maps/labels.ts';
 import type { RowKeyLists } from '../maps/label-counts.ts';
 import { MATCH_COSINE } from './tracking.ts';

@@ -11,7 +11,7 @@
 // Aliases with no terms after analysis (pure stop words or single letters, e.g. "H&M") cannot match
 // and are reported by compileBrands in `unmatchable`.
 import fs from 'node:fs';
-import { analyze, terms } from '../analyzer.ts';
+import { analyze, terms } from '../text/analyzer.ts';
 
 export interface BrandEntry {
   /** Canonical name, returned on a match; also matched itself. */

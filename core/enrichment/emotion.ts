@@ -14,7 +14,7 @@
 // Non-English posts: only their emoji are read (as for tone), and the confidence is halved.
 import fs from 'node:fs';
 import path from 'node:path';
-import { analyze } from '../analyzer.ts';
+import { analyze } from '../text/analyzer.ts';
 import { argmax, features, predict, type LinearTextModel } from './linear-text-model.ts';
 import { vaderScores, type VaderScores } from './vader.ts';
 

@@ -1,7 +1,7 @@
 // The text-derived fields of PublicEnrichment (docs/api.md, "PublicEnrichment") for one post. The pipeline fills the
 // rest (noveltyScore, saturationScore, aestheticStyle, coverage.novelty) from neighbours and visual
 // features, using scores.ts. See docs/enrichment.md for every field's definition and range.
-import { analyze } from '../analyzer.ts';
+import { analyze } from '../text/analyzer.ts';
 import { brandProducts, loadBrandDictionary, type BrandDictionary, type BrandEntry } from './brands.ts';
 import { emotionPosteriors, moodsFromPosteriors, type Emotion } from './emotion.ts';
 import { attributeConfidence } from './scores.ts';

@@ -4,7 +4,7 @@
 //   score_c = bias_c + sum over features f of x_f * weight_{f,c};  P(c) = softmax(score)_c
 // where x_f is the feature count (naive Bayes) or, for softmax regression, presence (0/1) divided
 // by sqrt(number of distinct features in the post) (an L2-normalised binary vector).
-import { terms } from '../analyzer.ts';
+import { terms } from '../text/analyzer.ts';
 
 export type Scaling = 'count' | 'l2binary';
 

@@ -4,9 +4,9 @@
 // the rows a response returns. Sources, per time segment: enrichment.parquet (text and visual
 // attributes) and neighbour-scores.parquet (novelty, saturation). Definitions in docs/enrichment.md.
 import path from 'node:path';
-import { openDuckDB, sqlString } from '../duckdb.ts';
-import { toShared } from '../shared-array.ts';
-import { StringLists, type StringListsParts } from '../string-lists.ts';
+import { openDuckDB, sqlString } from '../infra/duckdb.ts';
+import { toShared } from '../infra/shared-array.ts';
+import { StringLists, type StringListsParts } from '../infra/string-lists.ts';
 
 export interface PublicEnrichment {
   aestheticStyle: string[];

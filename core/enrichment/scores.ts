@@ -18,7 +18,7 @@ export function noveltyScore(similaritiesToEarlierNeighbours: number[]): number 
 /**
  * saturationScore = (neighbours with similarity >= threshold) / (number of neighbours): the share of
  * near-duplicates among the post's k nearest neighbours; 0 when it has no neighbours. 0.95: in the
- * word space (core/word-space.ts) posts of one story reach 0.9 without repeating each other (on the
+ * word space (core/vectors/word-space.ts) posts of one story reach 0.9 without repeating each other (on the
  * sample, originals' mean saturation at 0.9 was 0.30, copies' 0.15; at 0.95, 0.05 and 0.12).
  */
 export function saturationScore(neighbourSimilarities: number[], threshold = 0.95): number {

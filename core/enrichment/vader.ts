@@ -13,7 +13,7 @@
 //
 // Non-English posts: VADER's lexicon is English, so only language-independent signals are read
 // (emoji and Western emoticons); `evidence` says whether any of them carried sentiment.
-import { analyze } from '../analyzer.ts';
+import { analyze } from '../text/analyzer.ts';
 import { polarityScores } from './vader-engine.ts';
 
 export interface VaderScores {

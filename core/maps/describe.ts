@@ -3,10 +3,10 @@
 // its label as people wrote its words, and its summary, cut from its representative post: of the
 // posts read (most central first), the readable one (core/text/readable.ts) that says most of
 // the label. describe-clusters.ts decides which posts are read.
-import { mayHoldUrl, termSurfaces, terms } from '../analyzer.ts';
+import { mayHoldUrl, termSurfaces, terms } from '../text/analyzer.ts';
 import { textLanguage } from '../text/language.ts';
 import { readable } from '../text/readable.ts';
-import { repairText } from '../text-repair.ts';
+import { repairText } from '../text/text-repair.ts';
 import { countSurfaces, labelWord, showLabel, shownSurfaces } from './label-words.ts';
 
 /** Central posts read per cluster for its label's spelling and its summary. */

@@ -6,14 +6,14 @@
 // would index it (folded, plural-folded), so "does" also stops the fold's "doe"; a cluster's label
 // also skips the stop words of any other language its posts are written in (labelSkip).
 import { createRequire } from 'node:module';
-import { fold, stem, termSurfaces } from '../analyzer.ts';
+import { fold, stem, termSurfaces } from '../text/analyzer.ts';
 import { isAbusive } from '../text/abuse.ts';
 import { shouts } from '../text/readable.ts';
 
 const iso = createRequire(import.meta.url)('stopwords-iso') as Record<string, string[]>;
 const LANGUAGES = ['en', 'es', 'pt', 'fr', 'de'];
 
-/** The analyzer's form of a word: folded, the apostrophe tail cut, English plural fold (core/analyzer.ts). */
+/** The analyzer's form of a word: folded, the apostrophe tail cut, English plural fold (core/text/analyzer.ts). */
 function indexForm(word: string): string {
   return stem(fold(word).replace(/['’].*$/, ''));
 }

@@ -1,17 +1,17 @@
 // Each row's label words (labels.ts, labelWordRuns) as the features stage computed them from the
 // text an answer labels a row by (labelText), stored per segment in label-words.bin (the layout of
-// core/term-lists.ts, RUN_BREAK as BREAK_ID): a search answer's emergent narratives read a row's
+// core/text/term-lists.ts, RUN_BREAK as BREAK_ID): a search answer's emergent narratives read a row's
 // label keys from here instead of analysing its text, which was the largest cost of an answer
 // whose rows were new to the thread building it. A segment written before the file existed has
 // none; its rows are analysed as before (keysOf gives null).
 import fs from 'node:fs';
 import path from 'node:path';
-import { readTermLists } from '../term-lists.ts';
-import type { GenerationSegment } from '../segments.ts';
-import { segmentDir } from '../segments.ts';
+import { readTermLists } from '../text/term-lists.ts';
+import type { GenerationSegment } from '../snapshots/segments.ts';
+import { segmentDir } from '../snapshots/segments.ts';
 import { keysOfRuns, RUN_BREAK } from './labels.ts';
-import { toShared } from '../shared-array.ts';
-import { Utf8Column, type Utf8ColumnParts } from '../utf8-column.ts';
+import { toShared } from '../infra/shared-array.ts';
+import { Utf8Column, type Utf8ColumnParts } from '../infra/utf8-column.ts';
 
 export const LABEL_WORDS_FILE = 'label-words.bin';
 /** RUN_BREAK's id in label-words.bin (no vocabulary entry). */

@@ -2,7 +2,7 @@
 // momentum, emergence, lifecycle, and how much to trust them. Formulas and ranges are in
 // docs/fields.md ("Narratives"). Day D-1 is the day that ends at the as-of instant; day 0 the
 // window's first.
-import { DAY_MS } from '../windows.ts';
+import { DAY_MS } from '../snapshots/windows.ts';
 
 export type Lifecycle = 'emerging' | 'growing' | 'peaking' | 'declining' | 'dormant' | 'steady';
 

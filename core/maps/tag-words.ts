@@ -3,7 +3,7 @@
 // and its case changes are gone; many tags are written in lower case in the first place. A tag is
 // therefore split against the corpus's own vocabulary: "ferrystrike" -> ferry, strike when both
 // are words the posts use. The tag itself stays a term as well; its words are added to it.
-import { stem, terms } from '../analyzer.ts';
+import { stem, terms } from '../text/analyzer.ts';
 
 export const TAG_SPLIT = {
   /** A word of a tag has this many letters or more ("ferry", not "fe"); stop words join words at any length over 1. */

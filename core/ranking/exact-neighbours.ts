@@ -1,9 +1,9 @@
-// Exact nearest rows by a scan of the int8 row vectors (core/quantized-vectors.ts), for the deep
+// Exact nearest rows by a scan of the int8 row vectors (core/vectors/quantized-vectors.ts), for the deep
 // retrievals of asynchronous jobs: thousands of candidates, where HNSW would need an ef of the
 // same size and the worker running it would have to hold its own graphs. A scan of a window reads
 // only shared memory, finds the true neighbours, and at 1M rows costs a fraction of a second,
 // which an asynchronous job can spend.
-import type { QuantizedVectors } from '../quantized-vectors.ts';
+import type { QuantizedVectors } from '../vectors/quantized-vectors.ts';
 import type { Neighbour } from './segment-graphs.ts';
 
 /** The k rows >= start most similar to q (inner product on the decoded vectors), best first, ties by row. */

@@ -9,19 +9,19 @@
 // previous arrays. A swap to an incremental generation reads only its new segments.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { assert, assertSameLength, assertSorted } from '../assert.ts';
-import { parseBm25, segmentedBm25, type Bm25Index, type SegmentedBm25 } from '../bm25.ts';
-import { readFileShared } from '../shared-file.ts';
-import { openDuckDB, sqlString } from '../duckdb.ts';
-import { loadEmbedder, type EmbedderModel } from '../embedder.ts';
-import type { Manifest } from '../generations.ts';
-import { WINDOW_KEYS, type WindowKey } from '../windows.ts';
+import { assert, assertSameLength, assertSorted } from '../infra/assert.ts';
+import { parseBm25, segmentedBm25, type Bm25Index, type SegmentedBm25 } from './bm25.ts';
+import { readFileShared } from '../infra/shared-file.ts';
+import { openDuckDB, sqlString } from '../infra/duckdb.ts';
+import { loadEmbedder, type EmbedderModel } from '../vectors/embedder.ts';
+import type { Manifest } from '../snapshots/generations.ts';
+import { WINDOW_KEYS, type WindowKey } from '../snapshots/windows.ts';
 import { loadGraphs, type LoadedGraphs, type SegmentGraph } from './segment-graphs.ts';
-import { loadVectorSpace, type VectorSpace } from '../vector-space.ts';
+import { loadVectorSpace, type VectorSpace } from '../vectors/vector-space.ts';
 import { EnrichmentStore, enrichmentTablesIn, fillEnrichment } from '../enrichment/public-enrichment.ts';
-import { fillMaskedTimes, readDeletedRows, segmentDir, withFirstRows, type GenerationSegment } from '../segments.ts';
-import { Utf8Column, type Utf8ColumnParts } from '../utf8-column.ts';
-import { QuantizedVectors } from '../quantized-vectors.ts';
+import { fillMaskedTimes, readDeletedRows, segmentDir, withFirstRows, type GenerationSegment } from '../snapshots/segments.ts';
+import { Utf8Column, type Utf8ColumnParts } from '../infra/utf8-column.ts';
+import { QuantizedVectors } from '../vectors/quantized-vectors.ts';
 
 /** The per-row columns the scores need, read from posts.parquet. */
 interface RowColumns {

@@ -1,12 +1,12 @@
 // The ranking core, callable without HTTP: hybrid retrieval (BM25 + HNSW) with the window applied
 // inside both retrievers, a relevance floor, Reciprocal Rank Fusion (k = 60), then a documented
 // blend with recency and engagement. Every score is defined in docs/fields.md.
-import { terms as analyzeTerms } from '../analyzer.ts';
-import { assertInt } from '../assert.ts';
-import { generationIdf, searchSegments } from '../bm25.ts';
-import { embed, embedderKnows } from '../embedder.ts';
-import { toSpace } from '../vector-space.ts';
-import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../windows.ts';
+import { terms as analyzeTerms } from '../text/analyzer.ts';
+import { assertInt } from '../infra/assert.ts';
+import { generationIdf, searchSegments } from './bm25.ts';
+import { embed, embedderKnows } from '../vectors/embedder.ts';
+import { toSpace } from '../vectors/vector-space.ts';
+import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../snapshots/windows.ts';
 import { exactNeighbours } from './exact-neighbours.ts';
 import { searchGraphs, type LoadedGraphs, type Neighbour } from './segment-graphs.ts';
 import { weightedEngagement, type SearchIndex } from './search-index.ts';
@@ -67,7 +67,7 @@ export function recencyHalfLifeDays(window: WindowKey): number {
 
 /**
  * A query's vector in the index's text space: its words the embedder knows (learnt by the fit, or
- * folded in since: core/fold-in.ts), embedded exactly as a post's. All zeros when it knows none.
+ * folded in since: core/vectors/fold-in.ts), embedded exactly as a post's. All zeros when it knows none.
  */
 export function queryVector(index: SearchIndex, queryTerms: string[]): Float32Array {
   return toSpace(index.textSpace, embed(index.embedder, queryTerms));

@@ -1,4 +1,4 @@
-// The HNSW graphs of a generation: one hnswlib graph per time segment (core/segments.ts), labels =
+// The HNSW graphs of a generation: one hnswlib graph per time segment (core/snapshots/segments.ts), labels =
 // rows of the segment; a row's global row is the segment's first row + its label.
 //
 // Why per segment: hnswlib-node inserts on one thread, and the graph of a million posts takes
@@ -22,7 +22,7 @@
 //   segments/<id>/text-from-<local row>.hnsw  a window tail of the text graph (tailFile)
 import path from 'node:path';
 import hnswlib from 'hnswlib-node';
-import type { SegmentTail } from '../segments.ts';
+import type { SegmentTail } from '../snapshots/segments.ts';
 
 export type HnswSpace = 'ip' | 'cosine';
 export interface HnswParams {

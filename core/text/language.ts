@@ -6,7 +6,7 @@
 // Italian tweets are told Italian at 48-61% (the rest too short to tell, or English), English ones
 // another language than the five of the analyzer under 1%.
 import { createRequire } from 'node:module';
-import { fold } from '../analyzer.ts';
+import { fold } from './analyzer.ts';
 
 const lists = createRequire(import.meta.url)('stopword') as Record<string, unknown>;
 

@@ -8,7 +8,7 @@
 //                    least 20 letters (an acronym such as NRA is not shouting).
 // A token is a whitespace-separated piece with a letter or digit in it (emoji and punctuation alone
 // are not counted either way).
-import { repairText } from '../text-repair.ts';
+import { repairText } from './text-repair.ts';
 import { isAbusive } from './abuse.ts';
 
 export type Unreadable = 'abusive' | 'mentions-links' | 'hashtags' | 'few-words' | 'shouting';

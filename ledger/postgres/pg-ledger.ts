@@ -12,9 +12,9 @@
 //   - time is the database's (now()), one clock for every replica.
 import os from 'node:os';
 import path from 'node:path';
-import { migrate } from '../../core/postgres/migrate.ts';
-import { createPool, inTransaction, type PgPool } from '../../core/postgres/pool.ts';
-import { DAY_MS } from '../../core/windows.ts';
+import { migrate } from '../../core/infra/postgres/migrate.ts';
+import { createPool, inTransaction, type PgPool } from '../../core/infra/postgres/pool.ts';
+import { DAY_MS } from '../../core/snapshots/windows.ts';
 import {
   hashSecret,
   LedgerError,

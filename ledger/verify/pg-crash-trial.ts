@@ -7,9 +7,9 @@
 // hold resolved twice, and balance = top-ups - settlements, never negative.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createPool } from '../../core/postgres/pool.ts';
+import { createPool } from '../../core/infra/postgres/pool.ts';
 import { PgLedger } from '../postgres/pg-ledger.ts';
-import { pollUntil } from '../../core/wait-at-most.ts';
+import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { toMicro } from '../money.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');

@@ -1,7 +1,7 @@
 // The messages between the features stage and its embedding workers (embed-worker.ts): a range
 // of rows' term hashes in, their text vectors out. The fitted model reaches each worker once, as
 // the embedder file the stage has just saved (so workers embed exactly as queries will).
-import type { EmbedderParams } from '../../core/embedder.ts';
+import type { EmbedderParams } from '../../core/vectors/embedder.ts';
 
 export interface EmbedWorkerData {
   modelFile: string;

@@ -1,7 +1,7 @@
 // Worker thread of the features stage: embeds a range of rows with the fitted text embedder.
 import { workerData } from 'node:worker_threads';
-import { embedHashes, loadEmbedder } from '../../core/embedder.ts';
-import { answerTasks } from '../../core/workers/task-worker.ts';
+import { embedHashes, loadEmbedder } from '../../core/vectors/embedder.ts';
+import { answerTasks } from '../../core/infra/workers/task-worker.ts';
 import type { EmbedResult, EmbedTask, EmbedWorkerData } from './embed-task.ts';
 
 const model = await loadEmbedder((workerData as EmbedWorkerData).modelFile);

@@ -4,8 +4,8 @@
 // with it in worker threads (embed-worker.ts; on this thread when they are few), from the saved
 // file queries will load too.
 import os from 'node:os';
-import { embedHashes, loadEmbedder, type EmbedderParams } from '../../core/embedder.ts';
-import { TaskPool } from '../../core/workers/task-pool.ts';
+import { embedHashes, loadEmbedder, type EmbedderParams } from '../../core/vectors/embedder.ts';
+import { TaskPool } from '../../core/infra/workers/task-pool.ts';
 import type { StageContext } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
 import type { EmbedResult, EmbedTask, EmbedWorkerData, FitResult, FitTask } from './embed-task.ts';

@@ -1,9 +1,9 @@
 // Precomputed embeddings from the input (`text_embedding`, `visual_embedding`): when at least
 // ADOPT_SHARE of the rows that have a vector of ours also carry one, the input's vectors become the
-// space of that kind, our vectors of the other rows mapped in (core/vector-space.ts). Below that
+// space of that kind, our vectors of the other rows mapped in (core/vectors/vector-space.ts). Below that
 // share the input's vectors are kept in posts.parquet but not used: a space mixing a few foreign
 // vectors with a mapped majority would rank by the map, not by the vectors the team sent.
-import { normalise, RIDGE_LAMBDA, RidgeFit, toSpace, type VectorSpace } from '../../core/vector-space.ts';
+import { normalise, RIDGE_LAMBDA, RidgeFit, toSpace, type VectorSpace } from '../../core/vectors/vector-space.ts';
 import { snapshotChunks } from '../snapshot-rows.ts';
 import type { StageContext } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';

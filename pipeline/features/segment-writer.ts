@@ -1,4 +1,4 @@
-// The features stage's files of a built segment (layout: core/segments.ts), row by row from where
+// The features stage's files of a built segment (layout: core/snapshots/segments.ts), row by row from where
 // the plan says each row's data is (pipeline/segment-plan.ts): an appended segment's old rows from
 // its base, unchanged (masked ones included, at their rows); rows of a rebuilt segment that the
 // served generation held, from the segment that held them; the rest from this run's computation.
@@ -8,11 +8,11 @@
 // Its tables (enrichment, visual elements) are assembled by DuckDB (segment-tables.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { assert } from '../../core/assert.ts';
-import { writeFileAtomic, writeFileAtomicAfter } from '../../core/durable-fs.ts';
-import { segmentDir } from '../../core/segments.ts';
-import { sqlString } from '../../core/duckdb.ts';
-import { readTermLists, writeTermLists, type TermLists } from '../../core/term-lists.ts';
+import { assert } from '../../core/infra/assert.ts';
+import { writeFileAtomic, writeFileAtomicAfter } from '../../core/infra/durable-fs.ts';
+import { segmentDir } from '../../core/snapshots/segments.ts';
+import { sqlString } from '../../core/infra/duckdb.ts';
+import { readTermLists, writeTermLists, type TermLists } from '../../core/text/term-lists.ts';
 import { BREAK_ID, LABEL_WORDS_FILE } from '../../core/maps/row-label-words.ts';
 import { servedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
 import type { StageContext } from '../stage-context.ts';

@@ -11,15 +11,15 @@
 // text-space.json, visual-space.json, segment-plan.json; per built segment: segments/<id>/.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { readDocumentFrequencies } from '../../core/bm25.ts';
-import { sqlString } from '../../core/duckdb.ts';
-import { writeFileAtomic } from '../../core/durable-fs.ts';
-import { failpoint } from '../../core/failpoints.ts';
-import { EMBEDDER_MODEL, embedderKnows, embedderParamsFor, hashTerm, loadEmbedder, saveEmbedder } from '../../core/embedder.ts';
-import { FOLD_IN, foldInWords } from '../../core/fold-in.ts';
-import type { EmbedderInfo } from '../../core/generations.ts';
-import { SEGMENTS_DIR, segmentDir } from '../../core/segments.ts';
-import { loadVectorSpace, saveVectorSpace, type VectorSpace } from '../../core/vector-space.ts';
+import { readDocumentFrequencies } from '../../core/ranking/bm25.ts';
+import { sqlString } from '../../core/infra/duckdb.ts';
+import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
+import { failpoint } from '../../core/infra/failpoints.ts';
+import { EMBEDDER_MODEL, embedderKnows, embedderParamsFor, hashTerm, loadEmbedder, saveEmbedder } from '../../core/vectors/embedder.ts';
+import { FOLD_IN, foldInWords } from '../../core/vectors/fold-in.ts';
+import type { EmbedderInfo } from '../../core/snapshots/generations.ts';
+import { SEGMENTS_DIR, segmentDir } from '../../core/snapshots/segments.ts';
+import { loadVectorSpace, saveVectorSpace, type VectorSpace } from '../../core/vectors/vector-space.ts';
 import { fitCutoff, fitsBeforeCutoff, refitBecause } from '../refit-rule.ts';
 import { writeRowTable } from '../row-table.ts';
 import type { Progress } from '../progress.ts';
@@ -67,7 +67,7 @@ async function fitRows(ctx: StageContext, docHashes: Uint32Array[]): Promise<{ d
 
 /**
  * The words of the computed posts (an incremental run's new posts; every post on a full run) that
- * the model does not know, folded into the model file (core/fold-in.ts): new names are searchable
+ * the model does not know, folded into the model file (core/vectors/fold-in.ts): new names are searchable
  * before the next refit, and a full run folds in the same way the words its fit did not learn (rare
  * words, a bucket lost to a commoner word, a word outside the fit's sample, the as-of's day).
  * `served` gives the served posts' document frequencies of words (none on a full run). Returns the

@@ -4,8 +4,8 @@
 // enrichment but themes. Replies are merged in chunk order, so the vocabulary's ids do not depend on
 // which worker was faster.
 import { loadBrandDictionary } from '../../core/enrichment/enrich-text.ts';
-import { TaskPool } from '../../core/workers/task-pool.ts';
-import type { DuckDB } from '../../core/duckdb.ts';
+import { TaskPool } from '../../core/infra/workers/task-pool.ts';
+import type { DuckDB } from '../../core/infra/duckdb.ts';
 import { RUN_BREAK } from '../../core/maps/labels.ts';
 import { BREAK_ID, labelText } from '../../core/maps/row-label-words.ts';
 import type { Progress } from '../progress.ts';

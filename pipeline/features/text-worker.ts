@@ -2,12 +2,12 @@
 // their hashes, which the embedder reads), the label words of the row's title and description
 // (labelWordRuns: what a search answer labels its narratives from) and the text enrichment except themes, which need the
 // corpus's document frequencies and are added once every chunk is back (enrichment-stage.ts).
-import { analyze, terms as textTerms } from '../../core/analyzer.ts';
+import { analyze, terms as textTerms } from '../../core/text/analyzer.ts';
 import { labelWordRuns } from '../../core/maps/labels.ts';
-import { termHashes } from '../../core/embedder.ts';
+import { termHashes } from '../../core/vectors/embedder.ts';
 import { enrichText, loadBrandDictionary } from '../../core/enrichment/enrich-text.ts';
 import { workerData } from 'node:worker_threads';
-import { answerTasks } from '../../core/workers/task-worker.ts';
+import { answerTasks } from '../../core/infra/workers/task-worker.ts';
 import { DOC_SEP, TERM_SEP, type TextEnrichmentRow, type TextResult, type TextTask, type TextWorkerData } from './text-task.ts';
 
 const brands = loadBrandDictionary((workerData as TextWorkerData | undefined)?.brandsFile ?? null);

@@ -14,7 +14,7 @@ import {
   type FrameFeatures,
   type VisualElements,
 } from './visual-compute.ts';
-import { semaphore } from '../../core/semaphore.ts';
+import { semaphore } from '../../core/infra/semaphore.ts';
 
 export interface WorkItem {
   i: number;
@@ -68,7 +68,7 @@ function message(err: unknown): string {
   ].join('; ');
 }
 
-// Test hook (like core/failpoints.ts): a worker that meets this exact path dies at once, so the
+// Test hook (like core/infra/failpoints.ts): a worker that meets this exact path dies at once, so the
 // tests can check that the pool survives a dying worker. Unset in normal use.
 const CRASH_PATH = process.env.VISUAL_WORKER_CRASH_PATH;
 

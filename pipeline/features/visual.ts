@@ -11,7 +11,7 @@
 // kills a worker again fails.
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { spawnTsWorker } from '../../core/workers/spawn.ts';
+import { spawnTsWorker } from '../../core/infra/workers/spawn.ts';
 import type { WorkBatch, WorkItem, WorkReply } from './visual-worker.ts';
 
 export { VISUAL_BLOCKS, VISUAL_DIM, VISUAL_FEATURES_VERSION } from './visual-compute.ts';

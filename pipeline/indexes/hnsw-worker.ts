@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import hnswlib from 'hnswlib-node';
 import { GRAPHS, loadGraphs, searchGraphs, type LoadedGraphs, type SegmentGraph } from '../../core/ranking/segment-graphs.ts';
-import { answerTasks } from '../../core/workers/task-worker.ts';
+import { answerTasks } from '../../core/infra/workers/task-worker.ts';
 import type { BuildResult, BuildTask, HnswResult, HnswTask, NeighbourLists, NeighbourQuery, NeighbourTask } from './hnsw-task.ts';
 
 function readRows(file: string, dim: number, firstRow: number, endRow: number): Float32Array {

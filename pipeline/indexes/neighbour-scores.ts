@@ -18,8 +18,8 @@
 import path from 'node:path';
 import { noveltyScore, saturationScore } from '../../core/enrichment/enrich-text.ts';
 import type { GraphSource } from '../../core/ranking/segment-graphs.ts';
-import { segmentDir } from '../../core/segments.ts';
-import type { TaskPool } from '../../core/workers/task-pool.ts';
+import { segmentDir } from '../../core/snapshots/segments.ts';
+import type { TaskPool } from '../../core/infra/workers/task-pool.ts';
 import { writeRowTable } from '../row-table.ts';
 import { maskedRows, plannedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
 import type { StageContext } from '../stage-context.ts';

@@ -1,4 +1,4 @@
-// The index stage: each segment the features stage built gets its BM25 postings (core/bm25.ts, from
+// The index stage: each segment the features stage built gets its BM25 postings (core/ranking/bm25.ts, from
 // its doc-terms) and its HNSW graphs (core/ranking/segment-graphs.ts): text (inner product on unit
 // vectors = cosine) and visual (cosine), built side by side in worker threads, an appended
 // segment's graphs extended from its base's instead of rebuilt. Then the window tails of the text
@@ -11,15 +11,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import os from 'node:os';
-import { buildBm25, saveBm25 } from '../../core/bm25.ts';
-import { writeFileAtomic } from '../../core/durable-fs.ts';
-import { failpoint } from '../../core/failpoints.ts';
-import { readManifest } from '../../core/generations.ts';
+import { buildBm25, saveBm25 } from '../../core/ranking/bm25.ts';
+import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
+import { failpoint } from '../../core/infra/failpoints.ts';
+import { readManifest } from '../../core/snapshots/generations.ts';
 import { GRAPHS, tailFile, type GraphName } from '../../core/ranking/segment-graphs.ts';
-import { segmentDir, type SegmentTail } from '../../core/segments.ts';
-import { loadVectorSpace } from '../../core/vector-space.ts';
-import { TaskPool } from '../../core/workers/task-pool.ts';
-import { readTermLists } from '../../core/term-lists.ts';
+import { segmentDir, type SegmentTail } from '../../core/snapshots/segments.ts';
+import { loadVectorSpace } from '../../core/vectors/vector-space.ts';
+import { TaskPool } from '../../core/infra/workers/task-pool.ts';
+import { readTermLists } from '../../core/text/term-lists.ts';
 import { plannedSegmentDir, planFile, readPlan, servedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
 import { writeSegmentTable } from '../segment-tables.ts';
 import { requireArtifactSource } from '../snapshot-rows.ts';

@@ -3,10 +3,10 @@
 // the windows' starts move forward run by run, so a tail built for one start serves the later ones
 // until the window keeps less than TAIL_SHARE of it: then a new one is built from the new start.
 // An appended segment extends its base's tail by the new rows, as its own graph is extended.
-import { sqlString } from '../../core/duckdb.ts';
+import { sqlString } from '../../core/infra/duckdb.ts';
 import { TAIL_SHARE } from '../../core/ranking/segment-graphs.ts';
-import { windowBounds, type WindowKey } from '../../core/windows.ts';
-import type { SegmentTail } from '../../core/segments.ts';
+import { windowBounds, type WindowKey } from '../../core/snapshots/windows.ts';
+import type { SegmentTail } from '../../core/snapshots/segments.ts';
 import type { PlannedSegment } from '../segment-plan.ts';
 import type { StageContext } from '../stage-context.ts';
 

@@ -9,8 +9,8 @@
 // on a coarse clock, so such an entry is never trusted (git's "racy" rule): the file is hashed anew.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { DataDirLayout } from '../../core/data-dir.ts';
-import { sha256File } from '../../core/durable-fs.ts';
+import type { DataDirLayout } from '../../core/infra/data-dir.ts';
+import { sha256File } from '../../core/infra/durable-fs.ts';
 import { formatOf, type LandingFormat } from './read-records.ts';
 
 export interface LandingFile {

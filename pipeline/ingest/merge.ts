@@ -6,8 +6,8 @@
 // arrives: it never does). The next generation leaves the post out everywhere.
 // The common cases (no repeated uuid in the batch; no uuid already stored) skip the window
 // functions and the update, which would otherwise copy every row of a bulk load twice more.
-import type { DuckDB } from '../../core/duckdb.ts';
-import { num, sqlString } from '../../core/duckdb.ts';
+import type { DuckDB } from '../../core/infra/duckdb.ts';
+import { num, sqlString } from '../../core/infra/duckdb.ts';
 
 export interface MergeCounts {
   /** Valid records whose uuid was new: one post each. */

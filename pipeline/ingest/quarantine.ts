@@ -3,9 +3,9 @@
 // checksum, so a crashed ingest that is retried overwrites the same file instead of doubling it.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { DataDirLayout } from '../../core/data-dir.ts';
-import { sqlString, type DuckDB } from '../../core/duckdb.ts';
-import { fsyncDir, fsyncPath } from '../../core/durable-fs.ts';
+import type { DataDirLayout } from '../../core/infra/data-dir.ts';
+import { sqlString, type DuckDB } from '../../core/infra/duckdb.ts';
+import { fsyncDir, fsyncPath } from '../../core/infra/durable-fs.ts';
 import type { LandingFile } from './discover.ts';
 
 export function quarantineFileFor(layout: DataDirLayout, f: LandingFile): string {

@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import readline from 'node:readline';
 import { createGunzip } from 'node:zlib';
-import { sqlString, type DuckDB } from '../../core/duckdb.ts';
+import { sqlString, type DuckDB } from '../../core/infra/duckdb.ts';
 
 export type LandingFormat = 'ndjson' | 'csv' | 'parquet';
 

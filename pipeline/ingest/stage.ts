@@ -4,8 +4,8 @@
 // un-ingested (it is retried next run) or fully recorded.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { num, sqlString, type DuckDB } from '../../core/duckdb.ts';
-import { failpoint } from '../../core/failpoints.ts';
+import { num, sqlString, type DuckDB } from '../../core/infra/duckdb.ts';
+import { failpoint } from '../../core/infra/failpoints.ts';
 import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
 import { withQueryProgress } from '../progress.ts';

@@ -13,7 +13,7 @@
 // list nor a string) gives those types; wrapped in try(), it doubles as the validity check.
 // Profiling at 200k real records: this shape is about twice as fast as per-field JSON values.
 
-import { CONTENT_TYPES, COUNT_FIELDS, MEDIA_KINDS, PLATFORM_NAME, SNAPSHOT_POST_COLUMNS } from '../../core/post-schema.ts';
+import { CONTENT_TYPES, COUNT_FIELDS, MEDIA_KINDS, PLATFORM_NAME, SNAPSHOT_POST_COLUMNS } from '../../core/snapshots/post-schema.ts';
 
 /** Every input field: the posts' columns and the precomputed embeddings. */
 const FIELDS = [...SNAPSHOT_POST_COLUMNS, 'text_embedding', 'visual_embedding'] as const;

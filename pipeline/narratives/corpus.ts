@@ -2,8 +2,8 @@
 // columns (post-columns.ts), and across its segments (planned-rows.ts) the analysed terms, tone and
 // moods from enrichment.parquet, and the text vectors.
 import { feelingCode, feelingCodeSql } from '../../core/maps/sentiment.ts';
-import { loadVectorSpace } from '../../core/vector-space.ts';
-import type { TermLists } from '../../core/term-lists.ts';
+import { loadVectorSpace } from '../../core/vectors/vector-space.ts';
+import type { TermLists } from '../../core/text/term-lists.ts';
 import { labelWord } from '../../core/maps/label-words.ts';
 import type { RowKeyLists } from '../../core/maps/label-counts.ts';
 import { plannedTable, readPlannedDocTerms, readPlannedVectors } from '../planned-rows.ts';

@@ -10,7 +10,7 @@ import { LABEL_DEFAULTS, type WeightedKey } from '../../core/maps/labels.ts';
 import { memberStats } from '../../core/maps/members.ts';
 import { sentimentOfCodes, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats, type SeriesStats } from '../../core/maps/series.ts';
-import { DAY_MS } from '../../core/windows.ts';
+import { DAY_MS } from '../../core/snapshots/windows.ts';
 import type { NarrativeCorpus } from './corpus.ts';
 
 /** A window's length in days (at least 1): the span of its clusters' daily series. */

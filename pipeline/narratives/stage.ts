@@ -11,8 +11,8 @@
 //                                ids narratives.parquet's theme_id names
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { writeFileAtomic } from '../../core/durable-fs.ts';
-import { WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
+import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
+import { WINDOW_KEYS, windowBounds } from '../../core/snapshots/windows.ts';
 import { rowWindows, uuidsOf } from '../post-columns.ts';
 import { continued, currentSpace, loadPreviousMap, mergeWindows, writeTrajectory, type MapFiles } from '../previous-map.ts';
 import { writeRowTable } from '../row-table.ts';

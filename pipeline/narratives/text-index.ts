@@ -5,10 +5,10 @@
 //                               many of its posts hold each (postings in the same format, the count as tf)
 // Row i of both is narratives.parquet row i.
 import path from 'node:path';
-import { terms } from '../../core/analyzer.ts';
-import { buildBm25FromCounts, buildBm25FromTerms, saveBm25 } from '../../core/bm25.ts';
+import { terms } from '../../core/text/analyzer.ts';
+import { buildBm25FromCounts, buildBm25FromTerms, saveBm25 } from '../../core/ranking/bm25.ts';
 import { tagWords } from '../../core/maps/tag-words.ts';
-import type { TermLists } from '../../core/term-lists.ts';
+import type { TermLists } from '../../core/text/term-lists.ts';
 import type { NarrativeCorpus } from './corpus.ts';
 
 /**

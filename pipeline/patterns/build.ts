@@ -4,7 +4,7 @@
 // definitions: docs/fields.md ("Patterns").
 import { clusterRange, type ClusteredRange, type ClusterOptions, CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { ClassCounts } from '../../core/maps/labels.ts';
-import { dot } from '../../core/dot.ts';
+import { dot } from '../../core/vectors/dot.ts';
 import { memberStats, mostCentralFirst, representativeOf } from '../../core/maps/members.ts';
 import { parseElement, type ElementType, type PatternCorpus } from './corpus.ts';
 

@@ -3,8 +3,8 @@
 // visual space of the generation), and each row's nameable elements as "type:value" strings: the media's dominant
 // colours, styles, layout and motion (visual-elements.parquet), the post's tags and its brands
 // (enrichment.parquet). Elements name a pattern and tell what its posts share.
-import { StringLists } from '../../core/string-lists.ts';
-import { loadVectorSpace } from '../../core/vector-space.ts';
+import { StringLists } from '../../core/infra/string-lists.ts';
+import { loadVectorSpace } from '../../core/vectors/vector-space.ts';
 import { plannedTable, readPlannedVectors } from '../planned-rows.ts';
 import { loadPostColumns, type PostColumns } from '../post-columns.ts';
 import type { SegmentPlan } from '../segment-plan.ts';

@@ -2,7 +2,7 @@
 // evidence (docs/api.md, "Pattern entry"): centroidCosine (visual), tagJaccard (tags), and the recurrent elements both
 // share (sharedElements, by type; corroborationCount is how many). Ranked by centroid cosine;
 // definitions in docs/fields.md ("Patterns").
-import { dot } from '../../core/dot.ts';
+import { dot } from '../../core/vectors/dot.ts';
 import type { BuiltPattern } from './build.ts';
 
 export const LOOKALIKES = 5;

@@ -10,8 +10,8 @@
 //   pattern-centroids.f32            patterns x dim float32, in patterns.parquet order
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { writeFileAtomic } from '../../core/durable-fs.ts';
-import { DAY_MS, WINDOW_KEYS, windowBounds } from '../../core/windows.ts';
+import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
+import { DAY_MS, WINDOW_KEYS, windowBounds } from '../../core/snapshots/windows.ts';
 import { matchClusters, newMapKey, type MatchThresholds } from '../../core/clustering/tracking.ts';
 import { rowWindows, uuidsOf } from '../post-columns.ts';
 import { continued, currentSpace, loadPreviousMap, mergeWindows, writeTrajectory, type MapFiles } from '../previous-map.ts';

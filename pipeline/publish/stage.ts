@@ -2,14 +2,14 @@
 // fsyncs every byte, writes manifest.json, renames the directory into place and only then
 // switches CURRENT (write-temp, fsync, rename, fsync dir). A kill at any point leaves the previous
 // generation served; leftovers of a killed publish are swept by the next one.
-// The time segments (core/segments.ts) are hard-linked into the new generation, the reused ones
+// The time segments (core/snapshots/segments.ts) are hard-linked into the new generation, the reused ones
 // from the served generation, the built ones from this run's artifacts: every generation holds all
 // its files (deleting an older one never breaks a newer one), and a reused segment costs no copy.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { num, sqlString, type DuckDB } from '../../core/duckdb.ts';
-import { fsyncDir, fsyncTree, pathExists, sha256File, writeFileAtomic } from '../../core/durable-fs.ts';
-import { failpoint } from '../../core/failpoints.ts';
+import { num, sqlString, type DuckDB } from '../../core/infra/duckdb.ts';
+import { fsyncDir, fsyncTree, pathExists, sha256File, writeFileAtomic } from '../../core/infra/durable-fs.ts';
+import { failpoint } from '../../core/infra/failpoints.ts';
 import {
   generationDir,
   generationId,
@@ -21,10 +21,10 @@ import {
   type EmbedderInfo,
   type Manifest,
   type ManifestFile,
-} from '../../core/generations.ts';
-import { SNAPSHOT_POST_COLUMNS } from '../../core/post-schema.ts';
-import { windowBounds } from '../../core/windows.ts';
-import { DELETED_ROWS_FILE, SEGMENTS_DIR, segmentDir } from '../../core/segments.ts';
+} from '../../core/snapshots/generations.ts';
+import { SNAPSHOT_POST_COLUMNS } from '../../core/snapshots/post-schema.ts';
+import { windowBounds } from '../../core/snapshots/windows.ts';
+import { DELETED_ROWS_FILE, SEGMENTS_DIR, segmentDir } from '../../core/snapshots/segments.ts';
 import { tailFile } from '../../core/ranking/segment-graphs.ts';
 import { maskedRows, plannedSegmentDir, readPlan, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
 import type { ArtifactSource } from '../snapshot-rows.ts';

@@ -2,7 +2,7 @@
 // core/clustering/themes.ts, each theme described as a narrative is (pipeline/narratives/
 // describe-clusters.ts) over the union of its narratives' members, with the window's themes as the
 // classes of its c-TF-IDF label. Field definitions: docs/fields.md ("Themes").
-import { dot } from '../../core/dot.ts';
+import { dot } from '../../core/vectors/dot.ts';
 import { groupNarratives, themeCentre, type ThemeCriterion, type ThemeGrouping, THEME_CRITERION } from '../../core/clustering/themes.ts';
 import { mostCentralFirst } from '../../core/maps/members.ts';
 import { StoryLexicon } from '../../core/clustering/stories.ts';

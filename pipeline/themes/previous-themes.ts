@@ -5,8 +5,8 @@
 // a theme is its narratives (themes.parquet names the themes, narratives.parquet's theme_id their narratives).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { sqlString } from '../../core/duckdb.ts';
-import { generationDir } from '../../core/generations.ts';
+import { sqlString } from '../../core/infra/duckdb.ts';
+import { generationDir } from '../../core/snapshots/generations.ts';
 import { themeCentre } from '../../core/clustering/themes.ts';
 import type { PreviousNarrative } from '../../core/clustering/tracking.ts';
 import type { PreviousMap } from '../previous-map.ts';

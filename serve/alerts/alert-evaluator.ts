@@ -8,10 +8,10 @@
 // yields between watches so searches are answered meanwhile.
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { DataDirLayout } from '../../core/data-dir.ts';
-import { pathExists } from '../../core/durable-fs.ts';
-import { generationDir, readManifest } from '../../core/generations.ts';
-import type { Logger } from '../../core/log.ts';
+import type { DataDirLayout } from '../../core/infra/data-dir.ts';
+import { pathExists } from '../../core/infra/durable-fs.ts';
+import { generationDir, readManifest } from '../../core/snapshots/generations.ts';
+import type { Logger } from '../../core/infra/log.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import { loadMaps } from '../generation/load-maps.ts';

@@ -2,7 +2,7 @@
 // stores between the parts. The watches (watch-store) are written by the routes and read by the
 // evaluation after each publish; the events and their deliveries (the outbox) are written by the
 // evaluation and worked by the delivery queue, which signs and POSTs each event to its watch's URL.
-import type { WindowKey } from '../../core/windows.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 
 /** What a watch looks at. */
 export type WatchTarget =

@@ -5,8 +5,8 @@
 // a 404, as one that does not exist.
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
-import { requireJsonBody } from '../../core/json-body.ts';
-import type { WindowKey } from '../../core/windows.ts';
+import { requireJsonBody } from '../../core/infra/json-body.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest, HttpError, notFound } from '../http/http-error.ts';
 import { webhookUrlRefusal } from './address-guard.ts';

@@ -5,7 +5,7 @@
 // already keeps (it keeps one per id).
 import { createHash } from 'node:crypto';
 import { lastDaySpikes } from '../../core/maps/daily-signals.ts';
-import { DAY_MS, type WindowKey } from '../../core/windows.ts';
+import { DAY_MS, type WindowKey } from '../../core/snapshots/windows.ts';
 import type { LoadedNarrative, Maps } from '../generation/load-maps.ts';
 import { searchNarratives } from '../maps/narrative-rank.ts';
 import type { AlertCondition, AlertEvent, NarrativeFigures, Watch } from './alert-model.ts';

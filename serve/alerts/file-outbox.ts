@@ -1,11 +1,11 @@
 // The outbox on files (one process, no DATABASE_URL): DATA_DIR/alerts/outbox/journal.jsonl, a
-// journal of every change (core/json-journal.ts: an add or a retry is acknowledged only once
+// journal of every change (core/infra/json-journal.ts: an add or a retry is acknowledged only once
 // fsynced), replayed into memory at open and rewritten from memory once it holds four times more
 // lines than the state it describes. Memory holds each watch's newest EVENTS_KEPT events and
 // ATTEMPTS_KEPT attempts, plus every event still pending or waiting, so it is bounded by the
 // watches, not by time. Leases live in memory only: the process is the one runner.
 import path from 'node:path';
-import { JsonJournal } from '../../core/json-journal.ts';
+import { JsonJournal } from '../../core/infra/json-journal.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { AlertEvent, DeliveryAttempt, EventState } from './alert-model.ts';
 import {

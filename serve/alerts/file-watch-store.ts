@@ -5,7 +5,7 @@
 // anything is awaited, so concurrent creates cannot pass it together.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fsyncDir, writeFileAtomic } from '../../core/durable-fs.ts';
+import { fsyncDir, writeFileAtomic } from '../../core/infra/durable-fs.ts';
 import type { Watch, WatchStore } from './alert-model.ts';
 
 const FILE_RE = /^(alw_[A-Za-z0-9_-]+)\.json$/;

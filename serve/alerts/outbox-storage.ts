@@ -2,9 +2,9 @@
 // PostgreSQL outbox and pg-boss's queue 'webhook-deliveries' (every replica delivers; an event
 // whose replica died is taken by another); otherwise the journal of DATA_DIR/alerts/outbox and a
 // queue in memory (one process; pending events are queued again at the next start).
-import type { Config } from '../../core/config.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import type { Logger } from '../../core/log.ts';
+import type { Config } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import type { Logger } from '../../core/infra/log.ts';
 import { MemoryJobQueue } from '../jobs/job-queue.ts';
 import { BossJobQueue } from '../jobs/pg-job-queue.ts';
 import type { DeliveryObserver, WatchStore } from './alert-model.ts';

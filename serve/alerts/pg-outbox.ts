@@ -6,8 +6,8 @@
 // when the lease ends, which is when pg-boss hands its entry to another replica.
 import path from 'node:path';
 import type pg from 'pg';
-import { migrate } from '../../core/postgres/migrate.ts';
-import { createPool, inTransaction, type PgPool } from '../../core/postgres/pool.ts';
+import { migrate } from '../../core/infra/postgres/migrate.ts';
+import { createPool, inTransaction, type PgPool } from '../../core/infra/postgres/pool.ts';
 import type { JobQueue, SqlExecutor } from '../jobs/job-queue.ts';
 import type { AlertEvent, DeliveryAttempt, DeliveryStatus, EventState } from './alert-model.ts';
 import {

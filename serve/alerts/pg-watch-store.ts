@@ -3,9 +3,9 @@
 // a transaction-scoped advisory lock on its account before it counts, so two creates for one
 // account on two replicas count one after the other.
 import path from 'node:path';
-import { migrate } from '../../core/postgres/migrate.ts';
-import { createPool, inTransaction, type PgPool } from '../../core/postgres/pool.ts';
-import type { WindowKey } from '../../core/windows.ts';
+import { migrate } from '../../core/infra/postgres/migrate.ts';
+import { createPool, inTransaction, type PgPool } from '../../core/infra/postgres/pool.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { Watch, WatchConditions, WatchStore, WatchTarget } from './alert-model.ts';
 
 export const ALERTS_SCHEMA = 'alerts';

@@ -3,7 +3,7 @@
 // here with the others, its address (a DNS lookup) by the route (address-guard.ts).
 import { z } from 'zod';
 import type { Lifecycle } from '../../core/maps/series.ts';
-import type { WindowKey } from '../../core/windows.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 import { queryTextField, strictBody } from '../http/body-fields.ts';
 import { badRequest } from '../http/http-error.ts';
 import { windowField } from '../http/query.ts';

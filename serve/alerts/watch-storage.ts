@@ -1,8 +1,8 @@
 // Where a server keeps its watches: with DATABASE_URL, PostgreSQL (every replica shares them);
 // otherwise the files of DATA_DIR/alerts/watches (one process).
-import type { Config } from '../../core/config.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import type { Logger } from '../../core/log.ts';
+import type { Config } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import type { Logger } from '../../core/infra/log.ts';
 import type { WatchStore } from './alert-model.ts';
 import { FileWatchStore } from './file-watch-store.ts';
 import { PgWatchStore } from './pg-watch-store.ts';

@@ -5,7 +5,7 @@
 // records the attempt with the event's next state: delivered, a retry (queued with the record),
 // or given up. A watch whose endpoint took nothing during a whole retry window is paused: its
 // events wait (status paused) until POST /alerts/{id}/resume queues them again.
-import type { Logger } from '../../core/log.ts';
+import type { Logger } from '../../core/infra/log.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { AlertEvent, AlertOutbox, DeliveryAttempt, DeliveryObserver, EventState, Watch, WatchStore } from './alert-model.ts';
 import { parseQueueEntry, type OutboxBook, type OutboxEntry, type Settlement } from './outbox-book.ts';

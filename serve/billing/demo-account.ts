@@ -5,7 +5,7 @@
 // key never overwrites another's; a ledger moved by `ledger import` keeps using the key it brought.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../../core/durable-fs.ts';
+import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
 import type { CreditLedger } from '../../ledger/credit-ledger.ts';
 import { toMicro } from '../../ledger/money.ts';
 

@@ -1,7 +1,7 @@
 // Billing of a call against the ledger (docs/api.md, "Billing and limits"): hold the maximum cost before
 // work, settle to what was delivered (storing the response with an Idempotency-Key), release the
 // whole hold on failure. A refused hold is the 402 of docs/api.md; nothing is written for it.
-import type { WindowKey } from '../../core/windows.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { Hold, CreditLedger } from '../../ledger/credit-ledger.ts';
 import { toCredits, type Credits, type Micro } from '../../ledger/money.ts';
 import { HttpError } from '../http/http-error.ts';

@@ -1,12 +1,12 @@
 // What a content item (docs/api.md, "Content item") shows besides its scores, for every row of a generation, held
-// compactly (see core/utf8-column.ts, core/string-lists.ts) and read from posts.parquet once at
+// compactly (see core/infra/utf8-column.ts, core/infra/string-lists.ts) and read from posts.parquet once at
 // load: title, description, tags, platform, content type, creator (id and handle), URL; and which narratives
 // (one per window at most) and patterns (one per scope at most) the row belongs to.
 import path from 'node:path';
-import { openDuckDB, sqlString } from '../../core/duckdb.ts';
-import { toShared } from '../../core/shared-array.ts';
-import { StringLists, type StringListsParts } from '../../core/string-lists.ts';
-import { Utf8Column, type Utf8ColumnParts } from '../../core/utf8-column.ts';
+import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
+import { toShared } from '../../core/infra/shared-array.ts';
+import { StringLists, type StringListsParts } from '../../core/infra/string-lists.ts';
+import { Utf8Column, type Utf8ColumnParts } from '../../core/infra/utf8-column.ts';
 
 export interface ContentColumns {
   readonly rows: number;

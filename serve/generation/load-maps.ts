@@ -4,11 +4,11 @@
 // map search's two fields (narrative-rank.ts). Small next to the content: a few thousand
 // entries at most.
 import fs from 'node:fs/promises';
-import { pathExists } from '../../core/durable-fs.ts';
+import { pathExists } from '../../core/infra/durable-fs.ts';
 import path from 'node:path';
-import { terms } from '../../core/analyzer.ts';
-import { loadBm25, type Bm25Index } from '../../core/bm25.ts';
-import { openDuckDB, sqlString, type Row } from '../../core/duckdb.ts';
+import { terms } from '../../core/text/analyzer.ts';
+import { loadBm25, type Bm25Index } from '../../core/ranking/bm25.ts';
+import { openDuckDB, sqlString, type Row } from '../../core/infra/duckdb.ts';
 import { loadThemes, type ThemeMaps } from './load-themes.ts';
 import { countFields, json, num, numOrNull, seriesFields, windowFields } from './map-rows.ts';
 import type {

@@ -1,8 +1,8 @@
 // A generation's themes (themes.parquet, docs/snapshot-tables.md), loaded with the narrative map:
 // each theme as its Theme object (docs/api.md, "Theme") and its narratives (the loaded ones whose
 // theme_id names it), in trending order. A generation published before themes has none.
-import { pathExists } from '../../core/durable-fs.ts';
-import { sqlString, type Row } from '../../core/duckdb.ts';
+import { pathExists } from '../../core/infra/durable-fs.ts';
+import { sqlString, type Row } from '../../core/infra/duckdb.ts';
 import type { LoadedNarrative } from './map-types.ts';
 import { countFields, num, seriesFields, windowFields } from './map-rows.ts';
 import { trendingOrder } from './trending-order.ts';

@@ -8,14 +8,14 @@
 // and this thread keeps no graphs. Otherwise this thread holds everything, graphs included.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { assert, AssertionFailed, assertInt } from '../../core/assert.ts';
-import type { Manifest } from '../../core/generations.ts';
-import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../../core/windows.ts';
+import { assert, AssertionFailed, assertInt } from '../../core/infra/assert.ts';
+import type { Manifest } from '../../core/snapshots/generations.ts';
+import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../../core/snapshots/windows.ts';
 import { loadSearchIndex, type SearchIndex, type SharedIndexParts } from '../../core/ranking/search-index.ts';
 import { EnrichmentStore, type EnrichmentParts } from '../../core/enrichment/public-enrichment.ts';
 import type { MemberColumns } from '../../core/maps/members.ts';
 import { readSegmentLabelWords, RowLabelWords, type SegmentLabelWords } from '../../core/maps/row-label-words.ts';
-import { withFirstRows } from '../../core/segments.ts';
+import { withFirstRows } from '../../core/snapshots/segments.ts';
 import { contentColumnsFrom, loadContentColumns, shareContentColumns, type ContentColumns, type ContentParts } from './content-columns.ts';
 import { loadMaps, type Maps } from './load-maps.ts';
 

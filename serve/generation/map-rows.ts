@@ -1,7 +1,7 @@
 // What a narrative and a theme read alike from their table rows (narratives.parquet, themes.parquet):
 // their window, counts and scores, and the figures of their daily series and sentiment, in the JSON
 // types docs/api.md gives them (counts numbers, total_engagement a string of digits).
-import type { Row } from '../../core/duckdb.ts';
+import type { Row } from '../../core/infra/duckdb.ts';
 
 export const num = (v: unknown): number => Number(v);
 export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

@@ -4,9 +4,9 @@
 // dropped once its last lease ends (the loader disposes of it: its search workers drop it too), so
 // its memory is freed then and not before. The store holds whatever its loader makes of a
 // generation (G): serve/search/'s ServedGeneration in the server.
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
-import type { Logger } from '../../core/log.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
+import type { Logger } from '../../core/infra/log.ts';
 import type { LoadedGeneration } from './loaded-generation.ts';
 
 export interface Lease<G extends LoadedGeneration = LoadedGeneration> {

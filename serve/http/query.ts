@@ -4,7 +4,7 @@
 // problem; numbers arrive as text in a query string and as numbers in an MCP call, and both read
 // the same (a string of digits is taken as its number, anything else fails with the field's message).
 import { z } from 'zod';
-import { WINDOW_KEYS } from '../../core/windows.ts';
+import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
 import { badRequest } from './http-error.ts';
 
 /** An integer in [min, max], with the messages every query integer has. */

@@ -3,7 +3,7 @@
 // yielding to the event loop between slices, so a 10,000-row job never holds up a search.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RankedRow } from '../../core/ranking/search.ts';
-import { DAY_MS, type WindowKey } from '../../core/windows.ts';
+import { DAY_MS, type WindowKey } from '../../core/snapshots/windows.ts';
 import { narrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats } from '../../core/maps/series.ts';
 import { contentItem, creatorsOf } from '../generation/content-item.ts';

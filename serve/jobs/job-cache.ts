@@ -4,7 +4,7 @@
 // paid, full price for any other. Entries point at the job whose result file holds the answer, so
 // the cache is rebuilt from the job records after a restart.
 import { createHash } from 'node:crypto';
-import { DAY_MS } from '../../core/windows.ts';
+import { DAY_MS } from '../../core/snapshots/windows.ts';
 import type { JobKind, JobRequest } from './job-request.ts';
 import type { Micro } from '../../ledger/money.ts';
 

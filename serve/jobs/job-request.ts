@@ -2,7 +2,7 @@
 // costs (docs/api.md, "Billing and limits"): the hold placed at submit, the charge for what was delivered, and the
 // largest limit a balance covers for the 402, from the price table (billing/prices.ts).
 import { z } from 'zod';
-import type { WindowKey } from '../../core/windows.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 import { addMicro, timesMicro, toCredits, ZERO_MICRO, type Micro } from '../../ledger/money.ts';
 import { creditsWord, PRICES } from '../billing/prices.ts';
 import { bodyLimitField, queryTextField, strictBody } from '../http/body-fields.ts';

@@ -5,7 +5,7 @@
 // body give the same job; the same key with another body is a 422.
 import Router from '@koa/router';
 import type Koa from 'koa';
-import { requireJsonBody } from '../../core/json-body.ts';
+import { requireJsonBody } from '../../core/infra/json-body.ts';
 import type { Caller } from '../http/auth.ts';
 import { creditHeaders } from '../billing/holds.ts';
 import { notFound } from '../http/http-error.ts';

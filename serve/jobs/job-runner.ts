@@ -13,10 +13,10 @@
 // settlement is in the ledger is finished with that charge. A job is never charged twice.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { failpoint } from '../../core/failpoints.ts';
-import type { Logger } from '../../core/log.ts';
+import { failpoint } from '../../core/infra/failpoints.ts';
+import type { Logger } from '../../core/infra/log.ts';
 import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
-import { TaskPool } from '../../core/workers/task-pool.ts';
+import { TaskPool } from '../../core/infra/workers/task-pool.ts';
 import { LedgerError, type CreditLedger } from '../../ledger/credit-ledger.ts';
 import { asMicro, toCredits, ZERO_MICRO, type Micro } from '../../ledger/money.ts';
 import { holdOr402 } from '../billing/holds.ts';

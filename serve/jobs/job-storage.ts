@@ -1,8 +1,8 @@
 // Where a server keeps its jobs: with DATABASE_URL, PostgreSQL for the records, results and cache
 // and pg-boss for the queue (every replica shares them); otherwise the files of DATA_DIR/jobs and
 // a queue in memory (one process).
-import type { Config } from '../../core/config.ts';
-import type { Logger } from '../../core/log.ts';
+import type { Config } from '../../core/infra/config.ts';
+import type { Logger } from '../../core/infra/log.ts';
 import { FileJobBook, type JobBook } from './job-book.ts';
 import { MemoryJobQueue, type JobQueue } from './job-queue.ts';
 import { jobsDir, MAX_ATTEMPTS } from './job-runner.ts';

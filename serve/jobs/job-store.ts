@@ -3,7 +3,7 @@
 // job is charged. A restart reads them back (job-runner.ts decides what runs again).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../../core/durable-fs.ts';
+import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
 import type { JobRequest } from './job-request.ts';
 import type { Micro } from '../../ledger/money.ts';
 

@@ -2,8 +2,8 @@
 // records, results and cache (migrations/001_jobs.sql), so any replica accepts a job, runs it and
 // answers its status, and an Idempotency-Key is one job across replicas.
 import path from 'node:path';
-import { migrate } from '../../core/postgres/migrate.ts';
-import { createPool, inTransaction, type PgPool } from '../../core/postgres/pool.ts';
+import { migrate } from '../../core/infra/postgres/migrate.ts';
+import { createPool, inTransaction, type PgPool } from '../../core/infra/postgres/pool.ts';
 import { pruneSet, type JobBook } from './job-book.ts';
 import { expiryOf, ROLLING_MS, type CacheEntry } from './job-cache.ts';
 import type { JobQueue } from './job-queue.ts';

@@ -4,7 +4,7 @@
 // lowers its own scheduling priority: on Linux a nice value belongs to the thread that sets it,
 // so searches keep the cores first while jobs run.
 import os from 'node:os';
-import { answerTasks } from '../../core/workers/task-worker.ts';
+import { answerTasks } from '../../core/infra/workers/task-worker.ts';
 import { loadSearchIndex, type SearchIndex, type SharedIndexParts } from '../../core/ranking/search-index.ts';
 import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
 

@@ -8,8 +8,8 @@
 //   members(t)  c / (c + K (1 - b + b n / avg n)), c its posts holding t, n its posts  (0 .. 1)
 // so a narrative named by a word ranks above one whose posts only mention it, and one where many
 // posts mention it above one where a few do (half the weight at K posts of a narrative of average size).
-import { terms } from '../../core/analyzer.ts';
-import { BM25_B, BM25_K1, idfOf, type Bm25Index } from '../../core/bm25.ts';
+import { terms } from '../../core/text/analyzer.ts';
+import { BM25_B, BM25_K1, idfOf, type Bm25Index } from '../../core/ranking/bm25.ts';
 import type { LoadedNarrative, Maps } from '../generation/load-maps.ts';
 
 /** Members holding a term that give it half its weight in a narrative of average size. */

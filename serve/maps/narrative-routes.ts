@@ -2,7 +2,7 @@
 // labels, summaries, tags and the words of member posts: narrative-rank.ts), one narrative (posts, creators, platform split; emergent ids
 // from searches too, while held), and a narrative's trajectory over generations.
 import Router from '@koa/router';
-import { DAY_MS, type WindowKey } from '../../core/windows.ts';
+import { DAY_MS, type WindowKey } from '../../core/snapshots/windows.ts';
 import { storedFields } from '../generation/content-item.ts';
 import type { EmergentStore } from '../search/emergent-store.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';

@@ -7,7 +7,7 @@
 // Queries run one at a time; the tables of the last two generations are kept; recent answers too.
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
-import { openDuckDB, sqlString, type DuckDB } from '../../core/duckdb.ts';
+import { openDuckDB, sqlString, type DuckDB } from '../../core/infra/duckdb.ts';
 
 export interface MediaEntry {
   kind: 'image' | 'video';

@@ -1,9 +1,9 @@
 // What the server is serving, read at each scrape (nothing is counted on the request path): the
 // generation and its age, the generations still draining, the last pipeline run (the file the
-// runner leaves, core/pipeline-run.ts), the answer cache and the search workers.
+// runner leaves, core/infra/pipeline-run.ts), the answer cache and the search workers.
 import { Gauge, type Registry } from 'prom-client';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { readLastRun, type LastRun } from '../../core/pipeline-run.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { readLastRun, type LastRun } from '../../core/infra/pipeline-run.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import type { AnswerCache } from '../search/answer-cache.ts';
 import type { SearchPool } from '../search/search-pool.ts';

@@ -1,6 +1,6 @@
 // The shorthands the OpenAPI document's parts are written in: JSON Schema 2020-12 pieces, and
 // what every operation shares (errors in the API's `{error, request_id}` shape, JSON answers, path ids).
-import { WINDOW_KEYS } from '../../core/windows.ts';
+import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
 
 export type Schema = Record<string, unknown>;
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });

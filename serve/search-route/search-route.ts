@@ -7,9 +7,9 @@
 // 202 of docs/api.md, "POST /search"). An identical request on the same generation reuses the
 // answer from the answer cache (answer-cache.ts); it is still held, settled and recorded like any other.
 import type Koa from 'koa';
-import { terms as analyzeTerms } from '../../core/analyzer.ts';
-import { failpoint } from '../../core/failpoints.ts';
-import { valueWithin } from '../../core/wait-at-most.ts';
+import { terms as analyzeTerms } from '../../core/text/analyzer.ts';
+import { failpoint } from '../../core/infra/failpoints.ts';
+import { valueWithin } from '../../core/infra/wait-at-most.ts';
 import type { CreditLedger } from '../../ledger/credit-ledger.ts';
 import { addMicro, subMicro, timesMicro, toCredits, ZERO_MICRO } from '../../ledger/money.ts';
 import type { Caller } from '../http/auth.ts';

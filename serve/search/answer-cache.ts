@@ -9,7 +9,7 @@
 // recently used out first) and emptied when a new generation is swapped in (docs/api.md, "Answer
 // cache"). lru-cache (isaacs) does the bookkeeping.
 import { LRUCache } from 'lru-cache';
-import type { WindowKey } from '../../core/windows.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { BuiltAnswer } from './answer-build.ts';
 
 export class AnswerCache {

@@ -7,7 +7,7 @@
 // then describes the clusters.
 import { int8Gram } from '../../core/clustering/int8-gram.ts';
 import { KernelKMeans, seedPositions } from '../../core/clustering/kernel-kmeans.ts';
-import type { QuantizedVectors } from '../../core/quantized-vectors.ts';
+import type { QuantizedVectors } from '../../core/vectors/quantized-vectors.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
 import { kGrid } from '../../core/clustering/kmeans-by-silhouette.ts';
 

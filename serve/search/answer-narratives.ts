@@ -8,10 +8,10 @@
 //             queryRelevance = the members' mean cosine to the query (0..1). Their ids stay
 //             readable at /narratives/{id} for EMERGENT_TTL_MS (emergent-store.ts).
 import { createHash } from 'node:crypto';
-import { terms, termsAndSurfaces, termSurfaces } from '../../core/analyzer.ts';
+import { terms, termsAndSurfaces, termSurfaces } from '../../core/text/analyzer.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
 import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../../core/stats/hypergeometric.ts';
-import type { WindowKey } from '../../core/windows.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 import { DESCRIBE_POSTS, platformDiffusion, postReadable, postWords, type PostWords } from '../../core/maps/describe.ts';
 import { ClusterDescriber, LABEL_CANDIDATES } from '../../core/maps/describe-clusters.ts';
 import { LABEL_DEFAULTS, labelKeys } from '../../core/maps/labels.ts';

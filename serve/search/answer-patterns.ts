@@ -10,11 +10,11 @@
 //   queryRelevance   0.4 lexicalMatch + 0.3 memberTextMatch + 0.3 max(0, visualSimilarity).
 import fs from 'node:fs';
 import path from 'node:path';
-import { terms as analyzeTerms } from '../../core/analyzer.ts';
-import { segmentsContainAny, segmentTermIds } from '../../core/bm25.ts';
-import { segmentDir, segmentOfRow } from '../../core/segments.ts';
+import { terms as analyzeTerms } from '../../core/text/analyzer.ts';
+import { segmentsContainAny, segmentTermIds } from '../../core/ranking/bm25.ts';
+import { segmentDir, segmentOfRow } from '../../core/snapshots/segments.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
-import type { WindowKey } from '../../core/windows.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { GenerationData } from '../generation/loaded-generation.ts';
 import type { Lookalike, PatternDetail, RepresentativeContent } from '../generation/load-maps.ts';
 

@@ -3,7 +3,7 @@
 // SharedArrayBuffers), asking the graph worker for each plan's vector candidates over the channel
 // the pool wired. The answer's JSON goes back as bytes, transferred, not copied.
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { osThreadId } from '../../core/workers/os-thread.ts';
+import { osThreadId } from '../../core/infra/workers/os-thread.ts';
 import type { SearchPlan } from '../../core/ranking/search.ts';
 import type { Neighbour } from '../../core/ranking/segment-graphs.ts';
 import { generationView, type GenerationData } from '../generation/loaded-generation.ts';

@@ -4,8 +4,8 @@
 // apart, and renews a narrative's expiry at most once a minute (so across replicas the hour holds
 // to within a minute); another replica reads the table on a miss.
 import path from 'node:path';
-import { migrate } from '../../core/postgres/migrate.ts';
-import { createPool, type PgPool } from '../../core/postgres/pool.ts';
+import { migrate } from '../../core/infra/postgres/migrate.ts';
+import { createPool, type PgPool } from '../../core/infra/postgres/pool.ts';
 import type { EmergentNarrative } from './answer-narratives.ts';
 
 const MIGRATIONS = path.join(import.meta.dirname, 'migrations');

@@ -3,7 +3,7 @@
 // reads beside them are the main thread's shared buffers) and answers the answer workers' requests
 // for a plan's vector candidates, each on the channel the pool gave that worker.
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { osThreadId } from '../../core/workers/os-thread.ts';
+import { osThreadId } from '../../core/infra/workers/os-thread.ts';
 import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-index.ts';
 import { graphCandidates } from '../../core/ranking/search.ts';
 import type { GraphWorkerMessage, WorkerReply } from './search-pool.ts';

@@ -1,7 +1,7 @@
 // The POST /search body (docs/api.md), validated strictly: only query, limit and window; every
 // problem named in the 400's message.
 import { z } from 'zod';
-import type { WindowKey } from '../../core/windows.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 import { bodyLimitField, queryTextField, strictBody } from '../http/body-fields.ts';
 import { badRequest } from '../http/http-error.ts';
 import { windowField } from '../http/query.ts';

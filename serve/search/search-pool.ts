@@ -12,8 +12,8 @@
 // as dispatch (an answer goes to the answer worker with the fewest in flight), and wire the
 // channels again when a worker dies and is replaced.
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
-import { spawnTsWorker } from '../../core/workers/spawn.ts';
-import { waitAtMost } from '../../core/wait-at-most.ts';
+import { spawnTsWorker } from '../../core/infra/workers/spawn.ts';
+import { waitAtMost } from '../../core/infra/wait-at-most.ts';
 import type { SearchParams } from '../../core/ranking/search.ts';
 import type { SharedIndexParts } from '../../core/ranking/search-index.ts';
 import type { GenerationParts } from '../generation/loaded-generation.ts';
@@ -41,7 +41,7 @@ interface Lane {
   alive: boolean;
   ready: Promise<void>;
   isReady: boolean;
-  /** The worker's OS thread id (core/workers/os-thread.ts), once it has said. */
+  /** The worker's OS thread id (core/infra/workers/os-thread.ts), once it has said. */
   thread: number | null;
 }
 interface Waiting {

@@ -2,7 +2,7 @@
 // to answer searches on it. With a search pool the big parts go to its workers at load (the graphs
 // to its graph worker, the shared parts to its answer workers) and answers are built there;
 // without one (SEARCH_THREADS=0) this thread holds everything and answers itself, by the same code.
-import { assert } from '../../core/assert.ts';
+import { assert } from '../../core/infra/assert.ts';
 import { graphCandidates, type SearchParams, type SearchPlan } from '../../core/ranking/search.ts';
 import type { SearchIndex } from '../../core/ranking/search-index.ts';
 import { loadGeneration, type GenerationParts, type LoadedGeneration } from '../generation/loaded-generation.ts';

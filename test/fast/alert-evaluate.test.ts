@@ -7,8 +7,8 @@
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
 import { plantedStory } from '../../fixtures/planted-story.ts';
 import type { AlertEvent, Watch } from '../../serve/alerts/alert-model.ts';
 import { createEvaluation, EVENT_POSTS, eventId, type Publish } from '../../serve/alerts/evaluate.ts';

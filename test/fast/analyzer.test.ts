@@ -1,8 +1,8 @@
 // The shared text analyzer on the cases social text throws at it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { analyze, terms, termSurfaces } from '../../core/analyzer.ts';
-import { repairText } from '../../core/text-repair.ts';
+import { analyze, terms, termSurfaces } from '../../core/text/analyzer.ts';
+import { repairText } from '../../core/text/text-repair.ts';
 
 test('hashtags index as the tag and its camel-case parts; mentions and urls are recognised, not indexed', () => {
   const a = analyze('Huge news: #LineupLeak from @SolsticeFest https://t.co/abc123 check www.example.com now');

@@ -1,9 +1,9 @@
-// core/assert.ts and the preconditions it guards: each throws AssertionFailed naming what was
+// core/infra/assert.ts and the preconditions it guards: each throws AssertionFailed naming what was
 // expected, where the code used to clamp or trust silently.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AssertionFailed, assertInt, assertSameLength, assertSorted } from '../../core/assert.ts';
-import { buildBm25FromTerms, searchBm25 } from '../../core/bm25.ts';
+import { AssertionFailed, assertInt, assertSameLength, assertSorted } from '../../core/infra/assert.ts';
+import { buildBm25FromTerms, searchBm25 } from '../../core/ranking/bm25.ts';
 import { clusterWindow } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { lloydKMeans } from '../../core/clustering/lloyd-kmeans.ts';
 

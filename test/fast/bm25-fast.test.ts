@@ -1,10 +1,10 @@
-// BM25's fast loops (core/bm25.ts: one or two lists merged with their cursors in locals, three to
+// BM25's fast loops (core/ranking/bm25.ts: one or two lists merged with their cursors in locals, three to
 // nine merged with their cursors in typed arrays, ten or more term at a time with rows listed or a
 // span scanned) return exactly the rows and scores of the general merge (the exhaustive reference): held equal on a Zipf-distributed corpus of long and
 // short lists, across segments, windows, deleted rows, short and long queries, ties included.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildBm25FromTerms, searchBm25, searchSegments, segmentedBm25 } from '../../core/bm25.ts';
+import { buildBm25FromTerms, searchBm25, searchSegments, segmentedBm25 } from '../../core/ranking/bm25.ts';
 import { seededRandom } from '../../core/stats/seeded-random.ts';
 
 const VOCAB = 5000;

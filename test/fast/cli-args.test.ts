@@ -1,9 +1,9 @@
-// The command lines' shared argument parsing (core/cli-args.ts): a negative number is a value, not
+// The command lines' shared argument parsing (core/infra/cli-args.ts): a negative number is a value, not
 // an option, so the check that knows the option can say what is wrong with it; parse errors and bad
 // numbers are one line naming the option. Then every CLI that takes a number, as a real process.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { intOption, isoInstantOption, joinNegativeValues, parseCliArgs, UsageError } from '../../core/cli-args.ts';
+import { intOption, isoInstantOption, joinNegativeValues, parseCliArgs, UsageError } from '../../core/infra/cli-args.ts';
 import { runTs } from '../helpers/child.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 

@@ -5,7 +5,7 @@
 // language in its label, every label word as its posts wrote it. Real strings, real analysis.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { terms } from '../../core/analyzer.ts';
+import { terms } from '../../core/text/analyzer.ts';
 import { cleanForSummary, postWords } from '../../core/maps/describe.ts';
 import { describeClusters, DESCRIBE_DEEPER, LABEL_CANDIDATES, type ClusterToDescribe } from '../../core/maps/describe-clusters.ts';
 import { DESCRIBE_POSTS } from '../../core/maps/describe.ts';

@@ -1,8 +1,8 @@
-// The typed-array paths into and out of DuckDB (core/duckdb.ts: numbers, appendNumbers) that the
+// The typed-array paths into and out of DuckDB (core/infra/duckdb.ts: numbers, appendNumbers) that the
 // pipeline's map stages read and write a million rows through: values, NULLs and refusals.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openDuckDB } from '../../core/duckdb.ts';
+import { openDuckDB } from '../../core/infra/duckdb.ts';
 
 test('numbers: typed columns equal the values columns() reads, across many vectors; NULL is NaN in a float column', async () => {
   const db = await openDuckDB();

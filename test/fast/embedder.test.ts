@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { terms } from '../../core/analyzer.ts';
+import { terms } from '../../core/text/analyzer.ts';
 import {
   embed,
   embedderKnows,
@@ -14,9 +14,9 @@ import {
   saveEmbedder,
   termHashes,
   type EmbedderParams,
-} from '../../core/embedder.ts';
-import { foldInWords } from '../../core/fold-in.ts';
-import { FURNITURE_DEFAULTS, furnitureFeatures } from '../../core/furniture-terms.ts';
+} from '../../core/vectors/embedder.ts';
+import { foldInWords } from '../../core/vectors/fold-in.ts';
+import { FURNITURE_DEFAULTS, furnitureFeatures } from '../../core/text/furniture-terms.ts';
 import { seededRandom } from '../../core/stats/seeded-random.ts';
 import { ROOT } from '../helpers/child.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { terms } from '../../core/analyzer.ts';
+import { terms } from '../../core/text/analyzer.ts';
 import {
   attributeConfidence,
   brandProducts,

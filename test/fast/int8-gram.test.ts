@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { int8Gram } from '../../core/clustering/int8-gram.ts';
-import { QuantizedVectors } from '../../core/quantized-vectors.ts';
+import { QuantizedVectors } from '../../core/vectors/quantized-vectors.ts';
 import { compileWat } from '../../tools/build-wasm.ts';
 import { ROOT } from '../helpers/child.ts';
 

@@ -2,7 +2,7 @@
 // the maximum costs of 8.3.5, maxLimitForWindow, and the cache windows (with an injected clock).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { WINDOW_KEYS } from '../../core/windows.ts';
+import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
 import { asMicro, toCredits, toMicro, type Micro } from '../../ledger/money.ts';
 import { cacheKey, expiryOf, JobCache, normaliseQuery } from '../../serve/jobs/job-cache.ts';
 import {

@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
-import { pollUntil } from '../../core/wait-at-most.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { createLogger } from '../../core/infra/log.ts';
+import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { toMicro } from '../../ledger/money.ts';
 import { FileJobBook } from '../../serve/jobs/job-book.ts';
 import { startServer, type RunningServer } from '../../serve/server.ts';

@@ -1,11 +1,11 @@
-// The append-only JSON-lines journal (core/json-journal.ts): what append() acknowledged is read
+// The append-only JSON-lines journal (core/infra/json-journal.ts): what append() acknowledged is read
 // back at open, a line cut short by a crash is cut off (and what follows it is whole), and a
 // compaction replaces the file with the live state in order with the appends around it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { JsonJournal } from '../../core/json-journal.ts';
+import { JsonJournal } from '../../core/infra/json-journal.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
 test.after(() => cleanupTmp());

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { terms, termsAndSurfaces } from '../../core/analyzer.ts';
+import { terms, termsAndSurfaces } from '../../core/text/analyzer.ts';
 import { TWEETEVAL_DIR } from '../../core/enrichment/tweeteval.ts';
 import { cleanForSummary, describeFromWords, describeNarrative, postWords, summarise } from '../../core/maps/describe.ts';
 import { readable } from '../../core/text/readable.ts';

@@ -5,7 +5,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pollUntil } from '../../core/wait-at-most.ts';
+import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { toMicro } from '../../ledger/money.ts';
 import { insightsResult } from '../../serve/jobs/analyses.ts';
 import { TemplateSummariser } from '../../serve/jobs/summariser.ts';

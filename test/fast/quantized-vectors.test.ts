@@ -1,11 +1,11 @@
-// int8 row vectors (core/quantized-vectors.ts): similarities within the documented error of the
+// int8 row vectors (core/vectors/quantized-vectors.ts): similarities within the documented error of the
 // float32 ones, rows without a vector recognised, the file path equal to the in-memory path.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { QuantizedVectors } from '../../core/quantized-vectors.ts';
+import { QuantizedVectors } from '../../core/vectors/quantized-vectors.ts';
 
 const dim = 128;
 let seed = 3;

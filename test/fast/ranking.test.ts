@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { terms } from '../../core/analyzer.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
+import { terms } from '../../core/text/analyzer.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
 import {
   fuse,
   graphCandidates,
@@ -18,8 +18,8 @@ import {
   type RankedRow,
 } from '../../core/ranking/search.ts';
 import { loadSearchIndex, weightedEngagement, type SearchIndex } from '../../core/ranking/search-index.ts';
-import { DAY_MS, type WindowKey } from '../../core/windows.ts';
-import { WINDOW_KEYS } from '../../core/windows.ts';
+import { DAY_MS, type WindowKey } from '../../core/snapshots/windows.ts';
+import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
 import { ROOT } from '../helpers/child.ts';
 import { runPipeline } from '../helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';

@@ -14,7 +14,7 @@ import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
 import { callApi } from '../helpers/http.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
 import { RELATED_MIN_SIMILARITY } from '../../serve/maps/related-narratives.ts';
-import { openDuckDB } from '../../core/duckdb.ts';
+import { openDuckDB } from '../../core/infra/duckdb.ts';
 
 let s: RunningServer;
 let dir: string;

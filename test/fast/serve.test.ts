@@ -3,8 +3,8 @@
 // billing headers equal to the ledger, idempotency), the free reads, health, 404s.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { createLogger } from '../../core/infra/log.ts';
 import { toMicro } from '../../ledger/money.ts';
 import { HttpError } from '../../serve/http/http-error.ts';
 import { RateLimiter } from '../../serve/http/rate-limit.ts';
@@ -14,9 +14,9 @@ import { callApi, type CallOptions } from '../helpers/http.ts';
 import { ledgerEnv, stopPostgres, testLedger } from '../helpers/postgres.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
 import path from 'node:path';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { openDuckDB, sqlString } from '../../core/duckdb.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
 import { loadContentColumns } from '../../serve/generation/content-columns.ts';
 import { contentItem, contentItemsJson } from '../../serve/generation/content-item.ts';
 import { loadGeneration } from '../../serve/generation/loaded-generation.ts';

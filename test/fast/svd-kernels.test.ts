@@ -1,11 +1,11 @@
-// The randomized SVD's loops (core/svd-kernels.ts) against the plain one-row-at-a-time loops they
+// The randomized SVD's loops (core/vectors/svd-kernels.ts) against the plain one-row-at-a-time loops they
 // replaced, bit for bit: the blocked kernels must add the same products in the same order, so a
 // fitted model's bytes (and version) do not change. Sizes that are and are not multiples of the
 // blocks (4 rows, 2 columns, 4 entries), rows and columns of zeros, an upper-triangular factor.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { SparseRow } from '../../core/word-space.ts';
-import { gram, orthonormalise, rowsTimes, sparseTimesDense, transposeRows } from '../../core/svd-kernels.ts';
+import type { SparseRow } from '../../core/vectors/word-space.ts';
+import { gram, orthonormalise, rowsTimes, sparseTimesDense, transposeRows } from '../../core/vectors/svd-kernels.ts';
 
 let seed = 11;
 const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;

@@ -1,5 +1,5 @@
 // Child processes for CLI and crash tests: spawn a TypeScript entry point under tsx and collect its
-// output (tests wait on it with core/wait-at-most.ts's pollUntil: a bounded poll, never a bare sleep).
+// output (tests wait on it with core/infra/wait-at-most.ts's pollUntil: a bounded poll, never a bare sleep).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 

@@ -3,8 +3,8 @@
 // tests: it adds the events of EVENTS_FILE (if set), prints "delivery ready", and delivers until
 // SIGTERM. LOG_LEVEL=debug shows each attempt it makes ("webhook attempt").
 import fs from 'node:fs';
-import { loadConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { createLogger } from '../../core/infra/log.ts';
 import type { AlertEvent } from '../../serve/alerts/alert-model.ts';
 import { alertOutbox } from '../../serve/alerts/outbox-storage.ts';
 import { watchStorage } from '../../serve/alerts/watch-storage.ts';

@@ -1,14 +1,14 @@
 // Runs pipeline stages in-process against a test data directory, and reads what they produced.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../core/config.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { openDuckDB, sqlString, type Row } from '../../core/duckdb.ts';
-import { generationDir, readCurrent, type Manifest } from '../../core/generations.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { openDuckDB, sqlString, type Row } from '../../core/infra/duckdb.ts';
+import { generationDir, readCurrent, type Manifest } from '../../core/snapshots/generations.ts';
 import { loadGraphs, type GraphName, type LoadedGraphs } from '../../core/ranking/segment-graphs.ts';
-import { readDeletedRows, segmentDir, withFirstRows } from '../../core/segments.ts';
-import { loadVectorSpace } from '../../core/vector-space.ts';
-import { createLogger } from '../../core/log.ts';
+import { readDeletedRows, segmentDir, withFirstRows } from '../../core/snapshots/segments.ts';
+import { loadVectorSpace } from '../../core/vectors/vector-space.ts';
+import { createLogger } from '../../core/infra/log.ts';
 import { resolveStages, runStages, type RunResult } from '../../pipeline/runner.ts';
 import { ROOT } from './child.ts';
 import { tmpDir } from './tmp.ts';
@@ -71,7 +71,7 @@ function manifestSegments(genDir: string) {
   return withFirstRows(m.segments ?? []);
 }
 
-/** FROM-able SQL of a generation's table: its file, or a per-segment table (core/segments.ts) laid end to end, row_id global. */
+/** FROM-able SQL of a generation's table: its file, or a per-segment table (core/snapshots/segments.ts) laid end to end, row_id global. */
 export function tableSql(genDir: string, table: string): string {
   const top = path.join(genDir, `${table}.parquet`);
   if (fs.existsSync(top)) return `read_parquet(${sqlString(top)})`;

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pollUntil } from '../../core/wait-at-most.ts';
+import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { ADMIN_ENDPOINT_FILE } from '../../ledger/admin-api.ts';
 import { FileLedger } from '../../ledger/file-ledger.ts';
 import { runNpm, runTs, spawnNpm } from '../helpers/child.ts';

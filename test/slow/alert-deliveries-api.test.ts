@@ -6,7 +6,7 @@
 // call the same routes.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pollUntil } from '../../core/wait-at-most.ts';
+import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import type { DeliveryAttempt, Watch } from '../../serve/alerts/alert-model.ts';
 import type { RunningServer } from '../../serve/server.ts';
 import { eventFor, startReceiver, type Receiver } from '../helpers/alerts.ts';

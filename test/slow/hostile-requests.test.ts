@@ -9,7 +9,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pollUntil } from '../../core/wait-at-most.ts';
+import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { spawnTs, type Child } from '../helpers/child.ts';
 import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';

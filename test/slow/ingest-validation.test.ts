@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openDuckDB, sqlString } from '../../core/duckdb.ts';
+import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
 import { parseCsvLine } from '../../pipeline/ingest/read-records.ts';
 import { readSnapshot, runPipeline, summaryOf } from '../helpers/pipeline.ts';
 import { cleanupTmp, tmpDir, writeLines } from '../helpers/tmp.ts';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pollUntil } from '../../core/wait-at-most.ts';
+import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { spawnTs, type Child } from '../helpers/child.ts';
 import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';

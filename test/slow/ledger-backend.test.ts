@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pollUntil } from '../../core/wait-at-most.ts';
+import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { FileLedger } from '../../ledger/file-ledger.ts';
 import { exportLedger, readDump } from '../../ledger/ledger-dump.ts';
 import { importInto, openLedger } from '../../ledger/open-ledger.ts';

@@ -6,8 +6,8 @@
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { terms } from '../../core/analyzer.ts';
-import { buildBm25FromCounts, buildBm25FromTerms } from '../../core/bm25.ts';
+import { terms } from '../../core/text/analyzer.ts';
+import { buildBm25FromCounts, buildBm25FromTerms } from '../../core/ranking/bm25.ts';
 import { tagWords } from '../../core/maps/tag-words.ts';
 import { rankNarratives } from '../../serve/maps/narrative-rank.ts';
 import type { RunningServer } from '../../serve/server.ts';

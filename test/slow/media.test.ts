@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
-import { pollUntil } from '../../core/wait-at-most.ts';
+import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { confine, sniffImage } from '../../serve/media/media-file.ts';
 import type { RunningServer } from '../../serve/server.ts';
 import { testServer } from '../helpers/server.ts';

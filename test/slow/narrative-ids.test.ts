@@ -4,8 +4,8 @@
 // types of a narrative's fields the same in the narrative and in its trajectory points.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { createLogger } from '../../core/infra/log.ts';
 import { startServer, type RunningServer } from '../../serve/server.ts';
 import { callApi } from '../helpers/http.ts';
 import { AS_OF, runPipeline, sampleDataDir } from '../helpers/pipeline.ts';

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ari, nmi } from '../../core/stats/cluster-metrics.ts';
-import { terms } from '../../core/analyzer.ts';
-import { loadBm25, searchBm25 } from '../../core/bm25.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
+import { terms } from '../../core/text/analyzer.ts';
+import { loadBm25, searchBm25 } from '../../core/ranking/bm25.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
 import {
   CLUSTER_DEFAULTS,
   clusterWindow,
@@ -24,10 +24,10 @@ import { ClassCounts, labelFrom, labelKeys } from '../../core/maps/labels.ts';
 import { feelingCode, feelingCodeSql, narrativeSentiment, sentimentOfCodes } from '../../core/maps/sentiment.ts';
 import { mostCentralFirst } from '../../core/maps/members.ts';
 import { cleanForSummary, postReadable, summarise } from '../../core/maps/describe.ts';
-import { openDuckDB } from '../../core/duckdb.ts';
+import { openDuckDB } from '../../core/infra/duckdb.ts';
 import { RowLabelKeys } from '../../pipeline/narratives/corpus.ts';
 import { dailyCounts, firstActivityAge, lifecycleOf, seriesStats, slope } from '../../core/maps/series.ts';
-import { DAY_MS } from '../../core/windows.ts';
+import { DAY_MS } from '../../core/snapshots/windows.ts';
 import { matchClusters, overlapCoefficient } from '../../core/clustering/tracking.ts';
 import { groupSums, partitionSums, unitOf, vectorSum } from '../../core/clustering/merge-models.ts';
 import { AS_OF, sampleDataDir, readSnapshot, runPipeline } from '../helpers/pipeline.ts';

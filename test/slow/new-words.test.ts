@@ -1,14 +1,14 @@
 // Search knows new words as soon as an incremental run has published them (issue 37): three stories
 // whose names no fit has seen (fixtures/new-word-stories.ts) arrive in an incremental run over the
-// committed sample. Their names are folded into the kept embedder (core/fold-in.ts), so a search for
+// committed sample. Their names are folded into the kept embedder (core/vectors/fold-in.ts), so a search for
 // a name finds the story's posts that say it and, through its vector, those that do not; no
 // unrelated post comes before them; and the answers match those after `run --full` (a refit).
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { embedderKnows } from '../../core/embedder.ts';
-import { generationDir, readCurrent } from '../../core/generations.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { embedderKnows } from '../../core/vectors/embedder.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
 import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-index.ts';
 import { search } from '../../core/ranking/search.ts';
 import { allStoryPosts, NEW_WORD_STORIES } from '../../fixtures/new-word-stories.ts';

@@ -4,8 +4,8 @@
 // edits of the usage ledger, and migrations applied once however many replicas start at once.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPool } from '../../core/postgres/pool.ts';
-import { pollUntil } from '../../core/wait-at-most.ts';
+import { createPool } from '../../core/infra/postgres/pool.ts';
+import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { toMicro } from '../../ledger/money.ts';
 import { PgLedger } from '../../ledger/postgres/pg-ledger.ts';
 import { pgCrashTrial } from '../../ledger/verify/pg-crash-trial.ts';

@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../../core/config.ts';
-import { dataDirLayout } from '../../core/data-dir.ts';
-import { readCurrent } from '../../core/generations.ts';
-import { acquireLock, LockHeld } from '../../core/lock.ts';
-import { pollUntil } from '../../core/wait-at-most.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { readCurrent } from '../../core/snapshots/generations.ts';
+import { acquireLock, LockHeld } from '../../core/infra/lock.ts';
+import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { runTs, spawnTs } from '../helpers/child.ts';
 import { cleanupTmp, tmpDir, writeLines } from '../helpers/tmp.ts';
 

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_DEMO_CREDITS } from '../../core/config.ts';
-import { pollUntil } from '../../core/wait-at-most.ts';
+import { DEFAULT_DEMO_CREDITS } from '../../core/infra/config.ts';
+import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { ROOT, spawnNpm } from '../helpers/child.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 

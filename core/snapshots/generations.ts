@@ -3,11 +3,11 @@
 // use only this module, never the pipeline's work store.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { DataDirLayout } from './data-dir.ts';
+import type { DataDirLayout } from '../infra/data-dir.ts';
 import type { SegmentInfo } from './segments.ts';
 import type { WindowBounds, WindowKey } from './windows.ts';
 
-// 2: the rows live in time segments (core/segments.ts), posts.parquet carries row_id.
+// 2: the rows live in time segments (core/snapshots/segments.ts), posts.parquet carries row_id.
 export const SNAPSHOT_SCHEMA_VERSION = 2;
 const GEN_RE = /^g(\d{6,})$/;
 
@@ -25,7 +25,7 @@ export interface EmbedderInfo {
   version: string;
   fitted_rows: number;
   fitted_as_of: string;
-  /** Words folded in since the fit (core/fold-in.ts), all runs since it together; absent before they were kept. */
+  /** Words folded in since the fit (core/vectors/fold-in.ts), all runs since it together; absent before they were kept. */
   folded_words?: number;
 }
 

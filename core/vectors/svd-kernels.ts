@@ -1,4 +1,4 @@
-// The loops of the embedder's randomized SVD (core/embedder.ts): sparse x dense products, the Gram
+// The loops of the embedder's randomized SVD (core/vectors/embedder.ts): sparse x dense products, the Gram
 // matrix, CholeskyQR2 and a dense row product. They were most of a fit's time (the first start's
 // longest step), so each dense loop works on four rows at once: a value loaded from the shared
 // operand (a row of R^-1, of the Gram matrix, of U) serves four rows before the next load. Every

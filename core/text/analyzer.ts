@@ -1,7 +1,7 @@
 // The one text analyzer: the pipeline indexes with it and the ranking core analyses queries with
 // it, so a query term and a document term always mean the same thing.
 //
-// Steps: damaged text repaired (core/text-repair.ts: mojibake, HTML entities); Unicode NFKC;
+// Steps: damaged text repaired (core/text/text-repair.ts: mojibake, HTML entities); Unicode NFKC;
 // URLs, @mentions, #hashtags and emoji recognised before tokenising (they are social text's
 // strongest signals); lower-case and diacritics folded (café = cafe); word tokens of letters and
 // digits; stop words of the post's language (or of all supported languages when it is unknown)

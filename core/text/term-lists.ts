@@ -4,7 +4,7 @@
 // answer's emergent narratives are labelled from: core/maps/label-words-file.ts). Layout: [u32 header length][header JSON]
 // [vocabulary, '\n'-joined UTF-8, padded to 4 bytes][u32 offsets x (rows+1)][u32 ids x total].
 import fs from 'node:fs/promises';
-import { writeFileAtomic } from './durable-fs.ts';
+import { writeFileAtomic } from '../infra/durable-fs.ts';
 
 export interface TermLists {
   vocab: string[];

@@ -13,9 +13,9 @@
 //   segments/<id>/uuids.txt          the rows' uuids, one per line, in row order
 //   segments/<id>/text-vectors.f32   rows x text dim, float32 (zeros: no text)
 //   segments/<id>/visual-vectors.f32 rows x visual dim, float32 (zeros: no picture)
-//   segments/<id>/doc-terms.bin      the rows' analysed terms (core/term-lists.ts)
+//   segments/<id>/doc-terms.bin      the rows' analysed terms (core/text/term-lists.ts)
 //   segments/<id>/label-words.bin    the rows' label words (core/maps/row-label-words.ts; absent in older segments)
-//   segments/<id>/bm25.bin           BM25 postings over the segment's rows (core/bm25.ts)
+//   segments/<id>/bm25.bin           BM25 postings over the segment's rows (core/ranking/bm25.ts)
 //   segments/<id>/text.hnsw, visual.hnsw  HNSW graphs, labels = local rows (absent: no points)
 //   segments/<id>/text-from-<row>.hnsw    window tails of the text graph (textTails)
 //   segments/<id>/enrichment.parquet, neighbour-scores.parquet, visual-elements.parquet (row_id = local row)

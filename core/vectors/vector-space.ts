@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Matrix, solve } from 'ml-matrix';
-import { writeFileAtomic } from './durable-fs.ts';
+import { writeFileAtomic } from '../infra/durable-fs.ts';
 
 export interface VectorSpaceInfo {
   /** 'computed': our own vectors; 'precomputed': the input's, with our vectors mapped in. */

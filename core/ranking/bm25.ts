@@ -1,9 +1,9 @@
 // BM25 (k1 1.2, b 0.75, Lucene's idf) over the analyzer's terms, as flat typed arrays: a term's
 // postings are docs[starts[t] .. starts[t+1]) with their term frequencies, doc ids ascending.
 // Built once per generation from the features stage's doc-terms; loads with one read.
-import { assertInt } from './assert.ts';
+import { assertInt } from '../infra/assert.ts';
 import fs from 'node:fs/promises';
-import { writeFileAtomic } from './durable-fs.ts';
+import { writeFileAtomic } from '../infra/durable-fs.ts';
 
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -138,7 +138,7 @@ export interface Bm25Stats {
 }
 
 /**
- * A generation's postings: one BM25 index per time segment (core/segments.ts), doc ids local to
+ * A generation's postings: one BM25 index per time segment (core/snapshots/segments.ts), doc ids local to
  * it. A search scores every segment with the generation's statistics (document count, average
  * length, each term's document frequency summed over the segments), combined at query time as
  * Lucene does across its segments, so the scores are those of one index over every row. Rows of

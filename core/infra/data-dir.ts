@@ -17,7 +17,7 @@ export interface DataDirLayout {
   workDb: string;
   artifacts: string;
   lock: string;
-  /** The last pipeline run's stages and timings (core/pipeline-run.ts), read by the server's /metrics. */
+  /** The last pipeline run's stages and timings (core/infra/pipeline-run.ts), read by the server's /metrics. */
   lastRun: string;
   truth: string;
 }

@@ -3,13 +3,13 @@
 // A text becomes a sparse vector of hashed terms and adjacent-term bigrams (feature hashing: no
 // vocabulary to store), weighted by sublinear tf x idf and L2-normalised; it is then projected
 // onto a vector per feature: the word space of the features' co-occurrence in a seeded sample of
-// documents (core/word-space.ts: PPMI, whose top singular vectors are found by randomized SVD,
+// documents (core/vectors/word-space.ts: PPMI, whose top singular vectors are found by randomized SVD,
 // Halko, Martinsson & Tropp 2011: random range finder, power iterations, small SVD). Until
 // generation model 'words-hashed', the vectors were LSA's (the right singular vectors of the
 // sample's document x feature matrix; `space: 'lsa'`): short posts of one subject that share no
 // word stayed orthogonal there (docs/fields.md, "Narratives"). Until model 'words-known', every
 // feature counted through its bucket; now only the features the fit learnt do (`known`), and words
-// folded in after the fit (core/fold-in.ts). The model (idf, projection, known features) is
+// folded in after the fit (core/vectors/fold-in.ts). The model (idf, projection, known features) is
 // deterministic for a given corpus, seed and parameters, is saved with the generation, and embeds
 // queries exactly as documents.
 // Hand-written because it is the product's own core: a few hundred lines of typed-array loops
@@ -17,9 +17,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
-import { ANALYZER_VERSION } from './analyzer.ts';
-import { seededRandom } from './stats/seeded-random.ts';
-import { FURNITURE_DEFAULTS, furnitureFeatures } from './furniture-terms.ts';
+import { ANALYZER_VERSION } from '../text/analyzer.ts';
+import { seededRandom } from '../stats/seeded-random.ts';
+import { FURNITURE_DEFAULTS, furnitureFeatures } from '../text/furniture-terms.ts';
 import { gram, orthonormalise, rowsTimes, sparseTimesDense, transposeRows } from './svd-kernels.ts';
 import { ppmiRows } from './word-space.ts';
 
@@ -33,11 +33,11 @@ export interface EmbedderParams {
   oversample: number;
   powerIterations: number;
   seed: number;
-  /** Find and drop the features posts of every kind share (core/furniture-terms.ts); default on. */
+  /** Find and drop the features posts of every kind share (core/text/furniture-terms.ts); default on. */
   furniture?: boolean;
   /**
    * Which vectors the features get: 'words' (default), the word space of their co-occurrence
-   * (core/word-space.ts); 'lsa', the right singular vectors of the post x feature matrix (the
+   * (core/vectors/word-space.ts); 'lsa', the right singular vectors of the post x feature matrix (the
    * embedder of earlier generations, kept for comparison).
    */
   space?: 'words' | 'lsa';
@@ -87,7 +87,7 @@ export interface EmbedderModel {
    * null: a model saved before this list (every bucket taken as one feature, as it was fitted).
    */
   known: Uint32Array | null;
-  /** Words given a vector after the fit, from the posts that brought them (core/fold-in.ts). */
+  /** Words given a vector after the fit, from the posts that brought them (core/vectors/fold-in.ts). */
   folded: FoldedWords;
 }
 
@@ -106,7 +106,7 @@ export const KNOWN_MIN_DOCS = 2;
 /**
  * A word in fewer of the sample's posts than learntMinDocs is not taken as learnt: the word space's
  * top singular directions describe it poorly (a rare word's row is short and mostly generic), so it
- * is folded in from its posts instead (core/fold-in.ts), in every run alike. One post in a thousand
+ * is folded in from its posts instead (core/vectors/fold-in.ts), in every run alike. One post in a thousand
  * of the sample, 2..20: a small corpus keeps every word it saw twice. Measured with bench new-words
  * (20,000 posts): with 2, a full run's mean precision@20 on the fixture's new-name queries was 0.656
  * against 0.756 after the incremental run that had folded the same names in; with 20, 0.812 and 0.806.
@@ -348,7 +348,7 @@ function fitProjection(rows: Sparse[], params: EmbedderParams, sigmaPower = 0): 
 
 /**
  * Fit idf on every document and the projection on a sample of them; then, unless
- * `params.furniture` is false, find the features posts of every kind share (core/furniture-terms.ts),
+ * `params.furniture` is false, find the features posts of every kind share (core/text/furniture-terms.ts),
  * give them no weight (idf 0: they vanish from documents and queries alike) and fit the
  * projection again without them.
  * @param docs each document's term hashes (termHashes of its analysed terms)

@@ -10,7 +10,7 @@
 // at k = 5 reached NMI 0.32 on this space against 0.13-0.18 on LSA's (scikit-learn, by hand); through this
 // module, 0.26 against 0.10.
 //
-// Hand-written with the embedder (core/embedder.ts), whose randomized SVD it feeds: a hash table of
+// Hand-written with the embedder (core/vectors/embedder.ts), whose randomized SVD it feeds: a hash table of
 // pair counts and a few loops over typed arrays, no native or Python dependency.
 
 export interface WordSpaceOptions {
