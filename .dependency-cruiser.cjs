@@ -7,9 +7,50 @@
 //   serve/     <- app/; imports core/ and ledger/, never pipeline/
 //   app/       the entry that runs pipeline and server together
 //   fixtures/  the corpus generator; imports core/
-//   bench/ and test/ may import the product, never each other
+//   bench/ and test/ may import the product and tools/, never each other
+//   tools/     developer tools (embedded PostgreSQL, the browser, wasm build, UI shots) may import the
+//              product; nothing in the product imports them, only tests and benches
+// No import cycles anywhere (no-circular), type-only imports included.
+//
+// Inside serve/, its folders in rows, bottom -> top: a folder imports only folders on rows below
+// its own, never one beside it; app.ts, server.ts and main.ts above them all (nothing imports them).
+//   http                       request utilities only: errors and their shape, query and body rules,
+//                              auth, rate limit, Idempotency-Key
+//   generation                 a loaded generation (its data only: index, content, maps) and the snapshot store
+//   search                     the search engine: answer and graph workers, answers, the answer cache,
+//                              emergent narratives, the served generation, the /search body rule
+//   maps, billing, media,      free map reads (emergent narratives from search); prices, holds, GET /billing/prices;
+//   account                    media reads; usage and health
+//   jobs                       asynchronous jobs (their analyses reuse search's narrative and pattern parts)
+//   search-route, alerts       POST /search (a search over budget is handed to a job); watches, evaluation, delivery
+//   metrics                    GET /metrics (reads jobs, alerts, search)
+//   mcp, openapi, ui           the MCP tools and the OpenAPI document (each concern's schemas); the dashboard's files
 // `npm test` runs this (test/fast/layers.test.ts), so a wrong-way import fails the suite.
 const STAGES = 'ingest|features|indexes|narratives|patterns|publish';
+const SERVE_ORDER = [
+  ['http'],
+  ['generation'],
+  ['search'],
+  ['maps', 'billing', 'media', 'account'],
+  ['jobs'],
+  ['search-route', 'alerts'],
+  ['metrics'],
+  ['mcp', 'openapi', 'ui'],
+];
+
+/** One rule per serve/ folder: it imports its own folder and those on the rows below, nothing else of serve/. */
+const serveOrder = SERVE_ORDER.flatMap((row, i) =>
+  row.map((folder) => {
+    const allowed = [folder, ...SERVE_ORDER.slice(0, i).flat()];
+    return {
+      name: `serve-order-${folder}`,
+      severity: 'error',
+      comment: `serve/${folder}/ may import serve/${allowed.join('/, ')}/ only (the order at the top of this file)`,
+      from: { path: `^serve/${folder}/` },
+      to: { path: '^serve/', pathNot: `^serve/(${allowed.join('|')})/` },
+    };
+  }),
+);
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -71,6 +112,35 @@ module.exports = {
       to: { path: '^bench/' },
     },
     { name: 'bench-not-on-tests', severity: 'error', from: { path: '^bench/' }, to: { path: '^test/' } },
+    ...serveOrder,
+    {
+      name: 'serve-folder-in-order',
+      severity: 'error',
+      comment: 'a new serve/ folder takes its row in SERVE_ORDER (the order at the top of this file) before it imports serve/',
+      from: { path: '^serve/[^/]+/', pathNot: `^serve/(${SERVE_ORDER.flat().join('|')})/` },
+      to: { path: '^serve/' },
+    },
+    {
+      name: 'product-not-on-tools',
+      severity: 'error',
+      comment: 'tools/ is for developers, tests and benches; the product runs without it',
+      from: { path: '^(core|ledger|pipeline|serve|app|fixtures)/' },
+      to: { path: '^tools/' },
+    },
+    {
+      name: 'tools-not-on-tests',
+      severity: 'error',
+      comment: 'tools/ stands on the product alone (tests and benches import tools/, not the other way)',
+      from: { path: '^tools/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'no import cycles, type-only imports included: a loop is a layer that points both ways',
+      from: {},
+      to: { circular: true },
+    },
     {
       name: 'app-is-the-top',
       severity: 'error',

@@ -5,7 +5,7 @@
 // exactly once, available = balance - open holds, never negative; Idempotency-Key records kept at
 // least 24 h. Every call is asynchronous, as a database round trip is.
 import { createHash } from 'node:crypto';
-import type { LedgerDump } from './ledger-dump.ts';
+import type { LedgerDump } from './dump-format.ts';
 import type { Credits, Micro } from './money.ts';
 import type { IdempotencyWrite } from './records.ts';
 import type { Account, ApiKey, Hold } from './state.ts';

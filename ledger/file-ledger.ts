@@ -13,7 +13,7 @@ import { snapshot, writeCheckpoint } from './checkpoint.ts';
 import { newId, newSecret } from './ids.ts';
 import { recoverLog, type RecoveryReport } from './recovery.ts';
 import { addMicro, assertMicro, subMicro, toCredits, ZERO_MICRO, type Micro } from './money.ts';
-import type { LedgerDump } from './ledger-dump.ts';
+import type { LedgerDump } from './dump-format.ts';
 import { decodeRecord, encodeRecord, type IdempotencyWrite, type LedgerRecord, type RecordInput, type Resolution } from './records.ts';
 import { RecordLog, type Location } from './record-log.ts';
 import { idemKey, LedgerState, type Account, type ApiKey, type Hold } from './state.ts';

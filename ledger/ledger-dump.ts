@@ -9,39 +9,10 @@
 import fs from 'node:fs/promises';
 import { LedgerError, type CreditLedger, type UsageEntry } from './credit-ledger.ts';
 import { addMicro, subMicro, toMicro, ZERO_MICRO, type Micro } from './money.ts';
-import type { ApiKey } from './state.ts';
+import type { DumpAccount, DumpEntry, DumpKey, LedgerDump } from './dump-format.ts';
 
 export const DUMP_VERSION = 1;
 
-export interface DumpAccount {
-  t: 'account';
-  id: string;
-  name: string;
-  createdAt: string;
-  /** Top-ups minus settlements (micro-credits); the last entry's balanceAfter. */
-  balanceMicro: Micro;
-}
-/** A key as the ledger keeps it (`hash`: SHA-256 of the secret, hex; never the secret). */
-export interface DumpKey extends ApiKey {
-  t: 'key';
-}
-export interface DumpEntry {
-  t: 'entry';
-  account: string;
-  type: UsageEntry['type'];
-  keyId: string | null;
-  /** Added (top-up), charged (settlement), 0 (refund); micro-credits. */
-  amountMicro: Micro;
-  /** The hold a settlement or refund resolved (null for a top-up). */
-  heldMicro: Micro | null;
-  balanceAfterMicro: Micro;
-  /** Top-up: its id; else the request's ref. */
-  ref: string | null;
-  /** Top-up: its note; else what the hold paid for. */
-  what: string | null;
-  reason: string | null;
-  at: string;
-}
 interface Header {
   t: 'ledger-export';
   version: number;
@@ -53,13 +24,6 @@ interface End {
   accounts: number;
   keys: number;
   entries: number;
-}
-
-export interface LedgerDump {
-  accounts: DumpAccount[];
-  keys: DumpKey[];
-  /** Oldest first within each account. */
-  entries: DumpEntry[];
 }
 
 export class DumpError extends Error {}

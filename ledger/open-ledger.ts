@@ -7,7 +7,8 @@ import { redactUrl } from '../core/infra/postgres/pool.ts';
 import { checkKind, LedgerChoiceError, mismatchMessage, writeBackend, type Asked, type BackendRecord } from './backend-record.ts';
 import type { CreditLedger } from './credit-ledger.ts';
 import { FileLedger } from './file-ledger.ts';
-import { importLedger, type LedgerDump } from './ledger-dump.ts';
+import type { LedgerDump } from './dump-format.ts';
+import { importLedger } from './ledger-dump.ts';
 import { PgLedger } from './postgres/pg-ledger.ts';
 
 export interface LedgerChoice {

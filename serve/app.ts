@@ -14,13 +14,14 @@ import { EmergentStore } from './search/emergent-store.ts';
 import type { AnswerCache } from './search/answer-cache.ts';
 import type { SearchPool } from './search/search-pool.ts';
 import { HttpError } from './http/http-error.ts';
-import type { ApiState, RequestState } from './http/app-state.ts';
+import type { RequestState } from './http/app-state.ts';
+import type { ApiState } from './generation/api-state.ts';
 import { accessLog } from './http/middleware/access-log.ts';
 import { jsonErrors } from './http/middleware/errors.ts';
 import { securityHeaders } from './http/middleware/headers.ts';
 import { encodeJson } from './http/middleware/json-encode.ts';
 import { requestId } from './http/middleware/request-id.ts';
-import { openApiDocument } from './http/openapi.ts';
+import { openApiDocument } from './openapi/openapi.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { accountRouter } from './account/account-routes.ts';
 import type { JobRunner } from './jobs/job-runner.ts';
@@ -30,12 +31,13 @@ import { narrativesRouter } from './maps/narrative-routes.ts';
 import { relatedNarrativesRouter } from './maps/related-narratives.ts';
 import { themesRouter } from './maps/theme-routes.ts';
 import { patternsRouter } from './maps/pattern-routes.ts';
-import { searchHandler } from './search/search-route.ts';
+import { searchHandler } from './search-route/search-route.ts';
 import { pricesRouter } from './billing/price-routes.ts';
 import { mediaRouter } from './media/media-routes.ts';
 import type { MediaEntries } from './media/media-entries.ts';
 import { uiRouter } from './ui/ui-routes.ts';
 import type { SnapshotStore } from './generation/snapshot-store.ts';
+import type { ServedGeneration } from './search/served-generation.ts';
 import { alertsRouter, type AlertRouteDeps } from './alerts/alert-routes.ts';
 import { deliveryRouter } from './alerts/delivery-routes.ts';
 
@@ -46,7 +48,7 @@ export const BODY_LIMIT = '32kb';
 
 export interface AppDeps {
   ledger: CreditLedger;
-  snapshots: SnapshotStore;
+  snapshots: SnapshotStore<ServedGeneration>;
   log: Logger;
   prefix: string;
   /** Requests per second and burst per key. */

@@ -17,11 +17,11 @@ import { openLedger } from '../ledger/open-ledger.ts';
 import { createApp } from './app.ts';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.ts';
 import { ensureDemoAccount, type DemoKey } from './billing/demo-account.ts';
-import { loadGeneration } from './generation/loaded-generation.ts';
 import { JobRunner } from './jobs/job-runner.ts';
 import { jobStorage } from './jobs/job-storage.ts';
 import { summariserFrom } from './jobs/summariser.ts';
 import { SearchPool } from './search/search-pool.ts';
+import { servedLoader, type ServedGeneration } from './search/served-generation.ts';
 import { osThreadId } from '../core/infra/workers/os-thread.ts';
 import { AnswerCache } from './search/answer-cache.ts';
 import { EmergentShare } from './search/emergent-share.ts';
@@ -39,7 +39,7 @@ export interface RunningServer {
   url: string;
   baseUrl: string;
   ledger: CreditLedger;
-  snapshots: SnapshotStore;
+  snapshots: SnapshotStore<ServedGeneration>;
   /** The search workers (null with SEARCH_THREADS=0). */
   searchPool: SearchPool | null;
   /** Answers of identical searches (SEARCH_CACHE_MB; disabled at 0). */
@@ -65,7 +65,7 @@ interface Parts {
   metrics: ServiceMetrics;
   ledger: CreditLedger;
   pool: SearchPool | null;
-  snapshots: SnapshotStore;
+  snapshots: SnapshotStore<ServedGeneration>;
   answerCache: AnswerCache;
   emergentShare: EmergentShare | null;
   emergent: EmergentStore;
@@ -90,7 +90,7 @@ async function makeParts(config: Config, log: Logger): Promise<Parts> {
     config.SEARCH_THREADS > 0
       ? new SearchPool(config.SEARCH_THREADS, (err) => log.error({ err: err.message }, 'search worker failed; a new one replaces it'))
       : null;
-  const snapshots = new SnapshotStore(config.dataDir, log, (dir, previous) => loadGeneration(dir, pool, previous));
+  const snapshots = new SnapshotStore(config.dataDir, log, servedLoader(pool));
   const answerCache = new AnswerCache(config.SEARCH_CACHE_MB * 1024 * 1024);
   // Replicas share the emergent narratives their searches form (DATABASE_URL).
   const emergentShare = config.DATABASE_URL

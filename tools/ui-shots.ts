@@ -56,8 +56,8 @@ if (!own) {
   process.stdout.write(`pipeline: the committed sample into ${dataDir} ...\n`);
   await runStages(resolveStages(['run']), { config, log: quiet, asOf: SAMPLE_AS_OF, tty: false });
 }
-/** The alerts shot's webhook receiver (alertsToShow). */
-let receiver: http.Server | null = null;
+/** The alerts shot's webhook receiver (alertsToShow starts it). */
+const receiver = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
 const server = await startServer(config, quiet);
 const browser = await launchChromium();
 try {
@@ -97,7 +97,7 @@ try {
 } finally {
   await browser.close();
   await server.close();
-  receiver?.close();
+  if (receiver.listening) receiver.close();
   if (!own) fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
@@ -107,8 +107,7 @@ try {
  * evaluates the publish and delivers to a receiver here. Returns the first watch's id.
  */
 async function alertsToShow(s: RunningServer, key: string): Promise<string> {
-  receiver = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
-  await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/narratives`;
   const post = async (body: unknown) =>
     (await (

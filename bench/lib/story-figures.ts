@@ -10,7 +10,7 @@ import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
 import { generationDir, readCurrent, readManifest } from '../../core/snapshots/generations.ts';
 import { mostlyOffTopic, OFF_TOPIC, scoreStories, type PostTruth, type StoryScore } from '../../core/stats/story-metrics.ts';
 import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
-import type { Narrative } from '../../serve/maps/load-maps.ts';
+import type { Narrative } from '../../serve/generation/load-maps.ts';
 import { trendingOrder } from '../../serve/maps/narrative-routes.ts';
 
 export interface TrendingItem {

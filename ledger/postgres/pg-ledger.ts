@@ -36,7 +36,7 @@ import {
   type UsageQuery,
 } from '../credit-ledger.ts';
 import { newId, newSecret } from '../ids.ts';
-import type { LedgerDump } from '../ledger-dump.ts';
+import type { LedgerDump } from '../dump-format.ts';
 import { assertMicro, subMicro, toCredits, ZERO_MICRO, type Micro } from '../money.ts';
 import { Batcher } from './batcher.ts';
 

@@ -2,7 +2,7 @@
 // opaque cursor, limit, keyId filter) and GET /health (status, the generation served and how old
 // its data is, the ledger's state). Never billed, never in the usage ledger.
 import Router from '@koa/router';
-import type { ApiState } from '../http/app-state.ts';
+import type { ApiState } from '../generation/api-state.ts';
 import { LedgerError, type CreditLedger } from '../../ledger/credit-ledger.ts';
 import { toCredits } from '../../ledger/money.ts';
 import { badRequest, HttpError } from '../http/http-error.ts';

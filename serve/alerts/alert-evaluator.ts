@@ -14,7 +14,7 @@ import { generationDir, readManifest } from '../../core/snapshots/generations.ts
 import type { Logger } from '../../core/infra/log.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
-import { loadMaps } from '../maps/load-maps.ts';
+import { loadMaps } from '../generation/load-maps.ts';
 import type { AlertEvent, AlertOutbox, WatchStore } from './alert-model.ts';
 import { createEvaluation, type GenerationSide } from './evaluate.ts';
 

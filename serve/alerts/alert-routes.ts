@@ -5,7 +5,7 @@
 // a 404, as one that does not exist.
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
-import type { ApiState } from '../http/app-state.ts';
+import type { ApiState } from '../generation/api-state.ts';
 import { requireJsonBody } from '../../core/infra/json-body.ts';
 import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';

@@ -4,7 +4,7 @@
 // event again now, POST /alerts/{id}/resume unpauses a watch and queues the events that waited.
 // Another account's watch is a 404, as one that does not exist.
 import Router from '@koa/router';
-import type { ApiState } from '../http/app-state.ts';
+import type { ApiState } from '../generation/api-state.ts';
 import { z } from 'zod';
 import { HttpError, notFound } from '../http/http-error.ts';
 import { intField, queryFrom } from '../http/query.ts';

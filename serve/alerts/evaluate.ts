@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { lastDaySpikes } from '../../core/maps/daily-signals.ts';
 import { DAY_MS, type WindowKey } from '../../core/snapshots/windows.ts';
-import type { LoadedNarrative, Maps } from '../maps/load-maps.ts';
+import type { LoadedNarrative, Maps } from '../generation/load-maps.ts';
 import { searchNarratives } from '../maps/narrative-rank.ts';
 import type { AlertCondition, AlertEvent, NarrativeFigures, Watch } from './alert-model.ts';
 

@@ -1,7 +1,7 @@
 // GET /billing/prices (free): what each billed call costs, read off the price table billing holds
 // and settles with (prices.ts), so a client (the dashboard) can show the hold before it runs a call.
 import Router from '@koa/router';
-import type { ApiState } from '../http/app-state.ts';
+import type { ApiState } from '../generation/api-state.ts';
 import { toCredits } from '../../ledger/money.ts';
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../search/search-body.ts';
 import { PRICES } from './prices.ts';

@@ -1,8 +1,8 @@
 // The price table (docs/api.md, "Billing and limits"): what every billed call costs, the one
-// place a price is written. Billing holds and settles with it (search-route.ts, job-request.ts),
+// place a price is written. Billing holds and settles with it (search-route/search-route.ts, job-request.ts),
 // and every text that names a price takes it from here: GET /billing/prices (price-routes.ts,
 // which the dashboard reads), the MCP tool descriptions (mcp/tools.ts) and the OpenAPI document
-// (http/openapi.ts).
+// (openapi/).
 import { toMicro, type Credits, type Micro } from '../../ledger/money.ts';
 
 export const PRICES = {

@@ -1,11 +1,11 @@
 // One generation as the server holds it: the ranking core's index (core/ranking), the content
 // columns of docs/api.md "Content item", and the narrative and pattern maps. Immutable once loaded; requests lease
-// it from the snapshot store (snapshot-store.ts) so a swap never pulls it from under them.
+// it from the snapshot store (snapshot-store.ts) so a swap never pulls it from under them. Data only:
+// answering from it (on this thread or in search workers) is serve/search/'s (served-generation.ts).
 //
-// With search workers (serve/search/search-pool.ts) the big parts live in SharedArrayBuffers: the
-// answer workers read them in place through a GenerationData view of their own (generationView),
-// and the graph worker holds the HNSW graphs; this thread keeps no graphs. Without workers
-// (SEARCH_THREADS=0) this thread holds everything and answers itself, by the same code.
+// Loaded to be shared with other threads (`share`), the big parts live in SharedArrayBuffers: a
+// search worker reads them in place through a GenerationData view of its own (generationView),
+// and this thread keeps no graphs. Otherwise this thread holds everything, graphs included.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { assert, AssertionFailed, assertInt } from '../../core/infra/assert.ts';
@@ -17,10 +17,7 @@ import type { MemberColumns } from '../../core/maps/members.ts';
 import { readSegmentLabelWords, RowLabelWords, type SegmentLabelWords } from '../../core/maps/row-label-words.ts';
 import { withFirstRows } from '../../core/snapshots/segments.ts';
 import { contentColumnsFrom, loadContentColumns, shareContentColumns, type ContentColumns, type ContentParts } from './content-columns.ts';
-import { loadMaps, type Maps } from '../maps/load-maps.ts';
-import { graphCandidates, type SearchParams, type SearchPlan } from '../../core/ranking/search.ts';
-import type { SearchPool } from '../search/search-pool.ts';
-import { answerHere, rankHere, type AnswerRequest, type BuiltAnswer, type SearchOutcome } from '../search/answer-build.ts';
+import { loadMaps, type Maps } from './load-maps.ts';
 
 /** A window's length in days (all: from its start to the as-of instant, at least 1): the span of its daily series. */
 export function windowDaysOf(gen: Pick<GenerationData, 'index' | 'manifest'>, window: WindowKey): number {
@@ -52,12 +49,17 @@ export interface LoadedGeneration extends GenerationData {
   posts: number;
   loadedAt: string;
   loadMs: number;
-  /** A search answer (its JSON fragment, rows and emergent narratives): in an answer worker when there are any, else here. */
-  answer(r: AnswerRequest): Promise<BuiltAnswer>;
-  /** The ranked rows and their clusters alone (tests and tools). */
-  search(p: SearchParams): Promise<SearchOutcome>;
-  /** Let the search workers drop it (once no request holds it). */
-  dispose(): Promise<void>;
+}
+
+export interface LoadOptions {
+  /** The generation being served: the segments both hold are taken from it, not read again. */
+  previous?: LoadedGeneration | null;
+  /**
+   * Hand the big parts to other threads: they are loaded into SharedArrayBuffers, without the
+   * graphs (whoever takes the parts loads those), and given to `share` before the generation
+   * counts as loaded (its loadMs includes the sharing).
+   */
+  share?: (parts: GenerationParts) => Promise<void>;
 }
 
 /** Everything an answer worker needs to make its own view of a generation (generationView). */
@@ -107,52 +109,41 @@ export async function generationView(p: GenerationParts): Promise<GenerationData
   };
 }
 
-/**
- * Load a generation; with a pool, the graphs go to its graph worker and the shared parts to its
- * answer workers, and this thread keeps no graphs. The segments `previous` (the generation being
- * served) holds are taken from it, not read again.
- */
-export async function loadGeneration(
-  dir: string,
-  pool: SearchPool | null = null,
-  previous: LoadedGeneration | null = null,
-): Promise<LoadedGeneration> {
+/** Load a generation (see LoadOptions for sharing it with other threads and lending from the one served). */
+export async function loadGeneration(dir: string, opts: LoadOptions = {}): Promise<LoadedGeneration> {
   const t0 = performance.now();
+  const { previous = null, share } = opts;
+  const shared = share !== undefined;
   const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
   const held = previous ? [previous.index] : [];
-  const index = await loadSearchIndex(dir, pool ? { graphs: false, share: true, held } : { held });
+  const index = await loadSearchIndex(dir, shared ? { graphs: false, share: true, held } : { held });
   // The content columns before the workers' graphs: reading them through DuckDB leaves a transient
   // of several hundred MB, which on top of the graphs made the server's peak (at 1M posts 3,137
   // against 2,606 MiB this way round, for the same memory once loaded).
   const [content, maps, labelWords] = await Promise.all([
-    loadContentColumns(dir, index.rows, pool !== null),
+    loadContentColumns(dir, index.rows, shared),
     loadMaps(dir, manifest.generation),
-    readSegmentLabelWords(dir, withFirstRows(manifest.segments ?? []), pool !== null),
+    readSegmentLabelWords(dir, withFirstRows(manifest.segments ?? []), shared),
   ]);
   // Every member list names rows of this generation (a map from another generation would not).
   for (const m of [...maps.narratives, ...maps.patterns]) {
     for (const r of m.members)
       if (!(r >= 0 && r < index.rows)) throw new AssertionFailed(`${dir}: a map member names row ${r} of ${index.rows}`);
   }
-  try {
-    if (pool) {
-      assert(index.shared, 'an index loaded for the search workers shares its parts');
-      await pool.load({
-        id: manifest.generation,
-        dir,
-        manifest,
-        index: index.shared,
-        content: shareContentColumns(content),
-        enrichment: index.enrichment.share(),
-        maps: { narratives: maps.narratives, patterns: maps.patterns, patternDim: maps.patternDim },
-        labelWords,
-      });
-    }
-  } catch (err) {
-    await pool?.drop(manifest.generation);
-    throw err;
+  if (share) {
+    assert(index.shared, 'an index loaded to be shared shares its parts');
+    await share({
+      id: manifest.generation,
+      dir,
+      manifest,
+      index: index.shared,
+      content: shareContentColumns(content),
+      enrichment: index.enrichment.share(),
+      maps: { narratives: maps.narratives, patterns: maps.patterns, patternDim: maps.patternDim },
+      labelWords,
+    });
   }
-  const gen: LoadedGeneration = {
+  return {
     id: manifest.generation,
     dir,
     manifest,
@@ -164,14 +155,5 @@ export async function loadGeneration(
     loadedAt: new Date().toISOString(),
     loadMs: Math.round(performance.now() - t0),
     ...derived(index, content),
-    answer: pool ? (r) => pool.answer(manifest.generation, r) : async (r) => answerHere(gen, r, (plan) => graphsOf(index, plan)),
-    search: pool ? (p) => pool.search(manifest.generation, p) : async (p) => rankHere(gen, p, (plan) => graphsOf(index, plan)),
-    dispose: pool ? () => pool.drop(manifest.generation) : async () => undefined,
   };
-  return gen;
-}
-
-function graphsOf(index: SearchIndex, plan: SearchPlan) {
-  assert(index.hnsw, `generation ${index.generation} was loaded without its graphs`);
-  return graphCandidates(index.hnsw, plan);
 }

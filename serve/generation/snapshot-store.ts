@@ -1,43 +1,53 @@
 // Which generation the server answers from, and the hot swap to the next one. Requests lease the
 // current generation for their whole life; a new CURRENT is loaded in the background while the
 // old one keeps serving, then swapped in atomically (one assignment). The old generation is
-// dropped once its last lease ends (its search workers drop it too), so its memory is freed then
-// and not before.
+// dropped once its last lease ends (the loader disposes of it: its search workers drop it too), so
+// its memory is freed then and not before. The store holds whatever its loader makes of a
+// generation (G): serve/search/'s ServedGeneration in the server.
 import { dataDirLayout } from '../../core/infra/data-dir.ts';
 import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
 import type { Logger } from '../../core/infra/log.ts';
-import { loadGeneration, type LoadedGeneration } from './loaded-generation.ts';
+import type { LoadedGeneration } from './loaded-generation.ts';
 
-export interface Lease {
-  gen: LoadedGeneration;
+export interface Lease<G extends LoadedGeneration = LoadedGeneration> {
+  gen: G;
   release(): void;
 }
 
-export class SnapshotStore {
-  private current: LoadedGeneration | null = null;
-  private leases = new Map<LoadedGeneration, number>();
-  private retired = new Set<LoadedGeneration>();
+/** How a store loads a generation and lets a retired one go. */
+export interface GenerationLoader<G extends LoadedGeneration> {
+  /** Load the generation in `dir`; `previous` (the one being served) lends the segments both hold. */
+  load(dir: string, previous: G | null): Promise<G>;
+  /** Free what a retired generation holds outside this thread (its search workers' copies), once no request holds it. */
+  dispose(gen: G): Promise<void>;
+}
+
+export class SnapshotStore<G extends LoadedGeneration = LoadedGeneration> {
+  private current: G | null = null;
+  private leases = new Map<G, number>();
+  private retired = new Set<G>();
   private loading: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
-  private swapListeners: Array<(gen: LoadedGeneration, previous: LoadedGeneration | null) => void> = [];
+  // Each listener behind a method: methods' parameters are checked both ways, so a store of served
+  // generations passes as a store of loaded ones to the readers that need only the data (it hands
+  // out nothing but Gs, so that is sound).
+  private swapListeners: Array<{ swapped(gen: G, previous: G | null): void }> = [];
   lastError: string | null = null;
 
   constructor(
     private readonly dataDir: string,
     private readonly log: Logger,
-    /** Loads a generation; `previous` (the one being served) lends the segments both hold. */
-    private readonly load: (dir: string, previous: LoadedGeneration | null) => Promise<LoadedGeneration> = (dir, previous) =>
-      loadGeneration(dir, null, previous),
+    private readonly loader: GenerationLoader<G>,
   ) {}
 
   /** Load the generation CURRENT names (an error when there is none). */
-  async start(): Promise<LoadedGeneration> {
+  async start(): Promise<G> {
     await this.refresh();
     if (!this.current) throw new Error(`no published generation in ${this.dataDir}: run the pipeline first (npm run pipeline -- run)`);
     return this.current;
   }
 
-  get generation(): LoadedGeneration | null {
+  get generation(): G | null {
     return this.current;
   }
 
@@ -45,8 +55,8 @@ export class SnapshotStore {
    * Call `fn` with each generation swapped in from now on and the one it replaced (and at once with
    * the one served, if any, and null). `previous` is about to be released: keep what you need of it.
    */
-  onSwap(fn: (gen: LoadedGeneration, previous: LoadedGeneration | null) => void): void {
-    this.swapListeners.push(fn);
+  onSwap(fn: (gen: G, previous: G | null) => void): void {
+    this.swapListeners.push({ swapped: fn });
     if (this.current) fn(this.current, null);
   }
 
@@ -55,7 +65,7 @@ export class SnapshotStore {
     return this.retired.size;
   }
 
-  lease(): Lease {
+  lease(): Lease<G> {
     const gen = this.current;
     if (!gen) throw new Error('no generation loaded');
     this.leases.set(gen, (this.leases.get(gen) ?? 0) + 1);
@@ -83,11 +93,11 @@ export class SnapshotStore {
         const layout = dataDirLayout(this.dataDir);
         const id = await readCurrent(layout);
         if (!id || id === this.current?.id) return;
-        const next = await this.load(generationDir(layout, id), this.current);
+        const next = await this.loader.load(generationDir(layout, id), this.current);
         const old = this.current;
         this.current = next;
         this.lastError = null;
-        for (const fn of this.swapListeners) fn(next, old);
+        for (const l of this.swapListeners) l.swapped(next, old);
         this.log.info({ generation: next.id, loadMs: next.loadMs, previous: old?.id ?? null }, 'serving generation');
         if (old) {
           if (this.leases.has(old)) this.retired.add(old);
@@ -105,10 +115,10 @@ export class SnapshotStore {
   }
 
   /** A retired generation no request holds: its search workers let it go; the collector does the rest. */
-  private free(gen: LoadedGeneration): void {
+  private free(gen: G): void {
     this.log.info({ generation: gen.id }, 'retired generation released');
-    gen
-      .dispose()
+    this.loader
+      .dispose(gen)
       .catch((err: Error) => this.log.warn({ generation: gen.id, err: err.message }, 'search workers could not drop the generation'));
   }
 

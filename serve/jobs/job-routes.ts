@@ -4,7 +4,7 @@
 // that submitted a job sees it (404 for any other). Idempotency-Key on submit: the same key and
 // body give the same job; the same key with another body is a 422.
 import Router from '@koa/router';
-import type { ApiState } from '../http/app-state.ts';
+import type { ApiState } from '../generation/api-state.ts';
 import { requireJsonBody } from '../../core/infra/json-body.ts';
 import { notFound } from '../http/http-error.ts';
 import { idempotencyKeyHeader, requestHash } from '../http/idempotency-key.ts';

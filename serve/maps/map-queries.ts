@@ -1,12 +1,10 @@
 // The query parameters of the free map reads (docs/api.md, "Free reads"): the one definition the
 // routes, the MCP tools and the OpenAPI document share (serve/http/query.ts).
 import { z } from 'zod';
+import { TRENDING_SORT_KEYS } from '../generation/trending-order.ts';
 import { cursorField, intField, pageFields, windowField } from '../http/query.ts';
 
 export const PATTERN_SORT_KEYS = ['contentCount', 'lateShare', 'confidence', 'totalEngagement', 'firstSeenAt'] as const;
-
-export const TRENDING_SORT_KEYS = ['momentum', 'emerging', 'volume', 'engagement'] as const;
-export type TrendingSort = (typeof TRENDING_SORT_KEYS)[number];
 
 /** A map list's parameters (GET /narratives/trending, GET /themes: the same list rules). */
 const mapListFields = {

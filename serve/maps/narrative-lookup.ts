@@ -9,7 +9,7 @@
 import type { EmergentStore } from '../search/emergent-store.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { notFound } from '../http/http-error.ts';
-import type { LoadedNarrative } from './load-maps.ts';
+import type { LoadedNarrative } from '../generation/load-maps.ts';
 import type { EmergentNarrative } from '../search/answer-narratives.ts';
 
 export type Resolved =

@@ -10,7 +10,7 @@
 // posts mention it above one where a few do (half the weight at K posts of a narrative of average size).
 import { terms } from '../../core/text/analyzer.ts';
 import { BM25_B, BM25_K1, idfOf, type Bm25Index } from '../../core/ranking/bm25.ts';
-import type { LoadedNarrative, Maps } from './load-maps.ts';
+import type { LoadedNarrative, Maps } from '../generation/load-maps.ts';
 
 /** Members holding a term that give it half its weight in a narrative of average size. */
 export const MEMBER_HALF = 5;

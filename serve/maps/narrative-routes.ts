@@ -2,25 +2,25 @@
 // labels, summaries, tags and the words of member posts: narrative-rank.ts), one narrative (posts, creators, platform split; emergent ids
 // from searches too, while held), and a narrative's trajectory over generations.
 import Router from '@koa/router';
-import type { ApiState } from '../http/app-state.ts';
+import type { ApiState } from '../generation/api-state.ts';
 import { DAY_MS, type WindowKey } from '../../core/snapshots/windows.ts';
 import { storedFields } from '../generation/content-item.ts';
 import type { EmergentStore } from '../search/emergent-store.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest } from '../http/http-error.ts';
-import type { Narrative, TrajectoryPoint } from './load-maps.ts';
+import type { Narrative, TrajectoryPoint } from '../generation/load-maps.ts';
 import { resolveNarrative, type Resolved } from './narrative-lookup.ts';
 import { searchNarratives } from './narrative-rank.ts';
 import { queryFrom } from '../http/query.ts';
 import { narrativeDetailQuery, narrativeSearchQuery, trendingQuery } from './map-queries.ts';
 import { memberSplit, platformCode } from './member-split.ts';
 import { resolveTheme } from './theme-routes.ts';
-import { sortedPage } from './trending-order.ts';
+import { sortedPage } from '../generation/trending-order.ts';
 import { periodChange, spikeDays } from '../../core/maps/daily-signals.ts';
 import { feelingCode, sentimentOfCounts } from '../../core/maps/sentiment.ts';
 
 // The benches read the trending order from here.
-export { trendingOrder } from './trending-order.ts';
+export { trendingOrder } from '../generation/trending-order.ts';
 
 function detail(
   gen: LoadedGeneration,

@@ -1,11 +1,11 @@
 // Free reads of the visual pattern map (docs/api.md, "Free reads"), never billed: browse (scope, sort, cursor),
 // one pattern (its PatternDetail, representative content and lookalikes), its posts, its lookalikes.
 import Router from '@koa/router';
-import type { ApiState } from '../http/app-state.ts';
+import type { ApiState } from '../generation/api-state.ts';
 import { storedFields } from '../generation/content-item.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest, notFound } from '../http/http-error.ts';
-import type { LoadedPattern } from './load-maps.ts';
+import type { LoadedPattern } from '../generation/load-maps.ts';
 import { queryFrom } from '../http/query.ts';
 import { PATTERN_SORT_KEYS, patternContentQuery, patternsBrowseQuery } from './map-queries.ts';
 

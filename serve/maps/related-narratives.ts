@@ -4,12 +4,12 @@
 // football transfer to a story of the same words in another sense; the centroids are the
 // members' own text. An emergent narrative's centroid is its members' mean, computed here.
 import Router from '@koa/router';
-import type { ApiState } from '../http/app-state.ts';
+import type { ApiState } from '../generation/api-state.ts';
 import { z } from 'zod';
 import type { EmergentStore } from '../search/emergent-store.ts';
 import type { GenerationData, LoadedGeneration } from '../generation/loaded-generation.ts';
 import { intField, queryFrom } from '../http/query.ts';
-import type { Narrative } from './load-maps.ts';
+import type { Narrative } from '../generation/load-maps.ts';
 import { resolveNarrative } from './narrative-lookup.ts';
 
 /** Cosine of the centroids under which another narrative is not related (measured on the sample: docs/api.md). */

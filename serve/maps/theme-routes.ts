@@ -2,15 +2,15 @@
 // trending narratives are (GET /themes), each with its narratives, and one theme (GET /themes/{id})
 // with its narratives in full. A theme is named by its id (one generation's) or its theme_key.
 import Router from '@koa/router';
-import type { ApiState } from '../http/app-state.ts';
+import type { ApiState } from '../generation/api-state.ts';
 import { periodChange } from '../../core/maps/daily-signals.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { notFound } from '../http/http-error.ts';
 import { queryFrom } from '../http/query.ts';
-import type { LoadedTheme } from './load-themes.ts';
+import type { LoadedTheme } from '../generation/load-themes.ts';
 import { themesQuery } from './map-queries.ts';
 import { memberSplit, platformCode } from './member-split.ts';
-import { sortedPage } from './trending-order.ts';
+import { sortedPage } from '../generation/trending-order.ts';
 
 /** The theme an id or theme_key names in this generation, or a 404 that says why. */
 export function resolveTheme(gen: LoadedGeneration, id: string): { lt: LoadedTheme; resolvedBy: 'id' | 'theme_key' } {

@@ -4,7 +4,7 @@
 // ?frame=k). Only media a served generation references are reachable: the uuid is looked up in
 // the leased generation, the path comes from its snapshot row, never from the request.
 import Router from '@koa/router';
-import type { ApiState } from '../http/app-state.ts';
+import type { ApiState } from '../generation/api-state.ts';
 import { z } from 'zod';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { HttpError } from '../http/http-error.ts';

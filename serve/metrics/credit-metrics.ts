@@ -1,6 +1,6 @@
 // Credits held, charged and released, counted where every caller's money passes: a wrapper
 // around the ledger (whichever engine keeps it) that watches hold, settle and release and leaves
-// the billing itself to the ledger and its callers (billing/holds.ts, search-route.ts, the job
+// the billing itself to the ledger and its callers (billing/holds.ts, search-route/search-route.ts, the job
 // runner). Each process counts what went through it: on replicas, sum the counters over them.
 // The open holds are the ledger's own figure, read at the scrape (with PostgreSQL, every
 // replica's holds together, the same on each replica).

@@ -22,7 +22,7 @@ import { memberStats } from '../../core/maps/members.ts';
 import type { AnswerClusters } from './answer-clusters.ts';
 import { KeyCounter, keyListsOf, LabelVocabulary } from '../../core/maps/label-counts.ts';
 import { windowDaysOf, type GenerationData } from '../generation/loaded-generation.ts';
-import type { LoadedNarrative, Narrative } from '../maps/load-maps.ts';
+import type { LoadedNarrative, Narrative } from '../generation/load-maps.ts';
 
 export const TRACKED_FDR = 0.05;
 

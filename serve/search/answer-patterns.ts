@@ -16,7 +16,7 @@ import { segmentDir, segmentOfRow } from '../../core/snapshots/segments.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
 import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { GenerationData } from '../generation/loaded-generation.ts';
-import type { Lookalike, PatternDetail, RepresentativeContent } from '../maps/load-maps.ts';
+import type { Lookalike, PatternDetail, RepresentativeContent } from '../generation/load-maps.ts';
 
 export const SEARCH_PATTERNS_MAX = 10;
 export const PATTERN_BLEND = { lexical: 0.4, memberText: 0.3, visual: 0.3 } as const;

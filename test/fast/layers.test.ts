@@ -1,7 +1,7 @@
 // The layer rules of .dependency-cruiser.cjs (imports point down only: core <- pipeline, ledger <-
-// serve <- app; stages apart; tests and benches apart), checked with dependency-cruiser over the
-// whole repository. And the check itself can fail: the same rules over a small tree of wrong-way
-// imports report each of them.
+// serve <- app; serve/'s folders in their order; stages apart; tests and benches apart; tools/ out of
+// the product; no cycles), checked with dependency-cruiser over the whole repository. And the check
+// itself can fail: the same rules over a small tree of wrong-way imports report each of them.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,7 +36,7 @@ async function cruise(cwd: string, dirs: string[]): Promise<{ violations: Violat
 test.after(cleanupTmp);
 
 test('no import in the repository breaks a layer rule', async () => {
-  const dirs = ['core', 'ledger', 'pipeline', 'serve', 'app', 'fixtures', 'bench', 'test'];
+  const dirs = ['core', 'ledger', 'pipeline', 'serve', 'app', 'fixtures', 'bench', 'test', 'tools'];
   const { violations, modules } = await cruise(ROOT, dirs);
   assert.ok(modules > 200, `${modules} modules cruised (TypeScript must be parsed)`);
   assert.equal(
@@ -62,6 +62,10 @@ test('a wrong-way import of each kind is reported', async () => {
     'bench/cli.ts',
     'test/a.test.ts',
     'fixtures/a.ts',
+    'serve/http/a.ts',
+    'serve/search/a.ts',
+    'serve/billing/a.ts',
+    'tools/a.ts',
   ]) {
     write(f, 'export const x = 1;\n');
   }
@@ -72,14 +76,29 @@ test('a wrong-way import of each kind is reported', async () => {
   write('pipeline/narratives/within.ts', "import { x } from './corpus.ts';\nexport const y = x;\n");
   write('test/bench.test.ts', "import { x } from '../bench/cli.ts';\nexport const y = x;\n");
   write('bench/app-entry.ts', "import { x } from '../app/start.ts';\nexport const y = x;\n");
-  const { violations } = await cruise(d, ['core', 'ledger', 'pipeline', 'serve', 'app', 'bench', 'test', 'fixtures']);
+  write('serve/generation/up.ts', "import { x } from '../search/a.ts';\nexport const y = x;\n");
+  write('serve/maps/beside.ts', "import { x } from '../billing/a.ts';\nexport const y = x;\n");
+  write('serve/search/top.ts', "import { x } from '../a.ts';\nexport const y = x;\n");
+  write('serve/unlisted/a.ts', "import { x } from '../http/a.ts';\nexport const y = x;\n");
+  write('ledger/tool.ts', "import { x } from '../tools/a.ts';\nexport const y = x;\n");
+  write('tools/test-helper.ts', "import { x } from '../test/a.test.ts';\nexport const y = x;\n");
+  write('core/loop-a.ts', "import { b } from './loop-b.ts';\nexport const a = () => b;\n");
+  write('core/loop-b.ts', "import { a } from './loop-a.ts';\nexport const b = () => a;\n");
+  const { violations } = await cruise(d, ['core', 'ledger', 'pipeline', 'serve', 'app', 'bench', 'test', 'fixtures', 'tools']);
   assert.equal(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort(), [
     'app-is-the-top: bench/app-entry.ts -> app/start.ts',
     'core-is-the-bottom: core/up.ts -> serve/a.ts',
     'ledger-on-core-only: ledger/up.ts -> serve/a.ts',
+    'no-circular: core/loop-a.ts -> core/loop-b.ts',
+    'product-not-on-tools: ledger/tool.ts -> tools/a.ts',
+    'serve-folder-in-order: serve/unlisted/a.ts -> serve/http/a.ts',
     'serve-not-on-pipeline: serve/up.ts -> pipeline/runner.ts',
+    'serve-order-generation: serve/generation/up.ts -> serve/search/a.ts',
+    'serve-order-maps: serve/maps/beside.ts -> serve/billing/a.ts',
+    'serve-order-search: serve/search/top.ts -> serve/a.ts',
     'stages-apart: pipeline/patterns/across.ts -> pipeline/features/stage.ts',
     'tests-not-on-bench: test/bench.test.ts -> bench/cli.ts',
+    'tools-not-on-tests: tools/test-helper.ts -> test/a.test.ts',
   ]);
 });
 

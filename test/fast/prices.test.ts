@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { timesMicro, toCredits } from '../../ledger/money.ts';
 import { pricesRouter } from '../../serve/billing/price-routes.ts';
 import { PRICES } from '../../serve/billing/prices.ts';
-import { openApiDocument } from '../../serve/http/openapi.ts';
+import { openApiDocument } from '../../serve/openapi/openapi.ts';
 import { INSIGHTS_DEPTH_DEFAULT, RECORDS_LIMIT_DEFAULT } from '../../serve/jobs/job-request.ts';
 import { TOOLS } from '../../serve/mcp/tools.ts';
 import { SEARCH_LIMIT_DEFAULT } from '../../serve/search/search-body.ts';

@@ -20,6 +20,7 @@ import { segmentDir, withFirstRows } from '../../core/snapshots/segments.ts';
 import { nmi } from '../../core/stats/cluster-metrics.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { loadGeneration, type GenerationData, type LoadedGeneration } from '../../serve/generation/loaded-generation.ts';
+import { loadServedGeneration } from '../../serve/search/served-generation.ts';
 import { labelKeys } from '../../core/maps/labels.ts';
 import { LABEL_WORDS_FILE, labelText, RowLabelWords } from '../../core/maps/row-label-words.ts';
 import { clusterAnswer } from '../../serve/search/answer-clusters.ts';
@@ -145,7 +146,7 @@ test('an incremental run computes the new posts only, reuses sealed segments as 
 
 test('after an incremental run: new posts searchable, counts updated, deletions gone from every surface', async () => {
   const { d, second, fresh, reobserved, deleted } = await incrementalSample();
-  const gen = await loadGeneration(second.dir);
+  const gen = await loadServedGeneration(second.dir);
   // New posts: each found by its own word, first.
   for (const p of fresh.slice(0, 10)) {
     const top = await gen.search({ query: `${p.title!.split(' ')[0]}`, limit: 5, window: '7d' });
@@ -365,7 +366,7 @@ for (const fp of FAILPOINTS) {
     assert.is((await child.exited).signal, 'SIGKILL');
     assert.is(await readCurrent(layout), served.m.generation);
     // The served generation still loads and answers.
-    const gen = await loadGeneration(served.dir);
+    const gen = await loadServedGeneration(served.dir);
     assert.is(gen.index.rows, served.m.counts.rows);
     assert.ok((await gen.search({ query: 'news', limit: 10, window: 'all' })).ranked.length > 0);
 
@@ -375,7 +376,7 @@ for (const fp of FAILPOINTS) {
     assert.is(summaryOf(run, 'features').computed, 20, 'the new posts computed once');
     assert.is(next.m.counts.posts, served.m.counts.posts! + 20 - 1);
     assert.is(next.m.counts.masked, 1);
-    const again = await loadGeneration(next.dir);
+    const again = await loadServedGeneration(next.dir);
     const top = await again.search({ query: wordOf('crash', 3), limit: 5, window: 'all' });
     assert.is(top.ranked[0]?.uuid, 'crash-3');
   });

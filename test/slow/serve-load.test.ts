@@ -11,7 +11,7 @@ import { loadConfig } from '../../core/infra/config.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { toMicro } from '../../ledger/money.ts';
-import { loadGeneration } from '../../serve/generation/loaded-generation.ts';
+import { loadServedGeneration } from '../../serve/search/served-generation.ts';
 import { startServer, type RunningServer } from '../../serve/server.ts';
 import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
 import { callApi } from '../helpers/http.ts';
@@ -113,7 +113,7 @@ test('SEARCH_PATTERNS on: pattern entries with every field of a pattern entry, i
 test('search workers (answer workers over the shared parts, one graph worker) rank, cluster and build the answer exactly as this thread does', async () => {
   const lease = s.snapshots.lease();
   try {
-    const inline = await loadGeneration(lease.gen.dir);
+    const inline = await loadServedGeneration(lease.gen.dir);
     let found = 0;
     assert.ok(
       lease.gen.index.hnsw === null && lease.gen.index.shared !== null,

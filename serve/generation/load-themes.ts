@@ -3,7 +3,7 @@
 // theme_id names it), in trending order. A generation published before themes has none.
 import { pathExists } from '../../core/infra/durable-fs.ts';
 import { sqlString, type Row } from '../../core/infra/duckdb.ts';
-import type { LoadedNarrative } from './load-maps.ts';
+import type { LoadedNarrative } from './map-types.ts';
 import { countFields, num, seriesFields, windowFields } from './map-rows.ts';
 import { trendingOrder } from './trending-order.ts';
 

@@ -12,22 +12,22 @@ import { failpoint } from '../../core/infra/failpoints.ts';
 import { valueWithin } from '../../core/infra/wait-at-most.ts';
 import type { CreditLedger } from '../../ledger/credit-ledger.ts';
 import { timesMicro, toCredits } from '../../ledger/money.ts';
-import type { ApiState } from '../http/app-state.ts';
+import type { ApiState } from '../generation/api-state.ts';
 import { billed, BilledCall, sendReplay, type StoredResponse } from '../billing/billed-call.ts';
 import { PRICES } from '../billing/prices.ts';
-import type { EmergentStore } from './emergent-store.ts';
-import { AnswerCache } from './answer-cache.ts';
+import type { EmergentStore } from '../search/emergent-store.ts';
+import { AnswerCache } from '../search/answer-cache.ts';
 import { idempotencyKeyHeader, requestHash } from '../http/idempotency-key.ts';
 import { INSIGHTS_DEPTH_DEFAULT } from '../jobs/job-request.ts';
 import type { JobRunner } from '../jobs/job-runner.ts';
-import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from './search-body.ts';
+import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from '../search/search-body.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
-import type { BuiltAnswer } from './answer-build.ts';
-import type { LoadedGeneration } from '../generation/loaded-generation.ts';
+import type { BuiltAnswer } from '../search/answer-build.ts';
+import type { ServedGeneration } from '../search/served-generation.ts';
 
 export interface SearchDeps {
   ledger: CreditLedger;
-  snapshots: SnapshotStore;
+  snapshots: SnapshotStore<ServedGeneration>;
   emergent: EmergentStore;
   topUpUrl: () => string;
   /** Pattern entries in answers (SEARCH_PATTERNS). */
@@ -85,7 +85,7 @@ interface Answer {
 }
 
 /** The answer, from the cache or built by an answer worker; null when it is not back within the budget (with jobs to hand it to). */
-async function answerWithin(deps: SearchDeps, gen: LoadedGeneration, body: SearchBody, started: number): Promise<Answer | null> {
+async function answerWithin(deps: SearchDeps, gen: ServedGeneration, body: SearchBody, started: number): Promise<Answer | null> {
   // The request as the ranking reads it: its analysed terms (so "EV recall" and "the ev recall" are one).
   const normalised = analyzeTerms(body.query);
   const cacheKey = AnswerCache.key(normalised, body.limit, body.window);
@@ -137,7 +137,7 @@ async function settleAnswer(
   ctx: SearchContext,
   deps: SearchDeps,
   call: BilledCall,
-  a: Answer & { body: SearchBody; started: number; gen: LoadedGeneration },
+  a: Answer & { body: SearchBody; started: number; gen: ServedGeneration },
 ): Promise<void> {
   const { built, body, gen } = a;
   deps.emergent.put(gen.id, built.emergent);

@@ -1,6 +1,9 @@
 // The orders of the map lists (GET /narratives/trending, GET /themes; docs/api.md, "Free reads"):
 // momentum, then emergence, then size, then id; another sort key put first, ties in that order.
-import type { TrendingSort } from './map-queries.ts';
+
+/** The sort keys of the map lists (the `sort` query parameter of serve/maps/map-queries.ts). */
+export const TRENDING_SORT_KEYS = ['momentum', 'emerging', 'volume', 'engagement'] as const;
+export type TrendingSort = (typeof TRENDING_SORT_KEYS)[number];
 
 interface TrendingKeys {
   momentum_score: number;

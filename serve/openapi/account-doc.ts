@@ -1,0 +1,79 @@
+// The account's reads in the OpenAPI document: GET /usage (its query from the route's own zod
+// schema) and GET /health.
+import { usageQuery } from '../account/account-queries.ts';
+import { queryParameters } from '../http/query.ts';
+import { bool, errors, int, json, nullable, num, obj, readErrors, ref, str, strList, type Schema } from './schema-kit.ts';
+
+export function accountPaths(): Record<string, Schema> {
+  return {
+    '/usage': {
+      get: {
+        summary: 'The credit ledger of the caller, newest first (free)',
+        parameters: queryParameters(usageQuery),
+        responses: { 200: json(ref('Usage'), 'Entries'), ...readErrors },
+      },
+    },
+    '/health': {
+      get: {
+        summary: 'Service status and data freshness (free)',
+        responses: { 200: json(ref('Health'), 'Status'), ...errors(403, 429) },
+      },
+    },
+  };
+}
+
+export function accountSchemas(): Record<string, Schema> {
+  return {
+    Usage: obj({
+      account: str,
+      balance: num,
+      held: num,
+      available: num,
+      nextCursor: nullable('string'),
+      entries: {
+        type: 'array',
+        items: obj({
+          id: str,
+          type: { type: 'string', enum: ['topup', 'settlement', 'refund'] },
+          credits: num,
+          held: nullable('number'),
+          charged: nullable('number'),
+          released: nullable('number'),
+          balanceAfter: num,
+          keyId: nullable('string'),
+          ref: nullable('string'),
+          what: nullable('string'),
+          reason: nullable('string'),
+          at: str,
+        }),
+      },
+    }),
+    Health: obj({
+      status: { type: 'string', enum: ['ok', 'degraded'] },
+      generation: str,
+      computed_at: str,
+      as_of: str,
+      data_age_seconds: num,
+      loaded_at: str,
+      rows: int,
+      platforms: strList,
+      narratives: int,
+      patterns: int,
+      draining_generations: int,
+      last_load_error: nullable('string'),
+      ledger: obj({
+        backend: { type: 'string', enum: ['file', 'postgres'] },
+        last_seq: int,
+        open_holds: int,
+        recovered_ms: num,
+        torn_tail_cut: bool,
+      }),
+      search: obj({
+        answer_workers: int,
+        worker_restarts: int,
+        answer_cache: obj({ entries: int, bytes: int, hits: int, misses: int }),
+      }),
+      uptime_seconds: num,
+    }),
+  };
+}
