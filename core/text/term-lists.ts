@@ -1,7 +1,7 @@
 // Per-row lists of words as ids into a vocabulary, a segment's file format for what the features
 // stage analysed once so no later reader analyses the text again: doc-terms.bin (each row's terms,
 // what the index stage builds BM25 from) and label-words.bin (each row's label words, what a search
-// answer's emergent narratives are labelled from: core/maps/label-words-file.ts). Layout: [u32 header length][header JSON]
+// answer's emergent narratives are labelled from: core/maps/row-label-words.ts). Layout: [u32 header length][header JSON]
 // [vocabulary, '\n'-joined UTF-8, padded to 4 bytes][u32 offsets x (rows+1)][u32 ids x total].
 import fs from 'node:fs/promises';
 import { writeFileAtomic } from '../infra/durable-fs.ts';
