@@ -14,6 +14,19 @@ import { spawnTs } from '../helpers/child.ts';
 import { database, stopPostgres } from '../helpers/postgres.ts';
 
 const C = (credits: number | string) => toMicro(credits);
+const CHILD_APP = 'ledger-load-child';
+
+async function connectionsOf(url: string, applicationName: string): Promise<number> {
+  const pool = createPool(url, { max: 1 });
+  try {
+    const r = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [
+      applicationName,
+    ]);
+    return r.rows[0]!.n;
+  } finally {
+    await pool.end();
+  }
+}
 
 test.after(stopPostgres);
 
@@ -62,16 +75,28 @@ test('Idempotency-Keys across replicas: in flight elsewhere, replayed elsewhere,
   assert.equal(await b.idempotencyBegin(acc.id, 'k1', 'other'), { kind: 'conflict' });
 
   // A replica that claims a key, then dies: in flight until its lease expires, then new to whoever asks.
-  const child = spawnTs('ledger/verify/load-child.ts', ['-', acc.id, '16'], { DATABASE_URL: url, LEDGER_LEASE_MS: '1000', IDEM_KEY: 'k2' });
+  // The child's connections carry their own application_name, so the test can tell when they are gone.
+  const childUrl = new URL(url);
+  childUrl.searchParams.set('application_name', CHILD_APP);
+  const child = spawnTs('ledger/verify/load-child.ts', ['-', acc.id, '16'], {
+    DATABASE_URL: childUrl.toString(),
+    LEDGER_LEASE_MS: '1000',
+    IDEM_KEY: 'k2',
+  });
   await pollUntil(
     'the child to claim k2 and load',
     () => child.out().includes('BEGUN') && child.out().split('ACK hold').length > 50,
     20_000,
   );
   assert.equal(await b.idempotencyBegin(acc.id, 'k2', 'h'), { kind: 'in_flight' });
+  assert.ok((await connectionsOf(url, CHILD_APP)) > 0, 'the child’s connections are told apart by their application_name');
   child.proc.kill('SIGKILL');
   await child.exited;
-  // What the dead replica left open, read at once (on a slow machine the lease, 1 s, may already have released some).
+  // What the dead replica left open, read once PostgreSQL has ended its backends: a statement the
+  // child sent just before the kill still runs to its end (a settle then closes a hold after it
+  // was counted: a run saw "6 open at the kill, 2 refunded" once). Read at once after that: on a slow
+  // machine the lease, 1 s, may already have released some.
+  await pollUntil('the killed child’s connections to end', async () => (await connectionsOf(url, CHILD_APP)) === 0, 20_000);
   const orphaned = (await a.openHolds()).length;
   await pollUntil('k2 to be free', async () => (await b.idempotencyBegin(acc.id, 'k2', 'h')).kind === 'new', 20_000);
   assert.equal(await a.idempotencyBegin(acc.id, 'k2', 'h'), { kind: 'in_flight' }, 'claimed once: b holds it now');
