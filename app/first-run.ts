@@ -24,10 +24,10 @@ async function hasLandingData(landing: string): Promise<boolean> {
  * frames were four fifths of its 37,000 media files, and writing, then reading and decoding them,
  * a third of the first start's time; two frames still show motion. The quality benches keep 4.
  */
-export const START_CORPUS_VIDEO_FRAMES = 2;
+const START_CORPUS_VIDEO_FRAMES = 2;
 
 /** Generate the default corpus into landing/ (its ground truth beside, outside landing/). */
-export async function ensureCorpus(config: Config, log: Logger): Promise<void> {
+async function ensureCorpus(config: Config, log: Logger): Promise<void> {
   const layout = dataDirLayout(config.dataDir);
   if (await hasLandingData(layout.landing)) return;
   const seed = config.DEFAULT_CORPUS_SEED;

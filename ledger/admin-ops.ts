@@ -17,7 +17,7 @@ const id = text(100);
  * An amount of credits to add (number or decimal string) as micro-credits, or a message for each way
  * it can be wrong: not a number, finer than a micro-credit, not positive, too large.
  */
-export function creditsToAdd(value: number | string): { micro: Micro } | { error: string } {
+function creditsToAdd(value: number | string): { micro: Micro } | { error: string } {
   const given = String(value).trim();
   if (!/^-?\d+(\.\d+)?$/.test(given)) return { error: `must be a number of credits such as 50 or 0.25, got "${given}"` };
   if (/\.\d{7,}$/.test(given)) return { error: `has more than 6 decimals (the smallest amount is 0.000001 credits), got ${given}` };
@@ -30,7 +30,7 @@ export function creditsToAdd(value: number | string): { micro: Micro } | { error
   return micro > 0 ? { micro } : { error: `must be positive, got ${given}` };
 }
 
-export const adminSchemas = {
+const adminSchemas = {
   'accounts.create': z.object({ name: text(200) }).strict(),
   'accounts.show': z.object({ account: id }).strict(),
   'keys.create': z.object({ account: id, name: text(200).default('default') }).strict(),

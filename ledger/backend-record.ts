@@ -10,9 +10,9 @@ import path from 'node:path';
 import { writeFileAtomic } from '../core/infra/durable-fs.ts';
 import { redactUrl } from '../core/infra/postgres/pool.ts';
 
-export const BACKEND_FILE = 'backend.json';
+const BACKEND_FILE = 'backend.json';
 
-export type LedgerKind = 'file' | 'postgres';
+type LedgerKind = 'file' | 'postgres';
 
 export interface BackendRecord {
   kind: LedgerKind;

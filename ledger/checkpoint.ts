@@ -11,7 +11,7 @@ import { LedgerState, LocationList, type Account, type ApiKey, type Hold, type I
 // 2: account and hold money fields named with their unit (balanceMicro, heldMicro, amountMicro); a
 // version-1 checkpoint is not read, and recovery replays the whole log instead, as for any unreadable one.
 const VERSION = 2;
-export const CHECKPOINT_FILE = 'checkpoint.json';
+const CHECKPOINT_FILE = 'checkpoint.json';
 
 interface CheckpointFile {
   version: number;

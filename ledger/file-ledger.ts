@@ -36,7 +36,7 @@ import {
 
 export type { Account, ApiKey, Hold, RecoveryReport };
 
-export interface LedgerOptions {
+interface LedgerOptions {
   dir: string;
   fileBytes?: number;
   groupCommit?: boolean;

@@ -5,10 +5,10 @@
 // can tell a write torn by a crash (inside the final batch) from corruption (anywhere earlier).
 import { crc32 } from 'node:zlib';
 
-export const HEADER_BYTES = 8;
+const HEADER_BYTES = 8;
 const BATCH_END = 0x80000000;
 /** A record longer than this is corruption, not data (the largest real record is well below). */
-export const MAX_PAYLOAD = 64 * 1024 * 1024;
+const MAX_PAYLOAD = 64 * 1024 * 1024;
 
 export function encodeFrame(payload: Buffer): Buffer {
   if (payload.length > MAX_PAYLOAD) throw new Error(`ledger record of ${payload.length} bytes exceeds ${MAX_PAYLOAD}`);
@@ -29,8 +29,7 @@ export function markBatchEnd(frame: Buffer): void {
   frame.writeUInt32LE((frame.readUInt32LE(0) | BATCH_END) >>> 0, 0);
 }
 
-export type FrameScan =
-  { kind: 'record'; payload: Buffer; next: number; batchEnd: boolean } | { kind: 'end' } | { kind: 'bad'; why: string };
+type FrameScan = { kind: 'record'; payload: Buffer; next: number; batchEnd: boolean } | { kind: 'end' } | { kind: 'bad'; why: string };
 
 /** Read the frame at `offset` of `buf` (a whole log file). */
 export function scanFrame(buf: Buffer, offset: number): FrameScan {
@@ -48,7 +47,7 @@ export function scanFrame(buf: Buffer, offset: number): FrameScan {
 }
 
 /** The first well-formed frame at or after `from`, found byte by byte (recovery's slow path). */
-export function findFrame(buf: Buffer, from: number, batchEndOnly: boolean): { offset: number; next: number } | null {
+function findFrame(buf: Buffer, from: number, batchEndOnly: boolean): { offset: number; next: number } | null {
   for (let o = from; o + HEADER_BYTES < buf.length; o++) {
     const f = scanFrame(buf, o);
     if (f.kind === 'record' && (!batchEndOnly || f.batchEnd)) return { offset: o, next: f.next };

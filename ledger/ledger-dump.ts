@@ -11,7 +11,7 @@ import { LedgerError, type CreditLedger, type UsageEntry } from './credit-ledger
 import { addMicro, subMicro, toMicro, ZERO_MICRO, type Micro } from './money.ts';
 import type { DumpAccount, DumpEntry, DumpKey, LedgerDump } from './dump-format.ts';
 
-export const DUMP_VERSION = 1;
+const DUMP_VERSION = 1;
 
 interface Header {
   t: 'ledger-export';
@@ -126,7 +126,7 @@ export async function readDump(file: string): Promise<LedgerDump> {
 const isMicro = (n: unknown): n is Micro => Number.isSafeInteger(n) && (n as number) >= 0;
 
 /** Every balance follows from the entries; ids unique; keys on known accounts. */
-export function checkDump(d: LedgerDump): void {
+function checkDump(d: LedgerDump): void {
   const balances = new Map<string, Micro>();
   for (const a of d.accounts) {
     if (typeof a.id !== 'string' || !a.id || typeof a.name !== 'string' || !isMicro(a.balanceMicro))

@@ -9,12 +9,12 @@ export type Micro = number & { readonly __unit: 'micro' };
 /** Decimal credits: the API's unit (JSON bodies, headers, metrics), made only by `toCredits`. */
 export type Credits = number & { readonly __unit: 'credits' };
 
-export const MICRO = 1_000_000;
+const MICRO = 1_000_000;
 /** Largest amount we accept anywhere: 1e9 credits, far below 2^53 micro. */
 export const MAX_MICRO = (1_000_000_000 * MICRO) as Micro;
 export const ZERO_MICRO = 0 as Micro;
 
-export class MoneyError extends Error {}
+class MoneyError extends Error {}
 
 /** Credits (number or decimal string, at most 6 decimals) to micro-credits; a `Micro` is refused by the compiler. */
 export function toMicro<T extends number | string>(credits: T extends Micro ? never : T): Micro {

@@ -21,8 +21,8 @@ const logFileName = (n: number) => `seg-${String(n).padStart(8, '0')}.log`;
 
 /** Log file number and byte offset, packed into one safe integer: fileNo * 2^32 + offset. */
 export type Location = number;
-export const packLocation = (fileNo: number, offset: number): Location => fileNo * 2 ** 32 + offset;
-export const unpackLocation = (loc: Location) => ({ fileNo: Math.floor(loc / 2 ** 32), offset: loc % 2 ** 32 });
+const packLocation = (fileNo: number, offset: number): Location => fileNo * 2 ** 32 + offset;
+const unpackLocation = (loc: Location) => ({ fileNo: Math.floor(loc / 2 ** 32), offset: loc % 2 ** 32 });
 
 export class LedgerCorruption extends Error {
   constructor(
@@ -43,12 +43,12 @@ export interface TornTail {
   bytesCut: number;
 }
 
-export interface RecoveredRecord {
+interface RecoveredRecord {
   payload: Buffer;
   location: Location;
 }
 
-export interface OpenedLog {
+interface OpenedLog {
   log: RecordLog;
   records: RecoveredRecord[];
   tornTail: TornTail | null;
@@ -62,7 +62,7 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
-export interface RecordLogOptions {
+interface RecordLogOptions {
   /** Rotate to a new log file once the current one reaches this size. */
   fileBytes?: number;
   /** false: one fdatasync per append, no batching (the baseline the benchmark compares against). */

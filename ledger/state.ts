@@ -42,7 +42,7 @@ export interface IdempotencyEntry {
   at: string;
 }
 
-export class InvariantViolation extends Error {}
+class InvariantViolation extends Error {}
 
 /** Growable list of record locations (numbers), cheap to keep for millions of entries. */
 export class LocationList {

@@ -26,14 +26,14 @@ import type { StageContext, StageSummary } from './stage-context.ts';
 import { StageAborted } from './stage-context.ts';
 
 /** What the skeleton reads of a stage's corpus: the posts' columns, the vectors it clusters. */
-export interface MapCorpus extends PostColumns {
+interface MapCorpus extends PostColumns {
   vectors: Float32Array;
   dim: number;
   hasVector: Uint8Array;
 }
 
 /** What the skeleton reads of a built cluster. */
-export interface MapCluster {
+interface MapCluster {
   centroid: Float32Array;
   /** Member rows, most central first. */
   members: number[];
@@ -84,7 +84,7 @@ export interface MapRun<C> {
 }
 
 /** Milliseconds the skeleton measured, for a stage's summary. */
-export interface MapTimes {
+interface MapTimes {
   /** Loading the corpus. */
   loadMs: number;
   /** Loading the served map and opening the stage's steps. */

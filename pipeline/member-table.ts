@@ -7,7 +7,7 @@ import path from 'node:path';
 import { sqlString } from '../core/infra/duckdb.ts';
 import type { StageContext } from './stage-context.ts';
 
-export interface MemberEntry {
+interface MemberEntry {
   /** The entry's id (narrative_id) or key (pattern_key). */
   owner: string;
   /** Its window (window_key) or scope (scope_key). */

@@ -41,7 +41,7 @@ export interface MapFiles {
 }
 
 /** This run's vectors. */
-export interface CurrentSpace {
+interface CurrentSpace {
   vectors: Float32Array;
   dim: number;
   hasVector: Uint8Array;

@@ -20,7 +20,7 @@ import { EMBEDDER_MODEL } from '../core/vectors/embedder.ts';
 import type { Manifest } from '../core/snapshots/generations.ts';
 import { DAY_MS } from '../core/snapshots/windows.ts';
 
-export const FIT_MIN_SHARE = 0.5;
+const FIT_MIN_SHARE = 0.5;
 
 /** The instant a fit at `asOf` reads posts before: the start of the as-of's UTC day. */
 export function fitCutoff(asOf: Date): Date {
@@ -32,8 +32,8 @@ export function fitsBeforeCutoff(before: number, all: number): boolean {
   return before > 0 && before >= FIT_MIN_SHARE * all;
 }
 
-export const REFIT_GROWTH = 0.25;
-export const REFIT_DAYS = 7;
+const REFIT_GROWTH = 0.25;
+const REFIT_DAYS = 7;
 
 export function refitBecause(previous: Manifest, rows: number, asOf: Date): string | null {
   const fit = previous.embedder;

@@ -14,7 +14,7 @@ import { StageAborted, type Stage, type StageContext, type StageSummary } from '
 import { STAGES } from './stage-list.ts';
 import { openWorkStore } from './work-store.ts';
 
-export interface RunOptions {
+interface RunOptions {
   config: Config;
   log: Logger;
   asOf?: Date;
@@ -49,7 +49,7 @@ async function refuseRewind(layout: ReturnType<typeof dataDirLayout>, asOf: Date
   );
 }
 
-export interface StageResult {
+interface StageResult {
   stage: string;
   ms: number;
   summary: StageSummary;

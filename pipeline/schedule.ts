@@ -9,12 +9,12 @@ import type { Logger } from '../core/infra/log.ts';
 import { LockHeld } from '../core/infra/lock.ts';
 import { resolveStages, runStages } from './runner.ts';
 
-export interface Schedule {
+interface Schedule {
   /** Stop firing; abandon the current run (if any) and wait for it to wind down. */
   stop(): Promise<void>;
 }
 
-export function validateSchedule(spec: Record<string, string>): void {
+function validateSchedule(spec: Record<string, string>): void {
   for (const [what, expr] of Object.entries(spec)) {
     resolveStages([what === 'full' ? 'run' : what]);
     if (!cron.validate(expr)) throw new Error(`PIPELINE_SCHEDULE: "${expr}" for ${what} is not a valid cron expression`);

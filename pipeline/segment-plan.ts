@@ -35,7 +35,7 @@ import { snapshotWhere } from './snapshot-rows.ts';
 import type { StageContext } from './stage-context.ts';
 
 /** A segment with more than this share of its rows deleted is rebuilt without them. */
-export const MASKED_MAX = 0.2;
+const MASKED_MAX = 0.2;
 
 export interface PlannedSegment extends SegmentInfo {
   /** reuse: the served generation's segment as it is; build: written by this run. */
@@ -66,7 +66,7 @@ export interface SegmentPlan {
   lastSegment: number;
 }
 
-export interface PlanOptions {
+interface PlanOptions {
   full: boolean;
   segmentRows: number;
   /** Why the embedder must be refitted (which makes the run full), or null (refit-rule.ts). */

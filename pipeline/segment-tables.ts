@@ -10,7 +10,7 @@ import { segmentDir } from '../core/snapshots/segments.ts';
 import { servedSegmentDir, type PlannedSegment, type SegmentPlan } from './segment-plan.ts';
 import type { StageContext } from './stage-context.ts';
 
-export interface SegmentTable {
+interface SegmentTable {
   name: string;
   /** Columns besides row_id, with their DuckDB types. */
   columns: Record<string, string>;

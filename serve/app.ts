@@ -41,12 +41,12 @@ import type { ServedGeneration } from './search/served-generation.ts';
 import { alertsRouter, type AlertRouteDeps } from './alerts/alert-routes.ts';
 import { deliveryRouter } from './alerts/delivery-routes.ts';
 
-export const API_VERSIONS = ['v1.0.1'] as const;
-export const DEFAULT_VERSION = 'v1.0.1';
-export const VERSION_HEADER = 'X-Service-Version';
-export const BODY_LIMIT = '32kb';
+const API_VERSIONS = ['v1.0.1'] as const;
+const DEFAULT_VERSION = 'v1.0.1';
+const VERSION_HEADER = 'X-Service-Version';
+const BODY_LIMIT = '32kb';
 
-export interface AppDeps {
+interface AppDeps {
   ledger: CreditLedger;
   snapshots: SnapshotStore<ServedGeneration>;
   log: Logger;

@@ -57,7 +57,7 @@ export interface RunningServer {
 }
 
 /** How long close() waits for requests still being handled before it stops the workers and the ledger. */
-export const CLOSE_DRAIN_MS = 30_000;
+const CLOSE_DRAIN_MS = 30_000;
 
 /** What the server is made of, opened in this order and closed in the reverse. */
 interface Parts {

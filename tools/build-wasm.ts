@@ -8,7 +8,7 @@ import wabt from 'wabt';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** The text modules, relative to the repository root. */
-export const WAT_FILES = ['core/clustering/int8-gram.wat'];
+const WAT_FILES = ['core/clustering/int8-gram.wat'];
 
 export async function compileWat(file: string): Promise<Uint8Array> {
   const w = await wabt();

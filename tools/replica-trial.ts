@@ -88,7 +88,7 @@ async function call(
   return { status: res.status, json, text, headers: res.headers };
 }
 
-export interface ReplicaTrialResult {
+interface ReplicaTrialResult {
   searches: number;
   searchesOnKilled: number;
   jobs: number;
@@ -106,7 +106,7 @@ export interface ReplicaTrialResult {
   details: string[];
 }
 
-export interface ReplicaTrialOptions {
+interface ReplicaTrialOptions {
   /** A DATA_DIR with a published generation (read in place: the trial's ledger, jobs and demo key are its own). */
   template: string;
   databaseUrl: string;

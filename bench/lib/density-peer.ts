@@ -9,7 +9,7 @@ import { ensureSklearn } from './topic-peers.ts';
 
 const PYTHON = '/usr/bin/python3';
 
-export interface DensityResult {
+interface DensityResult {
   minClusterSize: number;
   /** Cluster per row of the vectors, -1: noise. */
   labels: number[];

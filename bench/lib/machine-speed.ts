@@ -3,7 +3,7 @@
 // hour. Two figures, because the server's costs are of both kinds: a dependent random walk over
 // 256 MB (memory latency: the search's graph, postings and row reads) and a float dot-product
 // loop over 1 MB (arithmetic in cache). Medians of 5 repetitions.
-export interface MachineSpeed {
+interface MachineSpeed {
   memoryNsPerAccess: number;
   computeNsPerMultiplyAdd: number;
 }

@@ -13,7 +13,7 @@ import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
 import type { Narrative } from '../../serve/generation/load-maps.ts';
 import { trendingOrder } from '../../serve/maps/narrative-routes.ts';
 
-export interface TrendingItem {
+interface TrendingItem {
   label: string;
   posts: number;
   momentum: number;
@@ -24,7 +24,7 @@ export interface TrendingItem {
   theme: string | null;
 }
 
-export interface LabelledCluster {
+interface LabelledCluster {
   label: string;
   size: number;
   reason: string;

@@ -8,7 +8,7 @@ import { PEERS_DIR } from '../peer-install.ts';
 
 const PYTHON = '/usr/bin/python3';
 
-export type TopicMethod = 'kmeans' | 'nmf' | 'lda' | 'ppmi' | 'ppmi_bg' | 'supervised_words' | 'supervised_chars';
+type TopicMethod = 'kmeans' | 'nmf' | 'lda' | 'ppmi' | 'ppmi_bg' | 'supervised_words' | 'supervised_chars';
 
 export interface TopicRun {
   method: TopicMethod;
@@ -16,7 +16,7 @@ export interface TopicRun {
   seed: number;
 }
 
-export interface TopicResult extends TopicRun {
+interface TopicResult extends TopicRun {
   assignment: number[];
   ms: number;
 }

@@ -6,7 +6,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type ReceiverMode = 'ok' | 'error500' | 'hang';
+type ReceiverMode = 'ok' | 'error500' | 'hang';
 
 export interface Arrival {
   eventId: string;
@@ -20,7 +20,7 @@ export interface Arrival {
 }
 
 /** The signature check of docs/api.md: v1 = hex HMAC-SHA256(secret, "<t>.<body>"), compared in constant time. */
-export function signatureValid(header: string | undefined, body: string, secret: string): boolean {
+function signatureValid(header: string | undefined, body: string, secret: string): boolean {
   const parts = Object.fromEntries((header ?? '').split(',').map((kv) => kv.split('=', 2) as [string, string]));
   if (!parts.t || !parts.v1) return false;
   const want = createHmac('sha256', secret).update(`${parts.t}.${body}`).digest();

@@ -28,7 +28,7 @@ import { corpusPosts, hourOfData, writeNdjson } from './pipeline-incremental.ts'
 export const ALERT_PARTS = ['delivery', 'faults', 'replica'] as const;
 export type AlertPart = (typeof ALERT_PARTS)[number];
 
-export interface AlertsBenchOptions {
+interface AlertsBenchOptions {
   parts: AlertPart[];
   watches: number;
   seconds: number;

@@ -27,7 +27,7 @@ import { searchLoad } from '../lib/search-load.ts';
 import { buildQueryMixes, MIX_NAMES, type BenchQuery, type MixName, type QueryMixes } from '../lib/query-mixes.ts';
 import { cpuBetween, threadCpuMs, type CpuSplit } from '../lib/thread-cpu.ts';
 
-export interface ApiBenchOptions {
+interface ApiBenchOptions {
   posts: number;
   seconds: number;
   /** Connection counts, each run with every mix. */
@@ -246,7 +246,7 @@ function figures(results: autocannon.Result[]): LoadFigures {
   };
 }
 
-export interface MixFigures extends LoadFigures {
+interface MixFigures extends LoadFigures {
   mix: MixName;
   connections: number;
   /** The answer cache (SEARCH_CACHE_MB) off, or on at its default. */
@@ -498,7 +498,7 @@ const MIX_TEXT: Record<MixName, string> = {
   repeated: 'repeated: Zipf (s = 1) over 200 queries of the other mixes',
 };
 
-export function apiMarkdown(o: ApiBenchOptions, r: any): string {
+function apiMarkdown(o: ApiBenchOptions, r: any): string {
   const f = (x: number) => Math.round(x).toLocaleString('en-US');
   const ms = (x: number) => `${x.toFixed(1)} ms`;
   const most = Math.max(...o.connections);

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { machine, median, writeResultsJson, writeResultsSection } from '../results-file.ts';
 
-export interface FirstStartOptions {
+interface FirstStartOptions {
   runs: number;
   busy: boolean;
   command: string;

@@ -11,7 +11,7 @@ import { ensureData, load, rssMiB, startServer, summary, type Server } from './a
 import { queriesFrom, windowOf, type LabelledQuery } from './ranking.ts';
 import { searchLoad } from '../lib/search-load.ts';
 
-export interface JobsBenchOptions {
+interface JobsBenchOptions {
   posts: number;
   seconds: number;
   connections: number;

@@ -11,7 +11,7 @@ import { benchPostgres } from '../lib/bench-postgres.ts';
 import { median, runStamp, writeResultsJson, writeResultsSection, thousands } from '../results-file.ts';
 import { pairsPerSecond } from './ledger.ts';
 
-export interface LedgerPostgresBenchOptions {
+interface LedgerPostgresBenchOptions {
   seconds: number;
   runs: number;
   crashTrials: number;

@@ -12,7 +12,7 @@ import { crashTrial } from '../../ledger/verify/crash-trial.ts';
 import { median, runStamp, writeResultsJson, writeResultsSection, thousands } from '../results-file.ts';
 import { toMicro } from '../../ledger/money.ts';
 
-export interface LedgerBenchOptions {
+interface LedgerBenchOptions {
   seconds: number;
   runs: number;
   recoveryEntries: number;

@@ -39,7 +39,7 @@ interface QueryResult {
   firstStranger: string | null;
 }
 
-export interface NewWordsResult {
+interface NewWordsResult {
   corpus: NewWordsCorpus;
   posts: number;
   mode: string;
@@ -77,7 +77,7 @@ async function precisions(dataDir: string): Promise<Array<{ p: number; stranger:
   return out;
 }
 
-export async function measureNewWords(corpus: NewWordsCorpus, posts: number): Promise<NewWordsResult> {
+async function measureNewWords(corpus: NewWordsCorpus, posts: number): Promise<NewWordsResult> {
   const dataDir = path.join(ROOT, 'bench', '.cache', `new-words-${corpus}`);
   fs.rmSync(dataDir, { recursive: true, force: true });
   const landing = path.join(dataDir, 'landing');

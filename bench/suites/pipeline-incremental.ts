@@ -32,7 +32,7 @@ import { AS_OF, child, corpus, freshDataDir } from './pipeline.ts';
 import { queriesFrom, windowOf } from './ranking.ts';
 import { searchLoad } from '../lib/search-load.ts';
 
-export interface IncrementalBenchOptions {
+interface IncrementalBenchOptions {
   posts: number;
   seed: number;
   command: string;
@@ -141,7 +141,7 @@ function runAsync(args: string[]): Promise<Record<string, any>> {
   });
 }
 
-export async function liveUuids(dataDir: string): Promise<Set<string>> {
+async function liveUuids(dataDir: string): Promise<Set<string>> {
   const layout = dataDirLayout(dataDir);
   const dir = generationDir(layout, (await readCurrent(layout))!);
   const db = await openDuckDB();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { generateCorpus } from '../../fixtures/generate.ts';
 import { machine, median, writeResultsJson, writeResultsSection, thousands } from '../results-file.ts';
 
-export interface PipelineBenchOptions {
+interface PipelineBenchOptions {
   posts: number;
   stages: string[];
   runs: number;

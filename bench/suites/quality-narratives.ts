@@ -131,7 +131,7 @@ function majority(truth: Truth, ms: Member[], window: string): Map<string, Membe
   );
 }
 
-export interface TrendingEntry {
+interface TrendingEntry {
   label: string;
   posts: number;
   momentum: number;
@@ -183,7 +183,7 @@ async function trendingTop(dataDir: string, truth: Truth, ms: Member[]): Promise
   return out;
 }
 
-export interface NarrativeQuality {
+interface NarrativeQuality {
   posts: number;
   nmi: number;
   ari: number;
@@ -197,7 +197,7 @@ export interface NarrativeQuality {
   story: { asOf: string; mode: string; found: StoryFound[] };
 }
 
-export async function measureNarrativeQuality(posts: number, seed = 42): Promise<NarrativeQuality> {
+async function measureNarrativeQuality(posts: number, seed = 42): Promise<NarrativeQuality> {
   const dataDir = path.join(ROOT, 'bench', '.cache', `narratives-${posts}`);
   const truthFile = `${dataDir}.truth.ndjson`;
   fs.rmSync(dataDir, { recursive: true, force: true });

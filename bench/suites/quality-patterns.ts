@@ -55,7 +55,7 @@ async function patternMembers(dataDir: string): Promise<{ members: Member[]; wit
   }
 }
 
-export interface PatternQuality {
+interface PatternQuality {
   posts: number;
   patterns: number;
   motifs: number;
@@ -68,7 +68,7 @@ export interface PatternQuality {
   stageMs: Record<string, number>;
 }
 
-export async function measurePatternQuality(posts: number, seed = 42): Promise<PatternQuality> {
+async function measurePatternQuality(posts: number, seed = 42): Promise<PatternQuality> {
   const dataDir = path.join(ROOT, 'bench', '.cache', `patterns-${posts}`);
   const truthFile = `${dataDir}.truth.ndjson`;
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -43,7 +43,7 @@ const EVERYDAY = 15_000;
 /** HDBSCAN's settings: min_samples 10 (BERTopic's min_topic_size), clusters of 10 posts and of 1% of the posts. */
 const DENSITY_MIN_SAMPLES = 10;
 
-export interface RealOptions {
+interface RealOptions {
   command: string;
   sets: RealSet[];
   incremental: boolean;

@@ -17,11 +17,11 @@ import { corpusTweets } from './quality-tweets.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const AS_OF = '2026-11-01T00:00:00.000Z';
-export const STANCE_TARGETS = ['abortion', 'atheism', 'climate', 'feminist', 'hillary'] as const;
+const STANCE_TARGETS = ['abortion', 'atheism', 'climate', 'feminist', 'hillary'] as const;
 const SPREAD_MINUTES = 60 * 24 * 60;
 
 /** The pooled stance tweets as ingestable posts, spread over the 60 days before as-of. */
-export function stancePosts(dir = TWEETEVAL_DIR): Array<{ uuid: string; target: string; record: Record<string, unknown> }> {
+function stancePosts(dir = TWEETEVAL_DIR): Array<{ uuid: string; target: string; record: Record<string, unknown> }> {
   const out: Array<{ uuid: string; target: string; record: Record<string, unknown> }> = [];
   for (const target of STANCE_TARGETS) {
     for (const split of ['train', 'val']) {
@@ -45,7 +45,7 @@ export function stancePosts(dir = TWEETEVAL_DIR): Array<{ uuid: string; target: 
   return out;
 }
 
-export interface ClusterScore {
+interface ClusterScore {
   clusters: number;
   nmi: number;
   ari: number;
@@ -55,7 +55,7 @@ export interface ClusterScore {
 }
 
 /** A clustering (null: noise) against the true labels: NMI and ARI with noise a label of its own, purity over the clustered. */
-export function scoreClusters(truth: readonly string[], pred: ReadonlyArray<string | null>): ClusterScore {
+function scoreClusters(truth: readonly string[], pred: ReadonlyArray<string | null>): ClusterScore {
   const byCluster = new Map<string, Map<string, number>>();
   let members = 0;
   pred.forEach((p, i) => {
@@ -77,7 +77,7 @@ export function scoreClusters(truth: readonly string[], pred: ReadonlyArray<stri
   };
 }
 
-export interface StanceQuality extends ClusterScore {
+interface StanceQuality extends ClusterScore {
   posts: number;
   narratives: number;
   ms: number;
@@ -115,7 +115,7 @@ function peerScores(texts: string[], truth: string[], ownK: number): Pick<Stance
   return { peerVersion: version, peers };
 }
 
-export async function measureStanceNarratives(): Promise<StanceQuality> {
+async function measureStanceNarratives(): Promise<StanceQuality> {
   const dataDir = path.join(ROOT, 'bench', '.cache', 'stance');
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.mkdirSync(path.join(dataDir, 'landing'), { recursive: true });

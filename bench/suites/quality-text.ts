@@ -11,7 +11,7 @@ import { TONE_LABELS } from '../../core/enrichment/tone.ts';
 import { hasTweetEval, TWEETEVAL_DIR } from '../../core/enrichment/tweeteval.ts';
 import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
 
-export interface QualityTextOptions {
+interface QualityTextOptions {
   fit: boolean;
   command: string;
 }

@@ -41,7 +41,7 @@ interface Row {
   lifecycle: string;
 }
 
-export interface TweetsQuality {
+interface TweetsQuality {
   posts: number;
   ms: number;
   stageMs: Record<string, number>;
@@ -50,7 +50,7 @@ export interface TweetsQuality {
   trending: Row[];
 }
 
-export async function measureTweetNarratives(): Promise<TweetsQuality> {
+async function measureTweetNarratives(): Promise<TweetsQuality> {
   const dataDir = path.join(ROOT, 'bench', '.cache', 'tweets');
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.mkdirSync(path.join(dataDir, 'landing'), { recursive: true });

@@ -28,7 +28,7 @@ import { ensurePeerInstalled, runPeerScript } from '../peer-install.ts';
 import { runStamp, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { hasCurrentLayout } from '../lib/cached-generation.ts';
 
-export interface RankingBenchOptions {
+interface RankingBenchOptions {
   posts: number;
   queries: number;
   command: string;

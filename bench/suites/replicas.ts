@@ -19,7 +19,7 @@ import { median, runStamp, thousands, writeResultsJson, writeResultsSection } fr
 import { ensureData, startServer, type Server } from './api.ts';
 import { runStagesFresh } from './pipeline.ts';
 
-export interface ReplicasBenchOptions {
+interface ReplicasBenchOptions {
   posts: number;
   trials: number;
   seconds: number;

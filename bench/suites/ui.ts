@@ -21,7 +21,7 @@ import { AS_OF, child } from './pipeline.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-export interface UiBenchOptions {
+interface UiBenchOptions {
   posts: number;
   runs: number;
   /** A corpus with media files on disk (thumbnails) instead of the api bench's. */

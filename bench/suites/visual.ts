@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { computeVisualFeatures, VISUAL_DIM, VISUAL_FEATURES_VERSION, type VisualItem } from '../../pipeline/features/visual.ts';
 import { machine, median, writeResultsJson, writeResultsSection, thousands } from '../results-file.ts';
 
-export interface VisualBenchOptions {
+interface VisualBenchOptions {
   items: number;
   runs: number;
   threads: number;

@@ -80,7 +80,7 @@ export const CLUSTER_DEFAULTS: ClusterOptions = {
 };
 
 /** Fresh centres the warm start may add to the previous ones. */
-export const WARM_EXTRA = 3;
+const WARM_EXTRA = 3;
 
 export interface Clustering {
   k: number;

@@ -12,7 +12,7 @@
 // centre moved more than `tolerance` in squared distance) is ml-kmeans's own rule.
 import { assert, assertInt } from '../infra/assert.ts';
 
-export interface LloydResult {
+interface LloydResult {
   /** Per point: its cluster 0..k-1. */
   clusters: Int32Array;
   /** k x dim. */

@@ -134,13 +134,13 @@ function ascending(rows: number[]): number[] {
 }
 
 /** A previous cluster: its member rows in this generation, ascending; `sum`: the sum of those with a vector, when known. */
-export interface PreviousMembers {
+interface PreviousMembers {
   members: ArrayLike<number>;
   sum?: Float64Array | null;
 }
 
 /** One window's (or scope's) merge: its start and its previous clusters. */
-export interface MergeWindow {
+interface MergeWindow {
   firstRow: number;
   previous: ReadonlyArray<PreviousMembers>;
 }
@@ -153,20 +153,20 @@ interface Placed {
 }
 
 /** Members of each served cluster that stand for it beside the new posts (evenly spaced). */
-export const STORY_PANEL = 12;
+const STORY_PANEL = 12;
 /** New posts the search for new stories sees (evenly spaced); every new post is then placed. */
-export const STORY_SAMPLE = 2000;
+const STORY_SAMPLE = 2000;
 /** A new story is at least this share new posts, among the searched rows of its cluster. */
-export const STORY_NEW_SHARE = 0.8;
+const STORY_NEW_SHARE = 0.8;
 /**
  * Two stories found in one run whose centres are at least this alike are pieces of one story. The
  * planted 30-post story came out in three pieces of 10 (by the sentence that closes each post),
  * 0.48-0.55 alike; centres of different planted narratives of the 20k-post quality corpus are
  * 0.03 alike at the median and 0.27 at the 99th percentile, in the same word space.
  */
-export const STORY_PIECES_COSINE = 0.4;
+const STORY_PIECES_COSINE = 0.4;
 /** New stories found per window and run at most. */
-export const STORY_MAX = 4;
+const STORY_MAX = 4;
 
 function evenly(xs: readonly number[], m: number): number[] {
   if (xs.length <= m) return [...xs];
@@ -174,8 +174,8 @@ function evenly(xs: readonly number[], m: number): number[] {
 }
 
 /** Members sampled for a served cluster's floor, and the quantile of their cosines it is. */
-export const FLOOR_SAMPLE = 64;
-export const FLOOR_QUANTILE = 0.05;
+const FLOOR_SAMPLE = 64;
+const FLOOR_QUANTILE = 0.05;
 
 /** The cosine to its centre that all but the least typical FLOOR_QUANTILE of a cluster's members reach (on up to FLOOR_SAMPLE of them). */
 function memberFloor(vectors: Float32Array, dim: number, members: readonly number[], centre: Float32Array): number {
@@ -186,7 +186,7 @@ function memberFloor(vectors: Float32Array, dim: number, members: readonly numbe
 }
 
 /** New posts the fresh centre's seeding compares pairwise (quadratic). */
-export const STORY_SEED_SAMPLE = 500;
+const STORY_SEED_SAMPLE = 500;
 
 /**
  * The fresh centre's start: the densest group of new posts that the served centres (and stories

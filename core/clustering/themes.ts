@@ -36,7 +36,7 @@ export interface ThemeCriterion {
  */
 export const THEME_CRITERION: ThemeCriterion = { minLinkageCosine: 0.25, unrelatedCosine: 0 };
 
-export interface ThemeInput {
+interface ThemeInput {
   /** Unit centroid. */
   centroid: ArrayLike<number>;
   /** Member count (its weight); at least 1. */

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 
 export const MATCH_COSINE = 0.8;
-export const MATCH_OVERLAP = 0.5;
+const MATCH_OVERLAP = 0.5;
 
 export interface TrackedSide {
   centroid: Float32Array;

@@ -22,8 +22,8 @@ export const EMOTION_LABELS = ['anger', 'joy', 'optimism', 'sadness'] as const;
 export type Emotion = (typeof EMOTION_LABELS)[number];
 export const EMOTION_MODEL_FILE = path.join(import.meta.dirname, 'emotion-model.json');
 /** A second mood is reported only when at least this probable (and at least half the first). */
-export const SECOND_MOOD_MIN = 0.3;
-export const NON_ENGLISH_EMOTION_CONFIDENCE = 0.5;
+const SECOND_MOOD_MIN = 0.3;
+const NON_ENGLISH_EMOTION_CONFIDENCE = 0.5;
 
 export interface EmotionResult {
   moods: Emotion[];
@@ -44,7 +44,7 @@ export function emotionModel(): LinearTextModel {
   return defaultModel;
 }
 
-export function polarityTokens(compound: number): string[] {
+function polarityTokens(compound: number): string[] {
   const out = [compound >= 0.05 ? '__vader:pos' : compound <= -0.05 ? '__vader:neg' : '__vader:neu'];
   if (Math.abs(compound) > 0.5) out.push(compound > 0 ? '__vader:pos+' : '__vader:neg+');
   return out;

@@ -26,7 +26,7 @@ export const BRAND_MATCH_CONFIDENCE = 0.9;
  */
 export const VISUAL_STYLE_CONFIDENCE = 0.8;
 
-export interface EnrichTextOptions {
+interface EnrichTextOptions {
   /** Brand dictionary (compiled or a list); default DEFAULT_BRANDS. */
   brands?: BrandDictionary | BrandEntry[];
   /** idf of a term in the corpus; default 1 (themes are then the most frequent terms). */
@@ -37,7 +37,7 @@ export interface EnrichTextOptions {
   terms?: string[];
 }
 
-export interface TextEnrichment {
+interface TextEnrichment {
   tone: Tone | null;
   toneConfidence: number | null;
   emotionMood: Emotion[];

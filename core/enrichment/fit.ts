@@ -22,9 +22,9 @@ import { TONE_FEATURES, TONE_LABELS, TONE_MODEL_FILE, toneFeatures, type ToneMod
 import { loadSplit, TWEETEVAL_DIR } from './tweeteval.ts';
 import { vaderScores } from './vader.ts';
 
-export const EMOTION_MODEL_VERSION = 'emotion-1';
-export const TONE_MODEL_VERSION = 'tone-1';
-export const TONE_LAMBDA = 1e-3;
+const EMOTION_MODEL_VERSION = 'emotion-1';
+const TONE_MODEL_VERSION = 'tone-1';
+const TONE_LAMBDA = 1e-3;
 const FOLDS = 5;
 
 type Candidate = { name: string; fit: (docs: string[][], y: number[]) => LinearTextModel };
@@ -48,7 +48,7 @@ function accuracy(m: LinearTextModel, docs: string[][], y: number[]): number {
   return ok / docs.length;
 }
 
-export function fitEmotionModel(dir = TWEETEVAL_DIR, log: (s: string) => void = () => {}): LinearTextModel {
+function fitEmotionModel(dir = TWEETEVAL_DIR, log: (s: string) => void = () => {}): LinearTextModel {
   const train = loadSplit('emotion', 'train', dir);
   const docs = train.texts.map((t) => emotionFeatures(t, vaderScores(t, 'en')));
   const y = train.labels;
@@ -99,7 +99,7 @@ export function toneDesign(emotion: LinearTextModel, dir = TWEETEVAL_DIR): { X: 
   return { X, y: val.labels, files: val.files };
 }
 
-export function fitToneWeights(X: number[][], y: number[]): number[][] {
+function fitToneWeights(X: number[][], y: number[]): number[][] {
   return fitDenseSoftmax(X, y, TONE_LABELS.length, { lambda: TONE_LAMBDA, balanced: true });
 }
 
@@ -117,7 +117,7 @@ export function outOfFoldTone(X: number[][], y: number[], k = 10): number[] {
   return pred;
 }
 
-export function fitToneModel(emotion: LinearTextModel, dir = TWEETEVAL_DIR): ToneModel {
+function fitToneModel(emotion: LinearTextModel, dir = TWEETEVAL_DIR): ToneModel {
   const { X, y, files } = toneDesign(emotion, dir);
   const W = fitToneWeights(X, y).map((row) => row.map((w) => Number(w.toFixed(4))));
   return {
@@ -138,7 +138,7 @@ export function fitToneModel(emotion: LinearTextModel, dir = TWEETEVAL_DIR): Ton
 }
 
 /** JSON with one feature per line: small diffs when the model is rebuilt. */
-export function modelJson(model: object & { weights: unknown }): string {
+function modelJson(model: object & { weights: unknown }): string {
   const { weights, ...rest } = model;
   const head = JSON.stringify(rest, null, 2).replace(/\n}$/, '');
   const rows = Array.isArray(weights)

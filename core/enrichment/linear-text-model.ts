@@ -6,7 +6,7 @@
 // by sqrt(number of distinct features in the post) (an L2-normalised binary vector).
 import { terms } from '../text/analyzer.ts';
 
-export type Scaling = 'count' | 'l2binary';
+type Scaling = 'count' | 'l2binary';
 
 export interface LinearTextModel {
   kind: 'naive-bayes' | 'softmax-regression';
@@ -37,7 +37,7 @@ function counts(fs: string[]): Map<string, number> {
   return m;
 }
 
-export interface Prediction {
+interface Prediction {
   /** Posterior per label, same order as model.labels. */
   probs: number[];
   /** Number of the post's features the model knows (0 = no evidence; probs are then the prior). */
@@ -80,7 +80,7 @@ function vocabulary(docs: string[][], minCount: number): string[] {
     .sort();
 }
 
-export interface FitOptions {
+interface FitOptions {
   ngrams: LinearTextModel['ngrams'];
   minCount: number;
 }

@@ -157,7 +157,7 @@ export class EnrichmentStore {
 const CHUNK = 100_000;
 
 /** Where a store's rows are read from: FROM-able SQL of an enrichment table and of a neighbour-scores table (row_id keyed). */
-export interface EnrichmentTables {
+interface EnrichmentTables {
   enrichment: string;
   neighbours: string;
 }

@@ -17,7 +17,7 @@ export interface ClassScores {
 }
 
 /** Recall per class, their mean (macro-recall), accuracy and macro-F1 of predicted vs true labels. */
-export function scoreLabels(pred: number[], gold: number[], names: readonly string[]): ClassScores {
+function scoreLabels(pred: number[], gold: number[], names: readonly string[]): ClassScores {
   const K = names.length;
   const tp = new Array<number>(K).fill(0),
     support = new Array<number>(K).fill(0),

@@ -28,7 +28,7 @@ export function saturationScore(neighbourSimilarities: number[], threshold = 0.9
 }
 
 /** A confidence in 0..1 with an optional weight (default 1); null/undefined parts were not computed. */
-export type ConfidencePart = number | { confidence: number; weight: number } | null | undefined;
+type ConfidencePart = number | { confidence: number; weight: number } | null | undefined;
 
 /**
  * attributeConfidence = weighted mean of the confidences of the attribute extractors that produced

@@ -24,7 +24,7 @@ import { vaderScores, type VaderScores } from './vader.ts';
 export type Tone = 'negative' | 'neutral' | 'positive';
 export const TONE_LABELS: readonly Tone[] = ['negative', 'neutral', 'positive'];
 export const TONE_MODEL_FILE = path.join(import.meta.dirname, 'tone-model.json');
-export const NON_ENGLISH_TONE_CONFIDENCE = 0.5;
+const NON_ENGLISH_TONE_CONFIDENCE = 0.5;
 export const TONE_FEATURES = [
   'compound',
   'pos',

@@ -8,7 +8,7 @@ import path from 'node:path';
 export const TWEETEVAL_DIR =
   process.env.TWEETEVAL_DIR ?? path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'tweeteval');
 
-export interface LabelledSplit {
+interface LabelledSplit {
   texts: string[];
   labels: number[];
   files: string[];
@@ -23,7 +23,7 @@ function lines(file: string): string[] {
   return (s.endsWith('\n') ? s.slice(0, -1) : s).split('\n');
 }
 
-export function decodeEscapes(s: string): string {
+function decodeEscapes(s: string): string {
   return s.replace(/\\u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
 }
 

@@ -149,7 +149,7 @@ function baseEmoji(e: string): string {
   return [...e.replace(/[\u{1F3FB}-\u{1F3FF}\uFE0F\uFE0E]/gu, '')][0] ?? '';
 }
 
-export function emojiWord(e: string): string | undefined {
+function emojiWord(e: string): string | undefined {
   return EMOJI_WORD[baseEmoji(e)];
 }
 
@@ -252,7 +252,7 @@ function decodeEntities(s: string): string {
   return s.replace(/&(amp|lt|gt|quot|apos|#39);/g, (_m, e: string) => ENTITIES[e] ?? _m);
 }
 
-export function isEnglishOrUnknown(language?: string | null): boolean {
+function isEnglishOrUnknown(language?: string | null): boolean {
   return !language || language.toLowerCase().slice(0, 2) === 'en' || language.toLowerCase() === 'und';
 }
 

@@ -14,7 +14,7 @@ import {
 export type { DuckDBConnection };
 export type Row = Record<string, unknown>;
 
-export interface DuckDBOptions {
+interface DuckDBOptions {
   threads?: number;
   memoryLimit?: string;
   tempDirectory?: string;
@@ -48,7 +48,7 @@ export interface DuckDB {
   close(): void;
 }
 
-export type NumericColumn = Float64Array | Float32Array | Int32Array | Int16Array | Int8Array | Uint32Array | Uint16Array | Uint8Array;
+type NumericColumn = Float64Array | Float32Array | Int32Array | Int16Array | Int8Array | Uint32Array | Uint16Array | Uint8Array;
 
 const NUMERIC = [Float64Array, Float32Array, Int32Array, Int16Array, Int8Array, Uint32Array, Uint16Array, Uint8Array];
 

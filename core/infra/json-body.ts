@@ -12,7 +12,7 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 /** What the 415 says: the type the body must have, the one it had, and curl's fix when curl -d sent it. */
-export function jsonBodyRequired(contentType: string | undefined): string {
+function jsonBodyRequired(contentType: string | undefined): string {
   const had = contentType ? `Content-Type ${contentType.slice(0, 100)}` : 'no Content-Type';
   const curl = /^application\/x-www-form-urlencoded/i.test(contentType ?? '')
     ? ", which curl -d sends: add -H 'content-type: application/json'"

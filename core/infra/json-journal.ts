@@ -10,7 +10,7 @@ import path from 'node:path';
 
 type Op = { kind: 'append' | 'compact'; text: string; lines: number; resolve: () => void; reject: (e: Error) => void };
 
-export interface OpenedJournal<T> {
+interface OpenedJournal<T> {
   journal: JsonJournal;
   records: T[];
   /** Lines that did not parse (skipped) and bytes of a torn last line (cut off). */

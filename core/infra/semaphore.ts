@@ -1,6 +1,6 @@
 // A counting semaphore: at most `max` async tasks past acquire() at once (bounded concurrency
 // of sharp decodes in the media and visual-feature workers).
-export interface Semaphore {
+interface Semaphore {
   acquire(): Promise<void>;
   release(): void;
 }

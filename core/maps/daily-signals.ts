@@ -3,9 +3,9 @@
 // free narrative reads and shown as-is by the dashboard.
 
 /** Days in a period: a week, or half the series when it is shorter than two weeks. */
-export const CHANGE_PERIOD_DAYS = 7;
+const CHANGE_PERIOD_DAYS = 7;
 
-export interface PeriodChange {
+interface PeriodChange {
   /** Days in each period. */
   days: number;
   /** Posts in the last `days` days of the series. */
@@ -28,20 +28,20 @@ export function periodChange(daily: ArrayLike<number>): PeriodChange {
 }
 
 /** A spike is judged against at most this many days before it; with this many, by its robust z-score. */
-export const SPIKE_BASELINE_DAYS = 14;
-export const SPIKE_MIN_BASELINE_DAYS = 7;
+const SPIKE_BASELINE_DAYS = 14;
+const SPIKE_MIN_BASELINE_DAYS = 7;
 /** Robust z-score a day must exceed: (count - median) / max(1, 1.4826 x MAD). */
-export const SPIKE_Z = 3.5;
+const SPIKE_Z = 3.5;
 /** And at least this many posts (a day of 3 after a silent fortnight is not a story). */
-export const SPIKE_MIN_POSTS = 5;
+const SPIKE_MIN_POSTS = 5;
 /**
  * A young series (fewer than 7 days before the day, at least 2): a day spikes when it has at
  * least SPIKE_MIN_POSTS posts and SPIKE_BURST_RATIO x (the mean of the days before + 1). A new
  * story's first burst (0, 0, 0, 9, 25) is the spike a reader looks for; a median and MAD of three
  * days say nothing, so the rule is a plain ratio over them (the + 1 keeps 0 -> 1 from counting).
  */
-export const SPIKE_MIN_BURST_BASELINE_DAYS = 2;
-export const SPIKE_BURST_RATIO = 4;
+const SPIKE_MIN_BURST_BASELINE_DAYS = 2;
+const SPIKE_BURST_RATIO = 4;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

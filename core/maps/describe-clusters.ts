@@ -19,12 +19,12 @@ import { isAbusive } from '../text/abuse.ts';
 /** Members read further down when none of the DESCRIBE_POSTS most central is readable, or none readable says a word of the label. */
 export const DESCRIBE_DEEPER = 200;
 /** Members read per label word for its spelling, of the first SPELLING_SCAN members. */
-export const SPELLING_POSTS = 20;
-export const SPELLING_SCAN = 5000;
+const SPELLING_POSTS = 20;
+const SPELLING_SCAN = 5000;
 /** Label candidates a cluster offers (c-TF-IDF's best keys): enough for a label once skipped keys are left out. */
 export const LABEL_CANDIDATES = 24;
 /** The label of a cluster with neither a label word nor a tag left. */
-export const UNTITLED = 'untitled';
+const UNTITLED = 'untitled';
 
 export interface ClusterToDescribe {
   /** Member rows, most central first. */
@@ -36,7 +36,7 @@ export interface ClusterToDescribe {
 }
 
 /** What describing reads of the rows besides their texts. */
-export interface DescribeSources {
+interface DescribeSources {
   /** The keys the clusters share (KeyCounter.lastShared): no label has them. */
   shared: ReadonlySet<string>;
   /** A row's analysed terms (round 3). */
@@ -45,7 +45,7 @@ export interface DescribeSources {
   interactions: ArrayLike<number>;
 }
 
-export interface ClusterDescription {
+interface ClusterDescription {
   label: string;
   summary: string;
   /** The member the summary is cut from; null when no member read is readable. */

@@ -59,7 +59,7 @@ export function postReadable(text: string): boolean {
   return cleanForSummary(text).length > 0 && readable(text);
 }
 
-export interface Description {
+interface Description {
   /** The label as people wrote its words. */
   label: string;
   summary: string;
@@ -91,7 +91,7 @@ export function describeFromWords(
  * Indexes of the posts by how well they stand for the cluster: most of the label's words first,
  * then the more engaged (`interactions(i)`: post i's likes + comments + shares), then the more central (the earlier).
  */
-export function byLabelWords(
+function byLabelWords(
   label: string,
   posts: readonly Pick<PostWords, 'summaryWords'>[],
   interactions: (i: number) => number = () => 0,

@@ -85,7 +85,7 @@ export function shownSurfaces(
 }
 
 /** How a word as written counts as a surface form: as written when a name, an acronym or a hashtag, else lower-case. */
-export function shownSurface(raw: string): string {
+function shownSurface(raw: string): string {
   return raw.startsWith('#') || (/\p{Lu}/u.test(raw.slice(1)) && /\p{Ll}/u.test(raw)) || isCaps(raw) ? raw : raw.toLowerCase();
 }
 

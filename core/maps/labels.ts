@@ -8,7 +8,7 @@
 // the same way.
 import { labelWord } from './label-words.ts';
 
-export interface LabelOptions {
+interface LabelOptions {
   terms: number;
   tags: number;
 }

@@ -8,7 +8,7 @@
 // model is trained here): supportive = positive tone; critical = negative tone; mixed = a
 // positive mood (joy, optimism) and a negative one (anger, sadness) together, whatever the tone;
 // neutral = neutral tone. Posts without a tone have no stance.
-export interface PostFeeling {
+interface PostFeeling {
   tone: string | null;
   moods: readonly string[];
 }
@@ -26,14 +26,10 @@ export interface NarrativeSentiment {
 
 const POSITIVE_MOODS = new Set(['joy', 'optimism']);
 const NEGATIVE_MOODS = new Set(['anger', 'sadness']);
-export const SENTIMENT_LABEL_THRESHOLD = 0.15;
-export const MIXED_SHARE = 0.25;
+const SENTIMENT_LABEL_THRESHOLD = 0.15;
+const MIXED_SHARE = 0.25;
 
 export type Stance = 'critical' | 'mixed' | 'neutral' | 'supportive';
-
-export function stanceOf(p: PostFeeling): Stance | null {
-  return STANCE_OF_CODE[feelingCode(p)]!;
-}
 
 const TONE_CODES = ['negative', 'neutral', 'positive'] as const;
 /** The code of a post without a tone. */
@@ -59,7 +55,7 @@ export function feelingCodeSql(tone: string, moods: string): string {
   return `(${t} + CASE WHEN ${mixed} THEN ${MIXED} ELSE 0 END)`;
 }
 
-/** Per code: the post's stance (stanceOf's rule: no tone, none; mixed moods, mixed; else by tone). */
+/** Per code: the post's stance (no tone, none; mixed moods, mixed; else by tone). */
 const STANCE_OF_CODE: Array<Stance | null> = Array.from({ length: 8 }, (_, code) => {
   const t = code & 3;
   if (t === NO_TONE) return null;

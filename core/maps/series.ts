@@ -55,7 +55,7 @@ function mean(y: ArrayLike<number>, from: number, to: number): number {
 }
 
 /** Centred moving average over `w` days (shorter at the edges). */
-export function smooth(y: Float64Array, w = 7): Float64Array {
+function smooth(y: Float64Array, w = 7): Float64Array {
   const out = new Float64Array(y.length);
   const h = Math.floor(w / 2);
   for (let i = 0; i < y.length; i++) out[i] = mean(y, Math.max(0, i - h), Math.min(y.length, i + h + 1));

@@ -5,7 +5,7 @@
 // are words the posts use. The tag itself stays a term as well; its words are added to it.
 import { stem, terms } from '../text/analyzer.ts';
 
-export const TAG_SPLIT = {
+const TAG_SPLIT = {
   /** A word of a tag has this many letters or more ("ferry", not "fe"); stop words join words at any length over 1. */
   minLetters: 3,
   /** ...and at least this many posts of the corpus hold it (a typo or a name seen once is no word). */

@@ -130,7 +130,7 @@ export function idfOf(n: number, df: number): number {
 }
 
 /** Collection statistics a segment's search scores with instead of its own: the whole generation's. */
-export interface Bm25Stats {
+interface Bm25Stats {
   docs: number;
   avgdl: number;
   /** Document frequency of each query term over every segment. */
@@ -222,7 +222,7 @@ function firstAtLeast(docs: Uint32Array, s: number, e: number, row: number): num
 }
 
 /** Whether document `row` contains any of `termIds` (binary search in each posting list). */
-export function containsAny(index: Bm25Index, termIds: readonly number[], row: number): boolean {
+function containsAny(index: Bm25Index, termIds: readonly number[], row: number): boolean {
   for (const t of termIds) {
     const s = index.starts[t]!;
     const e = index.starts[t + 1]!;

@@ -40,7 +40,7 @@ interface RowColumns {
 }
 
 /** RowColumns in SharedArrayBuffers, as handed to a worker thread. */
-export type RowColumnParts = Omit<RowColumns, 'uuid'> & { uuid: Utf8ColumnParts };
+type RowColumnParts = Omit<RowColumns, 'uuid'> & { uuid: Utf8ColumnParts };
 
 export interface SearchIndex extends RowColumns {
   generation: string;

@@ -34,7 +34,7 @@ export const RANKING = {
   allWindowHalfLifeDays: 30,
 } as const;
 
-export type IntentEvidenceSource = 'authored_text' | 'no_match' | 'no_text' | 'tag_only';
+type IntentEvidenceSource = 'authored_text' | 'no_match' | 'no_text' | 'tag_only';
 
 export interface RankedRow {
   row: number;
@@ -80,7 +80,7 @@ export function queryVector(index: SearchIndex, queryTerms: string[]): Float32Ar
  * the query; their RRF term is weighted by this share, so they cannot outrank the posts that hold
  * the name (docs/fields.md, "rrfScore").
  */
-export function vectorCoverage(index: SearchIndex, queryTerms: string[]): number {
+function vectorCoverage(index: SearchIndex, queryTerms: string[]): number {
   let all = 0;
   let known = 0;
   for (const [term, { df, idf }] of generationIdf(index.bm25, queryTerms)) {

@@ -24,8 +24,8 @@ import path from 'node:path';
 import hnswlib from 'hnswlib-node';
 import type { SegmentTail } from '../snapshots/segments.ts';
 
-export type HnswSpace = 'ip' | 'cosine';
-export interface HnswParams {
+type HnswSpace = 'ip' | 'cosine';
+interface HnswParams {
   m: number;
   efConstruction: number;
   seed: number;
@@ -41,17 +41,17 @@ export interface Neighbour {
 // only the search breadth, limits recall. On the newest 200k rows of the 1M corpus, M 32 over
 // M 16 lifts recall@10 at ef 200 from 0.93 to 0.95 for about 12% more build time, where
 // efConstruction 400 costs 2x (ad-hoc sweeps; the 1M figures are in bench/RESULTS.md).
-export const HNSW_PARAMS: HnswParams = { m: 32, efConstruction: 200, seed: 42 };
+const HNSW_PARAMS: HnswParams = { m: 32, efConstruction: 200, seed: 42 };
 // The visual graph answers "which posts look like this one" (lookalikes, not the ranked search):
 // hnswlib's defaults suffice, at a third of the text graph's build cost.
-export const VISUAL_HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 100, seed: 42 };
+const VISUAL_HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 100, seed: 42 };
 
 export const GRAPHS: Record<GraphName, { space: HnswSpace; params: HnswParams; file: string }> = {
   text: { space: 'ip', params: HNSW_PARAMS, file: 'text.hnsw' },
   visual: { space: 'cosine', params: VISUAL_HNSW_PARAMS, file: 'visual.hnsw' },
 };
 
-export type HnswIndex = InstanceType<typeof hnswlib.HierarchicalNSW>;
+type HnswIndex = InstanceType<typeof hnswlib.HierarchicalNSW>;
 
 /** A window's part of a segment kept at least this share of the graph it searches, or a tail is built. */
 export const TAIL_SHARE = 0.5;
@@ -70,7 +70,7 @@ interface MarkedGraph {
 }
 
 /** A segment's window tail: its graph of rows [from, rows). */
-export interface TailGraph extends MarkedGraph {
+interface TailGraph extends MarkedGraph {
   from: number;
 }
 
@@ -100,7 +100,7 @@ export interface GraphSource {
 }
 
 /** A segment's graph file, read (a graph of no points is not read: nothing to search). */
-export function readGraph(name: GraphName, dim: number, dir: string, points: number, file = GRAPHS[name].file): HnswIndex | null {
+function readGraph(name: GraphName, dim: number, dir: string, points: number, file = GRAPHS[name].file): HnswIndex | null {
   if (points === 0) return null;
   const index = new hnswlib.HierarchicalNSW(GRAPHS[name].space, dim);
   index.readIndexSync(path.join(dir, file));

@@ -17,7 +17,7 @@ export interface PostTruth {
 export const OFF_TOPIC = 'off-topic';
 
 /** The catch-all bar of issue 38. */
-export const CATCH_ALL = { minPosts: 200, windowShare: 0.05, oneCrisisShare: 0.7 } as const;
+const CATCH_ALL = { minPosts: 200, windowShare: 0.05, oneCrisisShare: 0.7 } as const;
 
 /** F1 of a cluster against a true set, from their sizes and overlap (0 when both are empty). */
 export function f1(overlap: number, clusterSize: number, truthSize: number): number {
@@ -74,7 +74,7 @@ export function catchAllReason(crises: ReadonlyArray<string | null>, windowPosts
   return top < CATCH_ALL.oneCrisisShare * on.length ? 'mixed' : null;
 }
 
-export interface CatchAll {
+interface CatchAll {
   id: string;
   size: number;
   reason: 'off-topic' | 'mixed';

@@ -10,7 +10,7 @@
 import { deu, eng, fra, por, spa } from 'stopword';
 import { repairText } from './text-repair.ts';
 
-export interface Analyzed {
+interface Analyzed {
   /** Index/query terms, in order, duplicates kept (term frequency matters). */
   terms: string[];
   hashtags: string[];

@@ -13,7 +13,7 @@
 import { seedCentres } from '../clustering/kmeans-by-silhouette.ts';
 import { lloydKMeans } from '../clustering/lloyd-kmeans.ts';
 
-export interface FurnitureOptions {
+interface FurnitureOptions {
   clusters: number;
   share: number;
   spread: number;

@@ -88,7 +88,7 @@ const LANGUAGES_OF: ReadonlyMap<string, readonly string[]> = (() => {
 })();
 
 /** Function words a text needs for its language to be told. */
-export const MIN_HITS = 2;
+const MIN_HITS = 2;
 
 const NOT_WORDS = /\bhttps?:\/\/\S+|\bwww\.\S+|[@#][\p{L}\p{N}_]+/gu;
 const WORD = /\p{L}+(?:['’]\p{L}+)?/gu;
@@ -110,7 +110,7 @@ export function textLanguage(text: string): string | null {
 }
 
 /** Share of a cluster's texts (and at least 2 of them) a language needs to be one of the cluster's. */
-export const LANGUAGE_SHARE = 0.1;
+const LANGUAGE_SHARE = 0.1;
 
 /** The languages at least LANGUAGE_SHARE of the texts (and 2) are written in, given each text's (textLanguage). */
 export function languagesOf(languages: Iterable<string | null>): Set<string> {

@@ -11,10 +11,10 @@
 import { repairText } from './text-repair.ts';
 import { isAbusive } from './abuse.ts';
 
-export type Unreadable = 'abusive' | 'mentions-links' | 'hashtags' | 'few-words' | 'shouting';
+type Unreadable = 'abusive' | 'mentions-links' | 'hashtags' | 'few-words' | 'shouting';
 
 /** Plain words a readable post keeps besides its mentions, links and hashtags. */
-export const MIN_WORDS = 4;
+const MIN_WORDS = 4;
 const MOSTLY = 0.5;
 const CAPS = 0.7;
 const CAPS_MIN_LETTERS = 20;

@@ -27,7 +27,7 @@ const MOJIBAKE_HINT = /[\u00c2-\u00f4]/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Undo UTF-8-read-as-Windows-1252 wherever the bytes decode as valid UTF-8; other text unchanged. */
-export function repairMojibake(text: string): string {
+function repairMojibake(text: string): string {
   if (!MOJIBAKE_HINT.test(text)) return text;
   return text.replace(MOJIBAKE_RE, (seq) => {
     try {

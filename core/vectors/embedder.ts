@@ -50,7 +50,7 @@ export interface EmbedderParams {
  */
 export const EMBEDDER_MODEL = `words-known/${ANALYZER_VERSION}`;
 
-export const DEFAULT_EMBEDDER: EmbedderParams = {
+const DEFAULT_EMBEDDER: EmbedderParams = {
   buckets: 1 << 16,
   dim: 128,
   sample: 40_000,
@@ -98,10 +98,10 @@ export interface FoldedWords {
   vectors: Float32Array;
 }
 
-export const NO_FOLDED_WORDS: FoldedWords = { ids: new Uint32Array(0), idf: new Float32Array(0), vectors: new Float32Array(0) };
+const NO_FOLDED_WORDS: FoldedWords = { ids: new Uint32Array(0), idf: new Float32Array(0), vectors: new Float32Array(0) };
 
 /** A feature the fit saw in fewer of its sample's posts has no learnt vector (its PPMI row needs pairs seen twice). */
-export const KNOWN_MIN_DOCS = 2;
+const KNOWN_MIN_DOCS = 2;
 
 /**
  * A word in fewer of the sample's posts than learntMinDocs is not taken as learnt: the word space's
@@ -115,7 +115,7 @@ export function learntMinDocs(sampleDocs: number): number {
   return Math.min(LEARNT_MIN_DOCS, Math.max(KNOWN_MIN_DOCS, Math.round(sampleDocs / 1000)));
 }
 
-export const LEARNT_MIN_DOCS = 20;
+const LEARNT_MIN_DOCS = 20;
 
 /** FNV-1a over UTF-16 code units: fast, stable across runs and platforms. */
 export function hashTerm(s: string): number {
@@ -139,7 +139,7 @@ const bigramId = (a: number, b: number): number => (Math.imul(a, 0x9e3779b1) ^ b
 const bigramBucket = (a: number, b: number, buckets: number): number => bigramId(a, b) % buckets;
 
 /** A document's features by id (term hashes, bigram ids) with their counts: what a vector is made of. */
-export function featureIdCounts(hashes: Uint32Array): Map<number, number> {
+function featureIdCounts(hashes: Uint32Array): Map<number, number> {
   const m = new Map<number, number>();
   for (let i = 0; i < hashes.length; i++) {
     m.set(hashes[i]!, (m.get(hashes[i]!) ?? 0) + 1);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Matrix, solve } from 'ml-matrix';
 import { writeFileAtomic } from '../infra/durable-fs.ts';
 
-export interface VectorSpaceInfo {
+interface VectorSpaceInfo {
   /** 'computed': our own vectors; 'precomputed': the input's, with our vectors mapped in. */
   source: 'computed' | 'precomputed';
   /** Dimension of the vectors in this space. */

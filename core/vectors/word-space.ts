@@ -13,7 +13,7 @@
 // Hand-written with the embedder (core/vectors/embedder.ts), whose randomized SVD it feeds: a hash table of
 // pair counts and a few loops over typed arrays, no native or Python dependency.
 
-export interface WordSpaceOptions {
+interface WordSpaceOptions {
   /** Features at most this many term positions apart co-occur. */
   window: number;
   /** Context distribution smoothing: context counts raised to this power. */
@@ -24,7 +24,7 @@ export interface WordSpaceOptions {
 
 // minCount 2: pairs seen once are most pairs and mostly chance; dropping them halved the fit and
 // kept the planted narratives' NMI (0.942 vs 0.924 with them, 20k posts of the quality bench).
-export const WORD_SPACE_DEFAULTS: WordSpaceOptions = { window: 8, alpha: 0.75, minCount: 2 };
+const WORD_SPACE_DEFAULTS: WordSpaceOptions = { window: 8, alpha: 0.75, minCount: 2 };
 
 /** A sparse row: column indices (ascending not required) and values. */
 export interface SparseRow {

@@ -40,12 +40,12 @@ import type { LedgerDump } from '../dump-format.ts';
 import { assertMicro, subMicro, toCredits, ZERO_MICRO, type Micro } from '../money.ts';
 import { Batcher } from './batcher.ts';
 
-export const LEDGER_SCHEMA = 'ledger';
-export const LEDGER_MIGRATIONS = path.join(import.meta.dirname, 'migrations');
+const LEDGER_SCHEMA = 'ledger';
+const LEDGER_MIGRATIONS = path.join(import.meta.dirname, 'migrations');
 /** A replica silent for this long has died: its holds are released (LEDGER_LEASE_MS). */
 export const DEFAULT_LEASE_MS = 30_000;
 
-export interface PgLedgerOptions {
+interface PgLedgerOptions {
   databaseUrl: string;
   leaseMs?: number;
   /** How long Idempotency-Key records are honoured (at least 24 h; default 48 h, as the file ledger). */

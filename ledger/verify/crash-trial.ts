@@ -14,7 +14,7 @@ import { toMicro } from '../money.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-export interface TrialResult {
+interface TrialResult {
   acked: number;
   lost: number;
   openHoldsAfter: number;
@@ -26,7 +26,7 @@ export interface TrialResult {
 }
 
 /** Every record in the ledger's log files, decoded without the ledger's own code paths. */
-export function decodeLog(dir: string): LedgerRecord[] {
+function decodeLog(dir: string): LedgerRecord[] {
   const out: LedgerRecord[] = [];
   for (const f of fs
     .readdirSync(dir)

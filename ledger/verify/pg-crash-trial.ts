@@ -14,7 +14,7 @@ import { toMicro } from '../money.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-export interface PgTrialResult {
+interface PgTrialResult {
   acked: number;
   lost: number;
   /** Holds still open when the trial gave up waiting for the leases (should be 0). */
@@ -29,7 +29,7 @@ export interface PgTrialResult {
   details: string[];
 }
 
-export interface PgTrialOptions {
+interface PgTrialOptions {
   databaseUrl: string;
   replicas: number;
   concurrency: number;

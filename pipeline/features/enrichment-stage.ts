@@ -11,7 +11,7 @@ import type { StageContext } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
 import type { TextEnrichmentRow } from './text-task.ts';
 
-export interface EnrichmentInput {
+interface EnrichmentInput {
   partial: TextEnrichmentRow[];
   /** aestheticStyle of the rows whose media was read (visual-stage.ts). */
   styles: Map<number, string[]>;
@@ -19,7 +19,7 @@ export interface EnrichmentInput {
   docIds: Uint32Array[];
 }
 
-export const THEMES_PER_POST = 3;
+const THEMES_PER_POST = 3;
 
 export const ENRICHMENT_COLUMNS = {
   tone: 'VARCHAR',

@@ -8,7 +8,7 @@ import { snapshotChunks } from '../snapshot-rows.ts';
 import type { StageContext } from '../stage-context.ts';
 import { StageAborted } from '../stage-context.ts';
 
-export const ADOPT_SHARE = 0.5;
+const ADOPT_SHARE = 0.5;
 
 /** A unit-length copy, or null for a zero or non-finite vector. */
 function unit(values: ArrayLike<number>): Float32Array | null {

@@ -32,7 +32,7 @@ export interface ComputedRows {
 }
 
 /** A float32 file as an aligned array. */
-export async function readFloats(file: string): Promise<Float32Array> {
+async function readFloats(file: string): Promise<Float32Array> {
   const buf = await fs.readFile(file);
   const out = new Float32Array(buf.length / 4);
   new Uint8Array(out.buffer).set(buf);

@@ -89,7 +89,7 @@ async function foldNewWords(
   return { added: folded, total: next.folded.ids.length };
 }
 
-export async function runFeatures(ctx: StageContext): Promise<StageSummary> {
+async function runFeatures(ctx: StageContext): Promise<StageSummary> {
   const { artifacts, work } = ctx.layout;
   const { plan, rows, planMs, bar, text } = await planAndAnalyse(ctx);
   const full = plan.mode === 'full';

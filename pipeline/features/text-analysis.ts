@@ -43,7 +43,7 @@ export interface AnalysedText {
   ms: number;
 }
 
-export type TextPool = TaskPool<TextTask, TextResult>;
+type TextPool = TaskPool<TextTask, TextResult>;
 
 /**
  * The text workers. The features stage starts them before it plans the run, so that their start (a

@@ -31,7 +31,7 @@ export const VISUAL_FEATURES_VERSION = 'visual-1.0.0';
 
 /** sharp's output size (fit: fill); the features are computed on its 2x2 box average. */
 export const DECODE_SIZE = 64;
-export const THUMB = 32;
+const THUMB = 32;
 const NPIX = THUMB * THUMB;
 
 const HUE_BINS = 12;
@@ -40,7 +40,7 @@ const GRID = 4;
 const LAYOUT_DIM = GRID * GRID * 3;
 const ORIENTATIONS = 8;
 const EDGE_DIM = 4 * ORIENTATIONS;
-export const STAT_NAMES = [
+const STAT_NAMES = [
   'lumaMean',
   'lumaStd',
   'satMean',
@@ -72,7 +72,7 @@ const EDGE_NOISE = 0.015;
 /** Distance (RGB, scaled to [0, 1]) from the border's mean colour that makes a pixel salient. */
 const SALIENT = 0.12;
 
-export interface VisualBlock {
+interface VisualBlock {
   name: string;
   offset: number;
   size: number;
@@ -430,7 +430,7 @@ function toneStatistics(t: ToneSums, edgePixels: number): Float64Array {
 }
 
 /** An item's aggregated features: per-frame features averaged, plus motion for videos. */
-export interface ItemFeatures extends Omit<FrameFeatures, 'luma16'> {
+interface ItemFeatures extends Omit<FrameFeatures, 'luma16'> {
   /** Videos with two or more frames: 4x4 cells then overall; else null. */
   motion: Float64Array | null;
 }
@@ -443,7 +443,7 @@ function average(arrays: Float64Array[]): Float64Array {
 }
 
 /** Mean absolute luma difference between consecutive frames: 4x4 cells then overall, averaged over frame pairs. */
-export function motionFeatures(frames: FrameFeatures[]): Float64Array | null {
+function motionFeatures(frames: FrameFeatures[]): Float64Array | null {
   if (frames.length < 2) return null;
   const out = new Float64Array(MOTION_DIM);
   const per = MOTION_SIZE / MOTION_GRID;
@@ -521,7 +521,7 @@ export function itemVector(f: ItemFeatures): Float32Array {
  * the spread of a single disc covering the same area, so one compact subject scores about 1 and
  * several separate ones well above.
  */
-export function layoutOf(mass: Float64Array): {
+function layoutOf(mass: Float64Array): {
   layout: LayoutName;
   coverage: number;
   cx: number;
@@ -567,7 +567,7 @@ export function motionOf(motion: Float64Array | null): MotionName | null {
   return m < RULES.motion.staticBelow ? 'static' : m < RULES.motion.fastFrom ? 'slow' : 'fast';
 }
 
-export function dominantColorsOf(names: Float64Array): ColorName[] {
+function dominantColorsOf(names: Float64Array): ColorName[] {
   const order = COLOR_NAMES.map((_, k) => k).sort((a, b) => names[b]! - names[a]! || a - b);
   const out: ColorName[] = [];
   for (const k of order) {
@@ -578,7 +578,7 @@ export function dominantColorsOf(names: Float64Array): ColorName[] {
   return out;
 }
 
-export function stylesOf(stats: Float64Array): AestheticStyle[] {
+function stylesOf(stats: Float64Array): AestheticStyle[] {
   const at = (name: (typeof STAT_NAMES)[number]) => stats[STAT_NAMES.indexOf(name)]!;
   const luma = at('lumaMean'),
     lumaStd = at('lumaStd'),

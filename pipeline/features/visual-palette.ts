@@ -26,7 +26,7 @@ export const COLOR_NAMES = [
 export type ColorName = (typeof COLOR_NAMES)[number];
 
 type Rgb = readonly [number, number, number];
-export const COLOR_PROTOTYPES: Readonly<Record<ColorName, readonly Rgb[]>> = {
+const COLOR_PROTOTYPES: Readonly<Record<ColorName, readonly Rgb[]>> = {
   black: [
     [0, 0, 0],
     [25, 25, 25],
@@ -165,7 +165,7 @@ function srgbToLinear(c: number): number {
 }
 
 /** CIELAB (D65) of an sRGB colour given as 0-255 integers. */
-export function srgbToLab(r: number, g: number, b: number): [number, number, number] {
+function srgbToLab(r: number, g: number, b: number): [number, number, number] {
   const R = srgbToLinear(r / 255),
     G = srgbToLinear(g / 255),
     B = srgbToLinear(b / 255);

@@ -15,7 +15,7 @@ interface MediaRow {
 }
 
 /** What the pool is asked for: an image's file, a video's frames (or its poster), a carousel's images. */
-export function visualItem(row: MediaRow, root: string): VisualItem | null {
+function visualItem(row: MediaRow, root: string): VisualItem | null {
   const local = (p: string | null) => (p ? path.join(root, p) : null);
   const video = row.media.find((m) => m.kind === 'video');
   const paths = video
@@ -26,7 +26,7 @@ export function visualItem(row: MediaRow, root: string): VisualItem | null {
   return { key: String(row.row_id), kind: video ? 'video' : files.length > 1 ? 'carousel' : 'image', paths: files };
 }
 
-export interface VisualElementsRow {
+interface VisualElementsRow {
   ci: number;
   dominant_colors: string[];
   aesthetic_style: string[];

@@ -25,7 +25,7 @@ export interface WorkBatch {
   batch: number;
   items: WorkItem[];
 }
-export interface WorkResult {
+interface WorkResult {
   i: number;
   vector: Float32Array | null;
   elements: VisualElements | null;
@@ -37,7 +37,7 @@ export type WorkReply = { ready: true } | { batch: number; results: WorkResult[]
 const { acquire, release } = semaphore(3);
 
 /** One file to frame features: EXIF-oriented, squeezed to 64x64 (aspect not kept), alpha over white, sRGB. */
-export async function decodeFrame(file: string): Promise<FrameFeatures> {
+async function decodeFrame(file: string): Promise<FrameFeatures> {
   await acquire();
   try {
     // Reading the bytes here (a worker thread may block) and decoding from memory costs less than
@@ -72,7 +72,7 @@ function message(err: unknown): string {
 // tests can check that the pool survives a dying worker. Unset in normal use.
 const CRASH_PATH = process.env.VISUAL_WORKER_CRASH_PATH;
 
-export async function processItem(item: WorkItem): Promise<WorkResult> {
+async function processItem(item: WorkItem): Promise<WorkResult> {
   if (CRASH_PATH && item.paths.includes(CRASH_PATH)) process.exit(70);
   if (item.paths.length === 0) return { i: item.i, vector: null, elements: null, error: 'no media paths' };
   const frames = await Promise.all(

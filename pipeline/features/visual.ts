@@ -35,13 +35,13 @@ export interface VisualElements {
   motion: string | null;
 }
 
-export interface VisualResult {
+interface VisualResult {
   vector: Float32Array | null;
   elements: VisualElements | null;
   error?: string;
 }
 
-export interface VisualOptions {
+interface VisualOptions {
   /** Worker threads; default os.availableParallelism(). */
   threads?: number;
   onProgress?: (done: number, total: number) => void;

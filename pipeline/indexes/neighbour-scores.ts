@@ -25,15 +25,15 @@ import { maskedRows, plannedSegmentDir, type PlannedSegment, type SegmentPlan } 
 import type { StageContext } from '../stage-context.ts';
 import type { HnswResult, HnswTask, NeighbourLists, NeighbourQuery } from './hnsw-task.ts';
 
-export const NEIGHBOURS = 10;
+const NEIGHBOURS = 10;
 /** Search breadth per segment: near-duplicates, the neighbours these scores are about, are found early. */
-export const NEIGHBOUR_EF = 16;
+const NEIGHBOUR_EF = 16;
 const TASK_ROWS = 25_000;
 
 export const NEIGHBOUR_COLUMNS = { novelty_score: 'DOUBLE', saturation_score: 'DOUBLE', coverage_novelty: 'BOOLEAN' } as const;
 
 /** A built segment's computed rows: their rows in it (ascending) and places among the computed rows. */
-export interface SegmentQuery {
+interface SegmentQuery {
   query: NeighbourQuery;
   ci: Uint32Array;
 }

@@ -122,7 +122,7 @@ async function buildPostings(ctx: StageContext, built: PlannedSegment[]): Promis
   return { terms, postings };
 }
 
-export async function runIndex(ctx: StageContext): Promise<StageSummary> {
+async function runIndex(ctx: StageContext): Promise<StageSummary> {
   const { artifacts, work } = ctx.layout;
   const source = await requireArtifactSource(
     ctx,

@@ -11,7 +11,7 @@ import type { PlannedSegment } from '../segment-plan.ts';
 import type { StageContext } from '../stage-context.ts';
 
 /** What a segment's tail takes: kept as the served generation has it, extended from its base's, or built anew. */
-export type TailWork =
+type TailWork =
   | { action: 'keep'; from: number; points: number }
   | { action: 'extend'; from: number; basePoints: number }
   | { action: 'build'; from: number };

@@ -39,7 +39,7 @@ async function walk(dir: string, out: string[]): Promise<void> {
 }
 
 /** A file's hash as last computed (landing_hashes). */
-export interface KnownHash {
+interface KnownHash {
   bytes: number;
   mtimeMs: number;
   sha256: string;

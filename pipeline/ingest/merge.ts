@@ -9,7 +9,7 @@
 import type { DuckDB } from '../../core/infra/duckdb.ts';
 import { num, sqlString } from '../../core/infra/duckdb.ts';
 
-export interface MergeCounts {
+interface MergeCounts {
   /** Valid records whose uuid was new: one post each. */
   accepted: number;
   /** Valid records for a uuid already known (stored earlier, or earlier in this file). */

@@ -8,7 +8,7 @@ import { sqlString, type DuckDB } from '../../core/infra/duckdb.ts';
 import { fsyncDir, fsyncPath } from '../../core/infra/durable-fs.ts';
 import type { LandingFile } from './discover.ts';
 
-export function quarantineFileFor(layout: DataDirLayout, f: LandingFile): string {
+function quarantineFileFor(layout: DataDirLayout, f: LandingFile): string {
   const safe = f.rel.replace(/[^A-Za-z0-9._-]+/g, '_');
   return path.join(layout.quarantine, `${f.sha256.slice(0, 12)}-${safe}.rejects.ndjson`);
 }

@@ -16,7 +16,7 @@ import { writeQuarantine } from './quarantine.ts';
 import { readRecords } from './read-records.ts';
 import { validationSql } from './validate-sql.ts';
 
-export interface FileReport {
+interface FileReport {
   file: string;
   sha256: string;
   format: string;
@@ -36,7 +36,7 @@ export interface FileReport {
   ms: number;
 }
 
-export interface IngestReport extends StageSummary {
+interface IngestReport extends StageSummary {
   files: number;
   skippedFiles: number;
   read: number;
@@ -174,7 +174,7 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercen
   }
 }
 
-export async function runIngest(ctx: StageContext): Promise<IngestReport> {
+async function runIngest(ctx: StageContext): Promise<IngestReport> {
   const db = await ctx.db();
   await fs.mkdir(ctx.layout.landing, { recursive: true });
   const known = new Set((await db.all<{ sha256: string }>(`SELECT sha256 FROM ingested_files`)).map((r) => r.sha256));

@@ -25,7 +25,7 @@ export interface BuiltNarrative extends MemberFigures {
   seedTag: string | null;
 }
 
-export type WindowResult = BuiltWindow<BuiltNarrative>;
+type WindowResult = BuiltWindow<BuiltNarrative>;
 
 /** The words the key test reads: the label words (ids below the vocabulary's size; bigrams above). */
 export function storyWords(corpus: NarrativeCorpus): StoryWords {

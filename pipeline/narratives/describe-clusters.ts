@@ -52,7 +52,7 @@ export function memberFigures(
 const counter = new KeyCounter();
 const tagCounter = new KeyCounter();
 
-export interface ClusterWords {
+interface ClusterWords {
   /** Label candidates, best first (KeyCounter.top); describeClusters picks the label among them. */
   candidates: WeightedKey[];
   topTags: string[];
@@ -74,7 +74,7 @@ export function clusterWords(
   return { words: classes.map((_, c) => ({ candidates: topTerms[c]!, topTags: topTags[c]!.map((t) => t.key) })), shared };
 }
 
-export interface Describable {
+interface Describable {
   label: string;
   summary: string;
   /** The member the summary is cut from; null when none read is readable. */

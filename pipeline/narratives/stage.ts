@@ -28,7 +28,7 @@ import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
 import { FIGURE_COLUMNS, figureValues, HEAD_COLUMNS } from './figure-columns.ts';
 import { writeNarrativeText } from './text-index.ts';
 
-export const NARRATIVE_COLUMNS = {
+const NARRATIVE_COLUMNS = {
   id: 'VARCHAR',
   narrative_key: 'VARCHAR',
   ...HEAD_COLUMNS,
@@ -85,7 +85,7 @@ function textReader(ctx: StageContext): (rows: number[]) => Promise<Map<number, 
 }
 
 /** The narratives' own steps in the map stages' skeleton (map-stage.ts). */
-export const NARRATIVES_MAP: MapStage<NarrativeCorpus, BuiltNarrative> = {
+const NARRATIVES_MAP: MapStage<NarrativeCorpus, BuiltNarrative> = {
   name: 'narratives',
   files: NARRATIVE_MAP,
   trajectoryColumns: TRAJECTORY_COLUMNS,
@@ -104,7 +104,7 @@ export const NARRATIVES_MAP: MapStage<NarrativeCorpus, BuiltNarrative> = {
   open: openNarratives,
 };
 
-export function runNarratives(ctx: StageContext): Promise<StageSummary> {
+function runNarratives(ctx: StageContext): Promise<StageSummary> {
   return runMapStage(ctx, NARRATIVES_MAP);
 }
 

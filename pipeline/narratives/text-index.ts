@@ -16,9 +16,9 @@ import type { NarrativeCorpus } from './corpus.ts';
  * postings of 6 bytes), which keeps every term that a story's own posts repeat. Its terms by
  * distinctiveness: posts holding it in the narrative x Lucene's idf over the corpus's posts.
  */
-export const MEMBER_TERMS = 1000;
+const MEMBER_TERMS = 1000;
 
-export interface NarrativeText {
+interface NarrativeText {
   label: string;
   summary: string;
   topTags: readonly string[];
@@ -26,7 +26,7 @@ export interface NarrativeText {
 }
 
 /** How many rows hold each term (each row counted once). */
-export function postsWithTerms(t: TermLists): Uint32Array {
+function postsWithTerms(t: TermLists): Uint32Array {
   const df = new Uint32Array(t.vocab.length);
   const seen = new Int32Array(t.vocab.length).fill(-1);
   const rows = t.offsets.length - 1;
@@ -40,7 +40,7 @@ export function postsWithTerms(t: TermLists): Uint32Array {
 }
 
 /** The terms a narrative's headline is searched by: its label, summary, tags and their words (`wordsOf`: tagWords). */
-export function headlineTerms(n: NarrativeText, wordsOf: (tag: string) => readonly string[]): string[] {
+function headlineTerms(n: NarrativeText, wordsOf: (tag: string) => readonly string[]): string[] {
   return [...terms([n.label, n.summary, ...n.topTags.map((t) => `#${t}`)].join(' ')), ...n.topTags.flatMap(wordsOf)];
 }
 

@@ -11,7 +11,7 @@ import type { RowWindow } from '../post-columns.ts';
 import { parseElement, type ElementType, type PatternCorpus } from './corpus.ts';
 
 /** A scope: one of the windows (7d, 30d, 90d, all), from its first row on. */
-export type ScopeSpec = RowWindow;
+type ScopeSpec = RowWindow;
 
 // Visual vectors are non-negative in most of their blocks, so even unrelated pictures have a
 // cosine well above 0: a post is noise below 0.85 to its centroid (the text clustering uses 0.3),
@@ -30,14 +30,14 @@ export const PATTERN_CLUSTER: ClusterOptions = {
 };
 
 /** Recurrent: carried by at least this share of the members. */
-export const RECURRENT_MIN_SUPPORT = 0.25;
-export const RECURRENT_MAX = 12;
+const RECURRENT_MIN_SUPPORT = 0.25;
+const RECURRENT_MAX = 12;
 /** A tag carried by at least this share of the members names the pattern. */
-export const TAG_LABEL_SUPPORT = 0.5;
-export const MEDOIDS = 3;
-export const REPRESENTATIVES = 5;
+const TAG_LABEL_SUPPORT = 0.5;
+const MEDOIDS = 3;
+const REPRESENTATIVES = 5;
 /** Tags compared between lookalikes: each pattern's most carried ones. */
-export const PATTERN_TAGS = 20;
+const PATTERN_TAGS = 20;
 
 export interface RecurrentElement {
   type: ElementType;
@@ -71,7 +71,7 @@ export interface BuiltPattern {
   tagAttachedMembers: number;
 }
 
-export type ScopeResult = BuiltWindow<BuiltPattern>;
+type ScopeResult = BuiltWindow<BuiltPattern>;
 
 /** Elements of the members by share of members carrying them, most supported first (ties by name). */
 export function recurrentElements(

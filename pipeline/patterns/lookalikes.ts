@@ -5,9 +5,9 @@
 import { dot } from '../../core/vectors/dot.ts';
 import type { BuiltPattern } from './build.ts';
 
-export const LOOKALIKES = 5;
+const LOOKALIKES = 5;
 
-export interface SharedElement {
+interface SharedElement {
   value: string;
   selfSupport: number;
   neighborSupport: number;

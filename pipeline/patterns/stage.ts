@@ -22,11 +22,11 @@ import { buildScope, PATTERN_CLUSTER, type BuiltPattern } from './build.ts';
 import { loadPatternCorpus, type PatternCorpus } from './corpus.ts';
 import { lookalikesOf } from './lookalikes.ts';
 
-export const CLUSTERING_METHOD = 'kmeans-cosine-visual';
+const CLUSTERING_METHOD = 'kmeans-cosine-visual';
 
 // Visual centroids of different formats are still fairly close (non-negative colour blocks), so a
 // pattern continues one of the previous generation only above a higher cosine than narratives need.
-export const PATTERN_MATCH: MatchThresholds = { cosine: 0.95, overlap: 0.5 };
+const PATTERN_MATCH: MatchThresholds = { cosine: 0.95, overlap: 0.5 };
 
 export const PATTERN_COLUMNS = {
   row_id: 'BIGINT',
@@ -116,7 +116,7 @@ interface ContentRow {
 }
 
 /** The patterns' own steps in the map stages' skeleton (map-stage.ts). */
-export const PATTERNS_MAP: MapStage<PatternCorpus, BuiltPattern> = {
+const PATTERNS_MAP: MapStage<PatternCorpus, BuiltPattern> = {
   name: 'patterns',
   files: PATTERN_MAP,
   trajectoryColumns: TRAJECTORY_COLUMNS,
@@ -133,7 +133,7 @@ export const PATTERNS_MAP: MapStage<PatternCorpus, BuiltPattern> = {
   }),
 };
 
-export function runPatterns(ctx: StageContext): Promise<StageSummary> {
+function runPatterns(ctx: StageContext): Promise<StageSummary> {
   return runMapStage(ctx, PATTERNS_MAP);
 }
 

@@ -181,7 +181,7 @@ async function prune(ctx: StageContext, current: string): Promise<string[]> {
   return excess;
 }
 
-export async function runPublish(ctx: StageContext): Promise<StageSummary> {
+async function runPublish(ctx: StageContext): Promise<StageSummary> {
   const db: DuckDB = await ctx.db();
   const { layout } = ctx;
   await fs.mkdir(layout.snapshots, { recursive: true });

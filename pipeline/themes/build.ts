@@ -25,7 +25,7 @@ export interface BuiltTheme extends MemberFigures {
   representative: number | null;
 }
 
-export interface WindowThemes {
+interface WindowThemes {
   themes: BuiltTheme[];
   /** Each narrative's theme (a position in `themes`). */
   themeOf: Int32Array;

@@ -6,7 +6,7 @@ import { writeRowTable } from '../row-table.ts';
 import type { StageContext } from '../stage-context.ts';
 import type { BuiltTheme } from './build.ts';
 
-export const THEME_COLUMNS = {
+const THEME_COLUMNS = {
   id: 'VARCHAR',
   theme_key: 'VARCHAR',
   ...HEAD_COLUMNS,

@@ -13,7 +13,7 @@ import type { AnswerCache } from '../search/answer-cache.ts';
 import type { SearchPool } from '../search/search-pool.ts';
 
 /** What /health says of where searches run: the workers and the answer cache. */
-export interface SearchParts {
+interface SearchParts {
   pool: SearchPool | null;
   cache: AnswerCache | null;
 }

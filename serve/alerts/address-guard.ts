@@ -11,7 +11,7 @@ import ipaddr from 'ipaddr.js';
 export class RefusedAddress extends Error {}
 
 /** True for a public unicast address; false for loopback, private, link-local, CGNAT, multicast, reserved, ... */
-export function isPublicAddress(ip: string): boolean {
+function isPublicAddress(ip: string): boolean {
   if (!ipaddr.isValid(ip)) return false;
   // ::ffff:127.0.0.1 is 127.0.0.1.
   return ipaddr.process(ip).range() === 'unicast';

@@ -18,7 +18,7 @@ import { loadMaps } from '../generation/load-maps.ts';
 import type { AlertEvent, AlertOutbox, WatchStore } from './alert-model.ts';
 import { createEvaluation, type GenerationSide } from './evaluate.ts';
 
-export interface EvaluatorDeps {
+interface EvaluatorDeps {
   watches: WatchStore;
   outbox: AlertOutbox;
   layout: DataDirLayout;
@@ -28,7 +28,7 @@ export interface EvaluatorDeps {
 }
 
 /** What one evaluation did (the log line; tests and the bench read it). */
-export interface EvaluationReport {
+interface EvaluationReport {
   generation: string;
   previous: string;
   watches: number;

@@ -16,7 +16,7 @@ import { watchSecret } from './watch-secret.ts';
 import { parseWatchBody, type WatchBody } from './watch-schema.ts';
 
 /** Events GET /alerts/{id} shows, newest first. */
-export const WATCH_EVENTS_SHOWN = 10;
+const WATCH_EVENTS_SHOWN = 10;
 
 export interface AlertRouteDeps {
   watches: WatchStore;

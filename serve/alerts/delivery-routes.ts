@@ -29,7 +29,7 @@ export const deliveriesQuery = z.object({
 
 export const redeliverParams = z.object({ id: watchIdField, event_id: idField('event_id', 'evt') });
 
-export interface DeliveryRouteDeps {
+interface DeliveryRouteDeps {
   watches: WatchStore;
   outbox: AlertOutbox;
 }

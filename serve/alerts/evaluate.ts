@@ -11,11 +11,11 @@ import { searchNarratives } from '../maps/narrative-rank.ts';
 import type { AlertCondition, AlertEvent, NarrativeFigures, Watch } from './alert-model.ts';
 
 /** A query watch sees the first this many narratives of the map search in each of its windows (GET /narratives/search's default limit). */
-export const QUERY_WATCH_NARRATIVES = 20;
+const QUERY_WATCH_NARRATIVES = 20;
 /** Representative posts an event carries. */
 export const EVENT_POSTS = 3;
 
-export type EvaluatedMaps = Pick<Maps, 'narratives' | 'narrativeByKey' | 'themeByKey' | 'narrativeText' | 'narrativeMemberTerms'>;
+type EvaluatedMaps = Pick<Maps, 'narratives' | 'narrativeByKey' | 'themeByKey' | 'narrativeText' | 'narrativeMemberTerms'>;
 
 /** One generation as the evaluation reads it. */
 export interface GenerationSide {

@@ -84,6 +84,6 @@ export class FileWatchStore implements WatchStore {
 }
 
 /** Oldest first, ties by id: the order GET /alerts lists them in. */
-export function byCreation(a: Watch, b: Watch): number {
+function byCreation(a: Watch, b: Watch): number {
   return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

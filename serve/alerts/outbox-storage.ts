@@ -12,7 +12,7 @@ import { FileOutbox } from './file-outbox.ts';
 import { PgOutbox } from './pg-outbox.ts';
 import { WebhookOutbox } from './webhook-outbox.ts';
 
-export const DELIVERY_QUEUE = 'webhook-deliveries';
+const DELIVERY_QUEUE = 'webhook-deliveries';
 /** Runs of one queue entry at most in pg-boss: it re-runs an entry only when its replica died mid-run (or its bookkeeping failed). */
 const QUEUE_RUNS = 20;
 
@@ -21,7 +21,7 @@ const QUEUE_RUNS = 20;
  * timeout: long enough for a live replica to record what it did, short enough that a dead one's
  * event waits seconds, not minutes. The lease ends a second before, so the re-run finds it free.
  */
-export function deliveryExpiry(timeoutMs: number): { expireSeconds: number; leaseMs: number } {
+function deliveryExpiry(timeoutMs: number): { expireSeconds: number; leaseMs: number } {
   const expireSeconds = Math.ceil(timeoutMs / 1000) + 5;
   return { expireSeconds, leaseMs: (expireSeconds - 1) * 1000 };
 }

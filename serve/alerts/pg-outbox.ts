@@ -21,7 +21,7 @@ import {
   type Settlement,
 } from './outbox-book.ts';
 
-export const OUTBOX_SCHEMA = 'alert_outbox';
+const OUTBOX_SCHEMA = 'alert_outbox';
 const MIGRATIONS = path.join(import.meta.dirname, 'outbox-migrations');
 
 interface EventRow {

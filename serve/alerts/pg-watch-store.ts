@@ -8,7 +8,7 @@ import { createPool, inTransaction, type PgPool } from '../../core/infra/postgre
 import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { Watch, WatchConditions, WatchStore, WatchTarget } from './alert-model.ts';
 
-export const ALERTS_SCHEMA = 'alerts';
+const ALERTS_SCHEMA = 'alerts';
 const MIGRATIONS = path.join(import.meta.dirname, 'watch-migrations');
 
 interface WatchRow {

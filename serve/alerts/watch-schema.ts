@@ -11,8 +11,8 @@ import { urlProblem } from './address-guard.ts';
 import type { WatchConditions } from './alert-model.ts';
 
 export const LIFECYCLES = ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'] as const satisfies readonly Lifecycle[];
-export const WATCH_NAME_MAX = 200;
-export const WATCH_URL_MAX = 2048;
+const WATCH_NAME_MAX = 200;
+const WATCH_URL_MAX = 2048;
 const TARGET_KINDS = ['query', 'narrative', 'theme', 'any'] as const;
 
 /** The messages of an object inside the body: a missing one, one of another type, an undeclared field. */
@@ -47,7 +47,7 @@ const exactlyOne = (key: string, what: string) =>
     `a ${what} target takes exactly one of ${key} and id`,
   ] as const;
 
-export const watchTargetSchema = z
+const watchTargetSchema = z
   .discriminatedUnion(
     'kind',
     [

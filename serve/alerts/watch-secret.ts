@@ -7,7 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-export const SIGNING_KEY_FILE = 'signing-key';
+const SIGNING_KEY_FILE = 'signing-key';
 
 /** The key every watch secret derives from: the configured one, or the data directory's own. */
 export async function signingKey(alertsDir: string, configured: string | undefined): Promise<Buffer> {

@@ -13,9 +13,9 @@ import { nextAttemptAt, type RetrySettings } from './retry-schedule.ts';
 import { signatureHeader, signingKey, watchSecret } from './watch-secret.ts';
 import { isDelivered, postWebhook } from './webhook-sender.ts';
 
-export const USER_AGENT = 'content-intelligence-webhooks/1';
+const USER_AGENT = 'content-intelligence-webhooks/1';
 
-export interface WebhookOutboxOptions {
+interface WebhookOutboxOptions {
   book: OutboxBook;
   queue: JobQueue;
   watches: WatchStore;

@@ -12,7 +12,7 @@ const BODY_CAP = 4096;
 /** Of which the delivery log keeps this much. */
 const ERROR_TEXT = 200;
 
-export interface SendResult {
+interface SendResult {
   /** The HTTP status; null when none came. */
   status: number | null;
   /** Why it failed (null for a 2xx): the network error, or the status and the start of the answer. */
@@ -20,7 +20,7 @@ export interface SendResult {
   latencyMs: number;
 }
 
-export interface SendOptions {
+interface SendOptions {
   timeoutMs: number;
   allowPrivate: boolean;
 }

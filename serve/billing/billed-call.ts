@@ -12,12 +12,12 @@ import { HttpError } from '../http/http-error.ts';
 import { creditHeaders, holdOr402, type HoldRequest } from './holds.ts';
 
 /** The Idempotency-Key a call's charge is stored under, with the request it was first used for. */
-export interface CallKey {
+interface CallKey {
   key: string;
   bodyHash: string;
 }
 
-export type OpenHold = Pick<Hold, 'id' | 'amountMicro'>;
+type OpenHold = Pick<Hold, 'id' | 'amountMicro'>;
 
 /** An HTTP answer stored with its settlement for Idempotency-Key replays: its JSON as sent (`body`: records of earlier versions). */
 export interface StoredResponse {

@@ -9,7 +9,7 @@ import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
 import type { CreditLedger } from '../../ledger/credit-ledger.ts';
 import { toMicro } from '../../ledger/money.ts';
 
-export const DEMO_KEY_FILE = 'demo-key.json';
+const DEMO_KEY_FILE = 'demo-key.json';
 export const DEMO_KEY_FILES = { file: DEMO_KEY_FILE, postgres: 'demo-key.postgres.json' } as const;
 
 async function readDemoKey(file: string): Promise<DemoKey | null> {

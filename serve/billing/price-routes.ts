@@ -6,7 +6,7 @@ import { toCredits } from '../../ledger/money.ts';
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../search/search-body.ts';
 import { PRICES } from './prices.ts';
 
-export function pricesBody() {
+function pricesBody() {
   return {
     unit: 'credits',
     search: { per_record: toCredits(PRICES.record), default_limit: SEARCH_LIMIT_DEFAULT, max_limit: SEARCH_LIMIT_MAX },

@@ -110,7 +110,7 @@ function scoresJson(r: RankedRow): string {
 }
 
 /** Rows whose stored fields' JSON an answer thread keeps per generation (~1.3 kB each: about 65 MB at most). */
-export const ROW_JSON_CACHE_ROWS = 50_000;
+const ROW_JSON_CACHE_ROWS = 50_000;
 const rowJsonCaches = new WeakMap<GenerationData, Map<number, Uint8Array>>();
 
 /**

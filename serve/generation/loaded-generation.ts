@@ -25,7 +25,7 @@ export function windowDaysOf(gen: Pick<GenerationData, 'index' | 'manifest'>, wi
 }
 
 /** The parts of the maps an answer reads (the workers get a copy of these only). */
-export type AnswerMaps = Pick<Maps, 'narratives' | 'patterns' | 'patternDim'>;
+type AnswerMaps = Pick<Maps, 'narratives' | 'patterns' | 'patternDim'>;
 
 /** What building an answer reads of a generation: the main thread's LoadedGeneration, or an answer worker's view. */
 export interface GenerationData {

@@ -9,7 +9,7 @@ import { generationDir, readCurrent } from '../../core/snapshots/generations.ts'
 import type { Logger } from '../../core/infra/log.ts';
 import type { LoadedGeneration } from './loaded-generation.ts';
 
-export interface Lease<G extends LoadedGeneration = LoadedGeneration> {
+interface Lease<G extends LoadedGeneration = LoadedGeneration> {
   gen: G;
   release(): void;
 }

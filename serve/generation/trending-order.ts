@@ -3,7 +3,7 @@
 
 /** The sort keys of the map lists (the `sort` query parameter of serve/maps/map-queries.ts). */
 export const TRENDING_SORT_KEYS = ['momentum', 'emerging', 'volume', 'engagement'] as const;
-export type TrendingSort = (typeof TRENDING_SORT_KEYS)[number];
+type TrendingSort = (typeof TRENDING_SORT_KEYS)[number];
 
 interface TrendingKeys {
   momentum_score: number;
@@ -25,7 +25,7 @@ export function trendingOrder(a: TrendingKeys, b: TrendingKeys): number {
 type SortKeys = TrendingKeys & { total_engagement: string };
 
 /** The lists' other orders: each key first, then trendingOrder. */
-export const TRENDING_SORTS: Record<TrendingSort, (a: SortKeys, b: SortKeys) => number> = {
+const TRENDING_SORTS: Record<TrendingSort, (a: SortKeys, b: SortKeys) => number> = {
   momentum: trendingOrder,
   emerging: (a, b) => b.emerging_score - a.emerging_score || trendingOrder(a, b),
   volume: (a, b) => b.content_count - a.content_count || trendingOrder(a, b),

@@ -2,7 +2,7 @@
 // its messages: the query text, a positive limit, the strict-object rule naming what is allowed.
 import { z } from 'zod';
 
-export const QUERY_MAX_CHARS = 1000;
+const QUERY_MAX_CHARS = 1000;
 
 /** The free-text query: a non-empty string (after trimming) of at most QUERY_MAX_CHARS. */
 export const queryTextField = () =>

@@ -6,7 +6,7 @@ import { badRequest } from './http-error.ts';
 
 /** 1 to 255 visible ASCII characters: the header's rule, and the MCP tools' idempotencyKey argument. */
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-export const IDEMPOTENCY_KEY_RULE = 'Idempotency-Key must be 1 to 255 visible ASCII characters';
+const IDEMPOTENCY_KEY_RULE = 'Idempotency-Key must be 1 to 255 visible ASCII characters';
 export const idempotencyKeySchema = z.string().regex(IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE);
 
 /** What "the same body" means for a key: the SHA-256 of the request as validated (spacing and key order do not count). */

@@ -10,8 +10,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type Koa from 'koa';
 
-export const BODY_DRAIN_BYTES = 64 * 1024;
-export const LINGER_MS = 2000;
+const BODY_DRAIN_BYTES = 64 * 1024;
+const LINGER_MS = 2000;
 
 /** Call after the handler, before the answer is written. */
 export function closeIfBodyUnread(ctx: Koa.Context): void {

@@ -14,10 +14,10 @@ import type { JobRequest } from './job-request.ts';
 import type { Summariser } from './summariser.ts';
 
 /** Rows per slice between two turns of the event loop (about 5 ms of content items). */
-export const SLICE_ROWS = 500;
+const SLICE_ROWS = 500;
 
 /** A JSON array of f(item) for every item, stringified a slice at a time. */
-export async function jsonArrayInSlices<T>(items: readonly T[], f: (x: T) => unknown): Promise<string> {
+async function jsonArrayInSlices<T>(items: readonly T[], f: (x: T) => unknown): Promise<string> {
   const parts: string[] = [];
   for (let i = 0; i < items.length; i += SLICE_ROWS) {
     const s = JSON.stringify(items.slice(i, i + SLICE_ROWS).map(f));
@@ -80,7 +80,7 @@ function topOfLists<N extends string>(rows: readonly number[], listOf: (row: num
 }
 
 /** Days whose count stands out from the days before it: z = (count - mean) / sd of the trailing 7 days, >= 3. */
-export const ANOMALY_Z = 3;
+const ANOMALY_Z = 3;
 export function anomalies(counts: ArrayLike<number>, dayOf: (d: number) => string): Array<{ day: string; count: number; zScore: number }> {
   const out: Array<{ day: string; count: number; zScore: number }> = [];
   for (let d = 7; d < counts.length; d++) {

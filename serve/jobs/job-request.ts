@@ -19,7 +19,7 @@ export const SIGNALS_FLOOR: Record<WindowKey, number> = { '7d': 375, '30d': 750,
 export const INSIGHTS_DEPTH_DEFAULT: Record<WindowKey, number> = { '7d': 1500, '30d': 3000, '90d': 3000, all: 3000 };
 /** Ours: records returned by default; and how many of the query's records patterns and stats look at. */
 export const RECORDS_LIMIT_DEFAULT = 1000;
-export const SCOPE_LIMIT_DEFAULT = 3000;
+const SCOPE_LIMIT_DEFAULT = 3000;
 /** Ours: the largest limit of any kind (a records job of 10,000 holds 100 credits). */
 export const JOB_LIMIT_MAX = 10_000;
 

@@ -36,7 +36,7 @@ import type { Summariser } from './summariser.ts';
 /** A job that was running at this many crashes fails (refunded) instead of running again. */
 export const MAX_ATTEMPTS = 3;
 
-export interface JobRunnerDeps {
+interface JobRunnerDeps {
   ledger: CreditLedger;
   snapshots: SnapshotStore;
   /** Where jobs are kept, and which runs next (job-book.ts, job-queue.ts). */
@@ -58,7 +58,7 @@ export interface Caller {
   account: string;
   keyId: string;
 }
-export type SubmitOutcome = { status: 202; job: JobRecord } | { status: 200; job: JobRecord; result: Buffer };
+type SubmitOutcome = { status: 202; job: JobRecord } | { status: 200; job: JobRecord; result: Buffer };
 
 /** The ledger's Idempotency-Key of a job's charge: a job is charged once, whichever run settles it. */
 const chargeKey = (job: JobRecord) => `job:${job.jobId}`;

@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
 import type { JobRequest } from './job-request.ts';
 import type { Micro } from '../../ledger/money.ts';
 
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
 export interface JobRecord {
   jobId: string;

@@ -10,7 +10,7 @@ import type { JobQueue } from './job-queue.ts';
 import type { JobRecord } from './job-store.ts';
 import type { Micro } from '../../ledger/money.ts';
 
-export const JOBS_SCHEMA = 'jobs';
+const JOBS_SCHEMA = 'jobs';
 const MIGRATIONS = path.join(import.meta.dirname, 'migrations');
 /** A submit that has held a key this long without finishing died with its replica: the key is free again. */
 const SUBMIT_ABANDONED_MS = 60_000;

@@ -6,7 +6,7 @@
 import PgBoss from 'pg-boss';
 import type { JobQueue, SqlExecutor } from './job-queue.ts';
 
-export interface BossQueueOptions {
+interface BossQueueOptions {
   databaseUrl: string;
   /** pg-boss's queue name: 'analysis-jobs', 'webhook-deliveries'. */
   queue: string;

@@ -15,7 +15,7 @@ export interface RetrievalTask {
   params: SearchParams;
 }
 
-export const JOB_THREAD_NICE = 10;
+const JOB_THREAD_NICE = 10;
 
 try {
   os.setPriority(JOB_THREAD_NICE);

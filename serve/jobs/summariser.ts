@@ -73,7 +73,7 @@ export class TemplateSummariser implements Summariser {
   }
 }
 
-export interface LlmConfig {
+interface LlmConfig {
   url: string;
   apiKey?: string;
   model: string;

@@ -3,7 +3,7 @@
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest } from '../http/http-error.ts';
 
-export interface MemberSplit {
+interface MemberSplit {
   creators: Array<{ creatorId: number; creatorHandle: string | null; platform: string; posts: number }>;
   platforms: Array<{ platform: string; posts: number; share: number }>;
   platformCodes: Set<number>;

@@ -13,7 +13,7 @@ import { BM25_B, BM25_K1, idfOf, type Bm25Index } from '../../core/ranking/bm25.
 import type { LoadedNarrative, Maps } from '../generation/load-maps.ts';
 
 /** Members holding a term that give it half its weight in a narrative of average size. */
-export const MEMBER_HALF = 5;
+const MEMBER_HALF = 5;
 
 /** The range of `term`'s postings in `index` (empty when it lacks the term). */
 function range(index: Bm25Index | null, term: string): [number, number] {

@@ -10,7 +10,7 @@ import { queryFrom } from '../http/query.ts';
 import { PATTERN_SORT_KEYS, patternContentQuery, patternsBrowseQuery } from './map-queries.ts';
 
 /** The browse orders, one per sort key of the query (map-queries.ts). */
-export const PATTERN_SORTS: Record<(typeof PATTERN_SORT_KEYS)[number], (a: LoadedPattern, b: LoadedPattern) => number> = {
+const PATTERN_SORTS: Record<(typeof PATTERN_SORT_KEYS)[number], (a: LoadedPattern, b: LoadedPattern) => number> = {
   contentCount: (a: LoadedPattern, b: LoadedPattern) => b.detail.contentCount - a.detail.contentCount,
   lateShare: (a: LoadedPattern, b: LoadedPattern) => (b.detail.lateShare ?? -1) - (a.detail.lateShare ?? -1),
   confidence: (a: LoadedPattern, b: LoadedPattern) => b.detail.confidence - a.detail.confidence,

@@ -43,7 +43,7 @@ function cosine(a: Float32Array, b: Float32Array): number {
 }
 
 /** The window's other tracked narratives at least RELATED_MIN_SIMILARITY like `centroid`, most similar first. */
-export function relatedTo(gen: LoadedGeneration, self: Narrative, centroid: Float32Array | null, limit: number) {
+function relatedTo(gen: LoadedGeneration, self: Narrative, centroid: Float32Array | null, limit: number) {
   if (!centroid) return [];
   return gen.maps.narratives
     .filter((o) => o.narrative.window_key === self.window_key && o.narrative.id !== self.id && o.centroid?.length === centroid.length)

@@ -11,7 +11,7 @@ import { CREDITS_REMAINING_HEADER, CREDITS_USED_HEADER } from '../billing/holds.
 import { HttpError } from '../http/http-error.ts';
 import { TOOLS, type ToolDef } from './tools.ts';
 
-export const MCP_SERVER_INFO = { name: 'content-intelligence', version: '1.0.1' };
+const MCP_SERVER_INFO = { name: 'content-intelligence', version: '1.0.1' };
 
 /** The tool's HTTP call with the caller's key; its JSON as the result, a non-2xx answer as a tool error carrying the status and body. */
 async function callTool(
@@ -51,7 +51,7 @@ async function callTool(
   return { content: [{ type: 'text', text }], structuredContent: body, _meta: meta };
 }
 
-export function mcpServerFor(baseUrl: string, key: string, version: string | null): McpServer {
+function mcpServerFor(baseUrl: string, key: string, version: string | null): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, {
     instructions:
       'Content intelligence over social posts: search (billed per row), narrative and ' +

@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache';
 import sharp from 'sharp';
 
 /** Longest side of a thumbnail, in pixels. */
-export const THUMBNAIL_PX = 320;
+const THUMBNAIL_PX = 320;
 export const THUMBNAIL_TYPE = 'image/webp';
 
 /** The image formats taken, by their magic bytes. */
@@ -22,7 +22,7 @@ export function sniffImage(head: Uint8Array): 'jpeg' | 'png' | 'gif' | 'webp' | 
   return null;
 }
 
-export type Confined = { ok: true; file: string } | { ok: false; why: string };
+type Confined = { ok: true; file: string } | { ok: false; why: string };
 
 /** `rel` (relative to DATA_DIR) as a real file inside DATA_DIR/landing, or why not. */
 export async function confine(dataDir: string, rel: string): Promise<Confined> {
@@ -55,7 +55,7 @@ export async function isImageFile(file: string): Promise<{ ok: true } | { ok: fa
 
 const thumbs = new LRUCache<string, Buffer>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (b) => b.length });
 
-export type Thumbnail = { ok: true; bytes: Buffer; etag: string } | { ok: false; why: string };
+type Thumbnail = { ok: true; bytes: Buffer; etag: string } | { ok: false; why: string };
 
 /** The thumbnail of a confined file (cached by path, size and mtime), or why there is none. */
 export async function thumbnail(file: string): Promise<Thumbnail> {

@@ -18,7 +18,7 @@ export const mediaThumbnailQuery = z.object({
 });
 
 /** At most this many posts in one GET /media. */
-export const MEDIA_BATCH_MAX = 100;
+const MEDIA_BATCH_MAX = 100;
 
 export const mediaBatchQuery = z.object({
   uuids: z

@@ -6,7 +6,7 @@ import type Koa from 'koa';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /** Seconds: a cached search answers in about a millisecond, a search over budget hands over at SEARCH_BUDGET_MS (2 s). */
-export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -22,7 +22,7 @@ interface MatchedLayer {
  * method (a 405); else "unmatched". The service prefix is cut off, so the labels read like
  * docs/api.md's paths.
  */
-export function routeOf(ctx: Koa.Context, prefix: string): string {
+function routeOf(ctx: Koa.Context, prefix: string): string {
   const layers = (ctx as unknown as { matched?: MatchedLayer[] }).matched ?? [];
   let any: MatchedLayer | undefined;
   for (const l of layers) {

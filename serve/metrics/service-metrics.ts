@@ -14,7 +14,7 @@ import { JobMetrics } from './job-metrics.ts';
 import { watchServing, type ServingSources } from './serving-metrics.ts';
 import type { JobRunner } from '../jobs/job-runner.ts';
 
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 
 export class ServiceMetrics {
   readonly registry = new Registry();

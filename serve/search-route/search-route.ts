@@ -25,7 +25,7 @@ import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import type { BuiltAnswer } from '../search/answer-build.ts';
 import type { ServedGeneration } from '../search/served-generation.ts';
 
-export interface SearchDeps {
+interface SearchDeps {
   ledger: CreditLedger;
   snapshots: SnapshotStore<ServedGeneration>;
   emergent: EmergentStore;

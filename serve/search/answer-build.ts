@@ -49,7 +49,7 @@ export interface SearchOutcome {
 }
 
 /** Where the vector candidates of a plan come from: this thread's graphs, or the graph worker's. */
-export type VectorCandidates = (plan: SearchPlan) => Neighbour[] | Promise<Neighbour[]>;
+type VectorCandidates = (plan: SearchPlan) => Neighbour[] | Promise<Neighbour[]>;
 
 /** The ranked rows and their clusters. */
 export async function rankHere(gen: GenerationData, p: SearchParams, vectors: VectorCandidates): Promise<SearchOutcome> {
@@ -65,7 +65,7 @@ export async function rankHere(gen: GenerationData, p: SearchParams, vectors: Ve
 }
 
 /** Every part of an answer that follows from the ranking, as JSON. */
-export function buildAnswer(gen: GenerationData, r: AnswerRequest, outcome: SearchOutcome): BuiltAnswer {
+function buildAnswer(gen: GenerationData, r: AnswerRequest, outcome: SearchOutcome): BuiltAnswer {
   const { params } = r;
   const { ranked, clusters } = outcome;
   const rows = ranked.map((x) => x.row);

@@ -17,7 +17,7 @@ import { kGrid } from '../../core/clustering/kmeans-by-silhouette.ts';
  * the best wins and runs on to `finalIterations`. A cluster needs max(minClusterSize,
  * minClusterShare x rows) rows; a row less similar than noiseSimilarity to its centroid is noise.
  */
-export const EMERGENT_CLUSTER = {
+const EMERGENT_CLUSTER = {
   seed: 42,
   kMin: 2,
   kMax: 6,

@@ -24,10 +24,10 @@ import { KeyCounter, keyListsOf, LabelVocabulary } from '../../core/maps/label-c
 import { windowDaysOf, type GenerationData } from '../generation/loaded-generation.ts';
 import type { LoadedNarrative, Narrative } from '../generation/load-maps.ts';
 
-export const TRACKED_FDR = 0.05;
+const TRACKED_FDR = 0.05;
 
-export type TrackedInAnswer = Narrative & { memberOverlap: number; overlapZScore: number; overlap_count: number };
-export type EmergentInAnswer = Narrative & { queryRelevance: number };
+type TrackedInAnswer = Narrative & { memberOverlap: number; overlapZScore: number; overlap_count: number };
+type EmergentInAnswer = Narrative & { queryRelevance: number };
 export interface EmergentNarrative {
   narrative: EmergentInAnswer;
   members: Int32Array;
@@ -59,7 +59,7 @@ export function trackedNarratives(gen: GenerationData, window: WindowKey, rows: 
 }
 
 /** Rows whose words are remembered per generation (a few tens of MB at most). */
-export const LABEL_KEY_CACHE_ROWS = 100_000;
+const LABEL_KEY_CACHE_ROWS = 100_000;
 
 /**
  * What the answer reads of a row's text, held as ids of the generation's label vocabulary: its

@@ -18,8 +18,8 @@ import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { GenerationData } from '../generation/loaded-generation.ts';
 import type { Lookalike, PatternDetail, RepresentativeContent } from '../generation/load-maps.ts';
 
-export const SEARCH_PATTERNS_MAX = 10;
-export const PATTERN_BLEND = { lexical: 0.4, memberText: 0.3, visual: 0.3 } as const;
+const SEARCH_PATTERNS_MAX = 10;
+const PATTERN_BLEND = { lexical: 0.4, memberText: 0.3, visual: 0.3 } as const;
 /** Returned rows whose visual vectors make the query's look. */
 const LOOK_ROWS = 50;
 

@@ -30,7 +30,7 @@ const TYPES: Record<string, string> = {
  * No inline script or style element, nothing from elsewhere; images from our thumbnails (fetched
  * with the key, shown as blob: URLs); no framing; forms post nowhere.
  */
-export const UI_CSP = [
+const UI_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -42,7 +42,7 @@ export const UI_CSP = [
 ].join('; ');
 
 /** With X-Content-Type-Options: nosniff, which every answer of the app carries (app.ts). */
-export const UI_HEADERS: Record<string, string> = {
+const UI_HEADERS: Record<string, string> = {
   'Content-Security-Policy': UI_CSP,
   'Referrer-Policy': 'no-referrer',
   'X-Frame-Options': 'DENY',
@@ -78,7 +78,7 @@ function withEtag(body: Buffer, type: string): Asset {
 }
 
 /** Every file the dashboard serves, by its path under ui/. */
-export function loadUiAssets(): Map<string, Asset> {
+function loadUiAssets(): Map<string, Asset> {
   const out = new Map<string, Asset>();
   for (const rel of fs.readdirSync(UI_DIR, { recursive: true }) as string[]) {
     const a = fs.statSync(path.join(UI_DIR, rel)).isFile() ? asset(path.join(UI_DIR, rel)) : null;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { AlertEvent, Watch } from '../../serve/alerts/alert-model.ts';
 import { ROOT } from './child.ts';
 
-export interface Received {
+interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
   at: number;
@@ -138,7 +138,7 @@ function documentedBlock(lang: string, marker: string): string {
  * The receiver's check exactly as docs/api.md shows it in Node.js ("Verifying a webhook"): the
  * documented block run as written, its import line given the functions it imports.
  */
-export function documentedVerifier(): (secret: string, rawBody: string, header: string) => boolean {
+function documentedVerifier(): (secret: string, rawBody: string, header: string) => boolean {
   const code = documentedBlock('js', 'function verifyAlert').replace(/^import .*\n/m, '');
   return new Function('createHmac', 'timingSafeEqual', `${code}\nreturn verifyAlert;`)(createHmac, timingSafeEqual);
 }

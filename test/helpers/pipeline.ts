@@ -72,7 +72,7 @@ function manifestSegments(genDir: string) {
 }
 
 /** FROM-able SQL of a generation's table: its file, or a per-segment table (core/snapshots/segments.ts) laid end to end, row_id global. */
-export function tableSql(genDir: string, table: string): string {
+function tableSql(genDir: string, table: string): string {
   const top = path.join(genDir, `${table}.parquet`);
   if (fs.existsSync(top)) return `read_parquet(${sqlString(top)})`;
   const parts = manifestSegments(genDir).map(

@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
-export function chromiumPath(): string | null {
+function chromiumPath(): string | null {
   const asked = process.env.CHROMIUM_PATH;
   if (asked) return fs.existsSync(asked) ? asked : null;
   return CHROMIUM_CANDIDATES.find((p) => fs.existsSync(p)) ?? null;

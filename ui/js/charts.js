@@ -6,7 +6,7 @@ import uPlot from '../vendor/uPlot.esm.js';
 const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
 
 /** Seconds since the epoch of each day's start (uPlot's x scale is in seconds). */
-export const daySeconds = (starts) => starts.map((iso) => Date.parse(iso) / 1000);
+const daySeconds = (starts) => starts.map((iso) => Date.parse(iso) / 1000);
 
 function followWidth(chart, container, height) {
   const ro = new ResizeObserver(() => {
@@ -44,7 +44,7 @@ const dayLabel = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeri
  * The x axis of a daily series: ticks on day boundaries only (every 1, 2, 7, 14 or 28 days, as
  * many as fit), labelled by date; uPlot's own time axis would tick every few hours for a week.
  */
-export const DAY_AXIS = {
+const DAY_AXIS = {
   space: 56,
   incrs: [1, 2, 7, 14, 28, 56].map((d) => d * DAY_S),
   values: (u, ticks) => ticks.map((t) => dayLabel.format(new Date(t * 1000))),

@@ -36,7 +36,7 @@ export function fill(node, ...children) {
 }
 
 /** A link target that cannot run script: http(s) URLs and our own relative pages; anything else '#'. */
-export function safeHref(url) {
+function safeHref(url) {
   const s = String(url ?? '');
   if (/^[a-z0-9_-]+\.html(\?[^#]*)?$/i.test(s)) return s;
   try {

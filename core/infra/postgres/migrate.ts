@@ -5,13 +5,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PgPool } from './pool.ts';
 
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   sql: string;
 }
 
-export function readMigrations(dir: string): Migration[] {
+function readMigrations(dir: string): Migration[] {
   return fs
     .readdirSync(dir)
     .filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f))

@@ -18,7 +18,7 @@ const types = {
 
 export type PgPool = pg.Pool;
 
-export interface PoolOptions {
+interface PoolOptions {
   /** Connections at most (node-postgres' `max`). */
   max?: number;
   /** Shown in pg_stat_activity. */
