@@ -127,6 +127,10 @@ export function sendReplay(ctx: Koa.Context, r: StoredResponse): void {
   ctx.status = r.status;
   ctx.set(r.headers);
   ctx.set('Idempotent-Replayed', 'true');
-  if (r.json !== undefined) ((ctx.type = 'application/json'), (ctx.body = r.json));
-  else ctx.body = r.body;
+  if (r.json === undefined) {
+    ctx.body = r.body;
+    return;
+  }
+  ctx.type = 'application/json';
+  ctx.body = r.json;
 }
