@@ -50,7 +50,13 @@ export interface GenerationFigures {
   windows: WindowFigures[];
 }
 
-type NarrativeRow = Pick<Narrative, 'id' | 'window_key' | 'label' | 'content_count' | 'momentum_score' | 'emerging_score'> & {
+/** What the benches read of a narrative to put it in trending's order. */
+export type TrendingRow = Pick<
+  Narrative,
+  'id' | 'window_key' | 'label' | 'content_count' | 'momentum_score' | 'emerging_score' | 'burst_score'
+>;
+
+type NarrativeRow = TrendingRow & {
   [column: string]: unknown;
   theme_id: string | null;
 };
@@ -82,7 +88,7 @@ export async function generationFigures(dataDir: string, truth: ReadonlyMap<stri
     const themeId = hasThemes && columns.has('theme_id') ? 'theme_id' : 'NULL::VARCHAR AS theme_id';
     narratives = (
       await db.all<NarrativeRow>(
-        `SELECT id, window_key, label, content_count::INTEGER AS content_count, momentum_score, emerging_score, ${themeId}
+        `SELECT id, window_key, label, content_count::INTEGER AS content_count, momentum_score, emerging_score, burst_score, ${themeId}
          FROM read_parquet(${f('narratives.parquet')})`,
       )
     ).map((r) => ({ ...r, content_count: Number(r.content_count) }));

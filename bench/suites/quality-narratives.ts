@@ -5,6 +5,7 @@
 //   most of its posts;
 //   key stability: the pipeline re-run one day later on the same posts; share of continuing
 //   planted narratives whose majority narrative keeps its narrative_key (windows all and 30d).
+import type { TrendingRow } from '../lib/story-figures.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../core/infra/config.ts';
@@ -145,11 +146,11 @@ async function trendingTop(dataDir: string, truth: Truth, ms: Member[]): Promise
   const layout = dataDirLayout(dataDir);
   const dir = generationDir(layout, (await readCurrent(layout))!);
   const db = await openDuckDB();
-  let rows: Array<{ id: string; window_key: string; label: string; content_count: number; momentum_score: number; emerging_score: number }>;
+  let rows: TrendingRow[];
   try {
     rows = (
       await db.all<(typeof rows)[number]>(
-        `SELECT id, window_key, label, content_count::INTEGER AS content_count, momentum_score, emerging_score FROM read_parquet(${sqlString(path.join(dir, 'narratives.parquet'))})`,
+        `SELECT id, window_key, label, content_count::INTEGER AS content_count, momentum_score, emerging_score, burst_score FROM read_parquet(${sqlString(path.join(dir, 'narratives.parquet'))})`,
       )
     ).map((r) => ({ ...r, content_count: Number(r.content_count) }));
   } finally {

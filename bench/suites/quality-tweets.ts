@@ -3,6 +3,7 @@
 // 90 days before as-of, the whole pipeline timed, and what a reader would see printed for a reader
 // to judge: narratives per window, the labels of the 20 largest narratives of window all, and
 // trending's top 10 of window 7d. There is no truth to score against: these are real posts.
+import type { TrendingRow } from '../lib/story-figures.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../core/infra/config.ts';
@@ -30,16 +31,7 @@ export function corpusTweets(dir = path.join(TWEETEVAL_DIR, 'corpus')): Array<Re
   }));
 }
 
-interface Row {
-  [column: string]: unknown;
-  id: string;
-  window_key: string;
-  label: string;
-  content_count: number;
-  momentum_score: number;
-  emerging_score: number;
-  lifecycle: string;
-}
+type Row = TrendingRow & { [column: string]: unknown; lifecycle: string };
 
 interface TweetsQuality {
   posts: number;
@@ -67,7 +59,7 @@ async function measureTweetNarratives(): Promise<TweetsQuality> {
     const f = (n: string) => sqlString(path.join(dir, n));
     const rows = (
       await db.all<Row>(
-        `SELECT id, window_key, label, content_count::INTEGER AS content_count, momentum_score, emerging_score, lifecycle FROM read_parquet(${f('narratives.parquet')})`,
+        `SELECT id, window_key, label, content_count::INTEGER AS content_count, momentum_score, emerging_score, burst_score, lifecycle FROM read_parquet(${f('narratives.parquet')})`,
       )
     ).map((r) => ({ ...r, content_count: Number(r.content_count) }));
     const [{ n }] = (await db.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM read_parquet(${f('posts.parquet')})`)) as [

@@ -13,9 +13,11 @@ export interface SeriesStats {
   acceleration: number | null;
   momentumScore: number;
   emergingScore: number;
+  /** burstScore's value: the largest damped excess of a day over what its earlier days predict. */
+  burstScore: number;
   lifecycle: Lifecycle | null;
   trajectoryConfidence: 'high' | 'medium' | 'low';
-  /** Days from the narrative's first activity (5th percentile of its posts) to as-of. */
+  /** Days from the start of the narrative's sustained activity (sustainedStart) to as-of. */
   ageDays: number;
 }
 
@@ -62,17 +64,29 @@ function smooth(y: Float64Array, w = 7): Float64Array {
   return out;
 }
 
+/** A narrative is declining when its last DECLINE_DAYS days average under DECLINE_SHARE of its peak day. */
+const DECLINE_DAYS = 3;
+const DECLINE_SHARE = 0.25;
+
 /**
- * Lifecycle from the shape of the smoothed series, first rule that applies:
+ * Lifecycle from the shape of the series, first rule that applies:
  *   dormant    nothing (at most 2% of its posts) in the last 30 days of a window longer than that
- *   emerging   first activity within the last 21 days
- *   declining  peak 28+ days ago and the last 14 days at most half the peak level
+ *   declining  fallen: the peak day 3+ days ago and the last 3 days averaging under a quarter of it,
+ *              with a burst (burst_score 3 or more) or a fall of a Poisson z of 3 or more
+ *   growing    no burst (steady talk, whatever its noise), not fallen, and the last third of its
+ *              span (from its first post) significantly above the first (1.5x, and a Poisson z >= 2)
+ *   steady     no burst otherwise
+ *   emerging   sustained activity (sustainedStart) began within the last 21 days
+ *   declining  peak (7-day average) 28+ days ago and the last 14 days at most half the peak level
  *   peaking    peak 3-21 days ago and the last 3 days below 85% of it
  *   growing    the last third of the active span at least 1.5x the first third
  *   steady     otherwise
- * Null for a window of under 14 days: too short to tell a shape.
+ * The fall from the peak day comes before emerging: a story of last week whose days are far below
+ * its peak is over, however young (issue 45: every crisis narrative was emerging, also one losing
+ * 10.8 posts a day); only a series with a burst has a peak worth the name: the noise of steady talk
+ * made it "peaking" or "declining" by chance. Null for a window of under 14 days: too short to tell a shape.
  */
-export function lifecycleOf(counts: Float64Array, ageDays: number): Lifecycle | null {
+export function lifecycleOf(counts: Float64Array, ageDays: number, burst = burstScoreOf(counts)): Lifecycle | null {
   const d = counts.length;
   if (d < 14) return null;
   let total = 0;
@@ -83,6 +97,20 @@ export function lifecycleOf(counts: Float64Array, ageDays: number): Lifecycle | 
     for (let i = d - 30; i < d; i++) recent += counts[i]!;
     if (recent <= 0.02 * total) return 'dormant';
   }
+  let peakDay = 0;
+  for (let i = 1; i < d; i++) if (counts[i]! > counts[peakDay]!) peakDay = i;
+  const top = counts[peakDay]!;
+  const last = mean(counts, d - DECLINE_DAYS, d);
+  const fallen = d - 1 - peakDay >= DECLINE_DAYS && last < DECLINE_SHARE * top;
+  if (fallen && (burst >= BURSTY || (top - last) / Math.sqrt(top) >= 3)) return 'declining';
+  if (burst < BURSTY)
+    return !fallen &&
+      grows(
+        counts,
+        counts.findIndex((x) => x > 0),
+      )
+      ? 'growing'
+      : 'steady';
   if (ageDays <= 21) return 'emerging';
   const s = smooth(counts);
   let peak = 0;
@@ -91,24 +119,89 @@ export function lifecycleOf(counts: Float64Array, ageDays: number): Lifecycle | 
   const peakLevel = s[peak]!;
   if (sincePeak >= 28 && mean(counts, d - 14, d) <= 0.5 * peakLevel) return 'declining';
   if (sincePeak >= 3 && sincePeak <= 21 && mean(counts, d - 3, d) < 0.85 * peakLevel) return 'peaking';
-  const start = Math.max(0, d - Math.ceil(ageDays));
-  const span = d - start;
-  const third = Math.max(1, Math.floor(span / 3));
-  if (mean(counts, d - third, d) >= 1.5 * Math.max(mean(counts, start, start + third), 1e-9)) return 'growing';
-  return 'steady';
+  return grows(counts, Math.max(0, d - Math.ceil(ageDays))) ? 'growing' : 'steady';
 }
 
-/** Age of the first activity: the 5th percentile of the posts' ages, so one stray early post does not count. */
-export function firstActivityAge(times: ArrayLike<number>, asOf: number): number {
-  if (times.length === 0) return 0;
-  // Ascending ages, natively sorted; the 5th percentile counted from the oldest.
-  const ages = new Float64Array(times.length);
-  for (let i = 0; i < times.length; i++) ages[i] = (asOf - times[i]!) / DAY_MS;
-  ages.sort();
-  return ages[ages.length - 1 - Math.floor(0.05 * (ages.length - 1))]!;
+/** The burst_score from which a series has a burst (a day about 3 standard deviations over its expectation). */
+const BURSTY = 3;
+
+/**
+ * Whether the last third of the span from `start` is at least 1.5x its first third and the two
+ * thirds' totals differ by a Poisson z of at least 2, (L - F) / sqrt(L + F): 1 then 3 posts is noise.
+ */
+function grows(counts: Float64Array, start: number): boolean {
+  const d = counts.length;
+  const third = Math.max(1, Math.floor((d - start) / 3));
+  const first = mean(counts, start, start + third) * third;
+  const last = mean(counts, d - third, d) * third;
+  return last >= 1.5 * Math.max(first, 1e-9) && (last - first) / Math.sqrt(last + first) >= 2;
 }
 
-export function seriesStats(times: ArrayLike<number>, asOf: number, windowDays: number): SeriesStats {
+/** A day starts sustained activity when it has at least this many posts and this share of the peak day. */
+const SUSTAINED_MIN_POSTS = 2;
+const SUSTAINED_PEAK_SHARE = 0.1;
+
+/**
+ * Days from the start of sustained activity to as-of: the first day of the series with at least
+ * max(2, 10% of the peak day) posts, so stray older posts that share a story's words (5 "ferry"
+ * tweets weeks before a ferry strike) do not make a 2-day-old story old. Day i of `counts` ends
+ * (days - 1 - i) days before as-of; a series of single posts starts at its first post.
+ */
+export function sustainedStartAge(counts: Float64Array): number {
+  const d = counts.length;
+  let peak = 0;
+  for (const x of counts) peak = Math.max(peak, x);
+  const floor = Math.min(peak, Math.max(SUSTAINED_MIN_POSTS, SUSTAINED_PEAK_SHARE * peak));
+  for (let i = 0; i < d; i++) if (counts[i]! > 0 && counts[i]! >= floor) return d - i;
+  return 0;
+}
+
+/** Posts a day's expected count is padded with: a day of a few posts over nothing is no burst (SigniTrend's bias term). */
+export const BURST_DAMPING = 5;
+/** Earlier days a day's expectation is read from (its median), and the fewest that make one. */
+const BURST_BASELINE_DAYS = 14;
+const BURST_MIN_BASELINE_DAYS = 3;
+
+function median(xs: number[]): number {
+  const s = xs.sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length === 0 ? 0 : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/**
+ * burst_score (docs/fields.md): the largest damped excess of one day of the window over what the
+ * narrative's history predicts, max over days d of (c_d - e_d) / sqrt(e_d + B), B = BURST_DAMPING,
+ * floored at 0. e_d, the expected count, is the median of its posts on the up to 14 days before d
+ * on which the corpus has posts (`active`; all days when not given); a day with under 3 of them
+ * takes the median over all the window's active days, its typical level. Days on which the corpus
+ * has nothing (before the data begins, a gap in collection) say nothing of what to expect: counted
+ * as zeros they would make everyday talk "break" on the corpus's first day. A significance against
+ * the series' own baseline, in the spirit of SigniTrend (KDD 2014) and a Poisson z-score: steady
+ * talk stays near 0 however noisy, a story that broke inside the window keeps the score of its
+ * breaking day for as long as the window holds it, and B damps small counts (3 posts over nothing
+ * score 1.3, 400 score 179).
+ */
+export function burstScoreOf(counts: ArrayLike<number>, active?: ArrayLike<number>): number {
+  const d = counts.length;
+  const on = (i: number) => !active || active[i]! > 0;
+  const days: number[] = [];
+  for (let i = 0; i < d; i++) if (on(i)) days.push(i);
+  const typical = median(days.map((i) => counts[i]!));
+  let best = 0;
+  for (let k = 0; k < days.length; k++) {
+    const i = days[k]!;
+    const before = days.slice(Math.max(0, k - BURST_BASELINE_DAYS), k).map((j) => counts[j]!);
+    const e = before.length >= BURST_MIN_BASELINE_DAYS ? median(before) : typical;
+    best = Math.max(best, (counts[i]! - e) / Math.sqrt(e + BURST_DAMPING));
+  }
+  return best;
+}
+
+/**
+ * A window's series and what is read off it; `active`, when given, marks the window's days (as
+ * `counts`) on which the corpus has any post (burstScoreOf).
+ */
+export function seriesStats(times: ArrayLike<number>, asOf: number, windowDays: number, active?: ArrayLike<number>): SeriesStats {
   const days = Math.max(1, Math.ceil(windowDays));
   const counts = dailyCounts(times, asOf, days);
   const recentDays = Math.min(7, Math.floor(days / 2));
@@ -117,7 +210,8 @@ export function seriesStats(times: ArrayLike<number>, asOf: number, windowDays: 
   const recentRate = mean(counts, days - recentDays, days);
   const earlierRate = mean(counts, 0, days - recentDays);
   const momentumScore = recentRate + earlierRate > 0 ? recentRate / (recentRate + earlierRate) : 0.5;
-  const ageDays = firstActivityAge(times, asOf);
+  const ageDays = sustainedStartAge(counts);
+  const burstScore = burstScoreOf(counts, active);
   const emergingScore = momentumScore * Math.exp(-ageDays / 14);
   const activeDays = counts.reduce((a, x) => a + (x > 0 ? 1 : 0), 0);
   const trajectoryConfidence = times.length >= 50 && activeDays >= 7 ? 'high' : times.length >= 15 && activeDays >= 3 ? 'medium' : 'low';
@@ -128,7 +222,8 @@ export function seriesStats(times: ArrayLike<number>, asOf: number, windowDays: 
     acceleration,
     momentumScore,
     emergingScore,
-    lifecycle: lifecycleOf(counts, ageDays),
+    burstScore,
+    lifecycle: lifecycleOf(counts, ageDays, burstScore),
     trajectoryConfidence,
     ageDays,
   };

@@ -6,7 +6,7 @@ import { mostCentralFirst } from '../../core/maps/members.ts';
 import type { BuiltWindow } from '../map-stage.ts';
 import type { RowWindow } from '../post-columns.ts';
 import type { NarrativeCorpus } from './corpus.ts';
-import { clusterWords, describeClusters, memberFigures, windowDays, type MemberFigures } from './describe-clusters.ts';
+import { clusterWords, describeClusters, memberFigures, windowSpan, type MemberFigures } from './describe-clusters.ts';
 
 /** A window (7d, 30d, 90d, all), from its first row on. */
 export type WindowSpec = RowWindow;
@@ -57,7 +57,7 @@ export async function buildWindow(
     return out;
   });
   const words = clusterWords(corpus, classes);
-  const days = windowDays(w);
+  const span = windowSpan(corpus, w, asOf);
   const drafts = clusters.map((c, ci) => {
     // Rows ascend with positions, so ties go to the older row.
     const idx = mostCentralFirst(byCluster.get(c)!, cl.similarity);
@@ -81,7 +81,7 @@ export async function buildWindow(
       topTags: tags,
       summary: '',
       representative: null,
-      ...memberFigures(corpus, members, times, asOf, days),
+      ...memberFigures(corpus, members, times, asOf, span),
       seedTag: tags[0] ?? null,
     } satisfies BuiltNarrative;
   });

@@ -9,13 +9,27 @@ import { KeyCounter } from '../../core/maps/label-counts.ts';
 import { LABEL_DEFAULTS, type WeightedKey } from '../../core/maps/labels.ts';
 import { memberStats } from '../../core/maps/members.ts';
 import { sentimentOfCodes, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
-import { seriesStats, type SeriesStats } from '../../core/maps/series.ts';
+import { dailyCounts, seriesStats, type SeriesStats } from '../../core/maps/series.ts';
+import type { RowWindow } from '../post-columns.ts';
 import { DAY_MS } from '../../core/snapshots/windows.ts';
 import type { NarrativeCorpus } from './corpus.ts';
 
 /** A window's length in days (at least 1): the span of its clusters' daily series. */
-export function windowDays(w: { start: string; end: string }): number {
+function windowDays(w: { start: string; end: string }): number {
   return Math.max(1, (Date.parse(w.end) - Date.parse(w.start)) / DAY_MS);
+}
+
+/** A window's daily series' span: its days, and which of them the corpus has any post on (seriesStats' `active`). */
+export interface WindowSpan {
+  days: number;
+  active: Uint8Array;
+}
+
+/** The span of window `w` (its rows from w.firstRow on) as of `asOf`. */
+export function windowSpan(corpus: Pick<NarrativeCorpus, 'publishedAt'>, w: RowWindow, asOf: number): WindowSpan {
+  const days = windowDays(w);
+  const counts = dailyCounts(corpus.publishedAt.subarray(w.firstRow), asOf, Math.max(1, Math.ceil(days)));
+  return { days, active: Uint8Array.from(counts, (c) => (c > 0 ? 1 : 0)) };
 }
 
 export interface MemberFigures {
@@ -34,7 +48,7 @@ export function memberFigures(
   members: readonly number[],
   times: ArrayLike<number>,
   asOf: number,
-  days: number,
+  span: WindowSpan,
 ): MemberFigures {
   const { creators, platforms, interactions } = memberStats(corpus, members);
   return {
@@ -43,7 +57,7 @@ export function memberFigures(
     platformCount: platforms.size,
     totalEngagement: interactions,
     diffusion: platformDiffusion(platforms, corpus.platforms.length),
-    series: seriesStats(times, asOf, days),
+    series: seriesStats(times, asOf, span.days, span.active),
     sentiment: sentimentOfCodes(corpus.feeling, members),
   };
 }

@@ -8,7 +8,14 @@ import { mostCentralFirst } from '../../core/maps/members.ts';
 import { StoryLexicon } from '../../core/clustering/stories.ts';
 import { storyWords, type BuiltNarrative, type WindowSpec } from '../narratives/build.ts';
 import type { NarrativeCorpus } from '../narratives/corpus.ts';
-import { clusterWords, describeClusters, memberFigures, windowDays, type MemberFigures } from '../narratives/describe-clusters.ts';
+import {
+  clusterWords,
+  describeClusters,
+  memberFigures,
+  windowSpan,
+  type MemberFigures,
+  type WindowSpan,
+} from '../narratives/describe-clusters.ts';
 
 export interface BuiltTheme extends MemberFigures {
   window: WindowSpec;
@@ -56,14 +63,14 @@ function figuresOf(
   parts: readonly BuiltNarrative[],
   members: number[],
   asOf: number,
-  days: number,
+  span: WindowSpan,
 ): MemberFigures {
   if (parts.length === 1) {
     const { contentCount, creatorCount, platformCount, totalEngagement, diffusion, series, sentiment } = parts[0]!;
     return { contentCount, creatorCount, platformCount, totalEngagement, diffusion, series, sentiment };
   }
   const times = Float64Array.from(members, (r) => corpus.publishedAt[r]!);
-  return memberFigures(corpus, members, times, asOf, days);
+  return memberFigures(corpus, members, times, asOf, span);
 }
 
 /** Words per narrative in its lexical vector (its words of highest c-TF-IDF against the window). */
@@ -114,7 +121,7 @@ export async function buildThemes(
   );
   const parts: number[][] = Array.from({ length: grouping.themes }, () => []);
   grouping.themeOf.forEach((t, i) => parts[t]!.push(i));
-  const days = windowDays(w);
+  const span = windowSpan(corpus, w, asOf);
   const drafts = parts.map((idx) => {
     const mine = idx.map((i) => narratives[i]!);
     const centroid = themeCentre(
@@ -122,7 +129,7 @@ export async function buildThemes(
       corpus.dim,
     );
     const members = centralFirst(corpus, mine, centroid);
-    return { window: w, narratives: idx, members, centroid, ...figuresOf(corpus, mine, members, asOf, days) };
+    return { window: w, narratives: idx, members, centroid, ...figuresOf(corpus, mine, members, asOf, span) };
   });
   const words = clusterWords(
     corpus,

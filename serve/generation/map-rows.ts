@@ -25,6 +25,8 @@ export function countFields(r: Row) {
     total_engagement: String(r.total_engagement),
     emerging_score: num(r.emerging_score),
     momentum_score: num(r.momentum_score),
+    // A generation published before burst_score has none: 0, so the momentum order decides among its items.
+    burst_score: r.burst_score == null ? 0 : num(r.burst_score),
   };
 }
 

@@ -16,6 +16,7 @@ export interface Narrative {
   total_engagement: string;
   emerging_score: number;
   momentum_score: number;
+  burst_score: number;
   top_tags: string[];
   score_breakdown: Record<string, unknown>;
   narrative_key: string | null;

@@ -6,18 +6,21 @@ import { cursorField, intField, pageFields, windowField } from '../http/query.ts
 
 export const PATTERN_SORT_KEYS = ['contentCount', 'lateShare', 'confidence', 'totalEngagement', 'firstSeenAt'] as const;
 
+/** A true/false query parameter (a JSON boolean from MCP, the text true or false from a URL). */
+function booleanField(name: string) {
+  return z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], { error: `${name} must be true or false` });
+}
+
 /** A map list's parameters (GET /narratives/trending, GET /themes: the same list rules). */
 const mapListFields = {
   sort: z
     .enum(TRENDING_SORT_KEYS, { error: `sort must be one of ${TRENDING_SORT_KEYS.join(', ')}` })
-    .default('momentum')
+    .default('burst')
     .describe(
-      'momentum_score (default), emerging_score, volume (content_count) or engagement (total_engagement); ties by the momentum order',
+      'burst_score (default: what happened first), momentum_score, emerging_score, volume (content_count) or engagement ' +
+        '(total_engagement); ties by burst_score, then momentum_score, emerging_score, content_count, id',
     ),
-  daily: z
-    .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], { error: 'daily must be true or false' })
-    .default(false)
-    .describe('true: each item also carries daily_counts and period_change (for sparklines)'),
+  daily: booleanField('daily').default(false).describe('true: each item also carries daily_counts and period_change (for sparklines)'),
   window: windowField().default('30d').describe('7d, 30d, 90d or all; default 30d'),
   platform: z.string({ error: 'platform must be a string' }).min(1, 'platform must not be empty').optional(),
   ...pageFields(20, 100),
@@ -33,6 +36,12 @@ export const trendingQuery = z.object({
     .min(1, 'theme must not be empty')
     .optional()
     .describe('only the narratives of this theme: its id or theme_key (GET /themes)'),
+  spread: booleanField('spread')
+    .default(true)
+    .describe(
+      "true (default): one event, one place: each theme's first narrative (in the sort order) comes before any theme's " +
+        'second, every second before any third; false: the plain sort order',
+    ),
 });
 
 export const themesQuery = z.object({

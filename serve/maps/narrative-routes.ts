@@ -1,4 +1,4 @@
-// Free reads of the narrative map (docs/api.md, "Free reads"), never billed: trending (by momentum), search (by
+// Free reads of the narrative map (docs/api.md, "Free reads"), never billed: trending (by burst, spread over themes), search (by
 // labels, summaries, tags and the words of member posts: narrative-rank.ts), one narrative (posts, creators, platform split; emergent ids
 // from searches too, while held), and a narrative's trajectory over generations.
 import Router from '@koa/router';
@@ -132,7 +132,7 @@ export function narrativesRouter(emergent: EmergentStore): Router {
   const r = new Router<ApiState>();
   r.get('/narratives/trending', (ctx) => {
     const gen = ctx.state.gen;
-    const { window: asked, platform, limit, offset, sort, daily, theme: themeId } = queryFrom(trendingQuery, ctx.query);
+    const { window: asked, platform, limit, offset, sort, daily, theme: themeId, spread } = queryFrom(trendingQuery, ctx.query);
     const theme = themeId === undefined ? null : resolveTheme(gen, themeId).lt.theme;
     if (theme && asked && asked !== theme.window_key)
       throw badRequest(
@@ -146,10 +146,12 @@ export function narrativesRouter(emergent: EmergentStore): Router {
         (theme === null || n.narrative.theme_id === theme.id) &&
         (code === null || memberSplit(gen, n.members).platformCodes.has(code)),
     );
-    const { page, ...paging } = sortedPage(list, (n) => n.narrative, sort, offset, limit);
+    const themeOf = spread && theme === null ? (n: (typeof list)[number]) => n.narrative.theme_id ?? null : undefined;
+    const { page, ...paging } = sortedPage(list, (n) => n.narrative, { sort, offset, limit, themeOf });
     ctx.body = {
       window,
       sort,
+      spread: themeOf !== undefined,
       generation: gen.id,
       items: daily
         ? page.map((n) => ({ ...n.narrative, daily_counts: n.dailyCounts, period_change: periodChange(n.dailyCounts) }))

@@ -35,6 +35,7 @@ function narrativesIn(lt: LoadedTheme) {
     label: n.label,
     content_count: n.content_count,
     momentum_score: n.momentum_score,
+    burst_score: n.burst_score,
     lifecycle: n.lifecycle,
   }));
 }
@@ -49,7 +50,7 @@ export function themesRouter(): Router {
       (t) =>
         t.theme.window_key === window && (code === null || t.narratives.some((n) => memberSplit(gen, n.members).platformCodes.has(code))),
     );
-    const { page, ...paging } = sortedPage(list, (t) => t.theme, sort, offset, limit);
+    const { page, ...paging } = sortedPage(list, (t) => t.theme, { sort, offset, limit });
     ctx.body = {
       window,
       sort,

@@ -73,7 +73,8 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'narratives_trending',
     description:
-      'Trending narratives of a window, by momentum or by emergence, volume or engagement; with daily=true their daily counts ' +
+      'Trending narratives of a window, by burst (what happened, above steady talk; one theme one place unless spread=false) or by ' +
+      'momentum, emergence, volume or engagement; with daily=true their daily counts ' +
       'and change against the previous period; with theme, only that theme’s narratives (GET /narratives/trending). Free.',
     input: trendingQuery.strict(),
     http: (a) => ({ method: 'GET', path: withQuery('/narratives/trending', a) }),
@@ -81,7 +82,7 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'themes_list',
     description:
-      "A window's themes (events and subjects: its narratives grouped), each with its narratives, by momentum or by emergence, " +
+      "A window's themes (events and subjects: its narratives grouped), each with its narratives, by burst or by momentum, emergence, " +
       'volume or engagement; with daily=true their daily counts and change against the previous period (GET /themes). Free.',
     input: themesQuery.strict(),
     http: (a) => ({ method: 'GET', path: withQuery('/themes', a) }),

@@ -15,6 +15,7 @@ import {
   bool,
   int,
   json,
+  nonNegative,
   nullable,
   num,
   obj,
@@ -30,8 +31,9 @@ import {
 import { handle, lifecycle, narrative, theme } from './shared-schemas.ts';
 
 /** A page of a map list (GET /narratives/trending, GET /themes): the same paging and sort keys. */
-const mapList = (items: Schema) =>
+const mapList = (items: Schema, more: Record<string, Schema> = {}) =>
   paged(items, {
+    ...more,
     window: windowEnum,
     sort: { type: 'string', enum: [...TRENDING_SORT_KEYS] },
     generation: str,
@@ -59,7 +61,15 @@ const themeItem: Schema = {
     ...(theme.properties as Record<string, Schema>),
     narratives: {
       type: 'array',
-      items: obj({ id: str, narrative_key: nullable('string'), label: str, content_count: int, momentum_score: unit, lifecycle }),
+      items: obj({
+        id: str,
+        narrative_key: nullable('string'),
+        label: str,
+        content_count: int,
+        momentum_score: unit,
+        burst_score: nonNegative,
+        lifecycle,
+      }),
     },
     daily_counts: { type: 'array', items: int },
     period_change: periodChange,
@@ -73,10 +83,14 @@ export function mapPaths(): Record<string, Schema> {
   return {
     '/narratives/trending': {
       get: {
-        summary: 'Narratives of a window by momentum, or by emergence, volume or engagement (free)',
+        summary:
+          'Narratives of a window by burst (what happened first, spread over themes), or by momentum, emergence, volume or engagement (free)',
         parameters: queryParameters(trendingQuery),
         responses: {
-          200: json(ref('NarrativeList'), 'Narratives, by the sort key, then momentum_score, emerging_score, content_count, id'),
+          200: json(
+            ref('NarrativeList'),
+            'Narratives, by the sort key, then burst_score, momentum_score, emerging_score, content_count, id; spread over themes unless spread=false',
+          ),
           ...readErrors,
         },
       },
@@ -87,7 +101,7 @@ export function mapPaths(): Record<string, Schema> {
           "A window's themes (events, subjects: its narratives grouped), each with its narratives, paged and sorted as trending (free)",
         parameters: queryParameters(themesQuery),
         responses: {
-          200: json(ref('ThemeList'), 'Themes, by the sort key, then momentum_score, emerging_score, content_count, id'),
+          200: json(ref('ThemeList'), 'Themes, by the sort key, then burst_score, momentum_score, emerging_score, content_count, id'),
           ...readErrors,
         },
       },
@@ -166,7 +180,9 @@ export function mapPaths(): Record<string, Schema> {
 
 export function mapSchemas(): Record<string, Schema> {
   return {
-    NarrativeList: mapList(trendingItem),
+    NarrativeList: mapList(trendingItem, {
+      spread: { ...bool, description: 'whether the page is spread over themes (the spread parameter; false with theme)' },
+    }),
     ThemeList: mapList(themeItem),
     ThemeDetail: obj(
       {

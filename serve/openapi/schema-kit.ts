@@ -19,6 +19,7 @@ export const bool: Schema = { type: 'boolean' };
 export const strList: Schema = { type: 'array', items: str };
 export const windowEnum: Schema = { type: 'string', enum: [...WINDOW_KEYS] };
 export const unit: Schema = { type: 'number', minimum: 0, maximum: 1 };
+export const nonNegative: Schema = { type: 'number', minimum: 0 };
 export const paged = (items: Schema, more: Record<string, Schema> = {}) => obj({ items: { type: 'array', items }, ...more });
 export const digits: Schema = { type: 'string', pattern: '^[0-9]+$' };
 

@@ -1,6 +1,6 @@
 // The answer parts several endpoints share: content items and stored rows, creators, narratives,
 // themes, patterns and the error shape (docs/api.md; field definitions in docs/fields.md).
-import { bool, int, nullable, num, obj, ref, str, strList, unit, windowEnum, digits, type Schema } from './schema-kit.ts';
+import { bool, int, nonNegative, nullable, num, obj, ref, str, strList, unit, windowEnum, digits, type Schema } from './schema-kit.ts';
 
 const enrichment = obj({
   aestheticStyle: strList,
@@ -106,6 +106,7 @@ export const narrative = obj(
     total_engagement: digits,
     emerging_score: unit,
     momentum_score: unit,
+    burst_score: nonNegative,
     top_tags: strList,
     score_breakdown: obj(
       { content_count: num, creator_count: num, platform_count: num, total_engagement: num },
@@ -142,6 +143,7 @@ export const theme = obj({
   total_engagement: digits,
   emerging_score: unit,
   momentum_score: unit,
+  burst_score: nonNegative,
   ...seriesFigures,
   top_tags: strList,
 });

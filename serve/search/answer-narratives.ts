@@ -266,6 +266,7 @@ function emergentOf(
     total_engagement: String(Math.round(interactions)),
     emerging_score: series.emergingScore,
     momentum_score: series.momentumScore,
+    burst_score: series.burstScore,
     top_tags: tags,
     score_breakdown: {
       content_count: members.length,

@@ -214,10 +214,10 @@ test('Idempotency-Key: a replay returns the original answer and charges nothing 
 
 test('free reads: trending, narrative search, one narrative, trajectory, patterns browse/one/content/lookalikes, usage, health; none billed', async () => {
   const seq = (await s.ledger.status()).lastSeq;
-  const t = await call('GET', '/narratives/trending?window=all&limit=5');
+  const t = await call('GET', '/narratives/trending?window=all&limit=5&spread=false');
   assert.is(t.status, 200);
   assert.ok(t.json.items.length > 0);
-  for (let i = 1; i < t.json.items.length; i++) assert.ok(t.json.items[i - 1].momentum_score >= t.json.items[i].momentum_score);
+  for (let i = 1; i < t.json.items.length; i++) assert.ok(t.json.items[i - 1].burst_score >= t.json.items[i].burst_score);
   const n = t.json.items[0];
   const q = await call('GET', `/narratives/search?q=${encodeURIComponent(n.label.split(',')[0])}`);
   assert.ok(q.json.items.some((x: { id: string }) => x.id === n.id));
@@ -251,21 +251,29 @@ test('free reads: trending, narrative search, one narrative, trajectory, pattern
   assert.is((await s.ledger.status()).lastSeq, seq, 'free reads write nothing to the ledger');
 });
 
-test('trending sorts (momentum, emerging, volume, engagement) and daily counts with the period change', async () => {
-  const by = async (sort: string) => (await call('GET', `/narratives/trending?window=30d&limit=100&sort=${sort}&daily=true`)).json;
-  const momentum = await by('momentum');
-  const plain = (await call('GET', '/narratives/trending?window=30d&limit=100')).json;
+test('trending sorts (burst, momentum, emerging, volume, engagement) and daily counts with the period change', async () => {
+  const by = async (sort: string) =>
+    (await call('GET', `/narratives/trending?window=30d&limit=100&sort=${sort}&daily=true&spread=false`)).json;
+  const burst = await by('burst');
+  const plain = (await call('GET', '/narratives/trending?window=30d&limit=100&spread=false')).json;
   assert.equal(
-    momentum.items.map((n: { id: string }) => n.id),
+    burst.items.map((n: { id: string }) => n.id),
     plain.items.map((n: { id: string }) => n.id),
-    'momentum is the default order',
+    'burst is the default order',
   );
+  assert.is(plain.sort, 'burst');
   assert.not.ok('daily_counts' in plain.items[0], 'daily counts only when asked');
-  const key = { emerging: 'emerging_score', volume: 'content_count', engagement: 'total_engagement' } as const;
+  const key = {
+    burst: 'burst_score',
+    momentum: 'momentum_score',
+    emerging: 'emerging_score',
+    volume: 'content_count',
+    engagement: 'total_engagement',
+  } as const;
   for (const [sort, field] of Object.entries(key)) {
     const r = await by(sort);
     assert.is(r.sort, sort);
-    assert.is(r.items.length, momentum.items.length);
+    assert.is(r.items.length, burst.items.length);
     const values = r.items.map((n: Record<string, unknown>) => Number(n[field]));
     assert.equal(
       values,
@@ -273,7 +281,7 @@ test('trending sorts (momentum, emerging, volume, engagement) and daily counts w
       `${sort} descending`,
     );
   }
-  for (const n of momentum.items.slice(0, 5)) {
+  for (const n of burst.items.slice(0, 5)) {
     const d = (await call('GET', `/narratives/${n.id}`)).json;
     assert.equal(n.daily_counts, d.daily_counts);
     const last = n.daily_counts.slice(-7).reduce((a: number, b: number) => a + b, 0);

@@ -26,7 +26,7 @@ import { mostCentralFirst } from '../../core/maps/members.ts';
 import { cleanForSummary, postReadable, summarise } from '../../core/maps/describe.ts';
 import { openDuckDB } from '../../core/infra/duckdb.ts';
 import { RowLabelKeys } from '../../pipeline/narratives/corpus.ts';
-import { dailyCounts, firstActivityAge, lifecycleOf, seriesStats, slope } from '../../core/maps/series.ts';
+import { BURST_DAMPING, burstScoreOf, dailyCounts, lifecycleOf, seriesStats, slope, sustainedStartAge } from '../../core/maps/series.ts';
 import { DAY_MS } from '../../core/snapshots/windows.ts';
 import { matchClusters, overlapCoefficient } from '../../core/clustering/tracking.ts';
 import { groupSums, partitionSums, unitOf, vectorSum } from '../../core/clustering/merge-models.ts';
@@ -101,16 +101,57 @@ test('series: counts by day, slope, lifecycle shapes', () => {
   assert.ok(s.momentumScore === 1 && s.emergingScore > 0.9 && s.trajectoryConfidence === 'low');
 });
 
-test('first activity age: the 5th percentile of the ages counted from the oldest, as a comparator sort finds it', () => {
-  let seed = 11;
+test('sustained start: stray older posts that share the words do not age a new story', () => {
+  const counts = new Float64Array(30);
+  counts[3] = counts[9] = counts[15] = 1;
+  counts[28] = 10;
+  counts[29] = 15;
+  assert.is(sustainedStartAge(counts), 2, 'the two days of the story, not the stray posts weeks before');
+  assert.is(lifecycleOf(counts, sustainedStartAge(counts)), 'emerging');
+  assert.is(sustainedStartAge(new Float64Array([0, 0, 1, 0, 1])), 3, 'single posts: from the first one');
+  assert.is(sustainedStartAge(new Float64Array(5)), 0);
+});
+
+test('lifecycle: a young story far below its peak day is declining, not emerging', () => {
+  // A crisis 11 days old: 931 posts, the last 3 days a few percent of the peak.
+  const counts = new Float64Array(30);
+  [400, 220, 120, 70, 45, 30, 20, 12, 8, 4, 2].forEach((x, i) => (counts[19 + i] = x));
+  assert.is(lifecycleOf(counts, sustainedStartAge(counts)), 'declining');
+  // The same shape still at a third of its peak: not yet declining by the fall rule.
+  const slow = counts.map((x, i) => (i >= 27 ? 140 : x));
+  assert.is.not(lifecycleOf(slow, sustainedStartAge(slow)), 'declining');
+});
+
+test('lifecycle: steady talk is steady, whatever its noise; a small rise is noise, not growth', () => {
+  let seed = 9;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  const asOf = Date.parse('2026-11-01T00:00:00Z');
-  for (const n of [1, 2, 19, 20, 21, 500]) {
-    const times = Array.from({ length: n }, () => asOf - Math.floor(rand() * 90) * DAY_MS - Math.floor(rand() * DAY_MS));
-    const sorted = times.map((t) => (asOf - t) / DAY_MS).sort((a, b) => b - a);
-    assert.is(firstActivityAge(times, asOf), sorted[Math.floor(0.05 * (n - 1))]);
+  for (let k = 0; k < 20; k++) {
+    const noisy = Float64Array.from({ length: 30 }, () => Math.floor(rand() * 7));
+    noisy[Math.floor(rand() * 27)] = 9; // a noisy peak day well before the last 3
+    assert.is(lifecycleOf(noisy, sustainedStartAge(noisy)), 'steady', `noisy steady talk ${Array.from(noisy)}`);
   }
-  assert.is(firstActivityAge([], asOf), 0);
+  const rise = Float64Array.from({ length: 30 }, (_, i) => (i < 10 ? 1 : i >= 20 ? 3 : 2));
+  assert.is(lifecycleOf(rise, 30), 'growing', '10 posts then 30: a real rise');
+  const small = Float64Array.from({ length: 30 }, (_, i) => (i === 2 ? 1 : i === 25 || i === 28 ? 1 : 0));
+  assert.is(lifecycleOf(small, 30), 'steady', '1 post then 2: noise');
+});
+
+test('burst score: steady talk near 0 however noisy, a story that broke in the window high, small counts damped', () => {
+  let seed = 5;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const steady = Float64Array.from({ length: 30 }, () => 20 + Math.floor(rand() * 9) - 4);
+  assert.ok(burstScoreOf(steady) < 2, `steady talk ${burstScoreOf(steady)}`);
+  const story = new Float64Array(30);
+  [400, 220, 120, 70, 45, 30, 20, 12, 8, 4, 2].forEach((x, i) => (story[19 - 11 + i] = x));
+  assert.ok(Math.abs(burstScoreOf(story) - 400 / Math.sqrt(BURST_DAMPING)) < 1e-9, 'its breaking day over nothing');
+  const few = new Float64Array(30);
+  few[29] = 3;
+  assert.ok(burstScoreOf(few) < 1.5, 'three posts over nothing');
+  // Days before the corpus has any post say nothing: steady talk from the corpus's first day is not a burst.
+  const late = steady.map((x, i) => (i < 20 ? 0 : x));
+  const active = Float64Array.from({ length: 30 }, (_, i) => (i < 20 ? 0 : 1));
+  assert.ok(burstScoreOf(late) > 5, `counted as zeros: ${burstScoreOf(late)}`);
+  assert.ok(burstScoreOf(late, active) < 2, `only the corpus's days: ${burstScoreOf(late, active)}`);
 });
 
 test('group sums: disjoint groups summed in one pass equal vectorSum group by group; overlapping groups too', () => {

@@ -199,7 +199,7 @@ test('theme keys: kept by an incremental run that adds posts and by a full rerun
 
 const api = (p: string) => callApi(s!.baseUrl, s!.demo.secret, 'GET', p);
 
-test('GET /themes: paged like trending, by momentum, each with its narratives; daily counts; platform filter', async () => {
+test('GET /themes: paged like trending, by burst, each with its narratives; daily counts; platform filter', async () => {
   s = await testServer(d);
   const all = (await api('/themes?window=30d&limit=100')).json;
   const themes = await readSnapshot(d, 'themes', 'id', "WHERE window_key = '30d'");
@@ -208,6 +208,7 @@ test('GET /themes: paged like trending, by momentum, each with its narratives; d
   assert.is(all.window, '30d');
   const sorted = [...all.items].sort(
     (a: any, b: any) =>
+      b.burst_score - a.burst_score ||
       b.momentum_score - a.momentum_score ||
       b.emerging_score - a.emerging_score ||
       b.content_count - a.content_count ||
@@ -300,6 +301,35 @@ test('theme_id on trending items and narrative detail; trending filtered by them
   assert.match(unknown.json.error, /no theme/);
   assert.ok(typeof unknown.json.request_id === 'string');
   assert.is((await api('/narratives/trending?theme=')).status, 400);
+});
+
+test("trending spread over themes: each theme's first narrative before any theme's second; spread=false the plain order", async () => {
+  for (const window of ['30d', 'all']) {
+    const spread = (await api(`/narratives/trending?window=${window}&limit=100`)).json;
+    const plain = (await api(`/narratives/trending?window=${window}&limit=100&spread=false`)).json;
+    assert.is(spread.spread, true);
+    assert.is(plain.spread, false);
+    type Item = { id: string; theme_id: string };
+    assert.equal(spread.items.map((n: Item) => n.id).sort(), plain.items.map((n: Item) => n.id).sort(), 'the same narratives');
+    // The round of each item (its place among its theme's, in the plain order) never goes down the spread page.
+    const seen = new Map<string, number>();
+    const roundOf = new Map(
+      plain.items.map((n: Item) => [n.id, (seen.set(n.theme_id, (seen.get(n.theme_id) ?? -1) + 1), seen.get(n.theme_id)!)]),
+    );
+    const rounds = spread.items.map((n: Item) => roundOf.get(n.id)!);
+    assert.equal(
+      rounds,
+      [...rounds].sort((a, b) => a - b),
+      `${window}: rounds ascending`,
+    );
+    // Within a round, the plain order.
+    const at = new Map(plain.items.map((n: Item, i: number) => [n.id, i]));
+    for (let i = 1; i < spread.items.length; i++)
+      if (rounds[i] === rounds[i - 1]) assert.ok(at.get(spread.items[i - 1].id)! < at.get(spread.items[i].id)!);
+    if (window === '30d') assert.ok(Math.max(...rounds) > 0, 'some theme has two narratives: the spread moved something');
+  }
+  const one = (await api('/themes?window=30d&sort=volume&limit=1')).json.items[0];
+  assert.is((await api(`/narratives/trending?theme=${one.id}`)).json.spread, false, 'one theme: nothing to spread');
 });
 
 test.after(async () => {

@@ -5,6 +5,7 @@ import { el, fmt } from './dom.js';
 
 /** The list orders of GET /narratives/trending and GET /themes (docs/api.md). */
 export const SORTS = [
+  ['burst', 'what happened (burst)'],
   ['momentum', 'momentum'],
   ['emerging', 'emerging score'],
   ['volume', 'volume (posts)'],

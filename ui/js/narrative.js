@@ -135,6 +135,7 @@ function heading(d) {
       stat('creators', fmt.int(n.creator_count)),
       stat('platforms', fmt.int(n.platform_count)),
       stat('engagement', fmt.compact(n.total_engagement), 'likes + comments + shares'),
+      stat('burst', fmt.num(n.burst_score, 1), 'burst_score, 0 or more: its busiest day above what its history predicts (docs/fields.md)'),
       stat('momentum', fmt.num(n.momentum_score), 'momentum_score, 0..1 (docs/fields.md)'),
       stat('emerging', fmt.num(n.emerging_score), 'emerging_score, 0..1'),
       stat('velocity', fmt.num(n.velocity), 'slope of daily posts over the last 7 days'),

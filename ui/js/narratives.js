@@ -1,4 +1,4 @@
-// Narratives: a window's narratives by momentum (or emergence, volume, engagement), each with its
+// Narratives: a window's narratives by burst, spread over themes (or momentum, emergence, volume, engagement), each with its
 // lifecycle, a sparkline of daily posts, the change against the previous period and sentiment;
 // a platform filter; one theme's narratives (?theme=, from the themes page); and a text search of
 // the narrative map.
@@ -30,6 +30,12 @@ function row(n, { spark }) {
         el('span', {}, el('b', {}, fmt.int(n.content_count)), ' posts'),
         el('span', {}, el('b', {}, fmt.int(n.creator_count)), ' creators'),
         el('span', {}, el('b', {}, fmt.compact(n.total_engagement)), ' engagement'),
+        el(
+          'span',
+          { title: 'burst_score (0 or more): posts above what its history predicts' },
+          'burst ',
+          el('b', {}, fmt.num(n.burst_score, 1)),
+        ),
         el('span', { title: 'momentum_score (0..1)' }, 'momentum ', el('b', {}, fmt.num(n.momentum_score))),
         el('span', { title: 'emerging_score (0..1)' }, 'emerging ', el('b', {}, fmt.num(n.emerging_score))),
         sentimentBadge(n.sentiment_label, n.sentiment_score),
@@ -61,7 +67,7 @@ startPage('index.html', async (main) => {
   const params = pageParams();
   const state = {
     window: params.get('window') ?? '30d',
-    sort: params.get('sort') ?? 'momentum',
+    sort: params.get('sort') ?? 'burst',
     platform: params.get('platform') ?? '',
     q: params.get('q') ?? '',
     theme: params.get('theme') ?? '',

@@ -47,6 +47,12 @@ function themeCard(t) {
           el('span', {}, el('b', {}, fmt.int(t.content_count)), ' posts'),
           el('span', {}, el('b', {}, fmt.int(t.creator_count)), ' creators'),
           el('span', {}, el('b', {}, fmt.compact(t.total_engagement)), ' engagement'),
+          el(
+            'span',
+            { title: 'burst_score (0 or more): posts above what its history predicts' },
+            'burst ',
+            el('b', {}, fmt.num(t.burst_score, 1)),
+          ),
           el('span', { title: 'momentum_score (0..1)' }, 'momentum ', el('b', {}, fmt.num(t.momentum_score))),
           sentimentBadge(t.sentiment_label, t.sentiment_score),
         ),
@@ -61,7 +67,7 @@ function themeCard(t) {
 
 startPage('themes.html', async (main) => {
   const params = pageParams();
-  const state = { window: params.get('window') ?? '30d', sort: params.get('sort') ?? 'momentum', platform: params.get('platform') ?? '' };
+  const state = { window: params.get('window') ?? '30d', sort: params.get('sort') ?? 'burst', platform: params.get('platform') ?? '' };
   const health = await get('/health');
   const list = el('section', { class: 'narrative-list', id: 'themes' });
   const status = el('p', { class: 'muted small', id: 'list-status' });
