@@ -17,7 +17,11 @@ interface PostRows {
   find(uuid: string, publishedAt: number): number;
 }
 
-/** A loaded generation's rows: in (published_at, uuid) order end to end, so a post is found by a binary search on its time. */
+/**
+ * A loaded generation's rows: in (published_at, uuid) order end to end, so a post is found by a
+ * binary search on its time. A post's times stay as first seen (docs/ingest-format.md, "Updates"),
+ * so this finds what uuidRows does: replicas evaluating with either make the same events.
+ */
 export function indexRows(index: Pick<SearchIndex, 'rows' | 'uuid' | 'publishedAt'>): PostRows {
   // The three columns only: the rest of the index (graphs, postings) is not kept alive by this.
   const { rows, uuid: uuids, publishedAt: t } = index;
