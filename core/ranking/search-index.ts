@@ -93,7 +93,7 @@ export interface LoadOptions {
 const LOAD_CHUNK = 100_000;
 
 /** First row whose published_at >= t (rows are sorted by published_at). */
-function lowerBound(a: Float64Array, t: number): number {
+export function lowerBound(a: Float64Array, t: number): number {
   let lo = 0;
   let hi = a.length;
   while (lo < hi) {

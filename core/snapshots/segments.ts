@@ -88,6 +88,11 @@ export function readSegmentUuids(dir: string): string[] {
   return text === '' ? [] : text.slice(0, -1).split('\n');
 }
 
+/** Every row's uuid of a generation (its segments end to end, masked rows included). */
+export function readGenerationUuids(generationDir: string, segments: readonly SegmentInfo[]): string[] {
+  return segments.flatMap((s) => readSegmentUuids(segmentDir(generationDir, s.id)));
+}
+
 /** The masked rows of a generation (global rows of posts deleted after their segment was built), sorted. */
 export function readDeletedRows(generationDir: string): Uint32Array {
   try {

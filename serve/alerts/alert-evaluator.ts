@@ -11,12 +11,15 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DataDirLayout } from '../../core/infra/data-dir.ts';
 import { pathExists } from '../../core/infra/durable-fs.ts';
 import { generationDir, readManifest } from '../../core/snapshots/generations.ts';
+import { readGenerationUuids } from '../../core/snapshots/segments.ts';
 import type { Logger } from '../../core/infra/log.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import { loadMaps } from '../generation/load-maps.ts';
 import type { AlertEvent, AlertOutbox, WatchStore } from './alert-model.ts';
 import { createEvaluation, type GenerationSide } from './evaluate.ts';
+import { eventPosts } from './event-posts.ts';
+import { indexRows, uuidRows } from './story-links.ts';
 
 interface EvaluatorDeps {
   watches: WatchStore;
@@ -50,8 +53,10 @@ export class AlertEvaluator {
   /** Evaluate the generation served now and every one swapped in later. */
   attach(snapshots: SnapshotStore): void {
     snapshots.onSwap((gen, previous) => {
-      // Only the maps of the replaced generation are kept: the rest of it is released.
-      const held = previous ? { id: previous.id, asOf: previous.manifest.as_of, maps: previous.maps } : null;
+      // Only the maps and the posts' uuids and times of the replaced generation are kept: the rest of it is released.
+      const held = previous
+        ? { id: previous.id, asOf: previous.manifest.as_of, maps: previous.maps, rows: indexRows(previous.index) }
+        : null;
       void this.enqueue(gen, held);
     });
   }
@@ -87,7 +92,9 @@ export class AlertEvaluator {
       return null;
     }
     const manifest = await readManifest(this.deps.layout, id);
-    return { id, asOf: manifest.as_of, maps: await loadMaps(dir, id) };
+    // Its posts by their uuids: what its narratives are compared by.
+    const uuids = readGenerationUuids(dir, manifest.segments ?? []);
+    return { id, asOf: manifest.as_of, maps: await loadMaps(dir, id), rows: uuidRows(uuids) };
   }
 
   private async run(gen: LoadedGeneration, held: GenerationSide | null): Promise<EvaluationReport | null> {
@@ -104,12 +111,8 @@ export class AlertEvaluator {
         asOf: gen.manifest.as_of,
         computedAt: gen.manifest.computed_at,
         maps: gen.maps,
-        posts: (rows) =>
-          Array.from(rows, (r) => ({
-            uuid: gen.index.uuid.get(r)!,
-            title: gen.content.title.get(r),
-            url: gen.content.contentUrl.get(r),
-          })),
+        rows: indexRows(gen.index),
+        posts: (ln) => eventPosts(gen, ln),
       },
       before,
       baseUrl: this.deps.baseUrl(),

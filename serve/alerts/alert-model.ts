@@ -23,11 +23,13 @@ export interface WatchConditions {
   lifecycle?: { to?: string[] };
   /** Its momentum_score crossed `level` (upward: was below, now at or above; `direction: "down"` the other way). */
   momentum?: { level: number; direction?: 'up' | 'down' };
-  /** A narrative the previous generation did not have (by narrative_key). */
+  /** A story the previous generation did not know: no narrative of its narrative_key, none holding most of its posts, and a post it lacked. */
   new_narrative?: boolean;
 }
 
-export type AlertCondition = 'spike' | 'lifecycle' | 'momentum' | 'new_narrative';
+/** The conditions, in the order an event lists its matches (and a watch's conditions are checked). */
+export const ALERT_CONDITIONS = ['new_narrative', 'spike', 'lifecycle', 'momentum'] as const;
+export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
 
 export interface Watch {
   /** alw_<random> */
@@ -60,9 +62,24 @@ export interface NarrativeFigures {
   spike: boolean;
 }
 
-/** What a watch fired: POSTed (JSON) to the watch's URL. */
+/** One change an event covers: a condition one narrative of the story met. */
+export interface AlertMatch {
+  window: WindowKey;
+  condition: AlertCondition;
+  narrative_id: string;
+  narrative_key: string;
+  label: string;
+  /** Why it fired: a sentence, and the figures before (null when it had no predecessor in its window) and after. */
+  why: { text: string; before: NarrativeFigures | null; after: NarrativeFigures };
+}
+
+/**
+ * What a watch fired for one story in one generation: POSTed (JSON) to the watch's URL. Its
+ * top-level window, narrative, type and why are its first match's (the primary), as an event
+ * covering one change always was; `matches` lists every change it covers, the primary first.
+ */
 export interface AlertEvent {
-  /** evt_<hash of watch, condition, narrative key, generation>: the same change is the same id on every replica and every retry. */
+  /** evt_<hash of watch, story, generation>: the same story is the same id on every replica and every retry. */
   id: string;
   type: `narrative.${AlertCondition}`;
   watch_id: string;
@@ -77,13 +94,15 @@ export interface AlertEvent {
     label: string;
     summary: string;
     theme_id: string | null;
-    /** {base_url}/narratives/{id} */
+    /** {base_url}/narratives/{id}: the API's (a key is needed) */
     url: string;
+    /** {base_url}/ui/narrative.html?id={id}: the dashboard's page of it */
+    dashboard_url: string;
   };
-  /** Why it fired: a sentence, and the figures before (null for a new narrative) and after. */
-  why: { text: string; before: NarrativeFigures | null; after: NarrativeFigures };
-  /** Its representative posts (most central first, at most 3). */
-  posts: Array<{ uuid: string; title: string | null; url: string | null }>;
+  why: AlertMatch['why'];
+  matches: AlertMatch[];
+  /** The primary narrative's most central posts (at most 3), with their text cut short. */
+  posts: Array<{ uuid: string; title: string | null; text: string | null; url: string | null }>;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'paused';

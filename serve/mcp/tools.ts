@@ -210,7 +210,9 @@ export const TOOLS: ToolDef[] = [
   },
   {
     name: 'alerts_get',
-    description: 'One watch with its last 10 events and where their delivery stands (GET /alerts/{id}). Free.',
+    description:
+      'One watch with its last 10 events (one per story and generation, listing the conditions and windows it covers) ' +
+      'and where their delivery stands (GET /alerts/{id}). Free.',
     input: z.strictObject({ id: id('a watch id (alw_...)') }),
     http: ({ id }) => ({ method: 'GET', path: `/alerts/${enc(id)}` }),
   },

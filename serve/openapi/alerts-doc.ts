@@ -1,10 +1,13 @@
 // Alerts in the OpenAPI document (docs/api.md, "Alerts"): the watch request from the route's own zod
 // schema, a watch as kept, an event it fires, and the event with its delivery state.
+import { ALERT_CONDITIONS } from '../alerts/alert-model.ts';
 import { deliveriesQuery } from '../alerts/delivery-routes.ts';
 import { LIFECYCLES, watchBodySchema } from '../alerts/watch-schema.ts';
 import { bodySchema, queryParameters } from '../http/query.ts';
 import { bool, errors, int, json, nullable, obj, pathParam, ref, str, unit, windowEnum, type Schema } from './schema-kit.ts';
 import { lifecycle } from './shared-schemas.ts';
+
+const CONDITION_TYPES = ALERT_CONDITIONS.map((c) => `narrative.${c}`);
 
 const watchTarget: Schema = {
   oneOf: [
@@ -73,6 +76,62 @@ export function alertPaths(): Record<string, Schema> {
   };
 }
 
+/** An event a watch fires (docs/api.md, "The event"), and the figures it compares. */
+function eventSchemas(): Record<string, Schema> {
+  return {
+    NarrativeFigures: obj({
+      generation: str,
+      narrative_id: str,
+      content_count: int,
+      momentum_score: unit,
+      emerging_score: unit,
+      lifecycle,
+      last_day: nullable('string'),
+      last_day_posts: int,
+      spike: bool,
+    }),
+    AlertEvent: obj({
+      id: { type: 'string', pattern: '^evt_' },
+      type: { type: 'string', enum: CONDITION_TYPES },
+      watch_id: str,
+      account: str,
+      created_at: str,
+      generation: str,
+      previous_generation: nullable('string'),
+      window: windowEnum,
+      narrative: obj({
+        id: str,
+        narrative_key: str,
+        label: str,
+        summary: str,
+        theme_id: nullable('string'),
+        url: { ...str, description: "{base_url}/narratives/{id}: the API's (needs a key)" },
+        dashboard_url: { ...str, description: "{base_url}/ui/narrative.html?id={id}: the dashboard's page" },
+      }),
+      why: ref('AlertWhy'),
+      matches: {
+        type: 'array',
+        minItems: 1,
+        description: 'every change the event covers: a condition one narrative of the story met, the primary (top-level) first',
+        items: obj({
+          window: windowEnum,
+          condition: { type: 'string', enum: [...ALERT_CONDITIONS] },
+          narrative_id: str,
+          narrative_key: str,
+          label: str,
+          why: ref('AlertWhy'),
+        }),
+      },
+      posts: {
+        type: 'array',
+        maxItems: 3,
+        items: obj({ uuid: str, title: nullable('string'), text: nullable('string'), url: nullable('string') }),
+      },
+    }),
+    AlertWhy: obj({ text: str, before: nullable(ref('NarrativeFigures')), after: ref('NarrativeFigures') }),
+  };
+}
+
 export function alertSchemas(): Record<string, Schema> {
   return {
     WatchRequest: bodySchema(watchBodySchema),
@@ -96,30 +155,7 @@ export function alertSchemas(): Record<string, Schema> {
       secret_version: int,
       paused: nullable(obj({ at: str, reason: str })),
     }),
-    NarrativeFigures: obj({
-      generation: str,
-      narrative_id: str,
-      content_count: int,
-      momentum_score: unit,
-      emerging_score: unit,
-      lifecycle,
-      last_day: nullable('string'),
-      last_day_posts: int,
-      spike: bool,
-    }),
-    AlertEvent: obj({
-      id: { type: 'string', pattern: '^evt_' },
-      type: { type: 'string', enum: ['narrative.spike', 'narrative.lifecycle', 'narrative.momentum', 'narrative.new_narrative'] },
-      watch_id: str,
-      account: str,
-      created_at: str,
-      generation: str,
-      previous_generation: nullable('string'),
-      window: windowEnum,
-      narrative: obj({ id: str, narrative_key: str, label: str, summary: str, theme_id: nullable('string'), url: str }),
-      why: obj({ text: str, before: nullable(ref('NarrativeFigures')), after: ref('NarrativeFigures') }),
-      posts: { type: 'array', maxItems: 3, items: obj({ uuid: str, title: nullable('string'), url: nullable('string') }) },
-    }),
+    ...eventSchemas(),
     EventState: obj({
       event: ref('AlertEvent'),
       status: { type: 'string', enum: ['pending', 'delivered', 'failed', 'paused'] },

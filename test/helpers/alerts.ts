@@ -120,9 +120,20 @@ export function eventFor(watch: Watch, n: number): AlertEvent {
       summary: 'a story',
       theme_id: null,
       url: `http://example.test/narratives/n${n}`,
+      dashboard_url: `http://example.test/ui/narrative.html?id=n${n}`,
     },
     why: { text: 'a new narrative', before: null, after: figures },
-    posts: [{ uuid: 'p1', title: 'a post', url: null }],
+    matches: [
+      {
+        window: '7d',
+        condition: 'new_narrative',
+        narrative_id: `n${n}`,
+        narrative_key: `k${n}`,
+        label: `narrative ${n}`,
+        why: { text: 'a new narrative', before: null, after: figures },
+      },
+    ],
+    posts: [{ uuid: 'p1', title: 'a post', text: 'a post’s words', url: null }],
   };
 }
 

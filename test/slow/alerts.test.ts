@@ -2,8 +2,10 @@
 // committed sample, the per-account bound under concurrent creates, another account's watch a 404,
 // bad bodies answered with what is wrong, private webhook addresses refused unless
 // ALERTS_ALLOW_PRIVATE=1; then a publish (a new story in an incremental run) evaluated after the
-// server swaps to it, again at the next start when the evaluation never reached the outbox (a
-// server killed between the two), and once more at a restart without making an event twice.
+// server swaps to it (one event per watch for the story, its windows listed, its posts' text, its
+// dashboard link), again at the next start when the evaluation never reached the outbox (a server
+// killed between the two), once more at a restart without making an event twice; and a full
+// rebuild of the unchanged data (`run --full`) that fires no new_narrative.
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -245,7 +247,34 @@ async function eventsOf(id: string): Promise<EventState[]> {
   return r.json.events as EventState[];
 }
 
-const isStory = (e: AlertEvent) => /kombucha|brightbrew|mould/i.test(e.narrative.label);
+/** The event reached the receiver: POSTed as JSON, the body the event itself, signed with the watch's secret (the check docs/api.md gives receivers). */
+function assertReceivedSigned(event: AlertEvent, secret: string): void {
+  const got = received.filter((r) => r.headers['x-alert-event-id'] === event.id);
+  assert.ok(got.length >= 1, `event ${event.id} reached the receiver`);
+  const r = got[0]!;
+  assert.is(r.headers['content-type'], 'application/json');
+  assert.is(r.headers['x-alert-event-type'], event.type);
+  assert.equal(JSON.parse(r.body), event);
+  const sig = Object.fromEntries(
+    String(r.headers['x-alert-signature'])
+      .split(',')
+      .map((kv) => kv.split('=', 2)),
+  );
+  assert.is(sig.v1, createHmac('sha256', secret).update(`${sig.t}.${r.body}`).digest('hex'), 'signed with the watch secret');
+  assert.ok(Math.abs(Date.now() / 1000 - Number(sig.t)) < 300, 'a fresh timestamp');
+}
+
+/** The answer of GET `p` matches the OpenAPI document's schema `name`. */
+async function assertDocumented(p: string, name: string): Promise<void> {
+  const doc = (await (await fetch(`${s.baseUrl}/openapi.json`)).json()) as { components: unknown };
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ $id: 'doc', components: doc.components });
+  const validate = ajv.compile({ $ref: `doc#/components/schemas/${name}` });
+  assert.ok(validate((await api('GET', p)).json), ajv.errorsText(validate.errors));
+}
+
+const STORY = /kombucha|brightbrew|mould/i;
+const isStory = (e: AlertEvent) => STORY.test(e.narrative.label);
 
 test('a publish is evaluated after the swap, again at a start when its events never reached the outbox, and never makes an event twice', async () => {
   const first = s.snapshots.generation!.id;
@@ -270,17 +299,27 @@ test('a publish is evaluated after the swap, again at a start when its events ne
   assert.equal([report.generation, report.previous], [second, first]);
   assert.ok(report.added > 0 && report.added === report.events.length, `${report.added} of ${report.events.length} events added`);
 
+  // The one new story: one event per watch that sees it, covering each window it is in.
   const anyEvents = await eventsOf(any.id);
-  assert.ok(
-    anyEvents.some((e) => isStory(e.event)),
-    'the any watch fired for the story',
+  assert.is(anyEvents.length, 1, `the any watch fired once (${anyEvents.map((e) => e.event.narrative.label).join(' | ')})`);
+  const story = anyEvents[0]!.event;
+  assert.ok(isStory(story), story.narrative.label);
+  assert.equal([story.type, story.generation, story.window], ['narrative.new_narrative', second, '30d']);
+  assert.equal(
+    story.matches.map((m) => [m.window, m.condition]),
+    [
+      ['30d', 'new_narrative'],
+      ['7d', 'new_narrative'],
+    ],
   );
-  assert.ok(anyEvents.every((e) => e.event.type === 'narrative.new_narrative' && e.event.generation === second));
   const namedEvents = await eventsOf(named.id);
-  assert.ok(namedEvents.length > 0 && namedEvents.every((e) => isStory(e.event)), 'the query naming it fired for it');
+  assert.is(namedEvents.length, 1, 'the query naming it fired once');
   const e = namedEvents[0]!.event;
+  assert.ok(isStory(e) && e.matches.length === 1 && e.window === '7d', JSON.stringify(e.matches));
   assert.match(e.narrative.url, new RegExp(`^${s.baseUrl}/narratives/`));
   assert.is((await api('GET', e.narrative.url.slice(s.baseUrl.length))).json.narrative.narrative_key, e.narrative.narrative_key);
+  assert.is(e.narrative.dashboard_url, `${s.baseUrl}/ui/narrative.html?id=${encodeURIComponent(e.narrative.id)}`);
+  assert.ok(e.posts.length > 0 && e.posts.every((p) => STORY.test(p.text ?? '')), "its posts carry the story's words");
   assert.not.ok(
     (await eventsOf(other.id)).some((x) => isStory(x.event)),
     'a query on something else did not',
@@ -288,28 +327,10 @@ test('a publish is evaluated after the swap, again at a start when its events ne
   // Delivered end to end: every event of the any watch POSTed to its URL, signed with the secret
   // its creation showed (the check docs/api.md gives receivers), the body the event itself.
   await pollUntil('the any watch events delivered', async () => (await eventsOf(any.id)).every((x) => x.status === 'delivered'), 30_000);
-  for (const x of await eventsOf(any.id)) {
-    const got = received.filter((r) => r.headers['x-alert-event-id'] === x.event.id);
-    assert.ok(got.length >= 1, `event ${x.event.id} reached the receiver`);
-    const r = got[0]!;
-    assert.is(r.headers['content-type'], 'application/json');
-    assert.is(r.headers['x-alert-event-type'], x.event.type);
-    assert.equal(JSON.parse(r.body), x.event);
-    const sig = Object.fromEntries(
-      String(r.headers['x-alert-signature'])
-        .split(',')
-        .map((kv) => kv.split('=', 2)),
-    );
-    assert.is(sig.v1, createHmac('sha256', anySecret).update(`${sig.t}.${r.body}`).digest('hex'), 'signed with the watch secret');
-    assert.ok(Math.abs(Date.now() / 1000 - Number(sig.t)) < 300, 'a fresh timestamp');
-  }
+  for (const x of await eventsOf(any.id)) assertReceivedSigned(x.event, anySecret);
 
   // The answer with events matches the OpenAPI document's WatchDetail.
-  const doc = (await (await fetch(`${s.baseUrl}/openapi.json`)).json()) as { components: unknown };
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  ajv.addSchema({ $id: 'doc', components: doc.components });
-  const validate = ajv.compile({ $ref: 'doc#/components/schemas/WatchDetail' });
-  assert.ok(validate((await api('GET', `/alerts/${any.id}`)).json), ajv.errorsText(validate.errors));
+  await assertDocumented(`/alerts/${any.id}`, 'WatchDetail');
   const ids = new Map((await Promise.all([any, named, other].map((w) => eventsOf(w.id)))).flat().map((x) => [x.event.id, x.event.type]));
 
   // A server killed between the publish and its evaluation: the outbox never got the events. The next start evaluates the served generation.
@@ -320,7 +341,13 @@ test('a publish is evaluated after the swap, again at a start when its events ne
   await s.alerts.evaluator.idle();
   const again = s.alerts.evaluator.reports.at(-1)!;
   assert.equal([again.generation, again.previous, again.added], [second, first, report.added]);
-  for (const x of await eventsOf(any.id)) assert.match(x.event.narrative.url, /^https:\/\/api\.example\.com\/api\/narratives\/[^/]+$/);
+  for (const { event: x } of await eventsOf(any.id)) {
+    assert.match(x.narrative.url, /^https:\/\/api\.example\.com\/api\/narratives\/[^/]+$/);
+    assert.is(x.narrative.dashboard_url, `https://api.example.com/api/ui/narrative.html?id=${encodeURIComponent(x.narrative.id)}`);
+    // The link is the dashboard's page of the narrative on this server (the same path under its own address).
+    const page = await fetch(`${s.baseUrl}${x.narrative.dashboard_url.slice('https://api.example.com/api'.length)}`);
+    assert.equal([page.status, page.headers.get('content-type')], [200, 'text/html; charset=utf-8']);
+  }
   const after = new Map((await Promise.all([any, named, other].map((w) => eventsOf(w.id)))).flat().map((x) => [x.event.id, x.event.type]));
   assert.equal([...after].sort(), [...ids].sort(), 'the same events, by the same ids');
 
@@ -335,6 +362,31 @@ test('a publish is evaluated after the swap, again at a start when its events ne
   // The previous generation pruned: nothing to compare with, said and skipped.
   fs.rmSync(generationDir(dataDirLayout(dir), first), { recursive: true });
   assert.is(await s.alerts.evaluator.enqueue(s.snapshots.generation!, null), null);
+});
+
+test('a full rebuild on unchanged data fires no new_narrative: the stories it re-splits are the ones the previous generation had', async () => {
+  const every = (
+    await create({ target: { kind: 'any' }, windows: ['7d', '30d', '90d', 'all'], conditions: { new_narrative: true }, url: hook })
+  ).json.watch as Watch;
+  const previous = s.snapshots.generation!;
+  await runPipeline(dir, ['run'], new Date(LATER.getTime() + 3_600_000), {}, { full: true });
+  await s.snapshots.refresh();
+  const rebuilt = s.snapshots.generation!;
+  assert.is.not(rebuilt.id, previous.id);
+  await s.alerts.evaluator.idle();
+  const report = s.alerts.evaluator.reports.at(-1)!;
+  assert.equal([report.generation, report.previous], [rebuilt.id, previous.id]);
+  // What the rule by narrative_key alone would have called new.
+  const rekeyed = rebuilt.maps.narratives
+    .filter((ln) => !previous.maps.narrativeByKey.has(ln.narrative.narrative_key!))
+    .map((ln) => `${ln.narrative.window_key} ${ln.narrative.label}`);
+  const fresh = report.events.flatMap((e) => e.matches).filter((m) => m.condition === 'new_narrative');
+  assert.equal(
+    fresh.map((m) => `${m.window} ${m.label}`),
+    [],
+    `nothing new (narratives under keys the previous generation lacked: ${rekeyed.join(' | ') || 'none'})`,
+  );
+  assert.equal(await eventsOf(every.id), []);
 });
 
 test.run();

@@ -1,7 +1,7 @@
-// Alerts: the account's watches (GET /alerts), each with its last events (GET /alerts/{id}) and
-// its delivery log (GET /alerts/{id}/deliveries); a paused watch says why and can be resumed; a
-// watch can be deleted; a new one made on words or on any new narrative (a narrative's own page
-// makes one on its story).
+// Alerts: the account's watches (GET /alerts), each with its last events (GET /alerts/{id}: one
+// per story, with the conditions and windows it covers) and its delivery log (GET
+// /alerts/{id}/deliveries); a paused watch says why and can be resumed; a watch can be deleted; a
+// new one made on words or on any new narrative (a narrative's own page makes one on its story).
 import { call, get, qs } from './api.js';
 import { dataTable, el, fill, fmt } from './dom.js';
 import { showError, startPage } from './layout.js';
@@ -26,13 +26,27 @@ function conditionsText(c) {
     .join(', ');
 }
 
+/** What an event covers, by condition: [condition, its windows]. An event kept before events had matches covers its type in its window. */
+function coveredBy(e) {
+  const by = new Map();
+  for (const m of e.matches ?? [{ condition: e.type.replace('narrative.', ''), window: e.window }])
+    by.set(m.condition, [...(by.get(m.condition) ?? []), m.window]);
+  return [...by];
+}
+
 function eventRow(s) {
   const e = s.event;
   return el(
     'tr',
     {},
     el('td', {}, fmt.dateTime(e.created_at)),
-    el('td', {}, e.type.replace('narrative.', ''), el('div', { class: 'small muted' }, e.window)),
+    el(
+      'td',
+      {},
+      ...coveredBy(e).map(([c, windows]) =>
+        el('div', {}, c.replace('_', ' '), ' ', el('span', { class: 'small muted' }, windows.join(', '))),
+      ),
+    ),
     el(
       'td',
       { class: 'text' },
@@ -77,7 +91,7 @@ function watchCard(w, reload) {
           details,
           el('h3', {}, 'Last events'),
           table(
-            [['made'], ['condition, window'], ['narrative, and why'], ['delivery'], ['attempts', 'n hide-narrow']],
+            [['made'], ['conditions, windows'], ['narrative, and why'], ['delivery'], ['attempts', 'n hide-narrow']],
             one.events.map(eventRow),
             'nothing has fired yet: watches are checked after each new generation',
           ),
