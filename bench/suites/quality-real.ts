@@ -526,7 +526,7 @@ function aboveTable(r: SetResult): string {
     for (const [list] of LISTS) {
       const l = w[list];
       if (l.lastFound === null) continue;
-      for (const t of l.items.filter((i) => i.rank < l.lastFound!)) rows.push(`| ${w.window} | ${list} ${itemRow(t, true).slice(1)}`);
+      for (const t of l.items.filter((i) => i.rank < l.lastFound!)) rows.push(`| ${w.window} | ${list} |${itemRow(t, true).slice(1)}`);
     }
   if (rows.length === 0) return 'No item ranks above a found crisis on any first page (full run).';
   return `Items ranked above the last found crisis's first item, full run (**off-topic**: more than half of its posts off-topic):
