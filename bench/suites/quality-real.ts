@@ -106,8 +106,13 @@ async function run(
 ): Promise<{ ms: number; stageMs: Record<string, number>; mode: string; fullBecause: string | null }> {
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const t0 = performance.now();
-  const logger = createLogger('bench', 'silent');
-  const r = await runStages(resolveStages(['run']), { config, log: logger, asOf: new Date(asOf), tty: false, full });
+  const r = await runStages(resolveStages(['run']), {
+    config,
+    log: createLogger('bench', 'silent'),
+    asOf: new Date(asOf),
+    tty: false,
+    full,
+  });
   const ms = performance.now() - t0;
   const layout = dataDirLayout(dataDir);
   const manifest = await readManifest(layout, (await readCurrent(layout))!);
@@ -136,9 +141,11 @@ async function scored(d: SetData, dataDir: string): Promise<{ figures: Generatio
     const onTopicBy = new Map(figures.windows.map((w) => [w.window, w.onTopicBy]));
     return { figures, served: await servedLists({ baseUrl: server.baseUrl, key: server.key }, figures.generation, d.truth, onTopicBy) };
   } finally {
-    const exited = new Promise((r) => server.proc.once('exit', r));
-    server.proc.kill('SIGTERM');
-    await exited;
+    if (server.proc.exitCode === null) {
+      const exited = new Promise((r) => server.proc.once('exit', r));
+      server.proc.kill('SIGTERM');
+      await exited;
+    }
   }
 }
 
