@@ -86,9 +86,11 @@ suites:
              TweetEval corpus tweets through the pipeline, the largest narratives' labels;
              real (not in the default run of all parts): CrisisLexT6 and the T26 set at their real
              times, a full run and the tweets arriving through incremental runs; per window narratives,
-             themes, best F1 per crisis, purity, off-topic inside, catch-alls, trending's top 10, beside
-             TF-IDF + k-means, NMF and HDBSCAN; [--set t6|t26] [--runs R (incremental runs after the
-             first, default 36)] [--no-incremental] [--no-peers]`;
+             themes, best F1 per crisis, purity, off-topic inside, catch-alls, beside TF-IDF + k-means,
+             NMF and HDBSCAN; through a server: each crisis's first rank on the first page of trending
+             and of the themes (default order), lifecycles against the daily counts; the alerts of a
+             run --full on unchanged data; [--set t6|t26] [--runs R (incremental runs after the first,
+             default 36)] [--no-incremental] [--no-peers] [--no-alerts]`;
 
 const ARGS = {
   allowPositionals: true,
@@ -119,6 +121,7 @@ const ARGS = {
     'no-load': { type: 'boolean' },
     'no-incremental': { type: 'boolean' },
     'no-peers': { type: 'boolean' },
+    'no-alerts': { type: 'boolean' },
     set: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -284,6 +287,7 @@ if (suite === 'pipeline' && values.incremental) {
       incremental: !values['no-incremental'],
       runs: int(values.runs, 36, 'runs'),
       peers: !values['no-peers'],
+      alerts: !values['no-alerts'],
     });
   }
 } else {

@@ -1,28 +1,16 @@
 // What the real-data bench measures on one published generation (bench/suites/quality-real.ts):
 // per window its posts (published within the manifest's window bounds), narratives and themes
 // (themes.parquet and narratives.theme_id where the generation has them), the story scores of
-// both against the posts' truth (core/stats/story-metrics.ts), and trending's top 10 with the
-// label most of each narrative's posts carry.
+// both against the posts' truth (core/stats/story-metrics.ts), and each crisis's on-topic posts. What
+// the API lists (trending's and the themes' order) is read through a server: served-lists.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { dataDirLayout } from '../../core/infra/data-dir.ts';
 import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
 import { generationDir, readCurrent, readManifest } from '../../core/snapshots/generations.ts';
-import { mostlyOffTopic, OFF_TOPIC, scoreStories, type PostTruth, type StoryScore } from '../../core/stats/story-metrics.ts';
+import { scoreStories, type PostTruth, type StoryScore } from '../../core/stats/story-metrics.ts';
 import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
 import type { Narrative } from '../../serve/generation/load-maps.ts';
-import { trendingOrder } from '../../serve/maps/narrative-routes.ts';
-
-interface TrendingItem {
-  label: string;
-  posts: number;
-  momentum: number;
-  /** The crisis most of its posts belong to, or off-topic, and that share. */
-  majority: string;
-  share: number;
-  mostlyOffTopic: boolean;
-  theme: string | null;
-}
 
 interface LabelledCluster {
   label: string;
@@ -40,8 +28,8 @@ export interface WindowFigures {
   narrative: StoryScore;
   theme: StoryScore | null;
   catchAlls: LabelledCluster[];
-  trending: TrendingItem[];
-  trendingOffTopic: number;
+  /** Each crisis's on-topic posts in the window. */
+  onTopicBy: Record<string, number>;
 }
 
 export interface GenerationFigures {
@@ -56,17 +44,10 @@ export type TrendingRow = Pick<
   'id' | 'window_key' | 'label' | 'content_count' | 'momentum_score' | 'emerging_score' | 'burst_score'
 >;
 
-type NarrativeRow = TrendingRow & {
+type NarrativeRow = Pick<Narrative, 'id' | 'window_key' | 'label' | 'content_count'> & {
   [column: string]: unknown;
   theme_id: string | null;
 };
-
-function majorityOf(ts: PostTruth[]): { majority: string; share: number } {
-  const c = new Map<string, number>();
-  for (const t of ts) c.set(t.crisis ?? OFF_TOPIC, (c.get(t.crisis ?? OFF_TOPIC) ?? 0) + 1);
-  const [label, n] = [...c].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0] ?? [OFF_TOPIC, 0];
-  return { majority: label, share: ts.length ? n / ts.length : 0 };
-}
 
 /** The current generation of `dataDir` scored against `truth` (every post's, by uuid). */
 export async function generationFigures(dataDir: string, truth: ReadonlyMap<string, PostTruth>): Promise<GenerationFigures> {
@@ -88,7 +69,7 @@ export async function generationFigures(dataDir: string, truth: ReadonlyMap<stri
     const themeId = hasThemes && columns.has('theme_id') ? 'theme_id' : 'NULL::VARCHAR AS theme_id';
     narratives = (
       await db.all<NarrativeRow>(
-        `SELECT id, window_key, label, content_count::INTEGER AS content_count, momentum_score, emerging_score, burst_score, ${themeId}
+        `SELECT id, window_key, label, content_count::INTEGER AS content_count, ${themeId}
          FROM read_parquet(${f('narratives.parquet')})`,
       )
     ).map((r) => ({ ...r, content_count: Number(r.content_count) }));
@@ -126,21 +107,8 @@ export async function generationFigures(dataDir: string, truth: ReadonlyMap<stri
       theme = scoreStories(inWindow, themeClusters);
     }
     const labelOf = new Map(ns.map((n) => [n.id, n.label]));
-    const themeLabel = new Map(ts.map((t) => [t.id, t.label]));
-    const trending = [...ns]
-      .sort(trendingOrder)
-      .slice(0, 10)
-      .map((n): TrendingItem => {
-        const truths = narrativeClusters.get(n.id)!.map((u) => inWindow.get(u)!);
-        return {
-          label: n.label,
-          posts: n.content_count,
-          momentum: n.momentum_score,
-          ...majorityOf(truths),
-          mostlyOffTopic: mostlyOffTopic(truths.map((t) => t.crisis)),
-          theme: n.theme_id === null ? null : (themeLabel.get(n.theme_id) ?? n.theme_id),
-        };
-      });
+    const onTopicBy: Record<string, number> = {};
+    for (const t of inWindow.values()) if (t.crisis !== null) onTopicBy[t.crisis] = (onTopicBy[t.crisis] ?? 0) + 1;
     return {
       window: w,
       posts: inWindow.size,
@@ -154,8 +122,7 @@ export async function generationFigures(dataDir: string, truth: ReadonlyMap<stri
         reason: c.reason,
         offTopicShare: c.offTopicShare,
       })),
-      trending,
-      trendingOffTopic: trending.filter((t) => t.mostlyOffTopic).length,
+      onTopicBy,
     };
   });
   return { generation: gen, mode: manifest.run?.mode ?? '?', windows };

@@ -7,9 +7,13 @@
 //      the first arrival), the last one as of the same instant;
 // and the final generation of both scored per window (bench/lib/story-figures.ts): narratives and
 // themes, each crisis's best narrative and theme F1, purity against the crisis and against crisis x
-// information type, off-topic tweets inside narratives, catch-alls, trending's top 10. Beside them,
-// on the full run's posts: TF-IDF + k-means and NMF at the true number of crises (scikit-learn),
-// and HDBSCAN on the post vectors the pipeline embedded (bench/peers/density_peer.py).
+// information type, off-topic tweets inside narratives, catch-alls. Through a server over each of
+// the two (bench/lib/served-lists.ts; issue 45): where each crisis first ranks on the first page of
+// GET /narratives/trending and GET /themes in the server's default order, the mostly off-topic items
+// above, and every narrative's lifecycle beside its daily counts. On the full run's data, `run --full`
+// again and the alerts watches would get from it (bench/lib/rebuild-alerts.ts). Beside them, on the
+// full run's posts: TF-IDF + k-means and NMF at the true number of crises (scikit-learn), and
+// HDBSCAN on the post vectors the pipeline embedded (bench/peers/density_peer.py).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,10 +34,14 @@ import {
   type LabelledTweet,
 } from '../../fixtures/crisislex.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
+import { textLanguage } from '../../core/text/language.ts';
 import { textVectors } from '../lib/generation-vectors.ts';
 import { runDensityPeer } from '../lib/density-peer.ts';
+import { CONDITIONS, MOMENTUM_LEVEL, rebuildAlerts } from '../lib/rebuild-alerts.ts';
+import { MIN_CRISIS_POSTS, servedLists, type ListItem, type ServedWindow } from '../lib/served-lists.ts';
 import { generationFigures, type GenerationFigures, type WindowFigures } from '../lib/story-figures.ts';
 import { runTopicPeers } from '../lib/topic-peers.ts';
+import { startServer } from './api.ts';
 import { writeNdjson } from './pipeline-incremental.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -50,6 +58,8 @@ interface RealOptions {
   /** Incremental runs after the first full run. */
   runs: number;
   peers: boolean;
+  /** `run --full` again on the full run's data and the alerts it fires. */
+  alerts: boolean;
 }
 
 interface SetData {
@@ -59,6 +69,8 @@ interface SetData {
   crises: string[];
   asOf: number;
   truth: Map<string, PostTruth>;
+  /** Each crisis's on-topic tweets by language (core/text/language.ts; null: too few function words to tell). */
+  languages: Record<string, Map<string | null, number>>;
 }
 
 function loadSet(set: RealSet): SetData {
@@ -70,6 +82,12 @@ function loadSet(set: RealSet): SetData {
     tweets = [...crisis, ...mixEveryday(everydayTexts(), EVERYDAY, Math.min(...times), Math.max(...times))];
   }
   const crises = [...new Set(tweets.flatMap((t) => (t.crisis ? [t.crisis] : [])))].sort();
+  const languages: SetData['languages'] = Object.fromEntries(crises.map((c) => [c, new Map()]));
+  for (const t of tweets) {
+    if (!t.crisis || !t.onTopic) continue;
+    const l = textLanguage(t.text);
+    languages[t.crisis]!.set(l, (languages[t.crisis]!.get(l) ?? 0) + 1);
+  }
   return {
     set,
     title: set === 't6' ? 'CrisisLexT6' : `CrisisLexT26 (11 crises) + ${EVERYDAY.toLocaleString('en-US')} everyday tweets`,
@@ -77,16 +95,24 @@ function loadSet(set: RealSet): SetData {
     crises,
     asOf: Math.max(...tweets.map((t) => t.time)) + 1000,
     truth: new Map(tweets.map((t) => [t.uuid, { crisis: t.onTopic ? t.crisis : null, story: t.infoType }])),
+    languages,
   };
 }
 
 async function run(
   dataDir: string,
   asOf: number,
+  full = false,
 ): Promise<{ ms: number; stageMs: Record<string, number>; mode: string; fullBecause: string | null }> {
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const t0 = performance.now();
-  const r = await runStages(resolveStages(['run']), { config, log: createLogger('bench', 'silent'), asOf: new Date(asOf), tty: false });
+  const r = await runStages(resolveStages(['run']), {
+    config,
+    log: createLogger('bench', 'silent'),
+    asOf: new Date(asOf),
+    tty: false,
+    full,
+  });
   const ms = performance.now() - t0;
   const layout = dataDirLayout(dataDir);
   const manifest = await readManifest(layout, (await readCurrent(layout))!);
@@ -107,12 +133,37 @@ function freshDir(name: string): string {
 
 const log = (s: string) => process.stderr.write(`quality real: ${s}\n`);
 
+/** The current generation of `dataDir` scored, and its map lists read through a server of its own (SEARCH_THREADS=0: only free reads). */
+async function scored(d: SetData, dataDir: string): Promise<{ figures: GenerationFigures; served: ServedWindow[] }> {
+  const figures = await generationFigures(dataDir, d.truth);
+  const server = await startServer(dataDir, 0);
+  try {
+    const onTopicBy = new Map(figures.windows.map((w) => [w.window, w.onTopicBy]));
+    return { figures, served: await servedLists({ baseUrl: server.baseUrl, key: server.key }, figures.generation, d.truth, onTopicBy) };
+  } finally {
+    if (server.proc.exitCode === null) {
+      const exited = new Promise((r) => server.proc.once('exit', r));
+      server.proc.kill('SIGTERM');
+      await exited;
+    }
+  }
+}
+
 async function fullRun(d: SetData) {
   const dataDir = freshDir(`real-${d.set}-full`);
   writeNdjson(path.join(dataDir, 'landing', 'tweets.ndjson'), d.tweets.map(tweetPost));
   log(`${d.set}: full run on ${d.tweets.length} tweets ...`);
   const r = await run(dataDir, d.asOf);
-  return { dataDir, ms: r.ms, stageMs: r.stageMs, figures: await generationFigures(dataDir, d.truth) };
+  return { dataDir, ms: r.ms, stageMs: r.stageMs, ...(await scored(d, dataDir)) };
+}
+
+/** `run --full` again on the full run's unchanged data: the alerts watches made before it would get. */
+async function rebuildRun(d: SetData, dataDir: string, before: string) {
+  const watchesAt = new Date().toISOString();
+  log(`${d.set}: run --full again on the same data (alerts) ...`);
+  const r = await run(dataDir, d.asOf, true);
+  const after = (await readCurrent(dataDirLayout(dataDir)))!;
+  return { ms: r.ms, ...(await rebuildAlerts(dataDir, before, after, watchesAt)) };
 }
 
 async function incrementalRun(d: SetData, runs: number) {
@@ -142,7 +193,7 @@ async function incrementalRun(d: SetData, runs: number) {
     });
     log(`${d.set}: arrival ${i + 1}/${arrivals.length} (${a.tweets.length} tweets, ${r.mode}) ${(r.ms / 1000).toFixed(1)} s`);
   }
-  return { runs: runsDone, ms: runsDone.reduce((a, r) => a + r.ms, 0), figures: await generationFigures(dataDir, d.truth) };
+  return { runs: runsDone, ms: runsDone.reduce((a, r) => a + r.ms, 0), ...(await scored(d, dataDir)) };
 }
 
 interface PeerFigures {
@@ -225,6 +276,7 @@ function scalars(g: GenerationFigures): Map<string, number> {
     put('crisis x type purity', w.narrative.storyPurity);
     put('off-topic inside', w.narrative.offTopicInside);
     if (w.theme) {
+      put('theme purity', w.theme.purity);
       put('mean best theme F1', w.theme.meanBestF1);
       for (const [c, f] of Object.entries(w.theme.bestF1)) put(`${c} best theme F1`, f);
     }
@@ -264,37 +316,108 @@ interface SetResult {
   full: Awaited<ReturnType<typeof fullRun>>;
   incremental: Awaited<ReturnType<typeof incrementalRun>> | null;
   peers: Awaited<ReturnType<typeof peers>> | { error: string } | null;
+  /** Each crisis's on-topic tweets by language ('null': not told). */
+  languages: Record<string, Record<string, number>>;
+  alerts: Awaited<ReturnType<typeof rebuildRun>> | null;
 }
 
-function barsTable(r: SetResult): string {
-  const rows: string[] = [];
-  const runs: Array<[string, GenerationFigures]> = [['full', r.full.figures]];
-  if (r.incremental) runs.push(['incremental', r.incremental.figures]);
-  const line = (what: string, fig: (g: GenerationFigures) => { text: string; ok: boolean }) => {
-    const cells = runs.map(([, g]) => fig(g));
-    rows.push(`| ${what} | ${cells.map((c) => `${c.text} (${bar(c.ok)})`).join(' | ')} |`);
+/** One run's figures: the generation's and what its server listed. */
+interface RunFigures {
+  name: 'full' | 'incremental';
+  figures: GenerationFigures;
+  served: ServedWindow[];
+}
+
+function runsOf(r: SetResult): RunFigures[] {
+  return [{ name: 'full', ...r.full }, ...(r.incremental ? [{ name: 'incremental' as const, ...r.incremental }] : [])];
+}
+
+type ListName = 'trending' | 'themes';
+const LISTS: ReadonlyArray<[ListName, string]> = [
+  ['trending', 'GET /narratives/trending'],
+  ['themes', 'GET /themes'],
+];
+
+/** A list's first pages over the four windows: crisis pairs found and qualifying, mostly off-topic items above the last found crisis. */
+function listTotals(served: readonly ServedWindow[], list: ListName) {
+  const ranks = served.flatMap((w) => Object.values(w[list].firstRank));
+  return {
+    found: ranks.filter((x) => x !== null).length,
+    pairs: ranks.length,
+    above: served.reduce((a, w) => a + w[list].offTopicAbove, 0),
+    aboveBy: served.map((w) => w[list].offTopicAbove),
   };
-  line('mean best-theme F1, window all >= 0.85', (g) => {
+}
+
+type BarLine = (what: string, fig: (run: RunFigures) => { text: string; ok: boolean } | null) => void;
+
+/** Issue 38's bars. */
+function storyBars(line: BarLine): void {
+  line('mean best-theme F1, window all >= 0.85', ({ figures: g }) => {
     const t = all(g).theme;
     return t ? { text: f3(t.meanBestF1), ok: t.meanBestF1 >= 0.85 } : { text: 'n/a: no themes.parquet', ok: false };
   });
-  line('every crisis best-theme F1, window all >= 0.60 (lowest)', (g) => {
+  line('every crisis best-theme F1, window all >= 0.60 (lowest)', ({ figures: g }) => {
     const t = all(g).theme;
     return t ? { text: f3(minOf(t.bestF1)), ok: minOf(t.bestF1) >= 0.6 } : { text: 'n/a', ok: false };
   });
-  line('narrative purity against the crisis (off-topic a label), window all >= 0.90', (g) => ({
+  line('narrative purity against the crisis (off-topic a label), window all >= 0.90', ({ figures: g }) => ({
     text: f3(all(g).narrative.purity),
     ok: all(g).narrative.purity >= 0.9,
   }));
-  line('no catch-all in any window (catch-alls: 7d, 30d, 90d, all)', (g) => {
+  line('no catch-all in any window (catch-alls: 7d, 30d, 90d, all)', ({ figures: g }) => {
     const n = g.windows.map((w) => w.narrative.catchAlls.length);
     return { text: n.join(', '), ok: n.every((x) => x === 0) };
   });
-  line('off-topic tweets inside narratives <= 50%, every window (highest)', (g) => {
+  line('off-topic tweets inside narratives <= 50%, every window (highest)', ({ figures: g }) => {
     const xs = g.windows.map((w) => w.narrative.offTopicInside).filter(Number.isFinite);
     const top = Math.max(...xs);
     return { text: pct(top), ok: top <= 0.5 };
   });
+}
+
+/** Issue 45's bars: the lists' first pages, theme purity, lifecycles against the daily counts, a rebuild's alerts. */
+function servedBars(line: BarLine, r: SetResult): void {
+  line('theme purity against the crisis (off-topic a label), window all >= 0.90', ({ figures: g }) => {
+    const t = all(g).theme;
+    return t ? { text: f3(t.purity), ok: t.purity >= 0.9 } : { text: 'n/a', ok: false };
+  });
+  for (const [list, what] of LISTS) {
+    line(`${what}, first page: (crisis, window) pairs found >= 90%, four windows summed`, ({ served }) => {
+      const t = listTotals(served, list);
+      return { text: `${t.found} of ${t.pairs} (${pct(t.found / t.pairs)})`, ok: t.found >= 0.9 * t.pairs };
+    });
+    line(
+      `${what}, first page: mostly off-topic items above the last found crisis <= 2, four windows summed (7d, 30d, 90d, all)`,
+      ({ served }) => {
+        const t = listTotals(served, list);
+        return { text: `${t.above} (${t.aboveBy.join(', ')})`, ok: t.above <= 2 };
+      },
+    );
+  }
+  line('narratives emerging or growing whose last 3 days average under 1/4 of their peak day: 0, four windows summed', ({ served }) => {
+    const n = served.map((w) => w.lifecycle.fading.length);
+    const sum = n.reduce((a, b) => a + b, 0);
+    return { text: `${sum} (${n.join(', ')})`, ok: sum === 0 };
+  });
+  line('new-narrative events of `run --full` on unchanged data: 0 (7d, 30d, 90d, all)', ({ name }) => {
+    if (name !== 'full') return null;
+    if (!r.alerts) return { text: 'not run (--no-alerts)', ok: false };
+    const n = r.alerts.windows.map((w) => w.events.new_narrative ?? 0);
+    const sum = n.reduce((a, b) => a + b, 0);
+    return { text: `${sum} (${n.join(', ')})`, ok: sum === 0 };
+  });
+}
+
+function barsTable(r: SetResult): string {
+  const rows: string[] = [];
+  const runs = runsOf(r);
+  const line: BarLine = (what, fig) => {
+    const cells = runs.map((run) => fig(run));
+    rows.push(`| ${what} | ${cells.map((c) => (c ? `${c.text} (${bar(c.ok)})` : '–')).join(' | ')} |`);
+  };
+  storyBars(line);
+  servedBars(line, r);
   if (r.incremental) {
     const gap = worstGap(r.full.figures, r.incremental.figures);
     const inAll = worstGap(r.full.figures, r.incremental.figures, 'all');
@@ -303,25 +426,29 @@ function barsTable(r: SetResult): string {
         gap.gap <= 0.05,
       )}); ${f3(inAll.gap)}: ${inAll.name} | |`,
     );
+    const found = LISTS.map(([list]) => listTotals(r.incremental!.served, list).found - listTotals(r.full.served, list).found);
+    rows.push(
+      `| incremental's pairs found within 1 of full (incremental minus full: trending; themes) | ${found.join('; ')} (${bar(
+        found.every((x) => Math.abs(x) <= 1),
+      )}) | |`,
+    );
   }
-  return `| bar | ${runs.map(([n]) => n).join(' | ')} |\n|---|${runs.map(() => '---|').join('')}\n${rows.join('\n')}`;
+  return `| bar | ${runs.map((x) => x.name).join(' | ')} |\n|---|${runs.map(() => '---|').join('')}\n${rows.join('\n')}`;
 }
 
 function windowsTable(r: SetResult): string {
-  const runs: Array<[string, GenerationFigures]> = [['full', r.full.figures]];
-  if (r.incremental) runs.push(['incremental', r.incremental.figures]);
-  const rows = runs.flatMap(([name, g]) =>
-    g.windows.map(
-      (w: WindowFigures) =>
-        `| ${w.window} | ${name} | ${w.posts.toLocaleString('en-US')} | ${w.narratives} | ${w.themes ?? 'n/a'} | ${f3(w.narrative.meanBestF1)} | ${f3(
-          w.theme?.meanBestF1,
-        )} | ${f3(w.narrative.purity)} | ${f3(w.narrative.storyPurity)} | ${pct(w.narrative.offTopicInside)} | ${pct(w.narrative.noiseShare)} | ${
-          w.narrative.catchAlls.length
-        } | ${w.trendingOffTopic} of ${w.trending.length} |`,
-    ),
+  const rows = runsOf(r).flatMap(({ name, figures: g, served }) =>
+    g.windows.map((w: WindowFigures) => {
+      const top = served.find((s) => s.window === w.window)!.trending.items.slice(0, 10);
+      return `| ${w.window} | ${name} | ${w.posts.toLocaleString('en-US')} | ${w.narratives} | ${w.themes ?? 'n/a'} | ${f3(w.narrative.meanBestF1)} | ${f3(
+        w.theme?.meanBestF1,
+      )} | ${f3(w.narrative.purity)} | ${f3(w.theme?.purity)} | ${f3(w.narrative.storyPurity)} | ${pct(w.narrative.offTopicInside)} | ${pct(
+        w.narrative.noiseShare,
+      )} | ${w.narrative.catchAlls.length} | ${top.filter((t) => t.mostlyOffTopic).length} of ${top.length} |`;
+    }),
   );
-  return `| window | run | posts | narratives | themes | mean best narrative F1 | mean best theme F1 | purity (crisis) | purity (crisis x type) | off-topic inside narratives | posts in no narrative | catch-alls | trending top 10 mostly off-topic |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
+  return `| window | run | posts | narratives | themes | mean best narrative F1 | mean best theme F1 | purity (crisis) | theme purity (crisis) | purity (crisis x type) | off-topic inside narratives | posts in no narrative | catch-alls | trending top 10 mostly off-topic |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}`;
 }
 
@@ -358,23 +485,129 @@ ${row('ours: the narratives', 'window all, full run', all(r.full.figures).narrat
 ${r.peers.list.map((p) => row(p.method, p.params, p.score, p.ms)).join('\n')}`;
 }
 
-function trendingTables(g: GenerationFigures): string {
-  return g.windows
-    .map(
-      (
-        w,
-      ) => `| ${w.window}: label (${w.trendingOffTopic} of ${w.trending.length} mostly off-topic) | posts | momentum | most posts from (share) | theme |
+const itemRow = (t: ListItem, rank: boolean) =>
+  `| ${rank ? `${t.rank} | ` : ''}${t.mostlyOffTopic ? '**off-topic** ' : ''}${cell(t.label)} | ${t.posts} | ${t.momentum.toFixed(2)} | ${short(
+    t.majority,
+  )} (${(100 * t.share).toFixed(0)}%) |`;
+
+function trendingTables(served: readonly ServedWindow[]): string {
+  return served
+    .map((w) => {
+      const top = w.trending.items.slice(0, 10);
+      return `| ${w.window}: label (${top.filter((t) => t.mostlyOffTopic).length} of ${top.length} mostly off-topic) | posts | momentum | most posts from (share) | theme |
 |---|---|---|---|---|
-${w.trending
-  .map(
-    (t) =>
-      `| ${t.mostlyOffTopic ? '**off-topic** ' : ''}${cell(t.label)} | ${t.posts} | ${t.momentum.toFixed(2)} | ${short(t.majority)} (${(100 * t.share).toFixed(0)}%) | ${
-        t.theme === null ? '' : cell(t.theme)
-      } |`,
-  )
-  .join('\n')}`,
-    )
+${top.map((t) => `${itemRow(t, false)} ${t.theme === null ? '' : cell(t.theme)} |`).join('\n')}`;
+    })
     .join('\n\n');
+}
+
+/** Each crisis's first rank on a list's first page per window and run, with the pairs found and the off-topic items above. */
+function firstPageTable(r: SetResult, list: ListName): string {
+  const runs = runsOf(r);
+  const cols = runs.flatMap((run) => run.served.map((w) => ({ run: run.name, w })));
+  const head = cols.map((c) => (c.run === 'full' ? c.w.window : `${c.w.window}, ${c.run}`));
+  const rank = (c: (typeof cols)[number], crisis: string) => {
+    if (!(crisis in c.w[list].firstRank)) return '–';
+    const x = c.w[list].firstRank[crisis];
+    return x === null ? 'not found' : String(x);
+  };
+  const rows = r.crises.map((crisis) => `| ${short(crisis)} | ${cols.map((c) => rank(c, crisis)).join(' | ')} |`);
+  const found = cols.map((c) => {
+    const rs = Object.values(c.w[list].firstRank);
+    return `${rs.filter((x) => x !== null).length} of ${rs.length}`;
+  });
+  const above = cols.map((c) =>
+    c.w[list].lastFound === null ? '0 (none found)' : `${c.w[list].offTopicAbove} (above rank ${c.w[list].lastFound})`,
+  );
+  return `| crisis | ${head.join(' | ')} |
+|---|${cols.map(() => '---|').join('')}
+${rows.join('\n')}
+| **pairs found** | ${found.join(' | ')} |
+| **mostly off-topic items above the last found crisis** | ${above.join(' | ')} |`;
+}
+
+/** T6: every item ranked above the last found crisis's first item, full run, so a reader can tell an event from steady talk. */
+function aboveTable(r: SetResult): string {
+  const rows: string[] = [];
+  for (const w of r.full.served)
+    for (const [list] of LISTS) {
+      const l = w[list];
+      if (l.lastFound === null) continue;
+      for (const t of l.items.filter((i) => i.rank < l.lastFound!)) rows.push(`| ${w.window} | ${list} |${itemRow(t, true).slice(1)}`);
+    }
+  if (rows.length === 0) return 'No item ranks above a found crisis on any first page (full run).';
+  return `Items ranked above the last found crisis's first item, full run (**off-topic**: more than half of its posts off-topic):
+
+| window | list | rank | label | posts | momentum | most posts from (share) |
+|---|---|---|---|---|---|---|
+${rows.join('\n')}`;
+}
+
+/** Shares of the languages told, largest first (those of at least 2%), and the share not told. */
+function languageLine(counts: Record<string, number>): string {
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const untold = counts['null'] ?? 0;
+  const told = Object.entries(counts)
+    .filter(([l, n]) => l !== 'null' && n >= 0.02 * (total - untold))
+    .sort((a, b) => b[1] - a[1])
+    .map(([l, n]) => `${l} ${((100 * n) / (total - untold)).toFixed(0)}%`);
+  return `${told.join(', ') || 'none told'} (${((100 * untold) / total).toFixed(0)}% too short to tell)`;
+}
+
+/** Best-theme F1 in window all per crisis with its languages, the mean and the theme purity. */
+function themeF1Table(r: SetResult): string {
+  const runs = runsOf(r);
+  const themeOf = (run: RunFigures) => all(run.figures).theme;
+  const rows = r.crises.map(
+    (c) => `| ${short(c)} | ${languageLine(r.languages[c]!)} | ${runs.map((run) => f3(themeOf(run)?.bestF1[c])).join(' | ')} |`,
+  );
+  return `| crisis | languages of its on-topic tweets (core/text/language.ts) | ${runs.map((x) => `best-theme F1, all, ${x.name}`).join(' | ')} |
+|---|---|${runs.map(() => '---|').join('')}
+${rows.join('\n')}
+| **mean** | | ${runs.map((run) => f3(themeOf(run)?.meanBestF1)).join(' | ')} |
+| **theme purity (crisis)** | | ${runs.map((run) => f3(themeOf(run)?.purity)).join(' | ')} |`;
+}
+
+const LIFECYCLES = ['emerging', 'growing', 'peaking', 'steady', 'declining', 'dormant', 'none'];
+
+/** Lifecycles per window against the narratives' own daily counts. */
+function lifecycleTable(r: SetResult): string {
+  const runs = runsOf(r);
+  const rows = runs.flatMap((run) =>
+    run.served.map((w) => {
+      const c = w.lifecycle.counts;
+      const n = Object.values(c).reduce((a, b) => a + b, 0);
+      return `| ${w.window} | ${run.name} | ${n} | ${LIFECYCLES.map((l) => c[l] ?? 0).join(' | ')} | ${w.lifecycle.fading.length} |`;
+    }),
+  );
+  const fading = runs.flatMap((run) =>
+    run.served.flatMap((w) => w.lifecycle.fading.map((f) => ({ ...f, run: run.name, window: w.window }))),
+  );
+  const list = fading.length
+    ? `\n\nThe emerging or growing narratives fading by their daily counts (up to 12):\n\n| run | window | label | lifecycle | peak day | last 3 days (mean) | posts |\n|---|---|---|---|---|---|---|\n${fading
+        .slice(0, 12)
+        .map((f) => `| ${f.run} | ${f.window} | ${cell(f.label)} | ${f.lifecycle} | ${f.peak} | ${f.last3.toFixed(1)} | ${f.posts} |`)
+        .join('\n')}`
+    : '';
+  return `| window | run | narratives | ${LIFECYCLES.join(' | ')} | emerging or growing, last 3 days < 1/4 of peak |
+|---|---|---|${LIFECYCLES.map(() => '---|').join('')}---|
+${rows.join('\n')}${list}`;
+}
+
+function alertsSection(r: SetResult): string {
+  const a = r.alerts;
+  if (!a) return 'Alerts on a rebuild: not run (--no-alerts).';
+  const rows = a.windows.map(
+    (w) => `| ${w.window} | ${w.before} | ${w.after} | ${w.kept} | ${CONDITIONS.map((c) => w.events[c] ?? 0).join(' | ')} |`,
+  );
+  const labels = a.windows.flatMap((w) => w.newLabels.map((l) => `${w.window}: ${cell(l)}`));
+  return `\`run --full\` again on the full run's unchanged data (${(a.ms / 1000).toFixed(1)} s): generation ${a.after} after ${a.before}${
+    a.previousIsBefore ? '' : ' (**its manifest names another previous generation**)'
+  }. ${a.watches} watches made before it, evaluated by serve/alerts/evaluate.ts as the server does after a publish: a new_narrative watch on any narrative in each window, and one on any narrative in every window for a spike, any lifecycle change and momentum crossing ${MOMENTUM_LEVEL} upward. Events by condition:
+
+| window | narratives before | after | after with a narrative_key before had | ${CONDITIONS.join(' | ')} |
+|---|---|---|---|${CONDITIONS.map(() => '---|').join('')}
+${rows.join('\n')}${labels.length ? `\n\nNew narratives (up to 10): ${labels.slice(0, 10).join('; ')}.` : ''}`;
 }
 
 function catchAllList(g: GenerationFigures): string {
@@ -450,9 +683,27 @@ ${peersTable(r)}
 
 ${catchAllList(r.full.figures)}
 
-Trending's top 10 per window, full run (GET /narratives/trending's order; **off-topic**: more than half of its posts are off-topic):
+${LISTS.map(
+  ([list, what]) => `Where each crisis first ranks on the first page of \`${what}?window=W\` (the server's default order and page size, ${
+    r.full.served[0]![list].limit
+  } items; "–": under ${MIN_CRISIS_POSTS} on-topic tweets in the window, not looked for):
 
-${trendingTables(r.full.figures)}
+${firstPageTable(r, list)}`,
+).join('\n\n')}
+
+${r.set === 't6' ? `${aboveTable(r)}\n\n` : ''}Best-theme F1 of each crisis, window all, with the languages of its on-topic tweets:
+
+${themeF1Table(r)}
+
+Lifecycles per window (GET /narratives/trending?daily=true, every page) beside each narrative's own daily counts:
+
+${lifecycleTable(r)}
+
+${alertsSection(r)}
+
+Trending's top 10 per window, full run (the first page of GET /narratives/trending in the server's default order; **off-topic**: more than half of its posts are off-topic):
+
+${trendingTables(r.full.served)}
 
 (${a.narratives} narratives in window all.)`;
 }
@@ -476,6 +727,8 @@ export async function benchQualityReal(o: RealOptions): Promise<void> {
         log(`${set}: peers not run: ${(err as Error).message}`);
       }
     }
+    // After the peers: they read the full run's generation, which the rebuild replaces.
+    const alerts = o.alerts ? await rebuildRun(d, full.dataDir, full.figures.generation) : null;
     const incremental = o.incremental ? await incrementalRun(d, o.runs) : null;
     results.push({
       set,
@@ -483,19 +736,21 @@ export async function benchQualityReal(o: RealOptions): Promise<void> {
       tweets: d.tweets.length,
       crises: d.crises,
       onTopicBy,
+      languages: Object.fromEntries(Object.entries(d.languages).map(([c, m]) => [c, Object.fromEntries(m)])),
       asOf: new Date(d.asOf).toISOString(),
       full,
       incremental,
       peers: peerFigures,
+      alerts,
     });
   }
   const ms = performance.now() - t0;
   const date = new Date().toISOString();
   const section = `quality-real${o.sets.length === 1 ? `-${o.sets[0]}` : ''}${o.incremental ? '' : '-no-incremental'}`;
   writeResultsJson(section, { date, machine: machine(), command: o.command, commit: head, dirty, ms, results });
-  const md = `## Narratives on real crises: CrisisLexT6 and the T26 set (issue 38)
+  const md = `## Narratives on real crises: CrisisLexT6 and the T26 set (issues 38 and 45)
 
-Command: \`${o.command}\` — ${date.slice(0, 10)}, ${machine()}, commit ${head}${dirty ? ' (with uncommitted changes)' : ''}; the whole bench **${(ms / 60_000).toFixed(1)} min**. Real tweets at their real times (their snowflake ids; \`../shared/data/crisislex\`, fixtures/crisislex.ts) ingested as posts of platform x; the T26 set's everyday tweets are ${EVERYDAY.toLocaleString('en-US')} of TweetEval's corpus (a seeded choice), their times spread evenly over the T26 tweets' span, labelled off-topic. T26 tweets "Not related" or "Not applicable" are off-topic; the others on-topic, their information type the story. Best F1 of a crisis: the best-matching cluster's F1 against the crisis's on-topic tweets in the window (a theme's members: its narratives' members). Purity: over the posts inside narratives, the share carrying their narrative's majority label (off-topic a label of its own; crisis x type: crisis/information type). Catch-all: a narrative of more than max(200, 5% of the window's posts) that is mostly off-topic or whose on-topic tweets are under 70% from one crisis. The bars are issue 38's.
+Command: \`${o.command}\` — ${date.slice(0, 10)}, ${machine()}, commit ${head}${dirty ? ' (with uncommitted changes)' : ''}; the whole bench **${(ms / 60_000).toFixed(1)} min**. Real tweets at their real times (their snowflake ids; \`../shared/data/crisislex\`, fixtures/crisislex.ts) ingested as posts of platform x; the T26 set's everyday tweets are ${EVERYDAY.toLocaleString('en-US')} of TweetEval's corpus (a seeded choice), their times spread evenly over the T26 tweets' span, labelled off-topic. T26 tweets "Not related" or "Not applicable" are off-topic; the others on-topic, their information type the story. Best F1 of a crisis: the best-matching cluster's F1 against the crisis's on-topic tweets in the window (a theme's members: its narratives' members). Purity: over the posts inside narratives, the share carrying their narrative's majority label (off-topic a label of its own; crisis x type: crisis/information type). Catch-all: a narrative of more than max(200, 5% of the window's posts) that is mostly off-topic or whose on-topic tweets are under 70% from one crisis. First pages (issue 45): each list read through a server over the generation, \`?window=W\` alone (the server's default order and page size); an item's posts are its members (a theme's: its narratives'); an item is mostly a crisis when more than half of its posts are that crisis's on-topic tweets, mostly off-topic when more than half are no crisis's on-topic tweets; a crisis is looked for in a window where it has at least ${MIN_CRISIS_POSTS} on-topic tweets, and found when an item of the first page is mostly it (its rank: the first such item's); the mostly off-topic items above a found crisis: per window, those ranked above the last found crisis's first item on that page, summed over the four windows. The bars are issue 38's and issue 45's.
 
 ${results.map(setSection).join('\n\n')}`;
   writeResultsSection(section, md);
