@@ -6,9 +6,11 @@
 // a spike, any lifecycle change, and momentum crossing MOMENTUM_LEVEL upward.
 import { dataDirLayout } from '../../core/infra/data-dir.ts';
 import { generationDir, readManifest } from '../../core/snapshots/generations.ts';
+import { readGenerationUuids } from '../../core/snapshots/segments.ts';
 import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
 import type { AlertCondition, Watch, WatchConditions } from '../../serve/alerts/alert-model.ts';
 import { createEvaluation } from '../../serve/alerts/evaluate.ts';
+import { uuidRows } from '../../serve/alerts/story-links.ts';
 import { loadMaps } from '../../serve/generation/load-maps.ts';
 
 export const MOMENTUM_LEVEL = 0.5;
@@ -21,7 +23,7 @@ interface RebuildAlerts {
   /** The manifest of `after` names `before` as its previous generation (what the server compares with). */
   previousIsBefore: boolean;
   watches: number;
-  /** Per window: the narratives before and after, those of after whose narrative_key before had, and events by condition. */
+  /** Per window: the narratives before and after, those of after whose narrative_key before had, and the changes events carry by condition. */
   windows: Array<{ window: string; before: number; after: number; kept: number; events: Record<string, number>; newLabels: string[] }>;
 }
 
@@ -50,9 +52,12 @@ export async function rebuildAlerts(dataDir: string, before: string, after: stri
   const [mb, ma] = [await readManifest(layout, before), await readManifest(layout, after)];
   const mapsBefore = await loadMaps(generationDir(layout, before), before);
   const mapsAfter = await loadMaps(generationDir(layout, after), after);
+  // Each generation's posts by their uuids, as the server reads a previous generation from disk.
+  const rowsOf = (g: string, m: { segments?: Parameters<typeof readGenerationUuids>[1] }) =>
+    uuidRows(readGenerationUuids(generationDir(layout, g), m.segments ?? []));
   const evaluate = createEvaluation({
-    after: { id: after, asOf: ma.as_of, computedAt: ma.computed_at, maps: mapsAfter, posts: () => [] },
-    before: { id: before, asOf: mb.as_of, maps: mapsBefore },
+    after: { id: after, asOf: ma.as_of, computedAt: ma.computed_at, maps: mapsAfter, rows: rowsOf(after, ma), posts: () => [] },
+    before: { id: before, asOf: mb.as_of, maps: mapsBefore, rows: rowsOf(before, mb) },
     baseUrl: 'http://127.0.0.1/api',
     now: new Date().toISOString(),
   });
@@ -65,15 +70,16 @@ export async function rebuildAlerts(dataDir: string, before: string, after: stri
     previousIsBefore: ma.previous_generation === before,
     watches: watches.length,
     windows: WINDOW_KEYS.map((w) => {
-      const es = events.filter((e) => e.window === w);
+      // An event covers one story in every window it changed in: counted here by its matches.
+      const es = events.flatMap((e) => e.matches).filter((m) => m.window === w);
       const now = inWindow(mapsAfter.narratives, w);
       return {
         window: w,
         before: inWindow(mapsBefore.narratives, w).length,
         after: now.length,
         kept: now.filter((n) => n.narrative.narrative_key && mapsBefore.narrativeByKey.has(n.narrative.narrative_key)).length,
-        events: Object.fromEntries(CONDITIONS.map((c) => [c, es.filter((e) => e.type === `narrative.${c}`).length])),
-        newLabels: es.filter((e) => e.type === 'narrative.new_narrative').map((e) => e.narrative.label),
+        events: Object.fromEntries(CONDITIONS.map((c) => [c, es.filter((m) => m.condition === c).length])),
+        newLabels: es.filter((m) => m.condition === 'new_narrative').map((m) => m.label),
       };
     }),
   };
