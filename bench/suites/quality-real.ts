@@ -349,7 +349,8 @@ function listTotals(served: readonly ServedWindow[], list: ListName) {
   };
 }
 
-type BarLine = (what: string, fig: (run: RunFigures) => { text: string; ok: boolean } | null) => void;
+/** A bar's cell for one run: its figure and whether it meets the bar (null: no verdict, the part was not run); null: no cell. */
+type BarLine = (what: string, fig: (run: RunFigures) => { text: string; ok: boolean | null } | null) => void;
 
 /** Issue 38's bars. */
 function storyBars(line: BarLine): void {
@@ -402,7 +403,7 @@ function servedBars(line: BarLine, r: SetResult): void {
   });
   line('new-narrative events of `run --full` on unchanged data: 0 (7d, 30d, 90d, all)', ({ name }) => {
     if (name !== 'full') return null;
-    if (!r.alerts) return { text: 'not run (--no-alerts)', ok: false };
+    if (!r.alerts) return { text: 'not run (--no-alerts)', ok: null };
     const n = r.alerts.windows.map((w) => w.events.new_narrative ?? 0);
     const sum = n.reduce((a, b) => a + b, 0);
     return { text: `${sum} (${n.join(', ')})`, ok: sum === 0 };
@@ -414,7 +415,7 @@ function barsTable(r: SetResult): string {
   const runs = runsOf(r);
   const line: BarLine = (what, fig) => {
     const cells = runs.map((run) => fig(run));
-    rows.push(`| ${what} | ${cells.map((c) => (c ? `${c.text} (${bar(c.ok)})` : '–')).join(' | ')} |`);
+    rows.push(`| ${what} | ${cells.map((c) => (!c ? '–' : c.ok === null ? c.text : `${c.text} (${bar(c.ok)})`)).join(' | ')} |`);
   };
   storyBars(line);
   servedBars(line, r);
