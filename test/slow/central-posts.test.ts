@@ -2,8 +2,9 @@
 // item 5): a story planted into the committed sample (fixtures/planted-story.ts) with retweets of
 // three of its posts and posts carrying slurs among its most central members. Its narratives and
 // themes show none of those first and no text twice, say which share of their posts the lexicon
-// flags, and keep every member in the members list: after a full run, an incremental one, and one
-// over segments written before the features stage stored the flag.
+// flags, and keep every member in the members list (the tables and the free reads, a search's
+// emergent narratives too): after a full run, an incremental one, and one over segments written
+// before the features stage stored the flag.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -16,6 +17,8 @@ import { segmentDir } from '../../core/snapshots/segments.ts';
 import { flaggedPost } from '../../core/text/abuse.ts';
 import { AS_OF, readSnapshot, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipeline.ts';
 import { cleanupTmp, writeLines } from '../helpers/tmp.ts';
+import { callApi } from '../helpers/http.ts';
+import { testServer } from '../helpers/server.ts';
 
 test.after.each(cleanupTmp);
 
@@ -186,6 +189,57 @@ async function checkStoredFlags(d: string, unknown: ReadonlySet<string> = new Se
   }
 }
 
+/** Every member of a narrative, paging through its detail's posts; and its central posts. */
+async function detailPages(api: (p: string) => Promise<{ status: number; json: any }>, id: string) {
+  const uuids: string[] = [];
+  let central: string[] = [];
+  for (let offset: number | null = 0; offset !== null;) {
+    const page = await api(`/narratives/${encodeURIComponent(id)}?limit=7&offset=${offset}`);
+    assert.is(page.status, 200);
+    uuids.push(...page.json.posts.items.map((p: { uuid: string }) => p.uuid));
+    central = page.json.central_posts.map((p: { uuid: string }) => p.uuid);
+    offset = page.json.posts.next_offset;
+  }
+  return { uuids, central };
+}
+
+/** The free reads: the detail's central posts first, its posts every member in order; flagged_share on the objects; emergent ones too. */
+async function checkApi(d: string, found: readonly StoryNarrative[], text: Map<string, string>): Promise<void> {
+  const s = await testServer(d);
+  const api = (p: string, body?: unknown) => callApi(s.baseUrl, s.demo.secret, body ? 'POST' : 'GET', p, { body });
+  try {
+    for (const n of found) {
+      const { uuids, central } = await detailPages(api, n.id);
+      assert.equal(uuids, n.members, `${n.window}: paging through the posts gives every member, most central first`);
+      assert.equal(central, n.central, `${n.window}: central_posts are central_content_uuids`);
+      const trending = (await api(`/narratives/trending?window=${n.window}&limit=100`)).json.items.find(
+        (x: { id: string }) => x.id === n.id,
+      );
+      assert.is(trending.flagged_share, n.flaggedShare);
+      const theme = (await api(`/themes/${n.themeId}`)).json;
+      const stored = (await readSnapshot(d, 'themes', 'central_content_uuids, flagged_share', `WHERE id = '${n.themeId}'`))[0]!;
+      assert.equal(
+        theme.central_posts.map((p: { uuid: string }) => p.uuid),
+        stored.central_content_uuids,
+      );
+      assert.is(theme.theme.flagged_share, stored.flagged_share);
+    }
+    // A search's emergent narrative of the story: its flagged share, and its central posts by the same rule.
+    const answer = (await api('/search', { query: 'brightbrew kombucha mould recall', limit: 100, window: '7d' })).json;
+    const emergent = answer.narratives.find(
+      (x: { source: string; id: string }) => x.source === 'emergent' && /kombucha|brightbrew|mould/i.test(JSON.stringify(x)),
+    );
+    assert.ok(emergent, answer.narratives.map((x: { label: string }) => x.label).join(' | '));
+    const { uuids, central } = await detailPages(api, emergent.id);
+    const flagged = uuids.filter((u) => flaggedPost(text.get(u)!)).length;
+    assert.ok(flagged > 0, 'the emergent narrative holds posts with slurs');
+    assert.ok(Math.abs(emergent.flagged_share - flagged / uuids.length) < 1e-12, `emergent flagged_share ${emergent.flagged_share}`);
+    assert.equal(central, expectedCentral(uuids, text));
+  } finally {
+    await s.close();
+  }
+}
+
 test('a full run: central posts skip slurs and retweets among the most central members; flagged_share; every member kept', async () => {
   const d = sampleDataDir();
   const posts = plantedPosts(AS_OF);
@@ -197,6 +251,7 @@ test('a full run: central posts skip slurs and retweets among the most central m
   const found = await storyNarratives(d);
   checkNarratives(found, text);
   await checkThemes(d, found, text);
+  await checkApi(d, found, text);
 });
 
 /** Posts of the story an hour later: 4 more retweets of its second post and 4 more posts with slurs. */
