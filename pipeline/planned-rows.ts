@@ -76,11 +76,14 @@ export async function readPlannedDocTerms(ctx: StageContext, plan: SegmentPlan):
   return { vocab, offsets, ids };
 }
 
-/** A FROM-able SQL expression of table `name` (segments/<id>/<name>.parquet) over every segment, row_id made global. */
+/**
+ * A FROM-able SQL expression of table `name` (segments/<id>/<name>.parquet) over every segment, row_id made global.
+ * By name: a segment written before a column existed gives NULL for it.
+ */
 export function plannedTable(ctx: StageContext, plan: SegmentPlan, name: string): string {
   const parts = plan.segments.map((s) => {
     const file = sqlString(path.join(plannedSegmentDir(ctx, plan, s), `${name}.parquet`));
     return `SELECT row_id + ${s.firstRow} AS row_id, * EXCLUDE (row_id) FROM read_parquet(${file})`;
   });
-  return `(${parts.join(' UNION ALL ')})`;
+  return `(${parts.join(' UNION ALL BY NAME ')})`;
 }

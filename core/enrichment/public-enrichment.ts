@@ -4,7 +4,7 @@
 // the rows a response returns. Sources, per time segment: enrichment.parquet (text and visual
 // attributes) and neighbour-scores.parquet (novelty, saturation). Definitions in docs/enrichment.md.
 import path from 'node:path';
-import { openDuckDB, sqlString } from '../infra/duckdb.ts';
+import { columnNames, openDuckDB, sqlString } from '../infra/duckdb.ts';
 import { toShared } from '../infra/shared-array.ts';
 import { StringLists, type StringListsParts } from '../infra/string-lists.ts';
 
@@ -26,6 +26,10 @@ const COVER_ATTRIBUTES = 1;
 const COVER_SENTIMENT = 2;
 const COVER_NOVELTY = 4;
 const COVER_VISUAL = 8;
+// Not PublicEnrichment: whether the abuse lexicon flags the post (enrichment.parquet's flagged; unknown in a segment
+// written before it), for the flagged_share of a search answer's narratives. Two bits of the coverage byte, no array of its own.
+const FLAG_KNOWN = 16;
+const FLAGGED = 32;
 
 /** The store's numbers per row (NaN = null; tone -1 = none). */
 interface EnrichmentNumbers {
@@ -125,6 +129,12 @@ export class EnrichmentStore {
     };
   }
 
+  /** Whether the abuse lexicon flags the row, or null when its segment was written before the flag. */
+  flaggedOf(row: number): boolean | null {
+    const c = this.coverage[row]!;
+    return c & FLAG_KNOWN ? (c & FLAGGED) !== 0 : null;
+  }
+
   /** The row's tone, or null. */
   toneOf(row: number): string | null {
     const t = this.tone[row]!;
@@ -178,10 +188,11 @@ export async function fillEnrichment(store: EnrichmentStore, tables: EnrichmentT
   const db = await openDuckDB();
   const num = (x: number | null) => (x === null || x === undefined ? NaN : Number(x));
   try {
+    const flagged = (await columnNames(db, tables.enrichment)).has('flagged') ? 'e.flagged' : 'NULL::BOOLEAN AS flagged';
     for (let start = 0; start < rows; start += CHUNK) {
       // Both tables hold one row per row, in row order; read in chunks to bound memory.
       const c = await db.columns(`SELECT e.row_id::DOUBLE AS row_id, e.tone, e.tone_confidence, e.attribute_confidence, ${lists},
-          e.coverage_sentiment, e.coverage_attributes, e.coverage_visual, ${neighbours}
+          e.coverage_sentiment, e.coverage_attributes, e.coverage_visual, ${flagged}, ${neighbours}
         WHERE e.row_id >= ${start} AND e.row_id < ${start + CHUNK} ORDER BY e.row_id`);
       const ids = c.row_id as number[];
       for (let k = 0; k < ids.length; k++) {
@@ -198,7 +209,8 @@ export async function fillEnrichment(store: EnrichmentStore, tables: EnrichmentT
           (c.coverage_attributes![k] ? COVER_ATTRIBUTES : 0) |
           (c.coverage_sentiment![k] ? COVER_SENTIMENT : 0) |
           (c.coverage_novelty![k] ? COVER_NOVELTY : 0) |
-          (c.coverage_visual![k] ? COVER_VISUAL : 0);
+          (c.coverage_visual![k] ? COVER_VISUAL : 0) |
+          (c.flagged![k] === null ? 0 : FLAG_KNOWN | (c.flagged![k] ? FLAGGED : 0));
         store.moods.set(row, c.emotion_mood![k] as string[] | null);
         store.brands.set(row, c.brand_products![k] as string[] | null);
         store.themes.set(row, c.themes![k] as string[] | null);

@@ -186,6 +186,12 @@ export function sqlString(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;
 }
 
+/** The columns of FROM-able SQL: a file written before a column existed lacks it (its readers take NULL for it). */
+export async function columnNames(db: Pick<DuckDB, 'all'>, from: string): Promise<Set<string>> {
+  const rows = await db.all<{ column_name: string }>(`SELECT column_name FROM (DESCRIBE SELECT * FROM ${from})`);
+  return new Set(rows.map((r) => r.column_name));
+}
+
 /** Coerce a DuckDB JSON value (BIGINT arrives as a string) to a JS number. */
 export function num(v: unknown): number {
   return typeof v === 'number' ? v : Number(v ?? 0);

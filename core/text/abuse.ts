@@ -17,6 +17,7 @@
 // Digits-only tokens are not read (leet speak took the phone number "455902" for "ass"), nor are
 // links and @handles (a handle is a name, "@arsenal"), nor a word's closing "!" (leet for "i").
 import { DataSet, RegExpMatcher, englishDataset, englishRecommendedTransformers, parseRawPattern, pattern } from 'obscenity';
+import { repairText } from './text-repair.ts';
 
 /** English phrases dropped from obscenity's set: subjects, not abuse (see above). */
 const DROPPED = new Set(['anal', 'anus', 'bestiality', 'incest', 'negro', 'penis', 'porn', 'rape', 'semen', 'sex', 'vagina']);
@@ -87,4 +88,12 @@ function lexiconText(text: string): string {
 /** Whether the lexicon flags a text (a post's title and description, a hashtag, a label term). */
 export function isAbusive(text: string): boolean {
   return matcher.hasMatch(lexiconText(text));
+}
+
+/**
+ * Whether the lexicon flags a post: its title and description (core/maps/row-label-words.ts, labelText), repaired as the
+ * analyzer repairs them. What the features stage stores per post and a cluster's flagged_share counts (docs/fields.md).
+ */
+export function flaggedPost(text: string): boolean {
+  return isAbusive(repairText(text));
 }

@@ -32,6 +32,7 @@ export const ENRICHMENT_COLUMNS = {
   coverage_sentiment: 'BOOLEAN',
   coverage_attributes: 'BOOLEAN',
   coverage_visual: 'BOOLEAN',
+  flagged: 'BOOLEAN',
 } as const;
 
 /**

@@ -20,6 +20,8 @@ export interface TextEnrichmentRow {
   brand_confidence: number | null;
   coverage_sentiment: boolean;
   coverage_attributes: boolean;
+  /** Whether the abuse lexicon flags its title and description (core/text/abuse.ts, flaggedPost). */
+  flagged: boolean;
 }
 
 export interface TextResult {

@@ -6,7 +6,7 @@ import { mostCentralFirst } from '../../core/maps/members.ts';
 import type { BuiltWindow } from '../map-stage.ts';
 import type { RowWindow } from '../post-columns.ts';
 import type { NarrativeCorpus } from './corpus.ts';
-import { clusterWords, describeClusters, memberFigures, windowSpan, type MemberFigures } from './describe-clusters.ts';
+import { clusterWords, describeClusters, flagsFromTexts, memberFigures, windowSpan, type MemberFigures } from './describe-clusters.ts';
 
 /** A window (7d, 30d, 90d, all), from its first row on. */
 export type WindowSpec = RowWindow;
@@ -22,6 +22,8 @@ export interface BuiltNarrative extends MemberFigures {
   summary: string;
   /** The member the summary is cut from (core/maps/describe-clusters.ts); null when none read is readable. */
   representative: number | null;
+  /** The posts a reader opens first (core/maps/central-posts.ts): members, most central first. */
+  central: number[];
   seedTag: string | null;
 }
 
@@ -57,6 +59,8 @@ export async function buildWindow(
     return out;
   });
   const words = clusterWords(corpus, classes);
+  // flagged_share counts every member's flag: those of rows in segments written before the flag, from their texts.
+  await flagsFromTexts(corpus, classes, textOf);
   const span = windowSpan(corpus, w, asOf);
   const drafts = clusters.map((c, ci) => {
     // Rows ascend with positions, so ties go to the older row.
@@ -81,6 +85,7 @@ export async function buildWindow(
       topTags: tags,
       summary: '',
       representative: null,
+      central: [],
       ...memberFigures(corpus, members, times, asOf, span),
       seedTag: tags[0] ?? null,
     } satisfies BuiltNarrative;

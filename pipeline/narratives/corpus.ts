@@ -1,7 +1,8 @@
 // What the narratives stage reads about every row of the planned generation, in row order: the post
-// columns (post-columns.ts), and across its segments (planned-rows.ts) the analysed terms, tone and
-// moods from enrichment.parquet, and the text vectors.
+// columns (post-columns.ts), and across its segments (planned-rows.ts) the analysed terms, tone,
+// moods and abuse flag from enrichment.parquet, and the text vectors.
 import { feelingCode, feelingCodeSql } from '../../core/maps/sentiment.ts';
+import { columnNames } from '../../core/infra/duckdb.ts';
 import { loadVectorSpace } from '../../core/vectors/vector-space.ts';
 import type { TermLists } from '../../core/text/term-lists.ts';
 import { labelWord } from '../../core/maps/label-words.ts';
@@ -15,6 +16,8 @@ export interface NarrativeCorpus extends PostColumns {
   terms: TermLists;
   /** Each row's feeling code (core/maps/sentiment.ts: its tone and whether its moods are mixed), from enrichment.parquet. */
   feeling: Uint8Array;
+  /** Whether the abuse lexicon flags each row (FLAGGED, NOT_FLAGGED), or FLAG_UNKNOWN: its segment was written before the flag existed. */
+  flagged: Uint8Array;
   vectors: Float32Array;
   dim: number;
   /** 1 where the row has a text vector (every window's clustering reads it). */
@@ -150,11 +153,11 @@ export async function loadNarrativeCorpus(ctx: StageContext, plan: SegmentPlan):
   // not this one). Keys for every row: a row without a vector is never a member, so its keys are
   // never counted (labels depend on keys' names, weights and counts, not on their ids).
   const terms = readPlannedDocTerms(ctx, plan);
-  const [posts, { vectors, hasVector }, labelKeys, feeling] = await Promise.all([
+  const [posts, { vectors, hasVector }, labelKeys, { feeling, flagged }] = await Promise.all([
     loadPostColumns(ctx, plan),
     readPlannedVectors(ctx, plan, 'text', space.dim),
     terms.then((t) => new RowLabelKeys(t)),
-    readFeelings(ctx, plan),
+    readEnrichmentCodes(ctx, plan),
   ]);
   const { rows } = posts;
   // A masked row (a deleted post) is never a member.
@@ -164,21 +167,34 @@ export async function loadNarrativeCorpus(ctx: StageContext, plan: SegmentPlan):
     terms: await terms,
     labelKeys,
     feeling,
+    flagged,
     vectors,
     dim: space.dim,
     hasVector,
   };
 }
 
-/** Each row's feeling code, one byte per row read in one query (rows without an enrichment row: no tone). */
-async function readFeelings(ctx: StageContext, plan: SegmentPlan): Promise<Uint8Array> {
+export const NOT_FLAGGED = 0;
+export const FLAGGED = 1;
+export const FLAG_UNKNOWN = 2;
+
+/**
+ * Each row's feeling code and abuse flag, one byte each per row read in one query (rows without an
+ * enrichment row: no tone, flag unknown).
+ */
+async function readEnrichmentCodes(ctx: StageContext, plan: SegmentPlan): Promise<{ feeling: Uint8Array; flagged: Uint8Array }> {
   const db = await ctx.db();
+  const table = plannedTable(ctx, plan, 'enrichment');
+  const flag = (await columnNames(db, table)).has('flagged') ? `coalesce(flagged::UTINYINT, ${FLAG_UNKNOWN})` : String(FLAG_UNKNOWN);
   const c = await db.numbers(
-    `SELECT row_id::INTEGER AS row_id, ${feelingCodeSql('tone', 'emotion_mood')}::UTINYINT AS code FROM ${plannedTable(ctx, plan, 'enrichment')}`,
+    `SELECT row_id::INTEGER AS row_id, ${feelingCodeSql('tone', 'emotion_mood')}::UTINYINT AS code, ${flag}::UTINYINT AS flagged FROM ${table}`,
   );
-  const out = new Uint8Array(plan.rows).fill(feelingCode({ tone: null, moods: [] }));
+  const feeling = new Uint8Array(plan.rows).fill(feelingCode({ tone: null, moods: [] }));
+  const flagged = new Uint8Array(plan.rows).fill(FLAG_UNKNOWN);
   const rows = c.row_id!;
-  const code = c.code!;
-  for (let i = 0; i < rows.length; i++) out[rows[i]!] = code[i]!;
-  return out;
+  for (let i = 0; i < rows.length; i++) {
+    feeling[rows[i]!] = c.code![i]!;
+    flagged[rows[i]!] = c.flagged![i]!;
+  }
+  return { feeling, flagged };
 }

@@ -1,5 +1,6 @@
 // The columns a narrative and a theme share in their tables (narratives.parquet, themes.parquet;
-// docs/snapshot-tables.md): the figures of their members (describe-clusters.ts) and their top tags.
+// docs/snapshot-tables.md): the figures of their members (describe-clusters.ts) and their top tags,
+// and what a reader opens first.
 import type { MemberFigures } from './describe-clusters.ts';
 
 /** After the id and the key: the window, when the stage ran, and the words. */
@@ -53,4 +54,15 @@ export function figureValues(f: MemberFigures & { topTags: string[] }, represent
     sentiment_breakdown: JSON.stringify(f.sentiment.breakdown),
     top_tags: f.topTags,
   };
+}
+
+/** What a reader opens first (core/maps/central-posts.ts): the share of the members the abuse lexicon flags, the central posts. */
+export const READER_COLUMNS = {
+  flagged_share: 'DOUBLE',
+  central_content_uuids: 'VARCHAR[]',
+} as const;
+
+/** The READER_COLUMNS values of a narrative or a theme (`uuidOf`: a named row's uuid). */
+export function readerValues(f: { flaggedShare: number; central: readonly number[] }, uuidOf: (row: number) => string | undefined) {
+  return { flagged_share: f.flaggedShare, central_content_uuids: f.central.map((r) => uuidOf(r)!) };
 }

@@ -25,7 +25,7 @@ import { loadPreviousThemes, type PreviousTheme } from '../themes/previous-theme
 import { writeThemeTable, type NamedTheme } from '../themes/theme-table.ts';
 import { buildWindow, storyWords, type BuiltNarrative } from './build.ts';
 import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
-import { FIGURE_COLUMNS, figureValues, HEAD_COLUMNS } from './figure-columns.ts';
+import { FIGURE_COLUMNS, figureValues, HEAD_COLUMNS, READER_COLUMNS, readerValues } from './figure-columns.ts';
 import { writeNarrativeText } from './text-index.ts';
 
 const NARRATIVE_COLUMNS = {
@@ -33,6 +33,7 @@ const NARRATIVE_COLUMNS = {
   narrative_key: 'VARCHAR',
   ...HEAD_COLUMNS,
   ...FIGURE_COLUMNS,
+  ...READER_COLUMNS,
   score_breakdown: 'VARCHAR',
   daily_counts: 'INTEGER[]',
   centroid_index: 'INTEGER',
@@ -148,9 +149,9 @@ async function themeWindow(
   const tt = performance.now();
   const wt = await buildThemes(run.corpus, w.spec, narratives, run.ctx.asOf.getTime(), readText);
   const themeMs = performance.now() - tt;
-  // The rows a narrative or theme names: its first member, its representative.
+  // The rows a narrative or theme names: its first member, its representative, its central posts.
   await run.name(
-    [...narratives, ...wt.themes].flatMap((n) => (n.representative === null ? [n.members[0]!] : [n.members[0]!, n.representative])),
+    [...narratives, ...wt.themes].flatMap((n) => [n.members[0]!, ...(n.representative === null ? [] : [n.representative]), ...n.central]),
   );
   const themes = nameThemes(key, run.runTag, wt.themes, previousThemes, (r) => run.named.get(r)!);
   const placed = narratives.map((_, i) => {
@@ -226,6 +227,7 @@ function narrativeRow(run: MapRun<NarrativeCorpus>, n: BuiltNarrative, key: stri
     label: n.label,
     summary: n.summary,
     ...figureValues(n, n.representative === null ? null : run.named.get(n.representative)),
+    ...readerValues(n, (r) => run.named.get(r)),
     score_breakdown: JSON.stringify({
       content_count: n.contentCount,
       creator_count: n.creatorCount,

@@ -30,6 +30,8 @@ export interface BuiltTheme extends MemberFigures {
   summary: string;
   /** The member the summary is cut from; null when none read is readable. */
   representative: number | null;
+  /** The posts a reader opens first (core/maps/central-posts.ts): members, most central first. */
+  central: number[];
 }
 
 interface WindowThemes {
@@ -66,8 +68,8 @@ function figuresOf(
   span: WindowSpan,
 ): MemberFigures {
   if (parts.length === 1) {
-    const { contentCount, creatorCount, platformCount, totalEngagement, diffusion, series, sentiment } = parts[0]!;
-    return { contentCount, creatorCount, platformCount, totalEngagement, diffusion, series, sentiment };
+    const { contentCount, creatorCount, platformCount, totalEngagement, diffusion, series, sentiment, flaggedShare } = parts[0]!;
+    return { contentCount, creatorCount, platformCount, totalEngagement, diffusion, series, sentiment, flaggedShare };
   }
   const times = Float64Array.from(members, (r) => corpus.publishedAt[r]!);
   return memberFigures(corpus, members, times, asOf, span);
@@ -141,6 +143,7 @@ export async function buildThemes(
     topTags: words.words[t]!.topTags,
     summary: '',
     representative: null,
+    central: [],
   }));
   await describeClusters(corpus, themes, words, textOf);
   return { themes, themeOf: grouping.themeOf, grouping };

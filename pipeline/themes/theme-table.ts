@@ -1,7 +1,7 @@
 // themes.parquet: one row per theme of every window (columns in docs/snapshot-tables.md, fields in
 // docs/fields.md, "Themes"), in the order the narratives stage built them.
 import type { Match } from '../../core/clustering/tracking.ts';
-import { FIGURE_COLUMNS, figureValues, HEAD_COLUMNS } from '../narratives/figure-columns.ts';
+import { FIGURE_COLUMNS, figureValues, HEAD_COLUMNS, READER_COLUMNS, readerValues } from '../narratives/figure-columns.ts';
 import { writeRowTable } from '../row-table.ts';
 import type { StageContext } from '../stage-context.ts';
 import type { BuiltTheme } from './build.ts';
@@ -12,6 +12,7 @@ const THEME_COLUMNS = {
   ...HEAD_COLUMNS,
   narrative_count: 'BIGINT',
   ...FIGURE_COLUMNS,
+  ...READER_COLUMNS,
   daily_counts: 'INTEGER[]',
   previous_id: 'VARCHAR',
   match_cosine: 'DOUBLE',
@@ -45,6 +46,7 @@ export async function writeThemeTable(
     summary: t.summary,
     narrative_count: t.narratives.length,
     ...figureValues(t, t.representative === null ? null : uuidOf(t.representative)),
+    ...readerValues(t, uuidOf),
     daily_counts: Array.from(t.series.counts),
     previous_id: match?.id ?? null,
     match_cosine: match?.cosine ?? null,

@@ -101,7 +101,7 @@ export interface AlertEvent {
   };
   why: AlertMatch['why'];
   matches: AlertMatch[];
-  /** The primary narrative's most central posts (at most 3), with their text cut short. */
+  /** The primary narrative's central posts (the posts a reader opens first, at most 3), with their text cut short. */
   posts: Array<{ uuid: string; title: string | null; text: string | null; url: string | null }>;
 }
 

@@ -9,9 +9,9 @@ import type { AlertEvent } from './alert-model.ts';
 /** Posts an event carries. */
 export const EVENT_POSTS = 3;
 
-/** A narrative's most central posts (members by rank) as its event shows them. */
+/** A narrative's first central posts (the posts a reader opens first: no slur, no text twice; core/maps/central-posts.ts) as its event shows them. */
 export function eventPosts(gen: Pick<GenerationData, 'index' | 'content'>, ln: LoadedNarrative): AlertEvent['posts'] {
-  return Array.from(ln.members.subarray(0, EVENT_POSTS), (r) => {
+  return Array.from(ln.central.subarray(0, EVENT_POSTS), (r) => {
     const title = gen.content.title.get(r);
     // The description, or the title on platforms that post none; cut as a narrative's summary is.
     const words = gen.content.description.get(r) || title;

@@ -10,7 +10,8 @@ import { terms } from '../../core/text/analyzer.ts';
 import { loadBm25, type Bm25Index } from '../../core/ranking/bm25.ts';
 import { openDuckDB, sqlString, type Row } from '../../core/infra/duckdb.ts';
 import { loadThemes, type ThemeMaps } from './load-themes.ts';
-import { countFields, json, num, numOrNull, seriesFields, windowFields } from './map-rows.ts';
+import { centralRowsOf, countFields, json, num, numOrNull, seriesFields, windowFields } from './map-rows.ts';
+import { CENTRAL_POSTS } from '../../core/maps/central-posts.ts';
 import type {
   EarlierNarrativeId,
   LoadedNarrative,
@@ -132,6 +133,7 @@ export async function loadMaps(generationDir: string, generation: string): Promi
 async function loadNarratives(db: Db, file: GenFile, generation: string, maps: Maps): Promise<void> {
   const rows = await db.all(`SELECT * FROM read_parquet(${sqlString(file('narratives.parquet'))}) ORDER BY row_id`);
   const members = await membersOf(db, file('narrative-members.parquet'), 'narrative_id');
+  const central = await centralRowsOf(db, file('narratives.parquet'), file('narrative-members.parquet'));
   const history = groupRows(
     await db.all(`SELECT * FROM read_parquet(${sqlString(file('narrative-trajectory.parquet'))}) ORDER BY row_id`),
     'narrative_key',
@@ -146,7 +148,7 @@ async function loadNarratives(db: Db, file: GenFile, generation: string, maps: M
     : new Float32Array(0);
   const dim = rows.length ? Math.floor(centroids.length / rows.length) : 0;
   for (const r of rows) {
-    const loaded = loadedNarrative(r, members, maps.narrativeHistory, centroids, dim);
+    const loaded = loadedNarrative(r, { members, central }, maps.narrativeHistory, centroids, dim);
     maps.narratives.push(loaded);
     maps.narrativeById.set(loaded.narrative.id, loaded);
     if (loaded.narrative.narrative_key) maps.narrativeByKey.set(loaded.narrative.narrative_key, loaded);
@@ -162,16 +164,16 @@ async function loadNarratives(db: Db, file: GenFile, generation: string, maps: M
         });
     }
   }
-  Object.assign(maps, await loadThemes(db, file('themes.parquet'), maps.narratives));
+  Object.assign(maps, await loadThemes(db, file('themes.parquet'), file('narrative-members.parquet'), maps.narratives));
   if (await pathExists(file('narrative-text.bin'))) maps.narrativeText = await loadBm25(file('narrative-text.bin'));
   // Absent in generations published before it existed: their search reads the headline alone.
   if (await pathExists(file('narrative-member-terms.bin'))) maps.narrativeMemberTerms = await loadBm25(file('narrative-member-terms.bin'));
 }
 
-/** One narrative row as it is served, with its members, its trajectory and its centroid. */
+/** One narrative row as it is served, with its members and central posts (null: a table without them), its trajectory and its centroid. */
 function loadedNarrative(
   r: Row,
-  members: Map<string, Int32Array>,
+  rowsOf: { members: Map<string, Int32Array>; central: Map<string, Int32Array> | null },
   history: Maps['narrativeHistory'],
   centroids: Float32Array,
   dim: number,
@@ -190,9 +192,11 @@ function loadedNarrative(
     theme_id: (r.theme_id as string | null | undefined) ?? null,
   };
   const trajectory = history.get(narrative.narrative_key ?? '')?.points ?? [];
+  const members = rowsOf.members.get(narrative.id) ?? new Int32Array(0);
   return {
     narrative,
-    members: members.get(narrative.id) ?? new Int32Array(0),
+    members,
+    central: rowsOf.central ? (rowsOf.central.get(narrative.id) ?? new Int32Array(0)) : members.subarray(0, CENTRAL_POSTS),
     dailyCounts: ((r.daily_counts as number[] | null) ?? []).map(Number),
     trajectory,
     centroid: dim && r.centroid_index !== null ? centroids.slice(num(r.centroid_index) * dim, (num(r.centroid_index) + 1) * dim) : null,

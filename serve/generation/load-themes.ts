@@ -2,9 +2,9 @@
 // each theme as its Theme object (docs/api.md, "Theme") and its narratives (the loaded ones whose
 // theme_id names it), in trending order. A generation published before themes has none.
 import { pathExists } from '../../core/infra/durable-fs.ts';
-import { sqlString, type Row } from '../../core/infra/duckdb.ts';
+import { sqlString, type DuckDB, type Row } from '../../core/infra/duckdb.ts';
 import type { LoadedNarrative } from './map-types.ts';
-import { countFields, num, seriesFields, windowFields } from './map-rows.ts';
+import { centralRowsOf, countFields, num, seriesFields, windowFields } from './map-rows.ts';
 import { trendingOrder } from './trending-order.ts';
 
 export type Theme = { id: string; theme_key: string; label: string; summary: string } & ReturnType<typeof windowFields> & {
@@ -14,6 +14,8 @@ export type Theme = { id: string; theme_key: string; label: string; summary: str
 
 export interface LoadedTheme {
   theme: Theme;
+  /** The posts a reader opens first (central_content_uuids), as rows; none in a generation published before them. */
+  central: Int32Array;
   /** Its narratives, by the trending order. */
   narratives: LoadedNarrative[];
   dailyCounts: number[];
@@ -40,14 +42,16 @@ function themeOf(r: Row): Theme {
   };
 }
 
-/** The themes of `file` (themes.parquet), each with its narratives among `narratives`. */
+/** The themes of `file` (themes.parquet), each with its narratives among `narratives` (whose members are in `membersFile`). */
 export async function loadThemes(
-  db: { all: (sql: string) => Promise<Row[]> },
+  db: Pick<DuckDB, 'all'>,
   file: string,
+  membersFile: string,
   narratives: readonly LoadedNarrative[],
 ): Promise<ThemeMaps> {
   const out: ThemeMaps = { themes: [], themeById: new Map(), themeByKey: new Map() };
   if (!(await pathExists(file))) return out;
+  const central = await centralRowsOf(db, file, membersFile);
   const byTheme = new Map<string, LoadedNarrative[]>();
   for (const n of narratives) {
     const t = n.narrative.theme_id;
@@ -60,6 +64,7 @@ export async function loadThemes(
     const theme = themeOf(r);
     const loaded: LoadedTheme = {
       theme,
+      central: central?.get(theme.id) ?? new Int32Array(0),
       narratives: (byTheme.get(theme.id) ?? []).sort((a, b) => trendingOrder(a.narrative, b.narrative)),
       dailyCounts: ((r.daily_counts as number[] | null) ?? []).map(Number),
     };

@@ -29,6 +29,8 @@ export interface Narrative {
   sentiment_label: string | null;
   sentiment_score: number | null;
   sentiment_breakdown: Record<string, unknown> | null;
+  /** The share of its members the abuse lexicon flags (null in a generation published before it). */
+  flagged_share: number | null;
   /** The theme it belongs to (themes.parquet; null in a generation before themes); a tracked narrative's only. */
   theme_id?: string | null;
 }
@@ -53,6 +55,11 @@ export interface TrajectoryPoint {
 export interface LoadedNarrative {
   narrative: Narrative;
   members: Int32Array;
+  /**
+   * The posts a reader opens first (central_content_uuids: core/maps/central-posts.ts), as rows; in a
+   * generation published before them, its first CENTRAL_POSTS members.
+   */
+  central: Int32Array;
   dailyCounts: number[];
   trajectory: TrajectoryPoint[];
   /** Unit text centroid (narrative-centroids.f32), null when absent: what related narratives are ranked by. */

@@ -1,11 +1,12 @@
 // Free reads of the narrative map (docs/api.md, "Free reads"), never billed: trending (by burst, spread over themes), search (by
-// labels, summaries, tags and the words of member posts: narrative-rank.ts), one narrative (posts, creators, platform split; emergent ids
-// from searches too, while held), and a narrative's trajectory over generations.
+// labels, summaries, tags and the words of member posts: narrative-rank.ts), one narrative (the posts a reader opens first, all its
+// posts, creators, platform split; emergent ids from searches too, while held), and a narrative's trajectory over generations.
 import Router from '@koa/router';
 import type { ApiState } from '../generation/api-state.ts';
 import { DAY_MS, type WindowKey } from '../../core/snapshots/windows.ts';
 import { storedFields } from '../generation/content-item.ts';
 import type { EmergentStore } from '../search/emergent-store.ts';
+import { emergentCentral } from '../search/answer-narratives.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest } from '../http/http-error.ts';
 import type { Narrative, TrajectoryPoint } from '../generation/load-maps.ts';
@@ -25,11 +26,12 @@ export { trendingOrder } from '../generation/trending-order.ts';
 function detail(
   gen: LoadedGeneration,
   narrative: Narrative,
-  members: Int32Array,
+  rows: { members: Int32Array; central: Int32Array },
   dailyCounts: number[],
   postLimit: number,
   postOffset: number,
 ) {
+  const { members } = rows;
   const { creators, platforms } = memberSplit(gen, members);
   const posts = Array.from(members.subarray(postOffset, postOffset + postLimit), (r) => storedFields(gen, r));
   const theme = narrative.theme_id ? gen.maps.themeById.get(narrative.theme_id)?.theme : undefined;
@@ -38,6 +40,8 @@ function detail(
     // The theme it belongs to, in short (GET /themes/{id} reads it whole); null for an emergent narrative.
     theme: theme ? { id: theme.id, theme_key: theme.theme_key, label: theme.label, narrative_count: theme.narrative_count } : null,
     daily_counts: dailyCounts,
+    // What a reader opens first (docs/fields.md, central_content_uuids); `posts` keeps every member.
+    central_posts: Array.from(rows.central, (r) => storedFields(gen, r)),
     posts: {
       items: posts,
       total: members.length,
@@ -172,7 +176,12 @@ export function narrativesRouter(emergent: EmergentStore): Router {
     const id = ctx.params.id!;
     const found = await resolveNarrative(gen, emergent, id);
     const { narrative, members, dailyCounts } = found.source === 'tracked' ? found.ln : found.e;
-    ctx.body = { generation: gen.id, ...resolution(id, found), ...detail(gen, narrative, members, dailyCounts, limit, offset) };
+    const central = found.source === 'tracked' ? found.ln.central : emergentCentral(gen, members);
+    ctx.body = {
+      generation: gen.id,
+      ...resolution(id, found),
+      ...detail(gen, narrative, { members, central }, dailyCounts, limit, offset),
+    };
   });
   r.get('/narratives/:id/trajectory', async (ctx) => {
     const gen = ctx.state.gen;

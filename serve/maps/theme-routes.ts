@@ -1,6 +1,6 @@
 // Free reads of the themes (docs/api.md, "Free reads"), never billed: a window's themes paged as the
 // trending narratives are (GET /themes), each with its narratives, and one theme (GET /themes/{id})
-// with its narratives in full. A theme is named by its id (one generation's) or its theme_key.
+// with its narratives in full and the posts a reader opens first. A theme is named by its id (one generation's) or its theme_key.
 import Router from '@koa/router';
 import type { ApiState } from '../generation/api-state.ts';
 import { periodChange } from '../../core/maps/daily-signals.ts';
@@ -11,6 +11,7 @@ import type { LoadedTheme } from '../generation/load-themes.ts';
 import { themesQuery } from './map-queries.ts';
 import { memberSplit, platformCode } from './member-split.ts';
 import { sortedPage } from '../generation/trending-order.ts';
+import { storedFields } from '../generation/content-item.ts';
 
 /** The theme an id or theme_key names in this generation, or a 404 that says why. */
 export function resolveTheme(gen: LoadedGeneration, id: string): { lt: LoadedTheme; resolvedBy: 'id' | 'theme_key' } {
@@ -72,6 +73,8 @@ export function themesRouter(): Router {
       ...(resolvedBy === 'id' ? {} : { requested_id: id, resolved_by: resolvedBy }),
       theme: lt.theme,
       daily_counts: lt.dailyCounts,
+      // What a reader opens first (docs/fields.md, central_content_uuids), as a narrative's detail shows them.
+      central_posts: Array.from(lt.central, (r) => storedFields(gen, r)),
       narratives: lt.narratives.map((n) => n.narrative),
     };
   });

@@ -89,7 +89,8 @@ export const TOOLS: ToolDef[] = [
   },
   {
     name: 'theme_get',
-    description: 'One theme with its narratives in full (GET /themes/{id}); a theme id or its stable theme_key. Free.',
+    description:
+      'One theme with its narratives in full and the posts a reader opens first (GET /themes/{id}); a theme id or its stable theme_key. Free.',
     input: z.strictObject({ id: id('a theme id or theme_key') }),
     http: ({ id }) => ({ method: 'GET', path: `/themes/${enc(id)}` }),
   },
@@ -102,7 +103,8 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'narrative_get',
     description:
-      'One narrative: its posts (paged), creators and platform split (GET /narratives/{id}); emergent ids from searches stay readable for an hour. Free.',
+      'One narrative: the posts a reader opens first (no slurs, no text twice), its posts (paged), creators and platform split ' +
+      '(GET /narratives/{id}); emergent ids from searches stay readable for an hour. Free.',
     input: z.strictObject({ id: id('a narrative id, narrative_key or emergent id'), ...narrativeDetailQuery.shape }),
     http: ({ id, ...q }) => ({ method: 'GET', path: withQuery(`/narratives/${enc(id)}`, q) }),
   },

@@ -29,6 +29,7 @@ import {
   type Schema,
 } from './schema-kit.ts';
 import { handle, lifecycle, narrative, theme } from './shared-schemas.ts';
+import { CENTRAL_POSTS } from '../../core/maps/central-posts.ts';
 
 /** A page of a map list (GET /narratives/trending, GET /themes): the same paging and sort keys. */
 const mapList = (items: Schema, more: Record<string, Schema> = {}) =>
@@ -76,6 +77,16 @@ const themeItem: Schema = {
   },
 };
 const stanceShares = nullable(obj({ critical: unit, mixed: unit, neutral: unit, supportive: unit }));
+/** The posts a reader opens first (docs/fields.md, central_content_uuids): a narrative's or a theme's detail. */
+const centralPosts: Schema = {
+  type: 'array',
+  items: ref('StoredContent'),
+  maxItems: CENTRAL_POSTS,
+  description:
+    'the posts a reader opens first: members most central first, without what the abuse lexicon flags and without a text shown before ' +
+    `(a retweet and its original are one); at most ${CENTRAL_POSTS}`,
+};
+
 /** How an id that was not the narrative's own current id was resolved (docs/api.md, "Ids a client can keep"). */
 const resolvedBy = { requested_id: str, resolved_by: { type: 'string', enum: ['narrative_key', 'earlier_generation_id'] } };
 
@@ -108,7 +119,7 @@ export function mapPaths(): Record<string, Schema> {
     },
     '/themes/{id}': {
       get: {
-        summary: 'One theme with its narratives (free); the id may be a current theme id or a theme_key',
+        summary: 'One theme with its narratives and the posts a reader opens first (free); the id may be a current theme id or a theme_key',
         parameters: [pathParam('id', 'theme id or theme_key')],
         responses: { 200: json(ref('ThemeDetail'), 'The theme'), ...readErrors },
       },
@@ -123,7 +134,7 @@ export function mapPaths(): Record<string, Schema> {
     '/narratives/{id}': {
       get: {
         summary:
-          'One narrative: posts, creators, platform split (free). The id may be a current id, a ' +
+          'One narrative: the posts a reader opens first, all its posts (paged), creators, platform split (free). The id may be a current id, a ' +
           'narrative_key (the current narrative of that story), an id of an earlier generation in ' +
           'the history, or an emergent id (for an hour)',
         parameters: [pathParam('id', 'narrative id, narrative_key, earlier id or emergent id'), ...queryParameters(narrativeDetailQuery)],
@@ -189,6 +200,7 @@ export function mapSchemas(): Record<string, Schema> {
         generation: str,
         theme: ref('Theme'),
         daily_counts: { type: 'array', items: int },
+        central_posts: centralPosts,
         narratives: { type: 'array', items: ref('Narrative') },
       },
       { requested_id: str, resolved_by: { type: 'string', enum: ['theme_key'] } },
@@ -210,6 +222,7 @@ export function mapSchemas(): Record<string, Schema> {
           description: 'the theme the narrative belongs to, in short (GET /themes/{id}); null for an emergent narrative',
         },
         daily_counts: { type: 'array', items: num },
+        central_posts: centralPosts,
         posts: paged(ref('StoredContent'), { total: int, offset: int, limit: int, next_offset: nullable('integer') }),
         creators: { type: 'array', items: obj({ creatorId: num, creatorHandle: handle, platform: str, posts: int }) },
         platforms: { type: 'array', items: obj({ platform: str, posts: int, share: unit }) },

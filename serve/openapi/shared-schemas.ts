@@ -77,7 +77,7 @@ const sentimentBreakdown = nullable(
   ),
 );
 
-/** The figures of a narrative's or a theme's daily series and sentiment (docs/fields.md), nullable. */
+/** The figures of a narrative's or a theme's daily series and sentiment, and the share flagged (docs/fields.md), nullable. */
 const seriesFigures = {
   acceleration: nullable('number'),
   diffusion: nullable('number'),
@@ -88,6 +88,10 @@ const seriesFigures = {
   sentiment_label: nullable('string'),
   sentiment_score: nullable('number'),
   sentiment_breakdown: sentimentBreakdown,
+  flagged_share: {
+    ...nullable(unit),
+    description: 'the share of its posts the abuse lexicon flags (docs/fields.md); null in a generation published before it',
+  },
 };
 
 export const narrative = obj(

@@ -6,7 +6,8 @@
 //   emergent  clusters of the returned rows themselves (their text vectors, the narratives'
 //             k-means with settings for a few hundred rows: answer-clusters.ts), described like tracked ones, with
 //             queryRelevance = the members' mean cosine to the query (0..1). Their ids stay
-//             readable at /narratives/{id} for EMERGENT_TTL_MS (emergent-store.ts).
+//             readable at /narratives/{id} for EMERGENT_TTL_MS (emergent-store.ts), where their central posts
+//             are picked (emergentCentral).
 import { createHash } from 'node:crypto';
 import { terms, termsAndSurfaces, termSurfaces } from '../../core/text/analyzer.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
@@ -19,6 +20,8 @@ import { labelText } from '../../core/maps/row-label-words.ts';
 import { narrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats } from '../../core/maps/series.ts';
 import { memberStats } from '../../core/maps/members.ts';
+import { centralPosts, flaggedShare } from '../../core/maps/central-posts.ts';
+import { flaggedPost } from '../../core/text/abuse.ts';
 import type { AnswerClusters } from './answer-clusters.ts';
 import { KeyCounter, keyListsOf, LabelVocabulary } from '../../core/maps/label-counts.ts';
 import { windowDaysOf, type GenerationData } from '../generation/loaded-generation.ts';
@@ -137,6 +140,38 @@ function describedIds(vocabulary: LabelVocabulary, post: PostWords): DescribedWo
 /** The text a row is labelled and described by. */
 function textOf(gen: GenerationData, row: number): string {
   return labelText(gen.content.title.get(row), gen.content.description.get(row));
+}
+
+/** Flags read from texts (rows of segments written before the stored flag), per generation and thread: -1 not read yet. */
+const textFlags = new WeakMap<GenerationData, Int8Array>();
+
+/** Whether the abuse lexicon flags a row: its stored flag, else (a segment written before it) its text, read once. */
+function rowFlagged(gen: GenerationData, row: number): boolean {
+  const stored = gen.index.enrichment.flaggedOf(row);
+  if (stored !== null) return stored;
+  let read = textFlags.get(gen);
+  if (!read) textFlags.set(gen, (read = new Int8Array(gen.index.rows).fill(-1)));
+  if (read[row] === -1) read[row] = flaggedPost(textOf(gen, row)) ? 1 : 0;
+  return read[row] === 1;
+}
+
+// An emergent narrative's members are fixed: its central posts are picked once, on the first read of its detail.
+const centralByMembers = new WeakMap<Int32Array, Int32Array>();
+
+/** An emergent narrative's central posts (core/maps/central-posts.ts), picked when its detail is read, not in every answer. */
+export function emergentCentral(gen: GenerationData, members: Int32Array): Int32Array {
+  let central = centralByMembers.get(members);
+  if (!central) {
+    central = Int32Array.from(
+      centralPosts(
+        members,
+        (r) => rowFlagged(gen, r),
+        (r) => textOf(gen, r),
+      ),
+    );
+    centralByMembers.set(members, central);
+  }
+  return central;
 }
 
 /** A central row's PostWords, from its cached ids (computed the first time a description reads the row). */
@@ -286,6 +321,7 @@ function emergentOf(
     sentiment_label: sentiment.label,
     sentiment_score: sentiment.score,
     sentiment_breakdown: sentiment.breakdown,
+    flagged_share: flaggedShare(members, (r) => rowFlagged(gen, r)),
     queryRelevance,
   };
   return { narrative, members: Int32Array.from(members), dailyCounts: Array.from(series.counts) };

@@ -149,7 +149,7 @@ test('a new story fires one event per watch for an "any" watch and for a query w
   assert.is(both[0]!.id, eventId(both[0]!.watch_id, e.narrative.narrative_key, second.id), 'the same story: the same identity');
 });
 
-test("the event: the primary narrative's why, figures, links and most central posts with their text", () => {
+test("the event: the primary narrative's why, figures, links and central posts with their text", () => {
   const [e] = createEvaluation(publish())(watch({ kind: 'any' }, { new_narrative: true }));
   const ln = second.maps.narrativeById.get(e!.narrative.id)!;
   assert.is(e!.type, 'narrative.new_narrative');
@@ -164,10 +164,11 @@ test("the event: the primary narrative's why, figures, links and most central po
   assert.match(e!.why.text, /^new narrative ".+" with \d+ posts$/);
   assert.is(e!.narrative.url, `${BASE}/narratives/${ln.narrative.id}`);
   assert.is(e!.narrative.dashboard_url, `${BASE}/ui/narrative.html?id=${ln.narrative.id}`);
-  assert.is(e!.posts.length, Math.min(EVENT_POSTS, ln.members.length));
+  // Its central posts (the posts a reader opens first: no slur, no text twice), the first of them.
+  assert.is(e!.posts.length, Math.min(EVENT_POSTS, ln.central.length));
   assert.equal(
     e!.posts.map((p) => [p.uuid, p.text]),
-    Array.from(ln.members.subarray(0, EVENT_POSTS), (r) => [second.index.uuid.get(r), second.content.description.get(r)]),
+    Array.from(ln.central.subarray(0, EVENT_POSTS), (r) => [second.index.uuid.get(r), second.content.description.get(r)]),
     'the planted posts carry their whole text (no title, a description shorter than the cut)',
   );
   assert.ok(
@@ -181,7 +182,7 @@ test("an event post's text: its description, else its title, cut at a word bound
   let cut = 0;
   for (const ln of second.maps.narratives)
     for (const [i, p] of eventPosts(second, ln).entries()) {
-      const r = ln.members[i]!;
+      const r = ln.central[i]!;
       const words = (second.content.description.get(r) || second.content.title.get(r) || '').replace(/\s+/g, ' ').trim();
       if (words.length > 240) {
         cut++;

@@ -79,7 +79,8 @@ function tableSql(genDir: string, table: string): string {
     (s) =>
       `SELECT row_id + ${s.firstRow} AS row_id, * EXCLUDE (row_id) FROM read_parquet(${sqlString(path.join(segmentDir(genDir, s.id), `${table}.parquet`))})`,
   );
-  return `(${parts.join(' UNION ALL ')})`;
+  // By name: a segment written before a column existed lacks it.
+  return `(${parts.join(' UNION ALL BY NAME ')})`;
 }
 
 /** Every row's vector of a generation (its segments' text- or visual-vectors.f32 end to end). */

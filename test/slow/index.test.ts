@@ -269,6 +269,7 @@ test('an empty snapshot still publishes every per-row table with its columns', a
         'coverage_sentiment',
         'coverage_attributes',
         'coverage_visual',
+        'flagged',
       ],
     ],
     ['visual-elements', ['row_id', 'dominant_colors', 'aesthetic_style', 'layout', 'motion', 'visual_error']],

@@ -482,6 +482,7 @@ test(
       assert.ok(r.lifecycle === null || LIFECYCLES.includes(r.lifecycle as string));
       assert.ok(['high', 'medium', 'low'].includes(r.trajectory_confidence as string));
       assert.ok(r.sentiment_score === null || Math.abs(r.sentiment_score as number) <= 1);
+      assert.ok((r.flagged_share as number) >= 0 && (r.flagged_share as number) <= 1, 'flagged_share');
       const sb = JSON.parse(r.score_breakdown as string);
       assert.equal(
         [sb.content_count, sb.creator_count, sb.platform_count],
@@ -498,7 +499,13 @@ test(
       const ws = members.filter((m) => m.window_key === w).map((m) => m.uuid);
       assert.is(new Set(ws).size, ws.length, `one narrative per post in ${w}`);
     }
-    for (const r of rows) assert.is(members.filter((m) => m.narrative_id === r.id).length, Number(r.content_count));
+    for (const r of rows) {
+      const own = members.filter((m) => m.narrative_id === r.id).map((m) => m.uuid);
+      assert.is(own.length, Number(r.content_count));
+      const central = new Set(r.central_content_uuids as string[]);
+      assert.ok(central.size > 0 && central.size === (r.central_content_uuids as string[]).length && central.size <= 10, `${r.label}`);
+      assert.is(own.filter((u) => central.has(u as string)).length, central.size, `${r.label}: its central posts (at most 10) are members`);
+    }
     // The representative is a readable member and the summary is cut from it (docs/fields.md, "summary").
     const posts = new Map((await readSnapshot(d, 'posts', 'uuid, title, description')).map((p) => [p.uuid as string, p]));
     let represented = 0;

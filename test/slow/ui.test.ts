@@ -247,6 +247,22 @@ test('narrative detail: both charts draw, spikes named, posts, platforms, creato
   assert.ok(ink[0]! > 500 && ink[1]! > 500, `chart pixels ${ink}`);
   const detail = (await api(`/narratives/${encodeURIComponent(id)}?limit=10`)).json;
   assert.is(await page.$$eval('#posts .post', (x) => x.length), detail.posts.items.length);
+  // The posts a reader opens first come first, in their order; all the posts below, folded.
+  assert.ok(detail.central_posts.length > 0);
+  assert.equal(
+    await page.$$eval('#central-posts .post .text', (x) => x.map((e) => e.textContent)),
+    detail.central_posts.map((p: { title: string | null; description: string | null }) =>
+      [p.title ?? '', p.title && p.description ? ' — ' : '', p.description ?? ''].join(''),
+    ),
+  );
+  assert.is(await page.$eval('#all-posts', (e) => (e as HTMLDetailsElement).open), false);
+  const first = await page.evaluate(() =>
+    Boolean(
+      document.querySelector('#central-posts')!.compareDocumentPosition(document.querySelector('#posts')!) &
+      Node.DOCUMENT_POSITION_FOLLOWING,
+    ),
+  );
+  assert.ok(first, 'the central posts come before all the posts');
   assert.is(await page.$$eval('#platforms tr', (x) => x.length), detail.platforms.length);
   // The momentum's velocity drawn as its line over the last week, and said in words.
   assert.ok((await page.textContent('#volume-chart'))!.includes('velocity (last 7 days)'));

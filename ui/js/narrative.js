@@ -1,7 +1,7 @@
 // One narrative: daily posts and engagement with spikes marked, sentiment and stance by day, top
-// tags, representative posts, creators and platform split, the story's history over generations
-// (is it the same story as the last run's), and related narratives (GET /narratives/{id}/related:
-// the same window's narratives nearest by text centroid).
+// tags, the posts a reader opens first (then all its posts), creators and platform split, the
+// story's history over generations (is it the same story as the last run's), and related
+// narratives (GET /narratives/{id}/related: the same window's narratives nearest by text centroid).
 import { get, qs, thumbnailsOf } from './api.js';
 import { feelingChart, volumeChart } from './charts.js';
 import { chips, el, fill, fmt, lifecycleBadge, NO_LIFECYCLE, outLink, sentimentBadge, shareBar } from './dom.js';
@@ -235,7 +235,19 @@ function creatorsTable(creators) {
   );
 }
 
-/** Representative posts beside the platforms, creators and related narratives (`related` is filled later). */
+/** What the central posts leave out, in words: the flagged share and repeated texts. */
+function centralText(n) {
+  const flagged =
+    n.flagged_share === null || n.flagged_share === undefined
+      ? 'posts the abuse lexicon flags'
+      : `posts the abuse lexicon flags (${fmt.pct(n.flagged_share, 1)} of this narrative's)`;
+  return `Its most central posts, without ${flagged} and without a text shown before (a retweet and its original are one).`;
+}
+
+/**
+ * The posts a reader opens first, then every post (most central first, folded: it keeps what the first
+ * leave out), beside the platforms, creators and related narratives (`related` is filled later).
+ */
 function postsAndPeople(d, thumbs, related) {
   return el(
     'div',
@@ -243,11 +255,22 @@ function postsAndPeople(d, thumbs, related) {
     el(
       'section',
       {},
-      el('h2', {}, `Representative posts (${fmt.int(d.posts.total)})`),
+      el('h2', {}, 'Posts a reader opens first'),
+      el('p', { class: 'small muted', id: 'central-text' }, centralText(d.narrative)),
       el(
         'div',
-        { class: 'card', id: 'posts' },
-        d.posts.items.map((p) => post(p, thumbs)),
+        { class: 'card', id: 'central-posts' },
+        d.central_posts.length ? d.central_posts.map((p) => post(p, thumbs)) : el('p', { class: 'muted' }, 'none left to show'),
+      ),
+      el(
+        'details',
+        { id: 'all-posts' },
+        el('summary', {}, `All ${fmt.int(d.posts.total)} posts, most central first (the first ${fmt.int(d.posts.items.length)})`),
+        el(
+          'div',
+          { class: 'card', id: 'posts' },
+          d.posts.items.map((p) => post(p, thumbs)),
+        ),
       ),
     ),
     el(
@@ -299,7 +322,8 @@ startPage('narrative.html', async (main) => {
   const path = encodeURIComponent(id);
   const [d, traj] = await Promise.all([get(`/narratives/${path}${qs({ limit: 10 })}`), get(`/narratives/${path}/trajectory`)]);
   const n = d.narrative;
-  const thumbs = thumbnailsOf(d.posts.items.filter((p) => ['image', 'video', 'carousel'].includes(p.contentType)).map((p) => p.uuid));
+  const withMedia = [...d.central_posts, ...d.posts.items].filter((p) => ['image', 'video', 'carousel'].includes(p.contentType));
+  const thumbs = thumbnailsOf(withMedia.map((p) => p.uuid));
   const volume = el('div', { class: 'chart', id: 'volume-chart' });
   const feeling = el('div', { class: 'chart', id: 'feeling-chart' });
   const related = el('ul', { id: 'related' }, el('li', { class: 'muted' }, 'looking…'));
