@@ -89,7 +89,7 @@ suites:
              themes, best F1 per crisis, purity, off-topic inside, catch-alls, beside TF-IDF + k-means,
              NMF and HDBSCAN; through a server: each crisis's first rank on the first page of trending
              and of the themes (default order), lifecycles against the daily counts; the alerts of a
-             run --full on unchanged data; [--set t6|t26] [--runs R (incremental runs after the first,
+             run --full on unchanged data; [--set t6|t26|trial] [--runs R (incremental runs after the first,
              default 36)] [--no-incremental] [--no-peers] [--no-alerts]`;
 
 const ARGS = {

@@ -134,10 +134,11 @@ function composition(uuids: readonly string[], truth: ReadonlyMap<string, PostTr
 function ranks(
   items: readonly ListItem[],
   onTopicBy: Record<string, number>,
+  minPosts: number,
 ): Pick<ListFigures, 'firstRank' | 'lastFound' | 'offTopicAbove'> {
   const firstRank: Record<string, number | null> = {};
   for (const [c, n] of Object.entries(onTopicBy).sort((a, b) => (a[0] < b[0] ? -1 : 1)))
-    if (n >= MIN_CRISIS_POSTS) firstRank[c] = items.find((i) => i.mostlyCrisis === c)?.rank ?? null;
+    if (n >= minPosts) firstRank[c] = items.find((i) => i.mostlyCrisis === c)?.rank ?? null;
   const found = Object.values(firstRank).filter((x): x is number => x !== null);
   const lastFound = found.length ? Math.max(...found) : null;
   return {
@@ -163,12 +164,16 @@ function lifecycleCensus(narratives: readonly NarrativeItem[]): LifecycleFigures
   return { counts, fading };
 }
 
-/** The map lists of the generation `generation` a server at `api` serves, per window; `onTopicBy`: each window's on-topic posts by crisis. */
+/**
+ * The map lists of the generation `generation` a server at `api` serves, per window; `onTopicBy`:
+ * each window's on-topic posts by crisis; a crisis is looked for where it has `minPosts` of them.
+ */
 export async function servedLists(
   api: Api,
   generation: string,
   truth: ReadonlyMap<string, PostTruth>,
   onTopicBy: ReadonlyMap<string, Record<string, number>>,
+  minPosts = MIN_CRISIS_POSTS,
 ): Promise<ServedWindow[]> {
   const get = reader(api, generation);
   const members = new Map<string, string[]>();
@@ -210,7 +215,12 @@ export async function servedLists(
       themeItems.push(item(t, i, uuids, null));
     }
     const on = onTopicBy.get(window) ?? {};
-    const list = (p: Page<unknown>, items: ListItem[]): ListFigures => ({ limit: p.limit, total: p.total, items, ...ranks(items, on) });
+    const list = (p: Page<unknown>, items: ListItem[]): ListFigures => ({
+      limit: p.limit,
+      total: p.total,
+      items,
+      ...ranks(items, on, minPosts),
+    });
     out.push({
       window,
       trending: list(trending, trendingItems),

@@ -13,7 +13,9 @@
 // above, and every narrative's lifecycle beside its daily counts. On the full run's data, `run --full`
 // again and the alerts watches would get from it (bench/lib/rebuild-alerts.ts). Beside them, on the
 // full run's posts: TF-IDF + k-means and NMF at the true number of crises (scikit-learn), and
-// HDBSCAN on the post vectors the pipeline embedded (bench/peers/density_peer.py).
+// HDBSCAN on the post vectors the pipeline embedded (bench/peers/density_peer.py). A third set, the
+// user trial (fixtures/crisislex.ts, userTrial): three crises and a hand-written story of the last
+// days among a month of everyday tweets, what a new user would try first.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,7 +34,9 @@ import {
   tweetPost,
   HOUR_MS,
   type LabelledTweet,
+  userTrial,
 } from '../../fixtures/crisislex.ts';
+import { NEW_WORD_STORIES } from '../../fixtures/new-word-stories.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';
 import { textLanguage } from '../../core/text/language.ts';
 import { textVectors } from '../lib/generation-vectors.ts';
@@ -45,7 +49,7 @@ import { startServer } from './api.ts';
 import { writeNdjson } from './pipeline-incremental.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-export const REAL_SETS = ['t6', 't26'] as const;
+export const REAL_SETS = ['t6', 't26', 'trial'] as const;
 export type RealSet = (typeof REAL_SETS)[number];
 const EVERYDAY = 15_000;
 /** HDBSCAN's settings: min_samples 10 (BERTopic's min_topic_size), clusters of 10 posts and of 1% of the posts. */
@@ -71,16 +75,31 @@ interface SetData {
   truth: Map<string, PostTruth>;
   /** Each crisis's on-topic tweets by language (core/text/language.ts; null: too few function words to tell). */
   languages: Record<string, Map<string | null, number>>;
+  /** A crisis is looked for on a window's first pages where it has this many on-topic tweets. */
+  minPosts: number;
 }
 
+/** The user trial's as-of, and the least of its planted story a window must hold for it to be looked for (a narrative's least size). */
+const TRIAL_AS_OF = Date.parse('2026-11-20T12:00:00Z');
+const TRIAL_MIN_POSTS = 15;
+
+function setTweets(set: RealSet): LabelledTweet[] {
+  if (set === 't6') return readT6();
+  if (set === 'trial') return userTrial(TRIAL_AS_OF, NEW_WORD_STORIES[0]!);
+  const crisis = readT26();
+  const times = crisis.map((t) => t.time);
+  return [...crisis, ...mixEveryday(everydayTexts(), EVERYDAY, Math.min(...times), Math.max(...times))];
+}
+
+const SET_TITLES: Record<RealSet, string> = {
+  t6: 'CrisisLexT6',
+  t26: `CrisisLexT26 (11 crises) + ${EVERYDAY.toLocaleString('en-US')} everyday tweets`,
+  trial:
+    'The user trial (issue 45): 6,000 everyday tweets over 30 days, three T26 crises begun 10, 7 and 5 days before as-of, a hand-written story (the IslaLink ferry strike, 20 posts) in the last 2 days',
+};
+
 function loadSet(set: RealSet): SetData {
-  let tweets: LabelledTweet[];
-  if (set === 't6') tweets = readT6();
-  else {
-    const crisis = readT26();
-    const times = crisis.map((t) => t.time);
-    tweets = [...crisis, ...mixEveryday(everydayTexts(), EVERYDAY, Math.min(...times), Math.max(...times))];
-  }
+  const tweets = setTweets(set);
   const crises = [...new Set(tweets.flatMap((t) => (t.crisis ? [t.crisis] : [])))].sort();
   const languages: SetData['languages'] = Object.fromEntries(crises.map((c) => [c, new Map()]));
   for (const t of tweets) {
@@ -90,10 +109,11 @@ function loadSet(set: RealSet): SetData {
   }
   return {
     set,
-    title: set === 't6' ? 'CrisisLexT6' : `CrisisLexT26 (11 crises) + ${EVERYDAY.toLocaleString('en-US')} everyday tweets`,
+    title: SET_TITLES[set],
     tweets,
     crises,
-    asOf: Math.max(...tweets.map((t) => t.time)) + 1000,
+    asOf: set === 'trial' ? TRIAL_AS_OF : Math.max(...tweets.map((t) => t.time)) + 1000,
+    minPosts: set === 'trial' ? TRIAL_MIN_POSTS : MIN_CRISIS_POSTS,
     truth: new Map(tweets.map((t) => [t.uuid, { crisis: t.onTopic ? t.crisis : null, story: t.infoType }])),
     languages,
   };
@@ -139,7 +159,10 @@ async function scored(d: SetData, dataDir: string): Promise<{ figures: Generatio
   const server = await startServer(dataDir, 0);
   try {
     const onTopicBy = new Map(figures.windows.map((w) => [w.window, w.onTopicBy]));
-    return { figures, served: await servedLists({ baseUrl: server.baseUrl, key: server.key }, figures.generation, d.truth, onTopicBy) };
+    return {
+      figures,
+      served: await servedLists({ baseUrl: server.baseUrl, key: server.key }, figures.generation, d.truth, onTopicBy, d.minPosts),
+    };
   } finally {
     if (server.proc.exitCode === null) {
       const exited = new Promise((r) => server.proc.once('exit', r));
