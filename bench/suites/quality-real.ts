@@ -226,6 +226,7 @@ function scalars(g: GenerationFigures): Map<string, number> {
     put('off-topic inside', w.narrative.offTopicInside);
     if (w.theme) {
       put('mean best theme F1', w.theme.meanBestF1);
+      put('theme purity', w.theme.purity);
       for (const [c, f] of Object.entries(w.theme.bestF1)) put(`${c} best theme F1`, f);
     }
   }
@@ -286,6 +287,10 @@ function barsTable(r: SetResult): string {
     text: f3(all(g).narrative.purity),
     ok: all(g).narrative.purity >= 0.9,
   }));
+  line("theme purity against the crisis (off-topic a label), window all >= 0.90 (at most the narratives' purity)", (g) => {
+    const t = all(g).theme;
+    return t ? { text: f3(t.purity), ok: t.purity >= 0.9 } : { text: 'n/a', ok: false };
+  });
   line('no catch-all in any window (catch-alls: 7d, 30d, 90d, all)', (g) => {
     const n = g.windows.map((w) => w.narrative.catchAlls.length);
     return { text: n.join(', '), ok: n.every((x) => x === 0) };
@@ -315,13 +320,13 @@ function windowsTable(r: SetResult): string {
       (w: WindowFigures) =>
         `| ${w.window} | ${name} | ${w.posts.toLocaleString('en-US')} | ${w.narratives} | ${w.themes ?? 'n/a'} | ${f3(w.narrative.meanBestF1)} | ${f3(
           w.theme?.meanBestF1,
-        )} | ${f3(w.narrative.purity)} | ${f3(w.narrative.storyPurity)} | ${pct(w.narrative.offTopicInside)} | ${pct(w.narrative.noiseShare)} | ${
+        )} | ${f3(w.narrative.purity)} | ${f3(w.theme?.purity)} | ${f3(w.narrative.storyPurity)} | ${pct(w.narrative.offTopicInside)} | ${pct(w.narrative.noiseShare)} | ${
           w.narrative.catchAlls.length
         } | ${w.trendingOffTopic} of ${w.trending.length} |`,
     ),
   );
-  return `| window | run | posts | narratives | themes | mean best narrative F1 | mean best theme F1 | purity (crisis) | purity (crisis x type) | off-topic inside narratives | posts in no narrative | catch-alls | trending top 10 mostly off-topic |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
+  return `| window | run | posts | narratives | themes | mean best narrative F1 | mean best theme F1 | purity (crisis) | theme purity (crisis) | purity (crisis x type) | off-topic inside narratives | posts in no narrative | catch-alls | trending top 10 mostly off-topic |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}`;
 }
 
@@ -495,7 +500,7 @@ export async function benchQualityReal(o: RealOptions): Promise<void> {
   writeResultsJson(section, { date, machine: machine(), command: o.command, commit: head, dirty, ms, results });
   const md = `## Narratives on real crises: CrisisLexT6 and the T26 set (issue 38)
 
-Command: \`${o.command}\` — ${date.slice(0, 10)}, ${machine()}, commit ${head}${dirty ? ' (with uncommitted changes)' : ''}; the whole bench **${(ms / 60_000).toFixed(1)} min**. Real tweets at their real times (their snowflake ids; \`../shared/data/crisislex\`, fixtures/crisislex.ts) ingested as posts of platform x; the T26 set's everyday tweets are ${EVERYDAY.toLocaleString('en-US')} of TweetEval's corpus (a seeded choice), their times spread evenly over the T26 tweets' span, labelled off-topic. T26 tweets "Not related" or "Not applicable" are off-topic; the others on-topic, their information type the story. Best F1 of a crisis: the best-matching cluster's F1 against the crisis's on-topic tweets in the window (a theme's members: its narratives' members). Purity: over the posts inside narratives, the share carrying their narrative's majority label (off-topic a label of its own; crisis x type: crisis/information type). Catch-all: a narrative of more than max(200, 5% of the window's posts) that is mostly off-topic or whose on-topic tweets are under 70% from one crisis. The bars are issue 38's.
+Command: \`${o.command}\` — ${date.slice(0, 10)}, ${machine()}, commit ${head}${dirty ? ' (with uncommitted changes)' : ''}; the whole bench **${(ms / 60_000).toFixed(1)} min**. Real tweets at their real times (their snowflake ids; \`../shared/data/crisislex\`, fixtures/crisislex.ts) ingested as posts of platform x; the T26 set's everyday tweets are ${EVERYDAY.toLocaleString('en-US')} of TweetEval's corpus (a seeded choice), their times spread evenly over the T26 tweets' span, labelled off-topic. T26 tweets "Not related" or "Not applicable" are off-topic; the others on-topic, their information type the story. Best F1 of a crisis: the best-matching cluster's F1 against the crisis's on-topic tweets in the window (a theme's members: its narratives' members). Purity: over the posts inside narratives, the share carrying their narrative's majority label (off-topic a label of its own; crisis x type: crisis/information type); theme purity the same over themes (merging narratives never raises it, so the narratives' purity bounds it). Catch-all: a narrative of more than max(200, 5% of the window's posts) that is mostly off-topic or whose on-topic tweets are under 70% from one crisis. The bars are issue 38's, theme purity's issue 45's.
 
 ${results.map(setSection).join('\n\n')}`;
   writeResultsSection(section, md);
