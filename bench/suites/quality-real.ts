@@ -466,7 +466,6 @@ function barsTable(r: SetResult): string {
 }
 
 function windowsTable(r: SetResult): string {
-<<<<<<< HEAD
   const rows = runsOf(r).flatMap(({ name, figures: g, served }) =>
     g.windows.map((w: WindowFigures) => {
       const top = served.find((s) => s.window === w.window)!.trending.items.slice(0, 10);
@@ -476,19 +475,6 @@ function windowsTable(r: SetResult): string {
         w.narrative.noiseShare,
       )} | ${w.narrative.catchAlls.length} | ${top.filter((t) => t.mostlyOffTopic).length} of ${top.length} |`;
     }),
-=======
-  const runs: Array<[string, GenerationFigures]> = [['full', r.full.figures]];
-  if (r.incremental) runs.push(['incremental', r.incremental.figures]);
-  const rows = runs.flatMap(([name, g]) =>
-    g.windows.map(
-      (w: WindowFigures) =>
-        `| ${w.window} | ${name} | ${w.posts.toLocaleString('en-US')} | ${w.narratives} | ${w.themes ?? 'n/a'} | ${f3(w.narrative.meanBestF1)} | ${f3(
-          w.theme?.meanBestF1,
-        )} | ${f3(w.narrative.purity)} | ${f3(w.theme?.purity)} | ${f3(w.narrative.storyPurity)} | ${pct(w.narrative.offTopicInside)} | ${pct(w.narrative.noiseShare)} | ${
-          w.narrative.catchAlls.length
-        } | ${w.trendingOffTopic} of ${w.trending.length} |`,
-    ),
->>>>>>> w-themes45
   );
   return `| window | run | posts | narratives | themes | mean best narrative F1 | mean best theme F1 | purity (crisis) | theme purity (crisis) | purity (crisis x type) | off-topic inside narratives | posts in no narrative | catch-alls | trending top 10 mostly off-topic |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|
@@ -793,11 +779,7 @@ export async function benchQualityReal(o: RealOptions): Promise<void> {
   writeResultsJson(section, { date, machine: machine(), command: o.command, commit: head, dirty, ms, results });
   const md = `## Narratives on real crises: CrisisLexT6 and the T26 set (issues 38 and 45)
 
-<<<<<<< HEAD
-Command: \`${o.command}\` — ${date.slice(0, 10)}, ${machine()}, commit ${head}${dirty ? ' (with uncommitted changes)' : ''}; the whole bench **${(ms / 60_000).toFixed(1)} min**. Real tweets at their real times (their snowflake ids; \`../shared/data/crisislex\`, fixtures/crisislex.ts) ingested as posts of platform x; the T26 set's everyday tweets are ${EVERYDAY.toLocaleString('en-US')} of TweetEval's corpus (a seeded choice), their times spread evenly over the T26 tweets' span, labelled off-topic. T26 tweets "Not related" or "Not applicable" are off-topic; the others on-topic, their information type the story. Best F1 of a crisis: the best-matching cluster's F1 against the crisis's on-topic tweets in the window (a theme's members: its narratives' members). Purity: over the posts inside narratives, the share carrying their narrative's majority label (off-topic a label of its own; crisis x type: crisis/information type). Catch-all: a narrative of more than max(200, 5% of the window's posts) that is mostly off-topic or whose on-topic tweets are under 70% from one crisis. First pages (issue 45): each list read through a server over the generation, \`?window=W\` alone (the server's default order and page size); an item's posts are its members (a theme's: its narratives'); an item is mostly a crisis when more than half of its posts are that crisis's on-topic tweets, mostly off-topic when more than half are no crisis's on-topic tweets; a crisis is looked for in a window where it has at least ${MIN_CRISIS_POSTS} on-topic tweets, and found when an item of the first page is mostly it (its rank: the first such item's); the mostly off-topic items above a found crisis: per window, those ranked above the last found crisis's first item on that page, summed over the four windows. The bars are issue 38's and issue 45's.
-=======
-Command: \`${o.command}\` — ${date.slice(0, 10)}, ${machine()}, commit ${head}${dirty ? ' (with uncommitted changes)' : ''}; the whole bench **${(ms / 60_000).toFixed(1)} min**. Real tweets at their real times (their snowflake ids; \`../shared/data/crisislex\`, fixtures/crisislex.ts) ingested as posts of platform x; the T26 set's everyday tweets are ${EVERYDAY.toLocaleString('en-US')} of TweetEval's corpus (a seeded choice), their times spread evenly over the T26 tweets' span, labelled off-topic. T26 tweets "Not related" or "Not applicable" are off-topic; the others on-topic, their information type the story. Best F1 of a crisis: the best-matching cluster's F1 against the crisis's on-topic tweets in the window (a theme's members: its narratives' members). Purity: over the posts inside narratives, the share carrying their narrative's majority label (off-topic a label of its own; crisis x type: crisis/information type); theme purity the same over themes (merging narratives never raises it, so the narratives' purity bounds it). Catch-all: a narrative of more than max(200, 5% of the window's posts) that is mostly off-topic or whose on-topic tweets are under 70% from one crisis. The bars are issue 38's, theme purity's issue 45's.
->>>>>>> w-themes45
+Command: \`${o.command}\` — ${date.slice(0, 10)}, ${machine()}, commit ${head}${dirty ? ' (with uncommitted changes)' : ''}; the whole bench **${(ms / 60_000).toFixed(1)} min**. Real tweets at their real times (their snowflake ids; \`../shared/data/crisislex\`, fixtures/crisislex.ts) ingested as posts of platform x; the T26 set's everyday tweets are ${EVERYDAY.toLocaleString('en-US')} of TweetEval's corpus (a seeded choice), their times spread evenly over the T26 tweets' span, labelled off-topic. T26 tweets "Not related" or "Not applicable" are off-topic; the others on-topic, their information type the story. Best F1 of a crisis: the best-matching cluster's F1 against the crisis's on-topic tweets in the window (a theme's members: its narratives' members). Purity: over the posts inside narratives, the share carrying their narrative's majority label (off-topic a label of its own; crisis x type: crisis/information type); theme purity the same over themes (merging narratives never raises it, so the narratives' purity bounds it). Catch-all: a narrative of more than max(200, 5% of the window's posts) that is mostly off-topic or whose on-topic tweets are under 70% from one crisis. First pages (issue 45): each list read through a server over the generation, \`?window=W\` alone (the server's default order and page size); an item's posts are its members (a theme's: its narratives'); an item is mostly a crisis when more than half of its posts are that crisis's on-topic tweets, mostly off-topic when more than half are no crisis's on-topic tweets; a crisis is looked for in a window where it has at least ${MIN_CRISIS_POSTS} on-topic tweets (the user trial's story: ${TRIAL_MIN_POSTS}), and found when an item of the first page is mostly it (its rank: the first such item's); the mostly off-topic items above a found crisis: per window, those ranked above the last found crisis's first item on that page, summed over the four windows. The bars are issue 38's and issue 45's.
 
 ${results.map(setSection).join('\n\n')}`;
   writeResultsSection(section, md);
