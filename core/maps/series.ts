@@ -71,20 +71,19 @@ const DECLINE_SHARE = 0.25;
 /**
  * Lifecycle from the shape of the series, first rule that applies:
  *   dormant    nothing (at most 2% of its posts) in the last 30 days of a window longer than that
- *   declining  fallen: the peak day 3+ days ago and the last 3 days averaging under a quarter of it,
- *              with a burst (burst_score 3 or more) or a fall of a Poisson z of 3 or more
- *   growing    no burst (steady talk, whatever its noise), not fallen, and the last third of its
- *              span (from its first post) significantly above the first (1.5x, and a Poisson z >= 2)
- *   steady     no burst otherwise
- *   emerging   sustained activity (sustainedStart) began within the last 21 days
- *   declining  peak (7-day average) 28+ days ago and the last 14 days at most half the peak level
- *   peaking    peak 3-21 days ago and the last 3 days below 85% of it
- *   growing    the last third of the active span at least 1.5x the first third
+ *   peaking    fallen: the peak day 3-21 days ago and the last 3 days averaging under a quarter of
+ *              it, with a burst (burst_score 3 or more) or a fall of a Poisson z of 3 or more
+ *   declining  fallen so from a peak day more than 21 days ago
+ *   emerging   not fallen, and sustained activity (sustainedStart) began within the last 21 days
+ *   declining  peak (7-day average) 28+ days ago, the last 14 days at most half its level, a drop of z >= 3
+ *   peaking    peak 3-21 days ago, the last 3 days below 85% of it, a drop of z >= 3
+ *   growing    not fallen, and the last third of the span from its start at least 1.5x the first
+ *              third, the thirds' totals apart by a Poisson z of 2 or more
  *   steady     otherwise
- * The fall from the peak day comes before emerging: a story of last week whose days are far below
- * its peak is over, however young (issue 45: every crisis narrative was emerging, also one losing
- * 10.8 posts a day); only a series with a burst has a peak worth the name: the noise of steady talk
- * made it "peaking" or "declining" by chance. Null for a window of under 14 days: too short to tell a shape.
+ * The fall from the peak day comes before emerging: a story whose days are far below its peak is
+ * past it, however young (issue 45: every crisis narrative was emerging, also one losing 10.8 posts
+ * a day). Each change of level must be significant (drop, grows): the noise of steady talk made it
+ * "peaking" or "declining" by chance. Null for a window of under 14 days: too short to tell a shape.
  */
 export function lifecycleOf(counts: Float64Array, ageDays: number, burst = burstScoreOf(counts)): Lifecycle | null {
   const d = counts.length;
@@ -101,25 +100,24 @@ export function lifecycleOf(counts: Float64Array, ageDays: number, burst = burst
   for (let i = 1; i < d; i++) if (counts[i]! > counts[peakDay]!) peakDay = i;
   const top = counts[peakDay]!;
   const last = mean(counts, d - DECLINE_DAYS, d);
-  const fallen = d - 1 - peakDay >= DECLINE_DAYS && last < DECLINE_SHARE * top;
-  if (fallen && (burst >= BURSTY || (top - last) / Math.sqrt(top) >= 3)) return 'declining';
-  if (burst < BURSTY)
-    return !fallen &&
-      grows(
-        counts,
-        counts.findIndex((x) => x > 0),
-      )
-      ? 'growing'
-      : 'steady';
-  if (ageDays <= 21) return 'emerging';
+  const sinceTop = d - 1 - peakDay;
+  const fallen = sinceTop >= DECLINE_DAYS && last < DECLINE_SHARE * top;
+  if (fallen && (burst >= BURSTY || drop(top, last, 1))) return sinceTop <= 21 ? 'peaking' : 'declining';
+  if (!fallen && ageDays <= 21) return 'emerging';
   const s = smooth(counts);
   let peak = 0;
   for (let i = 1; i < d; i++) if (s[i]! > s[peak]!) peak = i;
   const sincePeak = d - 1 - peak;
-  const peakLevel = s[peak]!;
-  if (sincePeak >= 28 && mean(counts, d - 14, d) <= 0.5 * peakLevel) return 'declining';
-  if (sincePeak >= 3 && sincePeak <= 21 && mean(counts, d - 3, d) < 0.85 * peakLevel) return 'peaking';
-  return grows(counts, Math.max(0, d - Math.ceil(ageDays))) ? 'growing' : 'steady';
+  const level = s[peak]!;
+  const last14 = mean(counts, d - 14, d);
+  if (sincePeak >= 28 && last14 <= 0.5 * level && drop(level, last14, 14)) return 'declining';
+  if (sincePeak >= 3 && sincePeak <= 21 && last < 0.85 * level && drop(level, last, DECLINE_DAYS)) return 'peaking';
+  return !fallen && grows(counts, Math.max(0, d - Math.ceil(ageDays))) ? 'growing' : 'steady';
+}
+
+/** Whether `days` days at `recent` a day are below `level` a day by a Poisson z of 3 or more: sqrt(days) (level - recent) / sqrt(level). */
+function drop(level: number, recent: number, days: number): boolean {
+  return level > 0 && (Math.sqrt(days) * (level - recent)) / Math.sqrt(level) >= 3;
 }
 
 /** The burst_score from which a series has a burst (a day about 3 standard deviations over its expectation). */

@@ -112,11 +112,15 @@ test('sustained start: stray older posts that share the words do not age a new s
   assert.is(sustainedStartAge(new Float64Array(5)), 0);
 });
 
-test('lifecycle: a young story far below its peak day is declining, not emerging', () => {
+test('lifecycle: a young story far below its peak day is past its peak, not emerging; an older one declining', () => {
   // A crisis 11 days old: 931 posts, the last 3 days a few percent of the peak.
   const counts = new Float64Array(30);
   [400, 220, 120, 70, 45, 30, 20, 12, 8, 4, 2].forEach((x, i) => (counts[19 + i] = x));
-  assert.is(lifecycleOf(counts, sustainedStartAge(counts)), 'declining');
+  assert.is(lifecycleOf(counts, sustainedStartAge(counts)), 'peaking');
+  const older = new Float64Array(60);
+  [400, 220, 120, 70, 45, 30, 20, 12, 8, 4, 2].forEach((x, i) => (older[25 + i] = x));
+  older.fill(2, 36);
+  assert.is(lifecycleOf(older, sustainedStartAge(older)), 'declining', 'its peak day 35 days ago');
   // The same shape still at a third of its peak: not yet declining by the fall rule.
   const slow = counts.map((x, i) => (i >= 27 ? 140 : x));
   assert.is.not(lifecycleOf(slow, sustainedStartAge(slow)), 'declining');
