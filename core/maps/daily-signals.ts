@@ -1,6 +1,7 @@
 // What a reader looks for first in a narrative's daily series (docs/fields.md, "Daily signals"):
 // its change against the previous period, and the days that spike. One definition, read by the
 // free narrative reads and shown as-is by the dashboard.
+import { median } from './series.ts';
 
 /** Days in a period: a week, or half the series when it is shorter than two weeks. */
 const CHANGE_PERIOD_DAYS = 7;
@@ -42,12 +43,6 @@ const SPIKE_MIN_POSTS = 5;
  */
 const SPIKE_MIN_BURST_BASELINE_DAYS = 2;
 const SPIKE_BURST_RATIO = 4;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /**
  * Which days spike (docs/fields.md, "Daily signals"): a day of at least SPIKE_MIN_POSTS posts

@@ -160,8 +160,9 @@ export const BURST_DAMPING = 5;
 const BURST_BASELINE_DAYS = 14;
 const BURST_MIN_BASELINE_DAYS = 3;
 
-function median(xs: number[]): number {
-  const s = xs.sort((a, b) => a - b);
+/** The median of `xs` (0 for none); `xs` is left as it was. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length === 0 ? 0 : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
