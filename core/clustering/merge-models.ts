@@ -22,7 +22,8 @@
 import { dot } from '../vectors/dot.ts';
 import { clusterWindow, seedCentres, type ClusteredRange, type ClusterOptions, type Clustering } from './kmeans-by-silhouette.ts';
 import { lloydKMeans } from './lloyd-kmeans.ts';
-import { clusterStories, StoryLexicon, type StoryOptions, type StoryWords } from './stories.ts';
+import { clusterStories, type StoryOptions } from './stories.ts';
+import { StoryLexicon, type StoryWords } from './story-lexicon.ts';
 import { MATCH_COSINE } from './tracking.ts';
 
 export interface MergedRange extends ClusteredRange {

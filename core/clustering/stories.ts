@@ -23,12 +23,16 @@
 //      least noiseSimilarity alike whose union passes the same key-term check;
 //   4. members: a post holding none of its story's key terms leaves it (noise), as does one less
 //      similar than noiseSimilarity to the story's centre; a story left with fewer than
-//      max(minClusterSize, minClusterShare x posts) posts is noise.
-// docs/fields.md ("Narratives: which posts form one") states the rule for readers.
+//      max(minClusterSize, minClusterShare x posts) posts is noise;
+//   5. bursting words (word-bursts.ts, when the words carry each row's day): a small story in
+//      words the embedding has never met scatters over micro-clusters; a word far above its own
+//      daily baseline seeds it among the posts steps 1-4 left out.
+// docs/fields.md ("Which posts form a narrative") states the rule for readers.
 import { dot } from '../vectors/dot.ts';
-import { cTfIdf } from '../maps/labels.ts';
-import type { RowKeyLists } from '../maps/label-counts.ts';
+import { KEY_TERMS, StoryLexicon, type StoryWords } from './story-lexicon.ts';
+import { cohesionOf, sumOf, unit, type Space } from './story-space.ts';
 import { MATCH_COSINE } from './tracking.ts';
+import { burstStories } from './word-bursts.ts';
 import {
   noClusters,
   normaliseRows,
@@ -71,7 +75,7 @@ export const STORY_DEFAULTS: StoryOptions = {
   maxMicro: 200,
   microPosts: 10,
   maxIterations: 20,
-  keyTerms: 5,
+  keyTerms: KEY_TERMS,
   // 0.8: on CrisisLexT6's window `all`, 0.8 kept 87% of the crisis tweets and 26% of the
   // everyday ones; 0.7 kept 1 point more of the first and 5 more of the second.
   keyCoverage: 0.8,
@@ -83,140 +87,12 @@ export const STORY_DEFAULTS: StoryOptions = {
   minClusterShare: 0.002,
 };
 
-/** Each row's words: the ids below `words` in `lists` (label words; bigrams above are skipped). */
-export interface StoryWords {
-  lists: RowKeyLists;
-  words: number;
-}
-
-/**
- * The key test's words over one window: posts holding each word (each word once per post), counted
- * in dense scratch arrays reset after use, and the window's own counts for the idf.
- */
-export class StoryLexicon {
-  private readonly seen: Int32Array;
-  private readonly counts: Int32Array;
-  private readonly windowDf: Int32Array;
-  private stamp = 0;
-  readonly posts: number;
-
-  constructor(
-    private readonly w: StoryWords,
-    windowRows: ArrayLike<number>,
-    private readonly keyTerms = STORY_DEFAULTS.keyTerms,
-  ) {
-    this.seen = new Int32Array(w.words);
-    this.counts = new Int32Array(w.words);
-    this.windowDf = new Int32Array(w.words);
-    const { ids, counts } = this.count(windowRows);
-    ids.forEach((id, j) => (this.windowDf[id] = counts[j]!));
-    this.posts = windowRows.length;
-  }
-
-  /** Posts holding each word, as (ids, counts) of the words met. */
-  private count(rows: ArrayLike<number>): { ids: number[]; counts: number[] } {
-    const { offsets, ids } = this.w.lists;
-    const met: number[] = [];
-    for (let k = 0; k < rows.length; k++) {
-      const r = rows[k]!;
-      const s = ++this.stamp;
-      for (let i = offsets[r]!; i < offsets[r + 1]!; i++) {
-        const id = ids[i]!;
-        if (id >= this.w.words || this.seen[id] === s) continue;
-        this.seen[id] = s;
-        if (this.counts[id]!++ === 0) met.push(id);
-      }
-    }
-    const counts = met.map((id) => this.counts[id]!);
-    for (const id of met) this.counts[id] = 0;
-    return { ids: met, counts };
-  }
-
-  /** The key terms of a group of posts: its words of highest c-TF-IDF against the window. */
-  keysOf(members: ArrayLike<number>): number[] {
-    return this.weightsOf(members, this.keyTerms).ids;
-  }
-
-  /** A group's `n` words of highest c-TF-IDF against the window, best first, with their weights. */
-  weightsOf(members: ArrayLike<number>, n: number): { ids: number[]; weights: number[] } {
-    const { ids, counts } = this.count(members);
-    const weight = ids.map((id, j) => cTfIdf(counts[j]!, members.length, this.windowDf[id]!, this.posts));
-    // A key term is shared: a word of one post names nothing (and would keep that post in).
-    const order = ids
-      .map((_, j) => j)
-      .filter((j) => counts[j]! >= Math.min(2, members.length))
-      .sort((a, b) => weight[b]! - weight[a]! || counts[b]! - counts[a]! || ids[a]! - ids[b]!);
-    const top = order.slice(0, n);
-    return { ids: top.map((j) => ids[j]!), weights: top.map((j) => weight[j]!) };
-  }
-
-  /** Share of `rows` holding at least one of `keys`. */
-  coverage(rows: ArrayLike<number>, keys: readonly number[]): number {
-    if (rows.length === 0) return 0;
-    const { offsets, ids } = this.w.lists;
-    const s = ++this.stamp;
-    for (const id of keys) this.seen[id] = s;
-    let hit = 0;
-    for (let k = 0; k < rows.length; k++) {
-      const r = rows[k]!;
-      for (let i = offsets[r]!; i < offsets[r + 1]!; i++)
-        if (this.seen[ids[i]!] === s) {
-          hit++;
-          break;
-        }
-    }
-    return hit / rows.length;
-  }
-
-  /** Whether post `r` holds one of `keys`. */
-  holds(r: number, keys: readonly number[]): boolean {
-    const { offsets, ids } = this.w.lists;
-    for (let i = offsets[r]!; i < offsets[r + 1]!; i++) if (keys.includes(ids[i]!)) return true;
-    return false;
-  }
-
-  /**
-   * A group told as a story: its members that hold one of its key terms, when at least `coverage`
-   * of them do (the key test); null when it fails.
-   */
-  story(members: readonly number[], coverage: number): number[] | null {
-    const keys = this.keysOf(members);
-    const kept = members.filter((r) => this.holds(r, keys));
-    return kept.length >= coverage * members.length ? kept : null;
-  }
-}
-
 interface Piece {
   rows: number[];
   sum: Float64Array;
   /** Mean cosine of its members to its centre. */
   cohesion: number;
   keys: number[];
-}
-
-function unit(sum: Float64Array): Float32Array {
-  let n = 0;
-  for (let i = 0; i < sum.length; i++) n += sum[i]! * sum[i]!;
-  n = Math.sqrt(n) || 1;
-  return Float32Array.from(sum, (x) => x / n);
-}
-
-/** The window's unit vectors (`dim` each), indexed by row. */
-interface Space {
-  vectors: Float32Array;
-  dim: number;
-}
-
-function sumOf({ vectors, dim }: Space, members: readonly number[]): Float64Array {
-  const sum = new Float64Array(dim);
-  for (const r of members) for (let i = 0; i < dim; i++) sum[i]! += vectors[r * dim + i]!;
-  return sum;
-}
-
-function cohesionOf({ vectors, dim }: Space, members: readonly number[], centre: Float32Array): number {
-  let s = 0;
-  for (const r of members) s += dot(vectors, r * dim, centre, 0, dim);
-  return s / Math.max(1, members.length);
 }
 
 /** Step 1: k-means on the sample (prior centres first); every row to its nearest micro-centre. */
@@ -339,7 +215,7 @@ function closestPair(
   return best;
 }
 
-/** Step 4: each piece's members that hold a key term and are close enough; stories large enough, in the order of their first post. */
+/** Step 4: each piece's members that hold a key term and are close enough; the stories large enough. */
 function keptStories(
   space: Space,
   pieces: readonly Piece[],
@@ -354,9 +230,22 @@ function keptStories(
     const kept = p.rows.filter((r) => counter.holds(r, p.keys) && dot(vectors, r * dim, centre, 0, dim) >= opts.noiseSimilarity);
     if (kept.length >= minSize) stories.push({ rows: kept.sort((x, y) => x - y), centre: unit(sumOf(space, kept)) });
   }
-  // In the order of their first post, so that ids follow the data, not the merge order.
-  stories.sort((x, y) => x.rows[0]! - y.rows[0]!);
   return stories;
+}
+
+/** Step 5 (word-bursts.ts): the stories bursting words tell among the posts steps 1-4 left out. */
+function wordBurstStories(
+  space: Space,
+  rows: readonly number[],
+  days: Int32Array,
+  stories: ReadonlyArray<{ rows: number[] }>,
+  lexicon: StoryLexicon,
+  sizes: { minSize: number; maxSize: number },
+  opts: StoryOptions,
+): Array<{ rows: number[]; centre: Float32Array }> {
+  const taken = new Uint8Array(days.length);
+  for (const s of stories) for (const r of s.rows) taken[r] = 1;
+  return burstStories({ space, rows, days, lexicon, taken, ...sizes, noiseSimilarity: opts.noiseSimilarity });
 }
 
 /** The stories as a Clustering of `rows`: each row's story (-1: noise) and its cosine to that centre, or to the nearest one for noise. */
@@ -411,6 +300,10 @@ export function clusterStories(
   const counter = new StoryLexicon(words, rows, opts.keyTerms);
   const pieces = mergePieces(space, keyedPieces(space, byMicro, counter, opts), counter, minSize, opts);
   const stories = keptStories(space, pieces, counter, minSize, opts);
+  if (words.days)
+    stories.push(...wordBurstStories(space, rows, words.days, stories, counter, { minSize, maxSize: Math.ceil(n / k) }, opts));
+  // In the order of their first post, so that ids follow the data, not the merge order.
+  stories.sort((x, y) => x.rows[0]! - y.rows[0]!);
   return { ...storyClustering(space, rows, stories), silhouette: 0, tried: [{ k, silhouette: 0 }], warmStart: warm.length > 0 };
 }
 

@@ -6,14 +6,18 @@
 //   level     λ = the median over the bins where the window has posts of s(b) / (n q(b))
 //             (s: its smoothed counts, q(b): the window's share of posts in bin b)
 //   expected  μ(b) = λ n q(b): the window's profile at the narrative's typical level
-//   excess    e(b) = max(0, s(b) − μ(b))
-//   burst     Σ_b max(0, e(b) − 2√μ(b) − 2) / n: the share of its posts beyond the window's rhythm
-//             and chance (a bin must hold 2 posts and 2 Poisson deviations more than expected)
-//   weight    β = BURST.share x (1 + burst) / 2, and 0 when e is zero everywhere
+//   excess    e(b) = max(0, s(b) − μ(b) − 2√μ(b) − 2): what rises beyond the window's rhythm and
+//             chance (a bin must hold 2 posts and 2 Poisson deviations more than expected)
+//   burst     min(1, Σ_b e(b) / n): the share of its posts beyond them
+//   weight    β = BURST.share x (1 + burst) / 2 (its time part zero when e is zero everywhere)
 // The excess, not the counts: two narratives flat over the window have alike counts at coarse
-// bins, while their excesses are chance, nearly orthogonal; two that rise at the same hours have
-// alike excesses. The level, not n q(b) alone: where a large crisis fills the window's profile, an
-// everyday narrative stands above that profile everywhere but the crisis's hours, and all everyday
+// bins, while their excesses are chance, below the allowance, so zero: everyday talk's time part
+// is zero and joins no theme by its hours (its weight kept: its words count as much as before).
+// Two that rise at the same hours have alike excesses. (The raw excess above μ, with no
+// allowance, made small narratives of one week alike whenever both had posts in its last days:
+// the user trial's 19-post ferry strike joined a 25-post "park, view, rock".)
+// The level, not n q(b) alone: where a large crisis fills the window's profile, an everyday
+// narrative stands above that profile everywhere but the crisis's hours, and all everyday
 // narratives would look alike (and bursty) by their excess over it; scaled to its median, such a
 // narrative's excess is chance again. A narrative mostly outside the window's busy bins (a crisis
 // in a long window) has λ = 0: its excess is its own profile.
@@ -24,7 +28,7 @@ export const BURST = {
   /** Noise allowance of a burst bin: z standard deviations (Poisson, √μ) and a floor of posts. */
   noiseZ: 2,
   noiseFloor: 2,
-  /** The time part's share of a theme vector's cosine for the most bursty narrative (half that for a flat one). */
+  /** The time part's share of a theme vector's cosine for the most bursty narrative (half that for one barely above chance). */
   share: 0.35,
 } as const;
 
@@ -75,16 +79,12 @@ export function burstProfiles(
     const level = ratios.length ? ratios[ratios.length >> 1]! : 0;
     const excess = new Float64Array(bins);
     let beyond = 0;
-    let any = false;
     for (let b = 0; b < bins; b++) {
       const mu = (level * n * q[b]!) / total;
-      const e = s[b]! - mu;
-      if (e <= 0) continue;
-      excess[b] = e;
-      any = true;
-      beyond += Math.max(0, e - BURST.noiseZ * Math.sqrt(mu) - BURST.noiseFloor);
+      excess[b] = Math.max(0, s[b]! - mu - BURST.noiseZ * Math.sqrt(mu) - BURST.noiseFloor);
+      beyond += excess[b]!;
     }
     const burst = Math.min(1, beyond / n);
-    return { excess, burst, weight: any ? (BURST.share * (1 + burst)) / 2 : 0 };
+    return { excess, burst, weight: (BURST.share * (1 + burst)) / 2 };
   });
 }

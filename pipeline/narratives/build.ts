@@ -1,7 +1,9 @@
 // The narratives of one window: its stories (core/clustering/stories.ts; noise allowed) described by every field of
 // a narrative (docs/api.md, "Narrative") that does not depend on a query. Field definitions: docs/fields.md ("Narratives").
 import type { ClusteredRange } from '../../core/clustering/kmeans-by-silhouette.ts';
-import { clusterStoryRange, STORY_DEFAULTS, type StoryOptions, type StoryWords } from '../../core/clustering/stories.ts';
+import { clusterStoryRange, STORY_DEFAULTS, type StoryOptions } from '../../core/clustering/stories.ts';
+import { DAY_MS } from '../../core/snapshots/windows.ts';
+import type { StoryWords } from '../../core/clustering/story-lexicon.ts';
 import { mostCentralFirst } from '../../core/maps/members.ts';
 import type { BuiltWindow } from '../map-stage.ts';
 import type { RowWindow } from '../post-columns.ts';
@@ -31,7 +33,11 @@ type WindowResult = BuiltWindow<BuiltNarrative>;
 
 /** The words the key test reads: the label words (ids below the vocabulary's size; bigrams above). */
 export function storyWords(corpus: NarrativeCorpus): StoryWords {
-  return { lists: corpus.labelKeys, words: corpus.terms.vocab.length };
+  return {
+    lists: corpus.labelKeys,
+    words: corpus.terms.vocab.length,
+    days: Int32Array.from(corpus.publishedAt, (t) => Math.floor(t / DAY_MS)),
+  };
 }
 
 export async function buildWindow(

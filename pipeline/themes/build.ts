@@ -6,7 +6,7 @@ import { dot } from '../../core/vectors/dot.ts';
 import { burstProfiles } from '../../core/clustering/theme-bursts.ts';
 import { groupNarratives, themeCentre, type ThemeCriterion, type ThemeGrouping, THEME_CRITERION } from '../../core/clustering/themes.ts';
 import { mostCentralFirst } from '../../core/maps/members.ts';
-import { StoryLexicon } from '../../core/clustering/stories.ts';
+import { StoryLexicon } from '../../core/clustering/story-lexicon.ts';
 import { storyWords, type BuiltNarrative, type WindowSpec } from '../narratives/build.ts';
 import type { NarrativeCorpus } from '../narratives/corpus.ts';
 import {

@@ -4,7 +4,8 @@
 // keeps its own narrative.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { clusterStories, StoryLexicon, STORY_DEFAULTS, type StoryWords } from '../../core/clustering/stories.ts';
+import { clusterStories, STORY_DEFAULTS } from '../../core/clustering/stories.ts';
+import { StoryLexicon, type StoryWords } from '../../core/clustering/story-lexicon.ts';
 import { seededRandom } from '../../core/stats/seeded-random.ts';
 
 const DIM = 24;
@@ -117,6 +118,59 @@ test('a small story beside a large one it resembles keeps a narrative of its own
   const small = [...by.values()].find((m) => m.filter((k) => k === 'small').length >= 36);
   assert.ok(small, `the small story's 40 posts: ${JSON.stringify([...by.values()].map((m) => m.length))}`);
   assert.ok(small!.filter((k) => k === 'small').length >= 0.9 * small!.length, 'mostly its own posts');
+});
+
+/**
+ * A small new story inside everyday talk, as the user trial's ferry strike is: 1,500 everyday posts
+ * over 30 days (one of 40 everyday words each), 20 story posts in its last 2 days lying in the
+ * everyday posts' cone (the embedding has never met its name, so it does not set them apart): 15
+ * name it (word 50) with one or two of its other words, 5 hold two of its other words only ("the
+ * ferry strike"). Each row's day: everyday posts spread evenly, the story's in days 28 and 29.
+ */
+function smallStory(): Corpus & { days: Int32Array } {
+  const c = corpus([
+    { kind: 'chatter', posts: 1500, axis: 2, words: [] },
+    { kind: 'story', posts: 20, axis: 2, words: [] },
+  ]);
+  const random = seededRandom(11);
+  const offsets = [0];
+  const ids: number[] = [];
+  const old = c.words.lists as { offsets: number[]; ids: number[] };
+  c.kind.forEach((kind, r) => {
+    const own = old.ids.slice(old.offsets[r]!, old.offsets[r + 1]!);
+    if (kind === 'story') {
+      const i = r - 1500;
+      own[0] = i < 15 ? 50 : 51; // the name, or "ferry"
+      own.push(i < 15 ? 51 + (i % 3) : 52 + (i % 2)); // "ferry", "strike", "crews"
+    }
+    ids.push(...own);
+    offsets.push(ids.length);
+  });
+  const days = Int32Array.from(c.kind, (kind, r) => (kind === 'story' ? 28 + ((r - 1500) % 2) : Math.floor(random() * 30)));
+  return { ...c, words: { lists: { offsets, ids }, words: c.words.words, days }, days };
+}
+
+test('a small story of new words, which the embedding scatters, is found by its burst in time', () => {
+  const c = smallStory();
+  const rows = c.kind.map((_, i) => i);
+  const storyIn = (words: StoryWords) => {
+    const by = members(c, clusterStories(c.vectors, DIM, rows, words).assignment);
+    return [...by.values()].map((m) => ({ story: m.filter((k) => k === 'story').length, size: m.length }));
+  };
+  // Without the days, no micro-cluster holds enough of it to pass the key test.
+  const { days: _days, ...timeless } = c.words;
+  assert.ok(
+    storyIn(timeless).every((g) => g.story < 15),
+    JSON.stringify(storyIn(timeless)),
+  );
+  const found = storyIn(c.words).find((g) => g.story >= 18);
+  assert.ok(found, `the story by its burst: ${JSON.stringify(storyIn(c.words))}`);
+  assert.ok(found!.size - found!.story <= 2, `everyday posts in it: ${found!.size - found!.story}`);
+  // Everyday words spread over the window burst nowhere: no narrative of them.
+  assert.ok(
+    storyIn(c.words).every((g) => g.story >= 0.9 * g.size),
+    'no everyday narrative',
+  );
 });
 
 test('the lexicon: key terms by c-TF-IDF against the window, coverage, the key test', () => {

@@ -1,7 +1,7 @@
 // When narratives are told, for the themes (core/clustering/theme-bursts.ts; docs/fields.md,
 // "Themes"): narratives that burst at the same hours have alike excesses over the window's profile
 // and carry a time weight near BURST.share; everyday talk spread over the window as its posts are
-// has no burst, half that weight, and an excess that is chance, however many posts it holds (a
+// has no burst and no time part (its excess is chance, below the noise allowance), however many posts it holds (a
 // window of one large crisis and large everyday narratives does not make the everyday ones alike);
 // and one event told in two languages is one theme, two everyday subjects two.
 import { test } from 'uvu';
@@ -52,7 +52,9 @@ test('bursts: narratives bursting at the same hours are alike in time; everyday 
       assert.ok(cos(f!, g!) < 0.6, `n ${n}: flat-flat ${cos(f!, g!)}`);
     for (const q of p.slice(0, 3)) {
       assert.is(q.burst, 0, `n ${n}: an everyday narrative has no burst`);
-      assert.ok(Math.abs(q.weight - BURST.share / 2) < 1e-12);
+      // Nothing above chance: its time part is zero (it cannot join a theme by its hours), its weight held.
+      assert.ok(Math.abs(q.weight - BURST.share / 2) < 1e-12, `n ${n}: weight ${q.weight}`);
+      assert.ok(q.excess.every((e) => e === 0));
     }
     if (n >= 300) for (const q of p.slice(3)) assert.ok(q.burst > 0.85 && q.weight > 0.9 * BURST.share, `n ${n}: ${q.burst}`);
   }
@@ -61,12 +63,16 @@ test('bursts: narratives bursting at the same hours are alike in time; everyday 
 test('bursts: a narrative that is the whole window, an empty one, a window shorter than a bin', () => {
   const times = Float64Array.from({ length: 100 }, (_, i) => i * 3_600_000);
   const [whole, none] = burstProfiles(times, [times, []], 0, 100 * 3_600_000);
-  assert.is(whole!.weight, 0, 'no excess over itself');
+  assert.ok(
+    whole!.excess.every((e) => e === 0),
+    'no excess over itself',
+  );
   assert.is(whole!.burst, 0);
+  assert.is(whole!.weight, BURST.share / 2);
   assert.equal([none!.burst, none!.weight], [0, 0]);
   const [short] = burstProfiles([0, 1000], [[0, 1000]], 0, 2000);
   assert.is(short!.excess.length, 1);
-  assert.is(short!.weight, 0);
+  assert.equal([short!.excess[0], short!.burst], [0, 0]);
 });
 
 test('themes: one event told in two languages is one theme by its burst; two everyday subjects with nothing in common stay two', () => {
