@@ -23,6 +23,7 @@ import { dot } from '../vectors/dot.ts';
 import { clusterWindow, seedCentres, type ClusteredRange, type ClusterOptions, type Clustering } from './kmeans-by-silhouette.ts';
 import { lloydKMeans } from './lloyd-kmeans.ts';
 import { clusterStories, type StoryOptions } from './stories.ts';
+import { burstStories } from './word-bursts.ts';
 import { StoryLexicon, type StoryWords } from './story-lexicon.ts';
 import { MATCH_COSINE } from './tracking.ts';
 
@@ -470,9 +471,43 @@ function place(
     finals.push({ members: ascending(m), origin: null, sum: vectorSum(vectors, dim, m) });
     founded += m.length;
   }
+  // 4b. Step 5 of the story rules over the whole window, its earlier noise included: a small story
+  // arriving hour by hour is found once its new word bursts, as the full run finds it.
+  if (story?.words.days) founded += burstFinals(vectors, dim, rows, finals, lexicon!, story, story.words.days, minSize, isNew);
   let newInWindow = 0;
   for (const r of rows) newInWindow += isNew[r]!;
   return { rows, finals, placed: { joined, founded, noise: newInWindow - joined - founded } };
+}
+
+/** Step 4b: the stories of bursting new words (word-bursts.ts) among the window's posts no final cluster holds; the new posts in them. */
+function burstFinals(
+  vectors: Float32Array,
+  dim: number,
+  rows: readonly number[],
+  finals: Placed['finals'],
+  lexicon: StoryLexicon,
+  story: StoryMode,
+  days: Int32Array,
+  minSize: number,
+  isNew: Uint8Array,
+): number {
+  const taken = new Uint8Array(days.length);
+  for (const f of finals) for (const r of f.members) taken[r] = 1;
+  const found = burstStories({
+    space: { vectors, dim },
+    rows,
+    days,
+    lexicon,
+    taken,
+    minSize,
+    noiseSimilarity: story.opts.noiseSimilarity,
+  });
+  let founded = 0;
+  for (const st of found) {
+    finals.push({ members: st.rows, origin: null, sum: vectorSum(vectors, dim, st.rows) });
+    for (const r of st.rows) founded += isNew[r]!;
+  }
+  return founded;
 }
 
 /**

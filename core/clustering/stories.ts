@@ -233,21 +233,6 @@ function keptStories(
   return stories;
 }
 
-/** Step 5 (word-bursts.ts): the stories bursting words tell among the posts steps 1-4 left out. */
-function wordBurstStories(
-  space: Space,
-  rows: readonly number[],
-  days: Int32Array,
-  stories: ReadonlyArray<{ rows: number[] }>,
-  lexicon: StoryLexicon,
-  sizes: { minSize: number; maxSize: number },
-  opts: StoryOptions,
-): Array<{ rows: number[]; centre: Float32Array }> {
-  const taken = new Uint8Array(days.length);
-  for (const s of stories) for (const r of s.rows) taken[r] = 1;
-  return burstStories({ space, rows, days, lexicon, taken, ...sizes, noiseSimilarity: opts.noiseSimilarity });
-}
-
 /** The stories as a Clustering of `rows`: each row's story (-1: noise) and its cosine to that centre, or to the nearest one for noise. */
 function storyClustering(
   { vectors, dim }: Space,
@@ -300,8 +285,12 @@ export function clusterStories(
   const counter = new StoryLexicon(words, rows, opts.keyTerms);
   const pieces = mergePieces(space, keyedPieces(space, byMicro, counter, opts), counter, minSize, opts);
   const stories = keptStories(space, pieces, counter, minSize, opts);
-  if (words.days)
-    stories.push(...wordBurstStories(space, rows, words.days, stories, counter, { minSize, maxSize: Math.ceil(n / k) }, opts));
+  if (words.days) {
+    const taken = new Uint8Array(words.days.length);
+    for (const st of stories) for (const r of st.rows) taken[r] = 1;
+    const burst = { space, rows, days: words.days, lexicon: counter, taken, minSize };
+    stories.push(...burstStories({ ...burst, noiseSimilarity: opts.noiseSimilarity }));
+  }
   // In the order of their first post, so that ids follow the data, not the merge order.
   stories.sort((x, y) => x.rows[0]! - y.rows[0]!);
   return { ...storyClustering(space, rows, stories), silhouette: 0, tried: [{ k, silhouette: 0 }], warmStart: warm.length > 0 };

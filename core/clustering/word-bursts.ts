@@ -8,9 +8,10 @@
 // left out of stories than in) seeds a story from the posts no story holds: those holding it on
 // its run, then those of the run and a day either side holding two of the seed's words of highest
 // c-TF-IDF (the story's posts that no longer repeat its name). Its members are kept as step 4 keeps
-// a story's (one of those words, noiseSimilarity to the centre); a story when minSize to maxSize
-// are left. Steady words never reach z 3 (a word of 5 posts a day needs 10 more on one day); the
-// crises' words do, but their runs are long and their posts in stories already.
+// a story's (one of those words, noiseSimilarity to the centre); a story when minSize are left.
+// Steady words never reach z 3 (a word of 5 posts a day needs 10 more on one day); the crises'
+// words do, but their runs are long and their posts in stories already. An incremental run
+// applies it over the whole window (merge-models.ts, step 4b), its earlier noise included.
 import { dot } from '../vectors/dot.ts';
 import type { StoryLexicon } from './story-lexicon.ts';
 import { sumOf, unit, type Space } from './story-space.ts';
@@ -35,7 +36,7 @@ const NEW_SHARE = 0.8;
 /** Day-by-word cells counted at most (4 bytes each): a longer window skips this step. */
 const MAX_CELLS = 32_000_000;
 
-export interface BurstInput {
+interface BurstInput {
   space: Space;
   rows: readonly number[];
   /** Each row's day (indexed by row). */
@@ -44,8 +45,6 @@ export interface BurstInput {
   /** By row: 1 when a story of steps 1-4 holds it. */
   taken: Uint8Array;
   minSize: number;
-  /** The most posts a story found here holds: the window's mean micro-cluster (see burstStories). */
-  maxSize: number;
   noiseSimilarity: number;
 }
 
@@ -103,7 +102,7 @@ function seedsOf({ rows, days, lexicon, minSize }: BurstInput, first: number, sp
 
 /** The stories the window's bursting words tell among the posts not taken (marked taken as found). */
 export function burstStories(input: BurstInput): Array<{ rows: number[]; centre: Float32Array }> {
-  const { space, rows, days, lexicon, taken, minSize, maxSize, noiseSimilarity } = input;
+  const { space, rows, days, lexicon, taken, minSize, noiseSimilarity } = input;
   if (rows.length === 0) return [];
   let first = Infinity;
   let last = -Infinity;
@@ -133,7 +132,7 @@ export function burstStories(input: BurstInput): Array<{ rows: number[]; centre:
     const kept = members.filter(
       (r) => lexicon.holds(r, keys) && dot(space.vectors, r * space.dim, centre, 0, space.dim) >= noiseSimilarity,
     );
-    if (kept.length < minSize || kept.length > maxSize) continue;
+    if (kept.length < minSize) continue;
     for (const r of kept) taken[r] = 1;
     kept.sort((x, y) => x - y);
     out.push({ rows: kept, centre: unit(sumOf(space, kept)) });
