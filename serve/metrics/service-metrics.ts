@@ -7,6 +7,7 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { bearerMatches, isLoopback } from '../../ledger/admin-api.ts';
+import { buildInfo } from './build-info.ts';
 import { CreditMetrics } from './credit-metrics.ts';
 import { DeliveryMetrics } from './delivery-metrics.ts';
 import { httpMetrics } from './http-metrics.ts';
@@ -27,6 +28,7 @@ export class ServiceMetrics {
 
   constructor(private readonly prefix: string) {
     collectDefaultMetrics({ register: this.registry });
+    buildInfo(this.registry);
     this.http = httpMetrics(this.registry, prefix, prefix + METRICS_PATH);
   }
 

@@ -65,6 +65,21 @@ function generationGauges(registry: Registry, snapshots: SnapshotStore): void {
     'Posts the served generation answers from (deleted posts left out)',
     () => gen()?.posts ?? null,
   );
+  const perWindow = (name: string, help: string, list: () => ReadonlyArray<{ window_key: string }>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['window'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        const counts = new Map<string, number>();
+        for (const x of gen() ? list() : []) counts.set(x.window_key, (counts.get(x.window_key) ?? 0) + 1);
+        for (const [window, n] of counts) this.set({ window }, n);
+      },
+    });
+  perWindow('ci_narratives', "The served generation's narratives, by window", () => gen()!.maps.narratives.map((n) => n.narrative));
+  perWindow('ci_themes', "The served generation's themes, by window", () => gen()!.maps.themes.map((t) => t.theme));
   scrapedGauge(
     registry,
     'ci_generations_draining',

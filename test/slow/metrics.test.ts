@@ -226,6 +226,18 @@ test('the served generation, its as-of and age; the last pipeline run, stage by 
   );
   assert.is(valueOf(m, 'ci_pipeline_last_run_duration_seconds'), run.ms / 1000);
   assert.is(valueOf(m, 'ci_pipeline_last_run_success', { mode: 'full' }), 1, 'a first run is a full one');
+  // Narratives and themes by window, as the generation holds them; the build serving.
+  const gen = s.snapshots.generation!;
+  for (const w of ['7d', '30d', '90d', 'all']) {
+    assert.is(valueOf(m, 'ci_narratives', { window: w }), gen.maps.narratives.filter((n) => n.narrative.window_key === w).length, w);
+    assert.is(valueOf(m, 'ci_themes', { window: w }), gen.maps.themes.filter((t) => t.theme.window_key === w).length, w);
+  }
+  const build = m.metrics.ci_build_info!.data[0]!;
+  assert.equal(
+    [build.labels.version, (build as { value: number }).value],
+    [JSON.parse(fs.readFileSync('package.json', 'utf8')).version, 1],
+  );
+  assert.match(String(build.labels.commit), /^([0-9a-f]{12}|unknown)$/);
 });
 
 test('a failed pipeline run is recorded as failed, with the stages it finished', async () => {
