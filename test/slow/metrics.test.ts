@@ -5,6 +5,7 @@
 // the last pipeline run).
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../core/infra/config.ts';
@@ -16,7 +17,7 @@ import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { resolveStages, runStages, type RunResult } from '../../pipeline/runner.ts';
 import type { RunningServer } from '../../serve/server.ts';
 import { callApi } from '../helpers/http.ts';
-import { AS_OF, runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { AS_OF, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipeline.ts';
 import { has, histogramOf, scrape, valueOf, type Scrape } from '../helpers/prometheus.ts';
 import { testServer } from '../helpers/server.ts';
 import { ledgerEnv, stopPostgres } from '../helpers/postgres.ts';
@@ -39,6 +40,13 @@ const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) <
 
 test.before(async () => {
   dir = sampleDataDir();
+  // Three records ingest refuses, each for another reason.
+  fs.writeFileSync(
+    path.join(dir, 'landing', 'bad.ndjson'),
+    ['{"platform":"x","published_at":"2026-10-01T00:00:00Z"}', '{"uuid":"b1","platform":"x","published_at":"yesterday"}', '{not json'].join(
+      '\n',
+    ) + '\n',
+  );
   run = await runPipeline(dir);
   // Copied before either server made its ledger: each server has a data directory (and ledger) of its own.
   openDir = tmpDir();
@@ -226,6 +234,17 @@ test('the served generation, its as-of and age; the last pipeline run, stage by 
   );
   assert.is(valueOf(m, 'ci_pipeline_last_run_duration_seconds'), run.ms / 1000);
   assert.is(valueOf(m, 'ci_pipeline_last_run_success', { mode: 'full' }), 1, 'a first run is a full one');
+  // What the run's ingest took in, quarantined by reason, and deleted.
+  const ingest = summaryOf(run, 'ingest') as { accepted: number; updated: number; quarantinedBy: Record<string, number> };
+  assert.is(valueOf(m, 'ci_pipeline_last_run_ingested_records'), ingest.accepted + ingest.updated);
+  assert.is(valueOf(m, 'ci_pipeline_last_run_deleted_posts'), 0);
+  for (const reason of ['uuid', 'published_at', 'json']) assert.ok(ingest.quarantinedBy[reason]! >= 1, reason);
+  assert.equal(
+    Object.fromEntries(
+      m.metrics.ci_pipeline_last_run_quarantined_records!.data.map((d) => [d.labels.reason, (d as { value: number }).value]),
+    ),
+    ingest.quarantinedBy,
+  );
   // Narratives and themes by window, as the generation holds them; the build serving.
   const gen = s.snapshots.generation!;
   for (const w of ['7d', '30d', '90d', 'all']) {
