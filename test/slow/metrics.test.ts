@@ -21,7 +21,9 @@ import { AS_OF, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipelin
 import { has, histogramOf, scrape, valueOf, type Scrape } from '../helpers/prometheus.ts';
 import { testServer } from '../helpers/server.ts';
 import { ledgerEnv, stopPostgres } from '../helpers/postgres.ts';
-import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
+import { cleanupTmp, tmpDir, writeLines } from '../helpers/tmp.ts';
+import { watchFor } from '../helpers/alerts.ts';
+import { NEW_WORD_STORIES, storyPosts } from '../../fixtures/new-word-stories.ts';
 
 const TOKEN = 'adm_metrics_test_token';
 
@@ -301,6 +303,27 @@ test('webhook deliveries: the observer counts attempts by outcome and times them
   assert.is(h.buckets['0.25'], 2);
   assert.is(h.buckets['10'], 3);
   near(h.sum! - histogramOf(before, 'ci_webhook_delivery_duration_seconds').sum!, 10.16, 'latency sum');
+});
+
+test('alert evaluations and their events by condition, as the evaluator made them', async () => {
+  const before = await metrics();
+  for (const condition of ['new_narrative', 'spike', 'lifecycle', 'momentum'])
+    assert.ok(has(before, 'ci_alert_events_total', { condition }), condition);
+  assert.ok(await s.alerts.watches.add(watchFor('http://127.0.0.1:9/hook'), 100));
+  // A new generation an hour later, with the posts of a new story: the watch (any narrative) is evaluated.
+  writeLines(path.join(dir, 'landing', 'later.ndjson'), storyPosts(NEW_WORD_STORIES[0]!, new Date(AS_OF.getTime() + 3_600_000)));
+  await runPipeline(dir, ['run'], new Date(AS_OF.getTime() + 3_600_000));
+  await pollUntil('the new generation evaluated', async () => delta(before, await metrics(), 'ci_alert_evaluations_total') === 1, 30_000);
+  await s.alerts.evaluator.idle();
+  const after = await metrics();
+  const report = s.alerts.evaluator.reports.at(-1)!;
+  for (const condition of ['new_narrative', 'spike', 'lifecycle', 'momentum'])
+    assert.is(
+      delta(before, after, 'ci_alert_events_total', { condition }),
+      report.events.filter((e) => e.type === `narrative.${condition}`).length,
+      condition,
+    );
+  assert.ok(report.events.length > 0, 'the new story fired');
 });
 
 test.run();
