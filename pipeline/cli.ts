@@ -1,12 +1,14 @@
 // `npm run pipeline -- <command>`: run all stages, one stage, or the schedule.
 import { isoInstantOption, parseCliArgs } from '../core/infra/cli-args.ts';
 import { ConfigError, loadConfig } from '../core/infra/config.ts';
+import { dataDirLayout } from '../core/infra/data-dir.ts';
 import { createLogger } from '../core/infra/log.ts';
+import { emptyDataDirProblem } from './empty-data-dir.ts';
 import { resolveStages, RewindRefused, runStages } from './runner.ts';
-import { startSchedule } from './schedule.ts';
+import { startSchedule, validateSchedule } from './schedule.ts';
 import { STAGES } from './stage-list.ts';
 
-const HELP = `usage: npm run pipeline -- <command> [--data-dir DIR] [--as-of ISO [--allow-rewind]] [--full]
+const HELP = `usage: npm run pipeline -- <command> [--data-dir DIR] [--as-of ISO [--allow-rewind]] [--full] [--init]
 
 commands:
   run          every stage in order: ${STAGES.map((s) => s.name).join(' -> ')}
@@ -24,6 +26,9 @@ options:
   --full           rebuild every segment from scratch and refit the embedder; without it a run
                    is incremental once a generation is published (it computes the new posts only
                    and reuses the rest: docs/operations.md, "Incremental runs")
+  --init           run on a data directory that holds nothing yet (no generation, nothing landed),
+                   publishing an empty generation; without it such a directory is refused (exit 2):
+                   it is most often a mistyped --data-dir
   -h, --help       this text
 
 Logs are JSON lines on stdout; progress goes to stderr. Exit code 0 on success, 1 on failure
@@ -44,6 +49,7 @@ async function main(): Promise<void> {
         'as-of': { type: 'string' },
         'allow-rewind': { type: 'boolean' },
         full: { type: 'boolean' },
+        init: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -70,9 +76,19 @@ async function main(): Promise<void> {
     fail((err as ConfigError).message, 2);
   }
   const log = createLogger('pipeline', config.LOG_LEVEL);
+  const refuseEmpty = () => {
+    const empty = values.init ? null : emptyDataDirProblem(dataDirLayout(config.DATA_DIR));
+    if (empty) fail(empty, 2);
+  };
 
   if (positionals[0] === 'schedule') {
     let schedule;
+    try {
+      validateSchedule(config.PIPELINE_SCHEDULE);
+    } catch (err) {
+      fail((err as Error).message, 2);
+    }
+    refuseEmpty();
     try {
       schedule = startSchedule(config, log);
     } catch (err) {
@@ -94,6 +110,7 @@ async function main(): Promise<void> {
   } catch (err) {
     fail((err as Error).message, 2);
   }
+  refuseEmpty();
   const abort = new AbortController();
   const onSignal = () => {
     if (abort.signal.aborted) process.exit(143); // second signal: stop now

@@ -7,7 +7,7 @@ import type { DuckDB } from '../core/infra/duckdb.ts';
 import type { Logger } from '../core/infra/log.ts';
 import { readCurrent, readManifest } from '../core/snapshots/generations.ts';
 import { acquireLock, LockHeld, type Lock } from '../core/infra/lock.ts';
-import { writeLastRun } from '../core/infra/pipeline-run.ts';
+import { writeLastRun, type LastRun } from '../core/infra/pipeline-run.ts';
 import { acquireAdvisoryLock } from '../core/infra/postgres/advisory-lock.ts';
 import { createProgress } from './progress.ts';
 import { StageAborted, type Stage, type StageContext, type StageSummary } from './stage-context.ts';
@@ -157,7 +157,17 @@ async function recordRun(layout: DataDirLayout, opts: RunOptions, startedAt: Dat
     error: err === null ? null : err instanceof Error ? err.message : String(err),
     stages: run.stages.map((s) => ({ stage: s.stage, ms: s.ms })),
     generation: published?.generation ?? null,
+    ingest: ingestFigures(run),
   }).catch((e: Error) => opts.log.warn({ err: e.message }, 'could not write the last run (work/last-run.json) for /metrics'));
+}
+
+/** The ingest stage's figures for last-run.json (null when it did not finish in this run). */
+function ingestFigures(run: RunResult): LastRun['ingest'] {
+  const s = run.stages.find((x) => x.stage === 'ingest')?.summary as
+    { accepted: number; updated: number; quarantined: number; quarantinedBy: Record<string, number>; deleted: number } | undefined;
+  return s
+    ? { ingested: s.accepted + s.updated, quarantined: s.quarantined, quarantined_by_reason: s.quarantinedBy, deleted: s.deleted }
+    : null;
 }
 
 /** `run` = every stage; otherwise the named stages. */

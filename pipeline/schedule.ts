@@ -14,7 +14,8 @@ interface Schedule {
   stop(): Promise<void>;
 }
 
-function validateSchedule(spec: Record<string, string>): void {
+/** Throws on a stage name or cron expression that is not one. */
+export function validateSchedule(spec: Record<string, string>): void {
   for (const [what, expr] of Object.entries(spec)) {
     resolveStages([what === 'full' ? 'run' : what]);
     if (!cron.validate(expr)) throw new Error(`PIPELINE_SCHEDULE: "${expr}" for ${what} is not a valid cron expression`);

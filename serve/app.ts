@@ -36,6 +36,7 @@ import { pricesRouter } from './billing/price-routes.ts';
 import { mediaRouter } from './media/media-routes.ts';
 import type { MediaEntries } from './media/media-entries.ts';
 import { uiRouter } from './ui/ui-routes.ts';
+import { probesRouter } from './account/probes.ts';
 import type { SnapshotStore } from './generation/snapshot-store.ts';
 import type { ServedGeneration } from './search/served-generation.ts';
 import { alertsRouter, type AlertRouteDeps } from './alerts/alert-routes.ts';
@@ -138,6 +139,8 @@ function apiRouter(deps: AppDeps, emergent: EmergentStore): Router<ApiState> {
   // The dashboard's pages hold no data (they read the API with the key the person types in): no key.
   const ui = uiRouter(deps.prefix);
   api.use(ui.routes());
+  // An orchestrator's liveness and readiness probes hold none either.
+  api.use(probesRouter({ ledger: deps.ledger, snapshots: deps.snapshots }).routes());
   // Everything else: a key, the rate limit, the API version, a leased generation.
   api.use(requireKey(deps.ledger));
   api.use(keyedRequest(deps));

@@ -115,7 +115,14 @@ async function makeParts(config: Config, log: Logger): Promise<Parts> {
   const watches = watchStorage(config, log);
   const outbox = alertOutbox(config, log, watches, metrics.deliveries);
   // Events link to narratives at PUBLIC_BASE_URL (the address clients use, behind a proxy), else where this server listens.
-  const evaluator = new AlertEvaluator({ watches, outbox, layout, baseUrl: () => config.PUBLIC_BASE_URL ?? urls.base, log });
+  const evaluator = new AlertEvaluator({
+    watches,
+    outbox,
+    layout,
+    baseUrl: () => config.PUBLIC_BASE_URL ?? urls.base,
+    log,
+    onEvaluated: metrics.alerts.evaluated,
+  });
   return { layout, metrics, ledger, pool, snapshots, answerCache, emergentShare, emergent, jobs, media, watches, outbox, evaluator, urls };
 }
 

@@ -20,6 +20,11 @@ export interface LastRun {
   stages: Array<{ stage: string; ms: number }>;
   /** The generation published (null when the run published none). */
   generation: string | null;
+  /**
+   * What its ingest stage took in (null when it did not run or finish): records ingested (new and
+   * updated posts), quarantined (and by the field their first reason names), posts deleted.
+   */
+  ingest?: { ingested: number; quarantined: number; quarantined_by_reason: Record<string, number>; deleted: number } | null;
 }
 
 /** Replace the file at once (a scrape sees the old run or the new one, never half of one). */

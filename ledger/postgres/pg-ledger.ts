@@ -498,7 +498,7 @@ export class PgLedger implements CreditLedger {
 
   /**
    * Stop: the holds still open here are released now (as the file ledger's next open would), the
-   * running keys forgotten, the replica unregistered.
+   * running keys forgotten, the replica unregistered; with the database away, left to the reaper.
    */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -511,6 +511,9 @@ export class PgLedger implements CreditLedger {
       );
       await this.pool.query('DELETE FROM ledger.idempotency WHERE response IS NULL AND replica_id = $1', [this.replicaId]);
       await this.pool.query('DELETE FROM ledger.replicas WHERE id = $1', [this.replicaId]);
+    } catch {
+      // The database is away: a stop must still stop. What this replica held is then released by
+      // another replica's reaper once its lease lapses, as after a crash (docs/ledger.md).
     } finally {
       this.closed = true;
       await this.pool.end();

@@ -35,3 +35,29 @@ export async function writeQuarantine(
   await fsyncDir(layout.quarantine);
   return out;
 }
+
+/**
+ * A rejection's class for /metrics: the field its reason names ("published_at is not a valid ISO
+ * 8601 date-time" -> published_at, "missing uuid" -> uuid), or what kind of record it was not
+ * (json, csv, unreadable). A bounded set of labels, unlike the reasons' texts.
+ */
+function reasonClass(reason: string): string {
+  if (reason.startsWith('missing ')) return reason.split(' ')[1] ?? 'record';
+  if (/^malformed JSON|^record is not a JSON object/.test(reason)) return 'json';
+  if (reason.startsWith('malformed CSV row')) return 'csv';
+  if (reason.startsWith('unreadable line')) return 'unreadable';
+  if (reason.startsWith('media file not found')) return 'media';
+  return /^[a-z_]+/.exec(reason)?.[0] ?? 'other';
+}
+
+/** This file's quarantined records by the class of their first reason. */
+export async function quarantineReasons(db: DuckDB): Promise<Record<string, number>> {
+  const rows = await db.all<{
+    reason: string;
+    n: number;
+  }>(`SELECT reasons[1] AS reason, count(*) AS n FROM checked2 WHERE len(reasons) > 0 GROUP BY 1
+    UNION ALL SELECT reason, count(*) AS n FROM pre_rejected GROUP BY 1`);
+  const out: Record<string, number> = {};
+  for (const r of rows) out[reasonClass(r.reason)] = (out[reasonClass(r.reason)] ?? 0) + Number(r.n);
+  return out;
+}

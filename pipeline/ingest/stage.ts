@@ -12,7 +12,7 @@ import { withQueryProgress } from '../progress.ts';
 import { bumpStageVersion } from '../work-store.ts';
 import { discoverLandingFiles, type LandingFile } from './discover.ts';
 import { mergeValid } from './merge.ts';
-import { writeQuarantine } from './quarantine.ts';
+import { quarantineReasons, writeQuarantine } from './quarantine.ts';
 import { readRecords } from './read-records.ts';
 import { validationSql } from './validate-sql.ts';
 
@@ -26,6 +26,8 @@ interface FileReport {
   accepted: number;
   updated: number;
   quarantined: number;
+  /** Quarantined records by the field their first reason names (quarantine-reasons.ts). */
+  quarantinedBy: Record<string, number>;
   countsChanged: number;
   /** Deletion records accepted, and the stored posts they removed. */
   deletions: number;
@@ -43,6 +45,7 @@ interface IngestReport extends StageSummary {
   accepted: number;
   updated: number;
   quarantined: number;
+  quarantinedBy: Record<string, number>;
   deletions: number;
   deleted: number;
   ofDeleted: number;
@@ -111,6 +114,7 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercen
       accepted: 0,
       updated: 0,
       quarantined: 0,
+      quarantinedBy: {},
       countsChanged: 0,
       deletions: 0,
       deleted: 0,
@@ -135,6 +139,7 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercen
     (SELECT count(*) FROM checked2 WHERE len(reasons) > 0) + (SELECT count(*) FROM pre_rejected) AS quarantined`);
   const read = num(c?.read);
   const quarantined = num(c?.quarantined);
+  const quarantinedBy = quarantined > 0 ? await quarantineReasons(db) : {};
   const quarantineFile = quarantined > 0 ? await writeQuarantine(db, ctx.layout, f, {}) : undefined;
 
   ctx.signal.throwIfAborted();
@@ -161,6 +166,7 @@ async function ingestOne(ctx: StageContext, db: DuckDB, f: LandingFile, onPercen
       accepted: m.accepted,
       updated: m.updated,
       quarantined,
+      quarantinedBy,
       countsChanged: m.countsChanged,
       deletions: m.deletions,
       deleted: m.deleted,
@@ -193,6 +199,7 @@ async function runIngest(ctx: StageContext): Promise<IngestReport> {
     accepted: 0,
     updated: 0,
     quarantined: 0,
+    quarantinedBy: {},
     deletions: 0,
     deleted: 0,
     ofDeleted: 0,
@@ -216,6 +223,7 @@ async function runIngest(ctx: StageContext): Promise<IngestReport> {
       report.accepted += r.accepted;
       report.updated += r.updated;
       report.quarantined += r.quarantined;
+      for (const [reason, n] of Object.entries(r.quarantinedBy)) report.quarantinedBy[reason] = (report.quarantinedBy[reason] ?? 0) + n;
       report.deletions += r.deletions;
       report.deleted += r.deleted;
       report.ofDeleted += r.ofDeleted;

@@ -1,9 +1,10 @@
 // Which addresses a webhook may reach (docs/api.md, "Alerts"): a key holder must not be able to
 // make the server probe its own network, so only public unicast addresses are allowed unless
 // ALERTS_ALLOW_PRIVATE=1. The check is made on the address the connection actually uses (the
-// lookup below goes into the HTTP request), not only on the URL at creation: a name that
-// resolves to a public address when the watch is made and to 127.0.0.1 later (DNS rebinding) is
-// refused at delivery. ipaddr.js classifies the ranges (IANA special-purpose registries).
+// lookup below goes into the HTTP request; an IP literal, which never goes through a lookup, is
+// checked by literalRefusal before each attempt), not only on the URL at creation: a name that
+// resolves to a public address when the watch is made and to 127.0.0.1 later (DNS rebinding), or a
+// literal accepted while ALERTS_ALLOW_PRIVATE was set, is refused at delivery. ipaddr.js classifies the ranges (IANA special-purpose registries).
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -56,6 +57,17 @@ export async function webhookUrlRefusal(raw: string, allowPrivate: boolean): Pro
   return closed
     ? `url's host ${host} is ${closed}, a loopback or private address: webhooks go to public addresses only (the operator may set ALERTS_ALLOW_PRIVATE=1)`
     : null;
+}
+
+/**
+ * An IP-literal host checked before connecting (null: allowed, or not a literal). Node calls the
+ * lookup hook below only for names: a literal (127.0.0.1, [::1], [::ffff:10.0.0.1], 169.254.169.254)
+ * goes straight to connect, so it is checked here, by the sender, on every attempt.
+ */
+export function literalRefusal(host: string, allowPrivate: boolean): RefusedAddress | null {
+  const bare = host.startsWith('[') ? host.slice(1, -1) : host;
+  if (allowPrivate || !ipaddr.isValid(bare) || isPublicAddress(bare)) return null;
+  return new RefusedAddress(`${bare} is not a public address`);
 }
 
 /** A dns.lookup for http.request that refuses non-public addresses (unless allowed): checked at connect. */

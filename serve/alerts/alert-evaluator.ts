@@ -28,6 +28,8 @@ interface EvaluatorDeps {
   /** {base_url} (known once the server listens). */
   baseUrl: () => string;
   log: Logger;
+  /** Told of each finished evaluation and its events (the /metrics counters). */
+  onEvaluated?: (events: readonly AlertEvent[]) => void;
 }
 
 /** What one evaluation did (the log line; tests and the bench read it). */
@@ -135,6 +137,7 @@ export class AlertEvaluator {
       evaluateMs: Math.round(evaluateMs * 10) / 10,
       ms: Math.round((performance.now() - t0) * 10) / 10,
     };
+    this.deps.onEvaluated?.(events);
     this.reports.push(report);
     if (this.reports.length > 20) this.reports.shift();
     this.deps.log.info(

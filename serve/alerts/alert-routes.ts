@@ -13,7 +13,9 @@ import { badRequest, HttpError, notFound } from '../http/http-error.ts';
 import { webhookUrlRefusal } from './address-guard.ts';
 import type { AlertOutbox, Watch, WatchStore, WatchTarget } from './alert-model.ts';
 import { watchSecret } from './watch-secret.ts';
-import { parseWatchBody, type WatchBody } from './watch-schema.ts';
+import { parseWatchBody, watchIdField, type WatchBody } from './watch-schema.ts';
+import { queryFrom } from '../http/query.ts';
+import { z } from 'zod';
 
 /** Events GET /alerts/{id} shows, newest first. */
 const WATCH_EVENTS_SHOWN = 10;
@@ -64,8 +66,9 @@ function resolveTarget(gen: LoadedGeneration, t: WatchBody['target']): { target:
   }
 }
 
-/** The caller's watch; another account's is a 404, as one that does not exist. */
-export async function ownWatch(deps: Pick<AlertRouteDeps, 'watches'>, ctx: { state: ApiState }, id: string): Promise<Watch> {
+/** The caller's watch by its path id: a malformed id is a 400; another account's watch a 404, as one that does not exist. */
+export async function ownWatch(deps: Pick<AlertRouteDeps, 'watches'>, ctx: { state: ApiState }, raw: string | undefined): Promise<Watch> {
+  const { id } = queryFrom(z.object({ id: watchIdField }), { id: raw });
   const w = await deps.watches.get(id);
   if (!w || w.account !== accountOf(ctx)) throw notFound(`no watch ${id} (GET /alerts lists yours)`);
   return w;
@@ -107,11 +110,11 @@ export function alertsRouter(deps: AlertRouteDeps): Router {
     ctx.body = { items, total: items.length, limit: deps.perAccount };
   });
   r.get('/alerts/:id', async (ctx) => {
-    const watch = await ownWatch(deps, ctx, ctx.params.id!);
+    const watch = await ownWatch(deps, ctx, ctx.params.id);
     ctx.body = { watch, events: await deps.outbox.events(watch.id, WATCH_EVENTS_SHOWN) };
   });
   r.delete('/alerts/:id', async (ctx) => {
-    const watch = await ownWatch(deps, ctx, ctx.params.id!);
+    const watch = await ownWatch(deps, ctx, ctx.params.id);
     // The watch first: an evaluation starting meanwhile no longer sees it, so no event of it comes after the forget.
     await deps.watches.remove(watch.id);
     await deps.outbox.forget(watch.id);

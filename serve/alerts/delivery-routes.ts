@@ -11,14 +11,7 @@ import { intField, queryFrom } from '../http/query.ts';
 import type { AlertOutbox, WatchStore } from './alert-model.ts';
 import { ownWatch } from './alert-routes.ts';
 import { ATTEMPTS_KEPT } from './outbox-book.ts';
-
-const idField = (what: string, prefix: string) =>
-  z
-    .string({ error: `${what} must be a string` })
-    .regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,200}$`), `${what} must be a ${prefix}_... id`)
-    .describe(`${what} (${prefix}_...)`);
-
-export const watchIdField = idField('id', 'alw');
+import { idField, watchIdField } from './watch-schema.ts';
 
 /** GET /alerts/{id}/deliveries: the route, the MCP tool and the OpenAPI parameters read this. */
 export const deliveriesQuery = z.object({
@@ -37,9 +30,8 @@ interface DeliveryRouteDeps {
 export function deliveryRouter(deps: DeliveryRouteDeps): Router {
   const r = new Router<ApiState>();
   r.get('/alerts/:id/deliveries', async (ctx) => {
-    const { id } = queryFrom(z.object({ id: watchIdField }), ctx.params);
     const { limit } = queryFrom(deliveriesQuery, ctx.query);
-    const watch = await ownWatch(deps, ctx, id);
+    const watch = await ownWatch(deps, ctx, ctx.params.id);
     ctx.body = { watch_id: watch.id, paused: watch.paused, items: await deps.outbox.attempts(watch.id, limit), limit };
   });
   r.post('/alerts/:id/events/:event_id/redeliver', async (ctx) => {
@@ -53,11 +45,11 @@ export function deliveryRouter(deps: DeliveryRouteDeps): Router {
     const state = await deps.outbox.redeliver(watch.id, event_id);
     if (!state) throw notFound(`watch ${watch.id} has no event ${event_id} (GET /alerts/${watch.id} lists its last events)`);
     ctx.status = 202;
-    ctx.body = { queued: true, event: state };
+    // The event itself under `event` (as POSTed to the receiver), its delivery state beside it.
+    ctx.body = { queued: true, ...state };
   });
   r.post('/alerts/:id/resume', async (ctx) => {
-    const { id } = queryFrom(z.object({ id: watchIdField }), ctx.params);
-    const watch = await ownWatch(deps, ctx, id);
+    const watch = await ownWatch(deps, ctx, ctx.params.id);
     // Unpaused first: a run taking a queued event meanwhile must find the watch open.
     if (watch.paused) await deps.watches.setPaused(watch.id, null);
     const queued = await deps.outbox.resume(watch.id);

@@ -10,6 +10,16 @@ import { windowField } from '../http/query.ts';
 import { urlProblem } from './address-guard.ts';
 import type { WatchConditions } from './alert-model.ts';
 
+/** An id in a path: `prefix_` and up to 200 of [A-Za-z0-9_-]; anything else is a 400 naming it. */
+export const idField = (what: string, prefix: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,200}$`), `${what} must be a ${prefix}_... id`)
+    .describe(`${what} (${prefix}_...)`);
+
+/** A watch id, as every /alerts/{id} route and MCP tool reads it. */
+export const watchIdField = idField('id', 'alw');
+
 export const LIFECYCLES = ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'] as const satisfies readonly Lifecycle[];
 const WATCH_NAME_MAX = 200;
 const WATCH_URL_MAX = 2048;

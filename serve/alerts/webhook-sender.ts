@@ -1,11 +1,12 @@
 // One POST of an event to a watch's URL (docs/api.md, "Webhook deliveries"). node:http(s) with the
 // address guard as its lookup, so the address checked is the address connected to (a name that
-// rebinds to 127.0.0.1 is refused at connect). The whole attempt, from the lookup to the last byte
+// rebinds to 127.0.0.1 is refused at connect); an IP literal, which Node connects to without a
+// lookup, is checked before the attempt. The whole attempt, from the lookup to the last byte
 // of the answer, has `timeoutMs`: a receiver that hangs is a failed attempt, not a stuck worker.
 // Redirects are not followed (a 3xx is a failure): the URL the account gave is the only address.
 import http from 'node:http';
 import https from 'node:https';
-import { guardedLookup, RefusedAddress } from './address-guard.ts';
+import { guardedLookup, literalRefusal, RefusedAddress } from './address-guard.ts';
 
 /** The part of a receiver's answer kept (for the error text of a failed attempt); the rest is not read. */
 const BODY_CAP = 4096;
@@ -31,6 +32,8 @@ export function postWebhook(url: string, body: string, headers: Record<string, s
   const started = performance.now();
   const u = new URL(url);
   const lib = u.protocol === 'https:' ? https : http;
+  const literal = literalRefusal(u.hostname, o.allowPrivate);
+  if (literal) return Promise.resolve({ status: null, error: `refused address: ${literal.message}`, latencyMs: 0 });
   return new Promise<SendResult>((resolve) => {
     let done = false;
     const finish = (status: number | null, error: string | null) => {

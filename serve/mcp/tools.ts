@@ -5,7 +5,8 @@
 // and errors are those of the HTTP API by construction, not by a second implementation.
 import { z } from 'zod';
 import { usageQuery } from '../account/account-queries.ts';
-import { deliveriesQuery, redeliverParams, watchIdField } from '../alerts/delivery-routes.ts';
+import { deliveriesQuery, redeliverParams } from '../alerts/delivery-routes.ts';
+import { watchIdField } from '../alerts/watch-schema.ts';
 import { watchBodySchema } from '../alerts/watch-schema.ts';
 import { idempotencyKeySchema } from '../http/idempotency-key.ts';
 import { toCredits, timesMicro, type Micro } from '../../ledger/money.ts';
@@ -215,13 +216,13 @@ export const TOOLS: ToolDef[] = [
     description:
       'One watch with its last 10 events (one per story and generation, listing the conditions and windows it covers) ' +
       'and where their delivery stands (GET /alerts/{id}). Free.',
-    input: z.strictObject({ id: id('a watch id (alw_...)') }),
+    input: z.strictObject({ id: watchIdField }),
     http: ({ id }) => ({ method: 'GET', path: `/alerts/${enc(id)}` }),
   },
   {
     name: 'alerts_delete',
     description: 'Delete a watch and its events; nothing more is delivered for it (DELETE /alerts/{id}). Free.',
-    input: z.strictObject({ id: id('a watch id (alw_...)') }),
+    input: z.strictObject({ id: watchIdField }),
     http: ({ id }) => ({ method: 'DELETE', path: `/alerts/${enc(id)}` }),
   },
   {

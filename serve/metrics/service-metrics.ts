@@ -7,6 +7,8 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { bearerMatches, isLoopback } from '../../ledger/admin-api.ts';
+import { AlertMetrics } from './alert-metrics.ts';
+import { buildInfo } from './build-info.ts';
 import { CreditMetrics } from './credit-metrics.ts';
 import { DeliveryMetrics } from './delivery-metrics.ts';
 import { httpMetrics } from './http-metrics.ts';
@@ -22,11 +24,14 @@ export class ServiceMetrics {
   readonly jobs = new JobMetrics(this.registry);
   /** The alerts' delivery worker reports each attempt here (serve/alerts/alert-model.ts, DeliveryObserver). */
   readonly deliveries = new DeliveryMetrics(this.registry);
+  /** The alert evaluator reports each evaluation here (serve/alerts/alert-evaluator.ts, onEvaluated). */
+  readonly alerts = new AlertMetrics(this.registry);
   /** Requests by route and status: the app's outermost middleware. */
   readonly http: Koa.Middleware;
 
   constructor(private readonly prefix: string) {
     collectDefaultMetrics({ register: this.registry });
+    buildInfo(this.registry);
     this.http = httpMetrics(this.registry, prefix, prefix + METRICS_PATH);
   }
 

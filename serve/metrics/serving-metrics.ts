@@ -65,6 +65,21 @@ function generationGauges(registry: Registry, snapshots: SnapshotStore): void {
     'Posts the served generation answers from (deleted posts left out)',
     () => gen()?.posts ?? null,
   );
+  const perWindow = (name: string, help: string, list: () => ReadonlyArray<{ window_key: string }>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['window'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        const counts = new Map<string, number>();
+        for (const x of gen() ? list() : []) counts.set(x.window_key, (counts.get(x.window_key) ?? 0) + 1);
+        for (const [window, n] of counts) this.set({ window }, n);
+      },
+    });
+  perWindow('ci_narratives', "The served generation's narratives, by window", () => gen()!.maps.narratives.map((n) => n.narrative));
+  perWindow('ci_themes', "The served generation's themes, by window", () => gen()!.maps.themes.map((t) => t.theme));
   scrapedGauge(
     registry,
     'ci_generations_draining',
@@ -107,6 +122,25 @@ function pipelineGauges(registry: Registry, dataDir: string): void {
     'mode',
     (run) => [[run.mode, run.ok ? 1 : 0]],
   );
+  lastRunGauge(
+    'ci_pipeline_last_run_quarantined_records',
+    "Records the last run's ingest quarantined, by the field their first reason names (json, csv, unreadable: what the record was not)",
+    'reason',
+    (run) => Object.entries(run.ingest?.quarantined_by_reason ?? {}),
+  );
+  scrapedGauge(
+    registry,
+    'ci_pipeline_last_run_ingested_records',
+    "Records the last run's ingest took in (new and updated posts)",
+    async () => {
+      const run = await lastRun();
+      return run?.ingest ? run.ingest.ingested : null;
+    },
+  );
+  scrapedGauge(registry, 'ci_pipeline_last_run_deleted_posts', "Stored posts the last run's ingest deleted", async () => {
+    const run = await lastRun();
+    return run?.ingest ? run.ingest.deleted : null;
+  });
   scrapedGauge(registry, 'ci_pipeline_last_run_duration_seconds', 'The last pipeline run, start to end, seconds', async () => {
     const run = await lastRun();
     return run ? run.ms / 1000 : null;

@@ -13,6 +13,23 @@ export function accountPaths(): Record<string, Schema> {
         responses: { 200: json(ref('Usage'), 'Entries'), ...readErrors },
       },
     },
+    '/livez': {
+      get: {
+        summary: 'Liveness: 200 while the process serves HTTP (no key; an orchestrator restarts it when this fails)',
+        security: [],
+        responses: { 200: json(ref('Alive'), 'Alive') },
+      },
+    },
+    '/readyz': {
+      get: {
+        summary: 'Readiness: 200 when a generation is loaded and the ledger answers, 503 with the reasons otherwise (no key)',
+        security: [],
+        responses: {
+          200: json(ref('Ready'), 'Ready'),
+          503: json(ref('NotReady'), 'Not ready: take it out of the load balancer'),
+        },
+      },
+    },
     '/health': {
       get: {
         summary: 'Service status and data freshness (free)',
@@ -24,6 +41,9 @@ export function accountPaths(): Record<string, Schema> {
 
 export function accountSchemas(): Record<string, Schema> {
   return {
+    Alive: obj({ status: { const: 'alive' } }),
+    Ready: obj({ status: { const: 'ready' }, generation: str }),
+    NotReady: obj({ status: { const: 'not ready' }, reasons: strList }),
     Usage: obj({
       account: str,
       balance: num,

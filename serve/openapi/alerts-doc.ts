@@ -183,7 +183,7 @@ export function alertSchemas(): Record<string, Schema> {
       items: { type: 'array', items: ref('DeliveryAttempt') },
       limit: int,
     }),
-    Redelivery: obj({ queued: { const: true }, event: ref('EventState') }),
+    Redelivery: { allOf: [obj({ queued: { const: true } }), ref('EventState')] },
     WatchResumed: obj({ watch: ref('Watch'), was_paused: bool, queued: int }),
     WatchPaused: obj({ error: str, paused: obj({ at: str, reason: str }) }),
   };

@@ -244,6 +244,7 @@ test('the document is OpenAPI 3.1 and every response of every endpoint matches i
   await checkJobs(poor);
   await checkAlerts();
   await checkMcp();
+  for (const probe of ['/livez', '/readyz']) await check('GET', probe, probe, { key: null });
   // Every documented operation was exercised.
   const documented = Object.entries(doc.paths)
     .flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`))

@@ -80,8 +80,18 @@ test('GET /alerts/{id}/deliveries: every attempt, newest first, with status, lat
     assert.is(bad.status, 400, q);
     assert.match(bad.json.error, /limit must be/);
   }
-  const badId = await api('GET', '/alerts/nope/deliveries');
-  assert.equal([badId.status, badId.json.error], [400, 'id must be a alw_... id']);
+  // A malformed id is a 400 on every /alerts/{id} route, not a 404.
+  for (const [method, route] of [
+    ['GET', '/alerts/nope/deliveries'],
+    ['GET', '/alerts/nope'],
+    ['DELETE', '/alerts/nope'],
+    ['POST', '/alerts/nope/resume'],
+    ['POST', '/alerts/nope/events/evt_x/redeliver'],
+    ['GET', `/alerts/alw_${'x'.repeat(201)}`],
+  ] as const) {
+    const badId = await api(method, route);
+    assert.equal([badId.status, badId.json.error], [400, 'id must be a alw_... id'], `${method} ${route}`);
+  }
 });
 
 test('POST /alerts/{id}/events/{event_id}/redeliver sends the event again with the same id; an unknown event is a 404', async () => {
@@ -91,7 +101,8 @@ test('POST /alerts/{id}/events/{event_id}/redeliver sends the event again with t
   await pollUntil('delivered', async () => (await statusesOf(w))[0] === 'delivered', 20_000);
   const again = await api('POST', `/alerts/${w.id}/events/${e.id}/redeliver`);
   assert.is(again.status, 202);
-  assert.equal([again.json.queued, again.json.event.event.id, again.json.event.status], [true, e.id, 'pending']);
+  // The event itself under `event` (docs/api.md), its delivery state beside it.
+  assert.equal([again.json.queued, again.json.event.id, again.json.event.type, again.json.status], [true, e.id, e.type, 'pending']);
   await pollUntil('the second delivery', () => rec.of(e.id).length === 2, 20_000);
   assert.is(rec.of(e.id)[1]!.headers['x-alert-event-id'], e.id);
   await pollUntil('delivered again', async () => (await statusesOf(w))[0] === 'delivered', 20_000);

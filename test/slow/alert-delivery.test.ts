@@ -356,6 +356,41 @@ test('a private address is refused at delivery when ALERTS_ALLOW_PRIVATE is not 
   assert.is(rec.received.length, 0);
 });
 
+test('a private IP literal is refused at delivery too (no lookup runs for it): loopback, mapped, private, link-local', async () => {
+  const rec = await startReceiver();
+  open.push(rec);
+  const port = new URL(rec.url).port;
+  const r = await rig(tmpDir(), { ALERTS_ALLOW_PRIVATE: '0', ALERTS_RETRY_BASE_MS: '50' });
+  // Watches as a store holds them after creation under ALERTS_ALLOW_PRIVATE=1 (the routes' check is not run).
+  const urls = [
+    rec.url,
+    `http://[::ffff:127.0.0.1]:${port}/hook`,
+    `http://[::ffff:7f00:1]:${port}/hook`,
+    `http://[::1]:${port}/hook`,
+    `http://2130706433:${port}/hook`,
+    'http://10.1.2.3/hook',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[fd00::1]/hook',
+  ];
+  const watches = urls.map((u, i) => ({ ...watchFor(u), id: `alw_literal${i}` }));
+  for (const w of watches) assert.ok(await r.watches.add(w, 100));
+  await r.outbox.add(watches.map((w) => eventFor(w, 1)));
+  for (const w of watches) {
+    await pollUntil(`two refused attempts to ${w.url}`, async () => (await r.outbox.attempts(w.id, 10)).length >= 2, 10_000);
+    for (const a of await r.outbox.attempts(w.id, 10)) {
+      assert.is(a.status, null, w.url);
+      assert.match(a.error!, /^refused address: .* is not a public address$/, `${w.url}: ${a.error}`);
+    }
+  }
+  assert.is(rec.received.length, 0);
+  // Allowed, the same literal is delivered to.
+  const allowed = await rig(tmpDir(), { ALERTS_ALLOW_PRIVATE: '1' });
+  const w = watchFor(rec.url);
+  assert.ok(await allowed.watches.add(w, 100));
+  await allowed.outbox.add([eventFor(w, 2)]);
+  await pollUntil('the delivery', () => rec.received.length === 1, 10_000);
+});
+
 test('the file outbox across a restart: history kept, pending events queued again and delivered', async () => {
   const dir = tmpDir();
   const port = await closedPort();

@@ -5,6 +5,7 @@
 // the last pipeline run).
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../core/infra/config.ts';
@@ -16,11 +17,13 @@ import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { resolveStages, runStages, type RunResult } from '../../pipeline/runner.ts';
 import type { RunningServer } from '../../serve/server.ts';
 import { callApi } from '../helpers/http.ts';
-import { AS_OF, runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { AS_OF, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipeline.ts';
 import { has, histogramOf, scrape, valueOf, type Scrape } from '../helpers/prometheus.ts';
 import { testServer } from '../helpers/server.ts';
 import { ledgerEnv, stopPostgres } from '../helpers/postgres.ts';
-import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
+import { cleanupTmp, tmpDir, writeLines } from '../helpers/tmp.ts';
+import { watchFor } from '../helpers/alerts.ts';
+import { NEW_WORD_STORIES, storyPosts } from '../../fixtures/new-word-stories.ts';
 
 const TOKEN = 'adm_metrics_test_token';
 
@@ -39,6 +42,13 @@ const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) <
 
 test.before(async () => {
   dir = sampleDataDir();
+  // Three records ingest refuses, each for another reason.
+  fs.writeFileSync(
+    path.join(dir, 'landing', 'bad.ndjson'),
+    ['{"platform":"x","published_at":"2026-10-01T00:00:00Z"}', '{"uuid":"b1","platform":"x","published_at":"yesterday"}', '{not json'].join(
+      '\n',
+    ) + '\n',
+  );
   run = await runPipeline(dir);
   // Copied before either server made its ledger: each server has a data directory (and ledger) of its own.
   openDir = tmpDir();
@@ -226,6 +236,29 @@ test('the served generation, its as-of and age; the last pipeline run, stage by 
   );
   assert.is(valueOf(m, 'ci_pipeline_last_run_duration_seconds'), run.ms / 1000);
   assert.is(valueOf(m, 'ci_pipeline_last_run_success', { mode: 'full' }), 1, 'a first run is a full one');
+  // What the run's ingest took in, quarantined by reason, and deleted.
+  const ingest = summaryOf(run, 'ingest') as { accepted: number; updated: number; quarantinedBy: Record<string, number> };
+  assert.is(valueOf(m, 'ci_pipeline_last_run_ingested_records'), ingest.accepted + ingest.updated);
+  assert.is(valueOf(m, 'ci_pipeline_last_run_deleted_posts'), 0);
+  for (const reason of ['uuid', 'published_at', 'json']) assert.ok(ingest.quarantinedBy[reason]! >= 1, reason);
+  assert.equal(
+    Object.fromEntries(
+      m.metrics.ci_pipeline_last_run_quarantined_records!.data.map((d) => [d.labels.reason, (d as { value: number }).value]),
+    ),
+    ingest.quarantinedBy,
+  );
+  // Narratives and themes by window, as the generation holds them; the build serving.
+  const gen = s.snapshots.generation!;
+  for (const w of ['7d', '30d', '90d', 'all']) {
+    assert.is(valueOf(m, 'ci_narratives', { window: w }), gen.maps.narratives.filter((n) => n.narrative.window_key === w).length, w);
+    assert.is(valueOf(m, 'ci_themes', { window: w }), gen.maps.themes.filter((t) => t.theme.window_key === w).length, w);
+  }
+  const build = m.metrics.ci_build_info!.data[0]!;
+  assert.equal(
+    [build.labels.version, (build as { value: number }).value],
+    [JSON.parse(fs.readFileSync('package.json', 'utf8')).version, 1],
+  );
+  assert.match(String(build.labels.commit), /^([0-9a-f]{12}|unknown)$/);
 });
 
 test('a failed pipeline run is recorded as failed, with the stages it finished', async () => {
@@ -270,6 +303,27 @@ test('webhook deliveries: the observer counts attempts by outcome and times them
   assert.is(h.buckets['0.25'], 2);
   assert.is(h.buckets['10'], 3);
   near(h.sum! - histogramOf(before, 'ci_webhook_delivery_duration_seconds').sum!, 10.16, 'latency sum');
+});
+
+test('alert evaluations and their events by condition, as the evaluator made them', async () => {
+  const before = await metrics();
+  for (const condition of ['new_narrative', 'spike', 'lifecycle', 'momentum'])
+    assert.ok(has(before, 'ci_alert_events_total', { condition }), condition);
+  assert.ok(await s.alerts.watches.add(watchFor('http://127.0.0.1:9/hook'), 100));
+  // A new generation an hour later, with the posts of a new story: the watch (any narrative) is evaluated.
+  writeLines(path.join(dir, 'landing', 'later.ndjson'), storyPosts(NEW_WORD_STORIES[0]!, new Date(AS_OF.getTime() + 3_600_000)));
+  await runPipeline(dir, ['run'], new Date(AS_OF.getTime() + 3_600_000));
+  await pollUntil('the new generation evaluated', async () => delta(before, await metrics(), 'ci_alert_evaluations_total') === 1, 30_000);
+  await s.alerts.evaluator.idle();
+  const after = await metrics();
+  const report = s.alerts.evaluator.reports.at(-1)!;
+  for (const condition of ['new_narrative', 'spike', 'lifecycle', 'momentum'])
+    assert.is(
+      delta(before, after, 'ci_alert_events_total', { condition }),
+      report.events.filter((e) => e.type === `narrative.${condition}`).length,
+      condition,
+    );
+  assert.ok(report.events.length > 0, 'the new story fired');
 });
 
 test.run();

@@ -69,8 +69,30 @@ test('an --as-of older than the served generation is refused with what it would 
   assert.is((await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-11-02T00:00:00Z'])).code, 0);
 });
 
+test('a data directory with nothing in it is refused (a mistyped --data-dir), created nowhere; --init starts one on purpose', async () => {
+  const typo = path.join(tmpDir(), 'typo');
+  for (const command of ['run', 'ingest', 'schedule']) {
+    const r = await runTs('pipeline/cli.ts', [command, '--data-dir', typo]);
+    assert.is(r.code, 2, r.out);
+    assert.match(
+      r.out,
+      /^pipeline: \S+typo is not a data directory yet: no generation published and no file in \S+landing; check --data-dir/m,
+    );
+    assert.not.ok(fs.existsSync(typo), `${command} created the folder`);
+  }
+  // An empty landing folder is nothing landed too.
+  fs.mkdirSync(path.join(typo, 'landing', 'sub'), { recursive: true });
+  assert.is((await runTs('pipeline/cli.ts', ['run', '--data-dir', typo])).code, 2);
+  const init = await runTs('pipeline/cli.ts', ['run', '--data-dir', typo, '--init']);
+  assert.is(init.code, 0, init.out);
+  assert.is(await readCurrent(dataDirLayout(typo)), 'g000001');
+  // Once a generation is published, an empty landing folder is an ordinary run.
+  assert.is((await runTs('pipeline/cli.ts', ['run', '--data-dir', typo])).code, 0);
+});
+
 test("a run fails with a one-line reason while another run holds the lock; a dead owner's lock is taken over", async () => {
   const d = tmpDir();
+  writeLines(path.join(d, 'landing', 'a.ndjson'), [{ uuid: 'a', platform: 'x', published_at: '2026-10-01T00:00:00Z' }]);
   const layout = dataDirLayout(d);
   const held = await acquireLock(layout.lock);
   try {

@@ -27,6 +27,10 @@ const PROBE_TITLE = '<img src=x onerror="window.__xss=1">Doorbuster deals';
 const PROBE_TEXT = '<script>window.__xss=2</script>Doorbuster deals on every doorbuster at the mall tonight';
 const PROBE_TAG = '<svg onload=window.__xss=3>';
 
+/** Unbroken text a hostile poster uses to widen every page that shows it: a handle, a word, a tag. */
+const LONG_HANDLE = `deals_${'x'.repeat(300)}`;
+const LONG_WORD = `door${'buster'.repeat(40)}`;
+
 /** 24 of them: a narrative needs 15 posts (docs/fields.md, "Which posts form a narrative"). */
 function hostilePosts(): unknown[] {
   return Array.from({ length: 24 }, (_, i) => ({
@@ -34,9 +38,10 @@ function hostilePosts(): unknown[] {
     platform: 'x',
     content_type: 'text',
     creator_id: 990_000 + i,
-    title: PROBE_TITLE,
-    description: `${PROBE_TEXT} ${['bargain', 'queue', 'sale', 'early'][i % 4]}`,
-    tags: [PROBE_TAG, 'doorbuster'],
+    creator_handle: i % 2 ? LONG_HANDLE : null,
+    title: i % 3 ? PROBE_TITLE : `${PROBE_TITLE} ${LONG_WORD}`,
+    description: `${PROBE_TEXT} ${['bargain', 'queue', 'sale', 'early'][i % 4]} https://example.com/${'a'.repeat(200)}`,
+    tags: [PROBE_TAG, 'doorbuster', LONG_WORD.slice(0, 120)],
     published_at: new Date(AS_OF.getTime() - (1 + (i % 10)) * 86_400_000).toISOString(),
     like_count: 10 + i,
     comment_count: 2,
@@ -531,6 +536,30 @@ test('hostile posts: markup in titles, texts, tags and links renders as text and
     assert.equal(problems, [], p);
     await close();
   }
+});
+
+test('long unbroken text (a handle, a word, a tag, a URL) wraps: no page is wider than the screen', async () => {
+  const found = (await api('/narratives/search?q=doorbuster')).json.items[0];
+  assert.ok(found, 'the hostile narrative');
+  const pages = Object.keys(UI_PAGES).map((name) =>
+    name === 'narrative.html' ? `${ui}${name}?id=${encodeURIComponent(found.id)}` : `${ui}${name}`,
+  );
+  for (const viewport of [VIEWPORTS.laptop, VIEWPORTS.phone])
+    for (const url of pages) {
+      const { page, close } = await open(url, viewport);
+      const searched = url.endsWith('search.html');
+      if (searched) {
+        await page.fill('#query', 'doorbuster deals at the mall');
+        await page.fill('#limit', '10');
+        await page.click('#run');
+        await page.waitForSelector('#charged');
+      }
+      if (searched || url.includes('narrative.html'))
+        assert.ok((await page.evaluate(() => document.body.innerText)).includes('deals_xxxx'), `${url}: the long handle is shown`);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= viewport.width, `${url} at ${viewport.width} px is ${width} px wide`);
+      await close();
+    }
 });
 
 test('the key: asked once, checked, kept in sessionStorage only; never in a URL or a cookie', async () => {
