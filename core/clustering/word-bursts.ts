@@ -113,20 +113,23 @@ export function burstStories(input: BurstInput): Array<{ rows: number[]; centre:
   // A word most of whose posts of the run are in stories names a story told already: those it left
   // out are that story's noise, not another story (CrisisLexT6's "#yyc" seeded 2,132 posts the
   // Alberta floods' narratives left out, Calgary's everyday talk among them).
-  const toldPosts = (seed: Seed) => {
+  const toldPosts = (seed: Seed, word: readonly number[]) => {
     let n = 0;
-    for (let d = seed.from; d <= seed.to; d++) for (const r of byDay[d]!) if (taken[r] && lexicon.holds(r, [seed.word])) n++;
+    for (let d = seed.from; d <= seed.to; d++) for (const r of byDay[d]!) if (taken[r] && lexicon.holds(r, word)) n++;
     return n;
   };
   const out: Array<{ rows: number[]; centre: Float32Array }> = [];
   for (const seed of seedsOf(input, first, span)) {
+    // The seed word as the key list the lexicon takes: one array per seed, not one per post.
+    const word = [seed.word];
     // Posts of the run and a day either side: a story's later posts drop its name ("day three of the ferry strike").
     const free = byDay.slice(Math.max(0, seed.from - 1), seed.to + 2).flatMap((list) => list.filter((r) => !taken[r]));
     const inRun = (r: number) => days[r]! - first >= seed.from && days[r]! - first <= seed.to;
-    const group = free.filter((r) => inRun(r) && lexicon.holds(r, [seed.word]));
-    if (2 * group.length < minSize || group.length < toldPosts(seed)) continue;
+    const group = free.filter((r) => inRun(r) && lexicon.holds(r, word));
+    const inGroup = new Set(group);
+    if (2 * group.length < minSize || group.length < toldPosts(seed, word)) continue;
     const keys = lexicon.weightsOf(group, JOIN_WORDS).ids;
-    const joined = free.filter((r) => !group.includes(r) && lexicon.heldCount(r, keys) >= JOIN_KEYS);
+    const joined = free.filter((r) => !inGroup.has(r) && lexicon.heldCount(r, keys) >= JOIN_KEYS);
     const members = [...group, ...joined];
     const centre = unit(sumOf(space, members));
     const kept = members.filter(
