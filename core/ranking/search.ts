@@ -8,6 +8,7 @@ import { embed, embedderKnows } from '../vectors/embedder.ts';
 import { toSpace } from '../vectors/vector-space.ts';
 import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../snapshots/windows.ts';
 import { exactNeighbours } from './exact-neighbours.ts';
+import { chanceSimilarity } from './chance-floor.ts';
 import { searchGraphs, type LoadedGraphs, type Neighbour } from './segment-graphs.ts';
 import { weightedEngagement, type SearchIndex } from './search-index.ts';
 
@@ -17,7 +18,10 @@ import { weightedEngagement, type SearchIndex } from './search-index.ts';
 export const RANKING = {
   /** Reciprocal Rank Fusion's k (as Elasticsearch and others use): rrf = sum 1 / (k + rank). */
   rrfK: 60,
-  /** A row found only by the vector retriever must be at least this similar to count as a match. */
+  /**
+   * A row found only by the vector retriever must be at least this similar to count as a match,
+   * and more similar than rows are by chance to the query (core/ranking/chance-floor.ts).
+   */
   vectorFloor: 0.35,
   /** exampleRankingScore = relevance x w + recencyScore x w + engagementScore x w. */
   blend: { relevance: 0.7, recency: 0.15, engagement: 0.15 },
@@ -117,6 +121,8 @@ export interface SearchPlan {
   vector: Float32Array | null;
   /** The vector candidates' weight in the fusion: the share of the query the vector stands for (vectorCoverage). */
   vectorWeight: number;
+  /** The similarity a vector candidate needs: RANKING.vectorFloor, or the query's chance similarity when higher. */
+  floor: number;
 }
 
 /** The plan of a search (null: nothing can match, the answer is empty). */
@@ -132,7 +138,14 @@ export function planSearch(index: SearchIndex, p: SearchParams): SearchPlan | nu
   const depth = Math.min(windowRows, Math.max(p.limit * RANKING.depthFactor, RANKING.minDepth));
   const qv = queryVector(index, qTerms);
   const vector = qv.some((x) => x !== 0) ? qv : null;
-  return { start, depth, terms: qTerms, vector, vectorWeight: vector ? vectorCoverage(index, qTerms) : 0 };
+  return {
+    start,
+    depth,
+    terms: qTerms,
+    vector,
+    vectorWeight: vector ? vectorCoverage(index, qTerms) : 0,
+    floor: vector ? Math.max(RANKING.vectorFloor, chanceSimilarity(index.vectors, vector)) : RANKING.vectorFloor,
+  };
 }
 
 /** The lexical candidates of a plan: BM25 over the window's rows. */
@@ -140,7 +153,7 @@ export function lexicalCandidates(index: SearchIndex, plan: SearchPlan): Array<{
   return searchSegments(index.bm25, plan.terms, plan.depth, plan.start, index.deleted);
 }
 
-/** The vector candidates of a plan from the HNSW graphs (ef: vectorEf), above the vector floor. */
+/** The vector candidates of a plan from the HNSW graphs (ef: vectorEf), above the fixed vector floor (fuse applies the plan's). */
 export function graphCandidates(graphs: LoadedGraphs, plan: Pick<SearchPlan, 'vector' | 'depth' | 'start'>): Neighbour[] {
   if (!plan.vector) return [];
   return searchGraphs(graphs, plan.vector, plan.depth, vectorEf(plan.depth), plan.start).filter((v) => v.sim >= RANKING.vectorFloor);
@@ -174,8 +187,9 @@ export function fuse(
   p: SearchParams,
   plan: SearchPlan,
   lexical: ReadonlyArray<{ row: number }>,
-  vector: readonly Neighbour[],
+  candidates: readonly Neighbour[],
 ): RankedRow[] {
+  const vector = candidates.filter((v) => v.sim >= plan.floor);
   // Candidate slots: the lexical rows in their order, then the rows only the vector retriever found.
   const slotOf = new Map<number, number>();
   const rows = new Int32Array(lexical.length + vector.length);
@@ -243,7 +257,7 @@ export function fuse(
     const followers = index.followers[row]!;
     const kind = index.textKind[row]!;
     const lr = lexRank[s] || null;
-    const matched = lr !== null || raw >= RANKING.vectorFloor;
+    const matched = lr !== null || raw >= plan.floor;
     return {
       row,
       uuid: uuidOf(row),

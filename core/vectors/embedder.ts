@@ -9,7 +9,8 @@
 // sample's document x feature matrix; `space: 'lsa'`): short posts of one subject that share no
 // word stayed orthogonal there (docs/fields.md, "Narratives"). Until model 'words-known', every
 // feature counted through its bucket; now only the features the fit learnt do (`known`), and words
-// folded in after the fit (core/vectors/fold-in.ts). The model (idf, projection, known features) is
+// folded in after the fit (core/vectors/fold-in.ts). Since model 'words-common' it keeps the
+// directions every post shares (common-directions.ts), which a folded word leaves out. The model (idf, projection, known features) is
 // deterministic for a given corpus, seed and parameters, is saved with the generation, and embeds
 // queries exactly as documents.
 // Hand-written because it is the product's own core: a few hundred lines of typed-array loops
@@ -22,6 +23,7 @@ import { seededRandom } from '../stats/seeded-random.ts';
 import { FURNITURE_DEFAULTS, furnitureFeatures } from '../text/furniture-terms.ts';
 import { gram, orthonormalise, rowsTimes, sparseTimesDense, transposeRows } from './svd-kernels.ts';
 import { ppmiRows } from './word-space.ts';
+import { commonDirections } from './common-directions.ts';
 
 export interface EmbedderParams {
   /** Hash space of terms and bigrams. */
@@ -48,7 +50,7 @@ export interface EmbedderParams {
  * (pipeline/refit-rule.ts). It names the analyzer too: a post's terms, and so its vector and its
  * postings, change with the analyzer.
  */
-export const EMBEDDER_MODEL = `words-known/${ANALYZER_VERSION}`;
+export const EMBEDDER_MODEL = `words-common/${ANALYZER_VERSION}`;
 
 const DEFAULT_EMBEDDER: EmbedderParams = {
   buckets: 1 << 16,
@@ -89,6 +91,12 @@ export interface EmbedderModel {
   known: Uint32Array | null;
   /** Words given a vector after the fit, from the posts that brought them (core/vectors/fold-in.ts). */
   folded: FoldedWords;
+  /**
+   * The directions every post shares (core/vectors/common-directions.ts), from (up to COMMON_SAMPLE
+   * of) the fit's sample posts: orthonormal rows of dim. A word folded in from its posts' mean
+   * would point mostly along them; fold-in takes them away. null: a model saved before them.
+   */
+  common: Float32Array | null;
 }
 
 /** Words folded into a fitted model: sorted feature ids, each one's idf and vector (row-major, dim floats each). */
@@ -408,7 +416,7 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
     buckets,
     idf,
   );
-  return {
+  const model: EmbedderModel = {
     params,
     version: `${params.space === 'lsa' ? 'lsa' : 'words'}-${version}`,
     idf,
@@ -417,7 +425,27 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
     furniture,
     known,
     folded: NO_FOLDED_WORDS,
+    common: null,
   };
+  return {
+    ...model,
+    common: postsCommon(
+      model,
+      picked.map((i) => docs[i]!),
+    ),
+  };
+}
+
+/** Posts the common directions are found from: plenty for a 128 x 128 covariance. */
+const COMMON_SAMPLE = 5_000;
+
+/** The common directions (core/vectors/common-directions.ts) of the first COMMON_SAMPLE of `docs` under `model`. */
+function postsCommon(model: EmbedderModel, docs: readonly Uint32Array[]): Float32Array {
+  const { dim } = model.params;
+  const picked = docs.slice(0, COMMON_SAMPLE);
+  const vectors = new Float32Array(picked.length * dim);
+  picked.forEach((d, i) => embedHashes(model, d, vectors.subarray(i * dim, (i + 1) * dim)));
+  return commonDirections(vectors, dim);
 }
 
 /**
@@ -464,8 +492,9 @@ export function embed(model: EmbedderModel, terms: string[], out?: Float32Array)
 }
 
 // ---- persistence: a small JSON header, then the arrays as raw little-endian 32-bit words -------
-// idf (buckets), projection (buckets x dim), known ids, folded ids, folded idf, folded vectors. A file
-// of an earlier model has neither list: every bucket is then its own feature (known: null).
+// idf (buckets), projection (buckets x dim), known ids, folded ids, folded idf, folded vectors, common
+// directions. A file of an earlier model has neither list: every bucket is then its own feature
+// (known: null); one saved before the common directions has none.
 
 export async function saveEmbedder(model: EmbedderModel, file: string): Promise<void> {
   const { known, folded } = model;
@@ -477,12 +506,21 @@ export async function saveEmbedder(model: EmbedderModel, file: string): Promise<
       furniture: model.furniture,
       known: known?.length ?? null,
       folded: folded.ids.length,
+      common: model.common?.length ?? 0,
     }),
     'utf8',
   );
   const len = Buffer.alloc(4);
   len.writeUInt32LE(header.length);
-  const parts = [model.idf, model.projection, ...(known ? [known] : []), folded.ids, folded.idf, folded.vectors];
+  const parts = [
+    model.idf,
+    model.projection,
+    ...(known ? [known] : []),
+    folded.ids,
+    folded.idf,
+    folded.vectors,
+    ...(model.common ? [model.common] : []),
+  ];
   await fs.writeFile(file, Buffer.concat([len, header, ...parts.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))]));
 }
 
@@ -499,11 +537,13 @@ export async function loadEmbedder(file: string, opts: { share?: boolean } = {})
   > & {
     known?: number | null;
     folded?: number;
+    common?: number;
   };
   const { buckets, dim } = header.params;
   const known = header.known ?? null;
   const folded = header.folded ?? 0;
-  const words = buckets + buckets * dim + (known ?? 0) + folded * (2 + dim);
+  const common = header.common ?? null;
+  const words = buckets + buckets * dim + (known ?? 0) + folded * (2 + dim) + (common ?? 0);
   const bytes = buf.length - 4 - hl;
   if (bytes !== 4 * words) throw new Error(`embedder file ${file} has ${bytes / 4} words, expected ${words}`);
   // One copy, into aligned memory (the header's length makes the arrays' offset in the file arbitrary).
@@ -519,6 +559,7 @@ export async function loadEmbedder(file: string, opts: { share?: boolean } = {})
   const projection = take(Float32Array, buckets * dim);
   const knownIds = known === null ? null : take(Uint32Array, known);
   const ids = take(Uint32Array, folded);
+  const foldedWords = { ids, idf: take(Float32Array, folded), vectors: take(Float32Array, folded * dim) };
   return {
     params: header.params,
     version: header.version,
@@ -527,6 +568,7 @@ export async function loadEmbedder(file: string, opts: { share?: boolean } = {})
     idf,
     projection,
     known: knownIds,
-    folded: { ids, idf: take(Float32Array, folded), vectors: take(Float32Array, folded * dim) },
+    folded: foldedWords,
+    common: common === null ? null : take(Float32Array, common),
   };
 }

@@ -121,10 +121,11 @@ function fuseByDefinition(
   p: { query: string; limit: number; window: WindowKey },
   vector: Float32Array | null,
   lexical: ReadonlyArray<{ row: number }>,
-  neighbours: ReadonlyArray<{ row: number }>,
+  neighbours: ReadonlyArray<{ row: number; sim: number }>,
+  floor: number,
 ): RankedRow[] {
   const lr = new Map(lexical.map((x, i) => [x.row, i + 1]));
-  const vr = new Map(neighbours.map((x, i) => [x.row, i + 1]));
+  const vr = new Map(neighbours.filter((x) => x.sim >= floor).map((x, i) => [x.row, i + 1]));
   const rows = [...new Set([...lr.keys(), ...vr.keys()])];
   const all = rows.map((row): RankedRow => {
     const l = lr.get(row) ?? null;
@@ -154,8 +155,7 @@ function fuseByDefinition(
       exampleRankingScore:
         RANKING.blend.relevance * relevance + RANKING.blend.recency * recencyScore + RANKING.blend.engagement * engagementScore,
       intentSimilarity: kind === 1 ? raw : null,
-      intentEvidenceSource:
-        kind === -1 ? 'no_text' : kind === 0 ? 'tag_only' : l !== null || raw >= RANKING.vectorFloor ? 'authored_text' : 'no_match',
+      intentEvidenceSource: kind === -1 ? 'no_text' : kind === 0 ? 'tag_only' : l !== null || raw >= floor ? 'authored_text' : 'no_match',
       lexicalRank: l,
       vectorRank: v,
     };
@@ -176,7 +176,7 @@ test('fusion returns exactly the rows, order and scores of its definition (every
         if (!plan) continue;
         const lexical = lexicalCandidates(index, plan);
         const neighbours = plan.vector ? graphCandidates(index.hnsw!, plan) : [];
-        const want = fuseByDefinition(index, p, plan.vector, lexical, neighbours);
+        const want = fuseByDefinition(index, p, plan.vector, lexical, neighbours, plan.floor);
         assert.equal(fuse(index, p, plan, lexical, neighbours), want, `${query} ${window} ${limit}`);
         compared++;
         if (new Set([...lexical.map((x) => x.row), ...neighbours.map((x) => x.row)]).size > limit) cut++;
