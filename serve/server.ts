@@ -251,7 +251,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await p.watches.open();
     await p.outbox.open();
     const { app, adminAuth } = await appFor(p, config, log, startedAt);
-    p.metrics.watch({ snapshots, dataDir: config.dataDir, answerCache: p.answerCache, searchPool: pool, jobs });
+    const alerts = { outbox: p.outbox, watches: p.watches };
+    p.metrics.watch({ snapshots, dataDir: config.dataDir, answerCache: p.answerCache, searchPool: pool, jobs, alerts });
     const served = await listen(app.callback(), config, log);
     server = served.server;
     await served.listening;

@@ -107,6 +107,13 @@ export interface AlertEvent {
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'paused';
 
+/**
+ * The statuses of an event still to be delivered: pending (due, or retrying) and paused (its watch
+ * paused). Delivered and failed (given up, sent again only on request) are done with.
+ */
+export const WAITING_STATUSES = ['pending', 'paused'] as const satisfies readonly DeliveryStatus[];
+export type WaitingCounts = Record<(typeof WAITING_STATUSES)[number], number>;
+
 /** An event with where its delivery stands. */
 export interface EventState {
   event: AlertEvent;
@@ -141,6 +148,8 @@ export interface WatchStore {
   /** False when there was none. */
   remove(id: string): Promise<boolean>;
   setPaused(id: string, paused: Watch['paused']): Promise<void>;
+  /** How many watches deliver (active) and how many wait for a resume (paused): for /metrics. */
+  countByState(): Promise<{ active: number; paused: number }>;
   close(): Promise<void>;
 }
 
@@ -159,6 +168,8 @@ export interface AlertOutbox {
   resume(watchId: string): Promise<number>;
   /** Drop a deleted watch's events and attempts. */
   forget(watchId: string): Promise<void>;
+  /** Every watch's events still to be delivered, by status: the backlog /metrics shows. */
+  countWaiting(): Promise<WaitingCounts>;
   close(): Promise<void>;
 }
 

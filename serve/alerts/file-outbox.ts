@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { JsonJournal } from '../../core/infra/json-journal.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
-import type { AlertEvent, DeliveryAttempt, EventState } from './alert-model.ts';
+import type { AlertEvent, DeliveryAttempt, EventState, WaitingCounts } from './alert-model.ts';
 import {
   ATTEMPTS_KEPT,
   EVENTS_KEPT,
@@ -169,6 +169,13 @@ export class FileOutbox implements OutboxBook {
   async forget(watchId: string): Promise<void> {
     if (!this.watches.has(watchId)) return;
     await this.write([{ t: 'forget', watch: watchId }]);
+  }
+
+  /** From memory, which holds every waiting event (only finished ones are trimmed). */
+  async countWaiting(): Promise<WaitingCounts> {
+    const n: WaitingCounts = { pending: 0, paused: 0 };
+    for (const e of this.entries.values()) if (e.status === 'pending' || e.status === 'paused') n[e.status]++;
+    return n;
   }
 
   async close(): Promise<void> {

@@ -80,6 +80,12 @@ export class FileWatchStore implements WatchStore {
     await writeFileAtomic(this.file(id), JSON.stringify(next));
   }
 
+  async countByState(): Promise<{ active: number; paused: number }> {
+    let paused = 0;
+    for (const w of this.watches.values()) if (w.paused) paused++;
+    return { active: this.watches.size - paused, paused };
+  }
+
   async close(): Promise<void> {}
 }
 

@@ -8,7 +8,7 @@
 // (a retry, a redelivery, a resume) takes a new turn, so an entry left over from an earlier turn
 // finds nothing to do: an event is attempted by one run at a time however its entries pile up.
 import type { JobQueue } from '../jobs/job-queue.ts';
-import type { AlertEvent, DeliveryAttempt, DeliveryStatus, EventState } from './alert-model.ts';
+import type { AlertEvent, DeliveryAttempt, DeliveryStatus, EventState, WaitingCounts } from './alert-model.ts';
 
 /** What the delivery needs beyond the API's EventState. */
 export interface OutboxEntry extends EventState {
@@ -62,6 +62,8 @@ export interface OutboxBook {
   /** When the watch's endpoint last took an event (the pause rule: did it take any during a failed window?). */
   lastDeliveredAt(watchId: string): Promise<Date | null>;
   forget(watchId: string): Promise<void>;
+  /** Every watch's events still to be delivered (pending, paused), counted. */
+  countWaiting(): Promise<WaitingCounts>;
   close(): Promise<void>;
 }
 

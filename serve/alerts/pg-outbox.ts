@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { migrate } from '../../core/infra/postgres/migrate.ts';
 import { createPool, inTransaction, type PgPool } from '../../core/infra/postgres/pool.ts';
 import type { JobQueue, SqlExecutor } from '../jobs/job-queue.ts';
-import type { AlertEvent, DeliveryAttempt, DeliveryStatus, EventState } from './alert-model.ts';
+import type { AlertEvent, DeliveryAttempt, DeliveryStatus, EventState, WaitingCounts } from './alert-model.ts';
 import {
   ATTEMPTS_KEPT,
   EVENTS_KEPT,
@@ -181,6 +181,16 @@ export class PgOutbox implements OutboxBook {
       await client.query('DELETE FROM alert_outbox.events WHERE watch_id = $1', [watchId]);
       await client.query('DELETE FROM alert_outbox.attempts WHERE watch_id = $1', [watchId]);
     });
+  }
+
+  /** One statement over the waiting events only (002_waiting.sql indexes them): a scrape's cost follows the backlog, not the history. */
+  async countWaiting(): Promise<WaitingCounts> {
+    const { rows } = await this.pool.query<{ status: keyof WaitingCounts; n: number }>(
+      `SELECT status, count(*)::int AS n FROM alert_outbox.events WHERE status IN ('pending', 'paused') GROUP BY status`,
+    );
+    const n: WaitingCounts = { pending: 0, paused: 0 };
+    for (const r of rows) n[r.status] = r.n;
+    return n;
   }
 
   async close(): Promise<void> {

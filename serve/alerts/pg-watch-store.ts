@@ -103,6 +103,13 @@ export class PgWatchStore implements WatchStore {
     await this.pool.query('UPDATE alerts.watches SET paused = $2 WHERE id = $1', [id, paused ? JSON.stringify(paused) : null]);
   }
 
+  async countByState(): Promise<{ active: number; paused: number }> {
+    const { rows } = await this.pool.query<{ active: number; paused: number }>(
+      'SELECT count(*) FILTER (WHERE paused IS NULL)::int AS active, count(*) FILTER (WHERE paused IS NOT NULL)::int AS paused FROM alerts.watches',
+    );
+    return rows[0]!;
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }

@@ -7,7 +7,16 @@
 // events wait (status paused) until POST /alerts/{id}/resume queues them again.
 import type { Logger } from '../../core/infra/log.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
-import type { AlertEvent, AlertOutbox, DeliveryAttempt, DeliveryObserver, EventState, Watch, WatchStore } from './alert-model.ts';
+import type {
+  AlertEvent,
+  AlertOutbox,
+  DeliveryAttempt,
+  DeliveryObserver,
+  EventState,
+  WaitingCounts,
+  Watch,
+  WatchStore,
+} from './alert-model.ts';
 import { parseQueueEntry, type OutboxBook, type OutboxEntry, type Settlement } from './outbox-book.ts';
 import { nextAttemptAt, type RetrySettings } from './retry-schedule.ts';
 import { signatureHeader, signingKey, watchSecret } from './watch-secret.ts';
@@ -66,6 +75,10 @@ export class WebhookOutbox implements AlertOutbox {
 
   forget(watchId: string): Promise<void> {
     return this.o.book.forget(watchId);
+  }
+
+  countWaiting(): Promise<WaitingCounts> {
+    return this.o.book.countWaiting();
   }
 
   /** Runs in flight finish (each bounded by ALERTS_TIMEOUT_MS); queued ones stay in the book. */

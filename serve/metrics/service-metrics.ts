@@ -7,7 +7,9 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { bearerMatches, isLoopback } from '../../ledger/admin-api.ts';
+import type { AlertOutbox, WatchStore } from '../alerts/alert-model.ts';
 import { AlertMetrics } from './alert-metrics.ts';
+import { watchAlertBacklog } from './backlog-metrics.ts';
 import { buildInfo } from './build-info.ts';
 import { CreditMetrics } from './credit-metrics.ts';
 import { DeliveryMetrics } from './delivery-metrics.ts';
@@ -35,10 +37,11 @@ export class ServiceMetrics {
     this.http = httpMetrics(this.registry, prefix, prefix + METRICS_PATH);
   }
 
-  /** The gauges read at each scrape: the generation, the last pipeline run, the answer cache, the search workers, the job queue. */
-  watch(sources: ServingSources & { jobs: JobRunner }): void {
+  /** The gauges read at each scrape: the generation, the last run, the answer cache, the search workers, the job queue, the alerts' backlog. */
+  watch(sources: ServingSources & { jobs: JobRunner; alerts: { outbox: AlertOutbox; watches: WatchStore } }): void {
     watchServing(this.registry, sources);
     this.jobs.watch(sources.jobs);
+    watchAlertBacklog(this.registry, sources.alerts);
   }
 
   /**

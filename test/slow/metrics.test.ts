@@ -1,8 +1,9 @@
 // GET {base_url}/metrics on a real server over a published generation, read with a Prometheus
 // text-format parser: who may scrape (loopback only; ADMIN_TOKEN's bearer when set), and the
 // figures moving by exactly what the requests did (requests by route and status, latency
-// histograms, credits held, charged and released, job runs, the answer cache, the generation and
-// the last pipeline run).
+// histograms, credits held, charged and released, job runs, the answer cache, the generation,
+// the last pipeline run, alert evaluations and webhook deliveries, and the alerts' backlog as the
+// outbox and the watch store hold it).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +23,8 @@ import { has, histogramOf, scrape, valueOf, type Scrape } from '../helpers/prome
 import { testServer } from '../helpers/server.ts';
 import { ledgerEnv, stopPostgres } from '../helpers/postgres.ts';
 import { cleanupTmp, tmpDir, writeLines } from '../helpers/tmp.ts';
-import { watchFor } from '../helpers/alerts.ts';
+import { eventFor, startReceiver, watchFor } from '../helpers/alerts.ts';
+import type { Watch } from '../../serve/alerts/alert-model.ts';
 import { NEW_WORD_STORIES, storyPosts } from '../../fixtures/new-word-stories.ts';
 
 const TOKEN = 'adm_metrics_test_token';
@@ -53,8 +55,9 @@ test.before(async () => {
   // Copied before either server made its ledger: each server has a data directory (and ledger) of its own.
   openDir = tmpDir();
   fs.cpSync(dir, openDir, { recursive: true });
-  // TEST_LEDGER=postgres: the ledger and the job queue (pg-boss) in PostgreSQL, like serve.test.ts.
-  s = await testServer(dir, { ...(await ledgerEnv()), ADMIN_TOKEN: TOKEN, DEMO_CREDITS: '100' });
+  // TEST_LEDGER=postgres: the ledger, the job queue (pg-boss) and the alerts in PostgreSQL, like serve.test.ts.
+  // Webhooks may go to 127.0.0.1: the backlog test's receivers listen there.
+  s = await testServer(dir, { ...(await ledgerEnv()), ADMIN_TOKEN: TOKEN, DEMO_CREDITS: '100', ALERTS_ALLOW_PRIVATE: '1' });
   open = await testServer(openDir, { HOST: '0.0.0.0' });
 });
 
@@ -324,6 +327,57 @@ test('alert evaluations and their events by condition, as the evaluator made the
       condition,
     );
   assert.ok(report.events.length > 0, 'the new story fired');
+});
+
+/** The outbox's own figures: every watch's events (all it keeps: at most 100 finished ones per watch), counted by status. */
+async function eventsByStatus(): Promise<Record<string, number>> {
+  const by: Record<string, number> = {};
+  for (const w of await s.alerts.watches.all())
+    for (const e of await s.alerts.outbox.events(w.id, 10_000)) by[e.status] = (by[e.status] ?? 0) + 1;
+  return by;
+}
+
+const stateOf = (w: Watch) => s.alerts.outbox.events(w.id, 100);
+
+test('the webhook backlog: events still to deliver by status, watches by state, as the outbox and the watch store hold them', async () => {
+  const failing = await startReceiver(() => 500);
+  const taking = await startReceiver(() => 200);
+  try {
+    const before = await metrics();
+    const pausedAt = { at: new Date().toISOString(), reason: 'paused by the test' };
+    const [down, up, held] = [watchFor(failing.url), watchFor(taking.url), { ...watchFor(taking.url), paused: pausedAt }];
+    for (const w of [down, up, held]) assert.ok(await s.alerts.watches.add(w, 100));
+    const fired = (w: Watch, n: number) => Array.from({ length: n }, (_, i) => eventFor(w, i + 1));
+    assert.is((await s.alerts.outbox.add([...fired(down, 2), ...fired(up, 1), ...fired(held, 3)])).length, 6);
+    // The failing receiver's events are tried once and wait for a retry (ALERTS_RETRY_BASE_MS, 10 s on), the other
+    // receiver's delivered, the paused watch's held without an attempt.
+    await pollUntil(
+      'every event attempted or held',
+      async () =>
+        (await stateOf(down)).every((e) => e.status === 'pending' && e.attempts >= 1) &&
+        (await stateOf(up)).every((e) => e.status === 'delivered') &&
+        (await stateOf(held)).every((e) => e.status === 'paused'),
+      30_000,
+    );
+    const after = await metrics();
+    const by = await eventsByStatus();
+    assert.equal((after.metrics.ci_webhook_outbox_events?.data ?? []).map((d) => d.labels.status).sort(), ['paused', 'pending']);
+    assert.is(valueOf(after, 'ci_webhook_outbox_events', { status: 'pending' }), by.pending ?? 0);
+    assert.is(valueOf(after, 'ci_webhook_outbox_events', { status: 'paused' }), by.paused ?? 0);
+    assert.ok((by.delivered ?? 0) >= 1, 'a delivered event, which is no backlog');
+    assert.is(delta(before, after, 'ci_webhook_outbox_events', { status: 'pending' }), 2);
+    assert.is(delta(before, after, 'ci_webhook_outbox_events', { status: 'paused' }), 3);
+    assert.is(taking.received.length, 1, 'a paused watch sends nothing');
+
+    const watches = await s.alerts.watches.all();
+    assert.is(valueOf(after, 'ci_alert_watches', { state: 'paused' }), watches.filter((w) => w.paused).length);
+    assert.is(valueOf(after, 'ci_alert_watches', { state: 'active' }), watches.filter((w) => !w.paused).length);
+    assert.is(delta(before, after, 'ci_alert_watches', { state: 'active' }), 2);
+    assert.is(delta(before, after, 'ci_alert_watches', { state: 'paused' }), 1);
+  } finally {
+    await failing.close();
+    await taking.close();
+  }
 });
 
 test.run();
