@@ -1,5 +1,6 @@
 // Runs pipeline stages in-process against a test data directory, and reads what they produced.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../core/infra/config.ts';
 import { dataDirLayout } from '../../core/infra/data-dir.ts';
@@ -11,7 +12,7 @@ import { loadVectorSpace } from '../../core/vectors/vector-space.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { resolveStages, runStages, type RunResult } from '../../pipeline/runner.ts';
 import { ROOT } from './child.ts';
-import { tmpDir } from './tmp.ts';
+import { tmpDir, writeLines } from './tmp.ts';
 
 export const AS_OF = new Date('2026-11-01T00:00:00Z');
 
@@ -20,6 +21,72 @@ export function sampleDataDir(): string {
   const d = tmpDir();
   fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(d, 'landing', 'sample'), { recursive: true });
   return d;
+}
+
+/** What a shared full run on the sample starts from: its env, as-of, and files landed beside the sample. */
+interface SampleRun {
+  env?: Record<string, string>;
+  asOf?: Date;
+  /** Extra landing files, by path under landing/, as their records. */
+  landing?: Record<string, unknown[]>;
+}
+
+const sampleRuns = new Map<string, Promise<string>>();
+
+/**
+ * A fresh data dir as a full run on the committed sample (and `landing`'s files) leaves it: the run
+ * is made once per test process for each distinct {env, asOf, landing}, into a template that
+ * outlives the tests, and each call gets its own copy of it (copyDataDir), so tests stay independent.
+ * For tests that start from that run: read what it published, serve it, run on from it. A test that
+ * needs the run's own result (its RunResult, what it did while running) or a run of its own kind
+ * (another env, a failpoint, a child process) runs its own.
+ */
+export function pipedSampleDir(run: SampleRun = {}): Promise<string> {
+  const asOf = run.asOf ?? AS_OF;
+  const key = JSON.stringify([run.env ?? {}, asOf.toISOString(), run.landing ?? {}]);
+  let template = sampleRuns.get(key);
+  if (!template) {
+    template = (async () => {
+      const d = fs.mkdtempSync(path.join(os.tmpdir(), 'ci-test-base-'));
+      process.once('exit', () => fs.rmSync(d, { recursive: true, force: true }));
+      fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(d, 'landing', 'sample'), { recursive: true });
+      for (const [file, records] of Object.entries(run.landing ?? {})) writeLines(path.join(d, 'landing', file), records);
+      await runPipeline(d, ['run'], asOf, run.env);
+      return d;
+    })();
+    sampleRuns.set(key, template);
+  }
+  return template.then((from) => {
+    const d = tmpDir();
+    copyDataDir(from, d);
+    return d;
+  });
+}
+
+/**
+ * A copy of a data dir (no process using it) at another path: files with their mtimes, and the hard
+ * links within it (a generation's segment files and the work store's artifacts are one file) kept
+ * as links. A data dir holds no absolute path (landing files are known by their path under landing/).
+ */
+function copyDataDir(from: string, to: string, links = new Map<string, string>()): void {
+  fs.mkdirSync(to, { recursive: true });
+  for (const e of fs.readdirSync(from, { withFileTypes: true })) {
+    const [src, dst] = [path.join(from, e.name), path.join(to, e.name)];
+    if (e.isDirectory()) {
+      copyDataDir(src, dst, links);
+      continue;
+    }
+    if (!e.isFile()) throw new Error(`copyDataDir: ${src} is neither a file nor a folder`);
+    const st = fs.statSync(src);
+    const same = st.nlink > 1 ? links.get(`${st.dev}:${st.ino}`) : undefined;
+    if (same) {
+      fs.linkSync(same, dst);
+      continue;
+    }
+    fs.copyFileSync(src, dst);
+    fs.utimesSync(dst, st.atime, st.mtime);
+    if (st.nlink > 1) links.set(`${st.dev}:${st.ino}`, dst);
+  }
 }
 
 export async function runPipeline(

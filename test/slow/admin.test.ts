@@ -13,15 +13,21 @@ import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
 test.after.each(cleanupTmp);
 
-async function admin(dataDir: string, args: string[], env: Record<string, string> = {}) {
-  const r = await runNpm('admin', [...args, '--data-dir', dataDir], env);
+/**
+ * The admin CLI on `dataDir`: `npm run admin` as a user types it where `npm` is set (a few calls of
+ * each test), its entry point under node and tsx elsewhere (the same command, without npm's start).
+ */
+async function admin(dataDir: string, args: string[], env: Record<string, string> = {}, npm = false) {
+  const r = await (npm
+    ? runNpm('admin', [...args, '--data-dir', dataDir], env)
+    : runTs('ledger/admin-cli.ts', [...args, '--data-dir', dataDir], env));
   const json = r.out.trim().startsWith('{') ? JSON.parse(r.out.slice(0, r.out.lastIndexOf('}') + 1)) : null;
   return { code: r.code, out: r.out, json };
 }
 
 test('direct mode: create an account and a key, top up, show, revoke; JSON out; bad input exits 2', async () => {
   const d = tmpDir();
-  const acc = await admin(d, ['accounts', 'create', '--name', 'Acme']);
+  const acc = await admin(d, ['accounts', 'create', '--name', 'Acme'], {}, true);
   assert.is(acc.code, 0, acc.out);
   const id = acc.json.id as string;
   const key = await admin(d, ['keys', 'create', '--account', id, '--name', 'ci']);
@@ -36,8 +42,8 @@ test('direct mode: create an account and a key, top up, show, revoke; JSON out; 
 
   assert.is((await admin(d, ['credits', 'topup', '--account', id, '--credits', '0.0000001'])).code, 2);
   assert.is((await admin(d, ['credits', 'topup', '--account', id])).code, 2);
-  assert.is((await admin(d, ['frobnicate', 'now'])).code, 2);
-  const unknown = await admin(d, ['accounts', 'show', '--account', 'acc_missing']);
+  assert.is((await admin(d, ['frobnicate', 'now'], {}, true)).code, 2);
+  const unknown = await admin(d, ['accounts', 'show', '--account', 'acc_missing'], {}, true);
   assert.is(unknown.code, 1);
   assert.match(unknown.out, /no account acc_missing/);
 });
@@ -80,7 +86,7 @@ test('every command with bad values: one JSON line {error} that says what is wro
 });
 
 // The real thing: a server started as a user starts it (npm run serve, npm start), the real CLI
-// (npm run admin) beside it, every command, with the default prefix and a custom one, with
+// (npm run admin for the first command, its entry point for the others) beside it, every command, with the default prefix and a custom one, with
 // ADMIN_TOKEN set and without (then the server's own token in its owner-only announcement).
 const SERVERS: Array<{ script: string; env: Record<string, string> }> = [
   { script: 'serve', env: { ADMIN_TOKEN: 'tok-123' } },
@@ -104,10 +110,10 @@ test('endpoint mode: every admin command works against a server started by npm r
       assert.is((fs.statSync(announce).mode & 0o777).toString(8), '600', 'the announcement is readable by its owner only');
       // A token the operator set is never written down; a token the server made is, for the CLI.
       assert.is('token' in a, !('ADMIN_TOKEN' in env), what);
-      const cli = (args: string[], extra: Record<string, string> = {}) =>
-        admin(d, args, { ...('ADMIN_TOKEN' in env ? { ADMIN_TOKEN: env.ADMIN_TOKEN } : {}), ...extra });
+      const cli = (args: string[], extra: Record<string, string> = {}, npm = false) =>
+        admin(d, args, { ...('ADMIN_TOKEN' in env ? { ADMIN_TOKEN: env.ADMIN_TOKEN } : {}), ...extra }, npm);
 
-      const acc = await cli(['accounts', 'create', '--name', 'Live']);
+      const acc = await cli(['accounts', 'create', '--name', 'Live'], {}, true);
       assert.is(acc.code, 0, `${what}: ${acc.out}`);
       const key = await cli(['keys', 'create', '--account', acc.json.id, '--name', 'ci']);
       assert.is(key.code, 0, key.out);
@@ -164,7 +170,7 @@ test('endpoint mode: every admin command works against a server started by npm r
     // The server is gone and says so: the CLI opens the ledger itself.
     assert.not.ok(fs.existsSync(announce), `${what} removed its announcement`);
   }
-  const direct = await admin(d, ['accounts', 'create', '--name', 'After']);
+  const direct = await admin(d, ['accounts', 'create', '--name', 'After'], {}, true);
   assert.is(direct.code, 0, direct.out);
 });
 
@@ -172,7 +178,7 @@ test('a process holding the ledger without an endpoint is reported, not raced', 
   const d = tmpDir();
   const ledger = await FileLedger.open({ dir: path.join(d, 'ledger') });
   try {
-    const r = await admin(d, ['accounts', 'create', '--name', 'x']);
+    const r = await admin(d, ['accounts', 'create', '--name', 'x'], {}, true);
     assert.is(r.code, 1);
     assert.match(r.out, /held by pid \d+/);
   } finally {

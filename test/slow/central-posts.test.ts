@@ -15,7 +15,7 @@ import { dataDirLayout } from '../../core/infra/data-dir.ts';
 import { generationDir, readCurrent, readManifest } from '../../core/snapshots/generations.ts';
 import { segmentDir } from '../../core/snapshots/segments.ts';
 import { flaggedPost } from '../../core/text/abuse.ts';
-import { AS_OF, readSnapshot, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipeline.ts';
+import { AS_OF, pipedSampleDir, readSnapshot, runPipeline, summaryOf } from '../helpers/pipeline.ts';
 import { cleanupTmp, writeLines } from '../helpers/tmp.ts';
 import { callApi } from '../helpers/http.ts';
 import { testServer } from '../helpers/server.ts';
@@ -240,12 +240,12 @@ async function checkApi(d: string, found: readonly StoryNarrative[], text: Map<s
   }
 }
 
+/** The full run the tests start from (made once, each test its own copy: pipedSampleDir). */
+const PLANTED_RUN = { env: ENV, landing: { 'planted.ndjson': plantedPosts(AS_OF) } };
+
 test('a full run: central posts skip slurs and retweets among the most central members; flagged_share; every member kept', async () => {
-  const d = sampleDataDir();
-  const posts = plantedPosts(AS_OF);
-  for (const p of posts) assert.is(flaggedPost(p.description), p.uuid.startsWith('abuse-'), p.uuid);
-  writeLines(path.join(d, 'landing', 'planted.ndjson'), posts);
-  await runPipeline(d, ['run'], AS_OF, ENV);
+  for (const p of plantedPosts(AS_OF)) assert.is(flaggedPost(p.description), p.uuid.startsWith('abuse-'), p.uuid);
+  const d = await pipedSampleDir(PLANTED_RUN);
   await checkStoredFlags(d);
   const text = await texts(d);
   const found = await storyNarratives(d);
@@ -264,11 +264,9 @@ function laterPosts(): PlantedPost[] {
   }));
 }
 
-/** A full run on the sample and the planted posts, then an incremental one an hour later with laterPosts. */
+/** A full run on the sample and the planted posts (PLANTED_RUN), then an incremental one an hour later with laterPosts. */
 async function fullThenLater(beforeLater: (d: string) => Promise<void> = async () => {}) {
-  const d = sampleDataDir();
-  writeLines(path.join(d, 'landing', 'planted.ndjson'), plantedPosts(AS_OF));
-  await runPipeline(d, ['run'], AS_OF, ENV);
+  const d = await pipedSampleDir(PLANTED_RUN);
   const before = await storyNarratives(d);
   await beforeLater(d);
   writeLines(path.join(d, 'landing', 'later.ndjson'), laterPosts());

@@ -26,7 +26,7 @@ import { LABEL_WORDS_FILE, labelText, RowLabelWords } from '../../core/maps/row-
 import { clusterAnswer } from '../../serve/search/answer-clusters.ts';
 import { emergentNarratives } from '../../serve/search/answer-narratives.ts';
 import { ROOT, spawnTs } from '../helpers/child.ts';
-import { AS_OF, generationVectors, readSnapshot, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipeline.ts';
+import { AS_OF, generationVectors, pipedSampleDir, readSnapshot, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipeline.ts';
 import { cleanupTmp, tmpDir, writeLines } from '../helpers/tmp.ts';
 
 test.after.each(cleanupTmp);
@@ -84,10 +84,9 @@ async function current(d: string): Promise<{ dir: string; m: Manifest }> {
 
 const topUuids = (index: SearchIndex, query: string, limit = 100) => search(index, { query, limit, window: 'all' }).map((r) => r.uuid);
 
-/** A full run on the sample, then 40 new posts, 10 re-observations and 8 deletions (one of a post not seen yet). */
+/** A full run on the sample (a copy of the file's one: pipedSampleDir), then 40 new posts, 10 re-observations and 8 deletions (one of a post not seen yet). */
 async function incrementalSample() {
-  const d = sampleDataDir();
-  await runPipeline(d, ['run'], AS_OF, ENV);
+  const d = await pipedSampleDir({ env: ENV });
   const first = await current(d);
   const published = new Set((await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid as string));
   const sample = samplePosts(published);
@@ -345,8 +344,7 @@ const FAILPOINTS = [
 
 for (const fp of FAILPOINTS) {
   test(`kill -9 at ${fp} of an incremental run: the served generation stays whole, the next run is correct`, async () => {
-    const d = sampleDataDir();
-    await runPipeline(d, ['run'], AS_OF, ENV);
+    const d = await pipedSampleDir({ env: ENV });
     const layout = dataDirLayout(d);
     const served = await current(d);
     const published = new Set((await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid as string));

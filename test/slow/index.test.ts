@@ -14,7 +14,7 @@ import { generationDir, readCurrent, readManifest, type Manifest } from '../../c
 import { graphPoints, searchGraphs, type LoadedGraphs } from '../../core/ranking/segment-graphs.ts';
 import { segmentDir } from '../../core/snapshots/segments.ts';
 import { ROOT } from '../helpers/child.ts';
-import { describeSnapshot, generationGraphs, generationVectors, readSnapshot, runPipeline } from '../helpers/pipeline.ts';
+import { describeSnapshot, generationGraphs, generationVectors, pipedSampleDir, readSnapshot, runPipeline } from '../helpers/pipeline.ts';
 import { rejects } from '../helpers/assert.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
@@ -47,12 +47,8 @@ test('BM25 scores follow the formula (k1 1.2, b 0.75, Lucene idf); filter applie
   assert.equal(searchBm25(back, ['battery', 'phone', 'launch'], 10), searchBm25(idx, ['battery', 'phone', 'launch'], 10));
 });
 
-async function publishedSample(env: Record<string, string> = {}): Promise<string> {
-  const d = tmpDir();
-  fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(d, 'landing', 'sample'), { recursive: true });
-  await runPipeline(d, ['run'], undefined, env);
-  return d;
-}
+/** A full run on the sample (the file's one per env, each test its own copy: pipedSampleDir). */
+const publishedSample = (env: Record<string, string> = {}) => pipedSampleDir({ env });
 
 /** HNSW recall@10 against an exact scan, for 100 query rows, in each window (rows >= start). */
 function windowedRecall(set: LoadedGraphs, vectors: Float32Array, dim: number, rows: number, starts: number[]): number {
