@@ -10,7 +10,7 @@
 import type { QuantizedVectors } from '../vectors/quantized-vectors.ts';
 
 /** Robust standard deviations above the median similarity: a one-sided normal tail of 0.13%. */
-export const CHANCE_Z = 3;
+const CHANCE_Z = 3;
 
 /** Rows the chance similarity is measured on (evenly spaced): a quarter of a millisecond of dot products a query. */
 const SAMPLE_ROWS = 2_000;

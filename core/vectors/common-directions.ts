@@ -8,7 +8,7 @@
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 
 /** Principal directions taken away besides the mean: D = 2 for 128 dimensions (the paper's d/100, rounded up). */
-export const COMMON_COMPONENTS = 2;
+const COMMON_COMPONENTS = 2;
 
 /**
  * `n` unit vectors (row-major, `dim` each; zero rows left out) -> the mean's direction and the top
