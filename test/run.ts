@@ -13,12 +13,19 @@
 // 2.5 minutes.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 600_000);
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
+/**
+ * Where the files share the full runs on the sample that many of them start from
+ * (test/helpers/pipeline.ts, pipedSampleDir): made for this run, removed after it.
+ */
+const SAMPLE_RUNS = fs.mkdtempSync(path.join(os.tmpdir(), 'ci-test-runs-'));
+process.on('exit', () => fs.rmSync(SAMPLE_RUNS, { recursive: true, force: true }));
 
 /** The folders of each tier. */
 const TIERS = { fast: ['fast'], all: ['fast', 'slow'] } as const;
@@ -58,7 +65,7 @@ function runFile({ file, ledger }: Run): Promise<Outcome> {
   const t0 = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', TEST_LEDGER: ledger },
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', TEST_LEDGER: ledger, TEST_SAMPLE_RUNS: SAMPLE_RUNS },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -19,7 +19,7 @@ import { EVENT_POSTS, eventPosts } from '../../serve/alerts/event-posts.ts';
 import { indexRows, uuidRows } from '../../serve/alerts/story-links.ts';
 import type { LoadedNarrative, Maps } from '../../serve/generation/load-maps.ts';
 import { loadGeneration, type LoadedGeneration } from '../../serve/generation/loaded-generation.ts';
-import { AS_OF, runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { AS_OF, runPipeline, pipedSampleDir } from '../helpers/pipeline.ts';
 import { cleanupTmp, writeLines } from '../helpers/tmp.ts';
 
 const LATER = new Date(AS_OF.getTime() + 3_600_000);
@@ -34,8 +34,7 @@ async function served(d: string): Promise<LoadedGeneration> {
 }
 
 test.before(async () => {
-  const d = sampleDataDir();
-  await runPipeline(d, ['run'], AS_OF);
+  const d = await pipedSampleDir();
   first = await served(d);
   madeAt = new Date().toISOString();
   writeLines(path.join(d, 'landing', 'planted.ndjson'), plantedStory(LATER));

@@ -12,7 +12,7 @@ import { FileJobBook } from '../../serve/jobs/job-book.ts';
 import { startServer, type RunningServer } from '../../serve/server.ts';
 import { rejects } from '../helpers/assert.ts';
 import { callApi } from '../helpers/http.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { ledgerEnv, stopPostgres } from '../helpers/postgres.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
 
@@ -49,8 +49,7 @@ async function runJob(key: string, body: unknown): Promise<{ submit: any; done: 
 }
 
 test.before(async () => {
-  const dir = sampleDataDir();
-  await runPipeline(dir);
+  const dir = await pipedSampleDir();
   s = await startServer(
     loadConfig({
       ...(await ledgerEnv()),

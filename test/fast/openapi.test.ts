@@ -11,7 +11,7 @@ import { insightsResult } from '../../serve/jobs/analyses.ts';
 import { TemplateSummariser } from '../../serve/jobs/summariser.ts';
 import type { RunningServer } from '../../serve/server.ts';
 import { testServer } from '../helpers/server.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
 
 let s: RunningServer;
@@ -61,8 +61,7 @@ async function check(
 }
 
 test.before(async () => {
-  const dir = sampleDataDir();
-  await runPipeline(dir);
+  const dir = await pipedSampleDir();
   // Pattern entries on, so their schema (PatternEntry) meets real ones too; off is the default.
   s = await testServer(dir, { SEARCH_PATTERNS: 'on' });
   doc = await (await fetch(`${s.baseUrl}/openapi.json`)).json();

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import type { RunningServer } from '../../serve/server.ts';
 import { testServer } from '../helpers/server.ts';
 import { ROOT } from '../helpers/child.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { callApi } from '../helpers/http.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
 import { RELATED_MIN_SIMILARITY } from '../../serve/maps/related-narratives.ts';
@@ -28,8 +28,7 @@ interface Related {
 }
 
 test.before(async () => {
-  dir = sampleDataDir();
-  await runPipeline(dir);
+  dir = await pipedSampleDir();
   s = await testServer(dir);
 });
 

@@ -9,7 +9,7 @@ import { toMicro } from '../../ledger/money.ts';
 import { HttpError } from '../../serve/http/http-error.ts';
 import { RateLimiter } from '../../serve/http/rate-limit.ts';
 import { startServer, type RunningServer } from '../../serve/server.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { runPipeline, pipedSampleDir } from '../helpers/pipeline.ts';
 import { callApi, type CallOptions } from '../helpers/http.ts';
 import { ledgerEnv, stopPostgres, testLedger } from '../helpers/postgres.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
@@ -39,8 +39,7 @@ const server = (env: Record<string, string>) =>
   );
 
 test.before(async () => {
-  dir = sampleDataDir();
-  await runPipeline(dir);
+  dir = await pipedSampleDir();
   ledger = await ledgerEnv();
   s = await server({ DEMO_CREDITS: '10', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' });
 });

@@ -1,4 +1,5 @@
 // Runs pipeline stages in-process against a test data directory, and reads what they produced.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,8 +36,9 @@ const sampleRuns = new Map<string, Promise<string>>();
 
 /**
  * A fresh data dir as a full run on the committed sample (and `landing`'s files) leaves it: the run
- * is made once per test process for each distinct {env, asOf, landing}, into a template that
- * outlives the tests, and each call gets its own copy of it (copyDataDir), so tests stay independent.
+ * is made once for each distinct {env, asOf, landing} (per test run under test/run.ts, else per
+ * process: sharedTemplate), into a template that outlives the tests, and each call gets its own copy
+ * of it (copyDataDir), so tests stay independent.
  * For tests that start from that run: read what it published, serve it, run on from it. A test that
  * needs the run's own result (its RunResult, what it did while running) or a run of its own kind
  * (another env, a failpoint, a child process) runs its own.
@@ -46,14 +48,7 @@ export function pipedSampleDir(run: SampleRun = {}): Promise<string> {
   const key = JSON.stringify([run.env ?? {}, asOf.toISOString(), run.landing ?? {}]);
   let template = sampleRuns.get(key);
   if (!template) {
-    template = (async () => {
-      const d = fs.mkdtempSync(path.join(os.tmpdir(), 'ci-test-base-'));
-      process.once('exit', () => fs.rmSync(d, { recursive: true, force: true }));
-      fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(d, 'landing', 'sample'), { recursive: true });
-      for (const [file, records] of Object.entries(run.landing ?? {})) writeLines(path.join(d, 'landing', file), records);
-      await runPipeline(d, ['run'], asOf, run.env);
-      return d;
-    })();
+    template = sharedTemplate(key, (d) => sampleRunInto(d, run, asOf));
     sampleRuns.set(key, template);
   }
   return template.then((from) => {
@@ -61,6 +56,43 @@ export function pipedSampleDir(run: SampleRun = {}): Promise<string> {
     copyDataDir(from, d);
     return d;
   });
+}
+
+/** The full run on the sample (and `landing`) into the empty folder `d`. */
+async function sampleRunInto(d: string, run: SampleRun, asOf: Date): Promise<void> {
+  fs.cpSync(path.join(ROOT, 'fixtures', 'sample', 'posts'), path.join(d, 'landing', 'sample'), { recursive: true });
+  for (const [file, records] of Object.entries(run.landing ?? {})) writeLines(path.join(d, 'landing', file), records);
+  await runPipeline(d, ['run'], asOf, run.env);
+}
+
+/**
+ * The template folder of `key`, built by `build` once: once per test process, or, under test/run.ts
+ * (TEST_SAMPLE_RUNS: a folder it makes for the whole run and removes after), once per test run,
+ * shared by every file: the first process to need it builds it aside and renames it into place
+ * (atomic); one that finds it there copies it. Two that build at once both succeed, one's kept.
+ */
+async function sharedTemplate(key: string, build: (d: string) => Promise<void>): Promise<string> {
+  const shared = process.env.TEST_SAMPLE_RUNS;
+  if (!shared) {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'ci-test-base-'));
+    process.once('exit', () => fs.rmSync(d, { recursive: true, force: true }));
+    await build(d);
+    return d;
+  }
+  const final = path.join(shared, createHash('sha256').update(key).digest('hex').slice(0, 16));
+  if (fs.existsSync(final)) return final;
+  const aside = `${final}.${process.pid}`;
+  fs.rmSync(aside, { recursive: true, force: true });
+  fs.mkdirSync(aside, { recursive: true });
+  await build(aside);
+  try {
+    fs.renameSync(aside, final);
+  } catch (err) {
+    // Another process renamed its build into place first: use that one.
+    if (!fs.existsSync(final)) throw err;
+    fs.rmSync(aside, { recursive: true, force: true });
+  }
+  return final;
 }
 
 /**

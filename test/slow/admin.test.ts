@@ -8,7 +8,7 @@ import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { ADMIN_ENDPOINT_FILE } from '../../ledger/admin-api.ts';
 import { FileLedger } from '../../ledger/file-ledger.ts';
 import { runNpm, runTs, spawnNpm } from '../helpers/child.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
 test.after.each(cleanupTmp);
@@ -95,8 +95,7 @@ const SERVERS: Array<{ script: string; env: Record<string, string> }> = [
 ];
 
 test('endpoint mode: every admin command works against a server started by npm run serve and npm start', async () => {
-  const d = sampleDataDir();
-  await runPipeline(d);
+  const d = await pipedSampleDir();
   const announce = path.join(d, 'ledger', ADMIN_ENDPOINT_FILE);
   for (const { script, env } of SERVERS) {
     const what = `npm run ${script} with ${JSON.stringify(env)}`;

@@ -11,7 +11,7 @@ import type { DeliveryAttempt, Watch } from '../../serve/alerts/alert-model.ts';
 import type { RunningServer } from '../../serve/server.ts';
 import { eventFor, startReceiver, type Receiver } from '../helpers/alerts.ts';
 import { callApi } from '../helpers/http.ts';
-import { AS_OF, runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { testServer } from '../helpers/server.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
 
@@ -23,8 +23,7 @@ const mode = new Map<string, 'ok' | 'fail' | 'flaky'>();
 const api = (method: string, p: string, opts: Parameters<typeof callApi>[4] = {}) => callApi(s.baseUrl, s.demo.secret, method, p, opts);
 
 test.before(async () => {
-  const dir = sampleDataDir();
-  await runPipeline(dir, ['run'], AS_OF);
+  const dir = await pipedSampleDir();
   rec = await startReceiver((g, nth) => {
     const m = mode.get(String(JSON.parse(g.body).watch_id)) ?? 'ok';
     return m === 'fail' || (m === 'flaky' && nth === 0) ? 500 : 200;

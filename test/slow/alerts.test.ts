@@ -22,7 +22,7 @@ import type { AlertEvent, EventState, Watch } from '../../serve/alerts/alert-mod
 import { signingKey, watchSecret } from '../../serve/alerts/watch-secret.ts';
 import type { RunningServer } from '../../serve/server.ts';
 import { callApi } from '../helpers/http.ts';
-import { AS_OF, runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { AS_OF, runPipeline, pipedSampleDir } from '../helpers/pipeline.ts';
 import { testServer } from '../helpers/server.ts';
 import { cleanupTmp, tmpDir, writeLines } from '../helpers/tmp.ts';
 
@@ -41,8 +41,7 @@ const api = (method: string, p: string, opts: Parameters<typeof callApi>[4] = {}
 const create = (body: unknown, key?: string) => api('POST', '/alerts', { body, key });
 
 test.before(async () => {
-  dir = sampleDataDir();
-  await runPipeline(dir, ['run'], AS_OF);
+  dir = await pipedSampleDir();
   // A receiver on this machine (so the server runs with ALERTS_ALLOW_PRIVATE=1) that takes every event.
   receiver = http.createServer((req, res) => {
     let body = '';

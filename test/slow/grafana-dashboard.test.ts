@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import type { RunningServer } from '../../serve/server.ts';
 import { ROOT } from '../helpers/child.ts';
 import { callApi } from '../helpers/http.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { scrape, type Scrape } from '../helpers/prometheus.ts';
 import { testServer } from '../helpers/server.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
@@ -48,8 +48,7 @@ let m: Scrape;
 let families: Map<string, string>;
 
 test.before(async () => {
-  const dir = sampleDataDir();
-  await runPipeline(dir);
+  const dir = await pipedSampleDir();
   s = await testServer(dir);
   // A search and a missing route: the request metrics have series, with their labels.
   await callApi(s.baseUrl, s.demo.secret, 'POST', '/search', { body: { query: 'coffee', limit: 5, window: 'all' } });

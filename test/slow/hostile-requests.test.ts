@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { spawnTs, type Child } from '../helpers/child.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
 
 let server: Child;
@@ -20,8 +20,7 @@ let key = '';
 let dataDir = '';
 
 test.before(async () => {
-  dataDir = sampleDataDir();
-  await runPipeline(dataDir);
+  dataDir = await pipedSampleDir();
   server = spawnTs('serve/main.ts', [], {
     DATA_DIR: dataDir,
     PORT: '0',

@@ -9,14 +9,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { spawnTs, type Child } from '../helpers/child.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
 let template: string;
 
 test.before(async () => {
-  template = sampleDataDir();
-  await runPipeline(template);
+  template = await pipedSampleDir();
 });
 
 test.after(() => cleanupTmp());

@@ -20,7 +20,7 @@ import { freePort, PGDATA_LOCATION_FILE } from '../../tools/postgres/embedded.ts
 import { ensureDemoAccount } from '../../serve/billing/demo-account.ts';
 import { rejects } from '../helpers/assert.ts';
 import { ROOT, runNpm, runTs, spawnNpm } from '../helpers/child.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { database, stopPostgres } from '../helpers/postgres.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
@@ -126,8 +126,7 @@ test('a data directory records its ledger: the other backend, or another Postgre
 });
 
 test('npm run cluster on a file-ledger DATA_DIR under a private folder: refused, moved with ledger export and --import; hints run as printed', async () => {
-  const template = sampleDataDir();
-  await runPipeline(template);
+  const template = await pipedSampleDir();
   const priv = tmpDir('ci-private-');
   fs.chmodSync(priv, 0o700);
   const dir = path.join(priv, 'data');

@@ -11,7 +11,7 @@ import { createLogger } from '../../core/infra/log.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { toMicro } from '../../ledger/money.ts';
 import { startServer, type RunningServer } from '../../serve/server.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
 
 let s: RunningServer;
@@ -42,8 +42,7 @@ const call = async (c: Client, name: string, args: Record<string, unknown> = {})
   };
 
 test.before(async () => {
-  const dir = sampleDataDir();
-  await runPipeline(dir);
+  const dir = await pipedSampleDir();
   s = await startServer(
     loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' }),
     createLogger('test', 'silent'),

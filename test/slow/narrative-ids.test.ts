@@ -8,7 +8,7 @@ import { loadConfig } from '../../core/infra/config.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { startServer, type RunningServer } from '../../serve/server.ts';
 import { callApi } from '../helpers/http.ts';
-import { AS_OF, runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { AS_OF, runPipeline, pipedSampleDir } from '../helpers/pipeline.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
 
 let s: RunningServer;
@@ -17,8 +17,7 @@ const call = (path: string) => callApi(s.baseUrl, s.demo.secret, 'GET', path);
 const post = (path: string, body: unknown) => callApi(s.baseUrl, s.demo.secret, 'POST', path, { body });
 
 test.before(async () => {
-  dir = sampleDataDir();
-  await runPipeline(dir);
+  dir = await pipedSampleDir();
   s = await startServer(
     loadConfig({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent', DEMO_CREDITS: '100', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' }),
     createLogger('test', 'silent'),

@@ -30,7 +30,7 @@ import { BURST_DAMPING, burstScoreOf, dailyCounts, lifecycleOf, seriesStats, slo
 import { DAY_MS } from '../../core/snapshots/windows.ts';
 import { matchClusters, overlapCoefficient } from '../../core/clustering/tracking.ts';
 import { groupSums, partitionSums, unitOf, vectorSum } from '../../core/clustering/merge-models.ts';
-import { AS_OF, sampleDataDir, readSnapshot, runPipeline } from '../helpers/pipeline.ts';
+import { AS_OF, readSnapshot, runPipeline, pipedSampleDir } from '../helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
 const LIFECYCLES = ['emerging', 'growing', 'peaking', 'declining', 'dormant', 'steady'];
@@ -456,8 +456,7 @@ test(
   'the stage on the sample: every field of a narrative (docs/api.md, "Narrative") with its ' +
     'type and range; keys kept on a re-run a day later; trajectory grows',
   async () => {
-    const d = sampleDataDir();
-    await runPipeline(d);
+    const d = await pipedSampleDir();
     const rows = await readSnapshot(d, 'narratives', '*', 'ORDER BY window_key, id');
     assert.ok(rows.length > 0);
     for (const w of ['7d', '30d', '90d', 'all'])

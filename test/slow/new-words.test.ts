@@ -13,7 +13,7 @@ import { generationDir, readCurrent } from '../../core/snapshots/generations.ts'
 import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-index.ts';
 import { search } from '../../core/ranking/search.ts';
 import { allStoryPosts, NEW_WORD_STORIES } from '../../fixtures/new-word-stories.ts';
-import { AS_OF, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipeline.ts';
+import { AS_OF, runPipeline, summaryOf, pipedSampleDir } from '../helpers/pipeline.ts';
 import { cleanupTmp, writeLines } from '../helpers/tmp.ts';
 
 test.after.each(cleanupTmp);
@@ -48,8 +48,7 @@ function answers(index: SearchIndex): Map<string, { own: number; firstStranger: 
 }
 
 test('new names arriving in an incremental run are searchable at once, as after a refit', async () => {
-  const d = sampleDataDir();
-  await runPipeline(d, ['run'], AS_OF);
+  const d = await pipedSampleDir();
   writeLines(path.join(d, 'landing', 'stories.ndjson'), allStoryPosts(AS_OF));
   const inc = await runPipeline(d, ['run'], LATER);
   const features = summaryOf(inc, 'features');

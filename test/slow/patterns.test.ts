@@ -17,7 +17,7 @@ import { jaccard } from '../../pipeline/patterns/lookalikes.ts';
 import { PATTERN_COLUMNS } from '../../pipeline/patterns/stage.ts';
 import { DAY_MS } from '../../core/snapshots/windows.ts';
 import { ROOT } from '../helpers/child.ts';
-import { AS_OF, sampleDataDir, describeSnapshot, readSnapshot, runPipeline } from '../helpers/pipeline.ts';
+import { AS_OF, describeSnapshot, readSnapshot, runPipeline, pipedSampleDir } from '../helpers/pipeline.ts';
 import type { Row } from '../../core/infra/duckdb.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
@@ -187,8 +187,7 @@ test(
   'the stage on the sample: every PatternDetail field with its type and range; members, ' +
     'lookalikes, representatives; purity; keys kept a day later',
   async () => {
-    const d = sampleDataDir();
-    await runPipeline(d);
+    const d = await pipedSampleDir();
     const rows = await readSnapshot(d, 'patterns', '*', 'ORDER BY scope_key, pattern_key');
     assert.ok(rows.length > 0, 'the sample has patterns');
     assert.ok(rows.some((r) => r.scope_key === 'all'));

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { plantedStory } from '../../fixtures/planted-story.ts';
-import { AS_OF, readSnapshot, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipeline.ts';
+import { AS_OF, readSnapshot, runPipeline, sampleDataDir, summaryOf, pipedSampleDir } from '../helpers/pipeline.ts';
 import { cleanupTmp, writeLines } from '../helpers/tmp.ts';
 
 test.after.each(cleanupTmp);
@@ -57,8 +57,7 @@ test('a small coherent story planted into the sample becomes a narrative of its 
 });
 
 test('the same story arriving in an incremental run becomes a narrative of its own, and the others keep their keys', async () => {
-  const d = sampleDataDir();
-  await runPipeline(d, ['run'], AS_OF);
+  const d = await pipedSampleDir();
   const before = new Map(
     (await readSnapshot(d, 'narratives', 'narrative_key, content_count')).map((r) => [r.narrative_key as string, Number(r.content_count)]),
   );

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import type { RunningServer } from '../../serve/server.ts';
 import { database, stopPostgres } from '../helpers/postgres.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { testServer } from '../helpers/server.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
 
@@ -24,8 +24,7 @@ async function get(path: string): Promise<{ status: number; json: any }> {
 }
 
 test('/livez and /readyz without a key; /readyz is 503 with its reason while the ledger database is down', async () => {
-  const dir = sampleDataDir();
-  await runPipeline(dir);
+  const dir = await pipedSampleDir();
   const url = await database();
   s = await testServer(dir, { DATABASE_URL: url });
   assert.equal(await get('/livez'), { status: 200, json: { status: 'alive' } });

@@ -15,15 +15,14 @@ import { DEMO_KEY_FILES } from '../../serve/billing/demo-account.ts';
 import { replicaKillTrial, startReplica, stopReplica } from '../../tools/replica-trial.ts';
 import { rejects } from '../helpers/assert.ts';
 import { spawnTs } from '../helpers/child.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { database, stopPostgres } from '../helpers/postgres.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
 let template: string;
 
 test.before(async () => {
-  template = sampleDataDir();
-  await runPipeline(template);
+  template = await pipedSampleDir();
 });
 
 test.after(async () => {

@@ -13,7 +13,7 @@ import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { toMicro } from '../../ledger/money.ts';
 import { loadServedGeneration } from '../../serve/search/served-generation.ts';
 import { startServer, type RunningServer } from '../../serve/server.ts';
-import { runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { runPipeline, pipedSampleDir } from '../helpers/pipeline.ts';
 import { callApi } from '../helpers/http.ts';
 import { cleanupTmp } from '../helpers/tmp.ts';
 
@@ -26,8 +26,7 @@ const secrets: string[] = [];
 const call = (method: string, p: string, key: string, body?: unknown) => callApi(s.baseUrl, key, method, p, { body });
 
 test.before(async () => {
-  dir = sampleDataDir();
-  await runPipeline(dir);
+  dir = await pipedSampleDir();
   logFile = path.join(dir, 'access.log');
   s = await startServer(
     loadConfig({

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { NEW_WORD_STORIES, storyPosts } from '../../fixtures/new-word-stories.ts';
-import { AS_OF, readSnapshot, runPipeline, sampleDataDir } from '../helpers/pipeline.ts';
+import { AS_OF, readSnapshot, runPipeline, pipedSampleDir } from '../helpers/pipeline.ts';
 import { cleanupTmp, writeLines } from '../helpers/tmp.ts';
 
 test.after.each(cleanupTmp);
@@ -32,8 +32,7 @@ async function storyNarratives(d: string): Promise<Map<string, { story: number; 
 }
 
 test('a small new story dropped in over two incremental runs becomes a narrative, as in a full run', async () => {
-  const d = sampleDataDir();
-  await runPipeline(d, ['run'], AS_OF);
+  const d = await pipedSampleDir();
   const second = new Date(AS_OF.getTime() + 2 * HOUR);
   const posts = storyPosts(STORY, second);
   writeLines(path.join(d, 'landing', 'story-1.ndjson'), posts.slice(0, 12));
