@@ -4,7 +4,7 @@
 import { terms as analyzeTerms } from '../text/analyzer.ts';
 import { assertInt } from '../infra/assert.ts';
 import { generationIdf, searchSegments } from './bm25.ts';
-import { embed, embedderKnows } from '../vectors/embedder.ts';
+import { embedderKnows, embedQuery } from '../vectors/embedder.ts';
 import { toSpace } from '../vectors/vector-space.ts';
 import { DAY_MS, WINDOW_DAYS, type WindowKey } from '../snapshots/windows.ts';
 import { exactNeighbours } from './exact-neighbours.ts';
@@ -71,10 +71,11 @@ export function recencyHalfLifeDays(window: WindowKey): number {
 
 /**
  * A query's vector in the index's text space: its words the embedder knows (learnt by the fit, or
- * folded in since: core/vectors/fold-in.ts), embedded exactly as a post's. All zeros when it knows none.
+ * folded in since: core/vectors/fold-in.ts), embedded as a post's but for its folded words' common
+ * directions (embedQuery). All zeros when it knows none.
  */
 export function queryVector(index: SearchIndex, queryTerms: string[]): Float32Array {
-  return toSpace(index.textSpace, embed(index.embedder, queryTerms));
+  return toSpace(index.textSpace, embedQuery(index.embedder, queryTerms));
 }
 
 /**

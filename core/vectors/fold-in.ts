@@ -5,7 +5,6 @@
 // (Khodak et al. 2018, with the identity for their learnt transform): the mean of the unit vectors
 // of the posts that hold the word, each embedded with the words the model already knows. Cheap (one
 // embedding a post) and incremental, unlike a refit, which moves every vector.
-import { removeCommon } from './common-directions.ts';
 import { embedHashes, findId, isKnown, type EmbedderModel, type FoldedWords } from './embedder.ts';
 
 export const FOLD_IN = {
@@ -92,14 +91,7 @@ export function foldInWords(
   return out;
 }
 
-/**
- * Per word: the sum of the unit vectors of its posts (up to FOLD_IN.maxContexts of them, in order)
- * under `model`, less its parts along the model's common directions (core/vectors/common-directions.ts):
- * what its posts have in common beyond what all posts have. A plain mean points along them (on real
- * tweets a folded name was 0.95 similar to "I love you today" and 955 of 20,000 unrelated tweets
- * passed the vector floor; without them, 7); à la carte's learnt transform (Khodak et al. 2018)
- * does this job, and taking the common directions away is the cheap form of it.
- */
+/** Per word: the sum of the unit vectors of its posts (up to FOLD_IN.maxContexts of them, in order) under `model`. */
 function contextSums(model: EmbedderModel, docs: readonly Uint32Array[], words: readonly number[]): Float64Array {
   const { dim } = model.params;
   const slot = new Map(words.map((h, i) => [h, i]));
@@ -117,7 +109,6 @@ function contextSums(model: EmbedderModel, docs: readonly Uint32Array[], words: 
       for (let c = 0; c < dim; c++) sums[i * dim + c]! += vector[c]!;
     }
   }
-  if (model.common) for (let i = 0; i < words.length; i++) removeCommon(sums.subarray(i * dim, (i + 1) * dim), model.common);
   return sums;
 }
 
