@@ -432,7 +432,7 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
     ...model,
     common: postsCommon(
       model,
-      picked.map((i) => docs[i]!),
+      picked.slice(0, COMMON_SAMPLE).map((i) => docs[i]!),
     ),
   };
 }
@@ -440,12 +440,11 @@ export function fitEmbedder(docs: Uint32Array[], params: EmbedderParams = DEFAUL
 /** Posts the common directions are found from: plenty for a 128 x 128 covariance. */
 const COMMON_SAMPLE = 5_000;
 
-/** The common directions (core/vectors/common-directions.ts) of the first COMMON_SAMPLE of `docs` under `model`. */
+/** The common directions (core/vectors/common-directions.ts) of `docs` under `model`. */
 function postsCommon(model: EmbedderModel, docs: readonly Uint32Array[]): Float32Array {
   const { dim } = model.params;
-  const picked = docs.slice(0, COMMON_SAMPLE);
-  const vectors = new Float32Array(picked.length * dim);
-  picked.forEach((d, i) => embedHashes(model, d, vectors.subarray(i * dim, (i + 1) * dim)));
+  const vectors = new Float32Array(docs.length * dim);
+  docs.forEach((d, i) => embedHashes(model, d, vectors.subarray(i * dim, (i + 1) * dim)));
   return commonDirections(vectors, dim);
 }
 

@@ -82,12 +82,14 @@ export function foldInWords(
     .map(([h]) => h);
   if (words.length === 0) return { model, folded: 0 };
   const lengthFor = rowNormByIdf(model);
-  const idfOf = (h: number) => Math.log((model.documents + 1) / (df.get(h)! + 1)) + 1;
   // Pass 1 reads the posts through the words the model knew; each later pass through those and the
   // new words of the pass before, so new words that go together (a name and its story's other new
   // words) take each other's direction as a refit would learn it.
   let out = { model, folded: 0 };
-  for (let pass = 0; pass < FOLD_IN.passes; pass++) out = withFolded(model, words, contextSums(out.model, docs, words), idfOf, lengthFor);
+  for (let pass = 0; pass < FOLD_IN.passes; pass++) {
+    const sums = contextSums(out.model, docs, words);
+    out = withFolded(model, words, sums, (h) => Math.log((model.documents + 1) / (df.get(h)! + 1)) + 1, lengthFor);
+  }
   return out;
 }
 
