@@ -1,7 +1,8 @@
 // The maps' clustering: a window's posts on their unit vectors (cosine geometry), text vectors for
 // narratives, visual vectors for patterns (each with its own options):
 //   1. a deterministic, evenly spaced sample of the window's rows (SAMPLE rows at most);
-//   2. k-means (lloyd-kmeans.ts, seeded by k-means++) on part of the sample for each k of a geometric grid;
+//   2. k-means (core/stats/lloyd-kmeans.ts, seeded by k-means++: core/stats/kmeans-plus-plus.ts) on part of
+//      the sample for each k of a geometric grid;
 //      the mean silhouette (cosine distance, on a sub-sample) of each clustering is measured, less
 //      kPenalty x ln k, and the smallest k within silhouetteTolerance of the best score wins: the
 //      silhouette rewards clusters that are both tight and apart, so it finds the number of stories
@@ -18,8 +19,8 @@
 // Sampling keeps the cost of the k search fixed however large the window; only step 3 grows with it.
 import { dot } from '../vectors/dot.ts';
 import { assert, AssertionFailed, assertInt } from '../infra/assert.ts';
-import { lloydKMeans } from './lloyd-kmeans.ts';
-import { drawByWeight, seededRandom } from '../stats/seeded-random.ts';
+import { lloydKMeans } from '../stats/lloyd-kmeans.ts';
+import { seedCentres } from '../stats/kmeans-plus-plus.ts';
 
 export interface ClusterOptions {
   seed: number;
@@ -167,58 +168,9 @@ export function silhouette(dist: Float32Array, labels: ArrayLike<number>, k: num
   return n ? total / n : 0;
 }
 
-/**
- * k-means++ seeding (Arthur & Vassilvitskii 2007) over typed rows, deterministic for a seed: each
- * next centre drawn with probability proportional to its squared distance from the nearest centre
- * so far. Passed to ml-kmeans as its initialization: ml-kmeans's own k-means++ copies a row array
- * for every distance it takes, which made seeding, not Lloyd's iterations, most of the run time.
- * With `initial` centres, those come first and the seeding continues from them.
- */
-export function seedCentres(
-  points: Float32Array,
-  dim: number,
-  idx: number[],
-  k: number,
-  seed: number,
-  initial: readonly Float32Array[] = [],
-): number[][] {
-  const random = seededRandom(seed);
-  const n = idx.length;
-  const d2 = new Float64Array(n).fill(Infinity);
-  const out: number[][] = initial.slice(0, k).map((c) => Array.from(c));
-  const lower = (centre: ArrayLike<number>, at: number) => {
-    let total = 0;
-    for (let i = 0; i < n; i++) {
-      const o = idx[i]! * dim;
-      let s = 0;
-      for (let j = 0; j < dim; j++) {
-        const x = points[o + j]! - centre[at + j]!;
-        s += x * x;
-      }
-      if (s < d2[i]!) d2[i] = s;
-      total += d2[i]!;
-    }
-    return total;
-  };
-  let total = 0;
-  for (const c of out) total = lower(c, 0);
-  if (out.length === 0 && k > 0) {
-    const first = idx[Math.floor(random() * n)]!;
-    out.push(Array.from(points.subarray(first * dim, (first + 1) * dim)));
-    total = lower(points, first * dim);
-  }
-  while (out.length < k) {
-    const pick = drawByWeight(d2, total, random);
-    const p = idx[pick]!;
-    out.push(Array.from(points.subarray(p * dim, (p + 1) * dim)));
-    total = lower(points, p * dim);
-  }
-  return out;
-}
-
 const rowArrays = new WeakMap<readonly number[], Float64Array>();
 
-/** One k-means run from the given centres (lloyd-kmeans.ts: ml-kmeans's result, faster); its input made once per row list. */
+/** One k-means run from the given centres (core/stats/lloyd-kmeans.ts: ml-kmeans's result, faster); its input made once per row list. */
 export function runKMeans(
   points: Float32Array,
   dim: number,

@@ -20,8 +20,9 @@
 // new posts and the members (a cosine each), not the window: no k search, no scan of every post
 // against every centre (step 1b sees at most STORY_SAMPLE new posts and STORY_PANEL per cluster).
 import { dot } from '../vectors/dot.ts';
-import { clusterWindow, seedCentres, type ClusteredRange, type ClusterOptions, type Clustering } from './kmeans-by-silhouette.ts';
-import { lloydKMeans } from './lloyd-kmeans.ts';
+import { clusterWindow, type ClusteredRange, type ClusterOptions, type Clustering } from './kmeans-by-silhouette.ts';
+import { lloydKMeans } from '../stats/lloyd-kmeans.ts';
+import { seedCentres } from '../stats/kmeans-plus-plus.ts';
 import { clusterStories, type StoryOptions } from './stories.ts';
 import { burstStories } from './word-bursts.ts';
 import { StoryLexicon, type StoryWords } from './story-lexicon.ts';

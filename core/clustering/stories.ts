@@ -33,16 +33,8 @@ import { KEY_TERMS, StoryLexicon, type StoryWords } from './story-lexicon.ts';
 import { cohesionOf, sumOf, unit, type Space } from './story-space.ts';
 import { MATCH_COSINE } from './tracking.ts';
 import { burstStories } from './word-bursts.ts';
-import {
-  noClusters,
-  normaliseRows,
-  rangeOf,
-  runKMeans,
-  seedCentres,
-  spread,
-  type Clustering,
-  type ClusteredRange,
-} from './kmeans-by-silhouette.ts';
+import { noClusters, normaliseRows, rangeOf, runKMeans, spread, type Clustering, type ClusteredRange } from './kmeans-by-silhouette.ts';
+import { seedCentres } from '../stats/kmeans-plus-plus.ts';
 
 export interface StoryOptions {
   seed: number;

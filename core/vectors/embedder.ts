@@ -20,7 +20,7 @@ import fs from 'node:fs/promises';
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 import { ANALYZER_VERSION } from '../text/analyzer.ts';
 import { seededRandom } from '../stats/seeded-random.ts';
-import { FURNITURE_DEFAULTS, furnitureFeatures } from '../text/furniture-terms.ts';
+import { FURNITURE_DEFAULTS, furnitureFeatures } from './furniture-terms.ts';
 import { gram, orthonormalise, rowsTimes, sparseTimesDense, transposeRows } from './svd-kernels.ts';
 import { ppmiRows } from './word-space.ts';
 import { commonDirections, removeCommon } from './common-directions.ts';
@@ -35,7 +35,7 @@ export interface EmbedderParams {
   oversample: number;
   powerIterations: number;
   seed: number;
-  /** Find and drop the features posts of every kind share (core/text/furniture-terms.ts); default on. */
+  /** Find and drop the features posts of every kind share (core/vectors/furniture-terms.ts); default on. */
   furniture?: boolean;
   /**
    * Which vectors the features get: 'words' (default), the word space of their co-occurrence
@@ -357,7 +357,7 @@ function fitProjection(rows: Sparse[], params: EmbedderParams, sigmaPower = 0): 
 
 /**
  * Fit idf on every document and the projection on a sample of them; then, unless
- * `params.furniture` is false, find the features posts of every kind share (core/text/furniture-terms.ts),
+ * `params.furniture` is false, find the features posts of every kind share (core/vectors/furniture-terms.ts),
  * give them no weight (idf 0: they vanish from documents and queries alike) and fit the
  * projection again without them.
  * @param docs each document's term hashes (termHashes of its analysed terms)

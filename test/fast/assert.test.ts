@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { AssertionFailed, assertInt, assertSameLength, assertSorted } from '../../core/infra/assert.ts';
 import { buildBm25FromTerms, searchBm25 } from '../../core/ranking/bm25.ts';
 import { clusterWindow } from '../../core/clustering/kmeans-by-silhouette.ts';
-import { lloydKMeans } from '../../core/clustering/lloyd-kmeans.ts';
+import { lloydKMeans } from '../../core/stats/lloyd-kmeans.ts';
 
 function throwsAssertion(fn: () => unknown, pattern: RegExp): void {
   try {

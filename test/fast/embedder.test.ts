@@ -18,7 +18,7 @@ import {
 } from '../../core/vectors/embedder.ts';
 import { foldInWords } from '../../core/vectors/fold-in.ts';
 import { removeCommon } from '../../core/vectors/common-directions.ts';
-import { FURNITURE_DEFAULTS, furnitureFeatures } from '../../core/text/furniture-terms.ts';
+import { FURNITURE_DEFAULTS, furnitureFeatures } from '../../core/vectors/furniture-terms.ts';
 import { seededRandom } from '../../core/stats/seeded-random.ts';
 import { ROOT } from '../helpers/child.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';

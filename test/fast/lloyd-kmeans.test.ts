@@ -1,4 +1,4 @@
-// core/clustering/lloyd-kmeans.ts against ml-kmeans, its reference: the same assignments, the same
+// core/stats/lloyd-kmeans.ts against ml-kmeans, its reference: the same assignments, the same
 // centres to the last bit and the same number of iterations, on clustered data, on data full of
 // exact ties (duplicate points, quantised values), with clusters that empty out, and on the
 // real thing (the committed sample's text vectors are not needed: random unit vectors in 128
@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { kmeans } from 'ml-kmeans';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { lloydKMeans } from '../../core/clustering/lloyd-kmeans.ts';
+import { lloydKMeans } from '../../core/stats/lloyd-kmeans.ts';
 import { seededRandom } from '../../core/stats/seeded-random.ts';
 
 function compare(x: Float64Array, dim: number, init: Float64Array, maxIterations: number, tolerance: number): void {

@@ -14,10 +14,10 @@ import {
   clusterWindow,
   distanceMatrix,
   kGrid,
-  seedCentres,
   silhouette,
   splitWhileSilhouetteRises,
 } from '../../core/clustering/kmeans-by-silhouette.ts';
+import { seedCentres } from '../../core/stats/kmeans-plus-plus.ts';
 import { KernelKMeans, seedPositions } from '../../core/clustering/kernel-kmeans.ts';
 import { kmeans } from 'ml-kmeans';
 import { ClassCounts, labelFrom, labelKeys } from '../../core/maps/labels.ts';

@@ -10,8 +10,8 @@
 // small groups, a big topic's own words spread over its several groups and were taken for
 // furniture (measured on the TweetEval stance tweets: 5 topics). This is the narratives' rule for
 // a word the clusters share (core/maps/labels.ts, SHARED_KEY), applied before the clustering.
-import { seedCentres } from '../clustering/kmeans-by-silhouette.ts';
-import { lloydKMeans } from '../clustering/lloyd-kmeans.ts';
+import { seedCentres } from '../stats/kmeans-plus-plus.ts';
+import { lloydKMeans } from '../stats/lloyd-kmeans.ts';
 
 interface FurnitureOptions {
   clusters: number;
