@@ -1,7 +1,5 @@
 // The layer rules (README, "Layout"): imports point down only.
-//   core/      <- everything; imports nothing of ours but core/. Inside it, infra/ (configuration, logs,
-//              files, locks, DuckDB, PostgreSQL, worker threads) is under the domain folders (text/,
-//              vectors/, ranking/, clustering/, enrichment/, maps/, stats/, snapshots/) and imports none of them
+//   core/      <- everything; imports nothing of ours but core/; its folders in rows (below)
 //   ledger/    <- serve/, app/; imports core/
 //   pipeline/  <- app/; imports core/; one stage's folder never reaches into another's
 //   serve/     <- app/; imports core/ and ledger/, never pipeline/
@@ -11,6 +9,18 @@
 //   tools/     developer tools (embedded PostgreSQL, the browser, wasm build, UI shots) may import the
 //              product; nothing in the product imports them, only tests and benches
 // No import cycles anywhere (no-circular), type-only imports included.
+//
+// Inside core/, its folders in rows, bottom -> top: a folder imports only folders on rows below its own,
+// never one beside it (and a new folder takes its row before it imports core/).
+//   infra                      plumbing: configuration, logs, files, locks, DuckDB, PostgreSQL, worker threads;
+//                              it knows nothing of posts, words or vectors
+//   stats, snapshots           numbers alone (seeded random, k-means steps and k-means++ starts, tests, metrics);
+//                              the published data's layout (post schema, generations, segments, windows)
+//   text                       words: the analyzer, language, abuse, repair, readability
+//   vectors, enrichment, maps  the embedder and vector spaces; per-post scores (tone, emotion, brands, keywords);
+//                              a group of posts' labels, descriptions, series and figures
+//   clustering, ranking        groups of posts (k-means by silhouette, stories: their words are maps' label
+//                              words); the search index and ranking
 //
 // Inside serve/, its folders in rows, bottom -> top: a folder imports only folders on rows below
 // its own, never one beside it; app.ts, server.ts and main.ts above them all (nothing imports them).
@@ -27,6 +37,7 @@
 //   mcp, openapi, ui           the MCP tools and the OpenAPI document (each concern's schemas); the dashboard's files
 // `npm test` runs this (test/fast/layers.test.ts), so a wrong-way import fails the suite.
 const STAGES = 'ingest|features|indexes|narratives|patterns|publish';
+const CORE_ORDER = [['infra'], ['stats', 'snapshots'], ['text'], ['vectors', 'enrichment', 'maps'], ['clustering', 'ranking']];
 const SERVE_ORDER = [
   ['http'],
   ['generation'],
@@ -38,19 +49,33 @@ const SERVE_ORDER = [
   ['mcp', 'openapi', 'ui'],
 ];
 
-/** One rule per serve/ folder: it imports its own folder and those on the rows below, nothing else of serve/. */
-const serveOrder = SERVE_ORDER.flatMap((row, i) =>
-  row.map((folder) => {
-    const allowed = [folder, ...SERVE_ORDER.slice(0, i).flat()];
-    return {
-      name: `serve-order-${folder}`,
-      severity: 'error',
-      comment: `serve/${folder}/ may import serve/${allowed.join('/, ')}/ only (the order at the top of this file)`,
-      from: { path: `^serve/${folder}/` },
-      to: { path: '^serve/', pathNot: `^serve/(${allowed.join('|')})/` },
-    };
-  }),
-);
+/**
+ * One rule per folder of `root`/ in `order` (its rows, bottom first): it imports its own folder and those on the
+ * rows below, nothing else of `root`/; and one rule that a folder not in `order` imports nothing of `root`/.
+ */
+function rowRules(root, order) {
+  const listed = order.flat();
+  const perFolder = order.flatMap((row, i) =>
+    row.map((folder) => {
+      const allowed = [folder, ...order.slice(0, i).flat()];
+      return {
+        name: `${root}-order-${folder}`,
+        severity: 'error',
+        comment: `${root}/${folder}/ may import ${root}/${allowed.join(`/, ${root}/`)}/ only (the order at the top of this file)`,
+        from: { path: `^${root}/${folder}/` },
+        to: { path: `^${root}/`, pathNot: `^${root}/(${allowed.join('|')})/` },
+      };
+    }),
+  );
+  const unlisted = {
+    name: `${root}-folder-in-order`,
+    severity: 'error',
+    comment: `a new ${root}/ folder takes its row in ${root.toUpperCase()}_ORDER (the order at the top of this file) before it imports ${root}/`,
+    from: { path: `^${root}/[^/]+/`, pathNot: `^${root}/(${listed.join('|')})/` },
+    to: { path: `^${root}/` },
+  };
+  return [...perFolder, unlisted];
+}
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -62,13 +87,7 @@ module.exports = {
       from: { path: '^core/' },
       to: { path: '^(ledger|pipeline|serve|app|fixtures|bench|test)/' },
     },
-    {
-      name: 'core-infra-under-domain',
-      severity: 'error',
-      comment: 'core/infra/ is plumbing the domain folders use; it knows nothing of posts, words or vectors',
-      from: { path: '^core/infra/' },
-      to: { path: '^core/', pathNot: '^core/infra/' },
-    },
+    ...rowRules('core', CORE_ORDER),
     {
       name: 'ledger-on-core-only',
       severity: 'error',
@@ -112,14 +131,7 @@ module.exports = {
       to: { path: '^bench/' },
     },
     { name: 'bench-not-on-tests', severity: 'error', from: { path: '^bench/' }, to: { path: '^test/' } },
-    ...serveOrder,
-    {
-      name: 'serve-folder-in-order',
-      severity: 'error',
-      comment: 'a new serve/ folder takes its row in SERVE_ORDER (the order at the top of this file) before it imports serve/',
-      from: { path: '^serve/[^/]+/', pathNot: `^serve/(${SERVE_ORDER.flat().join('|')})/` },
-      to: { path: '^serve/' },
-    },
+    ...rowRules('serve', SERVE_ORDER),
     {
       name: 'product-not-on-tools',
       severity: 'error',

@@ -1,5 +1,5 @@
 // The layer rules of .dependency-cruiser.cjs (imports point down only: core <- pipeline, ledger <-
-// serve <- app; serve/'s folders in their order; stages apart; tests and benches apart; tools/ out of
+// serve <- app; core/'s and serve/'s folders in their order; stages apart; tests and benches apart; tools/ out of
 // the product; no cycles), checked with dependency-cruiser over the whole repository. And the check
 // itself can fail: the same rules over a small tree of wrong-way imports report each of them.
 import { execFile } from 'node:child_process';
@@ -99,6 +99,34 @@ test('a wrong-way import of each kind is reported', async () => {
     'stages-apart: pipeline/patterns/across.ts -> pipeline/features/stage.ts',
     'tests-not-on-bench: test/bench.test.ts -> bench/cli.ts',
     'tools-not-on-tests: tools/test-helper.ts -> test/a.test.ts',
+  ]);
+});
+
+test("a wrong-way import between core/'s rows is reported, a downward one is not", async () => {
+  const d = tmpDir('layers-core-');
+  const write = (file: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(d, file)), { recursive: true });
+    fs.writeFileSync(path.join(d, file), text);
+  };
+  for (const f of ['core/a.ts', 'core/infra/a.ts', 'core/text/a.ts', 'core/vectors/a.ts', 'core/maps/a.ts', 'core/stats/a.ts']) {
+    write(f, 'export const x = 1;\n');
+  }
+  const from = (file: string, to: string) => write(file, `import { x } from '${to}';\nexport const y = x;\n`);
+  from('core/infra/up.ts', '../text/a.ts');
+  from('core/text/up.ts', '../vectors/a.ts');
+  from('core/maps/beside.ts', '../vectors/a.ts');
+  from('core/clustering/top.ts', '../a.ts');
+  from('core/unlisted/a.ts', '../infra/a.ts');
+  from('core/ranking/down.ts', '../vectors/a.ts');
+  from('core/clustering/down.ts', '../maps/a.ts');
+  from('core/vectors/down.ts', '../stats/a.ts');
+  const { violations } = await cruise(d, ['core']);
+  assert.equal(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort(), [
+    'core-folder-in-order: core/unlisted/a.ts -> core/infra/a.ts',
+    'core-order-clustering: core/clustering/top.ts -> core/a.ts',
+    'core-order-infra: core/infra/up.ts -> core/text/a.ts',
+    'core-order-maps: core/maps/beside.ts -> core/vectors/a.ts',
+    'core-order-text: core/text/up.ts -> core/vectors/a.ts',
   ]);
 });
 
