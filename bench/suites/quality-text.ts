@@ -2,13 +2,13 @@
 // tweets (TweetEval, ../shared/data/tweeteval): tone macro-recall on sentiment/val, emotionMood
 // accuracy on emotion/val, per-class recall, beside a majority-class baseline in the same run.
 // `--fit` first rebuilds core/enrichment/emotion-model.json (emotion/train only) and
-// tone-model.json (see core/enrichment/fit.ts).
+// tone-model.json (see tools/enrichment-models/fit.ts).
 import { EMOTION_LABELS } from '../../core/enrichment/emotion.ts';
-import { fitAll } from '../../core/enrichment/fit.ts';
+import { fitAll } from '../../tools/enrichment-models/fit.ts';
 import { NEUTRAL_MOOD_MIN_CONFIDENCE } from '../../core/enrichment/enrich-text.ts';
-import { measureTextQuality, type ClassScores } from '../../core/enrichment/quality.ts';
+import { measureTextQuality, type ClassScores } from '../../tools/enrichment-models/quality.ts';
 import { TONE_LABELS } from '../../core/enrichment/tone.ts';
-import { hasTweetEval, TWEETEVAL_DIR } from '../../core/enrichment/tweeteval.ts';
+import { hasTweetEval, TWEETEVAL_DIR } from '../../fixtures/tweeteval.ts';
 import { machine, writeResultsJson, writeResultsSection } from '../results-file.ts';
 
 interface QualityTextOptions {

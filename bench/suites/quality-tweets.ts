@@ -9,7 +9,7 @@ import path from 'node:path';
 import { loadConfig } from '../../core/infra/config.ts';
 import { dataDirLayout } from '../../core/infra/data-dir.ts';
 import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
-import { TWEETEVAL_DIR } from '../../core/enrichment/tweeteval.ts';
+import { TWEETEVAL_DIR } from '../../fixtures/tweeteval.ts';
 import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { resolveStages, runStages } from '../../pipeline/runner.ts';

@@ -1,6 +1,6 @@
 // Per-post emotion (`emotionMood`): a softmax regression over analyzer terms plus VADER polarity
 // tokens, fitted on TweetEval emotion/train only (SemEval-2018 tweets; `npm run bench -- quality --fit`
-// rebuilds core/enrichment/emotion-model.json, see fit.ts). The vocabulary is the label set of that
+// rebuilds core/enrichment/emotion-model.json, see tools/enrichment-models/fit.ts). The vocabulary is the label set of that
 // data: anger, joy, optimism, sadness.
 //
 //   moods      = [most probable label] + [second label when p2 >= SECOND_MOOD_MIN and p2 >= p1 / 2]

@@ -23,8 +23,8 @@ import {
   tone,
   TONE_LABELS,
 } from '../../core/enrichment/enrich-text.ts';
-import { hasTweetEval } from '../../core/enrichment/tweeteval.ts';
-import { measureTextQuality } from '../../core/enrichment/quality.ts';
+import { hasTweetEval } from '../../fixtures/tweeteval.ts';
+import { measureTextQuality } from '../../tools/enrichment-models/quality.ts';
 
 test('tone: clear positive, negative and neutral posts', () => {
   assert.is(tone('I love this, it is amazing!').tone, 'positive');

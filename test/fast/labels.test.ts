@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { terms, termsAndSurfaces } from '../../core/text/analyzer.ts';
-import { TWEETEVAL_DIR } from '../../core/enrichment/tweeteval.ts';
+import { TWEETEVAL_DIR } from '../../fixtures/tweeteval.ts';
 import { cleanForSummary, describeFromWords, describeNarrative, postWords, summarise } from '../../core/maps/describe.ts';
 import { readable } from '../../core/text/readable.ts';
 import { labelWord, showLabel, surfaceForms } from '../../core/maps/label-words.ts';

@@ -10,7 +10,7 @@ import vader from 'vader-sentiment';
 import { postText } from '../../pipeline/features/text-analysis.ts';
 import { polarityScores } from '../../core/enrichment/vader-engine.ts';
 import { prepareForVader } from '../../core/enrichment/vader.ts';
-import { hasTweetEval, loadSplit } from '../../core/enrichment/tweeteval.ts';
+import { hasTweetEval, loadSplit } from '../../fixtures/tweeteval.ts';
 import { ROOT } from '../helpers/child.ts';
 
 const bundle = (s: string) => vader.SentimentIntensityAnalyzer.polarity_scores(s);

@@ -4,10 +4,10 @@
 //                       cross-validated accuracy on train is refitted on all of train;
 //   tone-model.json     the 33-number tone combiner (tone.ts), fitted on sentiment/val with
 //                       class-balanced weights (no sentiment train split exists).
-// Run: `npm run bench -- quality --fit` (or `npx tsx core/enrichment/fit.ts`).
+// Run: `npm run bench -- quality --fit` (or `npx tsx tools/enrichment-models/fit.ts`).
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { EMOTION_LABELS, EMOTION_MODEL_FILE, emotionFeatures, emotionPosteriors } from './emotion.ts';
+import { EMOTION_LABELS, EMOTION_MODEL_FILE, emotionFeatures, emotionPosteriors } from '../../core/enrichment/emotion.ts';
 import {
   argmax,
   compact,
@@ -17,10 +17,10 @@ import {
   fitSoftmax,
   predict,
   type LinearTextModel,
-} from './linear-text-model.ts';
-import { TONE_FEATURES, TONE_LABELS, TONE_MODEL_FILE, toneFeatures, type ToneModel } from './tone.ts';
-import { loadSplit, TWEETEVAL_DIR } from './tweeteval.ts';
-import { vaderScores } from './vader.ts';
+} from '../../core/enrichment/linear-text-model.ts';
+import { TONE_FEATURES, TONE_LABELS, TONE_MODEL_FILE, toneFeatures, type ToneModel } from '../../core/enrichment/tone.ts';
+import { loadSplit, TWEETEVAL_DIR } from '../../fixtures/tweeteval.ts';
+import { vaderScores } from '../../core/enrichment/vader.ts';
 
 const EMOTION_MODEL_VERSION = 'emotion-1';
 const TONE_MODEL_VERSION = 'tone-1';

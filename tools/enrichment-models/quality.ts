@@ -2,12 +2,12 @@
 // sentiment/val, emotionMood accuracy on emotion/val, per-class recall, beside majority-class
 // baselines. Measured by `npm run bench -- quality --part text` (which writes bench/RESULTS.md)
 // and held to its floors by test/fast/enrichment.test.ts, so both read the same numbers.
-import { emotionModel, emotionPosteriors, EMOTION_LABELS, moodsFromPosteriors } from './emotion.ts';
+import { emotionModel, emotionPosteriors, EMOTION_LABELS, moodsFromPosteriors } from '../../core/enrichment/emotion.ts';
 import { outOfFoldTone, toneDesign } from './fit.ts';
-import { enrichText } from './enrich-text.ts';
-import { TONE_LABELS, toneFrom, toneModel } from './tone.ts';
-import { loadSplit, TWEETEVAL_DIR } from './tweeteval.ts';
-import { vaderScores } from './vader.ts';
+import { enrichText } from '../../core/enrichment/enrich-text.ts';
+import { TONE_LABELS, toneFrom, toneModel } from '../../core/enrichment/tone.ts';
+import { loadSplit, TWEETEVAL_DIR } from '../../fixtures/tweeteval.ts';
+import { vaderScores } from '../../core/enrichment/vader.ts';
 
 export interface ClassScores {
   perClassRecall: Record<string, number>;
