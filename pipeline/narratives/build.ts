@@ -8,7 +8,14 @@ import { mostCentralFirst } from '../../core/maps/members.ts';
 import type { BuiltWindow } from '../map-stage.ts';
 import type { RowWindow } from '../post-columns.ts';
 import type { NarrativeCorpus } from './corpus.ts';
-import { clusterWords, describeClusters, flagsFromTexts, memberFigures, windowSpan, type MemberFigures } from './describe-clusters.ts';
+import {
+  clusterWords,
+  describeClusters,
+  flagsFromTexts,
+  memberFigures,
+  windowSpan,
+  type MemberFigures,
+} from './cluster-figures-and-words.ts';
 
 /** A window (7d, 30d, 90d, all), from its first row on. */
 export type WindowSpec = RowWindow;
