@@ -3,7 +3,7 @@
 //              files, locks, DuckDB, PostgreSQL, worker threads) is under the domain folders (text/,
 //              vectors/, ranking/, clustering/, enrichment/, maps/, stats/, snapshots/) and imports none of them
 //   ledger/    <- serve/, app/; imports core/
-//   pipeline/  <- app/; imports core/; one stage's folder never reaches into another's
+//   pipeline/  <- app/; imports core/; one stage's folder never reaches into another's (every folder but the shared ones)
 //   serve/     <- app/; imports core/ and ledger/, never pipeline/
 //   app/       the entry that runs pipeline and server together
 //   fixtures/  the corpus generator; imports core/
@@ -28,8 +28,10 @@
 // `npm test` runs this (test/fast/layers.test.ts), so a wrong-way import fails the suite.
 // pipeline/'s folders: every one is a stage's (stage-list.ts runs them), except those of what the stages share
 // (PIPELINE_SHARED). A new folder is a stage's, kept apart from the others, unless it is listed here.
-const PIPELINE_SHARED = [];
-const NOT_SHARED = PIPELINE_SHARED.length ? `(?!(?:${PIPELINE_SHARED.join('|')})/)` : '';
+//   run/ (the runner, CLI, schedule, stage list), context/ (the stage context), store/ (the work store, row tables),
+//   segments/ (the segment plan, planned rows), maps/ (the map stages' skeleton: narratives, patterns)
+const PIPELINE_SHARED = ['run', 'context', 'store', 'segments', 'maps'];
+const NOT_SHARED = `(?!(?:${PIPELINE_SHARED.join('|')})/)`;
 const SERVE_ORDER = [
   ['http'],
   ['generation'],
@@ -99,6 +101,13 @@ module.exports = {
       comment: "a stage does not reach into another stage's folder; what two stages share lives in pipeline/ or core/",
       from: { path: `^pipeline/${NOT_SHARED}([^/]+)/` },
       to: { path: `^pipeline/${NOT_SHARED}[^/]+/`, pathNot: '^pipeline/$1/' },
+    },
+    {
+      name: 'pipeline-shared-under-stages',
+      severity: 'error',
+      comment: "what the stages share (pipeline/'s shared folders but run/, which runs them) imports no stage's folder",
+      from: { path: `^pipeline/(${PIPELINE_SHARED.filter((f) => f !== 'run').join('|')})/` },
+      to: { path: `^pipeline/${NOT_SHARED}[^/]+/` },
     },
     {
       name: 'fixtures-on-core-only',

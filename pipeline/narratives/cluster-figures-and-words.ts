@@ -13,7 +13,7 @@ import { centralPostsOf, flaggedShare } from '../../core/maps/central-posts.ts';
 import { flaggedPost } from '../../core/text/abuse.ts';
 import { sentimentOfCodes, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
 import { dailyCounts, seriesStats, type SeriesStats } from '../../core/maps/series.ts';
-import type { RowWindow } from '../post-columns.ts';
+import type { RowWindow } from '../maps/post-columns.ts';
 import { DAY_MS } from '../../core/snapshots/windows.ts';
 import { FLAG_UNKNOWN, FLAGGED, NOT_FLAGGED, type NarrativeCorpus } from './corpus.ts';
 

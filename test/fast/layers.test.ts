@@ -77,6 +77,9 @@ test('a wrong-way import of each kind is reported', async () => {
   // A stage folder no list names (themes/ was one) is kept apart like the others; one inside its stage's folder is its stage's.
   write('pipeline/themes/build.ts', "import { x } from '../narratives/corpus.ts';\nexport const y = x;\n");
   write('pipeline/narratives/themes/build.ts', "import { x } from '../corpus.ts';\nexport const y = x;\n");
+  // What the stages share is no stage: the stage list imports every stage.
+  write('pipeline/run/stage-list.ts', "import { x } from '../features/stage.ts';\nexport const y = x;\n");
+  write('pipeline/maps/up.ts', "import { x } from '../narratives/corpus.ts';\nexport const y = x;\n");
   write('test/bench.test.ts', "import { x } from '../bench/cli.ts';\nexport const y = x;\n");
   write('bench/app-entry.ts', "import { x } from '../app/start.ts';\nexport const y = x;\n");
   write('serve/generation/up.ts', "import { x } from '../search/a.ts';\nexport const y = x;\n");
@@ -93,6 +96,7 @@ test('a wrong-way import of each kind is reported', async () => {
     'core-is-the-bottom: core/up.ts -> serve/a.ts',
     'ledger-on-core-only: ledger/up.ts -> serve/a.ts',
     'no-circular: core/loop-a.ts -> core/loop-b.ts',
+    'pipeline-shared-under-stages: pipeline/maps/up.ts -> pipeline/narratives/corpus.ts',
     'product-not-on-tools: ledger/tool.ts -> tools/a.ts',
     'serve-folder-in-order: serve/unlisted/a.ts -> serve/http/a.ts',
     'serve-not-on-pipeline: serve/up.ts -> pipeline/runner.ts',

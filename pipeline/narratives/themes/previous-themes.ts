@@ -9,8 +9,8 @@ import { sqlString } from '../../../core/infra/duckdb.ts';
 import { generationDir } from '../../../core/snapshots/generations.ts';
 import { themeCentre } from '../../../core/clustering/themes.ts';
 import type { PreviousNarrative } from '../../../core/clustering/tracking.ts';
-import type { PreviousMap } from '../../previous-map.ts';
-import type { StageContext } from '../../stage-context.ts';
+import type { PreviousMap } from '../../maps/previous-map.ts';
+import type { StageContext } from '../../context/stage-context.ts';
 
 export interface PreviousTheme extends PreviousNarrative {
   id: string;
