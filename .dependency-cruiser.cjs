@@ -1,7 +1,7 @@
 // The layer rules (README, "Layout"): imports point down only.
 //   core/      <- everything; imports nothing of ours but core/; its folders in rows (below)
 //   ledger/    <- serve/, app/; imports core/
-//   pipeline/  <- app/; imports core/; one stage's folder never reaches into another's
+//   pipeline/  <- app/; imports core/; one stage's folder never reaches into another's (every folder but the shared ones)
 //   serve/     <- app/; imports core/ and ledger/, never pipeline/
 //   app/       the entry that runs pipeline and server together
 //   fixtures/  the corpus generator; imports core/
@@ -36,8 +36,13 @@
 //   metrics                    GET /metrics (reads jobs, alerts, search)
 //   mcp, openapi, ui           the MCP tools and the OpenAPI document (each concern's schemas); the dashboard's files
 // `npm test` runs this (test/fast/layers.test.ts), so a wrong-way import fails the suite.
-const STAGES = 'ingest|features|indexes|narratives|patterns|publish';
 const CORE_ORDER = [['infra'], ['stats', 'snapshots'], ['text'], ['vectors', 'enrichment', 'maps'], ['clustering', 'ranking']];
+// pipeline/'s folders: every one is a stage's (stage-list.ts runs them), except those of what the stages share
+// (PIPELINE_SHARED). A new folder is a stage's, kept apart from the others, unless it is listed here.
+//   run/ (the runner, CLI, schedule, stage list), context/ (the stage context), store/ (the work store, row tables),
+//   segments/ (the segment plan, planned rows), maps/ (the map stages' skeleton: narratives, patterns)
+const PIPELINE_SHARED = ['run', 'context', 'store', 'segments', 'maps'];
+const NOT_SHARED = `(?!(?:${PIPELINE_SHARED.join('|')})/)`;
 const SERVE_ORDER = [
   ['http'],
   ['generation'],
@@ -113,8 +118,15 @@ module.exports = {
       name: 'stages-apart',
       severity: 'error',
       comment: "a stage does not reach into another stage's folder; what two stages share lives in pipeline/ or core/",
-      from: { path: `^pipeline/(${STAGES})/` },
-      to: { path: `^pipeline/(${STAGES})/`, pathNot: '^pipeline/$1/' },
+      from: { path: `^pipeline/${NOT_SHARED}([^/]+)/` },
+      to: { path: `^pipeline/${NOT_SHARED}[^/]+/`, pathNot: '^pipeline/$1/' },
+    },
+    {
+      name: 'pipeline-shared-under-stages',
+      severity: 'error',
+      comment: "what the stages share (pipeline/'s shared folders but run/, which runs them) imports no stage's folder",
+      from: { path: `^pipeline/(${PIPELINE_SHARED.filter((f) => f !== 'run').join('|')})/` },
+      to: { path: `^pipeline/${NOT_SHARED}[^/]+/` },
     },
     {
       name: 'fixtures-on-core-only',

@@ -19,7 +19,7 @@ import type { LedgerDump } from '../ledger/dump-format.ts';
 import { DumpError, readDump } from '../ledger/ledger-dump.ts';
 import { LedgerError } from '../ledger/credit-ledger.ts';
 import { importInto, openLedger, type LedgerChoice } from '../ledger/open-ledger.ts';
-import { startSchedule } from '../pipeline/schedule.ts';
+import { startSchedule } from '../pipeline/run/schedule.ts';
 import { ensureDemoAccount } from '../serve/billing/demo-account.ts';
 import { ensureGeneration } from './first-run.ts';
 

@@ -8,7 +8,7 @@ import { dataDirLayout } from '../core/infra/data-dir.ts';
 import { readCurrent, readManifest, SNAPSHOT_SCHEMA_VERSION } from '../core/snapshots/generations.ts';
 import type { Logger } from '../core/infra/log.ts';
 import { generateCorpus } from '../fixtures/generate.ts';
-import { resolveStages, runStages } from '../pipeline/runner.ts';
+import { resolveStages, runStages } from '../pipeline/run/runner.ts';
 
 async function hasLandingData(landing: string): Promise<boolean> {
   try {

@@ -9,7 +9,7 @@ import { dataDirLayout } from '../core/infra/data-dir.ts';
 import { readCurrent } from '../core/snapshots/generations.ts';
 import { createLogger } from '../core/infra/log.ts';
 import { checkKind } from '../ledger/backend-record.ts';
-import { startSchedule } from '../pipeline/schedule.ts';
+import { startSchedule } from '../pipeline/run/schedule.ts';
 import { ensureGeneration } from './first-run.ts';
 import { shownPath, startNotice, startServer, type RunningServer } from '../serve/server.ts';
 

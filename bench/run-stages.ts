@@ -3,7 +3,7 @@
 // DuckDB's native memory included).
 import { loadConfig } from '../core/infra/config.ts';
 import { createLogger } from '../core/infra/log.ts';
-import { resolveStages, runStages } from '../pipeline/runner.ts';
+import { resolveStages, runStages } from '../pipeline/run/runner.ts';
 
 const [dataDir, asOf, ...rest] = process.argv.slice(2);
 const full = rest.includes('--full');

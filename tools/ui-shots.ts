@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseCliArgs, UsageError } from '../core/infra/cli-args.ts';
 import { loadConfig } from '../core/infra/config.ts';
 import { createLogger } from '../core/infra/log.ts';
-import { resolveStages, runStages } from '../pipeline/runner.ts';
+import { resolveStages, runStages } from '../pipeline/run/runner.ts';
 import { startServer, type RunningServer } from '../serve/server.ts';
 import { pollUntil } from '../core/infra/wait-at-most.ts';
 import { plantedStory } from '../fixtures/planted-story.ts';

@@ -17,7 +17,7 @@ import { search } from '../../core/ranking/search.ts';
 import type { WindowKey } from '../../core/snapshots/windows.ts';
 import { generateCorpus } from '../../fixtures/generate.ts';
 import { allStoryPosts, NEW_WORD_STORIES } from '../../fixtures/new-word-stories.ts';
-import { resolveStages, runStages } from '../../pipeline/runner.ts';
+import { resolveStages, runStages } from '../../pipeline/run/runner.ts';
 import { runStamp, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { corpusTweets } from './quality-tweets.ts';
 

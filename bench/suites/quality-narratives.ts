@@ -14,7 +14,7 @@ import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
 import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { generateCorpus } from '../../fixtures/generate.ts';
-import { resolveStages, runStages } from '../../pipeline/runner.ts';
+import { resolveStages, runStages } from '../../pipeline/run/runner.ts';
 import { ari, nmi } from '../../core/stats/cluster-metrics.ts';
 import { trendingOrder } from '../../serve/maps/narrative-routes.ts';
 import { uuidsWithVector } from '../lib/generation-vectors.ts';

@@ -13,7 +13,7 @@ import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
 import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { generateCorpus } from '../../fixtures/generate.ts';
-import { resolveStages, runStages } from '../../pipeline/runner.ts';
+import { resolveStages, runStages } from '../../pipeline/run/runner.ts';
 import { uuidsWithVector } from '../lib/generation-vectors.ts';
 import { ari, nmi } from '../../core/stats/cluster-metrics.ts';
 import { NARRATIVES_AS_OF } from './quality-narratives.ts';

@@ -37,7 +37,7 @@ import {
   userTrial,
 } from '../../fixtures/crisislex.ts';
 import { NEW_WORD_STORIES } from '../../fixtures/new-word-stories.ts';
-import { resolveStages, runStages } from '../../pipeline/runner.ts';
+import { resolveStages, runStages } from '../../pipeline/run/runner.ts';
 import { textLanguage } from '../../core/text/language.ts';
 import { textVectors } from '../lib/generation-vectors.ts';
 import { runDensityPeer } from '../lib/density-peer.ts';
@@ -663,7 +663,7 @@ function arrivalsLine(r: SetResult): string {
   const spans = rest.map((x) => x.spanHours).sort((a, b) => a - b);
   const sizes = rest.map((x) => x.tweets).sort((a, b) => a - b);
   const full = rest.filter((x) => x.mode === 'full').length;
-  // Why the pipeline rebuilt in full (pipeline/refit-rule.ts), by kind.
+  // Why the pipeline rebuilt in full (pipeline/features/refit-rule.ts), by kind.
   const because = new Map<string, number>();
   for (const x of rest.filter((x) => x.mode === 'full')) {
     const why = /grew/.test(x.fullBecause ?? '')

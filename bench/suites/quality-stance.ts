@@ -10,7 +10,7 @@ import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
 import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { TWEETEVAL_DIR } from '../../fixtures/tweeteval.ts';
-import { resolveStages, runStages } from '../../pipeline/runner.ts';
+import { resolveStages, runStages } from '../../pipeline/run/runner.ts';
 import { ari, nmi } from '../../core/stats/cluster-metrics.ts';
 import { runTopicPeers, type TopicRun } from '../lib/topic-peers.ts';
 import { corpusTweets } from './quality-tweets.ts';

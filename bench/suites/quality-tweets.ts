@@ -12,7 +12,7 @@ import { openDuckDB, sqlString } from '../../core/infra/duckdb.ts';
 import { TWEETEVAL_DIR } from '../../fixtures/tweeteval.ts';
 import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
 import { createLogger } from '../../core/infra/log.ts';
-import { resolveStages, runStages } from '../../pipeline/runner.ts';
+import { resolveStages, runStages } from '../../pipeline/run/runner.ts';
 import { trendingOrder } from '../../serve/maps/narrative-routes.ts';
 import { everydayTexts } from '../../fixtures/crisislex.ts';
 

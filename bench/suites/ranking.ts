@@ -23,7 +23,7 @@ import { segmentDir } from '../../core/snapshots/segments.ts';
 import { WINDOW_KEYS, type WindowKey } from '../../core/snapshots/windows.ts';
 import { generateCorpus } from '../../fixtures/generate.ts';
 import { postText } from '../../pipeline/features/text-analysis.ts';
-import { resolveStages, runStages } from '../../pipeline/runner.ts';
+import { resolveStages, runStages } from '../../pipeline/run/runner.ts';
 import { ensurePeerInstalled, runPeerScript } from '../peer-install.ts';
 import { runStamp, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { hasCurrentLayout } from '../lib/cached-generation.ts';

@@ -343,7 +343,7 @@ function assignRows(
 /**
  * Cluster `rows` (indices into `vectors`, each a unit vector of `dim`); see the header.
  * Rows must have non-zero vectors. `prior`: the previous generation's centres of this window, in
- * this run's space (the unit mean of their members' current vectors: pipeline/previous-map.ts),
+ * this run's space (the unit mean of their members' current vectors: pipeline/maps/previous-map.ts),
  * offered as a warm start.
  */
 export function clusterWindow(

@@ -1,5 +1,5 @@
 // When a window's narratives are told, for the theme grouping (core/clustering/themes.ts,
-// pipeline/themes/build.ts; docs/fields.md, "Themes"): narratives of one event burst at the same
+// pipeline/narratives/themes/build.ts; docs/fields.md, "Themes"): narratives of one event burst at the same
 // hours whatever language or angle they are told in, while everyday talk is spread over the window
 // as the window's own posts are. Per narrative of n posts, over 6-hour bins of the window, its
 // counts and the window's, each smoothed over the bin and its two neighbours (weights 1, 2, 1):

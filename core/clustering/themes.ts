@@ -28,7 +28,7 @@ export interface ThemeCriterion {
 
 /**
  * minLinkageCosine, on the pipeline's theme vectors (what a narrative says, a quarter text centroid
- * and three quarters words, joined with when it is told, its bursts: pipeline/themes/build.ts): on
+ * and three quarters words, joined with when it is told, its bursts: pipeline/narratives/themes/build.ts): on
  * the real crises (CrisisLexT6, the T26 set), window all, 0.25 gives a mean best-theme F1 of 0.88
  * and 0.92 (theme purity 0.886 and 0.913); 0.2 about the same F1 but joins everyday subjects with
  * little in common (CrisisLexT6's last week in 5 themes instead of 10: games, dreams and a cup in

@@ -51,7 +51,7 @@ const schema = z.object({
   DUCKDB_THREADS: z.coerce.number().int().positive().optional(),
   /** Worker threads of the features and index stages (default: the machine's cores). */
   PIPELINE_THREADS: z.coerce.number().int().positive().optional(),
-  /** Rows of a time segment (pipeline/segment-plan.ts): the head is sealed, and a full run cuts, once a segment holds this many. */
+  /** Rows of a time segment (pipeline/segments/segment-plan.ts): the head is sealed, and a full run cuts, once a segment holds this many. */
   SEGMENT_ROWS: z.coerce.number().int().positive().default(250_000),
   /**
    * Segments of at least this many rows get window tails where a window keeps less than half of

@@ -47,7 +47,7 @@ export interface EmbedderParams {
 
 /**
  * The embedder a generation's manifest names; a generation of another model is refitted
- * (pipeline/refit-rule.ts). It names the analyzer too: a post's terms, and so its vector and its
+ * (pipeline/features/refit-rule.ts). It names the analyzer too: a post's terms, and so its vector and its
  * postings, change with the analyzer.
  */
 export const EMBEDDER_MODEL = `words-common/${ANALYZER_VERSION}`;

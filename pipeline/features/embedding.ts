@@ -6,8 +6,8 @@
 import os from 'node:os';
 import { embedHashes, loadEmbedder, type EmbedderParams } from '../../core/vectors/embedder.ts';
 import { TaskPool } from '../../core/infra/workers/task-pool.ts';
-import type { StageContext } from '../stage-context.ts';
-import { StageAborted } from '../stage-context.ts';
+import type { StageContext } from '../context/stage-context.ts';
+import { StageAborted } from '../context/stage-context.ts';
 import type { EmbedResult, EmbedTask, EmbedWorkerData, FitResult, FitTask } from './embed-task.ts';
 
 const EMBED_ROWS = 50_000;

@@ -6,9 +6,9 @@
 // aesthetic style from the visual features and the attribute confidence over text and style.
 // Novelty and saturation need the HNSW neighbours and are added by the index stage.
 import { attributeConfidence, idfFromDocumentFrequency, themes, VISUAL_STYLE_CONFIDENCE } from '../../core/enrichment/enrich-text.ts';
-import { writeRowTable } from '../row-table.ts';
-import type { StageContext } from '../stage-context.ts';
-import { StageAborted } from '../stage-context.ts';
+import { writeRowTable } from '../store/row-table.ts';
+import type { StageContext } from '../context/stage-context.ts';
+import { StageAborted } from '../context/stage-context.ts';
 import type { TextEnrichmentRow } from './text-task.ts';
 
 interface EnrichmentInput {

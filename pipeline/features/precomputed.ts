@@ -4,9 +4,9 @@
 // share the input's vectors are kept in posts.parquet but not used: a space mixing a few foreign
 // vectors with a mapped majority would rank by the map, not by the vectors the team sent.
 import { normalise, RIDGE_LAMBDA, RidgeFit, toSpace, type VectorSpace } from '../../core/vectors/vector-space.ts';
-import { snapshotChunks } from '../snapshot-rows.ts';
-import type { StageContext } from '../stage-context.ts';
-import { StageAborted } from '../stage-context.ts';
+import { snapshotChunks } from '../segments/snapshot-rows.ts';
+import type { StageContext } from '../context/stage-context.ts';
+import { StageAborted } from '../context/stage-context.ts';
 
 const ADOPT_SHARE = 0.5;
 

@@ -1,5 +1,5 @@
 // The features stage's files of a built segment (layout: core/snapshots/segments.ts), row by row from where
-// the plan says each row's data is (pipeline/segment-plan.ts): an appended segment's old rows from
+// the plan says each row's data is (pipeline/segments/segment-plan.ts): an appended segment's old rows from
 // its base, unchanged (masked ones included, at their rows); rows of a rebuilt segment that the
 // served generation held, from the segment that held them; the rest from this run's computation.
 //   uuids.txt, text-vectors.f32, visual-vectors.f32, doc-terms.bin, label-words.bin (only when every
@@ -14,8 +14,8 @@ import { segmentDir } from '../../core/snapshots/segments.ts';
 import { sqlString } from '../../core/infra/duckdb.ts';
 import { readTermLists, writeTermLists, type TermLists } from '../../core/text/term-lists.ts';
 import { BREAK_ID, LABEL_WORDS_FILE } from '../../core/maps/row-label-words.ts';
-import { servedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
-import type { StageContext } from '../stage-context.ts';
+import { servedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segments/segment-plan.ts';
+import type { StageContext } from '../context/stage-context.ts';
 
 /** What this run computed, by ci. */
 export interface ComputedRows {

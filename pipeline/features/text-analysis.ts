@@ -8,9 +8,9 @@ import { TaskPool } from '../../core/infra/workers/task-pool.ts';
 import type { DuckDB } from '../../core/infra/duckdb.ts';
 import { RUN_BREAK } from '../../core/maps/labels.ts';
 import { BREAK_ID, labelText } from '../../core/maps/row-label-words.ts';
-import type { Progress } from '../progress.ts';
-import type { StageContext } from '../stage-context.ts';
-import { StageAborted } from '../stage-context.ts';
+import type { Progress } from '../context/progress.ts';
+import type { StageContext } from '../context/stage-context.ts';
+import { StageAborted } from '../context/stage-context.ts';
 import { DOC_SEP, TERM_SEP, type TextEnrichmentRow, type TextResult, type TextTask, type TextWorkerData } from './text-task.ts';
 
 /** Rows a worker analyses per task: large enough to amortise messaging, small enough to balance. */

@@ -2,9 +2,9 @@
 // (VISUAL_DIM, before any precomputed space is applied) and its nameable elements (the columns of
 // visual-elements.parquet), computed by the worker pool in pipeline/features/visual.ts.
 import path from 'node:path';
-import { snapshotChunks } from '../snapshot-rows.ts';
-import type { StageContext } from '../stage-context.ts';
-import { StageAborted } from '../stage-context.ts';
+import { snapshotChunks } from '../segments/snapshot-rows.ts';
+import type { StageContext } from '../context/stage-context.ts';
+import { StageAborted } from '../context/stage-context.ts';
 import { computeVisualFeatures, VISUAL_DIM, type VisualItem } from './visual.ts';
 
 interface MediaRow {

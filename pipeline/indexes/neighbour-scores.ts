@@ -20,9 +20,9 @@ import { noveltyScore, saturationScore } from '../../core/enrichment/enrich-text
 import type { GraphSource } from '../../core/ranking/segment-graphs.ts';
 import { segmentDir } from '../../core/snapshots/segments.ts';
 import type { TaskPool } from '../../core/infra/workers/task-pool.ts';
-import { writeRowTable } from '../row-table.ts';
-import { maskedRows, plannedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
-import type { StageContext } from '../stage-context.ts';
+import { writeRowTable } from '../store/row-table.ts';
+import { maskedRows, plannedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segments/segment-plan.ts';
+import type { StageContext } from '../context/stage-context.ts';
 import type { HnswResult, HnswTask, NeighbourLists, NeighbourQuery } from './hnsw-task.ts';
 
 const NEIGHBOURS = 10;

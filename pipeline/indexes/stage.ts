@@ -20,11 +20,18 @@ import { segmentDir, type SegmentTail } from '../../core/snapshots/segments.ts';
 import { loadVectorSpace } from '../../core/vectors/vector-space.ts';
 import { TaskPool } from '../../core/infra/workers/task-pool.ts';
 import { readTermLists } from '../../core/text/term-lists.ts';
-import { plannedSegmentDir, planFile, readPlan, servedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segment-plan.ts';
-import { writeSegmentTable } from '../segment-tables.ts';
-import { requireArtifactSource } from '../snapshot-rows.ts';
-import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
-import { StageAborted } from '../stage-context.ts';
+import {
+  plannedSegmentDir,
+  planFile,
+  readPlan,
+  servedSegmentDir,
+  type PlannedSegment,
+  type SegmentPlan,
+} from '../segments/segment-plan.ts';
+import { writeSegmentTable } from '../segments/segment-tables.ts';
+import { requireArtifactSource } from '../segments/snapshot-rows.ts';
+import type { Stage, StageContext, StageSummary } from '../context/stage-context.ts';
+import { StageAborted } from '../context/stage-context.ts';
 import type { BuildResult, HnswResult, HnswTask, NeighbourQuery } from './hnsw-task.ts';
 import { NEIGHBOUR_COLUMNS, neighbourQueries, searchOtherSegments, writeNeighbourScores } from './neighbour-scores.ts';
 import { planTails, startsIn, windowStartRows } from './window-tails.ts';

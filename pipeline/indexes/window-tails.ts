@@ -7,8 +7,8 @@ import { sqlString } from '../../core/infra/duckdb.ts';
 import { TAIL_SHARE } from '../../core/ranking/segment-graphs.ts';
 import { windowBounds, type WindowKey } from '../../core/snapshots/windows.ts';
 import type { SegmentTail } from '../../core/snapshots/segments.ts';
-import type { PlannedSegment } from '../segment-plan.ts';
-import type { StageContext } from '../stage-context.ts';
+import type { PlannedSegment } from '../segments/segment-plan.ts';
+import type { StageContext } from '../context/stage-context.ts';
 
 /** What a segment's tail takes: kept as the served generation has it, extended from its base's, or built anew. */
 type TailWork =

@@ -5,10 +5,17 @@ import { clusterStoryRange, STORY_DEFAULTS, type StoryOptions } from '../../core
 import { DAY_MS } from '../../core/snapshots/windows.ts';
 import type { StoryWords } from '../../core/clustering/story-lexicon.ts';
 import { mostCentralFirst } from '../../core/maps/members.ts';
-import type { BuiltWindow } from '../map-stage.ts';
-import type { RowWindow } from '../post-columns.ts';
+import type { BuiltWindow } from '../maps/map-stage.ts';
+import type { RowWindow } from '../maps/post-columns.ts';
 import type { NarrativeCorpus } from './corpus.ts';
-import { clusterWords, describeClusters, flagsFromTexts, memberFigures, windowSpan, type MemberFigures } from './describe-clusters.ts';
+import {
+  clusterWords,
+  describeClusters,
+  flagsFromTexts,
+  memberFigures,
+  windowSpan,
+  type MemberFigures,
+} from './cluster-figures-and-words.ts';
 
 /** A window (7d, 30d, 90d, all), from its first row on. */
 export type WindowSpec = RowWindow;

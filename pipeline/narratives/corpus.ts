@@ -7,10 +7,10 @@ import { loadVectorSpace } from '../../core/vectors/vector-space.ts';
 import type { TermLists } from '../../core/text/term-lists.ts';
 import { labelWord } from '../../core/maps/label-words.ts';
 import type { RowKeyLists } from '../../core/maps/label-counts.ts';
-import { plannedTable, readPlannedDocTerms, readPlannedVectors } from '../planned-rows.ts';
-import { loadPostColumns, type PostColumns } from '../post-columns.ts';
-import type { SegmentPlan } from '../segment-plan.ts';
-import type { StageContext } from '../stage-context.ts';
+import { plannedTable, readPlannedDocTerms, readPlannedVectors } from '../segments/planned-rows.ts';
+import { loadPostColumns, type PostColumns } from '../maps/post-columns.ts';
+import type { SegmentPlan } from '../segments/segment-plan.ts';
+import type { StageContext } from '../context/stage-context.ts';
 
 export interface NarrativeCorpus extends PostColumns {
   terms: TermLists;

@@ -1,7 +1,7 @@
 // The columns a narrative and a theme share in their tables (narratives.parquet, themes.parquet;
-// docs/snapshot-tables.md): the figures of their members (describe-clusters.ts) and their top tags,
+// docs/snapshot-tables.md): the figures of their members (cluster-figures-and-words.ts) and their top tags,
 // and what a reader opens first.
-import type { MemberFigures } from './describe-clusters.ts';
+import type { MemberFigures } from './cluster-figures-and-words.ts';
 
 /** After the id and the key: the window, when the stage ran, and the words. */
 export const HEAD_COLUMNS = {

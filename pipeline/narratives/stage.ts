@@ -8,21 +8,21 @@
 //   narrative-centroids.f32       narratives x dim float32, in narratives.parquet order
 //   narrative-text.bin           BM25 postings over each narrative's label, summary, tags and their words
 //   narrative-member-terms.bin   each narrative's most distinctive member terms, counted in posts (text-index.ts)
-//   themes.parquet               one row per theme: the window's narratives grouped (pipeline/themes/), whose
+//   themes.parquet               one row per theme: the window's narratives grouped (pipeline/narratives/themes/), whose
 //                                ids narratives.parquet's theme_id names
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
 import { CLUSTER_DEFAULTS } from '../../core/clustering/kmeans-by-silhouette.ts';
 import { STORY_DEFAULTS } from '../../core/clustering/stories.ts';
-import { runMapStage, type MapRun, type MapStage, type MapSteps, type MapWritten, type TrackedWindow } from '../map-stage.ts';
-import { mergeWindows, type MapFiles } from '../previous-map.ts';
-import { writeRowTable } from '../row-table.ts';
-import { writeMemberTable } from '../member-table.ts';
-import type { Stage, StageContext, StageSummary } from '../stage-context.ts';
-import { buildThemes } from '../themes/build.ts';
-import { nameThemes } from '../themes/name-themes.ts';
-import { loadPreviousThemes, type PreviousTheme } from '../themes/previous-themes.ts';
-import { writeThemeTable, type NamedTheme } from '../themes/theme-table.ts';
+import { runMapStage, type MapRun, type MapStage, type MapSteps, type MapWritten, type TrackedWindow } from '../maps/map-stage.ts';
+import { mergeWindows, type MapFiles } from '../maps/previous-map.ts';
+import { writeRowTable } from '../store/row-table.ts';
+import { writeMemberTable } from '../maps/member-table.ts';
+import type { Stage, StageContext, StageSummary } from '../context/stage-context.ts';
+import { buildThemes } from './themes/build.ts';
+import { nameThemes } from './themes/name-themes.ts';
+import { loadPreviousThemes, type PreviousTheme } from './themes/previous-themes.ts';
+import { writeThemeTable, type NamedTheme } from './themes/theme-table.ts';
 import { buildWindow, storyWords, type BuiltNarrative } from './build.ts';
 import { loadNarrativeCorpus, type NarrativeCorpus } from './corpus.ts';
 import { FIGURE_COLUMNS, figureValues, HEAD_COLUMNS, READER_COLUMNS, readerValues } from './figure-columns.ts';
@@ -137,7 +137,7 @@ async function openNarratives(run: MapRun<NarrativeCorpus>): Promise<MapSteps<Bu
   };
 }
 
-/** A window's themes (its narratives grouped, pipeline/themes/), named; each narrative's id, match and theme. */
+/** A window's themes (its narratives grouped, pipeline/narratives/themes/), named; each narrative's id, match and theme. */
 async function themeWindow(
   run: MapRun<NarrativeCorpus>,
   w: Window,

@@ -6,8 +6,8 @@ import { clusterRange, type ClusteredRange, type ClusterOptions, CLUSTER_DEFAULT
 import { ClassCounts } from '../../core/maps/labels.ts';
 import { dot } from '../../core/vectors/dot.ts';
 import { memberStats, mostCentralFirst, representativeOf } from '../../core/maps/members.ts';
-import type { BuiltWindow } from '../map-stage.ts';
-import type { RowWindow } from '../post-columns.ts';
+import type { BuiltWindow } from '../maps/map-stage.ts';
+import type { RowWindow } from '../maps/post-columns.ts';
 import { parseElement, type ElementType, type PatternCorpus } from './corpus.ts';
 
 /** A scope: one of the windows (7d, 30d, 90d, all), from its first row on. */

@@ -5,10 +5,10 @@
 // (enrichment.parquet). Elements name a pattern and tell what its posts share.
 import { StringLists } from '../../core/infra/string-lists.ts';
 import { loadVectorSpace } from '../../core/vectors/vector-space.ts';
-import { plannedTable, readPlannedVectors } from '../planned-rows.ts';
-import { loadPostColumns, type PostColumns } from '../post-columns.ts';
-import type { SegmentPlan } from '../segment-plan.ts';
-import type { StageContext } from '../stage-context.ts';
+import { plannedTable, readPlannedVectors } from '../segments/planned-rows.ts';
+import { loadPostColumns, type PostColumns } from '../maps/post-columns.ts';
+import type { SegmentPlan } from '../segments/segment-plan.ts';
+import type { StageContext } from '../context/stage-context.ts';
 
 export const ELEMENT_TYPES = ['color', 'style', 'layout', 'motion', 'tag', 'brand'] as const;
 export type ElementType = (typeof ELEMENT_TYPES)[number];

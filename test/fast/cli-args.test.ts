@@ -92,7 +92,7 @@ test('every CLI that takes a number refuses a negative or malformed one in one l
     ['bench/cli.ts', ['ledger', '--crash-trials', 'x'], /^bench: --crash-trials must be a non-negative whole number, got "x"$/],
     ['bench/cli.ts', ['ranking', '--bogus'], /^bench: unknown option --bogus \(see --help\)$/],
     ['app/cluster.ts', ['--replicas', '-1'], /^cluster: --replicas must be a whole number from 1 to 16, got "-1"$/],
-    ['pipeline/cli.ts', ['run', '--data-dir', out, '--as-of', '-5'], /^pipeline: --as-of "-5" is not an ISO 8601 date-time/],
+    ['pipeline/run/cli.ts', ['run', '--data-dir', out, '--as-of', '-5'], /^pipeline: --as-of "-5" is not an ISO 8601 date-time/],
   ];
   for (const [entry, args, says] of cases) {
     const r = await runTs(entry, args);

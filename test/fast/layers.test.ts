@@ -74,6 +74,12 @@ test('a wrong-way import of each kind is reported', async () => {
   write('ledger/up.ts', "import { x } from '../serve/a.ts';\nexport const y = x;\n");
   write('pipeline/patterns/across.ts', "import { x } from '../features/stage.ts';\nexport const y = x;\n");
   write('pipeline/narratives/within.ts', "import { x } from './corpus.ts';\nexport const y = x;\n");
+  // A stage folder no list names (themes/ was one) is kept apart like the others; one inside its stage's folder is its stage's.
+  write('pipeline/themes/build.ts', "import { x } from '../narratives/corpus.ts';\nexport const y = x;\n");
+  write('pipeline/narratives/themes/build.ts', "import { x } from '../corpus.ts';\nexport const y = x;\n");
+  // What the stages share is no stage: the stage list imports every stage.
+  write('pipeline/run/stage-list.ts', "import { x } from '../features/stage.ts';\nexport const y = x;\n");
+  write('pipeline/maps/up.ts', "import { x } from '../narratives/corpus.ts';\nexport const y = x;\n");
   write('test/bench.test.ts', "import { x } from '../bench/cli.ts';\nexport const y = x;\n");
   write('bench/app-entry.ts', "import { x } from '../app/start.ts';\nexport const y = x;\n");
   write('serve/generation/up.ts', "import { x } from '../search/a.ts';\nexport const y = x;\n");
@@ -90,6 +96,7 @@ test('a wrong-way import of each kind is reported', async () => {
     'core-is-the-bottom: core/up.ts -> serve/a.ts',
     'ledger-on-core-only: ledger/up.ts -> serve/a.ts',
     'no-circular: core/loop-a.ts -> core/loop-b.ts',
+    'pipeline-shared-under-stages: pipeline/maps/up.ts -> pipeline/narratives/corpus.ts',
     'product-not-on-tools: ledger/tool.ts -> tools/a.ts',
     'serve-folder-in-order: serve/unlisted/a.ts -> serve/http/a.ts',
     'serve-not-on-pipeline: serve/up.ts -> pipeline/runner.ts',
@@ -97,6 +104,7 @@ test('a wrong-way import of each kind is reported', async () => {
     'serve-order-maps: serve/maps/beside.ts -> serve/billing/a.ts',
     'serve-order-search: serve/search/top.ts -> serve/a.ts',
     'stages-apart: pipeline/patterns/across.ts -> pipeline/features/stage.ts',
+    'stages-apart: pipeline/themes/build.ts -> pipeline/narratives/corpus.ts',
     'tests-not-on-bench: test/bench.test.ts -> bench/cli.ts',
     'tools-not-on-tests: tools/test-helper.ts -> test/a.test.ts',
   ]);

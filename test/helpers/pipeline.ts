@@ -11,7 +11,7 @@ import { loadGraphs, type GraphName, type LoadedGraphs } from '../../core/rankin
 import { readDeletedRows, segmentDir, withFirstRows } from '../../core/snapshots/segments.ts';
 import { loadVectorSpace } from '../../core/vectors/vector-space.ts';
 import { createLogger } from '../../core/infra/log.ts';
-import { resolveStages, runStages, type RunResult } from '../../pipeline/runner.ts';
+import { resolveStages, runStages, type RunResult } from '../../pipeline/run/runner.ts';
 import { ROOT } from './child.ts';
 import { tmpDir, writeLines } from './tmp.ts';
 

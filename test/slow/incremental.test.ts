@@ -210,7 +210,7 @@ test('keys stay stable; an incremental generation ranks and clusters as a full r
   await runPipeline(rebuilt, ['run'], LATER, ENV);
   const full = await current(rebuilt);
   assert.is(full.m.run!.mode, 'full');
-  // Both fits read the posts before the as-of's UTC day (pipeline/refit-rule.ts): the hour's new posts
+  // Both fits read the posts before the as-of's UTC day (pipeline/features/refit-rule.ts): the hour's new posts
   // are not in the rebuild's fit; its 7 deleted posts are gone from it.
   assert.equal(
     [full.m.embedder!.fitted_as_of, full.m.embedder!.fitted_rows],
@@ -353,7 +353,7 @@ for (const fp of FAILPOINTS) {
       { uuid: samplePosts(published)[80]!.uuid, deleted: true },
     ]);
     const fpDir = tmpDir('fp-');
-    const child = spawnTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', LATER.toISOString()], {
+    const child = spawnTs('pipeline/run/cli.ts', ['run', '--data-dir', d, '--as-of', LATER.toISOString()], {
       ...ENV,
       FAILPOINTS: fp,
       FAILPOINT_DIR: fpDir,

@@ -15,7 +15,7 @@ import { readCurrent } from '../../core/snapshots/generations.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { readLastRun } from '../../core/infra/pipeline-run.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
-import { resolveStages, runStages, type RunResult } from '../../pipeline/runner.ts';
+import { resolveStages, runStages, type RunResult } from '../../pipeline/run/runner.ts';
 import type { RunningServer } from '../../serve/server.ts';
 import { callApi } from '../helpers/http.ts';
 import { AS_OF, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipeline.ts';

@@ -14,14 +14,14 @@ import { cleanupTmp, tmpDir, writeLines } from '../helpers/tmp.ts';
 test.after.each(cleanupTmp);
 
 test('--help lists every command; bad arguments fail with one line and exit 2', async () => {
-  const help = await runTs('pipeline/cli.ts', ['--help']);
+  const help = await runTs('pipeline/run/cli.ts', ['--help']);
   assert.is(help.code, 0);
   for (const c of ['run', 'ingest', 'features', 'index', 'narratives', 'patterns', 'publish', 'schedule', '--data-dir', '--as-of'])
     assert.ok(help.out.includes(c), c);
-  const badDate = await runTs('pipeline/cli.ts', ['run', '--as-of', 'yesterday-ish']);
+  const badDate = await runTs('pipeline/run/cli.ts', ['run', '--as-of', 'yesterday-ish']);
   assert.is(badDate.code, 2);
   assert.match(badDate.out, /--as-of "yesterday-ish" is not an ISO 8601/);
-  const badStage = await runTs('pipeline/cli.ts', ['frobnicate']);
+  const badStage = await runTs('pipeline/run/cli.ts', ['frobnicate']);
   assert.is(badStage.code, 2);
   assert.match(badStage.out, /unknown stage "frobnicate"/);
 });
@@ -29,7 +29,7 @@ test('--help lists every command; bad arguments fail with one line and exit 2', 
 test('a run logs JSON lines with per-stage timings and exits 0', async () => {
   const d = tmpDir();
   writeLines(path.join(d, 'landing', 'a.ndjson'), [{ uuid: 'a', platform: 'x', published_at: '2026-10-01T00:00:00Z' }]);
-  const r = await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-11-01T00:00:00Z']);
+  const r = await runTs('pipeline/run/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-11-01T00:00:00Z']);
   assert.is(r.code, 0, r.out);
   const lines = r.out
     .split('\n')
@@ -50,8 +50,8 @@ test('an --as-of older than the served generation is refused with what it would 
     { uuid: 'old', platform: 'x', published_at: '2026-10-01T00:00:00Z', title: 'an older post' },
     { uuid: 'new', platform: 'x', published_at: '2026-10-25T00:00:00Z', title: 'a newer post' },
   ]);
-  assert.is((await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-11-01T00:00:00Z'])).code, 0);
-  const back = await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-10-20T00:00:00Z']);
+  assert.is((await runTs('pipeline/run/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-11-01T00:00:00Z'])).code, 0);
+  const back = await runTs('pipeline/run/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-10-20T00:00:00Z']);
   assert.is(back.code, 2, back.out);
   assert.match(
     back.out,
@@ -62,17 +62,17 @@ test('an --as-of older than the served generation is refused with what it would 
   );
   assert.match(back.out, /--allow-rewind/);
   assert.is(await readCurrent(dataDirLayout(d)), 'g000001', 'nothing published');
-  const forced = await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-10-20T00:00:00Z', '--allow-rewind']);
+  const forced = await runTs('pipeline/run/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-10-20T00:00:00Z', '--allow-rewind']);
   assert.is(forced.code, 0, forced.out);
   assert.is(await readCurrent(dataDirLayout(d)), 'g000002');
   // Forward again needs nothing special.
-  assert.is((await runTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-11-02T00:00:00Z'])).code, 0);
+  assert.is((await runTs('pipeline/run/cli.ts', ['run', '--data-dir', d, '--as-of', '2026-11-02T00:00:00Z'])).code, 0);
 });
 
 test('a data directory with nothing in it is refused (a mistyped --data-dir), created nowhere; --init starts one on purpose', async () => {
   const typo = path.join(tmpDir(), 'typo');
   for (const command of ['run', 'ingest', 'schedule']) {
-    const r = await runTs('pipeline/cli.ts', [command, '--data-dir', typo]);
+    const r = await runTs('pipeline/run/cli.ts', [command, '--data-dir', typo]);
     assert.is(r.code, 2, r.out);
     assert.match(
       r.out,
@@ -82,12 +82,12 @@ test('a data directory with nothing in it is refused (a mistyped --data-dir), cr
   }
   // An empty landing folder is nothing landed too.
   fs.mkdirSync(path.join(typo, 'landing', 'sub'), { recursive: true });
-  assert.is((await runTs('pipeline/cli.ts', ['run', '--data-dir', typo])).code, 2);
-  const init = await runTs('pipeline/cli.ts', ['run', '--data-dir', typo, '--init']);
+  assert.is((await runTs('pipeline/run/cli.ts', ['run', '--data-dir', typo])).code, 2);
+  const init = await runTs('pipeline/run/cli.ts', ['run', '--data-dir', typo, '--init']);
   assert.is(init.code, 0, init.out);
   assert.is(await readCurrent(dataDirLayout(typo)), 'g000001');
   // Once a generation is published, an empty landing folder is an ordinary run.
-  assert.is((await runTs('pipeline/cli.ts', ['run', '--data-dir', typo])).code, 0);
+  assert.is((await runTs('pipeline/run/cli.ts', ['run', '--data-dir', typo])).code, 0);
 });
 
 test("a run fails with a one-line reason while another run holds the lock; a dead owner's lock is taken over", async () => {
@@ -101,13 +101,13 @@ test("a run fails with a one-line reason while another run holds the lock; a dea
   } catch (err) {
     assert.instance(err, LockHeld);
   }
-  const r = await runTs('pipeline/cli.ts', ['run', '--data-dir', d]);
+  const r = await runTs('pipeline/run/cli.ts', ['run', '--data-dir', d]);
   assert.is(r.code, 1);
   assert.match(r.out, /pipeline: another pipeline run holds the lock \(pid \d+/);
   await held.release();
   // A lock left by a process that no longer exists is stale.
   fs.writeFileSync(layout.lock, JSON.stringify({ pid: 2 ** 22 + 12345, since: 'long ago' }));
-  const ok = await runTs('pipeline/cli.ts', ['run', '--data-dir', d]);
+  const ok = await runTs('pipeline/run/cli.ts', ['run', '--data-dir', d]);
   assert.is(ok.code, 0, ok.out);
 });
 
@@ -119,16 +119,16 @@ test('configuration errors name the variable', () => {
 });
 
 test('schedule: runs on its cron expression, rejects bad expressions, stops on SIGTERM', async () => {
-  const bad = await runTs('pipeline/cli.ts', ['schedule'], { PIPELINE_SCHEDULE: '{"run":"every minute"}' });
+  const bad = await runTs('pipeline/run/cli.ts', ['schedule'], { PIPELINE_SCHEDULE: '{"run":"every minute"}' });
   assert.is(bad.code, 2);
   assert.match(bad.out, /not a valid cron expression/);
-  const unknown = await runTs('pipeline/cli.ts', ['schedule'], { PIPELINE_SCHEDULE: '{"nope":"* * * * *"}' });
+  const unknown = await runTs('pipeline/run/cli.ts', ['schedule'], { PIPELINE_SCHEDULE: '{"nope":"* * * * *"}' });
   assert.is(unknown.code, 2);
 
   const d = tmpDir();
   writeLines(path.join(d, 'landing', 'a.ndjson'), [{ uuid: 'a', platform: 'x', published_at: '2020-10-01T00:00:00Z' }]);
   // Every second (node-cron's optional seconds field), so the test needs no long wait.
-  const child = spawnTs('pipeline/cli.ts', ['schedule', '--data-dir', d], { PIPELINE_SCHEDULE: '{"run":"* * * * * *"}' });
+  const child = spawnTs('pipeline/run/cli.ts', ['schedule', '--data-dir', d], { PIPELINE_SCHEDULE: '{"run":"* * * * * *"}' });
   await pollUntil('a scheduled run', () => /scheduled run finished/.test(child.out()), 60_000);
   assert.ok(await readCurrent(dataDirLayout(d)));
   child.proc.kill('SIGTERM');

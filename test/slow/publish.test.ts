@@ -160,7 +160,7 @@ for (const fp of FAILPOINTS) {
 
     writeLines(path.join(d, 'landing', '2.ndjson'), posts('two', 30, 20));
     const fpDir = tmpDir('fp-');
-    const child = spawnTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', AS_OF.toISOString()], {
+    const child = spawnTs('pipeline/run/cli.ts', ['run', '--data-dir', d, '--as-of', AS_OF.toISOString()], {
       FAILPOINTS: fp,
       FAILPOINT_DIR: fpDir,
       LOG_LEVEL: 'silent',
@@ -197,7 +197,7 @@ test('SIGTERM abandons the current stage cleanly: exit 143, lock released, previ
   await runPipeline(d);
   writeLines(path.join(d, 'landing', '2.ndjson'), posts('two', 10));
   const fpDir = tmpDir('fp-');
-  const child = spawnTs('pipeline/cli.ts', ['run', '--data-dir', d, '--as-of', AS_OF.toISOString()], {
+  const child = spawnTs('pipeline/run/cli.ts', ['run', '--data-dir', d, '--as-of', AS_OF.toISOString()], {
     FAILPOINTS: 'publish.after-tables',
     FAILPOINT_DIR: fpDir,
   });

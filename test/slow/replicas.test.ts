@@ -10,7 +10,7 @@ import { loadConfig } from '../../core/infra/config.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { acquireAdvisoryLock } from '../../core/infra/postgres/advisory-lock.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
-import { PIPELINE_LOCK, runStages } from '../../pipeline/runner.ts';
+import { PIPELINE_LOCK, runStages } from '../../pipeline/run/runner.ts';
 import { DEMO_KEY_FILES } from '../../serve/billing/demo-account.ts';
 import { replicaKillTrial, startReplica, stopReplica } from '../../tools/replica-trial.ts';
 import { rejects } from '../helpers/assert.ts';

@@ -25,14 +25,14 @@
 // there) or compute = true (this run analyses and embeds it).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { assert } from '../core/infra/assert.ts';
-import { writeFileAtomic } from '../core/infra/durable-fs.ts';
-import { sqlString, type DuckDB } from '../core/infra/duckdb.ts';
-import { generationDir, readCurrent, readManifest, type Manifest } from '../core/snapshots/generations.ts';
-import { segmentDir, segmentId, segmentNumber, type SegmentInfo } from '../core/snapshots/segments.ts';
-import { DAY_MS } from '../core/snapshots/windows.ts';
+import { assert } from '../../core/infra/assert.ts';
+import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
+import { sqlString, type DuckDB } from '../../core/infra/duckdb.ts';
+import { generationDir, readCurrent, readManifest, type Manifest } from '../../core/snapshots/generations.ts';
+import { segmentDir, segmentId, segmentNumber, type SegmentInfo } from '../../core/snapshots/segments.ts';
+import { DAY_MS } from '../../core/snapshots/windows.ts';
 import { snapshotWhere } from './snapshot-rows.ts';
-import type { StageContext } from './stage-context.ts';
+import type { StageContext } from '../context/stage-context.ts';
 
 /** A segment with more than this share of its rows deleted is rebuilt without them. */
 const MASKED_MAX = 0.2;

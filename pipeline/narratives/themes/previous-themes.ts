@@ -5,12 +5,12 @@
 // a theme is its narratives (themes.parquet names the themes, narratives.parquet's theme_id their narratives).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { sqlString } from '../../core/infra/duckdb.ts';
-import { generationDir } from '../../core/snapshots/generations.ts';
-import { themeCentre } from '../../core/clustering/themes.ts';
-import type { PreviousNarrative } from '../../core/clustering/tracking.ts';
-import type { PreviousMap } from '../previous-map.ts';
-import type { StageContext } from '../stage-context.ts';
+import { sqlString } from '../../../core/infra/duckdb.ts';
+import { generationDir } from '../../../core/snapshots/generations.ts';
+import { themeCentre } from '../../../core/clustering/themes.ts';
+import type { PreviousNarrative } from '../../../core/clustering/tracking.ts';
+import type { PreviousMap } from '../../maps/previous-map.ts';
+import type { StageContext } from '../../context/stage-context.ts';
 
 export interface PreviousTheme extends PreviousNarrative {
   id: string;

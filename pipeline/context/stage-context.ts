@@ -1,9 +1,9 @@
 // What every pipeline stage receives and returns. Stages are plain async functions over a shared
 // context, so the runner, the CLI, the scheduler and the tests drive them the same way.
-import type { Config } from '../core/infra/config.ts';
-import type { DataDirLayout } from '../core/infra/data-dir.ts';
-import type { DuckDB } from '../core/infra/duckdb.ts';
-import type { Logger } from '../core/infra/log.ts';
+import type { Config } from '../../core/infra/config.ts';
+import type { DataDirLayout } from '../../core/infra/data-dir.ts';
+import type { DuckDB } from '../../core/infra/duckdb.ts';
+import type { Logger } from '../../core/infra/log.ts';
 import type { Progress } from './progress.ts';
 
 export interface StageContext {

@@ -3,7 +3,7 @@
 // an empty snapshot, and running would create the folder and publish a generation of 0 posts that
 // a server then serves. `--init` starts an empty one on purpose.
 import fs from 'node:fs';
-import type { DataDirLayout } from '../core/infra/data-dir.ts';
+import type { DataDirLayout } from '../../core/infra/data-dir.ts';
 
 /** Whether `dir` holds a file at any depth (a missing folder holds none). */
 function holdsFile(dir: string): boolean {

@@ -3,16 +3,16 @@
 // of their vectors and centre (in this run's space), and the map's trajectory history.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { sqlString } from '../core/infra/duckdb.ts';
-import { generationDir, readCurrent, readManifest } from '../core/snapshots/generations.ts';
-import { withFirstRows } from '../core/snapshots/segments.ts';
-import type { SegmentPlan } from './segment-plan.ts';
-import { mergeWindowsIntoPrevious, partitionSums, unitOf, type MergedRange, type StoryMode } from '../core/clustering/merge-models.ts';
-import type { ClusterOptions } from '../core/clustering/kmeans-by-silhouette.ts';
-import { overlapCoefficient, type Match, type PreviousNarrative, type TrackedSide } from '../core/clustering/tracking.ts';
-import { dot } from '../core/vectors/dot.ts';
-import { writeRowTable } from './row-table.ts';
-import type { StageContext } from './stage-context.ts';
+import { sqlString } from '../../core/infra/duckdb.ts';
+import { generationDir, readCurrent, readManifest } from '../../core/snapshots/generations.ts';
+import { withFirstRows } from '../../core/snapshots/segments.ts';
+import type { SegmentPlan } from '../segments/segment-plan.ts';
+import { mergeWindowsIntoPrevious, partitionSums, unitOf, type MergedRange, type StoryMode } from '../../core/clustering/merge-models.ts';
+import type { ClusterOptions } from '../../core/clustering/kmeans-by-silhouette.ts';
+import { overlapCoefficient, type Match, type PreviousNarrative, type TrackedSide } from '../../core/clustering/tracking.ts';
+import { dot } from '../../core/vectors/dot.ts';
+import { writeRowTable } from '../store/row-table.ts';
+import type { StageContext } from '../context/stage-context.ts';
 
 export interface PreviousEntry extends PreviousNarrative {
   id: string;

@@ -6,10 +6,10 @@
 // tables it writes.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { writeFileAtomic } from '../core/infra/durable-fs.ts';
-import { WINDOW_KEYS, windowBounds } from '../core/snapshots/windows.ts';
-import type { MergedRange } from '../core/clustering/merge-models.ts';
-import { matchClusters, newMapKey, type Match, type MatchThresholds } from '../core/clustering/tracking.ts';
+import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
+import { WINDOW_KEYS, windowBounds } from '../../core/snapshots/windows.ts';
+import type { MergedRange } from '../../core/clustering/merge-models.ts';
+import { matchClusters, newMapKey, type Match, type MatchThresholds } from '../../core/clustering/tracking.ts';
 import { rowWindows, uuidsOf, type PostColumns, type RowWindow } from './post-columns.ts';
 import {
   continued,
@@ -20,10 +20,10 @@ import {
   type PreviousEntry,
   type PreviousMap,
 } from './previous-map.ts';
-import { readPlan, type SegmentPlan } from './segment-plan.ts';
-import { requireArtifactSource, snapshotWhere, type ArtifactSource } from './snapshot-rows.ts';
-import type { StageContext, StageSummary } from './stage-context.ts';
-import { StageAborted } from './stage-context.ts';
+import { readPlan, type SegmentPlan } from '../segments/segment-plan.ts';
+import { requireArtifactSource, snapshotWhere, type ArtifactSource } from '../segments/snapshot-rows.ts';
+import type { StageContext, StageSummary } from '../context/stage-context.ts';
+import { StageAborted } from '../context/stage-context.ts';
 
 /** What the skeleton reads of a stage's corpus: the posts' columns, the vectors it clusters. */
 interface MapCorpus extends PostColumns {

@@ -2,9 +2,9 @@
 // Parquet through DuckDB: rows go to a temporary NDJSON file and are read back with declared
 // column types, so an empty snapshot still yields a table with the right columns.
 import path from 'node:path';
-import { sqlString } from '../core/infra/duckdb.ts';
+import { sqlString } from '../../core/infra/duckdb.ts';
 import fs from 'node:fs/promises';
-import type { StageContext } from './stage-context.ts';
+import type { StageContext } from '../context/stage-context.ts';
 
 const WRITE_ROWS = 50_000;
 

@@ -1,8 +1,8 @@
 // `npm run pipeline -- <command>`: run all stages, one stage, or the schedule.
-import { isoInstantOption, parseCliArgs } from '../core/infra/cli-args.ts';
-import { ConfigError, loadConfig } from '../core/infra/config.ts';
-import { dataDirLayout } from '../core/infra/data-dir.ts';
-import { createLogger } from '../core/infra/log.ts';
+import { isoInstantOption, parseCliArgs } from '../../core/infra/cli-args.ts';
+import { ConfigError, loadConfig } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { createLogger } from '../../core/infra/log.ts';
 import { emptyDataDirProblem } from './empty-data-dir.ts';
 import { resolveStages, RewindRefused, runStages } from './runner.ts';
 import { startSchedule, validateSchedule } from './schedule.ts';

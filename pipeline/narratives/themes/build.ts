@@ -1,14 +1,14 @@
 // The themes of one window, above its narratives: the narratives grouped by
 // core/clustering/themes.ts, each theme described as a narrative is (pipeline/narratives/
-// describe-clusters.ts) over the union of its narratives' members, with the window's themes as the
+// cluster-figures-and-words.ts) over the union of its narratives' members, with the window's themes as the
 // classes of its c-TF-IDF label. Field definitions: docs/fields.md ("Themes").
-import { dot } from '../../core/vectors/dot.ts';
-import { burstProfiles } from '../../core/clustering/theme-bursts.ts';
-import { groupNarratives, themeCentre, type ThemeCriterion, type ThemeGrouping, THEME_CRITERION } from '../../core/clustering/themes.ts';
-import { mostCentralFirst } from '../../core/maps/members.ts';
-import { StoryLexicon } from '../../core/clustering/story-lexicon.ts';
-import { storyWords, type BuiltNarrative, type WindowSpec } from '../narratives/build.ts';
-import type { NarrativeCorpus } from '../narratives/corpus.ts';
+import { dot } from '../../../core/vectors/dot.ts';
+import { burstProfiles } from '../../../core/clustering/theme-bursts.ts';
+import { groupNarratives, themeCentre, type ThemeCriterion, type ThemeGrouping, THEME_CRITERION } from '../../../core/clustering/themes.ts';
+import { mostCentralFirst } from '../../../core/maps/members.ts';
+import { StoryLexicon } from '../../../core/clustering/story-lexicon.ts';
+import { storyWords, type BuiltNarrative, type WindowSpec } from '../build.ts';
+import type { NarrativeCorpus } from '../corpus.ts';
 import {
   clusterWords,
   describeClusters,
@@ -16,7 +16,7 @@ import {
   windowSpan,
   type MemberFigures,
   type WindowSpan,
-} from '../narratives/describe-clusters.ts';
+} from '../cluster-figures-and-words.ts';
 
 export interface BuiltTheme extends MemberFigures {
   window: WindowSpec;

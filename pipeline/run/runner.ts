@@ -1,18 +1,18 @@
 // Runs stages in order under the run lock, with one work-store connection, per-stage timings in
 // the JSON log, and clean abandonment on an abort signal (SIGTERM): the running DuckDB query is
 // interrupted, its transaction rolls back, and the previous generation stays served.
-import type { Config } from '../core/infra/config.ts';
-import { dataDirLayout, type DataDirLayout } from '../core/infra/data-dir.ts';
-import type { DuckDB } from '../core/infra/duckdb.ts';
-import type { Logger } from '../core/infra/log.ts';
-import { readCurrent, readManifest } from '../core/snapshots/generations.ts';
-import { acquireLock, LockHeld, type Lock } from '../core/infra/lock.ts';
-import { writeLastRun, type LastRun } from '../core/infra/pipeline-run.ts';
-import { acquireAdvisoryLock } from '../core/infra/postgres/advisory-lock.ts';
-import { createProgress } from './progress.ts';
-import { StageAborted, type Stage, type StageContext, type StageSummary } from './stage-context.ts';
+import type { Config } from '../../core/infra/config.ts';
+import { dataDirLayout, type DataDirLayout } from '../../core/infra/data-dir.ts';
+import type { DuckDB } from '../../core/infra/duckdb.ts';
+import type { Logger } from '../../core/infra/log.ts';
+import { readCurrent, readManifest } from '../../core/snapshots/generations.ts';
+import { acquireLock, LockHeld, type Lock } from '../../core/infra/lock.ts';
+import { writeLastRun, type LastRun } from '../../core/infra/pipeline-run.ts';
+import { acquireAdvisoryLock } from '../../core/infra/postgres/advisory-lock.ts';
+import { createProgress } from '../context/progress.ts';
+import { StageAborted, type Stage, type StageContext, type StageSummary } from '../context/stage-context.ts';
 import { STAGES } from './stage-list.ts';
-import { openWorkStore } from './work-store.ts';
+import { openWorkStore } from '../store/work-store.ts';
 
 interface RunOptions {
   config: Config;

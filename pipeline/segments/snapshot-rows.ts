@@ -1,11 +1,11 @@
 // The snapshot's rows, shared by every stage that writes per-row artifacts and by publish. The
-// generation's rows are its time segments' rows laid end to end (pipeline/segment-plan.ts): the
+// generation's rows are its time segments' rows laid end to end (pipeline/segments/segment-plan.ts): the
 // features stage plans them and leaves each live post's global row in the work store's plan_rows;
 // row i of the concatenated segment files (vectors, terms, tables) is row i of posts.parquet's
 // row_id. Rows of posts deleted after their segment was built are masked: no post, no vector.
 import fs from 'node:fs/promises';
-import { sqlString, type DuckDB } from '../core/infra/duckdb.ts';
-import type { StageContext } from './stage-context.ts';
+import { sqlString, type DuckDB } from '../../core/infra/duckdb.ts';
+import type { StageContext } from '../context/stage-context.ts';
 
 export const snapshotWhere = (asOf: string) => `published_at <= ${sqlString(asOf)}::TIMESTAMPTZ`;
 

@@ -1,7 +1,7 @@
 // A window's themes named: this generation's ids, and keys carried over from the served
 // generation's themes they continue (matched as narratives are: core/clustering/tracking.ts, by
 // centre cosine or member overlap, one to one), or new keys.
-import { matchClusters, newMapKey } from '../../core/clustering/tracking.ts';
+import { matchClusters, newMapKey } from '../../../core/clustering/tracking.ts';
 import type { BuiltTheme } from './build.ts';
 import type { PreviousTheme } from './previous-themes.ts';
 import type { NamedTheme } from './theme-table.ts';

@@ -1,15 +1,15 @@
 // A built segment's per-row tables (enrichment, visual elements, neighbour scores), assembled by
-// DuckDB from where each of its rows' data is (pipeline/segment-plan.ts): the rows of its base (an
+// DuckDB from where each of its rows' data is (pipeline/segments/segment-plan.ts): the rows of its base (an
 // appended segment keeps them all, masked ones too, at their rows), rows copied from other segments
 // of the served generation (a rebuilt one), and the rows this run computed (a Parquet file keyed by
 // ci). Written to segments/<id>/<name>.parquet with row_id = the row in the segment. A column a kept segment's
 // table lacks (written before the column existed) is NULL for its rows.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { columnNames, sqlString } from '../core/infra/duckdb.ts';
-import { segmentDir } from '../core/snapshots/segments.ts';
+import { columnNames, sqlString } from '../../core/infra/duckdb.ts';
+import { segmentDir } from '../../core/snapshots/segments.ts';
 import { servedSegmentDir, type PlannedSegment, type SegmentPlan } from './segment-plan.ts';
-import type { StageContext } from './stage-context.ts';
+import type { StageContext } from '../context/stage-context.ts';
 
 interface SegmentTable {
   name: string;

@@ -1,9 +1,9 @@
 // themes.parquet: one row per theme of every window (columns in docs/snapshot-tables.md, fields in
 // docs/fields.md, "Themes"), in the order the narratives stage built them.
-import type { Match } from '../../core/clustering/tracking.ts';
-import { FIGURE_COLUMNS, figureValues, HEAD_COLUMNS, READER_COLUMNS, readerValues } from '../narratives/figure-columns.ts';
-import { writeRowTable } from '../row-table.ts';
-import type { StageContext } from '../stage-context.ts';
+import type { Match } from '../../../core/clustering/tracking.ts';
+import { FIGURE_COLUMNS, figureValues, HEAD_COLUMNS, READER_COLUMNS, readerValues } from '../figure-columns.ts';
+import { writeRowTable } from '../../store/row-table.ts';
+import type { StageContext } from '../../context/stage-context.ts';
 import type { BuiltTheme } from './build.ts';
 
 const THEME_COLUMNS = {

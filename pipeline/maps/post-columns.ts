@@ -2,12 +2,12 @@
 // compact columns: identity, time, author, platform, engagement and tags from the work store's
 // posts. The stage's own inputs (text or visual vectors) are loaded beside these.
 import { createHash } from 'node:crypto';
-import { sqlString } from '../core/infra/duckdb.ts';
-import type { RowKeyLists } from '../core/maps/label-counts.ts';
-import { fillMaskedTimes } from '../core/snapshots/segments.ts';
-import type { StageContext } from './stage-context.ts';
-import type { SegmentPlan } from './segment-plan.ts';
-import { materialiseSnapshotRows } from './snapshot-rows.ts';
+import { sqlString } from '../../core/infra/duckdb.ts';
+import type { RowKeyLists } from '../../core/maps/label-counts.ts';
+import { fillMaskedTimes } from '../../core/snapshots/segments.ts';
+import type { StageContext } from '../context/stage-context.ts';
+import type { SegmentPlan } from '../segments/segment-plan.ts';
+import { materialiseSnapshotRows } from '../segments/snapshot-rows.ts';
 
 const CHUNK = 100_000;
 /** Shared by every row without tags (never written to). */

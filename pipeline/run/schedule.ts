@@ -4,9 +4,9 @@
 // The run lock keeps firings from overlapping, within this process and against any other run on
 // the same data directory; a firing that finds the lock held is skipped and logged, not queued.
 import cron from 'node-cron';
-import type { Config } from '../core/infra/config.ts';
-import type { Logger } from '../core/infra/log.ts';
-import { LockHeld } from '../core/infra/lock.ts';
+import type { Config } from '../../core/infra/config.ts';
+import type { Logger } from '../../core/infra/log.ts';
+import { LockHeld } from '../../core/infra/lock.ts';
 import { resolveStages, runStages } from './runner.ts';
 
 interface Schedule {

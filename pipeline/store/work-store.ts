@@ -2,9 +2,9 @@
 // stages transactions (an ingest of one file commits whole or not at all, so a kill -9 leaves
 // nothing half-applied); the server never reads it, only the published Parquet snapshots.
 import fs from 'node:fs/promises';
-import { openDuckDB, type DuckDB } from '../core/infra/duckdb.ts';
-import type { DataDirLayout } from '../core/infra/data-dir.ts';
-import { POST_COLUMNS_SQL } from '../core/snapshots/post-schema.ts';
+import { openDuckDB, type DuckDB } from '../../core/infra/duckdb.ts';
+import type { DataDirLayout } from '../../core/infra/data-dir.ts';
+import { POST_COLUMNS_SQL } from '../../core/snapshots/post-schema.ts';
 
 export async function openWorkStore(layout: DataDirLayout, opts: { memoryLimit?: string; threads?: number } = {}): Promise<DuckDB> {
   await fs.mkdir(layout.work, { recursive: true });

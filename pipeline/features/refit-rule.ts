@@ -16,9 +16,9 @@
 // near-equal similarities reorder under a slightly rotated space), for nothing a reader would
 // notice. The fit moves forward a day at a time (the daily full run); a young corpus with too few
 // posts before today (under FIT_MIN_SHARE of them) is fitted on all of its posts.
-import { EMBEDDER_MODEL } from '../core/vectors/embedder.ts';
-import type { Manifest } from '../core/snapshots/generations.ts';
-import { DAY_MS } from '../core/snapshots/windows.ts';
+import { EMBEDDER_MODEL } from '../../core/vectors/embedder.ts';
+import type { Manifest } from '../../core/snapshots/generations.ts';
+import { DAY_MS } from '../../core/snapshots/windows.ts';
 
 const FIT_MIN_SHARE = 0.5;
 

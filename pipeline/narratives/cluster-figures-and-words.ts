@@ -1,4 +1,4 @@
-// What describes a window's clusters (its narratives, or its themes: pipeline/themes/build.ts), one
+// What describes a window's clusters (its narratives, or its themes: pipeline/narratives/themes/build.ts), one
 // rule for both (docs/fields.md, "Narratives"): their figures read off their members (counts,
 // engagement, the daily series, sentiment, the share the abuse lexicon flags), and their words: c-TF-IDF keys over the
 // window's clusters as the classes, then the label, the representative and the summary read from the most
@@ -13,7 +13,7 @@ import { centralPostsOf, flaggedShare } from '../../core/maps/central-posts.ts';
 import { flaggedPost } from '../../core/text/abuse.ts';
 import { sentimentOfCodes, type NarrativeSentiment } from '../../core/maps/sentiment.ts';
 import { dailyCounts, seriesStats, type SeriesStats } from '../../core/maps/series.ts';
-import type { RowWindow } from '../post-columns.ts';
+import type { RowWindow } from '../maps/post-columns.ts';
 import { DAY_MS } from '../../core/snapshots/windows.ts';
 import { FLAG_UNKNOWN, FLAGGED, NOT_FLAGGED, type NarrativeCorpus } from './corpus.ts';
 

@@ -4,8 +4,8 @@
 // and each post's uuid (the work store's plan_rows), so no object or string per member is built in
 // JS (the NDJSON path of row-table.ts cost seconds and most of the stage's garbage at 1M posts).
 import path from 'node:path';
-import { sqlString } from '../core/infra/duckdb.ts';
-import type { StageContext } from './stage-context.ts';
+import { sqlString } from '../../core/infra/duckdb.ts';
+import type { StageContext } from '../context/stage-context.ts';
 
 interface MemberEntry {
   /** The entry's id (narrative_id) or key (pattern_key). */

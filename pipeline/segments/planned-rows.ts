@@ -1,13 +1,13 @@
-// The planned generation's per-row data read across its segments (pipeline/segment-plan.ts): each
+// The planned generation's per-row data read across its segments (pipeline/segments/segment-plan.ts): each
 // segment's files in its folder (this run's artifacts for a built one, the served generation's for a
 // reused one), laid end to end in row order. What the map stages and the index stage read.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { sqlString } from '../core/infra/duckdb.ts';
-import { readTermLists, type TermLists } from '../core/text/term-lists.ts';
+import { sqlString } from '../../core/infra/duckdb.ts';
+import { readTermLists, type TermLists } from '../../core/text/term-lists.ts';
 import { plannedSegmentDir, type SegmentPlan } from './segment-plan.ts';
-import type { StageContext } from './stage-context.ts';
-import { nonZeroMask } from '../core/vectors/vector-space.ts';
+import type { StageContext } from '../context/stage-context.ts';
+import { nonZeroMask } from '../../core/vectors/vector-space.ts';
 
 /**
  * Every row's vector of one kind (text-vectors.f32 or visual-vectors.f32, rows x dim), and 1 for

@@ -1,7 +1,7 @@
 // Progress of long stages: a bar on a TTY (cli-progress), periodic JSON count lines otherwise, so
 // a scheduled run's log still says how far it got.
 import cliProgress from 'cli-progress';
-import type { Logger } from '../core/infra/log.ts';
+import type { Logger } from '../../core/infra/log.ts';
 
 export interface Progress {
   update(done: number): void;
