@@ -13,7 +13,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { writeFileAtomic } from '../core/infra/durable-fs.ts';
-import { requireJsonBody } from '../core/infra/json-body.ts';
+import { nonJsonBodyRefusal } from '../core/infra/json-body.ts';
 import { AdminInputError, ADMIN_COMMANDS, runAdminCommand, type AdminCommand } from './admin-ops.ts';
 import { LedgerError, type CreditLedger } from './credit-ledger.ts';
 
@@ -64,7 +64,11 @@ export function createAdminRouter(ledger: CreditLedger, token: string | undefine
     }
     await next();
   });
-  router.use(requireJsonBody);
+  router.use(async (ctx, next) => {
+    const refusal = nonJsonBodyRefusal(ctx.req, () => Boolean(ctx.request.is('application/json')));
+    if (refusal !== null) ctx.throw(415, refusal);
+    await next();
+  });
   router.use(bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', onError: (_e, ctx) => ctx.throw(400, 'body is not valid JSON') }));
   router.post('/:command', async (ctx) => {
     const command = ctx.params.command as AdminCommand;

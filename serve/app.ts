@@ -5,7 +5,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { requireJsonBody } from '../core/infra/json-body.ts';
+import { requireJsonBody } from './http/require-json-body.ts';
 import { SEARCH_BUDGET_MS_DEFAULT } from '../core/infra/config.ts';
 import type { Logger } from '../core/infra/log.ts';
 import type { CreditLedger } from '../ledger/credit-ledger.ts';

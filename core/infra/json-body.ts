@@ -1,10 +1,10 @@
 // The routes that take a JSON body (POST /search, POST /intelligence/jobs, /mcp, the ledger's admin
 // endpoint) refuse a body sent as anything but application/json with a 415 that says so. Without it
 // the body parser skips such a body and the route sees none: `curl -d '{"query":"x"}'` (curl -d
-// sends application/x-www-form-urlencoded) was told "query is required". Here, not in serve/, since
-// the ledger's admin endpoint needs the same rule and the ledger stands on core/ alone.
+// sends application/x-www-form-urlencoded) was told "query is required". The rule is here, free of
+// any web framework, since the ledger's admin endpoint needs it too and the ledger stands on core/
+// alone; serve/http/require-json-body.ts is its Koa middleware, and the admin router calls it itself.
 import type { IncomingMessage } from 'node:http';
-import type Koa from 'koa';
 
 /** A body is on its way: chunked, or a Content-Length above 0 (an empty POST has no type to check). */
 function hasBody(req: IncomingMessage): boolean {
@@ -20,9 +20,12 @@ function jsonBodyRequired(contentType: string | undefined): string {
   return `the request body must be JSON sent with Content-Type: application/json (this one has ${had}${curl})`;
 }
 
-/** Koa middleware for a POST route whose body is JSON: 415 before the handler when the body is another type. */
-export const requireJsonBody: Koa.Middleware = async (ctx, next) => {
-  if (ctx.method === 'POST' && hasBody(ctx.req) && !ctx.request.is('application/json'))
-    ctx.throw(415, jsonBodyRequired(ctx.get('content-type') || undefined));
-  await next();
-};
+/**
+ * The 415's message for a POST whose body is on its way and is not JSON, or null: the request goes on.
+ * `isJson` is the server's own media-type test of the request's Content-Type (Koa's
+ * `ctx.request.is('application/json')`), asked only of a POST with a body.
+ */
+export function nonJsonBodyRefusal(req: IncomingMessage, isJson: () => boolean): string | null {
+  if (req.method !== 'POST' || !hasBody(req) || isJson()) return null;
+  return jsonBodyRequired(req.headers['content-type'] || undefined);
+}

@@ -5,7 +5,7 @@
 // one); and the share of its members the lexicon flags. One rule for the pipeline's narratives and
 // themes (stored in their tables) and the server's emergent narratives.
 // The texts are read in rounds, one batch for every cluster (one query in the pipeline), as
-// describing a cluster reads them (describe-clusters.ts).
+// describing a cluster reads them (cluster-describer.ts).
 import { flaggedPost } from '../text/abuse.ts';
 import { repairText } from '../text/text-repair.ts';
 

@@ -29,7 +29,7 @@ export interface BuiltNarrative extends MemberFigures {
   label: string;
   topTags: string[];
   summary: string;
-  /** The member the summary is cut from (core/maps/describe-clusters.ts); null when none read is readable. */
+  /** The member the summary is cut from (core/maps/cluster-describer.ts); null when none read is readable. */
   representative: number | null;
   /** The posts a reader opens first (core/maps/central-posts.ts): members, most central first. */
   central: number[];

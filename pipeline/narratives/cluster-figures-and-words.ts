@@ -2,10 +2,10 @@
 // rule for both (docs/fields.md, "Narratives"): their figures read off their members (counts,
 // engagement, the daily series, sentiment, the share the abuse lexicon flags), and their words: c-TF-IDF keys over the
 // window's clusters as the classes, then the label, the representative and the summary read from the most
-// typical readable posts (core/maps/describe-clusters.ts), and the central posts a reader opens first
+// typical readable posts (core/maps/cluster-describer.ts), and the central posts a reader opens first
 // (core/maps/central-posts.ts).
-import { platformDiffusion, postWords } from '../../core/maps/describe.ts';
-import { describeClusters as describeFromPosts, LABEL_CANDIDATES } from '../../core/maps/describe-clusters.ts';
+import { platformDiffusion, postWords } from '../../core/maps/label-and-summary.ts';
+import { describeClusters as describeFromPosts, LABEL_CANDIDATES } from '../../core/maps/cluster-describer.ts';
 import { KeyCounter } from '../../core/maps/label-counts.ts';
 import { LABEL_DEFAULTS, type WeightedKey } from '../../core/maps/labels.ts';
 import { memberStats } from '../../core/maps/members.ts';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import type { ApiState } from '../generation/api-state.ts';
-import { requireJsonBody } from '../../core/infra/json-body.ts';
+import { requireJsonBody } from '../http/require-json-body.ts';
 import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest, HttpError, notFound } from '../http/http-error.ts';

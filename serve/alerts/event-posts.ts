@@ -1,7 +1,7 @@
 // The posts an alert event carries (docs/api.md, "Alerts", "The event"): the one place that picks
 // a narrative's posts for an event and says what of each is shown, so that which posts count as a
 // narrative's central ones can change here alone.
-import { summarise } from '../../core/maps/describe.ts';
+import { summarise } from '../../core/maps/label-and-summary.ts';
 import type { LoadedNarrative } from '../generation/load-maps.ts';
 import type { GenerationData } from '../generation/loaded-generation.ts';
 import type { AlertEvent } from './alert-model.ts';

@@ -5,7 +5,7 @@
 // body give the same job; the same key with another body is a 422.
 import Router from '@koa/router';
 import type { ApiState } from '../generation/api-state.ts';
-import { requireJsonBody } from '../../core/infra/json-body.ts';
+import { requireJsonBody } from '../http/require-json-body.ts';
 import { notFound } from '../http/http-error.ts';
 import { idempotencyKeyHeader, requestHash } from '../http/idempotency-key.ts';
 import { parseJobRequest } from './job-request.ts';

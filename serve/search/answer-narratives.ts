@@ -13,8 +13,8 @@ import { terms, termsAndSurfaces, termSurfaces } from '../../core/text/analyzer.
 import type { RankedRow } from '../../core/ranking/search.ts';
 import { benjaminiHochberg, hypergeometricUpperTail, hypergeometricZ } from '../../core/stats/hypergeometric.ts';
 import type { WindowKey } from '../../core/snapshots/windows.ts';
-import { DESCRIBE_POSTS, platformDiffusion, postReadable, postWords, type PostWords } from '../../core/maps/describe.ts';
-import { ClusterDescriber, LABEL_CANDIDATES } from '../../core/maps/describe-clusters.ts';
+import { DESCRIBE_POSTS, platformDiffusion, postReadable, postWords, type PostWords } from '../../core/maps/label-and-summary.ts';
+import { ClusterDescriber, LABEL_CANDIDATES } from '../../core/maps/cluster-describer.ts';
 import { LABEL_DEFAULTS, labelKeys } from '../../core/maps/labels.ts';
 import { labelText } from '../../core/maps/row-label-words.ts';
 import { narrativeSentiment } from '../../core/maps/sentiment.ts';
@@ -68,7 +68,7 @@ const LABEL_KEY_CACHE_ROWS = 100_000;
  * What the answer reads of a row's text, held as ids of the generation's label vocabulary: its
  * label keys (terms and bigrams), for every member of a cluster; and, for the central posts a
  * description reads (read on demand: a second, longer analysis), its label words as written and
- * in its summary (core/maps/describe.ts, PostWords).
+ * in its summary (core/maps/label-and-summary.ts, PostWords).
  */
 interface RowWords {
   labelIds: Int32Array;
@@ -221,7 +221,7 @@ export function emergentNarratives(
 
 /**
  * Each cluster (in cluster order) with its members most central first, its top tags, and its label,
- * summary and representative (core/maps/describe-clusters.ts), the rows' words read from the cache.
+ * summary and representative (core/maps/cluster-describer.ts), the rows' words read from the cache.
  */
 function describeClusters(gen: GenerationData, cl: AnswerClusters, groups: Map<number, number[]>) {
   const { content } = gen;
@@ -249,7 +249,7 @@ function describeClusters(gen: GenerationData, cl: AnswerClusters, groups: Map<n
   const topTags = counter
     .top(tags.classes, tags.lists, tagDict.length, LABEL_DEFAULTS.tags, (id) => tagDict[id]!)
     .map((t) => t.map((x) => x.key));
-  // Label, summary and representative (core/maps/describe-clusters.ts), the rows read from the cache.
+  // Label, summary and representative (core/maps/cluster-describer.ts), the rows read from the cache.
   const describer = new ClusterDescriber(
     ordered.map((members, ci) => ({ members, candidates: topTerms[ci]!, tags: topTags[ci]! })),
     {

@@ -1,14 +1,14 @@
 // Labels and summaries a reader trusts (docs/fields.md, "label", "summary",
 // "representative_content_uuid"): the abuse lexicon, the readability rule, the language of a text,
-// and how a cluster of rows is described from its members (core/maps/describe-clusters.ts): never
+// and how a cluster of rows is described from its members (core/maps/cluster-describer.ts): never
 // an abusive or mostly-mentions post as its summary and representative, no stop word of its posts'
 // language in its label, every label word as its posts wrote it. Real strings, real analysis.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { terms } from '../../core/text/analyzer.ts';
-import { cleanForSummary, postWords } from '../../core/maps/describe.ts';
-import { describeClusters, DESCRIBE_DEEPER, LABEL_CANDIDATES, type ClusterToDescribe } from '../../core/maps/describe-clusters.ts';
-import { DESCRIBE_POSTS } from '../../core/maps/describe.ts';
+import { cleanForSummary, postWords } from '../../core/maps/label-and-summary.ts';
+import { describeClusters, DESCRIBE_DEEPER, LABEL_CANDIDATES, type ClusterToDescribe } from '../../core/maps/cluster-describer.ts';
+import { DESCRIBE_POSTS } from '../../core/maps/label-and-summary.ts';
 import { ClassCounts, labelFrom, labelKeys } from '../../core/maps/labels.ts';
 import { isAbusive } from '../../core/text/abuse.ts';
 import { languagesOf, textLanguage } from '../../core/text/language.ts';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { terms, termsAndSurfaces } from '../../core/text/analyzer.ts';
 import { TWEETEVAL_DIR } from '../../fixtures/tweeteval.ts';
-import { cleanForSummary, describeFromWords, describeNarrative, postWords, summarise } from '../../core/maps/describe.ts';
+import { cleanForSummary, describeFromWords, describeNarrative, postWords, summarise } from '../../core/maps/label-and-summary.ts';
 import { readable } from '../../core/text/readable.ts';
 import { labelWord, showLabel, surfaceForms } from '../../core/maps/label-words.ts';
 import { ClassCounts, labelFrom, labelKeys } from '../../core/maps/labels.ts';

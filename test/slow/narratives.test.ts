@@ -23,7 +23,7 @@ import { kmeans } from 'ml-kmeans';
 import { ClassCounts, labelFrom, labelKeys } from '../../core/maps/labels.ts';
 import { feelingCode, feelingCodeSql, narrativeSentiment, sentimentOfCodes } from '../../core/maps/sentiment.ts';
 import { mostCentralFirst } from '../../core/maps/members.ts';
-import { cleanForSummary, postReadable, summarise } from '../../core/maps/describe.ts';
+import { cleanForSummary, postReadable, summarise } from '../../core/maps/label-and-summary.ts';
 import { openDuckDB } from '../../core/infra/duckdb.ts';
 import { RowLabelKeys } from '../../pipeline/narratives/corpus.ts';
 import { BURST_DAMPING, burstScoreOf, dailyCounts, lifecycleOf, seriesStats, slope, sustainedStartAge } from '../../core/maps/series.ts';

@@ -1,6 +1,6 @@
 // Which posts describing a cluster reads, for any cluster of rows (a window's narratives, a search
 // answer's, themes): given its members (most central first), its label candidates and its top tags,
-// the label, the summary and the representative post (describe.ts; docs/fields.md, "Narratives").
+// the label, the summary and the representative post (label-and-summary.ts; docs/fields.md, "Narratives").
 // The posts are read in rounds, each one batch for every cluster (one query in the pipeline):
 //   1. the DESCRIBE_POSTS most central members: the languages of the label's stop words, the
 //      label, and the representative among them;
@@ -10,7 +10,7 @@
 //   3. for a label word none of the posts read wrote (the plural fold's "vega" of "Vegas"), up to
 //      SPELLING_POSTS members that hold it (most central first, of the first SPELLING_SCAN), so
 //      the label shows it as written.
-import { DESCRIBE_POSTS, describeFromWords, type PostWords } from './describe.ts';
+import { DESCRIBE_POSTS, describeFromWords, type PostWords } from './label-and-summary.ts';
 import { labelSkip, labelWord } from './label-words.ts';
 import { LABEL_DEFAULTS, labelFrom } from './labels.ts';
 import { languagesOf } from '../text/language.ts';

@@ -2,7 +2,7 @@
 // search answer's emergent ones (definitions: docs/fields.md, "Narratives"): its platform diffusion,
 // its label as people wrote its words, and its summary, cut from its representative post: of the
 // posts read (most central first), the readable one (core/text/readable.ts) that says most of
-// the label. describe-clusters.ts decides which posts are read.
+// the label. cluster-describer.ts decides which posts are read.
 import { mayHoldUrl, termSurfaces, terms } from '../text/analyzer.ts';
 import { textLanguage } from '../text/language.ts';
 import { readable } from '../text/readable.ts';

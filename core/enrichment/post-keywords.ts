@@ -1,8 +1,9 @@
-// A post's themes: its most distinctive terms by tf x idf.
+// A post's keywords, its most distinctive terms by tf x idf: published as its `themes` (the spec's
+// field name; the themes that group narratives are core/clustering/themes.ts).
 //   score(t) = tf(t) * idf(t)   tf = occurrences of t among the post's analyzer terms
 // Terms without a letter (numbers, emoji, "2024") and terms of one character are skipped; ties
 // keep the order of first occurrence. `idf` comes from the corpus (e.g. idfFromDocumentFrequency
-// over the snapshot's document frequencies); with a constant idf the themes are the most
+// over the snapshot's document frequencies); with a constant idf the keywords are the most
 // frequent terms.
 
 /** Smoothed inverse document frequency: ln(1 + (N - df + 0.5) / (df + 0.5)), as BM25 uses (> 0). */
