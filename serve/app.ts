@@ -1,7 +1,8 @@
 // The Koa application under {base_url} = http://HOST:PORT + SERVICE_PREFIX: request ids, a JSON
 // access log without secrets, JSON errors (never a stack trace), version selection, the key check
-// and rate limit, a leased generation per request, and the routes. Built from its parts so tests
-// and main.ts assemble the same app.
+// and rate limit, one leased generation per request (every route reads it: POST /search's engine
+// answers on it), and the routes. Built from the parts server.ts makes, each by its folder's own
+// factory (search/search-parts.ts, jobs/job-parts.ts, alerts/alert-parts.ts, ...).
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -67,7 +68,7 @@ export interface AppParts {
 }
 
 /** How the app is run. */
-export interface AppSettings {
+interface AppSettings {
   log: Logger;
   prefix: string;
   startedAt: Date;

@@ -14,8 +14,8 @@ const cronMap = z.record(z.string(), z.string());
  */
 export const DEFAULT_DEMO_CREDITS = 200;
 
-/** A search's synchronous budget unless SEARCH_BUDGET_MS says otherwise (also what createApp uses when given none). */
-export const SEARCH_BUDGET_MS_DEFAULT = 2000;
+/** A search's synchronous budget unless SEARCH_BUDGET_MS says otherwise. */
+const SEARCH_BUDGET_MS_DEFAULT = 2000;
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),

@@ -102,7 +102,7 @@ async function answerWithin(deps: SearchDeps, gen: LoadedGeneration, search: Ana
   return { built, computed: true, cacheKey };
 }
 
-/** A full search queue's Retry-After: the queue drains within about a budget (SEARCH_QUEUE_MAX's default). */
+/** A full search queue's Retry-After, in seconds: by then part of it has drained (the workers answer 130-186 searches a second at 1M posts on two cores). */
 const QUEUE_FULL_RETRY_S = 1;
 
 /**

@@ -56,7 +56,7 @@ export interface SearchOutcome {
 }
 
 /** Where the vector candidates of a plan come from: this thread's graphs, or the graph worker's. */
-export type VectorCandidates = (plan: SearchPlan) => Neighbour[] | Promise<Neighbour[]>;
+type VectorCandidates = (plan: SearchPlan) => Neighbour[] | Promise<Neighbour[]>;
 
 /** The ranked rows and their clusters. */
 export async function rankHere(gen: GenerationData, p: SearchParams | AnalysedSearch, vectors: VectorCandidates): Promise<SearchOutcome> {

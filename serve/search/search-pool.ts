@@ -53,10 +53,9 @@ interface Waiting {
   lane: Lane;
 }
 
-const ENTRY: Record<Role, URL> = {
-  graph: new URL('./graph-worker.ts', import.meta.url),
-  answer: new URL('./answer-worker.ts', import.meta.url),
-};
+/** The two workers' modules, beside this file. */
+const GRAPH_WORKER = new URL('./graph-worker.ts', import.meta.url);
+const ANSWER_WORKER = new URL('./answer-worker.ts', import.meta.url);
 
 export interface PoolOptions {
   /** Answer workers (SEARCH_THREADS, at least one) beside the one graph worker. */
@@ -134,7 +133,7 @@ export class SearchPool implements SearchEngine {
   private spawn(role: Role): Lane {
     const lane: Lane = {
       role,
-      worker: spawnTsWorker(ENTRY[role]),
+      worker: spawnTsWorker(role === 'graph' ? GRAPH_WORKER : ANSWER_WORKER),
       inFlight: 0,
       alive: true,
       ready: Promise.resolve(),
