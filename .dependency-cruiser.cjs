@@ -27,8 +27,8 @@
 //   http                       request utilities only: errors and their shape, query and body rules,
 //                              auth, rate limit, Idempotency-Key
 //   generation                 a loaded generation (its data only: index, content, maps) and the snapshot store
-//   search                     the search engine: answer and graph workers, answers, the answer cache,
-//                              emergent narratives, the served generation, the /search body rule
+//   search                     the search engine (its interface; the worker pool with its answer and graph
+//                              workers, the in-thread engine), answers, the answer cache, emergent narratives, the /search body rule
 //   maps, billing, media,      free map reads (emergent narratives from search); prices, holds, GET /billing/prices;
 //   account                    media reads; usage and health
 //   jobs                       asynchronous jobs (their analyses reuse search's narrative and pattern parts)

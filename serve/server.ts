@@ -9,44 +9,39 @@ import type { Config } from '../core/infra/config.ts';
 import { dataDirLayout } from '../core/infra/data-dir.ts';
 import type { Logger } from '../core/infra/log.ts';
 import { waitAtMost } from '../core/infra/wait-at-most.ts';
-import { DAY_MS } from '../core/snapshots/windows.ts';
 import { adminToken, announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts';
 import { dataDirPrefix } from '../ledger/backend-record.ts';
 import type { CreditLedger } from '../ledger/credit-ledger.ts';
 import { openLedger } from '../ledger/open-ledger.ts';
-import { createApp } from './app.ts';
+import { createApp, type AppParts } from './app.ts';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.ts';
 import { ensureDemoAccount, type DemoKey } from './billing/demo-account.ts';
-import { JobRunner } from './jobs/job-runner.ts';
-import { jobStorage } from './jobs/job-storage.ts';
-import { summariserFrom } from './jobs/summariser.ts';
-import { SearchPool } from './search/search-pool.ts';
-import { servedLoader, type ServedGeneration } from './search/served-generation.ts';
+import type { JobRunner } from './jobs/job-runner.ts';
+import { jobParts } from './jobs/job-parts.ts';
+import type { SearchPool } from './search/search-pool.ts';
+import type { SearchEngine } from './search/search-engine.ts';
+import { searchParts } from './search/search-parts.ts';
 import { osThreadId } from '../core/infra/workers/os-thread.ts';
-import { AnswerCache } from './search/answer-cache.ts';
-import { EmergentShare } from './search/emergent-share.ts';
-import { EMERGENT_MAX, EMERGENT_TTL_MS, EmergentStore } from './search/emergent-store.ts';
+import type { AnswerCache } from './search/answer-cache.ts';
 import { SnapshotStore } from './generation/snapshot-store.ts';
 import { MediaEntries } from './media/media-entries.ts';
 import { ServiceMetrics } from './metrics/service-metrics.ts';
-import { AlertEvaluator } from './alerts/alert-evaluator.ts';
-import { alertOutbox } from './alerts/outbox-storage.ts';
-import { watchStorage } from './alerts/watch-storage.ts';
-import { signingKey } from './alerts/watch-secret.ts';
-import type { AlertOutbox, WatchStore } from './alerts/alert-model.ts';
+import { alertParts, type AlertParts } from './alerts/alert-parts.ts';
 
 export interface RunningServer {
   url: string;
   baseUrl: string;
   ledger: CreditLedger;
-  snapshots: SnapshotStore<ServedGeneration>;
+  snapshots: SnapshotStore;
+  /** What answers searches: the worker pool, or this thread with SEARCH_THREADS=0. */
+  searchEngine: SearchEngine;
   /** The search workers (null with SEARCH_THREADS=0). */
   searchPool: SearchPool | null;
   /** Answers of identical searches (SEARCH_CACHE_MB; disabled at 0). */
   answerCache: AnswerCache;
   jobs: JobRunner;
   /** Alert watches, their events' outbox, and the evaluation after each publish. */
-  alerts: { watches: WatchStore; outbox: AlertOutbox; evaluator: AlertEvaluator };
+  alerts: AlertParts;
   demo: DemoKey;
   demoCreated: boolean;
   demoFile: string;
@@ -59,21 +54,11 @@ export interface RunningServer {
 /** How long close() waits for requests still being handled before it stops the workers and the ledger. */
 const CLOSE_DRAIN_MS = 30_000;
 
-/** What the server is made of, opened in this order and closed in the reverse. */
-interface Parts {
+/** What the server is made of (each built by its folder's own factory), opened in this order and closed in the reverse. */
+interface Parts extends AppParts {
   layout: ReturnType<typeof dataDirLayout>;
   metrics: ServiceMetrics;
-  ledger: CreditLedger;
-  pool: SearchPool | null;
-  snapshots: SnapshotStore<ServedGeneration>;
-  answerCache: AnswerCache;
-  emergentShare: EmergentShare | null;
-  emergent: EmergentStore;
-  jobs: JobRunner;
-  media: MediaEntries;
-  watches: WatchStore;
-  outbox: AlertOutbox;
-  evaluator: AlertEvaluator;
+  alerts: AlertParts;
   /** Known once the server listens; read through closures by the parts that need them. */
   urls: { base: string; self: string; topUp: string };
 }
@@ -86,75 +71,31 @@ async function makeParts(config: Config, log: Logger): Promise<Parts> {
   const ledger = metrics.credits.wrap(
     await openLedger({ dir: layout.ledger, databaseUrl: config.DATABASE_URL, leaseMs: config.LEDGER_LEASE_MS }),
   );
-  const pool =
-    config.SEARCH_THREADS > 0
-      ? new SearchPool(config.SEARCH_THREADS, (err) => log.error({ err: err.message }, 'search worker failed; a new one replaces it'))
-      : null;
-  const snapshots = new SnapshotStore(config.dataDir, log, servedLoader(pool));
-  const answerCache = new AnswerCache(config.SEARCH_CACHE_MB * 1024 * 1024);
-  // Replicas share the emergent narratives their searches form (DATABASE_URL).
-  const emergentShare = config.DATABASE_URL
-    ? new EmergentShare(config.DATABASE_URL, (err) => log.error({ err: err.message }, 'sharing emergent narratives failed'))
-    : null;
-  const emergent = new EmergentStore(EMERGENT_TTL_MS, EMERGENT_MAX, () => Date.now(), emergentShare);
-  snapshots.onSwap((gen) => answerCache.swapTo(gen.id));
+  const search = searchParts(config, log);
+  // The engine loads each generation (with a pool, its workers take the big parts as it loads).
+  const snapshots = new SnapshotStore(config.dataDir, log, search.engine);
+  snapshots.onSwap((gen) => search.cache.swapTo(gen.id));
   const urls = { base: '', self: '', topUp: config.TOP_UP_URL ?? '' };
-  const jobs = new JobRunner({
-    ledger,
-    snapshots,
-    ...jobStorage(config, log),
-    log,
-    threads: config.JOB_THREADS,
-    summariser: summariserFrom(config),
-    topUpUrl: () => urls.topUp,
-    statusPath: (id) => `${config.SERVICE_PREFIX}/intelligence/jobs/${id}`,
-    retentionMs: config.JOB_RETENTION_DAYS * DAY_MS,
-    observeRun: metrics.jobs.observeRun,
-  });
-  const media = new MediaEntries();
-  const watches = watchStorage(config, log);
-  const outbox = alertOutbox(config, log, watches, metrics.deliveries);
+  const jobs = jobParts(config, log, { ledger, snapshots, topUpUrl: () => urls.topUp, observeRun: metrics.jobs.observeRun });
   // Events link to narratives at PUBLIC_BASE_URL (the address clients use, behind a proxy), else where this server listens.
-  const evaluator = new AlertEvaluator({
-    watches,
-    outbox,
+  const alerts = alertParts(config, log, {
     layout,
     baseUrl: () => config.PUBLIC_BASE_URL ?? urls.base,
-    log,
+    deliveries: metrics.deliveries,
     onEvaluated: metrics.alerts.evaluated,
   });
-  return { layout, metrics, ledger, pool, snapshots, answerCache, emergentShare, emergent, jobs, media, watches, outbox, evaluator, urls };
+  return { layout, metrics, ledger, search, snapshots, jobs, media: new MediaEntries(), alerts, urls };
 }
 
 /** The application with the ledger's admin endpoint and /metrics mounted beside it. */
-async function appFor(p: Parts, config: Config, log: Logger, startedAt: Date) {
-  // The default top-up address is the server's own /billing/top-up, which says how credits are added.
-  const app = createApp({
-    ledger: p.ledger,
-    snapshots: p.snapshots,
+function appFor(p: Parts, config: Config, log: Logger, startedAt: Date) {
+  const app = createApp(p, {
     log,
     prefix: config.SERVICE_PREFIX,
     startedAt,
     rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST },
-    topUpUrl: () => p.urls.topUp,
-    searchPatterns: config.SEARCH_PATTERNS,
-    jobs: p.jobs,
-    searchBudgetMs: config.SEARCH_BUDGET_MS,
-    selfUrl: () => p.urls.self,
     accessLog: config.ACCESS_LOG === 'on' || (config.ACCESS_LOG === 'auto' && !process.stdout.isTTY),
-    answerCache: p.answerCache,
-    searchPool: p.pool,
-    emergent: p.emergent,
     dataDir: config.dataDir,
-    media: p.media,
-    requestMetrics: p.metrics.http,
-    alerts: {
-      watches: p.watches,
-      outbox: p.outbox,
-      perAccount: config.ALERTS_PER_ACCOUNT,
-      allowPrivate: config.ALERTS_ALLOW_PRIVATE === '1',
-      signingKey: await signingKey(p.layout.alerts, config.ALERTS_SIGNING_KEY),
-    },
   });
   const adminAuth = adminToken(config.ADMIN_TOKEN);
   const admin = createAdminRouter(p.ledger, adminAuth.token, config.SERVICE_PREFIX);
@@ -211,11 +152,9 @@ async function closeServing(p: Parts, s: http.Server, handling: Set<Promise<void
   await waitAtMost(Promise.all(handling), CLOSE_DRAIN_MS);
   // Running jobs finish (bounded); queued ones stay on disk and run after the next start.
   await waitAtMost(p.jobs.close(), CLOSE_DRAIN_MS);
-  await waitAtMost(p.evaluator.idle(), CLOSE_DRAIN_MS);
-  await p.outbox.close();
-  await p.watches.close();
-  await p.pool?.close();
-  await p.emergentShare?.close();
+  await p.alerts.close(CLOSE_DRAIN_MS);
+  await p.search.engine.close();
+  await p.search.emergentShare?.close();
   await p.media.close();
   await p.ledger.close();
 }
@@ -225,39 +164,37 @@ async function closeAfterFailedStart(p: Parts, server: http.Server | null, unann
   p.snapshots.stop();
   server?.close();
   await p.jobs.close();
-  await p.outbox.close().catch(() => undefined);
-  await p.watches.close().catch(() => undefined);
+  await p.alerts.closeAfterFailedStart();
   await unannounce?.();
-  await p.pool?.close();
-  await p.emergentShare?.close().catch(() => undefined);
+  await p.search.engine.close();
+  await p.search.emergentShare?.close().catch(() => undefined);
   await p.media.close();
   await p.ledger.close();
 }
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const p = await makeParts(config, log);
-  const { ledger, snapshots, pool, jobs } = p;
+  const { ledger, snapshots, search, jobs, alerts } = p;
   let server: http.Server | null = null;
   let unannounce: (() => Promise<void>) | null = null;
   try {
-    await p.emergentShare?.open();
+    await search.emergentShare?.open();
     const { demo, created, file } = await ensureDemoAccount(ledger, config.dataDir, config.DEMO_CREDITS);
     await snapshots.start();
     // Which OS threads do what (Linux thread ids): the main thread answers HTTP, the workers search.
-    log.info({ mainThread: osThreadId(), searchThreads: (await pool?.threadsKnown()) ?? [] }, 'threads');
+    log.info({ mainThread: osThreadId(), searchThreads: (await search.pool?.threadsKnown()) ?? [] }, 'threads');
     const startedAt = new Date();
     // Jobs left queued or running by the last process run again (job-runner.ts).
     await jobs.start();
-    await p.watches.open();
-    await p.outbox.open();
-    const { app, adminAuth } = await appFor(p, config, log, startedAt);
-    const alerts = { outbox: p.outbox, watches: p.watches };
-    p.metrics.watch({ snapshots, dataDir: config.dataDir, answerCache: p.answerCache, searchPool: pool, jobs, alerts });
+    await alerts.open();
+    const { app, adminAuth } = appFor(p, config, log, startedAt);
+    p.metrics.watch({ snapshots, dataDir: config.dataDir, answerCache: search.cache, searchPool: search.pool, jobs, alerts });
     const served = await listen(app.callback(), config, log);
     server = served.server;
     await served.listening;
     const { url, base, self } = addressesOf(config.HOST, (server.address() as AddressInfo).port, config.SERVICE_PREFIX);
     p.urls.base = base;
+    // The default top-up address is the server's own /billing/top-up, which says how credits are added.
     p.urls.topUp ||= `${base}/billing/top-up`;
     p.urls.self = self;
     // With PostgreSQL the CLI writes to the ledger itself (any number of writers), so nothing is
@@ -265,7 +202,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     if (!config.DATABASE_URL)
       unannounce = await announceAdminEndpoint(p.layout.ledger, `${base}/admin`, adminAuth.generated ? adminAuth.token : undefined);
     // The served generation is evaluated now (a publish the last process did not get to), each later one after its swap.
-    p.evaluator.attach(snapshots);
+    alerts.evaluator.attach(snapshots);
     snapshots.watch(config.SNAPSHOT_CHECK_MS);
     const s = server;
     let closing: Promise<void> | null = null;
@@ -274,10 +211,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       baseUrl: base,
       ledger,
       snapshots,
-      searchPool: pool,
-      answerCache: p.answerCache,
+      searchEngine: search.engine,
+      searchPool: search.pool,
+      answerCache: search.cache,
       jobs,
-      alerts: { watches: p.watches, outbox: p.outbox, evaluator: p.evaluator },
+      alerts,
       demo,
       demoCreated: created,
       demoFile: file,

@@ -14,8 +14,8 @@ const cronMap = z.record(z.string(), z.string());
  */
 export const DEFAULT_DEMO_CREDITS = 200;
 
-/** A search's synchronous budget unless SEARCH_BUDGET_MS says otherwise (also what createApp uses when given none). */
-export const SEARCH_BUDGET_MS_DEFAULT = 2000;
+/** A search's synchronous budget unless SEARCH_BUDGET_MS says otherwise. */
+const SEARCH_BUDGET_MS_DEFAULT = 2000;
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -82,6 +82,13 @@ const schema = z.object({
    * 0: no cache. Billing is never cached.
    */
   SEARCH_CACHE_MB: z.coerce.number().int().min(0).max(65536).default(64),
+  /**
+   * Searches the search workers hold at once, answering or waiting for one (serve/search/search-pool.ts);
+   * one more is answered 503 with Retry-After, nothing held or charged. 256 is about SEARCH_BUDGET_MS's
+   * worth at the 130-186 req/s of 1M posts on two cores (bench/RESULTS.md, api): a search queued past it
+   * would wait longer than its budget. Not used with SEARCH_THREADS=0 (searches run on the main thread).
+   */
+  SEARCH_QUEUE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(256),
   /** Visual pattern entries in POST /search answers (docs/api.md, "Pattern entry": switched off by default). */
   SEARCH_PATTERNS: z
     .enum(['on', 'off', 'true', 'false', '1', '0'])

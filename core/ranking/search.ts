@@ -64,6 +64,17 @@ export interface SearchParams {
   window: WindowKey;
 }
 
+/** A search whose query is analysed once, where it enters (serve/search-route/), and read analysed from then on. */
+export interface AnalysedSearch extends SearchParams {
+  /** The query's analysed terms (core/text/analyzer.ts), in order. */
+  terms: readonly string[];
+}
+
+/** The search with its query analysed. */
+export function analyseSearch(p: SearchParams): AnalysedSearch {
+  return { query: p.query, limit: p.limit, window: p.window, terms: analyzeTerms(p.query) };
+}
+
 /** Half-life of the recency score: a third of the window (all: 30 days). */
 export function recencyHalfLifeDays(window: WindowKey): number {
   return window === 'all' ? RANKING.allWindowHalfLifeDays : WINDOW_DAYS[window] / 3;
@@ -126,14 +137,14 @@ export interface SearchPlan {
   floor: number;
 }
 
-/** The plan of a search (null: nothing can match, the answer is empty). */
-export function planSearch(index: SearchIndex, p: SearchParams): SearchPlan | null {
+/** The plan of a search (null: nothing can match, the answer is empty); its query is analysed here unless it comes analysed. */
+export function planSearch(index: SearchIndex, p: SearchParams | AnalysedSearch): SearchPlan | null {
   assertInt(p.limit, 0, Number.MAX_SAFE_INTEGER, 'limit');
   const start = index.windowStart[p.window];
   assertInt(start, 0, index.rows, `the ${p.window} window's first row`);
   const windowRows = index.rows - start;
   if (windowRows === 0 || p.limit === 0) return null;
-  const qTerms = analyzeTerms(p.query);
+  const qTerms = 'terms' in p ? [...p.terms] : analyzeTerms(p.query);
   if (qTerms.length === 0) return null;
   // Each retriever returns a deeper list than asked for, so fusion has overlap to work with.
   const depth = Math.min(windowRows, Math.max(p.limit * RANKING.depthFactor, RANKING.minDepth));

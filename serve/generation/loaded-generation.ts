@@ -1,7 +1,7 @@
 // One generation as the server holds it: the ranking core's index (core/ranking), the content
 // columns of docs/api.md "Content item", and the narrative and pattern maps. Immutable once loaded; requests lease
 // it from the snapshot store (snapshot-store.ts) so a swap never pulls it from under them. Data only:
-// answering from it (on this thread or in search workers) is serve/search/'s (served-generation.ts).
+// answering from it (on this thread or in search workers) is serve/search/'s search engine (search-engine.ts).
 //
 // Loaded to be shared with other threads (`share`), the big parts live in SharedArrayBuffers: a
 // search worker reads them in place through a GenerationData view of its own (generationView),

@@ -2,52 +2,49 @@
 // current generation for their whole life; a new CURRENT is loaded in the background while the
 // old one keeps serving, then swapped in atomically (one assignment). The old generation is
 // dropped once its last lease ends (the loader disposes of it: its search workers drop it too), so
-// its memory is freed then and not before. The store holds whatever its loader makes of a
-// generation (G): serve/search/'s ServedGeneration in the server.
+// its memory is freed then and not before. The loader is the server's search engine
+// (serve/search/search-engine.ts), which shares each generation with its workers.
 import { dataDirLayout } from '../../core/infra/data-dir.ts';
 import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
 import type { Logger } from '../../core/infra/log.ts';
 import type { LoadedGeneration } from './loaded-generation.ts';
 
-interface Lease<G extends LoadedGeneration = LoadedGeneration> {
-  gen: G;
+interface Lease {
+  gen: LoadedGeneration;
   release(): void;
 }
 
 /** How a store loads a generation and lets a retired one go. */
-export interface GenerationLoader<G extends LoadedGeneration> {
+export interface GenerationLoader {
   /** Load the generation in `dir`; `previous` (the one being served) lends the segments both hold. */
-  load(dir: string, previous: G | null): Promise<G>;
+  load(dir: string, previous: LoadedGeneration | null): Promise<LoadedGeneration>;
   /** Free what a retired generation holds outside this thread (its search workers' copies), once no request holds it. */
-  dispose(gen: G): Promise<void>;
+  dispose(gen: LoadedGeneration): Promise<void>;
 }
 
-export class SnapshotStore<G extends LoadedGeneration = LoadedGeneration> {
-  private current: G | null = null;
-  private leases = new Map<G, number>();
-  private retired = new Set<G>();
+export class SnapshotStore {
+  private current: LoadedGeneration | null = null;
+  private leases = new Map<LoadedGeneration, number>();
+  private retired = new Set<LoadedGeneration>();
   private loading: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
-  // Each listener behind a method: methods' parameters are checked both ways, so a store of served
-  // generations passes as a store of loaded ones to the readers that need only the data (it hands
-  // out nothing but Gs, so that is sound).
-  private swapListeners: Array<{ swapped(gen: G, previous: G | null): void }> = [];
+  private swapListeners: Array<(gen: LoadedGeneration, previous: LoadedGeneration | null) => void> = [];
   lastError: string | null = null;
 
   constructor(
     private readonly dataDir: string,
     private readonly log: Logger,
-    private readonly loader: GenerationLoader<G>,
+    private readonly loader: GenerationLoader,
   ) {}
 
   /** Load the generation CURRENT names (an error when there is none). */
-  async start(): Promise<G> {
+  async start(): Promise<LoadedGeneration> {
     await this.refresh();
     if (!this.current) throw new Error(`no published generation in ${this.dataDir}: run the pipeline first (npm run pipeline -- run)`);
     return this.current;
   }
 
-  get generation(): G | null {
+  get generation(): LoadedGeneration | null {
     return this.current;
   }
 
@@ -55,8 +52,8 @@ export class SnapshotStore<G extends LoadedGeneration = LoadedGeneration> {
    * Call `fn` with each generation swapped in from now on and the one it replaced (and at once with
    * the one served, if any, and null). `previous` is about to be released: keep what you need of it.
    */
-  onSwap(fn: (gen: G, previous: G | null) => void): void {
-    this.swapListeners.push({ swapped: fn });
+  onSwap(fn: (gen: LoadedGeneration, previous: LoadedGeneration | null) => void): void {
+    this.swapListeners.push(fn);
     if (this.current) fn(this.current, null);
   }
 
@@ -65,7 +62,7 @@ export class SnapshotStore<G extends LoadedGeneration = LoadedGeneration> {
     return this.retired.size;
   }
 
-  lease(): Lease<G> {
+  lease(): Lease {
     const gen = this.current;
     if (!gen) throw new Error('no generation loaded');
     this.leases.set(gen, (this.leases.get(gen) ?? 0) + 1);
@@ -97,7 +94,7 @@ export class SnapshotStore<G extends LoadedGeneration = LoadedGeneration> {
         const old = this.current;
         this.current = next;
         this.lastError = null;
-        for (const l of this.swapListeners) l.swapped(next, old);
+        for (const l of this.swapListeners) l(next, old);
         this.log.info({ generation: next.id, loadMs: next.loadMs, previous: old?.id ?? null }, 'serving generation');
         if (old) {
           if (this.leases.has(old)) this.retired.add(old);
@@ -115,7 +112,7 @@ export class SnapshotStore<G extends LoadedGeneration = LoadedGeneration> {
   }
 
   /** A retired generation no request holds: its search workers let it go; the collector does the rest. */
-  private free(gen: G): void {
+  private free(gen: LoadedGeneration): void {
     this.log.info({ generation: gen.id }, 'retired generation released');
     this.loader
       .dispose(gen)

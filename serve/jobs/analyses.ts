@@ -3,6 +3,7 @@
 // yielding to the event loop between slices, so a 10,000-row job never holds up a search.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RankedRow } from '../../core/ranking/search.ts';
+import { terms as analyzeTerms } from '../../core/text/analyzer.ts';
 import { DAY_MS, type WindowKey } from '../../core/snapshots/windows.ts';
 import { narrativeSentiment } from '../../core/maps/sentiment.ts';
 import { seriesStats } from '../../core/maps/series.ts';
@@ -159,7 +160,11 @@ export async function insightsResult(
 
 /** patterns: the visual patterns among the query's content, with their lookalikes (pattern entries, docs/api.md). */
 export function patternsResult(gen: LoadedGeneration, r: JobRequest, ranked: readonly RankedRow[]): string {
-  return JSON.stringify({ ...header(gen, r), records_considered: ranked.length, patterns: searchPatterns(gen, r.window, r.query, ranked) });
+  return JSON.stringify({
+    ...header(gen, r),
+    records_considered: ranked.length,
+    patterns: searchPatterns(gen, r.window, analyzeTerms(r.query), ranked),
+  });
 }
 
 /** The q-quantile (nearest rank) of sorted values. */

@@ -1,5 +1,5 @@
-// POST /search in the OpenAPI document: the body from the route's own zod schema, the answer, and
-// the 202 of a search handed to an insights job.
+// POST /search in the OpenAPI document: the body from the route's own zod schema, the answer, the
+// 202 of a search handed to an insights job, and the 503 of a full search queue.
 import { toCredits } from '../../ledger/money.ts';
 import { PRICES } from '../billing/prices.ts';
 import { bodySchema } from '../http/query.ts';
@@ -41,6 +41,13 @@ export function searchPaths(): Record<string, Schema> {
             },
           },
           ...errors(400, 402, 403, 409, 415, 422, 429),
+          503: {
+            ...json(
+              ref('Error'),
+              'The search queue is full (SEARCH_QUEUE_MAX searches in the search workers): the hold released, nothing charged',
+            ),
+            headers: { 'Retry-After': { schema: str, description: 'seconds to wait before trying again' } },
+          },
         },
       },
     },

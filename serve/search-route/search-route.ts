@@ -1,42 +1,41 @@
 // POST /search (docs/api.md, "POST /search", "Billing and limits"): validate, hold limit x 0.01 credits, have the
-// answer built on the leased generation (by an answer worker: search-pool.ts), settle to the rows
-// returned (storing the answer under an Idempotency-Key), and release the hold if anything fails.
+// answer built on the request's generation (the one app.ts leased for it) by the search engine
+// (serve/search/search-engine.ts: the worker pool, or this thread), settle to the rows returned
+// (storing the answer under an Idempotency-Key), and release the hold if anything fails.
+// The query is analysed once, here: the answer cache's key and the engine read its terms.
 // This thread authenticates, bills and writes bytes: the answer comes back as a JSON fragment and
 // only the call's own fields are written around it. A search whose answer has not come back within
 // SEARCH_BUDGET_MS of the request's start releases its hold and is handed to an insights job (the
-// 202 of docs/api.md, "POST /search"). An identical request on the same generation reuses the
-// answer from the answer cache (answer-cache.ts); it is still held, settled and recorded like any other.
+// 202 of docs/api.md, "POST /search"). A search the engine's queue has no room for is the 503 (its
+// hold released). An identical request on the same generation reuses the answer from the answer
+// cache (answer-cache.ts); it is still held, settled and recorded like any other.
 import type Koa from 'koa';
-import { terms as analyzeTerms } from '../../core/text/analyzer.ts';
+import { analyseSearch, type AnalysedSearch } from '../../core/ranking/search.ts';
 import { failpoint } from '../../core/infra/failpoints.ts';
 import { valueWithin } from '../../core/infra/wait-at-most.ts';
 import type { CreditLedger } from '../../ledger/credit-ledger.ts';
 import { timesMicro, toCredits } from '../../ledger/money.ts';
 import type { ApiState } from '../generation/api-state.ts';
+import type { LoadedGeneration } from '../generation/loaded-generation.ts';
+import { HttpError } from '../http/http-error.ts';
 import { billed, BilledCall, sendReplay, type StoredResponse } from '../billing/billed-call.ts';
 import { PRICES } from '../billing/prices.ts';
-import type { EmergentStore } from '../search/emergent-store.ts';
 import { AnswerCache } from '../search/answer-cache.ts';
 import { idempotencyKeyHeader, requestHash } from '../http/idempotency-key.ts';
 import { INSIGHTS_DEPTH_DEFAULT } from '../jobs/job-request.ts';
 import type { JobRunner } from '../jobs/job-runner.ts';
 import { SEARCH_LIMIT_MAX, parseSearchBody, type SearchBody } from '../search/search-body.ts';
-import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import type { BuiltAnswer } from '../search/answer-build.ts';
-import type { ServedGeneration } from '../search/served-generation.ts';
+import { SearchQueueFull } from '../search/search-engine.ts';
+import type { SearchParts } from '../search/search-parts.ts';
 
 interface SearchDeps {
   ledger: CreditLedger;
-  snapshots: SnapshotStore<ServedGeneration>;
-  emergent: EmergentStore;
+  /** The engine, the answer cache, the emergent narratives, and the route's settings (SEARCH_PATTERNS, SEARCH_BUDGET_MS). */
+  search: SearchParts;
+  /** Where a search over its budget is handed. */
+  jobs: JobRunner;
   topUpUrl: () => string;
-  /** Pattern entries in answers (SEARCH_PATTERNS). */
-  patterns: boolean;
-  /** SEARCH_BUDGET_MS, and the jobs a search over it is handed to (without jobs there is no budget). */
-  budgetMs: number;
-  jobs?: JobRunner;
-  /** Answers of identical requests on the served generation (SEARCH_CACHE_MB; absent or 0: none). */
-  cache?: AnswerCache;
 }
 
 /** Same account, same key, same request: the body as validated (so spacing or key order do not matter). */
@@ -54,26 +53,22 @@ export function searchHandler(deps: SearchDeps): Koa.Middleware<ApiState> {
     const call = new BilledCall(deps.ledger, ctx.state.caller.account, idemKey ? { key: idemKey, bodyHash: bodyHash(body) } : null);
     const stored = await call.claimOrRefuse();
     if (stored) return sendReplay(ctx, stored);
-    const lease = deps.snapshots.lease();
-    try {
-      await billed(call, async () => {
-        await call.place({
-          key: ctx.state.caller.key.id,
-          amountMicro: timesMicro(PRICES.record, body.limit),
-          ref: ctx.state.requestId,
-          what: 'search',
-          window: body.window,
-          tier: '1',
-          topUpUrl: deps.topUpUrl(),
-          maxLimit: (available) => Math.min(SEARCH_LIMIT_MAX, Math.floor(available / PRICES.record)),
-        });
-        const answer = await answerWithin(deps, lease.gen, body, started);
-        if (answer === null) return handToJob(ctx, deps, call, body);
-        await settleAnswer(ctx, deps, call, { body, started, gen: lease.gen, ...answer });
+    const gen = ctx.state.gen;
+    await billed(call, async () => {
+      await call.place({
+        key: ctx.state.caller.key.id,
+        amountMicro: timesMicro(PRICES.record, body.limit),
+        ref: ctx.state.requestId,
+        what: 'search',
+        window: body.window,
+        tier: '1',
+        topUpUrl: deps.topUpUrl(),
+        maxLimit: (available) => Math.min(SEARCH_LIMIT_MAX, Math.floor(available / PRICES.record)),
       });
-    } finally {
-      lease.release();
-    }
+      const answer = await answerWithin(deps, gen, analyseSearch(body), started);
+      if (answer === null) return handToJob(ctx, deps, call, body);
+      await settleAnswer(ctx, deps, call, { body, started, gen, ...answer });
+    });
   };
 }
 
@@ -84,18 +79,21 @@ interface Answer {
   cacheKey: string;
 }
 
-/** The answer, from the cache or built by an answer worker; null when it is not back within the budget (with jobs to hand it to). */
-async function answerWithin(deps: SearchDeps, gen: ServedGeneration, body: SearchBody, started: number): Promise<Answer | null> {
+/** The answer, from the cache or built by the engine; null when it is not back within the budget (a job takes it). */
+async function answerWithin(deps: SearchDeps, gen: LoadedGeneration, search: AnalysedSearch, started: number): Promise<Answer | null> {
+  const { engine, cache, patterns, budgetMs } = deps.search;
   // The request as the ranking reads it: its analysed terms (so "EV recall" and "the ev recall" are one).
-  const normalised = analyzeTerms(body.query);
-  const cacheKey = AnswerCache.key(normalised, body.limit, body.window);
-  const cached = deps.cache?.get(gen.id, cacheKey);
+  const cacheKey = AnswerCache.key(search.terms, search.limit, search.window);
+  const cached = cache.get(gen.id, cacheKey);
   if (cached) return { built: cached, computed: false, cacheKey };
   const answering = (async () => {
     await failpoint('search.rank');
-    return gen.answer({ params: body, normalisedQuery: normalised.join(' '), patterns: deps.patterns });
+    return engine.answer(gen, { params: search, patterns }).catch((err: unknown) => {
+      if (err instanceof SearchQueueFull) throw new HttpError(503, { error: err.message }, { 'Retry-After': String(QUEUE_FULL_RETRY_S) });
+      throw err;
+    });
   })();
-  const built = deps.jobs ? await valueWithin(answering, deps.budgetMs - (performance.now() - started)) : await answering;
+  const built = await valueWithin(answering, budgetMs - (performance.now() - started));
   if (built === null) {
     // The answer still being built is abandoned.
     answering.catch(() => undefined);
@@ -104,12 +102,15 @@ async function answerWithin(deps: SearchDeps, gen: ServedGeneration, body: Searc
   return { built, computed: true, cacheKey };
 }
 
+/** A full search queue's Retry-After, in seconds: by then part of it has drained (the workers answer 130-186 searches a second at 1M posts on two cores). */
+const QUEUE_FULL_RETRY_S = 1;
+
 /**
  * Over budget (docs/api.md, "POST /search"): the hold is released in full and an insights job of
  * the window's default depth takes the query (the 202).
  */
 async function handToJob(ctx: SearchContext, deps: SearchDeps, call: BilledCall, body: SearchBody): Promise<void> {
-  const jobs = deps.jobs!;
+  const jobs = deps.jobs;
   await call.release('handed_to_job');
   const caller = ctx.state.caller;
   const out = await jobs.submit(
@@ -137,10 +138,10 @@ async function settleAnswer(
   ctx: SearchContext,
   deps: SearchDeps,
   call: BilledCall,
-  a: Answer & { body: SearchBody; started: number; gen: ServedGeneration },
+  a: Answer & { body: SearchBody; started: number; gen: LoadedGeneration },
 ): Promise<void> {
   const { built, body, gen } = a;
-  deps.emergent.put(gen.id, built.emergent);
+  deps.search.emergent.put(gen.id, built.emergent);
   const chargedMicro = timesMicro(PRICES.record, built.count);
   // The call's own fields, after the answer's parts (the order of docs/api.md's table).
   const own = JSON.stringify({
@@ -162,7 +163,8 @@ async function settleAnswer(
     : undefined;
   const settled = await call.settle(chargedMicro, stored);
   ctx.set(settled.headers);
-  if (a.computed && deps.cache && gen === deps.snapshots.generation) deps.cache.set(gen.id, a.cacheKey, built);
+  // Kept only while `gen` is the generation served (the cache drops other generations' answers).
+  if (a.computed) deps.search.cache.set(gen.id, a.cacheKey, built);
   ctx.type = 'application/json';
   ctx.body = json;
 }

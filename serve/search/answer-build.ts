@@ -4,7 +4,15 @@
 // that follows from the ranking (content items, creators, tracked and emergent narratives,
 // patterns) and write them as one JSON fragment, so the thread that answers HTTP only adds the
 // call's own fields (query, request_id, response_time_ms, usage) around it.
-import { fuse, lexicalCandidates, planSearch, type RankedRow, type SearchParams, type SearchPlan } from '../../core/ranking/search.ts';
+import {
+  fuse,
+  lexicalCandidates,
+  planSearch,
+  type AnalysedSearch,
+  type RankedRow,
+  type SearchParams,
+  type SearchPlan,
+} from '../../core/ranking/search.ts';
 import type { Neighbour } from '../../core/ranking/segment-graphs.ts';
 import { contentItemsJson, creatorsOf } from '../generation/content-item.ts';
 import type { GenerationData } from '../generation/loaded-generation.ts';
@@ -27,9 +35,8 @@ export function utf8Concat(chunks: ReadonlyArray<string | Uint8Array>, last: str
 }
 
 export interface AnswerRequest {
-  params: SearchParams;
-  /** The query's analysed terms joined by spaces: what emergent ids derive from (as the answer cache's key does). */
-  normalisedQuery: string;
+  /** The search with its query analysed once (search-route.ts): the plan, the emergent ids and the pattern entries read its terms. */
+  params: AnalysedSearch;
   /** Pattern entries on (SEARCH_PATTERNS). */
   patterns: boolean;
 }
@@ -52,7 +59,7 @@ export interface SearchOutcome {
 type VectorCandidates = (plan: SearchPlan) => Neighbour[] | Promise<Neighbour[]>;
 
 /** The ranked rows and their clusters. */
-export async function rankHere(gen: GenerationData, p: SearchParams, vectors: VectorCandidates): Promise<SearchOutcome> {
+export async function rankHere(gen: GenerationData, p: SearchParams | AnalysedSearch, vectors: VectorCandidates): Promise<SearchOutcome> {
   const plan = planSearch(gen.index, p);
   let ranked: RankedRow[] = [];
   if (plan) {
@@ -69,13 +76,14 @@ function buildAnswer(gen: GenerationData, r: AnswerRequest, outcome: SearchOutco
   const { params } = r;
   const { ranked, clusters } = outcome;
   const rows = ranked.map((x) => x.row);
-  const emergent = emergentNarratives(gen, params.window, r.normalisedQuery, ranked, clusters);
+  // Emergent ids derive from the analysed terms joined by spaces (as the answer cache's key does).
+  const emergent = emergentNarratives(gen, params.window, params.terms.join(' '), ranked, clusters);
   // The content items from the rows' cached JSON (content-item.ts), the rest serialised here.
   const rest = JSON.stringify({
     creators: creatorsOf(gen, rows),
     narratives: [...trackedNarratives(gen, params.window, rows), ...emergent.map((e) => e.narrative)],
     // Pattern entries are switched off unless SEARCH_PATTERNS is on; the list stays empty.
-    patterns: r.patterns ? searchPatterns(gen, params.window, params.query, ranked) : [],
+    patterns: r.patterns ? searchPatterns(gen, params.window, params.terms, ranked) : [],
   });
   const content = contentItemsJson(gen, ranked);
   return { json: utf8Concat(['"content":', ...content], `,${rest.slice(1, -1)}`), count: ranked.length, emergent };

@@ -10,7 +10,6 @@
 //   queryRelevance   0.4 lexicalMatch + 0.3 memberTextMatch + 0.3 max(0, visualSimilarity).
 import fs from 'node:fs';
 import path from 'node:path';
-import { terms as analyzeTerms } from '../../core/text/analyzer.ts';
 import { segmentsContainAny, segmentTermIds } from '../../core/ranking/bm25.ts';
 import { segmentDir, segmentOfRow } from '../../core/snapshots/segments.ts';
 import type { RankedRow } from '../../core/ranking/search.ts';
@@ -69,8 +68,14 @@ function queryLook(gen: GenerationData, ranked: readonly RankedRow[]): Float32Ar
   return Float32Array.from(look, (x) => x / norm);
 }
 
-export function searchPatterns(gen: GenerationData, window: WindowKey, query: string, ranked: readonly RankedRow[]): PatternEntry[] {
-  const qTerms = [...new Set(analyzeTerms(query))];
+/** `terms`: the query's analysed terms (core/ranking/search.ts, analyseSearch). */
+export function searchPatterns(
+  gen: GenerationData,
+  window: WindowKey,
+  terms: readonly string[],
+  ranked: readonly RankedRow[],
+): PatternEntry[] {
+  const qTerms = [...new Set(terms)];
   if (qTerms.length === 0) return [];
   const inAnswer = new Set<string>();
   for (const r of ranked) for (const k of gen.content.patternKeys.get(r.row)) inAnswer.add(k);

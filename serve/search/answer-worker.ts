@@ -3,6 +3,7 @@
 // SharedArrayBuffers), asking the graph worker for each plan's vector candidates over the channel
 // the pool wired. The answer's JSON goes back as bytes, transferred, not copied.
 import { parentPort, type MessagePort } from 'node:worker_threads';
+import { failpoint } from '../../core/infra/failpoints.ts';
 import { osThreadId } from '../../core/infra/workers/os-thread.ts';
 import type { SearchPlan } from '../../core/ranking/search.ts';
 import type { Neighbour } from '../../core/ranking/segment-graphs.ts';
@@ -72,6 +73,8 @@ async function handle(m: AnswerWorkerMessage): Promise<{ result: unknown; transf
     case 'search':
       return { result: await rankHere(view(m.gen), m.params, (plan) => vectorCandidates(m.gen, plan)) };
     case 'answer': {
+      // A test parks an answer here to hold its place in the pool's queue (test/fast/search-queue.test.ts).
+      await failpoint('search.answer-worker');
       const built = await answerHere(view(m.gen), m.request, (plan) => vectorCandidates(m.gen, plan));
       return { result: built, transfer: [built.json.buffer as ArrayBuffer] };
     }

@@ -10,14 +10,17 @@
 //   - the main thread authenticates, bills and writes the bytes.
 // Hand-written because the pool must broadcast (load / drop a generation on every worker) as well
 // as dispatch (an answer goes to the answer worker with the fewest in flight), and wire the
-// channels again when a worker dies and is replaced.
+// channels again when a worker dies and is replaced. It is the worker-pool SearchEngine
+// (search-engine.ts): the snapshot store loads generations through it. At most SEARCH_QUEUE_MAX
+// searches are in it at once; one more is refused (SearchQueueFull: the 503 of docs/api.md).
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import { spawnTsWorker } from '../../core/infra/workers/spawn.ts';
 import { waitAtMost } from '../../core/infra/wait-at-most.ts';
 import type { SearchParams } from '../../core/ranking/search.ts';
 import type { SharedIndexParts } from '../../core/ranking/search-index.ts';
-import type { GenerationParts } from '../generation/loaded-generation.ts';
+import { loadGeneration, type GenerationParts, type LoadedGeneration } from '../generation/loaded-generation.ts';
 import type { AnswerRequest, BuiltAnswer, SearchOutcome } from './answer-build.ts';
+import { assertSearchable, assertWithinLimit, SearchQueueFull, type SearchEngine } from './search-engine.ts';
 
 export type GraphWorkerMessage =
   | { id: number; kind: 'load'; gen: string; dir: string; shared: SharedIndexParts }
@@ -50,29 +53,44 @@ interface Waiting {
   lane: Lane;
 }
 
-const ENTRY: Record<Role, URL> = {
-  graph: new URL('./graph-worker.ts', import.meta.url),
-  answer: new URL('./answer-worker.ts', import.meta.url),
-};
+/** The two workers' modules, beside this file. */
+const GRAPH_WORKER = new URL('./graph-worker.ts', import.meta.url);
+const ANSWER_WORKER = new URL('./answer-worker.ts', import.meta.url);
 
-export class SearchPool {
+export interface PoolOptions {
+  /** Answer workers (SEARCH_THREADS, at least one) beside the one graph worker. */
+  threads: number;
+  /** Searches in the pool at once, sent to a worker or waiting for one (SEARCH_QUEUE_MAX); one more is refused. */
+  queueMax: number;
+  /** A worker failed (it is replaced). */
+  onError?: (err: Error) => void;
+}
+
+export class SearchPool implements SearchEngine {
+  readonly threads: number;
+  readonly queueMax: number;
+  private readonly onError: (err: Error) => void;
   private graph: Lane;
   private readonly answers: Lane[] = [];
   private readonly waiting = new Map<number, Waiting>();
   /** Generations every worker holds, so a replacement worker can load them too. */
   private readonly loaded = new Map<string, GenerationParts>();
+  /** The generations this pool loaded and has not disposed of (what searches may name). */
+  private readonly held = new Set<LoadedGeneration>();
   private nextId = 1;
   private closed = false;
   private drained: (() => void) | null = null;
+  /** Searches in the pool now (at most queueMax). */
+  private searching = 0;
   /** Workers that died and were replaced (for /health and the logs). */
   restarts = 0;
 
-  /** `threads` answer workers (at least one) beside the one graph worker. */
-  constructor(
-    readonly threads: number,
-    private readonly onError: (err: Error) => void = () => undefined,
-  ) {
+  constructor({ threads, queueMax, onError = () => undefined }: PoolOptions) {
     if (!(threads >= 1)) throw new Error(`a search pool needs at least one answer worker (${threads})`);
+    if (!(Number.isInteger(queueMax) && queueMax >= 1)) throw new Error(`a search pool's queue holds at least one search (${queueMax})`);
+    this.threads = threads;
+    this.queueMax = queueMax;
+    this.onError = onError;
     this.graph = this.spawn('graph');
     for (let i = 0; i < threads; i++) this.answers.push(this.spawn('answer'));
     for (const a of this.answers) this.connect(a);
@@ -115,7 +133,7 @@ export class SearchPool {
   private spawn(role: Role): Lane {
     const lane: Lane = {
       role,
-      worker: spawnTsWorker(ENTRY[role]),
+      worker: spawnTsWorker(role === 'graph' ? GRAPH_WORKER : ANSWER_WORKER),
       inFlight: 0,
       alive: true,
       ready: Promise.resolve(),
@@ -186,17 +204,42 @@ export class SearchPool {
   }
 
   /**
+   * Load a generation for the snapshot store: its big parts into SharedArrayBuffers, handed to every
+   * worker before it counts as loaded (the graph worker loads its graphs; this thread keeps none).
+   */
+  async load(dir: string, previous: LoadedGeneration | null): Promise<LoadedGeneration> {
+    const gen = await loadGeneration(dir, {
+      previous,
+      share: async (parts) => {
+        try {
+          await this.share(parts);
+        } catch (err) {
+          await this.drop(parts.id);
+          throw err;
+        }
+      },
+    });
+    this.held.add(gen);
+    return gen;
+  }
+
+  /** A retired generation no request holds: every worker lets it go. */
+  dispose(gen: LoadedGeneration): Promise<void> {
+    this.held.delete(gen);
+    return this.drop(gen.id);
+  }
+
+  /**
    * Every worker loads the generation (the graph worker its graphs; the shared parts are not
    * copied), one after another: loading reads files, and doing it in every thread at once stacked
    * their transient memory into the server's peak.
    */
-  async load(parts: GenerationParts): Promise<void> {
+  private async share(parts: GenerationParts): Promise<void> {
     this.loaded.set(parts.id, parts);
     for (const l of [this.graph, ...this.answers]) await this.loadOn(l, parts);
   }
 
-  /** Every worker lets the generation go. */
-  async drop(gen: string): Promise<void> {
+  private async drop(gen: string): Promise<void> {
     this.loaded.delete(gen);
     await Promise.all(
       [this.graph, ...this.answers].filter((l) => l.alive).map((l) => this.post(l, { kind: 'drop', gen }).catch(() => undefined)),
@@ -213,17 +256,36 @@ export class SearchPool {
     return best;
   }
 
-  async answer(gen: string, request: AnswerRequest): Promise<BuiltAnswer> {
-    const lane = await this.answerLane();
-    // The answer worker asks the graph worker itself: a replacement must have loaded the graphs first.
-    await this.graph.ready;
-    return this.post<BuiltAnswer>(lane, { kind: 'answer', gen, request });
+  async answer(gen: LoadedGeneration, request: AnswerRequest): Promise<BuiltAnswer> {
+    assertSearchable(request.params, gen, this.held.has(gen));
+    const built = await this.queued(() => this.dispatch<BuiltAnswer>({ kind: 'answer', gen: gen.id, request }));
+    assertWithinLimit(built.count, request.params);
+    return built;
   }
 
-  async search(gen: string, params: SearchParams): Promise<SearchOutcome> {
+  async search(gen: LoadedGeneration, params: SearchParams): Promise<SearchOutcome> {
+    assertSearchable(params, gen, this.held.has(gen));
+    const outcome = await this.queued(() => this.dispatch<SearchOutcome>({ kind: 'search', gen: gen.id, params }));
+    assertWithinLimit(outcome.ranked.length, params);
+    return outcome;
+  }
+
+  /** A search in the pool, counted until it is answered; refused when queueMax are in it already. */
+  private async queued<R>(search: () => Promise<R>): Promise<R> {
+    if (this.searching >= this.queueMax) throw new SearchQueueFull(this.queueMax);
+    this.searching++;
+    try {
+      return await search();
+    } finally {
+      this.searching--;
+    }
+  }
+
+  /** To the least busy ready answer worker, once the graph worker is ready too (the answer worker asks it itself). */
+  private async dispatch<R>(msg: Extract<DistributiveOmit<AnswerWorkerMessage, 'id'>, { kind: 'answer' | 'search' }>): Promise<R> {
     const lane = await this.answerLane();
     await this.graph.ready;
-    return this.post<SearchOutcome>(lane, { kind: 'search', gen, params });
+    return this.post<R>(lane, msg);
   }
 
   /**

@@ -324,7 +324,7 @@ test('an insights result with signals matches its schema (the sample is under ev
   const lease = s.snapshots.lease();
   try {
     const r = { kind: 'insights', query: 'coffee', limit: 600, window: 'all', includeSignals: true } as const;
-    const { ranked } = await lease.gen.search({ query: r.query, limit: 300, window: r.window });
+    const { ranked } = await s.searchEngine.search(lease.gen, { query: r.query, limit: 300, window: r.window });
     const result = JSON.parse(await insightsResult(lease.gen, r, ranked, new TemplateSummariser()));
     assert.ok(result.signals && Array.isArray(result.signals.anomalies));
     const m = matches('#/components/schemas/InsightsResult', result);

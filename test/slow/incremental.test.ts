@@ -20,7 +20,7 @@ import { segmentDir, withFirstRows } from '../../core/snapshots/segments.ts';
 import { nmi } from '../../core/stats/cluster-metrics.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { loadGeneration, type GenerationData, type LoadedGeneration } from '../../serve/generation/loaded-generation.ts';
-import { loadServedGeneration } from '../../serve/search/served-generation.ts';
+import { InThreadEngine } from '../../serve/search/in-thread-engine.ts';
 import { labelKeys } from '../../core/maps/labels.ts';
 import { LABEL_WORDS_FILE, labelText, RowLabelWords } from '../../core/maps/row-label-words.ts';
 import { clusterAnswer } from '../../serve/search/answer-clusters.ts';
@@ -28,6 +28,9 @@ import { emergentNarratives } from '../../serve/search/answer-narratives.ts';
 import { ROOT, spawnTs } from '../helpers/child.ts';
 import { AS_OF, generationVectors, pipedSampleDir, readSnapshot, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipeline.ts';
 import { cleanupTmp, tmpDir, writeLines } from '../helpers/tmp.ts';
+
+/** Generations loaded here answer on this thread, as a server with SEARCH_THREADS=0 does. */
+const engine = new InThreadEngine();
 
 test.after.each(cleanupTmp);
 
@@ -145,10 +148,10 @@ test('an incremental run computes the new posts only, reuses sealed segments as 
 
 test('after an incremental run: new posts searchable, counts updated, deletions gone from every surface', async () => {
   const { d, second, fresh, reobserved, deleted } = await incrementalSample();
-  const gen = await loadServedGeneration(second.dir);
+  const gen = await engine.load(second.dir, null);
   // New posts: each found by its own word, first.
   for (const p of fresh.slice(0, 10)) {
-    const top = await gen.search({ query: `${p.title!.split(' ')[0]}`, limit: 5, window: '7d' });
+    const top = await engine.search(gen, { query: `${p.title!.split(' ')[0]}`, limit: 5, window: '7d' });
     assert.is(top.ranked[0]?.uuid, p.uuid);
   }
   // Re-observations: the new counts.
@@ -177,7 +180,7 @@ test('after an incremental run: new posts searchable, counts updated, deletions 
       const found = search(index, { query: text, limit: 200, window: 'all' }, { exact }).map((r) => r.uuid);
       assert.not.ok(found.includes(uuid), `${uuid} found by "${text}" (exact ${exact})`);
     }
-    assert.ok((await gen.search({ query: text, limit: 200, window: 'all' })).ranked.every((r) => r.uuid !== uuid));
+    assert.ok((await engine.search(gen, { query: text, limit: 200, window: 'all' })).ranked.every((r) => r.uuid !== uuid));
   }
   // A deletion that came before its post: the post never enters.
   writeLines(path.join(d, 'landing', 'hour-2.ndjson'), [{ ...sample[0]!, uuid: 'arrives-later', published_at: LATER.toISOString() }]);
@@ -364,9 +367,9 @@ for (const fp of FAILPOINTS) {
     assert.is((await child.exited).signal, 'SIGKILL');
     assert.is(await readCurrent(layout), served.m.generation);
     // The served generation still loads and answers.
-    const gen = await loadServedGeneration(served.dir);
+    const gen = await engine.load(served.dir, null);
     assert.is(gen.index.rows, served.m.counts.rows);
-    assert.ok((await gen.search({ query: 'news', limit: 10, window: 'all' })).ranked.length > 0);
+    assert.ok((await engine.search(gen, { query: 'news', limit: 10, window: 'all' })).ranked.length > 0);
 
     const run = await runPipeline(d, ['run'], LATER, ENV);
     const next = await current(d);
@@ -374,8 +377,8 @@ for (const fp of FAILPOINTS) {
     assert.is(summaryOf(run, 'features').computed, 20, 'the new posts computed once');
     assert.is(next.m.counts.posts, served.m.counts.posts! + 20 - 1);
     assert.is(next.m.counts.masked, 1);
-    const again = await loadServedGeneration(next.dir);
-    const top = await again.search({ query: wordOf('crash', 3), limit: 5, window: 'all' });
+    const again = await engine.load(next.dir, null);
+    const top = await engine.search(again, { query: wordOf('crash', 3), limit: 5, window: 'all' });
     assert.is(top.ranked[0]?.uuid, 'crash-3');
   });
 }

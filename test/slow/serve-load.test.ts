@@ -11,7 +11,8 @@ import { loadConfig } from '../../core/infra/config.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { toMicro } from '../../ledger/money.ts';
-import { loadServedGeneration } from '../../serve/search/served-generation.ts';
+import { InThreadEngine } from '../../serve/search/in-thread-engine.ts';
+import { analyseSearch } from '../../core/ranking/search.ts';
 import { startServer, type RunningServer } from '../../serve/server.ts';
 import { runPipeline, pipedSampleDir } from '../helpers/pipeline.ts';
 import { callApi } from '../helpers/http.ts';
@@ -112,7 +113,8 @@ test('SEARCH_PATTERNS on: pattern entries with every field of a pattern entry, i
 test('search workers (answer workers over the shared parts, one graph worker) rank, cluster and build the answer exactly as this thread does', async () => {
   const lease = s.snapshots.lease();
   try {
-    const inline = await loadServedGeneration(lease.gen.dir);
+    const here = new InThreadEngine();
+    const inline = await here.load(lease.gen.dir, null);
     let found = 0;
     assert.ok(
       lease.gen.index.hnsw === null && lease.gen.index.shared !== null,
@@ -125,18 +127,18 @@ test('search workers (answer workers over the shared parts, one graph worker) ra
       ['festival lineup leak', '7d'],
     ] as const) {
       const params = { query, limit: 50, window };
-      const viaWorkers = await lease.gen.search(params);
+      const viaWorkers = await s.searchEngine.search(lease.gen, params);
       found += viaWorkers.ranked.length;
-      assert.equal(viaWorkers, await inline.search(params), `${query} ${window}`);
+      assert.equal(viaWorkers, await here.search(inline, params), `${query} ${window}`);
       // The whole answer too, built by an answer worker against built here (emergent narratives carry their build time).
-      const request = { params, normalisedQuery: query, patterns: true };
+      const request = { params: analyseSearch(params), patterns: true };
       const text = (b: { json: Uint8Array }) =>
         Buffer.from(b.json)
           .toString()
           .replace(/"computed_at":"[^"]*"/g, '"computed_at":"-"');
-      const [worker, here] = [await lease.gen.answer(request), await inline.answer(request)];
+      const [worker, built] = [await s.searchEngine.answer(lease.gen, request), await here.answer(inline, request)];
       assert.is(worker.count, viaWorkers.ranked.length);
-      assert.is(text(worker), text(here), `${query} ${window}: the answer's JSON`);
+      assert.is(text(worker), text(built), `${query} ${window}: the answer's JSON`);
     }
     assert.ok(found > 50, `${found} rows found`);
   } finally {
