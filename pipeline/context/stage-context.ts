@@ -26,12 +26,14 @@ export interface StageContext {
   reuse<T>(key: string, load: () => Promise<T>): Promise<T>;
 }
 
+/** What a stage reports (a JSON object): the runner logs it and returns it in its RunResult. Each stage declares its own. */
 export type StageSummary = Record<string, unknown>;
 
-export interface Stage {
-  name: string;
+/** A stage named N whose run reports an S (run/stage-list.ts knows every stage's). */
+export interface Stage<N extends string = string, S extends StageSummary = StageSummary> {
+  name: N;
   description: string;
-  run(ctx: StageContext): Promise<StageSummary>;
+  run(ctx: StageContext): Promise<S>;
 }
 
 export class StageAborted extends Error {

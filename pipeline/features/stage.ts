@@ -26,7 +26,7 @@ import type { Progress } from '../context/progress.ts';
 import { planSegments, type SegmentPlan } from '../segments/segment-plan.ts';
 import { writeSegmentTable } from '../segments/segment-tables.ts';
 import { ingestVersion, materialiseSnapshotRows, type ArtifactSource } from '../segments/snapshot-rows.ts';
-import type { Stage, StageContext, StageSummary } from '../context/stage-context.ts';
+import type { Stage, StageContext } from '../context/stage-context.ts';
 import { embedAll, fitInWorker } from './embedding.ts';
 import { ENRICHMENT_COLUMNS, themeIdf, writeComputedEnrichment } from './enrichment-stage.ts';
 import { adoptPrecomputed, placeInSpace } from './precomputed.ts';
@@ -89,7 +89,36 @@ async function foldNewWords(
   return { added: folded, total: next.folded.ids.length };
 }
 
-async function runFeatures(ctx: StageContext): Promise<StageSummary> {
+/** The features stage's summary. */
+export type FeaturesSummary = {
+  mode: SegmentPlan['mode'];
+  fullBecause: string | null;
+  rows: number;
+  liveRows: number;
+  /** Rows this run analysed and embedded. */
+  computed: number;
+  /** Each segment as id:action[+base]:rows. */
+  segments: string;
+  vocabulary: number;
+  embedder: string;
+  foldedWords: number;
+  dim: number;
+  textSpace: string;
+  textDim: number;
+  planMs: number;
+  textMs: number;
+  fitMs: number;
+  embedMs: number;
+  visualRows: number;
+  visualSpace: string;
+  visualFailed: number;
+  visualMs: number;
+  themesMs: number;
+  segmentWriteMs: number;
+  withTone: number;
+};
+
+async function runFeatures(ctx: StageContext): Promise<FeaturesSummary> {
   const { artifacts, work } = ctx.layout;
   const { plan, rows, planMs, bar, text } = await planAndAnalyse(ctx);
   const full = plan.mode === 'full';
@@ -286,7 +315,7 @@ async function writeBuiltSegments(
   }
 }
 
-export const featuresStage: Stage = {
+export const featuresStage: Stage<'features', FeaturesSummary> = {
   name: 'features',
   description:
     "plan the time segments; analyse and embed the new posts' text (every post's on a full run) and their media's visual features",

@@ -30,7 +30,7 @@ import {
 } from '../segments/segment-plan.ts';
 import { writeSegmentTable } from '../segments/segment-tables.ts';
 import { requireArtifactSource } from '../segments/snapshot-rows.ts';
-import type { Stage, StageContext, StageSummary } from '../context/stage-context.ts';
+import type { Stage, StageContext } from '../context/stage-context.ts';
 import { StageAborted } from '../context/stage-context.ts';
 import type { BuildResult, HnswResult, HnswTask, NeighbourQuery } from './hnsw-task.ts';
 import { NEIGHBOUR_COLUMNS, neighbourQueries, searchOtherSegments, writeNeighbourScores } from './neighbour-scores.ts';
@@ -129,7 +129,23 @@ async function buildPostings(ctx: StageContext, built: PlannedSegment[]): Promis
   return { terms, postings };
 }
 
-async function runIndex(ctx: StageContext): Promise<StageSummary> {
+/** The index stage's summary. */
+export type IndexSummary = {
+  rows: number;
+  /** Each built segment as id[+base]:rows:textPoints/visualPoints. */
+  built: string;
+  reused: number;
+  terms: number;
+  postings: number;
+  bm25Ms: number;
+  hnswMs: number;
+  tails: string;
+  tailMs: number;
+  noveltyScored: number;
+  neighbourMs: number;
+};
+
+async function runIndex(ctx: StageContext): Promise<IndexSummary> {
   const { artifacts, work } = ctx.layout;
   const source = await requireArtifactSource(
     ctx,
@@ -215,7 +231,7 @@ async function runIndex(ctx: StageContext): Promise<StageSummary> {
   }
 }
 
-export const indexStage: Stage = {
+export const indexStage: Stage<'index', IndexSummary> = {
   name: 'index',
   description:
     "build each new segment's BM25 postings and HNSW text and visual graphs (an appended head's extended), then the new posts' neighbour scores",

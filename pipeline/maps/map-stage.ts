@@ -97,25 +97,25 @@ interface MapTimes {
 }
 
 /** What a stage's write step leaves to the skeleton. */
-export interface MapWritten {
+export interface MapWritten<S extends StageSummary = StageSummary> {
   /** This run's trajectory rows (without generation and row_id). */
   trajectory: Array<Record<string, unknown>>;
   /** The stage's summary, given the times and each window's figures. */
-  summary(times: MapTimes, windows: Record<string, unknown>): StageSummary;
+  summary(times: MapTimes, windows: Record<string, unknown>): S;
 }
 
 /** A stage's steps for one run, opened once the served map is loaded. */
-export interface MapSteps<B extends MapCluster> {
+export interface MapSteps<B extends MapCluster, S extends StageSummary = StageSummary> {
   /** One window's clusters: `merged` when the skeleton merged them, else clustered anew near `prior` (the served centroids). */
   build(spec: RowWindow, prior: Float32Array[], merged: MergedRange | null): Promise<BuiltWindow<B>>;
   /** The stage's own work on a tracked window; returns what the window's summary adds. */
   window?(w: TrackedWindow<B>): Promise<Record<string, unknown>>;
   /** Writes the stage's tables from every tracked window. */
-  write(windows: Array<TrackedWindow<B>>): Promise<MapWritten>;
+  write(windows: Array<TrackedWindow<B>>): Promise<MapWritten<S>>;
 }
 
 /** A map stage's own parts. */
-export interface MapStage<C extends MapCorpus, B extends MapCluster> {
+export interface MapStage<C extends MapCorpus, B extends MapCluster, S extends StageSummary = StageSummary> {
   /** Also what its per-window summary calls its clusters. */
   name: 'narratives' | 'patterns';
   files: MapFiles;
@@ -131,14 +131,14 @@ export interface MapStage<C extends MapCorpus, B extends MapCluster> {
   loadCorpus(ctx: StageContext, plan: SegmentPlan): Promise<C>;
   /** An incremental run's clusters of the given windows, the new posts merged into the served ones. */
   merge(corpus: C, windows: Array<{ firstRow: number; previous: PreviousEntry[] }>): MergedRange[];
-  open(run: MapRun<C>): Promise<MapSteps<B>>;
+  open(run: MapRun<C>): Promise<MapSteps<B, S>>;
 }
 
 /** Runs a map stage: the skeleton above, with the stage's steps. */
-export async function runMapStage<C extends MapCorpus, B extends MapCluster>(
+export async function runMapStage<C extends MapCorpus, B extends MapCluster, S extends StageSummary>(
   ctx: StageContext,
-  stage: MapStage<C, B>,
-): Promise<StageSummary> {
+  stage: MapStage<C, B, S>,
+): Promise<S> {
   const t0 = performance.now();
   const source = await requireArtifactSource(ctx, path.join(ctx.layout.artifacts, 'source.json'), stage.missing, stage.stale);
   const plan = await readPlan(ctx);

@@ -28,7 +28,7 @@ import { DELETED_ROWS_FILE, SEGMENTS_DIR, segmentDir } from '../../core/snapshot
 import { tailFile } from '../../core/ranking/segment-graphs.ts';
 import { maskedRows, plannedSegmentDir, readPlan, type PlannedSegment, type SegmentPlan } from '../segments/segment-plan.ts';
 import type { ArtifactSource } from '../segments/snapshot-rows.ts';
-import type { Stage, StageContext, StageSummary } from '../context/stage-context.ts';
+import type { Stage, StageContext } from '../context/stage-context.ts';
 
 const PARQUET = `FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880`;
 
@@ -181,7 +181,19 @@ async function prune(ctx: StageContext, current: string): Promise<string[]> {
   return excess;
 }
 
-async function runPublish(ctx: StageContext): Promise<StageSummary> {
+/** The publish stage's summary. */
+export type PublishSummary = {
+  generation: string;
+  previous: string | null;
+  asOf: string;
+  mode: SegmentPlan['mode'];
+  counts: Manifest['counts'];
+  files: number;
+  pruned: string[];
+  swept: string[];
+};
+
+async function runPublish(ctx: StageContext): Promise<PublishSummary> {
   const db: DuckDB = await ctx.db();
   const { layout } = ctx;
   await fs.mkdir(layout.snapshots, { recursive: true });
@@ -268,7 +280,7 @@ async function runPublish(ctx: StageContext): Promise<StageSummary> {
   return { generation: gen, previous, asOf, mode: plan.mode, counts, files: files.length, pruned, swept };
 }
 
-export const publishStage: Stage = {
+export const publishStage: Stage<'publish', PublishSummary> = {
   name: 'publish',
   description: 'write the next immutable generation (Parquet + artifacts + manifest) and switch CURRENT atomically',
   run: runPublish,
