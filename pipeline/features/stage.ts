@@ -23,6 +23,7 @@ import { loadVectorSpace, saveVectorSpace } from '../../core/vectors/vector-spac
 import { fitCutoff, fitsBeforeCutoff, refitBecause } from './refit-rule.ts';
 import { writeRowTable } from '../store/row-table.ts';
 import type { Progress } from '../context/progress.ts';
+import { SEGMENT_PLAN } from '../segments/plan-output.ts';
 import { planSegments, type SegmentPlan } from '../segments/segment-plan.ts';
 import { writeSegmentTable } from '../segments/segment-tables.ts';
 import { ingestVersion, materialiseSnapshotRows, type ArtifactSource } from '../segments/snapshot-rows.ts';
@@ -207,6 +208,7 @@ async function planAndAnalyse(
     // Segments a killed run left unpublished are not reused: the plan starts from the served generation.
     await fs.rm(path.join(ctx.layout.artifacts, SEGMENTS_DIR), { recursive: true, force: true });
     const plan = await planSegments(ctx, { full: Boolean(ctx.full), segmentRows: ctx.config.SEGMENT_ROWS, refitBecause });
+    await ctx.outputs.put(SEGMENT_PLAN, plan);
     const rows = await materialiseSnapshotRows(
       db,
       'title, description, tags, language, content_type, media, text_embedding, visual_embedding',

@@ -20,7 +20,8 @@ import {
   type PreviousEntry,
   type PreviousMap,
 } from './previous-map.ts';
-import { readPlan, type SegmentPlan } from '../segments/segment-plan.ts';
+import { readPlan } from '../segments/plan-output.ts';
+import type { SegmentPlan } from '../segments/segment-plan.ts';
 import { requireArtifactSource, snapshotWhere, type ArtifactSource } from '../segments/snapshot-rows.ts';
 import type { StageContext, StageSummary } from '../context/stage-context.ts';
 import { StageAborted } from '../context/stage-context.ts';

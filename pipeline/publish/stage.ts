@@ -26,7 +26,8 @@ import { SNAPSHOT_POST_COLUMNS } from '../../core/snapshots/post-schema.ts';
 import { windowBounds } from '../../core/snapshots/windows.ts';
 import { DELETED_ROWS_FILE, SEGMENTS_DIR, segmentDir } from '../../core/snapshots/segments.ts';
 import { tailFile } from '../../core/ranking/segment-graphs.ts';
-import { maskedRows, plannedSegmentDir, readPlan, type PlannedSegment, type SegmentPlan } from '../segments/segment-plan.ts';
+import { readPlan } from '../segments/plan-output.ts';
+import { maskedRows, plannedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segments/segment-plan.ts';
 import type { ArtifactSource } from '../segments/snapshot-rows.ts';
 import type { Stage, StageContext } from '../context/stage-context.ts';
 

@@ -11,6 +11,7 @@ import { writeLastRun, type LastRun } from '../../core/infra/pipeline-run.ts';
 import { acquireAdvisoryLock } from '../../core/infra/postgres/advisory-lock.ts';
 import { createProgress } from '../context/progress.ts';
 import { StageAborted, type Stage, type StageContext } from '../context/stage-context.ts';
+import { StageOutputs } from '../context/stage-output.ts';
 import { STAGES, type PipelineStage, type StageName, type StageSummaries } from './stage-list.ts';
 import { openWorkStore } from '../store/work-store.ts';
 
@@ -106,6 +107,7 @@ export async function runStages(stages: readonly PipelineStage[], opts: RunOptio
         }
         return v as Promise<T>;
       },
+      outputs: new StageOutputs(layout, asOf),
     };
     if (!opts.allowRewind) await refuseRewind(layout, asOf, ctx.db);
     for (const stage of stages) {
