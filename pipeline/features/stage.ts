@@ -53,17 +53,17 @@ async function servedDocumentFrequencies(plan: SegmentPlan, wanted: Set<string>)
 
 /**
  * The rows a full run's fit reads (refit-rule.ts): those published before the as-of's UTC day, or
- * every row of a young corpus; `asOf`: what the fit saw (the cut-off, or the as-of).
+ * every row of a young corpus; `asOfIso`: what the fit saw (the cut-off, or the as-of).
  */
-async function fitRows(ctx: StageContext, docHashes: Uint32Array[]): Promise<{ docs: Uint32Array[]; asOf: string }> {
+async function fitRows(ctx: StageContext, docHashes: Uint32Array[]): Promise<{ docs: Uint32Array[]; asOfIso: string }> {
   const db = await ctx.db();
   const cutoff = fitCutoff(ctx.asOf);
   const res = await db.columns(
     `SELECT s.ci::INTEGER AS ci FROM snap s JOIN posts p USING (uuid) WHERE p.published_at < ${sqlString(cutoff.toISOString())}::TIMESTAMPTZ ORDER BY s.ci`,
   );
   const before = res.ci as number[];
-  if (!fitsBeforeCutoff(before.length, docHashes.length)) return { docs: docHashes, asOf: ctx.asOf.toISOString() };
-  return { docs: before.map((ci) => docHashes[ci]!), asOf: cutoff.toISOString() };
+  if (!fitsBeforeCutoff(before.length, docHashes.length)) return { docs: docHashes, asOfIso: ctx.asOf.toISOString() };
+  return { docs: before.map((ci) => docHashes[ci]!), asOfIso: cutoff.toISOString() };
 }
 
 /**
@@ -251,7 +251,11 @@ async function fitBesideVisual(ctx: StageContext, text: AnalysedText, rows: numb
   try {
     const visual = await computeVisualRows(ctx, rows);
     const m = await fitting;
-    return { embedder: { model: EMBEDDER_MODEL, version: m.version, fitted_rows: fit.docs.length, fitted_as_of: fit.asOf }, visual, fitMs };
+    return {
+      embedder: { model: EMBEDDER_MODEL, version: m.version, fitted_rows: fit.docs.length, fitted_as_of: fit.asOfIso },
+      visual,
+      fitMs,
+    };
   } catch (err) {
     stopFit.abort();
     throw err;

@@ -72,7 +72,7 @@ export interface MapRun<C> {
   corpus: C;
   source: ArtifactSource;
   /** ctx.asOf as ISO text. */
-  asOf: string;
+  asOfIso: string;
   /** When this run computed the map (every row of its tables says so). */
   computedAt: string;
   /** Eight hex characters naming this run in new keys and ids. */
@@ -128,7 +128,7 @@ export interface MapStage<C extends MapCorpus, B extends MapCluster, S extends S
   match?: MatchThresholds;
   /** The error without the features' artifacts, and with artifacts of another as-of or ingest. */
   missing: string;
-  stale(s: ArtifactSource, asOf: string): string;
+  stale(s: ArtifactSource, asOfIso: string): string;
   loadCorpus(ctx: StageContext, plan: SegmentPlan): Promise<C>;
   /** An incremental run's clusters of the given windows, the new posts merged into the served ones. */
   merge(corpus: C, windows: Array<{ firstRow: number; previous: PreviousEntry[] }>): MergedRange[];
@@ -149,7 +149,7 @@ export async function runMapStage<C extends MapCorpus, B extends MapCluster, S e
   const steps = await stage.open(run);
   const previousMs = performance.now() - t0 - loadMs;
 
-  const specs = rowWindows(corpus, await snapshotBounds(ctx, run.asOf), WINDOW_KEYS);
+  const specs = rowWindows(corpus, await snapshotBounds(ctx, run.asOfIso), WINDOW_KEYS);
   const tm = performance.now();
   const merged = mergeServed(run, stage, specs);
   const mergeMs = performance.now() - tm;
@@ -189,23 +189,26 @@ async function openRun<C extends MapCorpus, B extends MapCluster>(
   corpus: C,
   source: ArtifactSource,
 ): Promise<MapRun<C>> {
-  const asOf = ctx.asOf.toISOString();
+  const asOfIso = ctx.asOf.toISOString();
   const computedAt = new Date().toISOString();
-  const runTag = createHash('sha256').update(`${stage.tagSeed}${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
+  const runTag = createHash('sha256')
+    .update(`${stage.tagSeed}${asOfIso}\n${source.ingestVersion}\n${computedAt}`)
+    .digest('hex')
+    .slice(0, 8);
   const previous = await loadPreviousMap(ctx, plan, currentSpace(corpus), stage.files);
   const named = new Map<number, string>();
   const name = async (rows: Iterable<number>) => {
     const wanted = [...rows].filter((r) => !named.has(r));
     if (wanted.length) for (const [r, u] of await uuidsOf(ctx, wanted)) named.set(r, u);
   };
-  return { ctx, plan, corpus, source, asOf, computedAt, runTag, previous, named, name };
+  return { ctx, plan, corpus, source, asOfIso, computedAt, runTag, previous, named, name };
 }
 
 /** The windows' bounds: each ends at as-of; "all" starts at the snapshot's earliest post. */
-async function snapshotBounds(ctx: StageContext, asOf: string) {
+async function snapshotBounds(ctx: StageContext, asOfIso: string) {
   const db = await ctx.db();
   const [e] = await db.all<{ earliest: number | null }>(
-    `SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`,
+    `SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOfIso)}`,
   );
   return windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
 }

@@ -268,7 +268,7 @@ function trajectoryRow(run: MapRun<NarrativeCorpus>, r: ReturnType<typeof narrat
   return {
     narrative_key: r.narrative_key,
     window_key: r.window_key,
-    as_of: run.asOf,
+    as_of: run.asOfIso,
     computed_at: run.computedAt,
     narrative_id: r.id,
     content_count: r.content_count,

@@ -169,7 +169,7 @@ async function writePatterns(run: MapRun<PatternCorpus>, scopes: Scope[]): Promi
     trajectory: rows.map((r) => ({
       pattern_key: r.pattern_key,
       scope_key: r.scope_key,
-      as_of: run.asOf,
+      as_of: run.asOfIso,
       computed_at: run.computedAt,
       content_count: r.content_count,
       creator_count: r.creator_count,

@@ -15,6 +15,9 @@ import { StageOutputs } from '../context/stage-output.ts';
 import { STAGES, type PipelineStage, type StageName, type StageSummaries } from './stage-list.ts';
 import { openWorkStore } from '../store/work-store.ts';
 
+// Time names carry their unit: a Date is `asOf`, epoch milliseconds `asOfMs`, ISO 8601 text `asOfIso`.
+// Names a file or a JSON result already holds keep theirs (as_of in manifests; asOf in RunResult, the
+// stage summaries, segment-plan.json and the artifacts' source files, ISO text).
 interface RunOptions {
   config: Config;
   log: Logger;
@@ -54,6 +57,7 @@ async function refuseRewind(layout: ReturnType<typeof dataDirLayout>, asOf: Date
 export type StageResult<N extends StageName = StageName> = { [K in N]: { stage: K; ms: number; summary: StageSummaries[K] } }[N];
 
 export interface RunResult {
+  /** ISO text (the JSON's name). */
   asOf: string;
   ms: number;
   stages: StageResult[];

@@ -52,6 +52,7 @@ export interface SegmentPlan {
   mode: 'full' | 'incremental';
   /** Why the run is full (null: incremental). */
   fullBecause: string | null;
+  /** ISO text (segment-plan.json's name). */
   asOf: string;
   /** The served generation the plan starts from (reused segments are read from its folder). */
   previous: { generation: string; dir: string } | null;
@@ -86,10 +87,10 @@ interface Posts {
 }
 
 /** The snapshot's live posts in (published_at, uuid) order; the work store's plan_posts numbers them (i) in that order. */
-async function snapshotPosts(db: DuckDB, asOf: string): Promise<Posts> {
+async function snapshotPosts(db: DuckDB, asOfIso: string): Promise<Posts> {
   await db.run(`CREATE OR REPLACE TEMP TABLE plan_posts AS
     SELECT (row_number() OVER (ORDER BY published_at, uuid) - 1)::INTEGER AS i, uuid, epoch_ms(published_at)::DOUBLE AS t
-    FROM posts WHERE ${snapshotWhere(asOf)}`);
+    FROM posts WHERE ${snapshotWhere(asOfIso)}`);
   const { t } = await db.numbers(`SELECT t FROM plan_posts ORDER BY i`);
   const n = t?.length ?? 0;
   return {
@@ -301,8 +302,8 @@ class PlanRows {
 
 export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<SegmentPlan> {
   const db = await ctx.db();
-  const asOf = ctx.asOf.toISOString();
-  const posts = await snapshotPosts(db, asOf);
+  const asOfIso = ctx.asOf.toISOString();
+  const posts = await snapshotPosts(db, asOfIso);
   const n = posts.n;
   const prev = await loadPrevious(ctx);
   const because = fullBecause(o, prev, ctx.asOf, n);
@@ -336,7 +337,7 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
   const plan: SegmentPlan = {
     mode: because === null ? 'incremental' : 'full',
     fullBecause: because,
-    asOf,
+    asOf: asOfIso,
     previous: prev ? { generation: prev.generation, dir: prev.dir } : null,
     segments,
     rows: at,
