@@ -203,13 +203,13 @@ async function incrementalRun(d: SetData, runs: number) {
   }> = [];
   for (const [i, a] of arrivals.entries()) {
     writeNdjson(path.join(dataDir, 'landing', `arrival-${String(i).padStart(3, '0')}.ndjson`), a.tweets.map(tweetPost));
-    const r = await run(dataDir, a.asOf);
+    const r = await run(dataDir, a.asOfMs);
     const span = Math.floor(a.tweets.at(-1)!.time / HOUR_MS) - Math.floor(a.tweets[0]!.time / HOUR_MS) + 1;
     runsDone.push({
       tweets: a.tweets.length,
       hours: a.hours,
       spanHours: span,
-      asOf: new Date(a.asOf).toISOString(),
+      asOf: new Date(a.asOfMs).toISOString(),
       ms: r.ms,
       mode: r.mode,
       fullBecause: r.fullBecause,

@@ -21,11 +21,11 @@ export interface SeriesStats {
   ageDays: number;
 }
 
-/** Daily counts of posts at `times` (ms) over the `days` days that end at `asOf`. */
-export function dailyCounts(times: ArrayLike<number>, asOf: number, days: number): Float64Array {
+/** Daily counts of posts at `times` (ms) over the `days` days that end at `asOfMs`. */
+export function dailyCounts(times: ArrayLike<number>, asOfMs: number, days: number): Float64Array {
   const c = new Float64Array(days);
   for (let i = 0; i < times.length; i++) {
-    const back = Math.floor((asOf - times[i]!) / DAY_MS);
+    const back = Math.floor((asOfMs - times[i]!) / DAY_MS);
     if (back >= 0 && back < days) c[days - 1 - back]!++;
   }
   return c;
@@ -200,9 +200,9 @@ export function burstScoreOf(counts: ArrayLike<number>, active?: ArrayLike<numbe
  * A window's series and what is read off it; `active`, when given, marks the window's days (as
  * `counts`) on which the corpus has any post (burstScoreOf).
  */
-export function seriesStats(times: ArrayLike<number>, asOf: number, windowDays: number, active?: ArrayLike<number>): SeriesStats {
+export function seriesStats(times: ArrayLike<number>, asOfMs: number, windowDays: number, active?: ArrayLike<number>): SeriesStats {
   const days = Math.max(1, Math.ceil(windowDays));
-  const counts = dailyCounts(times, asOf, days);
+  const counts = dailyCounts(times, asOfMs, days);
   const recentDays = Math.min(7, Math.floor(days / 2));
   const velocity = days >= 2 ? slope(counts, days - Math.min(7, days), days) : null;
   const acceleration = days >= 14 ? slope(counts, days - 7, days) - slope(counts, days - 14, days - 7) : null;

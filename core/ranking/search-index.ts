@@ -44,7 +44,7 @@ type RowColumnParts = Omit<RowColumns, 'uuid'> & { uuid: Utf8ColumnParts };
 
 export interface SearchIndex extends RowColumns {
   generation: string;
-  asOf: number;
+  asOfMs: number;
   windowStart: Record<WindowKey, number>;
   /** Normalisers for the [0, 1] engagement and reach scores: log1p of the corpus maxima. */
   maxWeightedEngagementLog: number;
@@ -324,7 +324,7 @@ export async function loadSearchIndex(generationDir: string, opts: LoadOptions =
   return {
     ...columns,
     generation: manifest.generation,
-    asOf: Date.parse(manifest.as_of),
+    asOfMs: Date.parse(manifest.as_of),
     windowStart,
     maxWeightedEngagementLog: Math.log1p(maxE),
     maxFollowersLog: Math.log1p(maxF),

@@ -231,7 +231,7 @@ export function fuse(
     const lr = lexRank[s]!;
     const vr = vecRank[s]!;
     rrf[s] = (lr ? 1 / (RANKING.rrfK + lr) : 0) + (vr ? plan.vectorWeight / (RANKING.rrfK + vr) : 0);
-    const ageDays = Math.max(0, (index.asOf - index.publishedAt[row]!) / DAY_MS);
+    const ageDays = Math.max(0, (index.asOfMs - index.publishedAt[row]!) / DAY_MS);
     recency[s] = Math.pow(0.5, ageDays / halfLife);
     engagementScore[s] =
       index.maxWeightedEngagementLog > 0

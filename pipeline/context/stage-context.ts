@@ -5,6 +5,7 @@ import type { DataDirLayout } from '../../core/infra/data-dir.ts';
 import type { DuckDB } from '../../core/infra/duckdb.ts';
 import type { Logger } from '../../core/infra/log.ts';
 import type { Progress } from './progress.ts';
+import type { StageOutputs } from './stage-output.ts';
 
 export interface StageContext {
   config: Config;
@@ -24,14 +25,18 @@ export interface StageContext {
    * first that asks, kept until the run ends. `key` must name everything the value depends on.
    */
   reuse<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /** What earlier stages handed on (the segment plan): put by the stage that makes it, read by those after (stage-output.ts). */
+  outputs: StageOutputs;
 }
 
+/** What a stage reports (a JSON object): the runner logs it and returns it in its RunResult. Each stage declares its own. */
 export type StageSummary = Record<string, unknown>;
 
-export interface Stage {
-  name: string;
+/** A stage named N whose run reports an S (run/stage-list.ts knows every stage's). */
+export interface Stage<N extends string = string, S extends StageSummary = StageSummary> {
+  name: N;
   description: string;
-  run(ctx: StageContext): Promise<StageSummary>;
+  run(ctx: StageContext): Promise<S>;
 }
 
 export class StageAborted extends Error {

@@ -23,10 +23,11 @@ import { loadVectorSpace, saveVectorSpace } from '../../core/vectors/vector-spac
 import { fitCutoff, fitsBeforeCutoff, refitBecause } from './refit-rule.ts';
 import { writeRowTable } from '../store/row-table.ts';
 import type { Progress } from '../context/progress.ts';
+import { SEGMENT_PLAN } from '../segments/plan-output.ts';
 import { planSegments, type SegmentPlan } from '../segments/segment-plan.ts';
 import { writeSegmentTable } from '../segments/segment-tables.ts';
 import { ingestVersion, materialiseSnapshotRows, type ArtifactSource } from '../segments/snapshot-rows.ts';
-import type { Stage, StageContext, StageSummary } from '../context/stage-context.ts';
+import type { Stage, StageContext } from '../context/stage-context.ts';
 import { embedAll, fitInWorker } from './embedding.ts';
 import { ENRICHMENT_COLUMNS, themeIdf, writeComputedEnrichment } from './enrichment-stage.ts';
 import { adoptPrecomputed, placeInSpace } from './precomputed.ts';
@@ -52,17 +53,17 @@ async function servedDocumentFrequencies(plan: SegmentPlan, wanted: Set<string>)
 
 /**
  * The rows a full run's fit reads (refit-rule.ts): those published before the as-of's UTC day, or
- * every row of a young corpus; `asOf`: what the fit saw (the cut-off, or the as-of).
+ * every row of a young corpus; `asOfIso`: what the fit saw (the cut-off, or the as-of).
  */
-async function fitRows(ctx: StageContext, docHashes: Uint32Array[]): Promise<{ docs: Uint32Array[]; asOf: string }> {
+async function fitRows(ctx: StageContext, docHashes: Uint32Array[]): Promise<{ docs: Uint32Array[]; asOfIso: string }> {
   const db = await ctx.db();
   const cutoff = fitCutoff(ctx.asOf);
   const res = await db.columns(
     `SELECT s.ci::INTEGER AS ci FROM snap s JOIN posts p USING (uuid) WHERE p.published_at < ${sqlString(cutoff.toISOString())}::TIMESTAMPTZ ORDER BY s.ci`,
   );
   const before = res.ci as number[];
-  if (!fitsBeforeCutoff(before.length, docHashes.length)) return { docs: docHashes, asOf: ctx.asOf.toISOString() };
-  return { docs: before.map((ci) => docHashes[ci]!), asOf: cutoff.toISOString() };
+  if (!fitsBeforeCutoff(before.length, docHashes.length)) return { docs: docHashes, asOfIso: ctx.asOf.toISOString() };
+  return { docs: before.map((ci) => docHashes[ci]!), asOfIso: cutoff.toISOString() };
 }
 
 /**
@@ -89,7 +90,36 @@ async function foldNewWords(
   return { added: folded, total: next.folded.ids.length };
 }
 
-async function runFeatures(ctx: StageContext): Promise<StageSummary> {
+/** The features stage's summary. */
+export type FeaturesSummary = {
+  mode: SegmentPlan['mode'];
+  fullBecause: string | null;
+  rows: number;
+  liveRows: number;
+  /** Rows this run analysed and embedded. */
+  computed: number;
+  /** Each segment as id:action[+base]:rows. */
+  segments: string;
+  vocabulary: number;
+  embedder: string;
+  foldedWords: number;
+  dim: number;
+  textSpace: string;
+  textDim: number;
+  planMs: number;
+  textMs: number;
+  fitMs: number;
+  embedMs: number;
+  visualRows: number;
+  visualSpace: string;
+  visualFailed: number;
+  visualMs: number;
+  themesMs: number;
+  segmentWriteMs: number;
+  withTone: number;
+};
+
+async function runFeatures(ctx: StageContext): Promise<FeaturesSummary> {
   const { artifacts, work } = ctx.layout;
   const { plan, rows, planMs, bar, text } = await planAndAnalyse(ctx);
   const full = plan.mode === 'full';
@@ -178,6 +208,7 @@ async function planAndAnalyse(
     // Segments a killed run left unpublished are not reused: the plan starts from the served generation.
     await fs.rm(path.join(ctx.layout.artifacts, SEGMENTS_DIR), { recursive: true, force: true });
     const plan = await planSegments(ctx, { full: Boolean(ctx.full), segmentRows: ctx.config.SEGMENT_ROWS, refitBecause });
+    await ctx.outputs.put(SEGMENT_PLAN, plan);
     const rows = await materialiseSnapshotRows(
       db,
       'title, description, tags, language, content_type, media, text_embedding, visual_embedding',
@@ -220,7 +251,11 @@ async function fitBesideVisual(ctx: StageContext, text: AnalysedText, rows: numb
   try {
     const visual = await computeVisualRows(ctx, rows);
     const m = await fitting;
-    return { embedder: { model: EMBEDDER_MODEL, version: m.version, fitted_rows: fit.docs.length, fitted_as_of: fit.asOf }, visual, fitMs };
+    return {
+      embedder: { model: EMBEDDER_MODEL, version: m.version, fitted_rows: fit.docs.length, fitted_as_of: fit.asOfIso },
+      visual,
+      fitMs,
+    };
   } catch (err) {
     stopFit.abort();
     throw err;
@@ -286,7 +321,7 @@ async function writeBuiltSegments(
   }
 }
 
-export const featuresStage: Stage = {
+export const featuresStage: Stage<'features', FeaturesSummary> = {
   name: 'features',
   description:
     "plan the time segments; analyse and embed the new posts' text (every post's on a full run) and their media's visual features",

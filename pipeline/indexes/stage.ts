@@ -6,7 +6,7 @@
 // saturation of the rows this run computed (neighbour-scores.ts). Reused segments' files are not
 // touched (a new tail of one is written beside them, in this run's artifacts).
 //   segments/<id>/bm25.bin, text.hnsw, visual.hnsw, neighbour-scores.parquet, text-from-<row>.hnsw
-//   artifacts/segment-plan.json   updated with each built segment's graph points
+//   artifacts/segment-plan.json   the segment plan handed on with each built segment's graph points
 //   artifacts/source.json         which as-of and rows these artifacts describe (publish checks it)
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -20,17 +20,11 @@ import { segmentDir, type SegmentTail } from '../../core/snapshots/segments.ts';
 import { loadVectorSpace } from '../../core/vectors/vector-space.ts';
 import { TaskPool } from '../../core/infra/workers/task-pool.ts';
 import { readTermLists } from '../../core/text/term-lists.ts';
-import {
-  plannedSegmentDir,
-  planFile,
-  readPlan,
-  servedSegmentDir,
-  type PlannedSegment,
-  type SegmentPlan,
-} from '../segments/segment-plan.ts';
+import { readPlan, SEGMENT_PLAN } from '../segments/plan-output.ts';
+import { plannedSegmentDir, servedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segments/segment-plan.ts';
 import { writeSegmentTable } from '../segments/segment-tables.ts';
 import { requireArtifactSource } from '../segments/snapshot-rows.ts';
-import type { Stage, StageContext, StageSummary } from '../context/stage-context.ts';
+import type { Stage, StageContext } from '../context/stage-context.ts';
 import { StageAborted } from '../context/stage-context.ts';
 import type { BuildResult, HnswResult, HnswTask, NeighbourQuery } from './hnsw-task.ts';
 import { NEIGHBOUR_COLUMNS, neighbourQueries, searchOtherSegments, writeNeighbourScores } from './neighbour-scores.ts';
@@ -129,7 +123,23 @@ async function buildPostings(ctx: StageContext, built: PlannedSegment[]): Promis
   return { terms, postings };
 }
 
-async function runIndex(ctx: StageContext): Promise<StageSummary> {
+/** The index stage's summary. */
+export type IndexSummary = {
+  rows: number;
+  /** Each built segment as id[+base]:rows:textPoints/visualPoints. */
+  built: string;
+  reused: number;
+  terms: number;
+  postings: number;
+  bm25Ms: number;
+  hnswMs: number;
+  tails: string;
+  tailMs: number;
+  noveltyScored: number;
+  neighbourMs: number;
+};
+
+async function runIndex(ctx: StageContext): Promise<IndexSummary> {
   const { artifacts, work } = ctx.layout;
   const source = await requireArtifactSource(
     ctx,
@@ -179,7 +189,7 @@ async function runIndex(ctx: StageContext): Promise<StageSummary> {
     const tails = await buildTails(ctx, pool, plan, dims.text);
     const tailMs = performance.now() - tt;
     if (ctx.signal.aborted) throw new StageAborted('index');
-    await writeFileAtomic(planFile(ctx), JSON.stringify(plan));
+    await ctx.outputs.put(SEGMENT_PLAN, plan);
     await failpoint('index.after-graphs', ctx.signal);
 
     const found = await Promise.all(others);
@@ -215,7 +225,7 @@ async function runIndex(ctx: StageContext): Promise<StageSummary> {
   }
 }
 
-export const indexStage: Stage = {
+export const indexStage: Stage<'index', IndexSummary> = {
   name: 'index',
   description:
     "build each new segment's BM25 postings and HNSW text and visual graphs (an appended head's extended), then the new posts' neighbour scores",

@@ -38,7 +38,8 @@ interface FileReport {
   ms: number;
 }
 
-interface IngestReport extends StageSummary {
+/** The ingest stage's summary (perFile is left out of the log line). */
+export interface IngestReport extends StageSummary {
   files: number;
   skippedFiles: number;
   read: number;
@@ -248,7 +249,7 @@ async function runIngest(ctx: StageContext): Promise<IngestReport> {
   return report;
 }
 
-export const ingestStage: Stage = {
+export const ingestStage: Stage<'ingest', IngestReport> = {
   name: 'ingest',
   description: 'validate and merge new landing files (NDJSON, CSV, Parquet) into the work store; bad records to quarantine',
   run: runIngest,

@@ -20,7 +20,8 @@ import {
   type PreviousEntry,
   type PreviousMap,
 } from './previous-map.ts';
-import { readPlan, type SegmentPlan } from '../segments/segment-plan.ts';
+import { readPlan } from '../segments/plan-output.ts';
+import type { SegmentPlan } from '../segments/segment-plan.ts';
 import { requireArtifactSource, snapshotWhere, type ArtifactSource } from '../segments/snapshot-rows.ts';
 import type { StageContext, StageSummary } from '../context/stage-context.ts';
 import { StageAborted } from '../context/stage-context.ts';
@@ -71,7 +72,7 @@ export interface MapRun<C> {
   corpus: C;
   source: ArtifactSource;
   /** ctx.asOf as ISO text. */
-  asOf: string;
+  asOfIso: string;
   /** When this run computed the map (every row of its tables says so). */
   computedAt: string;
   /** Eight hex characters naming this run in new keys and ids. */
@@ -97,25 +98,25 @@ interface MapTimes {
 }
 
 /** What a stage's write step leaves to the skeleton. */
-export interface MapWritten {
+export interface MapWritten<S extends StageSummary = StageSummary> {
   /** This run's trajectory rows (without generation and row_id). */
   trajectory: Array<Record<string, unknown>>;
   /** The stage's summary, given the times and each window's figures. */
-  summary(times: MapTimes, windows: Record<string, unknown>): StageSummary;
+  summary(times: MapTimes, windows: Record<string, unknown>): S;
 }
 
 /** A stage's steps for one run, opened once the served map is loaded. */
-export interface MapSteps<B extends MapCluster> {
+export interface MapSteps<B extends MapCluster, S extends StageSummary = StageSummary> {
   /** One window's clusters: `merged` when the skeleton merged them, else clustered anew near `prior` (the served centroids). */
   build(spec: RowWindow, prior: Float32Array[], merged: MergedRange | null): Promise<BuiltWindow<B>>;
   /** The stage's own work on a tracked window; returns what the window's summary adds. */
   window?(w: TrackedWindow<B>): Promise<Record<string, unknown>>;
   /** Writes the stage's tables from every tracked window. */
-  write(windows: Array<TrackedWindow<B>>): Promise<MapWritten>;
+  write(windows: Array<TrackedWindow<B>>): Promise<MapWritten<S>>;
 }
 
 /** A map stage's own parts. */
-export interface MapStage<C extends MapCorpus, B extends MapCluster> {
+export interface MapStage<C extends MapCorpus, B extends MapCluster, S extends StageSummary = StageSummary> {
   /** Also what its per-window summary calls its clusters. */
   name: 'narratives' | 'patterns';
   files: MapFiles;
@@ -127,18 +128,18 @@ export interface MapStage<C extends MapCorpus, B extends MapCluster> {
   match?: MatchThresholds;
   /** The error without the features' artifacts, and with artifacts of another as-of or ingest. */
   missing: string;
-  stale(s: ArtifactSource, asOf: string): string;
+  stale(s: ArtifactSource, asOfIso: string): string;
   loadCorpus(ctx: StageContext, plan: SegmentPlan): Promise<C>;
   /** An incremental run's clusters of the given windows, the new posts merged into the served ones. */
   merge(corpus: C, windows: Array<{ firstRow: number; previous: PreviousEntry[] }>): MergedRange[];
-  open(run: MapRun<C>): Promise<MapSteps<B>>;
+  open(run: MapRun<C>): Promise<MapSteps<B, S>>;
 }
 
 /** Runs a map stage: the skeleton above, with the stage's steps. */
-export async function runMapStage<C extends MapCorpus, B extends MapCluster>(
+export async function runMapStage<C extends MapCorpus, B extends MapCluster, S extends StageSummary>(
   ctx: StageContext,
-  stage: MapStage<C, B>,
-): Promise<StageSummary> {
+  stage: MapStage<C, B, S>,
+): Promise<S> {
   const t0 = performance.now();
   const source = await requireArtifactSource(ctx, path.join(ctx.layout.artifacts, 'source.json'), stage.missing, stage.stale);
   const plan = await readPlan(ctx);
@@ -148,7 +149,7 @@ export async function runMapStage<C extends MapCorpus, B extends MapCluster>(
   const steps = await stage.open(run);
   const previousMs = performance.now() - t0 - loadMs;
 
-  const specs = rowWindows(corpus, await snapshotBounds(ctx, run.asOf), WINDOW_KEYS);
+  const specs = rowWindows(corpus, await snapshotBounds(ctx, run.asOfIso), WINDOW_KEYS);
   const tm = performance.now();
   const merged = mergeServed(run, stage, specs);
   const mergeMs = performance.now() - tm;
@@ -188,23 +189,26 @@ async function openRun<C extends MapCorpus, B extends MapCluster>(
   corpus: C,
   source: ArtifactSource,
 ): Promise<MapRun<C>> {
-  const asOf = ctx.asOf.toISOString();
+  const asOfIso = ctx.asOf.toISOString();
   const computedAt = new Date().toISOString();
-  const runTag = createHash('sha256').update(`${stage.tagSeed}${asOf}\n${source.ingestVersion}\n${computedAt}`).digest('hex').slice(0, 8);
+  const runTag = createHash('sha256')
+    .update(`${stage.tagSeed}${asOfIso}\n${source.ingestVersion}\n${computedAt}`)
+    .digest('hex')
+    .slice(0, 8);
   const previous = await loadPreviousMap(ctx, plan, currentSpace(corpus), stage.files);
   const named = new Map<number, string>();
   const name = async (rows: Iterable<number>) => {
     const wanted = [...rows].filter((r) => !named.has(r));
     if (wanted.length) for (const [r, u] of await uuidsOf(ctx, wanted)) named.set(r, u);
   };
-  return { ctx, plan, corpus, source, asOf, computedAt, runTag, previous, named, name };
+  return { ctx, plan, corpus, source, asOfIso, computedAt, runTag, previous, named, name };
 }
 
 /** The windows' bounds: each ends at as-of; "all" starts at the snapshot's earliest post. */
-async function snapshotBounds(ctx: StageContext, asOf: string) {
+async function snapshotBounds(ctx: StageContext, asOfIso: string) {
   const db = await ctx.db();
   const [e] = await db.all<{ earliest: number | null }>(
-    `SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOf)}`,
+    `SELECT epoch_ms(min(published_at))::DOUBLE AS earliest FROM posts WHERE ${snapshotWhere(asOfIso)}`,
   );
   return windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null);
 }

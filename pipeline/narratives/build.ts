@@ -50,7 +50,7 @@ export function storyWords(corpus: NarrativeCorpus): StoryWords {
 export async function buildWindow(
   corpus: NarrativeCorpus,
   w: WindowSpec,
-  asOf: number,
+  asOfMs: number,
   textOf: (rows: number[]) => Promise<Map<number, string>>,
   opts: StoryOptions = STORY_DEFAULTS,
   prior?: readonly Float32Array[],
@@ -74,7 +74,7 @@ export async function buildWindow(
   const words = clusterWords(corpus, classes);
   // flagged_share counts every member's flag: those of rows in segments written before the flag, from their texts.
   await flagsFromTexts(corpus, classes, textOf);
-  const span = windowSpan(corpus, w, asOf);
+  const span = windowSpan(corpus, w, asOfMs);
   const drafts = clusters.map((c, ci) => {
     // Rows ascend with positions, so ties go to the older row.
     const idx = mostCentralFirst(byCluster.get(c)!, cl.similarity);
@@ -99,7 +99,7 @@ export async function buildWindow(
       summary: '',
       representative: null,
       central: [],
-      ...memberFigures(corpus, members, times, asOf, span),
+      ...memberFigures(corpus, members, times, asOfMs, span),
       seedTag: tags[0] ?? null,
     } satisfies BuiltNarrative;
   });

@@ -28,10 +28,10 @@ export interface WindowSpan {
   active: Uint8Array;
 }
 
-/** The span of window `w` (its rows from w.firstRow on) as of `asOf`. */
-export function windowSpan(corpus: Pick<NarrativeCorpus, 'publishedAt'>, w: RowWindow, asOf: number): WindowSpan {
+/** The span of window `w` (its rows from w.firstRow on) as of `asOfMs`. */
+export function windowSpan(corpus: Pick<NarrativeCorpus, 'publishedAt'>, w: RowWindow, asOfMs: number): WindowSpan {
   const days = windowDays(w);
-  const counts = dailyCounts(corpus.publishedAt.subarray(w.firstRow), asOf, Math.max(1, Math.ceil(days)));
+  const counts = dailyCounts(corpus.publishedAt.subarray(w.firstRow), asOfMs, Math.max(1, Math.ceil(days)));
   return { days, active: Uint8Array.from(counts, (c) => (c > 0 ? 1 : 0)) };
 }
 
@@ -52,7 +52,7 @@ export function memberFigures(
   corpus: Pick<NarrativeCorpus, 'creator' | 'platform' | 'interactions' | 'platforms' | 'feeling' | 'flagged'>,
   members: readonly number[],
   times: ArrayLike<number>,
-  asOf: number,
+  asOfMs: number,
   span: WindowSpan,
 ): MemberFigures {
   const { creators, platforms, interactions } = memberStats(corpus, members);
@@ -62,7 +62,7 @@ export function memberFigures(
     platformCount: platforms.size,
     totalEngagement: interactions,
     diffusion: platformDiffusion(platforms, corpus.platforms.length),
-    series: seriesStats(times, asOf, span.days, span.active),
+    series: seriesStats(times, asOfMs, span.days, span.active),
     sentiment: sentimentOfCodes(corpus.feeling, members),
     flaggedShare: flaggedShare(members, (r) => corpus.flagged[r] === FLAGGED),
   };

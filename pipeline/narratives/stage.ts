@@ -18,7 +18,7 @@ import { runMapStage, type MapRun, type MapStage, type MapSteps, type MapWritten
 import { mergeWindows, type MapFiles } from '../maps/previous-map.ts';
 import { writeRowTable } from '../store/row-table.ts';
 import { writeMemberTable } from '../maps/member-table.ts';
-import type { Stage, StageContext, StageSummary } from '../context/stage-context.ts';
+import type { Stage, StageContext } from '../context/stage-context.ts';
 import { buildThemes } from './themes/build.ts';
 import { nameThemes } from './themes/name-themes.ts';
 import { loadPreviousThemes, type PreviousTheme } from './themes/previous-themes.ts';
@@ -85,8 +85,26 @@ function textReader(ctx: StageContext): (rows: number[]) => Promise<Map<number, 
   };
 }
 
+/** The narratives stage's summary. */
+export type NarrativesSummary = {
+  narratives: number;
+  themes: number;
+  members: number;
+  previousGeneration: string | null;
+  mode: MapRun<NarrativeCorpus>['plan']['mode'];
+  /** Each window's figures, by its key. */
+  windows: Record<string, unknown>;
+  loadMs: number;
+  previousMs: number;
+  mergeMs: number;
+  /** The map search's indexes (text-index.ts). */
+  text: Awaited<ReturnType<typeof writeNarrativeText>>;
+  writeMs: number;
+  ms: number;
+};
+
 /** The narratives' own steps in the map stages' skeleton (map-stage.ts). */
-const NARRATIVES_MAP: MapStage<NarrativeCorpus, BuiltNarrative> = {
+const NARRATIVES_MAP: MapStage<NarrativeCorpus, BuiltNarrative, NarrativesSummary> = {
   name: 'narratives',
   files: NARRATIVE_MAP,
   trajectoryColumns: TRAJECTORY_COLUMNS,
@@ -105,7 +123,7 @@ const NARRATIVES_MAP: MapStage<NarrativeCorpus, BuiltNarrative> = {
   open: openNarratives,
 };
 
-function runNarratives(ctx: StageContext): Promise<StageSummary> {
+function runNarratives(ctx: StageContext): Promise<NarrativesSummary> {
   return runMapStage(ctx, NARRATIVES_MAP);
 }
 
@@ -119,7 +137,7 @@ interface Placed {
 }
 
 /** The steps of one run: every window's narratives described, then grouped into named themes. */
-async function openNarratives(run: MapRun<NarrativeCorpus>): Promise<MapSteps<BuiltNarrative>> {
+async function openNarratives(run: MapRun<NarrativeCorpus>): Promise<MapSteps<BuiltNarrative, NarrativesSummary>> {
   const previousThemes = await loadPreviousThemes(run.ctx, run.previous);
   const readText = textReader(run.ctx);
   const themes: NamedTheme[] = [];
@@ -174,7 +192,7 @@ async function writeNarratives(
   windows: Window[],
   themes: NamedTheme[],
   placed: Placed[],
-): Promise<MapWritten> {
+): Promise<MapWritten<NarrativesSummary>> {
   const { ctx, corpus } = run;
   const all = windows.flatMap((w) => w.built.clusters.map((n, i) => ({ n, key: w.keys[i]! })));
   const narrativeRows = all.map(({ n, key }, i) => narrativeRow(run, n, key, placed[i]!, i));
@@ -250,7 +268,7 @@ function trajectoryRow(run: MapRun<NarrativeCorpus>, r: ReturnType<typeof narrat
   return {
     narrative_key: r.narrative_key,
     window_key: r.window_key,
-    as_of: run.asOf,
+    as_of: run.asOfIso,
     computed_at: run.computedAt,
     narrative_id: r.id,
     content_count: r.content_count,
@@ -265,7 +283,7 @@ function trajectoryRow(run: MapRun<NarrativeCorpus>, r: ReturnType<typeof narrat
   };
 }
 
-export const narrativesStage: Stage = {
+export const narrativesStage: Stage<'narratives', NarrativesSummary> = {
   name: 'narratives',
   description: "cluster each window's posts into narratives: labels, momentum, lifecycle, sentiment, keys tracked across generations",
   run: runNarratives,

@@ -116,7 +116,7 @@ const isVisual = (k: string) => /^(color|style|layout|motion):/.test(k);
 export function buildScope(
   corpus: PatternCorpus,
   scope: ScopeSpec,
-  asOf: number,
+  asOfMs: number,
   opts: ClusterOptions = PATTERN_CLUSTER,
   prior?: readonly Float32Array[],
   /** The scope's clusters when already made (an incremental run's, core/clustering/merge-models.ts). */
@@ -138,7 +138,7 @@ export function buildScope(
     const similarity = idx.map((i) => cl.similarity[i]!);
     const distinctive = elementCounts.top(ci, 12, isVisual);
     return {
-      ...describePattern(corpus, scope, asOf, members, distinctive),
+      ...describePattern(corpus, scope, asOfMs, members, distinctive),
       similarity,
       centroid: cl.centroids.slice(c * dim, (c + 1) * dim),
       confidence: confidenceOf(corpus, members, similarity, keptCentroids, ci),
@@ -173,9 +173,9 @@ function confidenceOf(
 }
 
 /** The members' posts in the scope's first and second half, and the first one's time. */
-function earlyLate(corpus: PatternCorpus, scope: ScopeSpec, asOf: number, members: readonly number[]) {
+function earlyLate(corpus: PatternCorpus, scope: ScopeSpec, asOfMs: number, members: readonly number[]) {
   const startMs = Date.parse(scope.start);
-  const midMs = startMs + (asOf - startMs) / 2;
+  const midMs = startMs + (asOfMs - startMs) / 2;
   let early = 0;
   let late = 0;
   let first = Infinity;
@@ -203,12 +203,12 @@ function memberTags(corpus: PatternCorpus, members: readonly number[]): string[]
 function describePattern(
   corpus: PatternCorpus,
   scope: ScopeSpec,
-  asOf: number,
+  asOfMs: number,
   members: number[],
   distinctive: Array<{ key: string }>,
 ): Omit<BuiltPattern, 'similarity' | 'centroid' | 'confidence'> {
   const { creators, platforms, interactions } = memberStats(corpus, members);
-  const { early, late, firstSeenAt } = earlyLate(corpus, scope, asOf, members);
+  const { early, late, firstSeenAt } = earlyLate(corpus, scope, asOfMs, members);
   const recurrent = recurrentElements(corpus, members);
   const recurrentTags = new Set(recurrent.filter((e) => e.type === 'tag').map((e) => e.value));
   const tagAttachedMembers = members.filter((r) => corpus.tags[r]!.some((t) => recurrentTags.has(t))).length;

@@ -17,7 +17,7 @@ import { runMapStage, type MapRun, type MapStage, type MapWritten, type TrackedW
 import { mergeWindows, type MapFiles } from '../maps/previous-map.ts';
 import { writeRowTable } from '../store/row-table.ts';
 import { writeMemberTable } from '../maps/member-table.ts';
-import type { Stage, StageContext, StageSummary } from '../context/stage-context.ts';
+import type { Stage, StageContext } from '../context/stage-context.ts';
 import { buildScope, PATTERN_CLUSTER, type BuiltPattern } from './build.ts';
 import { loadPatternCorpus, type PatternCorpus } from './corpus.ts';
 import { lookalikesOf } from './lookalikes.ts';
@@ -115,8 +115,18 @@ interface ContentRow {
   published_at: string;
 }
 
+/** The patterns stage's summary. */
+export type PatternsSummary = {
+  patterns: number;
+  members: number;
+  previousGeneration: string | null;
+  /** Each scope's figures, by its key. */
+  scopes: Record<string, unknown>;
+  ms: number;
+};
+
 /** The patterns' own steps in the map stages' skeleton (map-stage.ts). */
-const PATTERNS_MAP: MapStage<PatternCorpus, BuiltPattern> = {
+const PATTERNS_MAP: MapStage<PatternCorpus, BuiltPattern, PatternsSummary> = {
   name: 'patterns',
   files: PATTERN_MAP,
   trajectoryColumns: TRAJECTORY_COLUMNS,
@@ -133,14 +143,14 @@ const PATTERNS_MAP: MapStage<PatternCorpus, BuiltPattern> = {
   }),
 };
 
-function runPatterns(ctx: StageContext): Promise<StageSummary> {
+function runPatterns(ctx: StageContext): Promise<PatternsSummary> {
   return runMapStage(ctx, PATTERNS_MAP);
 }
 
 type Scope = TrackedWindow<BuiltPattern>;
 
 /** Every scope's patterns into their tables and centroids; the trajectory's rows and the summary to the skeleton. */
-async function writePatterns(run: MapRun<PatternCorpus>, scopes: Scope[]): Promise<MapWritten> {
+async function writePatterns(run: MapRun<PatternCorpus>, scopes: Scope[]): Promise<MapWritten<PatternsSummary>> {
   const { ctx, corpus } = run;
   await run.name(scopes.flatMap((x) => x.built.clusters.flatMap((p) => [...p.medoids, ...p.representatives])));
   const patternRows = scopes.flatMap((scope) =>
@@ -159,7 +169,7 @@ async function writePatterns(run: MapRun<PatternCorpus>, scopes: Scope[]): Promi
     trajectory: rows.map((r) => ({
       pattern_key: r.pattern_key,
       scope_key: r.scope_key,
-      as_of: run.asOf,
+      as_of: run.asOfIso,
       computed_at: run.computedAt,
       content_count: r.content_count,
       creator_count: r.creator_count,
@@ -300,7 +310,7 @@ async function withContent(ctx: StageContext, representatives: Representative[])
   });
 }
 
-export const patternsStage: Stage = {
+export const patternsStage: Stage<'patterns', PatternsSummary> = {
   name: 'patterns',
   description:
     "cluster each scope's visual vectors into patterns: recurrent elements, lookalikes, representative content, keys tracked across generations",

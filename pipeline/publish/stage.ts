@@ -26,15 +26,16 @@ import { SNAPSHOT_POST_COLUMNS } from '../../core/snapshots/post-schema.ts';
 import { windowBounds } from '../../core/snapshots/windows.ts';
 import { DELETED_ROWS_FILE, SEGMENTS_DIR, segmentDir } from '../../core/snapshots/segments.ts';
 import { tailFile } from '../../core/ranking/segment-graphs.ts';
-import { maskedRows, plannedSegmentDir, readPlan, type PlannedSegment, type SegmentPlan } from '../segments/segment-plan.ts';
+import { readPlan } from '../segments/plan-output.ts';
+import { maskedRows, plannedSegmentDir, type PlannedSegment, type SegmentPlan } from '../segments/segment-plan.ts';
 import type { ArtifactSource } from '../segments/snapshot-rows.ts';
-import type { Stage, StageContext, StageSummary } from '../context/stage-context.ts';
+import type { Stage, StageContext } from '../context/stage-context.ts';
 
 const PARQUET = `FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880`;
 
 /** The snapshot tables and the SQL that produces each from the work store's `posts`. */
-function tableQueries(asOf: string): Record<string, string> {
-  const asOfLit = `${sqlString(asOf)}::TIMESTAMPTZ`;
+function tableQueries(asOfIso: string): Record<string, string> {
+  const asOfLit = `${sqlString(asOfIso)}::TIMESTAMPTZ`;
   return {
     // The live posts at their rows (plan_rows: segment-plan.ts); posts published after as-of belong to a later snapshot.
     'posts.parquet': `SELECT r.row_id, ${SNAPSHOT_POST_COLUMNS.map((c) => `p.${c}`).join(', ')} FROM plan_rows r JOIN posts p USING (uuid)
@@ -58,7 +59,7 @@ const ARTIFACT_SOURCES: Array<[file: string, stages: string]> = [
   ['patterns-source.json', 'the patterns stage'],
 ];
 
-async function checkArtifactsMatch(dir: string, asOf: string, rows: number | null): Promise<void> {
+async function checkArtifactsMatch(dir: string, asOfIso: string, rows: number | null): Promise<void> {
   for (const [file, stages] of ARTIFACT_SOURCES) {
     let source: ArtifactSource;
     try {
@@ -66,10 +67,10 @@ async function checkArtifactsMatch(dir: string, asOf: string, rows: number | nul
     } catch {
       continue; // not built yet (a publish of ingested posts only, or before narratives exist)
     }
-    if (source.asOf !== asOf || (rows !== null && source.rows !== rows)) {
+    if (source.asOf !== asOfIso || (rows !== null && source.rows !== rows)) {
       throw new Error(
         `artifacts of ${stages} describe as-of ${source.asOf} with ${source.rows} rows, this ` +
-          `publish is as-of ${asOf} with ${rows}: run ${stages} (or run) first`,
+          `publish is as-of ${asOfIso} with ${rows}: run ${stages} (or run) first`,
       );
     }
   }
@@ -159,11 +160,11 @@ async function writeTables(
   ctx: StageContext,
   db: DuckDB,
   dir: string,
-  asOf: string,
+  asOfIso: string,
 ): Promise<{ files: ManifestFile[]; counts: Record<string, number> }> {
   const files: ManifestFile[] = [];
   const counts: Record<string, number> = {};
-  for (const [name, sql] of Object.entries(tableQueries(asOf))) {
+  for (const [name, sql] of Object.entries(tableQueries(asOfIso))) {
     ctx.signal.throwIfAborted();
     await db.run(`COPY (${sql}) TO ${sqlString(path.join(dir, name))} (${PARQUET})`);
     const [r] = await db.all(`SELECT count(*) AS n FROM read_parquet(${sqlString(path.join(dir, name))})`);
@@ -181,7 +182,20 @@ async function prune(ctx: StageContext, current: string): Promise<string[]> {
   return excess;
 }
 
-async function runPublish(ctx: StageContext): Promise<StageSummary> {
+/** The publish stage's summary. */
+export type PublishSummary = {
+  generation: string;
+  previous: string | null;
+  /** ISO text (the summary's name). */
+  asOf: string;
+  mode: SegmentPlan['mode'];
+  counts: Manifest['counts'];
+  files: number;
+  pruned: string[];
+  swept: string[];
+};
+
+async function runPublish(ctx: StageContext): Promise<PublishSummary> {
   const db: DuckDB = await ctx.db();
   const { layout } = ctx;
   await fs.mkdir(layout.snapshots, { recursive: true });
@@ -193,13 +207,13 @@ async function runPublish(ctx: StageContext): Promise<StageSummary> {
   const tmp = path.join(layout.snapshots, `.tmp-${gen}-${process.pid}`);
   await fs.mkdir(tmp);
 
-  const asOf = ctx.asOf.toISOString();
-  await checkArtifactsMatch(layout.artifacts, asOf, null);
+  const asOfIso = ctx.asOf.toISOString();
+  await checkArtifactsMatch(layout.artifacts, asOfIso, null);
   const plan = await readPlan(ctx);
-  await checkArtifactsMatch(layout.artifacts, asOf, plan.rows);
+  await checkArtifactsMatch(layout.artifacts, asOfIso, plan.rows);
   // The tables are written by DuckDB's threads while this thread copies, links and hashes the
   // artifacts and segment files: the two took turns before, each leaving a core idle.
-  const tables = writeTables(ctx, db, tmp, asOf);
+  const tables = writeTables(ctx, db, tmp, asOfIso);
   tables.catch(() => undefined); // awaited below, after the files
   let artifacts: ManifestFile[];
   try {
@@ -223,14 +237,14 @@ async function runPublish(ctx: StageContext): Promise<StageSummary> {
 
   const [e] = await db.all<{ earliest: number | null }>(
     `SELECT epoch_ms(min(published_at)) AS earliest FROM posts WHERE published_at <= ?::TIMESTAMPTZ`,
-    [asOf],
+    [asOfIso],
   );
   const manifest: Manifest = {
     schema_version: SNAPSHOT_SCHEMA_VERSION,
     generation: gen,
     previous_generation: previous,
     computed_at: new Date().toISOString(),
-    as_of: asOf,
+    as_of: asOfIso,
     windows: windowBounds(ctx.asOf, e?.earliest != null ? new Date(Number(e.earliest)) : null),
     embedder: JSON.parse(await fs.readFile(path.join(layout.artifacts, 'embedder.json'), 'utf8')) as EmbedderInfo,
     files,
@@ -265,10 +279,10 @@ async function runPublish(ctx: StageContext): Promise<StageSummary> {
 
   await writeFileAtomic(layout.current, `${gen}\n`);
   const pruned = await prune(ctx, gen);
-  return { generation: gen, previous, asOf, mode: plan.mode, counts, files: files.length, pruned, swept };
+  return { generation: gen, previous, asOf: asOfIso, mode: plan.mode, counts, files: files.length, pruned, swept };
 }
 
-export const publishStage: Stage = {
+export const publishStage: Stage<'publish', PublishSummary> = {
   name: 'publish',
   description: 'write the next immutable generation (Parquet + artifacts + manifest) and switch CURRENT atomically',
   run: runPublish,

@@ -10,10 +10,14 @@ import { acquireLock, LockHeld, type Lock } from '../../core/infra/lock.ts';
 import { writeLastRun, type LastRun } from '../../core/infra/pipeline-run.ts';
 import { acquireAdvisoryLock } from '../../core/infra/postgres/advisory-lock.ts';
 import { createProgress } from '../context/progress.ts';
-import { StageAborted, type Stage, type StageContext, type StageSummary } from '../context/stage-context.ts';
-import { STAGES } from './stage-list.ts';
+import { StageAborted, type Stage, type StageContext } from '../context/stage-context.ts';
+import { StageOutputs } from '../context/stage-output.ts';
+import { STAGES, type PipelineStage, type StageName, type StageSummaries } from './stage-list.ts';
 import { openWorkStore } from '../store/work-store.ts';
 
+// Time names carry their unit: a Date is `asOf`, epoch milliseconds `asOfMs`, ISO 8601 text `asOfIso`.
+// Names a file or a JSON result already holds keep theirs (as_of in manifests; asOf in RunResult, the
+// stage summaries, segment-plan.json and the artifacts' source files, ISO text).
 interface RunOptions {
   config: Config;
   log: Logger;
@@ -49,13 +53,11 @@ async function refuseRewind(layout: ReturnType<typeof dataDirLayout>, asOf: Date
   );
 }
 
-interface StageResult {
-  stage: string;
-  ms: number;
-  summary: StageSummary;
-}
+/** A stage's name, time and summary: one of each stage's (StageResult<'publish'> is publish's). */
+export type StageResult<N extends StageName = StageName> = { [K in N]: { stage: K; ms: number; summary: StageSummaries[K] } }[N];
 
 export interface RunResult {
+  /** ISO text (the JSON's name). */
   asOf: string;
   ms: number;
   stages: StageResult[];
@@ -64,7 +66,7 @@ export interface RunResult {
 /** The PostgreSQL advisory lock of a pipeline run (one run at a time per DATABASE_URL). */
 export const PIPELINE_LOCK = 'content-intelligence pipeline';
 
-export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunResult> {
+export async function runStages(stages: readonly PipelineStage[], opts: RunOptions): Promise<RunResult> {
   const layout = dataDirLayout(opts.config.dataDir);
   const signal = opts.signal ?? new AbortController().signal;
   const asOf = opts.asOf ?? new Date();
@@ -109,23 +111,17 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
         }
         return v as Promise<T>;
       },
+      outputs: new StageOutputs(layout, asOf),
     };
     if (!opts.allowRewind) await refuseRewind(layout, asOf, ctx.db);
     for (const stage of stages) {
       if (signal.aborted) throw new StageAborted(stage.name);
-      const s0 = performance.now();
       opts.log.info({ stage: stage.name, asOf: asOf.toISOString() }, 'stage started');
-      let summary: StageSummary;
-      try {
-        summary = await stage.run(ctx);
-      } catch (err) {
-        if (signal.aborted) throw new StageAborted(stage.name);
-        throw err;
-      }
-      const ms = Math.round(performance.now() - s0);
-      const { perFile: _omit, ...brief } = summary as StageSummary & { perFile?: unknown };
-      opts.log.info({ stage: stage.name, ms, summary: brief }, 'stage finished');
-      results.push({ stage: stage.name, ms, summary });
+      const result = await runStage(stage, ctx);
+      // The log line leaves out the per-file reports (ingest's perFile): the result keeps them.
+      const brief = Object.fromEntries(Object.entries(result.summary).filter(([k]) => k !== 'perFile'));
+      opts.log.info({ stage: stage.name, ms: result.ms, summary: brief }, 'stage finished');
+      results.push(result);
     }
     const run = { asOf: asOf.toISOString(), ms: Math.round(performance.now() - t0), stages: results };
     await recordRun(layout, opts, startedAt, run, null);
@@ -143,10 +139,22 @@ export async function runStages(stages: Stage[], opts: RunOptions): Promise<RunR
   }
 }
 
+/** One stage run and timed; abandoned (StageAborted) when the signal fired. */
+async function runStage<N extends StageName>(stage: Stage<N, StageSummaries[N]>, ctx: StageContext): Promise<StageResult<N>> {
+  const s0 = performance.now();
+  let summary: StageSummaries[N];
+  try {
+    summary = await stage.run(ctx);
+  } catch (err) {
+    if (ctx.signal.aborted) throw new StageAborted(stage.name);
+    throw err;
+  }
+  return { stage: stage.name, ms: Math.round(performance.now() - s0), summary };
+}
+
 /** DATA_DIR/work/last-run.json, which the server's /metrics reads; a run's outcome never depends on writing it. */
 async function recordRun(layout: DataDirLayout, opts: RunOptions, startedAt: Date, run: RunResult, err: unknown): Promise<void> {
-  const published = run.stages.find((s) => s.stage === 'publish')?.summary as
-    { mode?: 'full' | 'incremental'; generation?: string } | undefined;
+  const published = run.stages.find((s) => s.stage === 'publish')?.summary;
   await writeLastRun(layout, {
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),
@@ -163,16 +171,15 @@ async function recordRun(layout: DataDirLayout, opts: RunOptions, startedAt: Dat
 
 /** The ingest stage's figures for last-run.json (null when it did not finish in this run). */
 function ingestFigures(run: RunResult): LastRun['ingest'] {
-  const s = run.stages.find((x) => x.stage === 'ingest')?.summary as
-    { accepted: number; updated: number; quarantined: number; quarantinedBy: Record<string, number>; deleted: number } | undefined;
+  const s = run.stages.find((x) => x.stage === 'ingest')?.summary;
   return s
     ? { ingested: s.accepted + s.updated, quarantined: s.quarantined, quarantined_by_reason: s.quarantinedBy, deleted: s.deleted }
     : null;
 }
 
 /** `run` = every stage; otherwise the named stages. */
-export function resolveStages(names: string[]): Stage[] {
-  if (names.length === 1 && names[0] === 'run') return STAGES;
+export function resolveStages(names: string[]): PipelineStage[] {
+  if (names.length === 1 && names[0] === 'run') return [...STAGES];
   return names.map((n) => {
     const s = STAGES.find((x) => x.name === n);
     if (!s) throw new Error(`unknown stage "${n}" (stages: ${STAGES.map((x) => x.name).join(', ')}, or run)`);

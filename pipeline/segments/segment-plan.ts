@@ -19,14 +19,13 @@
 // later posts start a new head). Two neighbouring sealed segments both under half of SEGMENT_ROWS
 // (left by a full run's cut or by dropped deletions) are merged into one rebuilt segment.
 //
-// The plan goes to artifacts/segment-plan.json, and each live post's place to the work store's table
+// The plan is the features stage's output to the later stages (SEGMENT_PLAN: kept for the run and in
+// artifacts/segment-plan.json, its invariants asserted: plan-output.ts), and each live post's place to the work store's table
 // plan_rows(uuid, row_id, segment, local_row, src_segment, src_row, compute): its global row, its
 // segment and row in it, where its data comes from (a segment of the served generation and its row
 // there) or compute = true (this run analyses and embeds it).
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { assert } from '../../core/infra/assert.ts';
-import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
 import { sqlString, type DuckDB } from '../../core/infra/duckdb.ts';
 import { generationDir, readCurrent, readManifest, type Manifest } from '../../core/snapshots/generations.ts';
 import { segmentDir, segmentId, segmentNumber, type SegmentInfo } from '../../core/snapshots/segments.ts';
@@ -53,6 +52,7 @@ export interface SegmentPlan {
   mode: 'full' | 'incremental';
   /** Why the run is full (null: incremental). */
   fullBecause: string | null;
+  /** ISO text (segment-plan.json's name). */
   asOf: string;
   /** The served generation the plan starts from (reused segments are read from its folder). */
   previous: { generation: string; dir: string } | null;
@@ -87,10 +87,10 @@ interface Posts {
 }
 
 /** The snapshot's live posts in (published_at, uuid) order; the work store's plan_posts numbers them (i) in that order. */
-async function snapshotPosts(db: DuckDB, asOf: string): Promise<Posts> {
+async function snapshotPosts(db: DuckDB, asOfIso: string): Promise<Posts> {
   await db.run(`CREATE OR REPLACE TEMP TABLE plan_posts AS
     SELECT (row_number() OVER (ORDER BY published_at, uuid) - 1)::INTEGER AS i, uuid, epoch_ms(published_at)::DOUBLE AS t
-    FROM posts WHERE ${snapshotWhere(asOf)}`);
+    FROM posts WHERE ${snapshotWhere(asOfIso)}`);
   const { t } = await db.numbers(`SELECT t FROM plan_posts ORDER BY i`);
   const n = t?.length ?? 0;
   return {
@@ -302,8 +302,8 @@ class PlanRows {
 
 export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<SegmentPlan> {
   const db = await ctx.db();
-  const asOf = ctx.asOf.toISOString();
-  const posts = await snapshotPosts(db, asOf);
+  const asOfIso = ctx.asOf.toISOString();
+  const posts = await snapshotPosts(db, asOfIso);
   const n = posts.n;
   const prev = await loadPrevious(ctx);
   const because = fullBecause(o, prev, ctx.asOf, n);
@@ -337,7 +337,7 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
   const plan: SegmentPlan = {
     mode: because === null ? 'incremental' : 'full',
     fullBecause: because,
-    asOf,
+    asOf: asOfIso,
     previous: prev ? { generation: prev.generation, dir: prev.dir } : null,
     segments,
     rows: at,
@@ -346,8 +346,6 @@ export async function planSegments(ctx: StageContext, o: PlanOptions): Promise<S
     lastSegment,
   };
   await writePlanRows(db, rows);
-  await fs.mkdir(ctx.layout.artifacts, { recursive: true });
-  await writeFileAtomic(planFile(ctx), JSON.stringify(plan));
   return plan;
 }
 
@@ -480,21 +478,6 @@ async function writePlanRows(db: DuckDB, rows: PlanRows): Promise<void> {
       r.src_segment < 0 AS compute, CASE WHEN r.src_segment < 0 THEN r.ci::BIGINT END AS ci
     FROM plan_rows_in r JOIN plan_posts p ON p.i = r.post ORDER BY r.row_id`);
   await db.run(`DROP TABLE plan_rows_in`);
-}
-
-export const planFile = (ctx: StageContext) => path.join(ctx.layout.artifacts, 'segment-plan.json');
-
-/** The plan the features stage made for this run (the later stages read it). */
-export async function readPlan(ctx: StageContext): Promise<SegmentPlan> {
-  let plan: SegmentPlan;
-  try {
-    plan = JSON.parse(await fs.readFile(planFile(ctx), 'utf8')) as SegmentPlan;
-  } catch {
-    throw new Error('no segment plan: run the features stage first');
-  }
-  if (plan.asOf !== ctx.asOf.toISOString())
-    throw new Error(`the segment plan is for as-of ${plan.asOf}: run the features stage for ${ctx.asOf.toISOString()} first`);
-  return plan;
 }
 
 /** Where a planned segment's files are: this run's artifacts for a built one, the served generation for a reused one. */

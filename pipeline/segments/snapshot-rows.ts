@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import { sqlString, type DuckDB } from '../../core/infra/duckdb.ts';
 import type { StageContext } from '../context/stage-context.ts';
 
-export const snapshotWhere = (asOf: string) => `published_at <= ${sqlString(asOf)}::TIMESTAMPTZ`;
+export const snapshotWhere = (asOfIso: string) => `published_at <= ${sqlString(asOfIso)}::TIMESTAMPTZ`;
 
 /**
  * Materialise temp table `snap(row_id, ci, uuid, ...columns)` from plan_rows: every live post with
@@ -40,6 +40,7 @@ export async function* snapshotChunks<T extends Record<string, unknown>>(
 
 /** What per-row artifacts were built from; publish refuses artifacts built for other rows. */
 export interface ArtifactSource {
+  /** ISO text (the files' name). */
   asOf: string;
   rows: number;
   ingestVersion: number;
@@ -60,7 +61,7 @@ export async function requireArtifactSource(
   ctx: StageContext,
   file: string,
   missing: string,
-  stale: (s: ArtifactSource, asOf: string) => string,
+  stale: (s: ArtifactSource, asOfIso: string) => string,
 ): Promise<ArtifactSource> {
   let source: ArtifactSource;
   try {
@@ -68,7 +69,7 @@ export async function requireArtifactSource(
   } catch {
     throw new Error(missing);
   }
-  const asOf = ctx.asOf.toISOString();
-  if (source.asOf !== asOf || source.ingestVersion !== (await ingestVersion(ctx))) throw new Error(stale(source, asOf));
+  const asOfIso = ctx.asOf.toISOString();
+  if (source.asOf !== asOfIso || source.ingestVersion !== (await ingestVersion(ctx))) throw new Error(stale(source, asOfIso));
   return source;
 }

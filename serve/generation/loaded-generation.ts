@@ -21,7 +21,7 @@ import { loadMaps, type Maps } from './load-maps.ts';
 
 /** A window's length in days (all: from its start to the as-of instant, at least 1): the span of its daily series. */
 export function windowDaysOf(gen: Pick<GenerationData, 'index' | 'manifest'>, window: WindowKey): number {
-  return window === 'all' ? Math.max(1, (gen.index.asOf - Date.parse(gen.manifest.windows.all.start)) / DAY_MS) : WINDOW_DAYS[window];
+  return window === 'all' ? Math.max(1, (gen.index.asOfMs - Date.parse(gen.manifest.windows.all.start)) / DAY_MS) : WINDOW_DAYS[window];
 }
 
 /** The parts of the maps an answer reads (the workers get a copy of these only). */

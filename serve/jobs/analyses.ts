@@ -52,10 +52,10 @@ function dailySeries(gen: LoadedGeneration, window: WindowKey, rows: readonly nu
   const { index } = gen;
   const series = seriesStats(
     rows.map((row) => index.publishedAt[row]!),
-    index.asOf,
+    index.asOfMs,
     windowDaysOf(gen, window),
   );
-  const firstDay = index.asOf - series.days * DAY_MS;
+  const firstDay = index.asOfMs - series.days * DAY_MS;
   return { series, dayOf: (d: number) => new Date(firstDay + d * DAY_MS).toISOString().slice(0, 10) };
 }
 
@@ -111,7 +111,7 @@ export async function insightsResult(
   const { series, dayOf } = dailySeries(gen, r.window, rows);
   const interactionsByDay = new Float64Array(series.days);
   for (const row of rows) {
-    const back = Math.floor((index.asOf - index.publishedAt[row]!) / DAY_MS);
+    const back = Math.floor((index.asOfMs - index.publishedAt[row]!) / DAY_MS);
     if (back >= 0 && back < series.days) interactionsByDay[series.days - 1 - back]! += gen.members.interactions[row]!;
   }
   const feeling = narrativeSentiment(rows.map((row) => ({ tone: index.enrichment.toneOf(row), moods: index.enrichment.moods.get(row) })));

@@ -89,7 +89,7 @@ function dailySeries(gen: LoadedGeneration, members: Int32Array, days: number): 
 }
 
 function countDays(gen: LoadedGeneration, members: Int32Array, days: number): DailyPoint[] {
-  const asOf = gen.index.asOf;
+  const asOf = gen.index.asOfMs;
   const { enrichment } = gen.index;
   const counts = Array.from({ length: days }, () => ({ posts: 0, interactions: 0, feelings: new Float64Array(8) }));
   for (const r of members) {

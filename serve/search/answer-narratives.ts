@@ -279,7 +279,7 @@ function emergentOf(
   const { representative, ...described } = description;
   const series = seriesStats(
     members.map((r) => index.publishedAt[r]!),
-    index.asOf,
+    index.asOfMs,
     windowDaysOf(gen, window),
   );
   const sentiment = narrativeSentiment(members.map((r) => ({ tone: index.enrichment.toneOf(r), moods: index.enrichment.moods.get(r) })));

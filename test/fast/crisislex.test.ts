@@ -134,14 +134,14 @@ test('arrivals: whole hours in time order, about equal parts, the last as of the
     ],
   );
   assert.equal(
-    parts.map((p) => p.asOf),
+    parts.map((p) => p.asOfMs),
     [at(2, 0), at(5, 0), asOf],
   );
   assert.equal(
     parts.map((p) => p.hours),
     [2, 2, 2],
   );
-  for (const p of parts.slice(0, -1)) assert.is(p.asOf % HOUR_MS, 0, 'an arrival ends at an hour boundary');
+  for (const p of parts.slice(0, -1)) assert.is(p.asOfMs % HOUR_MS, 0, 'an arrival ends at an hour boundary');
   assert.is(hourlyArrivals(tweets, 1, asOf).length, 1);
 });
 

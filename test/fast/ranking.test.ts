@@ -133,7 +133,7 @@ function fuseByDefinition(
     const rrf = (l ? 1 / (RANKING.rrfK + l) : 0) + (v ? 1 / (RANKING.rrfK + v) : 0);
     const raw = vector ? Math.max(-1, Math.min(1, ix.vectors.dot(vector, row))) : 0;
     const relevance = rrf / (2 / (RANKING.rrfK + 1));
-    const recencyScore = Math.pow(0.5, Math.max(0, (ix.asOf - ix.publishedAt[row]!) / DAY_MS) / recencyHalfLifeDays(p.window));
+    const recencyScore = Math.pow(0.5, Math.max(0, (ix.asOfMs - ix.publishedAt[row]!) / DAY_MS) / recencyHalfLifeDays(p.window));
     const engagementScore =
       ix.maxWeightedEngagementLog > 0
         ? Math.log1p(weightedEngagement(ix.likes[row]!, ix.comments[row]!, ix.shares[row]!)) / ix.maxWeightedEngagementLog

@@ -65,7 +65,7 @@ function figuresOf(
   corpus: NarrativeCorpus,
   parts: readonly BuiltNarrative[],
   members: number[],
-  asOf: number,
+  asOfMs: number,
   span: WindowSpan,
 ): MemberFigures {
   if (parts.length === 1) {
@@ -73,7 +73,7 @@ function figuresOf(
     return { contentCount, creatorCount, platformCount, totalEngagement, diffusion, series, sentiment, flaggedShare };
   }
   const times = Float64Array.from(members, (r) => corpus.publishedAt[r]!);
-  return memberFigures(corpus, members, times, asOf, span);
+  return memberFigures(corpus, members, times, asOfMs, span);
 }
 
 /** Words per narrative in its lexical vector (its words of highest c-TF-IDF against the window). */
@@ -138,7 +138,7 @@ export async function buildThemes(
   corpus: NarrativeCorpus,
   w: WindowSpec,
   narratives: readonly BuiltNarrative[],
-  asOf: number,
+  asOfMs: number,
   textOf: (rows: number[]) => Promise<Map<number, string>>,
   criterion: ThemeCriterion = THEME_CRITERION,
 ): Promise<WindowThemes> {
@@ -148,7 +148,7 @@ export async function buildThemes(
   );
   const parts: number[][] = Array.from({ length: grouping.themes }, () => []);
   grouping.themeOf.forEach((t, i) => parts[t]!.push(i));
-  const span = windowSpan(corpus, w, asOf);
+  const span = windowSpan(corpus, w, asOfMs);
   const drafts = parts.map((idx) => {
     const mine = idx.map((i) => narratives[i]!);
     const centroid = themeCentre(
@@ -156,7 +156,7 @@ export async function buildThemes(
       corpus.dim,
     );
     const members = centralFirst(corpus, mine, centroid);
-    return { window: w, narratives: idx, members, centroid, ...figuresOf(corpus, mine, members, asOf, span) };
+    return { window: w, narratives: idx, members, centroid, ...figuresOf(corpus, mine, members, asOfMs, span) };
   });
   const words = clusterWords(
     corpus,
