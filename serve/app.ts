@@ -8,7 +8,7 @@ import Koa from 'koa';
 import { requireJsonBody } from '../core/infra/json-body.ts';
 import { SEARCH_BUDGET_MS_DEFAULT } from '../core/infra/config.ts';
 import type { Logger } from '../core/infra/log.ts';
-import type { CreditLedger } from '../ledger/credit-ledger.ts';
+import type { LedgerStore } from '../ledger/ledger-store.ts';
 import { requireKey } from './http/auth.ts';
 import { EmergentStore } from './search/emergent-store.ts';
 import type { AnswerCache } from './search/answer-cache.ts';
@@ -48,7 +48,7 @@ const VERSION_HEADER = 'X-Service-Version';
 const BODY_LIMIT = '32kb';
 
 interface AppDeps {
-  ledger: CreditLedger;
+  ledger: LedgerStore;
   snapshots: SnapshotStore<ServedGeneration>;
   log: Logger;
   prefix: string;

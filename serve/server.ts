@@ -10,10 +10,10 @@ import { dataDirLayout } from '../core/infra/data-dir.ts';
 import type { Logger } from '../core/infra/log.ts';
 import { waitAtMost } from '../core/infra/wait-at-most.ts';
 import { DAY_MS } from '../core/snapshots/windows.ts';
-import { adminToken, announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts';
+import { adminToken, announceAdminEndpoint, createAdminRouter } from '../ledger/admin/admin-api.ts';
 import { dataDirPrefix } from '../ledger/backend-record.ts';
-import type { CreditLedger } from '../ledger/credit-ledger.ts';
-import { openLedger } from '../ledger/open-ledger.ts';
+import type { LedgerStore } from '../ledger/ledger-store.ts';
+import { openLedgerStore } from '../ledger/open-ledger-store.ts';
 import { createApp } from './app.ts';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.ts';
 import { ensureDemoAccount, type DemoKey } from './billing/demo-account.ts';
@@ -38,7 +38,7 @@ import type { AlertOutbox, WatchStore } from './alerts/alert-model.ts';
 export interface RunningServer {
   url: string;
   baseUrl: string;
-  ledger: CreditLedger;
+  ledger: LedgerStore;
   snapshots: SnapshotStore<ServedGeneration>;
   /** The search workers (null with SEARCH_THREADS=0). */
   searchPool: SearchPool | null;
@@ -63,7 +63,7 @@ const CLOSE_DRAIN_MS = 30_000;
 interface Parts {
   layout: ReturnType<typeof dataDirLayout>;
   metrics: ServiceMetrics;
-  ledger: CreditLedger;
+  ledger: LedgerStore;
   pool: SearchPool | null;
   snapshots: SnapshotStore<ServedGeneration>;
   answerCache: AnswerCache;
@@ -84,7 +84,7 @@ async function makeParts(config: Config, log: Logger): Promise<Parts> {
   const metrics = new ServiceMetrics(config.SERVICE_PREFIX);
   // Every caller gets the ledger through the credit counters (metrics/credit-metrics.ts).
   const ledger = metrics.credits.wrap(
-    await openLedger({ dir: layout.ledger, databaseUrl: config.DATABASE_URL, leaseMs: config.LEDGER_LEASE_MS }),
+    await openLedgerStore({ dir: layout.ledger, databaseUrl: config.DATABASE_URL, leaseMs: config.LEDGER_LEASE_MS }),
   );
   const pool =
     config.SEARCH_THREADS > 0

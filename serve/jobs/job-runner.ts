@@ -17,7 +17,7 @@ import { failpoint } from '../../core/infra/failpoints.ts';
 import type { Logger } from '../../core/infra/log.ts';
 import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
 import { TaskPool } from '../../core/infra/workers/task-pool.ts';
-import type { CreditLedger } from '../../ledger/credit-ledger.ts';
+import type { LedgerStore } from '../../ledger/ledger-store.ts';
 import { asMicro, toCredits, ZERO_MICRO, type Micro } from '../../ledger/money.ts';
 import { BilledCall, isHoldGone, keyRefusal } from '../billing/billed-call.ts';
 import { creditHeaders } from '../billing/holds.ts';
@@ -37,7 +37,7 @@ import type { Summariser } from './summariser.ts';
 export const MAX_ATTEMPTS = 3;
 
 interface JobRunnerDeps {
-  ledger: CreditLedger;
+  ledger: LedgerStore;
   snapshots: SnapshotStore;
   /** Where jobs are kept, and which runs next (job-book.ts, job-queue.ts). */
   book: JobBook;

@@ -10,7 +10,7 @@ import type Koa from 'koa';
 import { terms as analyzeTerms } from '../../core/text/analyzer.ts';
 import { failpoint } from '../../core/infra/failpoints.ts';
 import { valueWithin } from '../../core/infra/wait-at-most.ts';
-import type { CreditLedger } from '../../ledger/credit-ledger.ts';
+import type { LedgerStore } from '../../ledger/ledger-store.ts';
 import { timesMicro, toCredits } from '../../ledger/money.ts';
 import type { ApiState } from '../generation/api-state.ts';
 import { billed, BilledCall, sendReplay, type StoredResponse } from '../billing/billed-call.ts';
@@ -26,7 +26,7 @@ import type { BuiltAnswer } from '../search/answer-build.ts';
 import type { ServedGeneration } from '../search/served-generation.ts';
 
 interface SearchDeps {
-  ledger: CreditLedger;
+  ledger: LedgerStore;
   snapshots: SnapshotStore<ServedGeneration>;
   emergent: EmergentStore;
   topUpUrl: () => string;

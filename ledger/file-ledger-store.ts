@@ -1,6 +1,6 @@
 // The credit ledger: the one place money lives. Two-phase transfers in the TigerBeetle manner
 // (hold = pending; settle = post some or all, the rest voided; release = void; a hold resolves
-// exactly once), over our own append-only, group-committed log (record-log.ts).
+// exactly once), over our own append-only, group-committed log (log/record-log.ts).
 //
 // Every operation validates, builds its record, applies it to the in-memory state and queues it,
 // all synchronously (so two concurrent holds can never both spend the same credits), then
@@ -9,14 +9,14 @@
 import path from 'node:path';
 import { acquireLock, type Lock } from '../core/infra/lock.ts';
 import { DAY_MS } from '../core/snapshots/windows.ts';
-import { snapshot, writeCheckpoint } from './checkpoint.ts';
+import { snapshot, writeCheckpoint } from './log/checkpoint.ts';
 import { newId, newSecret } from './ids.ts';
-import { recoverLog, type RecoveryReport } from './recovery.ts';
+import { recoverLog, type RecoveryReport } from './log/recovery.ts';
 import { addMicro, assertMicro, subMicro, toCredits, ZERO_MICRO, type Micro } from './money.ts';
-import type { LedgerDump } from './dump-format.ts';
-import { decodeRecord, encodeRecord, type IdempotencyWrite, type LedgerRecord, type RecordInput, type Resolution } from './records.ts';
-import { RecordLog, type Location } from './record-log.ts';
-import { idemKey, LedgerState, type Account, type ApiKey, type Hold } from './state.ts';
+import type { LedgerDump } from './admin/dump-format.ts';
+import { decodeRecord, encodeRecord, type IdempotencyWrite, type LedgerRecord, type RecordInput, type Resolution } from './log/records.ts';
+import { RecordLog, type Location } from './log/record-log.ts';
+import { idemKey, LedgerState, type Account, type ApiKey, type Hold } from './log/state.ts';
 import {
   hashSecret,
   LedgerError,
@@ -24,7 +24,7 @@ import {
   usageLimit,
   type AccountView,
   type Balance,
-  type CreditLedger,
+  type LedgerStore,
   type HoldInput,
   type HoldResult,
   type IdempotencyCheck,
@@ -32,7 +32,7 @@ import {
   type UsageEntry,
   type UsagePage,
   type UsageQuery,
-} from './credit-ledger.ts';
+} from './ledger-store.ts';
 
 export type { Account, ApiKey, Hold, RecoveryReport };
 
@@ -47,7 +47,7 @@ interface LedgerOptions {
   now?: () => Date;
 }
 
-export class FileLedger implements CreditLedger {
+export class FileLedgerStore implements LedgerStore {
   private inFlight = new Set<string>();
   private clock = { ms: -1, iso: '' };
   private sinceCheckpoint = 0;
@@ -62,14 +62,14 @@ export class FileLedger implements CreditLedger {
     readonly recovery: RecoveryReport,
   ) {}
 
-  static async open(options: LedgerOptions): Promise<FileLedger> {
+  static async open(options: LedgerOptions): Promise<FileLedgerStore> {
     const t0 = performance.now();
     const opts = { checkpointEvery: 100_000, idempotencyTtlMs: 2 * DAY_MS, now: () => new Date(), ...options };
     if (opts.idempotencyTtlMs < DAY_MS) throw new LedgerError('invalid', 'idempotency records must be kept at least 24 h');
     const lock = await acquireLock(path.join(opts.dir, 'LOCK'));
     try {
       const { state, log, report } = await recoverLog(opts.dir, options);
-      const ledger = new FileLedger(opts as FileLedger['opts'], log, state, lock, report);
+      const ledger = new FileLedgerStore(opts as FileLedgerStore['opts'], log, state, lock, report);
       // The last step of recovery (docs/ledger.md, "Recovery"): holds left open by a crash belong
       // to requests that died with the process: refund them.
       const open = [...state.holds.values()];
