@@ -14,6 +14,8 @@
 //
 // Inside serve/, its folders in rows, bottom -> top: a folder imports only folders on rows below
 // its own, never one beside it; app.ts, server.ts and main.ts above them all (nothing imports them).
+//   queue                      a queue of tasks run a few at a time, in memory or pg-boss: what jobs and
+//                              webhook deliveries are worked by (it knows neither)
 //   http                       request utilities only: errors and their shape, query and body rules,
 //                              auth, rate limit, Idempotency-Key
 //   generation                 a loaded generation (its data only: index, content, maps) and the snapshot store
@@ -28,6 +30,7 @@
 // `npm test` runs this (test/fast/layers.test.ts), so a wrong-way import fails the suite.
 const STAGES = 'ingest|features|indexes|narratives|patterns|publish';
 const SERVE_ORDER = [
+  ['queue'],
   ['http'],
   ['generation'],
   ['search'],

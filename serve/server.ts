@@ -18,7 +18,7 @@ import { createApp } from './app.ts';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.ts';
 import { ensureDemoAccount, type DemoKey } from './billing/demo-account.ts';
 import { JobRunner } from './jobs/job-runner.ts';
-import { jobStorage } from './jobs/job-storage.ts';
+import { openJobStore } from './jobs/open-job-store.ts';
 import { summariserFrom } from './jobs/summariser.ts';
 import { SearchPool } from './search/search-pool.ts';
 import { servedLoader, type ServedGeneration } from './search/served-generation.ts';
@@ -102,7 +102,7 @@ async function makeParts(config: Config, log: Logger): Promise<Parts> {
   const jobs = new JobRunner({
     ledger,
     snapshots,
-    ...jobStorage(config, log),
+    ...openJobStore(config, log),
     log,
     threads: config.JOB_THREADS,
     summariser: summariserFrom(config),

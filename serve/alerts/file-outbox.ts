@@ -6,7 +6,7 @@
 // watches, not by time. Leases live in memory only: the process is the one runner.
 import path from 'node:path';
 import { JsonJournal } from '../../core/infra/json-journal.ts';
-import type { JobQueue } from '../jobs/job-queue.ts';
+import type { TaskQueue } from '../queue/task-queue.ts';
 import type { AlertEvent, DeliveryAttempt, EventState, WaitingCounts } from './alert-model.ts';
 import {
   ATTEMPTS_KEPT,
@@ -64,7 +64,7 @@ export class FileOutbox implements OutboxBook {
       .map((e) => ({ entry: queueEntry(e.event.id, e.turn), at: new Date(e.next_attempt_at ?? e.window_start) }));
   }
 
-  async add(events: AlertEvent[], now: Date, queue: JobQueue): Promise<AlertEvent[]> {
+  async add(events: AlertEvent[], now: Date, queue: TaskQueue): Promise<AlertEvent[]> {
     const lines: Line[] = [];
     const added: AlertEvent[] = [];
     const seen = new Set<string>();
@@ -99,7 +99,7 @@ export class FileOutbox implements OutboxBook {
     return { entry: structuredClone(e) };
   }
 
-  async settle(eventId: string, turn: number, s: Settlement, queue: JobQueue): Promise<void> {
+  async settle(eventId: string, turn: number, s: Settlement, queue: TaskQueue): Promise<void> {
     this.leases.delete(eventId);
     const e = this.entries.get(eventId);
     const lines: Line[] = [{ t: 'attempt', a: s.attempt }];
@@ -128,7 +128,7 @@ export class FileOutbox implements OutboxBook {
     await this.write([{ t: 'set', id: eventId, s: { ...stateOf(e), status: 'paused', next_attempt_at: null } }]);
   }
 
-  async requeue(watchId: string, eventId: string | null, now: Date, queue: JobQueue): Promise<EventState[]> {
+  async requeue(watchId: string, eventId: string | null, now: Date, queue: TaskQueue): Promise<EventState[]> {
     const ids = eventId === null ? (this.watches.get(watchId)?.events ?? []) : [eventId];
     const chosen = ids
       .map((id) => this.entries.get(id))

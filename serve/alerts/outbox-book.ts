@@ -7,7 +7,7 @@
 // A queue entry names the event and its turn ("evt_x:3"). Each change that queues the event again
 // (a retry, a redelivery, a resume) takes a new turn, so an entry left over from an earlier turn
 // finds nothing to do: an event is attempted by one run at a time however its entries pile up.
-import type { JobQueue } from '../jobs/job-queue.ts';
+import type { TaskQueue } from '../queue/task-queue.ts';
 import type { AlertEvent, DeliveryAttempt, DeliveryStatus, EventState, WaitingCounts } from './alert-model.ts';
 
 /** What the delivery needs beyond the API's EventState. */
@@ -48,15 +48,15 @@ export interface OutboxBook {
   /** Open (migrate, replay); returns the queue entries to queue again (one process: its queue lived in memory). */
   open(): Promise<Array<{ entry: string; at: Date }>>;
   /** Keep the events not kept yet (by id) as pending and queue them; returns those added. */
-  add(events: AlertEvent[], now: Date, queue: JobQueue): Promise<AlertEvent[]>;
+  add(events: AlertEvent[], now: Date, queue: TaskQueue): Promise<AlertEvent[]>;
   /** Take an event for one attempt: when the entry's turn is current, it is pending, and no other run holds it (a lease of leaseMs). */
   claim(eventId: string, turn: number, now: Date, leaseMs: number): Promise<Claim>;
   /** Record the attempt and, when the turn is still current, the event's new state (a retry queued with it). */
-  settle(eventId: string, turn: number, s: Settlement, queue: JobQueue): Promise<void>;
+  settle(eventId: string, turn: number, s: Settlement, queue: TaskQueue): Promise<void>;
   /** A paused watch's event waits (status paused) until the watch is resumed. */
   hold(eventId: string, turn: number): Promise<void>;
   /** Make one event (any status) or every waiting event of the watch due now, with a fresh retry window; returns them. */
-  requeue(watchId: string, eventId: string | null, now: Date, queue: JobQueue): Promise<EventState[]>;
+  requeue(watchId: string, eventId: string | null, now: Date, queue: TaskQueue): Promise<EventState[]>;
   events(watchId: string, limit: number): Promise<EventState[]>;
   attempts(watchId: string, limit: number): Promise<DeliveryAttempt[]>;
   /** When the watch's endpoint last took an event (the pause rule: did it take any during a failed window?). */

@@ -5,8 +5,8 @@
 import type { Config } from '../../core/infra/config.ts';
 import { dataDirLayout } from '../../core/infra/data-dir.ts';
 import type { Logger } from '../../core/infra/log.ts';
-import { MemoryJobQueue } from '../jobs/job-queue.ts';
-import { BossJobQueue } from '../jobs/pg-job-queue.ts';
+import { MemoryTaskQueue } from '../queue/memory-task-queue.ts';
+import { PgTaskQueue } from '../queue/pg-task-queue.ts';
 import type { DeliveryObserver, WatchStore } from './alert-model.ts';
 import { FileOutbox } from './file-outbox.ts';
 import { PgOutbox } from './pg-outbox.ts';
@@ -34,7 +34,7 @@ export function alertOutbox(config: Config, log: Logger, watches: WatchStore, ob
     ? new PgOutbox(config.DATABASE_URL)
     : new FileOutbox(alertsDir, (file, lines) => log.error({ file, lines }, 'outbox journal lines unreadable; skipped'));
   const queue = config.DATABASE_URL
-    ? new BossJobQueue({
+    ? new PgTaskQueue({
         databaseUrl: config.DATABASE_URL,
         queue: DELIVERY_QUEUE,
         concurrency: config.ALERTS_CONCURRENCY,
@@ -42,7 +42,7 @@ export function alertOutbox(config: Config, log: Logger, watches: WatchStore, ob
         expireSeconds,
         onError,
       })
-    : new MemoryJobQueue(config.ALERTS_CONCURRENCY, (_entry, err) => onError(err));
+    : new MemoryTaskQueue(config.ALERTS_CONCURRENCY, (_entry, err) => onError(err));
   return new WebhookOutbox({
     book,
     queue,

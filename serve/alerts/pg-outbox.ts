@@ -8,7 +8,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import { migrate } from '../../core/infra/postgres/migrate.ts';
 import { createPool, inTransaction, type PgPool } from '../../core/infra/postgres/pool.ts';
-import type { JobQueue, SqlExecutor } from '../jobs/job-queue.ts';
+import type { TaskQueue, SqlExecutor } from '../queue/task-queue.ts';
 import type { AlertEvent, DeliveryAttempt, DeliveryStatus, EventState, WaitingCounts } from './alert-model.ts';
 import {
   ATTEMPTS_KEPT,
@@ -65,7 +65,7 @@ export class PgOutbox implements OutboxBook {
     return [];
   }
 
-  async add(events: AlertEvent[], now: Date, queue: JobQueue): Promise<AlertEvent[]> {
+  async add(events: AlertEvent[], now: Date, queue: TaskQueue): Promise<AlertEvent[]> {
     if (events.length === 0) return [];
     const byId = new Map(events.map((e) => [e.id, e]));
     const enqueueIn = needsPgQueue(queue);
@@ -100,7 +100,7 @@ export class PgOutbox implements OutboxBook {
     return held.rows[0] ? { busyUntil: held.rows[0].lease_until } : { skip: true };
   }
 
-  async settle(eventId: string, turn: number, s: Settlement, queue: JobQueue): Promise<void> {
+  async settle(eventId: string, turn: number, s: Settlement, queue: TaskQueue): Promise<void> {
     const a = s.attempt;
     const retry = s.next_attempt_at !== null;
     const enqueueIn = retry ? needsPgQueue(queue) : null;
@@ -137,7 +137,7 @@ export class PgOutbox implements OutboxBook {
     );
   }
 
-  async requeue(watchId: string, eventId: string | null, now: Date, queue: JobQueue): Promise<EventState[]> {
+  async requeue(watchId: string, eventId: string | null, now: Date, queue: TaskQueue): Promise<EventState[]> {
     const enqueueIn = needsPgQueue(queue);
     return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<EventRow & { event_id: string }>(
@@ -216,7 +216,7 @@ function executor(client: pg.PoolClient): SqlExecutor {
 }
 
 /** The PostgreSQL outbox queues inside its transactions: its queue must live in PostgreSQL too. */
-function needsPgQueue(queue: JobQueue): NonNullable<JobQueue['enqueueIn']> {
+function needsPgQueue(queue: TaskQueue): NonNullable<TaskQueue['enqueueIn']> {
   if (!queue.enqueueIn) throw new Error('the PostgreSQL outbox needs a queue kept in PostgreSQL (pg-boss)');
   return queue.enqueueIn.bind(queue);
 }

@@ -1,12 +1,12 @@
 // The outbox the rest of the server sees (AlertOutbox): events kept in a book (files or
-// PostgreSQL) and delivered through a job queue of their own (memory, or pg-boss's
+// PostgreSQL) and delivered through a task queue of their own (serve/queue/: memory, or pg-boss's
 // 'webhook-deliveries'), ALERTS_CONCURRENCY at a time per process. A run takes one queue entry:
 // it claims the event (one run at a time, however many entries name it), signs and POSTs it, and
 // records the attempt with the event's next state: delivered, a retry (queued with the record),
 // or given up. A watch whose endpoint took nothing during a whole retry window is paused: its
 // events wait (status paused) until POST /alerts/{id}/resume queues them again.
 import type { Logger } from '../../core/infra/log.ts';
-import type { JobQueue } from '../jobs/job-queue.ts';
+import type { TaskQueue } from '../queue/task-queue.ts';
 import type {
   AlertEvent,
   AlertOutbox,
@@ -26,7 +26,7 @@ const USER_AGENT = 'content-intelligence-webhooks/1';
 
 interface WebhookOutboxOptions {
   book: OutboxBook;
-  queue: JobQueue;
+  queue: TaskQueue;
   watches: WatchStore;
   /** DATA_DIR/alerts: where the signing key is kept when ALERTS_SIGNING_KEY is unset. */
   alertsDir: string;

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MemoryJobQueue } from '../../serve/jobs/job-queue.ts';
+import { MemoryTaskQueue } from '../../serve/queue/memory-task-queue.ts';
 import { FileOutbox } from '../../serve/alerts/file-outbox.ts';
 import { eventFor, watchFor } from '../helpers/alerts.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
@@ -17,7 +17,7 @@ const lines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter
 test('the journal is compacted as it grows, and a reopen reads back the same events, attempts and pending work', async () => {
   const dir = tmpDir();
   // A queue that is never started: entries are taken, nothing runs (the test plays the runs).
-  const queue = new MemoryJobQueue(1, () => undefined);
+  const queue = new MemoryTaskQueue(1, () => undefined);
   const book = new FileOutbox(dir, undefined, 50);
   assert.equal(await book.open(), []);
   const w = watchFor('http://127.0.0.1:9/hook');

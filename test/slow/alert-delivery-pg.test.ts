@@ -12,7 +12,7 @@ import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import type { AlertEvent, Watch } from '../../serve/alerts/alert-model.ts';
 import { alertOutbox } from '../../serve/alerts/outbox-storage.ts';
 import { PgOutbox } from '../../serve/alerts/pg-outbox.ts';
-import { BossJobQueue } from '../../serve/jobs/pg-job-queue.ts';
+import { PgTaskQueue } from '../../serve/queue/pg-task-queue.ts';
 import { signingKey, watchSecret } from '../../serve/alerts/watch-secret.ts';
 import { watchStorage } from '../../serve/alerts/watch-storage.ts';
 import type { WebhookOutbox } from '../../serve/alerts/webhook-outbox.ts';
@@ -106,7 +106,7 @@ test('the PostgreSQL outbox keeps each watch its newest 100 events (pending ones
   const url = await database();
   const book = new PgOutbox(url);
   // A real pg-boss queue whose runs do nothing: the test plays the deliveries on the book.
-  const queue = new BossJobQueue({
+  const queue = new PgTaskQueue({
     databaseUrl: url,
     queue: 'webhook-deliveries',
     concurrency: 1,
