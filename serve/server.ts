@@ -30,10 +30,11 @@ import { SnapshotStore } from './generation/snapshot-store.ts';
 import { MediaEntries } from './media/media-entries.ts';
 import { ServiceMetrics } from './metrics/service-metrics.ts';
 import { AlertEvaluator } from './alerts/alert-evaluator.ts';
-import { alertOutbox } from './alerts/outbox-storage.ts';
-import { watchStorage } from './alerts/watch-storage.ts';
-import { signingKey } from './alerts/watch-secret.ts';
-import type { AlertOutbox, WatchStore } from './alerts/alert-model.ts';
+import { openWebhookOutbox } from './alerts/webhook-outbox.ts';
+import { openWatchStore } from './alerts/open-watch-store.ts';
+import { configuredSigningKey } from './alerts/watch-secret.ts';
+import type { AlertOutbox } from './alerts/alert-model.ts';
+import type { WatchStore } from './alerts/watch-store.ts';
 
 export interface RunningServer {
   url: string;
@@ -73,6 +74,8 @@ interface Parts {
   media: MediaEntries;
   watches: WatchStore;
   outbox: AlertOutbox;
+  /** The key watch secrets derive from, loaded once for the routes and the deliveries. */
+  signing: Buffer;
   evaluator: AlertEvaluator;
   /** Known once the server listens; read through closures by the parts that need them. */
   urls: { base: string; self: string; topUp: string };
@@ -112,8 +115,9 @@ async function makeParts(config: Config, log: Logger): Promise<Parts> {
     observeRun: metrics.jobs.observeRun,
   });
   const media = new MediaEntries();
-  const watches = watchStorage(config, log);
-  const outbox = alertOutbox(config, log, watches, metrics.deliveries);
+  const watches = openWatchStore(config, log);
+  const signing = await configuredSigningKey(config);
+  const outbox = openWebhookOutbox(config, log, watches, signing, metrics.deliveries);
   // Events link to narratives at PUBLIC_BASE_URL (the address clients use, behind a proxy), else where this server listens.
   const evaluator = new AlertEvaluator({
     watches,
@@ -123,7 +127,23 @@ async function makeParts(config: Config, log: Logger): Promise<Parts> {
     log,
     onEvaluated: metrics.alerts.evaluated,
   });
-  return { layout, metrics, ledger, pool, snapshots, answerCache, emergentShare, emergent, jobs, media, watches, outbox, evaluator, urls };
+  return {
+    layout,
+    metrics,
+    ledger,
+    pool,
+    snapshots,
+    answerCache,
+    emergentShare,
+    emergent,
+    jobs,
+    media,
+    watches,
+    outbox,
+    signing,
+    evaluator,
+    urls,
+  };
 }
 
 /** The application with the ledger's admin endpoint and /metrics mounted beside it. */
@@ -152,8 +172,8 @@ async function appFor(p: Parts, config: Config, log: Logger, startedAt: Date) {
       watches: p.watches,
       outbox: p.outbox,
       perAccount: config.ALERTS_PER_ACCOUNT,
-      allowPrivate: config.ALERTS_ALLOW_PRIVATE === '1',
-      signingKey: await signingKey(p.layout.alerts, config.ALERTS_SIGNING_KEY),
+      allowPrivate: config.ALERTS_ALLOW_PRIVATE,
+      signingKey: p.signing,
     },
   });
   const adminAuth = adminToken(config.ADMIN_TOKEN);

@@ -13,11 +13,11 @@ import {
   EVENTS_KEPT,
   publicState,
   queueEntry,
-  type Claim,
-  type OutboxBook,
+  type Lease,
+  type OutboxStore,
   type OutboxEntry,
-  type Settlement,
-} from './outbox-book.ts';
+  type AttemptResult,
+} from './outbox-store.ts';
 
 type StateFields = Omit<OutboxEntry, 'event'>;
 type Line =
@@ -37,7 +37,7 @@ interface WatchLog {
   attempts: DeliveryAttempt[];
 }
 
-export class FileOutbox implements OutboxBook {
+export class FileOutboxStore implements OutboxStore {
   private journal: JsonJournal | null = null;
   private readonly entries = new Map<string, OutboxEntry>();
   private readonly watches = new Map<string, WatchLog>();
@@ -90,7 +90,7 @@ export class FileOutbox implements OutboxBook {
     return added;
   }
 
-  async claim(eventId: string, turn: number, now: Date, leaseMs: number): Promise<Claim> {
+  async lease(eventId: string, turn: number, now: Date, leaseMs: number): Promise<Lease> {
     const e = this.entries.get(eventId);
     if (!e || e.turn !== turn || e.status !== 'pending') return { skip: true };
     const held = this.leases.get(eventId) ?? 0;
@@ -99,7 +99,7 @@ export class FileOutbox implements OutboxBook {
     return { entry: structuredClone(e) };
   }
 
-  async settle(eventId: string, turn: number, s: Settlement, queue: TaskQueue): Promise<void> {
+  async record(eventId: string, turn: number, s: AttemptResult, queue: TaskQueue): Promise<void> {
     this.leases.delete(eventId);
     const e = this.entries.get(eventId);
     const lines: Line[] = [{ t: 'attempt', a: s.attempt }];
@@ -121,7 +121,7 @@ export class FileOutbox implements OutboxBook {
     if (retry) await queue.enqueue(retry, s.next_attempt_at!);
   }
 
-  async hold(eventId: string, turn: number): Promise<void> {
+  async park(eventId: string, turn: number): Promise<void> {
     this.leases.delete(eventId);
     const e = this.entries.get(eventId);
     if (!e || e.turn !== turn || e.status !== 'pending') return;

@@ -15,11 +15,11 @@ import {
   EVENTS_KEPT,
   publicState,
   queueEntry,
-  type Claim,
-  type OutboxBook,
+  type Lease,
+  type OutboxStore,
   type OutboxEntry,
-  type Settlement,
-} from './outbox-book.ts';
+  type AttemptResult,
+} from './outbox-store.ts';
 
 const OUTBOX_SCHEMA = 'alert_outbox';
 const MIGRATIONS = path.join(import.meta.dirname, 'outbox-migrations');
@@ -52,7 +52,7 @@ function entryOf(r: EventRow): OutboxEntry {
 
 const ENTRY_COLUMNS = 'event, status, attempts, next_attempt_at, delivered_at, turn, window_start, window_attempts';
 
-export class PgOutbox implements OutboxBook {
+export class PgOutboxStore implements OutboxStore {
   private readonly pool: PgPool;
 
   constructor(databaseUrl: string) {
@@ -84,7 +84,7 @@ export class PgOutbox implements OutboxBook {
     return added;
   }
 
-  async claim(eventId: string, turn: number, _now: Date, leaseMs: number): Promise<Claim> {
+  async lease(eventId: string, turn: number, _now: Date, leaseMs: number): Promise<Lease> {
     const { rows } = await this.pool.query<EventRow>(
       `UPDATE alert_outbox.events SET lease_until = now() + make_interval(secs => $3 / 1000.0)
        WHERE event_id = $1 AND turn = $2 AND status = 'pending' AND (lease_until IS NULL OR lease_until <= now())
@@ -100,7 +100,7 @@ export class PgOutbox implements OutboxBook {
     return held.rows[0] ? { busyUntil: held.rows[0].lease_until } : { skip: true };
   }
 
-  async settle(eventId: string, turn: number, s: Settlement, queue: TaskQueue): Promise<void> {
+  async record(eventId: string, turn: number, s: AttemptResult, queue: TaskQueue): Promise<void> {
     const a = s.attempt;
     const retry = s.next_attempt_at !== null;
     const enqueueIn = retry ? needsPgQueue(queue) : null;
@@ -129,7 +129,7 @@ export class PgOutbox implements OutboxBook {
     );
   }
 
-  async hold(eventId: string, turn: number): Promise<void> {
+  async park(eventId: string, turn: number): Promise<void> {
     await this.pool.query(
       `UPDATE alert_outbox.events SET status = 'paused', next_attempt_at = NULL, lease_until = NULL
        WHERE event_id = $1 AND turn = $2 AND status = 'pending'`,
