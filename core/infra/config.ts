@@ -90,6 +90,8 @@ const schema = z.object({
   /** Asynchronous jobs running at once, and the retrieval threads they share (serve/jobs). */
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   JOB_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  /** Jobs waiting at most in one process's queue (no DATABASE_URL); a submit past it is a 503 (0: every submit is). */
+  JOB_QUEUE_MAX: z.coerce.number().int().min(0).default(1000),
   /** With DATABASE_URL: a job run not finished after this long is taken for dead and runs again on any replica. */
   JOB_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(900),
   /** Finished jobs and their results are deleted this many days after they finished. */

@@ -32,6 +32,9 @@ import { cacheEntryOf, type JobRecord, type JobStore } from './job-store.ts';
 import type { RetrievalTask } from './retrieval-worker.ts';
 import type { Summariser } from './summariser.ts';
 
+/** Seconds a submit refused by a full queue is told to wait (Retry-After). */
+const QUEUE_FULL_RETRY_S = 5;
+
 /** A job that was running at this many crashes fails (refunded) instead of running again. */
 export const MAX_ATTEMPTS = 3;
 
@@ -149,6 +152,13 @@ export class JobRunner {
         // A hit whose result is gone (pruned under a retention shorter than the cache window) is a miss.
         const cached = hit ? await this.store.readResult(hit.jobId).catch(() => null) : null;
         if (hit && cached) return await this.fromCache(job, hit, requestId, cached);
+        // A full queue (one process's, JOB_QUEUE_MAX) takes no more: refused before anything is held.
+        if (!this.d.queue.hasRoom())
+          throw new HttpError(
+            503,
+            { error: 'the job queue is full (JOB_QUEUE_MAX jobs waiting): nothing was held; try again later', queue: 'jobs' },
+            { 'Retry-After': String(QUEUE_FULL_RETRY_S) },
+          );
         const call = this.billing(job);
         await this.place(call, job, holdAmount(r), requestId);
         delete job.submitting;

@@ -1,6 +1,6 @@
 // Where a server keeps its jobs and which runs next: with DATABASE_URL, PostgreSQL for the records,
 // results and cache and pg-boss for the queue (every replica shares them); otherwise the files of
-// DATA_DIR/jobs and a queue in memory (one process).
+// DATA_DIR/jobs and a queue in memory of at most JOB_QUEUE_MAX waiting jobs (one process).
 import type { Config } from '../../core/infra/config.ts';
 import type { Logger } from '../../core/infra/log.ts';
 import { MemoryTaskQueue } from '../queue/memory-task-queue.ts';
@@ -26,6 +26,10 @@ export function openJobStore(config: Config, log: Logger): { store: JobStore; qu
     };
   return {
     store: new FileJobStore(jobsDir(config.dataDir), (file) => log.error({ file }, 'job record unreadable; skipped')),
-    queue: new MemoryTaskQueue(config.JOB_CONCURRENCY, (jobId, err) => log.error({ jobId, err: err.message }, 'job bookkeeping failed')),
+    queue: new MemoryTaskQueue(
+      config.JOB_CONCURRENCY,
+      (jobId, err) => log.error({ jobId, err: err.message }, 'job bookkeeping failed'),
+      config.JOB_QUEUE_MAX,
+    ),
   };
 }
