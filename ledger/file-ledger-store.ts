@@ -8,6 +8,7 @@
 // takes DATA_DIR/ledger/LOCK.
 import path from 'node:path';
 import { acquireLock, type Lock } from '../core/infra/lock.ts';
+import { assertHoldInput, assertResolution } from './boundary.ts';
 import { DAY_MS } from '../core/snapshots/windows.ts';
 import { snapshot, writeCheckpoint } from './log/checkpoint.ts';
 import { newId, newSecret } from './ids.ts';
@@ -147,6 +148,7 @@ export class FileLedgerStore implements LedgerStore {
   async hold(p: HoldInput): Promise<HoldResult> {
     const a = this.mustAccount(p.account);
     assertMicro(p.amountMicro, 'hold');
+    assertHoldInput(p);
     const availableMicro = subMicro(a.balanceMicro, a.heldMicro);
     if (p.amountMicro > availableMicro) return { ok: false, code: 'insufficient_credits', requiredMicro: p.amountMicro, availableMicro };
     const id = newId('hld');
@@ -170,6 +172,7 @@ export class FileLedgerStore implements LedgerStore {
     try {
       if (!h) this.mustOpenHold(holdId);
       assertMicro(chargeMicro, 'settlement');
+      assertResolution(holdId, chargeMicro, null);
       if (chargeMicro > h!.amountMicro)
         throw new LedgerError('invalid', `settlement of ${chargeMicro} exceeds the hold of ${h!.amountMicro}`);
       const a = this.state.accounts.get(h!.account)!;
@@ -190,6 +193,7 @@ export class FileLedgerStore implements LedgerStore {
   /** Release a whole hold (a refund): failed calls, searches handed to a job, recovery. */
   async release(holdId: string, reason: string): Promise<Balance> {
     const h = this.mustOpenHold(holdId);
+    assertResolution(holdId, null, reason);
     const a = this.state.accounts.get(h.account)!;
     await this.write({ t: 'release', hold: holdId, reason, ...this.resolution(h, a.balanceMicro) }).durable;
     return this.balanceNow(a.id);

@@ -12,6 +12,7 @@
 //   - time is the database's (now()), one clock for every replica.
 import os from 'node:os';
 import path from 'node:path';
+import { assertHoldInput, assertResolution } from '../boundary.ts';
 import { migrate } from '../../core/infra/postgres/migrate.ts';
 import { createPool, inTransaction, type PgPool } from '../../core/infra/postgres/pool.ts';
 import { DAY_MS } from '../../core/snapshots/windows.ts';
@@ -205,6 +206,7 @@ export class PgLedgerStore implements LedgerStore {
 
   async hold(p: HoldInput): Promise<HoldResult> {
     assertMicro(p.amountMicro, 'hold');
+    assertHoldInput(p);
     const id = newId('hld');
     const key = p.key ?? null;
     const r = await this.apply({ op: 'hold', id, account: p.account, key, amountMicro: p.amountMicro, ref: p.ref, what: p.what });
@@ -222,6 +224,7 @@ export class PgLedgerStore implements LedgerStore {
 
   async settle(holdId: string, chargeMicro: Micro, idem?: IdempotencyWrite): Promise<Balance & { chargedMicro: Micro }> {
     assertMicro(chargeMicro, 'settlement');
+    assertResolution(holdId, chargeMicro, null);
     const r = await this.apply({
       op: 'settle',
       hold: holdId,
@@ -233,6 +236,7 @@ export class PgLedgerStore implements LedgerStore {
   }
 
   async release(holdId: string, reason: string): Promise<Balance> {
+    assertResolution(holdId, null, reason);
     const r = await this.apply({ op: 'release', hold: holdId, amountMicro: ZERO_MICRO, reason });
     if (r.error) PgLedgerStore.failure(r, holdId);
     return balanceOf(r);
