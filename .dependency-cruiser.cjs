@@ -24,6 +24,8 @@
 //
 // Inside serve/, its folders in rows, bottom -> top: a folder imports only folders on rows below
 // its own, never one beside it; app.ts, server.ts and main.ts above them all (nothing imports them).
+//   queue                      a queue of tasks run a few at a time, in memory or pg-boss: what jobs and
+//                              webhook deliveries are worked by (it knows neither)
 //   http                       request utilities only: errors and their shape, query and body rules,
 //                              auth, rate limit, Idempotency-Key
 //   generation                 a loaded generation (its data only: index, content, maps) and the snapshot store
@@ -44,6 +46,7 @@ const CORE_ORDER = [['infra'], ['stats', 'snapshots'], ['text'], ['vectors', 'en
 const PIPELINE_SHARED = ['run', 'context', 'store', 'segments', 'maps'];
 const NOT_SHARED = `(?!(?:${PIPELINE_SHARED.join('|')})/)`;
 const SERVE_ORDER = [
+  ['queue'],
   ['http'],
   ['generation'],
   ['search'],

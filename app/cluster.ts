@@ -15,10 +15,10 @@ import { dataDirLayout } from '../core/infra/data-dir.ts';
 import { createLogger, type Logger } from '../core/infra/log.ts';
 import { redactUrl } from '../core/infra/postgres/pool.ts';
 import { checkKind, dataDirPrefix, LedgerChoiceError } from '../ledger/backend-record.ts';
-import type { LedgerDump } from '../ledger/dump-format.ts';
-import { DumpError, readDump } from '../ledger/ledger-dump.ts';
-import { LedgerError } from '../ledger/credit-ledger.ts';
-import { importInto, openLedger, type LedgerChoice } from '../ledger/open-ledger.ts';
+import type { LedgerDump } from '../ledger/admin/dump-format.ts';
+import { DumpError, readDump } from '../ledger/admin/ledger-dump.ts';
+import { LedgerError } from '../ledger/ledger-store.ts';
+import { importInto, openLedgerStore, type LedgerChoice } from '../ledger/open-ledger-store.ts';
 import { startSchedule } from '../pipeline/run/schedule.ts';
 import { ensureDemoAccount } from '../serve/billing/demo-account.ts';
 import { ensureGeneration } from './first-run.ts';
@@ -166,7 +166,7 @@ async function prepareLedger(config: Config, importFile: string | undefined): Pr
       const n = await importInto(choice, dump);
       process.stdout.write(`cluster: imported ${importFile}: ${n.accounts} accounts, ${n.keys} keys, ${n.entries} usage entries\n`);
     }
-    const ledger = await openLedger(choice);
+    const ledger = await openLedgerStore(choice);
     try {
       return { db: { url: databaseUrl, local }, demoFile: (await ensureDemoAccount(ledger, config.dataDir, config.DEMO_CREDITS)).file };
     } finally {

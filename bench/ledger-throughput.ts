@@ -5,19 +5,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CreditLedger } from '../ledger/credit-ledger.ts';
-import { FileLedger } from '../ledger/file-ledger.ts';
-import { PgLedger } from '../ledger/postgres/pg-ledger.ts';
+import type { LedgerStore } from '../ledger/ledger-store.ts';
+import { FileLedgerStore } from '../ledger/file-ledger-store.ts';
+import { PgLedgerStore } from '../ledger/postgres/pg-ledger-store.ts';
 import { toMicro } from '../ledger/money.ts';
 
 const [concurrencyArg, mode, secondsArg] = process.argv.slice(2);
 const concurrency = Number(concurrencyArg);
 const seconds = Number(secondsArg);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ledger-'));
-const l: CreditLedger =
+const l: LedgerStore =
   mode === 'postgres'
-    ? await PgLedger.open({ databaseUrl: process.env.DATABASE_URL! })
-    : await FileLedger.open({ dir, groupCommit: mode === 'group', checkpointEvery: 0 });
+    ? await PgLedgerStore.open({ databaseUrl: process.env.DATABASE_URL! })
+    : await FileLedgerStore.open({ dir, groupCommit: mode === 'group', checkpointEvery: 0 });
 try {
   const acc = (await l.createAccount('bench')).id;
   await l.topup(acc, toMicro(1_000_000));

@@ -13,5 +13,5 @@ export function newId(prefix: string): string {
   return `${prefix}_${pool.toString('base64url', poolAt - 12, poolAt)}`;
 }
 
-/** An API key's secret, shown once; only its SHA-256 is stored (credit-ledger.ts, hashSecret). */
+/** An API key's secret, shown once; only its SHA-256 is stored (ledger-store.ts, hashSecret). */
 export const newSecret = () => `sk_${randomBytes(24).toString('base64url')}`;

@@ -8,7 +8,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { requireJsonBody } from './http/require-json-body.ts';
 import type { Logger } from '../core/infra/log.ts';
-import type { CreditLedger } from '../ledger/credit-ledger.ts';
+import type { LedgerStore } from '../ledger/ledger-store.ts';
 import { requireKey } from './http/auth.ts';
 import { HttpError } from './http/http-error.ts';
 import type { RequestState } from './http/app-state.ts';
@@ -48,7 +48,7 @@ const BODY_LIMIT = '32kb';
 
 /** The parts the routes answer from, each built by its folder's own factory (server.ts makes them). */
 export interface AppParts {
-  ledger: CreditLedger;
+  ledger: LedgerStore;
   snapshots: SnapshotStore;
   /** The search engine, the answer cache, the emergent narratives and POST /search's settings. */
   search: SearchParts;

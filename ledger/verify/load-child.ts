@@ -7,9 +7,9 @@
 // its lease); with IDEM_KEY it first claims that Idempotency-Key and holds credit for the request
 // running under it, never settled, then prints `BEGUN`, so the parent can see a key and a hold
 // left running by a replica that died (the load's own holds may all be resolved at the kill).
-import type { CreditLedger } from '../credit-ledger.ts';
-import { FileLedger } from '../file-ledger.ts';
-import { PgLedger } from '../postgres/pg-ledger.ts';
+import type { LedgerStore } from '../ledger-store.ts';
+import { FileLedgerStore } from '../file-ledger-store.ts';
+import { PgLedgerStore } from '../postgres/pg-ledger-store.ts';
 import { asMicro, timesMicro, toMicro } from '../money.ts';
 
 const CENT = toMicro('0.01');
@@ -17,9 +17,9 @@ const CENT = toMicro('0.01');
 const [dir, account, concurrencyArg = '16'] = process.argv.slice(2);
 if (!dir || !account) throw new Error('usage: load-child.ts DIR ACCOUNT [CONCURRENCY]');
 const { DATABASE_URL, LEDGER_LEASE_MS, IDEM_KEY } = process.env;
-const ledger: CreditLedger = DATABASE_URL
-  ? await PgLedger.open({ databaseUrl: DATABASE_URL, leaseMs: Number(LEDGER_LEASE_MS ?? 30_000) })
-  : await FileLedger.open({ dir, checkpointEvery: 500 });
+const ledger: LedgerStore = DATABASE_URL
+  ? await PgLedgerStore.open({ databaseUrl: DATABASE_URL, leaseMs: Number(LEDGER_LEASE_MS ?? 30_000) })
+  : await FileLedgerStore.open({ dir, checkpointEvery: 500 });
 if (IDEM_KEY) {
   await ledger.idempotencyBegin(account, IDEM_KEY, 'load-child');
   const running = await ledger.hold({ account, amountMicro: CENT, ref: `idem_${IDEM_KEY}`, what: 'load' });
@@ -31,7 +31,7 @@ const flushOut = () => {
   if (out.length) process.stdout.write(out.splice(0).join(''));
 };
 setInterval(flushOut, 5).unref();
-process.stdout.write(`READY ${ledger instanceof FileLedger ? ledger.recovery.releasedHolds : 0}\n`);
+process.stdout.write(`READY ${ledger instanceof FileLedgerStore ? ledger.recovery.releasedHolds : 0}\n`);
 
 let n = 0;
 async function worker(w: number): Promise<never> {

@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createPool } from '../../core/infra/postgres/pool.ts';
-import { PgLedger } from '../postgres/pg-ledger.ts';
+import { PgLedgerStore } from '../postgres/pg-ledger-store.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { toMicro } from '../money.ts';
 
@@ -72,7 +72,7 @@ function startReplica(o: PgTrialOptions, account: string): Replica {
 
 export async function pgCrashTrial(o: PgTrialOptions): Promise<PgTrialResult> {
   const timeoutMs = o.timeoutMs ?? 60_000;
-  const survivor = await PgLedger.open({ databaseUrl: o.databaseUrl, leaseMs: o.leaseMs });
+  const survivor = await PgLedgerStore.open({ databaseUrl: o.databaseUrl, leaseMs: o.leaseMs });
   const pool = createPool(o.databaseUrl, { max: 2 });
   const replicas: Replica[] = [];
   try {

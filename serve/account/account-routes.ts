@@ -3,7 +3,7 @@
 // its data is, the ledger's state). Never billed, never in the usage ledger.
 import Router from '@koa/router';
 import type { ApiState } from '../generation/api-state.ts';
-import { LedgerError, type CreditLedger } from '../../ledger/credit-ledger.ts';
+import { LedgerError, type LedgerStore } from '../../ledger/ledger-store.ts';
 import { toCredits } from '../../ledger/money.ts';
 import { badRequest, HttpError } from '../http/http-error.ts';
 import { queryFrom } from '../http/query.ts';
@@ -19,7 +19,7 @@ interface SearchParts {
 }
 
 export function accountRouter(
-  ledger: CreditLedger,
+  ledger: LedgerStore,
   snapshots: SnapshotStore,
   startedAt: Date,
   search: SearchParts = { pool: null, cache: null },

@@ -4,14 +4,14 @@
 // (take it out of the load balancer; do not restart it: a database outage is not cured by a
 // restart). /health stays the spec's, behind the key. Neither probe says more than that.
 import Router from '@koa/router';
-import type { CreditLedger } from '../../ledger/credit-ledger.ts';
+import type { LedgerStore } from '../../ledger/ledger-store.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
 
 /** How long /readyz waits for the ledger before calling it unavailable (a probe's own timeout is often 1-5 s). */
 const LEDGER_WAIT_MS = 2_000;
 
 interface ProbeDeps {
-  ledger: Pick<CreditLedger, 'status'>;
+  ledger: Pick<LedgerStore, 'status'>;
   snapshots: Pick<SnapshotStore, 'generation'>;
 }
 

@@ -5,7 +5,9 @@
 // the events go to the outbox. At start the served generation is evaluated again: a server killed
 // between a publish and its evaluation fires on restart, and the events' deterministic ids keep the
 // outbox from holding any twice. One evaluation at a time, in publish order; the main thread
-// yields between watches so searches are answered meanwhile.
+// yields between watches so searches are answered meanwhile. At most EVALUATIONS_WAITING_MAX wait
+// behind the running one (each holds its generation's maps): past that the oldest waiting is
+// dropped with a log line, as the newest generations are the ones watches are about.
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DataDirLayout } from '../../core/infra/data-dir.ts';
@@ -16,7 +18,8 @@ import type { Logger } from '../../core/infra/log.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import { loadMaps } from '../generation/load-maps.ts';
-import type { AlertEvent, AlertOutbox, WatchStore } from './alert-model.ts';
+import type { AlertEvent, AlertOutbox } from './alert-model.ts';
+import type { WatchStore } from './watch-store.ts';
 import { createEvaluation, type GenerationSide } from './evaluate.ts';
 import { eventPosts } from './event-posts.ts';
 import { indexRows, uuidRows } from './story-links.ts';
@@ -45,8 +48,22 @@ interface EvaluationReport {
   ms: number;
 }
 
+/** Evaluations waiting at most behind the running one; a publish past it drops the oldest waiting. */
+export const EVALUATIONS_WAITING_MAX = 4;
+/** Reports kept (newest last). */
+const REPORTS_KEPT = 20;
+
+interface Waiting {
+  gen: LoadedGeneration;
+  held: GenerationSide | null;
+  done: (report: EvaluationReport | null) => void;
+}
+
 export class AlertEvaluator {
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly waiting: Waiting[] = [];
+  private running: Promise<void> | null = null;
+  /** Evaluations dropped past the bound, since the start. */
+  dropped = 0;
   /** Every evaluation's report, newest last (bounded). */
   readonly reports: EvaluationReport[] = [];
 
@@ -63,21 +80,45 @@ export class AlertEvaluator {
     });
   }
 
-  /** Queue one evaluation after those queued before; resolves with its report (null: no watches, nothing to compare with, or it failed). */
+  /**
+   * Queue one evaluation after those queued before; resolves with its report (null: no watches,
+   * nothing to compare with, it failed, or it was dropped past EVALUATIONS_WAITING_MAX).
+   */
   enqueue(gen: LoadedGeneration, held: GenerationSide | null): Promise<EvaluationReport | null> {
-    const run = this.chain.then(() =>
-      this.run(gen, held).catch((err: Error) => {
-        this.deps.log.error({ generation: gen.id, err: err.stack ?? err.message }, 'alert evaluation failed');
-        return null;
-      }),
-    );
-    this.chain = run;
-    return run;
+    return new Promise((done) => {
+      if (this.waiting.length >= EVALUATIONS_WAITING_MAX) {
+        const oldest = this.waiting.shift()!;
+        this.dropped++;
+        this.deps.log.warn(
+          { generation: oldest.gen.id, waiting: EVALUATIONS_WAITING_MAX, dropped: this.dropped },
+          'alerts: too many evaluations waiting; the oldest waiting one dropped (its changes are not evaluated)',
+        );
+        oldest.done(null);
+      }
+      this.waiting.push({ gen, held, done });
+      this.running ??= this.drain();
+    });
+  }
+
+  /** Runs the waiting evaluations one at a time, in order, until none is left. */
+  private async drain(): Promise<void> {
+    let next = this.waiting.shift();
+    while (next) {
+      const { gen, held, done } = next;
+      done(
+        await this.run(gen, held).catch((err: Error) => {
+          this.deps.log.error({ generation: gen.id, err: err.stack ?? err.message }, 'alert evaluation failed');
+          return null;
+        }),
+      );
+      next = this.waiting.shift();
+    }
+    this.running = null;
   }
 
   /** Resolves once every queued evaluation has finished. */
   async idle(): Promise<void> {
-    await this.chain;
+    while (this.running) await this.running;
   }
 
   /** The previous generation's side: the one held when it is the manifest's previous_generation, else read from disk. */
@@ -139,7 +180,7 @@ export class AlertEvaluator {
     };
     this.deps.onEvaluated?.(events);
     this.reports.push(report);
-    if (this.reports.length > 20) this.reports.shift();
+    if (this.reports.length > REPORTS_KEPT) this.reports.shift();
     this.deps.log.info(
       {
         generation: gen.id,

@@ -1,5 +1,5 @@
 // Alerts (docs/api.md, "Alerts"): what a watch is, what an event it fires carries, and the two
-// stores between the parts. The watches (watch-store) are written by the routes and read by the
+// stores between the parts. The watches (watch-store.ts) are written by the routes and read by the
 // evaluation after each publish; the events and their deliveries (the outbox) are written by the
 // evaluation and worked by the delivery queue, which signs and POSTs each event to its watch's URL.
 import type { WindowKey } from '../../core/snapshots/windows.ts';
@@ -134,23 +134,6 @@ export interface DeliveryAttempt {
   error: string | null;
   latency_ms: number;
   outcome: 'delivered' | 'retry' | 'gave_up';
-}
-
-/** The watches: files in DATA_DIR/alerts (one process) or PostgreSQL (DATABASE_URL, every replica). */
-export interface WatchStore {
-  open(): Promise<void>;
-  /** Adds the watch unless the account already has ALERTS_PER_ACCOUNT: then false. */
-  add(watch: Watch, perAccount: number): Promise<boolean>;
-  get(id: string): Promise<Watch | null>;
-  list(account: string): Promise<Watch[]>;
-  /** Every watch (the evaluation after a publish). */
-  all(): Promise<Watch[]>;
-  /** False when there was none. */
-  remove(id: string): Promise<boolean>;
-  setPaused(id: string, paused: Watch['paused']): Promise<void>;
-  /** How many watches deliver (active) and how many wait for a resume (paused): for /metrics. */
-  countByState(): Promise<{ active: number; paused: number }>;
-  close(): Promise<void>;
 }
 
 /** The events and their deliveries (the outbox): the delivery queue's side. */

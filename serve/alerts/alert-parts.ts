@@ -7,13 +7,13 @@ import { waitAtMost } from '../../core/infra/wait-at-most.ts';
 import type { AlertEvent, DeliveryObserver } from './alert-model.ts';
 import { AlertEvaluator } from './alert-evaluator.ts';
 import type { AlertRouteDeps } from './alert-routes.ts';
-import { alertOutbox } from './outbox-storage.ts';
-import { signingKey } from './watch-secret.ts';
-import { watchStorage } from './watch-storage.ts';
+import { openWatchStore } from './open-watch-store.ts';
+import { configuredSigningKey } from './watch-secret.ts';
+import { openWebhookOutbox } from './webhook-outbox.ts';
 
 export interface AlertParts extends AlertRouteDeps {
   evaluator: AlertEvaluator;
-  /** Open the watches and the outbox, then load the key watch secrets derive from (before the routes are built). */
+  /** Open the watches and the outbox (before the routes are built). */
   open(): Promise<void>;
   /** After the evaluation running (at most `drainMs`): the outbox, then the watches. */
   close(drainMs: number): Promise<void>;
@@ -29,22 +29,22 @@ interface AlertPartsDeps {
   onEvaluated: (events: readonly AlertEvent[]) => void;
 }
 
-export function alertParts(config: Config, log: Logger, deps: AlertPartsDeps): AlertParts {
-  const watches = watchStorage(config, log);
-  const outbox = alertOutbox(config, log, watches, deps.deliveries);
+/** The parts, with the key watch secrets derive from loaded once (the routes and the deliveries share it). */
+export async function alertParts(config: Config, log: Logger, deps: AlertPartsDeps): Promise<AlertParts> {
+  const watches = openWatchStore(config, log);
+  const signingKey = await configuredSigningKey(config);
+  const outbox = openWebhookOutbox(config, log, watches, signingKey, deps.deliveries);
   const evaluator = new AlertEvaluator({ watches, outbox, layout: deps.layout, baseUrl: deps.baseUrl, log, onEvaluated: deps.onEvaluated });
   const parts: AlertParts = {
     watches,
     outbox,
     evaluator,
     perAccount: config.ALERTS_PER_ACCOUNT,
-    allowPrivate: config.ALERTS_ALLOW_PRIVATE === '1',
-    // Loaded by open(), before the routes that read it are built.
-    signingKey: Buffer.alloc(0),
+    allowPrivate: config.ALERTS_ALLOW_PRIVATE,
+    signingKey,
     open: async () => {
       await watches.open();
       await outbox.open();
-      parts.signingKey = await signingKey(deps.layout.alerts, config.ALERTS_SIGNING_KEY);
     },
     close: async (drainMs) => {
       await waitAtMost(evaluator.idle(), drainMs);

@@ -8,9 +8,10 @@ import type { ApiState } from '../generation/api-state.ts';
 import { z } from 'zod';
 import { HttpError, notFound } from '../http/http-error.ts';
 import { intField, queryFrom } from '../http/query.ts';
-import type { AlertOutbox, WatchStore } from './alert-model.ts';
+import type { AlertOutbox } from './alert-model.ts';
+import type { WatchStore } from './watch-store.ts';
 import { ownWatch } from './alert-routes.ts';
-import { ATTEMPTS_KEPT } from './outbox-book.ts';
+import { ATTEMPTS_KEPT } from './outbox-store.ts';
 import { idField, watchIdField } from './watch-schema.ts';
 
 /** GET /alerts/{id}/deliveries: the route, the MCP tool and the OpenAPI parameters read this. */

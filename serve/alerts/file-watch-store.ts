@@ -6,7 +6,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fsyncDir, writeFileAtomic } from '../../core/infra/durable-fs.ts';
-import type { Watch, WatchStore } from './alert-model.ts';
+import type { Watch } from './alert-model.ts';
+import type { WatchStore } from './watch-store.ts';
 
 const FILE_RE = /^(alw_[A-Za-z0-9_-]+)\.json$/;
 

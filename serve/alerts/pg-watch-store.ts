@@ -6,7 +6,8 @@ import path from 'node:path';
 import { migrate } from '../../core/infra/postgres/migrate.ts';
 import { createPool, inTransaction, type PgPool } from '../../core/infra/postgres/pool.ts';
 import type { WindowKey } from '../../core/snapshots/windows.ts';
-import type { Watch, WatchConditions, WatchStore, WatchTarget } from './alert-model.ts';
+import type { Watch, WatchConditions, WatchTarget } from './alert-model.ts';
+import type { WatchStore } from './watch-store.ts';
 
 const ALERTS_SCHEMA = 'alerts';
 const MIGRATIONS = path.join(import.meta.dirname, 'watch-migrations');

@@ -6,10 +6,16 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Config } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
 
 const SIGNING_KEY_FILE = 'signing-key';
 
-/** The key every watch secret derives from: the configured one, or the data directory's own. */
+/** The configuration's signing key (signingKey below): ALERTS_SIGNING_KEY, or DATA_DIR/alerts's own. */
+export const configuredSigningKey = (config: Config): Promise<Buffer> =>
+  signingKey(dataDirLayout(config.dataDir).alerts, config.ALERTS_SIGNING_KEY);
+
+/** The key every watch secret derives from: the configured one, or the data directory's own. A server loads it once (server.ts). */
 export async function signingKey(alertsDir: string, configured: string | undefined): Promise<Buffer> {
   if (configured) return Buffer.from(configured, 'utf8');
   const file = path.join(alertsDir, SIGNING_KEY_FILE);

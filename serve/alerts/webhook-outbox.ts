@@ -1,36 +1,29 @@
-// The outbox the rest of the server sees (AlertOutbox): events kept in a book (files or
-// PostgreSQL) and delivered through a job queue of their own (memory, or pg-boss's
+// The outbox the rest of the server sees (AlertOutbox): events kept in an OutboxStore (files or
+// PostgreSQL; open-outbox-store.ts) and delivered through a task queue of their own (serve/queue/: memory, or pg-boss's
 // 'webhook-deliveries'), ALERTS_CONCURRENCY at a time per process. A run takes one queue entry:
-// it claims the event (one run at a time, however many entries name it), signs and POSTs it, and
+// it leases the event (one run at a time, however many entries name it), signs and POSTs it, and
 // records the attempt with the event's next state: delivered, a retry (queued with the record),
-// or given up. A watch whose endpoint took nothing during a whole retry window is paused: its
+// or given up. A watch whose endpoint took nothing during a whole retry span (ALERTS_RETRY_WINDOW_MS) is paused: its
 // events wait (status paused) until POST /alerts/{id}/resume queues them again.
+import type { Config } from '../../core/infra/config.ts';
 import type { Logger } from '../../core/infra/log.ts';
-import type { JobQueue } from '../jobs/job-queue.ts';
-import type {
-  AlertEvent,
-  AlertOutbox,
-  DeliveryAttempt,
-  DeliveryObserver,
-  EventState,
-  WaitingCounts,
-  Watch,
-  WatchStore,
-} from './alert-model.ts';
-import { parseQueueEntry, type OutboxBook, type OutboxEntry, type Settlement } from './outbox-book.ts';
+import type { TaskQueue } from '../queue/task-queue.ts';
+import type { AlertEvent, AlertOutbox, DeliveryAttempt, DeliveryObserver, EventState, WaitingCounts, Watch } from './alert-model.ts';
+import type { WatchStore } from './watch-store.ts';
+import { openOutboxStore } from './open-outbox-store.ts';
+import { parseQueueEntry, type AttemptResult, type OutboxEntry, type OutboxStore } from './outbox-store.ts';
 import { nextAttemptAt, type RetrySettings } from './retry-schedule.ts';
-import { signatureHeader, signingKey, watchSecret } from './watch-secret.ts';
+import { signatureHeader, watchSecret } from './watch-secret.ts';
 import { isDelivered, postWebhook } from './webhook-sender.ts';
 
 const USER_AGENT = 'content-intelligence-webhooks/1';
 
 interface WebhookOutboxOptions {
-  book: OutboxBook;
-  queue: JobQueue;
+  store: OutboxStore;
+  queue: TaskQueue;
   watches: WatchStore;
-  /** DATA_DIR/alerts: where the signing key is kept when ALERTS_SIGNING_KEY is unset. */
-  alertsDir: string;
-  signingKey: string | undefined;
+  /** The key watch secrets derive from (watch-secret.ts signingKey: loaded once by the server). */
+  signingKey: Buffer;
   timeoutMs: number;
   retry: RetrySettings;
   allowPrivate: boolean;
@@ -40,54 +33,71 @@ interface WebhookOutboxOptions {
   observer?: DeliveryObserver;
 }
 
-export class WebhookOutbox implements AlertOutbox {
-  private key: Buffer | null = null;
+/** The server's outbox: its store and queue as the configuration picks (open-outbox-store.ts). */
+export function openWebhookOutbox(
+  config: Config,
+  log: Logger,
+  watches: WatchStore,
+  signingKey: Buffer,
+  observer?: DeliveryObserver,
+): WebhookOutbox {
+  return new WebhookOutbox({
+    ...openOutboxStore(config, log),
+    watches,
+    signingKey,
+    timeoutMs: config.ALERTS_TIMEOUT_MS,
+    retry: { baseMs: config.ALERTS_RETRY_BASE_MS, spanMs: config.ALERTS_RETRY_WINDOW_MS },
+    allowPrivate: config.ALERTS_ALLOW_PRIVATE,
+    log,
+    observer,
+  });
+}
 
+export class WebhookOutbox implements AlertOutbox {
   constructor(private readonly o: WebhookOutboxOptions) {}
 
   async open(): Promise<void> {
-    const again = await this.o.book.open();
-    this.key = await signingKey(this.o.alertsDir, this.o.signingKey);
+    const again = await this.o.store.open();
     await this.o.queue.start((entry) => this.run(entry));
     // One process: the events pending when it stopped (or was killed) are queued again.
     for (const { entry, at } of again) await this.o.queue.enqueue(entry, at);
   }
 
   add(events: AlertEvent[]): Promise<AlertEvent[]> {
-    return this.o.book.add(events, new Date(), this.o.queue);
+    return this.o.store.add(events, new Date(), this.o.queue);
   }
 
   events(watchId: string, limit: number): Promise<EventState[]> {
-    return this.o.book.events(watchId, limit);
+    return this.o.store.events(watchId, limit);
   }
 
   attempts(watchId: string, limit: number): Promise<DeliveryAttempt[]> {
-    return this.o.book.attempts(watchId, limit);
+    return this.o.store.attempts(watchId, limit);
   }
 
   async redeliver(watchId: string, eventId: string): Promise<EventState | null> {
-    return (await this.o.book.requeue(watchId, eventId, new Date(), this.o.queue))[0] ?? null;
+    return (await this.o.store.requeue(watchId, eventId, new Date(), this.o.queue))[0] ?? null;
   }
 
   async resume(watchId: string): Promise<number> {
-    return (await this.o.book.requeue(watchId, null, new Date(), this.o.queue)).length;
+    return (await this.o.store.requeue(watchId, null, new Date(), this.o.queue)).length;
   }
 
   forget(watchId: string): Promise<void> {
-    return this.o.book.forget(watchId);
+    return this.o.store.forget(watchId);
   }
 
   countWaiting(): Promise<WaitingCounts> {
-    return this.o.book.countWaiting();
+    return this.o.store.countWaiting();
   }
 
-  /** Runs in flight finish (each bounded by ALERTS_TIMEOUT_MS); queued ones stay in the book. */
+  /** Runs in flight finish (each bounded by ALERTS_TIMEOUT_MS); queued ones stay in the store. */
   async close(): Promise<void> {
     await this.o.queue.close();
-    await this.o.book.close();
+    await this.o.store.close();
   }
 
-  /** One queue entry; a failure of the book (a database gone for a moment) tries the entry again once its lease ends. */
+  /** One queue entry; a failure of the store (a database gone for a moment) tries the entry again once its lease ends. */
   private async run(queued: string): Promise<void> {
     try {
       await this.runOnce(queued);
@@ -101,17 +111,17 @@ export class WebhookOutbox implements AlertOutbox {
   private async runOnce(queued: string): Promise<void> {
     const q = parseQueueEntry(queued);
     if (!q) return;
-    const claim = await this.o.book.claim(q.eventId, q.turn, new Date(), this.o.leaseMs);
-    if ('skip' in claim) return;
+    const lease = await this.o.store.lease(q.eventId, q.turn, new Date(), this.o.leaseMs);
+    if ('skip' in lease) return;
     // Another run holds it: look again when its lease ends (it may have died).
-    if ('busyUntil' in claim) return this.o.queue.enqueue(queued, claim.busyUntil);
-    const e = claim.entry;
+    if ('busyUntil' in lease) return this.o.queue.enqueue(queued, lease.busyUntil);
+    const e = lease.entry;
     const watch = await this.o.watches.get(e.event.watch_id);
-    if (!watch) return this.o.book.forget(e.event.watch_id);
-    if (watch.paused) return this.o.book.hold(q.eventId, q.turn);
-    const settlement = await this.attempt(watch, e);
-    await this.o.book.settle(q.eventId, q.turn, settlement, this.o.queue);
-    const a = settlement.attempt;
+    if (!watch) return this.o.store.forget(e.event.watch_id);
+    if (watch.paused) return this.o.store.park(q.eventId, q.turn);
+    const result = await this.attempt(watch, e);
+    await this.o.store.record(q.eventId, q.turn, result, this.o.queue);
+    const a = result.attempt;
     this.o.observer?.attempt(a.outcome, a.latency_ms);
     const line = {
       event: a.event_id,
@@ -122,14 +132,14 @@ export class WebhookOutbox implements AlertOutbox {
       outcome: a.outcome,
     };
     if (a.outcome === 'delivered') this.o.log.debug(line, 'webhook delivered');
-    else this.o.log.warn({ ...line, error: a.error, next: settlement.next_attempt_at }, 'webhook delivery failed');
+    else this.o.log.warn({ ...line, error: a.error, next: result.next_attempt_at }, 'webhook delivery failed');
   }
 
-  private async attempt(watch: Watch, e: OutboxEntry): Promise<Settlement> {
+  private async attempt(watch: Watch, e: OutboxEntry): Promise<AttemptResult> {
     const at = new Date();
     const body = JSON.stringify(e.event);
     const t = Math.floor(at.getTime() / 1000);
-    const secret = watchSecret(this.key!, watch.id, watch.secret_version);
+    const secret = watchSecret(this.o.signingKey, watch.id, watch.secret_version);
     this.o.log.debug({ event: e.event.id, watch: watch.id, attempt: e.attempts + 1 }, 'webhook attempt');
     const sent = await postWebhook(
       watch.url,
@@ -155,29 +165,29 @@ export class WebhookOutbox implements AlertOutbox {
       outcome: 'delivered',
     };
     if (isDelivered(sent.status)) return { attempt, status: 'delivered', next_attempt_at: null };
-    const windowStart = new Date(e.window_start);
-    const next = nextAttemptAt(new Date(), windowStart, e.window_attempts + 1, this.o.retry);
+    const spanStart = new Date(e.window_start);
+    const next = nextAttemptAt(new Date(), spanStart, e.window_attempts + 1, this.o.retry);
     if (next) return { attempt: { ...attempt, outcome: 'retry' }, status: 'pending', next_attempt_at: next };
     return {
       attempt: { ...attempt, outcome: 'gave_up' },
-      status: await this.pauseOrFail(watch, windowStart, sent.error),
+      status: await this.pauseOrFail(watch, spanStart, sent.error),
       next_attempt_at: null,
     };
   }
 
   /**
-   * An event used up its retry window. When the endpoint took nothing else meanwhile, it is the
+   * An event used up its retry span. When the endpoint took nothing else meanwhile, it is the
    * endpoint that fails: the watch is paused and the event waits with the others. When it took
    * other events, only this one failed (the receiver rejects it): it is marked failed, and can be
    * redelivered.
    */
-  private async pauseOrFail(watch: Watch, windowStart: Date, error: string | null): Promise<'paused' | 'failed'> {
-    const last = await this.o.book.lastDeliveredAt(watch.id);
-    if (last && last >= windowStart) return 'failed';
+  private async pauseOrFail(watch: Watch, spanStart: Date, error: string | null): Promise<'paused' | 'failed'> {
+    const last = await this.o.store.lastDeliveredAt(watch.id);
+    if (last && last >= spanStart) return 'failed';
     await this.o.watches.setPaused(watch.id, {
       at: new Date().toISOString(),
       reason:
-        `every delivery failed for ${duration(this.o.retry.windowMs)} (last: ${error ?? 'no answer'}); ` +
+        `every delivery failed for ${duration(this.o.retry.spanMs)} (last: ${error ?? 'no answer'}); ` +
         `POST /alerts/${watch.id}/resume once the endpoint is fixed`,
     });
     this.o.log.warn({ watch: watch.id, error }, 'webhook endpoint kept failing: watch paused');
@@ -185,7 +195,7 @@ export class WebhookOutbox implements AlertOutbox {
   }
 }
 
-/** 24 h, 30 min, 2 s: the retry window as the pause reason names it. */
+/** 24 h, 30 min, 2 s: the retry span as the pause reason names it. */
 function duration(ms: number): string {
   if (ms >= 3_600_000) return `${Math.round((ms / 3_600_000) * 10) / 10} h`;
   if (ms >= 60_000) return `${Math.round(ms / 60_000)} min`;

@@ -6,7 +6,7 @@
 // restarts (job-runner.ts): it holds at submit and settles after its run, maybe in another process,
 // so the open hold is a value the call is given back rather than one it must have placed itself.
 import type Koa from 'koa';
-import { LedgerError, type Balance, type CreditLedger, type Hold, type IdempotencyCheck } from '../../ledger/credit-ledger.ts';
+import { LedgerError, type Balance, type LedgerStore, type Hold, type IdempotencyCheck } from '../../ledger/ledger-store.ts';
 import { addMicro, subMicro, type Micro } from '../../ledger/money.ts';
 import { HttpError } from '../http/http-error.ts';
 import { creditHeaders, holdOr402, type HoldRequest } from './holds.ts';
@@ -42,7 +42,7 @@ export class BilledCall {
   private claimed = false;
 
   constructor(
-    private readonly ledger: CreditLedger,
+    private readonly ledger: LedgerStore,
     readonly account: string,
     readonly idem: CallKey | null,
     /** The open hold: placed by `place`, or one placed earlier (a job's, kept in its record). */

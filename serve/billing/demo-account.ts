@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
-import type { CreditLedger } from '../../ledger/credit-ledger.ts';
+import type { LedgerStore } from '../../ledger/ledger-store.ts';
 import { toMicro } from '../../ledger/money.ts';
 
 const DEMO_KEY_FILE = 'demo-key.json';
@@ -30,7 +30,7 @@ export interface DemoKey {
 
 /** The demo key, created if this data directory has none yet; `created` tells whether it is new. */
 export async function ensureDemoAccount(
-  ledger: CreditLedger,
+  ledger: LedgerStore,
   dataDir: string,
   credits: number,
 ): Promise<{ demo: DemoKey; created: boolean; file: string }> {

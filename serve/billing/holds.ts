@@ -2,7 +2,7 @@
 // work, settle to what was delivered (storing the response with an Idempotency-Key), release the
 // whole hold on failure. A refused hold is the 402 of docs/api.md; nothing is written for it.
 import type { WindowKey } from '../../core/snapshots/windows.ts';
-import type { Hold, CreditLedger } from '../../ledger/credit-ledger.ts';
+import type { Hold, LedgerStore } from '../../ledger/ledger-store.ts';
 import { toCredits, type Credits, type Micro } from '../../ledger/money.ts';
 import { HttpError } from '../http/http-error.ts';
 
@@ -33,7 +33,7 @@ export interface HoldRequest {
 }
 
 /** Place the hold or throw the 402. */
-export async function holdOr402(ledger: CreditLedger, r: HoldRequest): Promise<Hold> {
+export async function holdOr402(ledger: LedgerStore, r: HoldRequest): Promise<Hold> {
   const res = await ledger.hold({ account: r.account, key: r.key, amountMicro: r.amountMicro, ref: r.ref, what: r.what });
   if (res.ok) return res.hold;
   const body: InsufficientCredits = {

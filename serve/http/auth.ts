@@ -2,7 +2,7 @@
 // of the secret (only hashes are stored) and must not be revoked. Missing, unknown or revoked:
 // 403 with a JSON error, before any work. The secret itself is never logged or echoed.
 import type Koa from 'koa';
-import type { ApiKey, CreditLedger } from '../../ledger/credit-ledger.ts';
+import type { ApiKey, LedgerStore } from '../../ledger/ledger-store.ts';
 import { HttpError } from './http-error.ts';
 
 export interface Caller {
@@ -10,7 +10,7 @@ export interface Caller {
   account: string;
 }
 
-export async function authenticate(ledger: CreditLedger, header: string | undefined): Promise<Caller> {
+export async function authenticate(ledger: LedgerStore, header: string | undefined): Promise<Caller> {
   const secret = header?.trim();
   if (!secret) throw new HttpError(403, { error: 'missing x-api-key header' });
   const key = await ledger.keyBySecret(secret);
@@ -20,7 +20,7 @@ export async function authenticate(ledger: CreditLedger, header: string | undefi
 }
 
 /** Koa middleware: sets ctx.state.caller or answers 403. */
-export function requireKey(ledger: CreditLedger): Koa.Middleware {
+export function requireKey(ledger: LedgerStore): Koa.Middleware {
   return async (ctx, next) => {
     ctx.state.caller = await authenticate(ledger, ctx.get('x-api-key') || undefined);
     await next();

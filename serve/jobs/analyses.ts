@@ -16,6 +16,8 @@ import type { Summariser } from './summariser.ts';
 
 /** Rows per slice between two turns of the event loop (about 5 ms of content items). */
 const SLICE_ROWS = 500;
+/** The tracked narratives a report lists at most (its "narratives"). */
+const REPORT_NARRATIVES_MAX = 20;
 
 /** A JSON array of f(item) for every item, stringified a slice at a time. */
 async function jsonArrayInSlices<T>(items: readonly T[], f: (x: T) => unknown): Promise<string> {
@@ -116,7 +118,7 @@ export async function insightsResult(
   }
   const feeling = narrativeSentiment(rows.map((row) => ({ tone: index.enrichment.toneOf(row), moods: index.enrichment.moods.get(row) })));
   const tones = countBy(rows, (row) => index.enrichment.toneOf(row) ?? 'unknown');
-  const narratives = trackedNarratives(gen, r.window, rows).slice(0, 20);
+  const narratives = trackedNarratives(gen, r.window, rows).slice(0, REPORT_NARRATIVES_MAX);
   const platforms = shares(
     countBy(rows, (row) => content.platforms[content.platform[row]!] ?? 'unknown'),
     n,

@@ -1,16 +1,16 @@
 // serve/jobs/'s part of the server, built from the configuration: the job runner over its store
-// and queue (file or PostgreSQL: job-storage.ts), its retrieval threads and summariser.
+// and queue (file or PostgreSQL: open-job-store.ts), its retrieval threads and summariser.
 import type { Config } from '../../core/infra/config.ts';
 import type { Logger } from '../../core/infra/log.ts';
 import { DAY_MS } from '../../core/snapshots/windows.ts';
-import type { CreditLedger } from '../../ledger/credit-ledger.ts';
+import type { LedgerStore } from '../../ledger/ledger-store.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import { JobRunner } from './job-runner.ts';
-import { jobStorage } from './job-storage.ts';
+import { openJobStore } from './open-job-store.ts';
 import { summariserFrom } from './summariser.ts';
 
 interface JobPartsDeps {
-  ledger: CreditLedger;
+  ledger: LedgerStore;
   snapshots: SnapshotStore;
   /** Where a 402 sends the caller (known once the server listens). */
   topUpUrl: () => string;
@@ -21,7 +21,7 @@ interface JobPartsDeps {
 export function jobParts(config: Config, log: Logger, deps: JobPartsDeps): JobRunner {
   return new JobRunner({
     ...deps,
-    ...jobStorage(config, log),
+    ...openJobStore(config, log),
     log,
     threads: config.JOB_THREADS,
     summariser: summariserFrom(config),

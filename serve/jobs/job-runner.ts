@@ -1,8 +1,8 @@
 // Asynchronous jobs (docs/jobs.md): submit holds the most the job can cost and queues it, or
-// answers from the cache (job-cache.ts); JOB_CONCURRENCY jobs run at once (job-queue.ts), their
+// answers from the cache (job-cache.ts); JOB_CONCURRENCY jobs run at once (../queue/: in memory or pg-boss), their
 // retrieval in niced worker threads (retrieval-worker.ts) and their results built a slice at a
 // time on the main thread (analyses.ts); a job settles to what it delivered or releases its whole
-// hold. Records, results and the cache are kept by a JobBook (job-book.ts): files of this
+// hold. Records, results and the cache are kept by a JobStore (job-store.ts): files of this
 // process, or PostgreSQL shared by every replica.
 //
 // Crash safety: a job's record is rewritten at every step and its result is kept before it is
@@ -17,7 +17,7 @@ import { failpoint } from '../../core/infra/failpoints.ts';
 import type { Logger } from '../../core/infra/log.ts';
 import { search, type RankedRow, type SearchParams } from '../../core/ranking/search.ts';
 import { TaskPool } from '../../core/infra/workers/task-pool.ts';
-import type { CreditLedger } from '../../ledger/credit-ledger.ts';
+import type { LedgerStore } from '../../ledger/ledger-store.ts';
 import { asMicro, toCredits, ZERO_MICRO, type Micro } from '../../ledger/money.ts';
 import { BilledCall, isHoldGone, keyRefusal } from '../billing/billed-call.ts';
 import { creditHeaders } from '../billing/holds.ts';
@@ -25,23 +25,25 @@ import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { HttpError } from '../http/http-error.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import { insightsResult, patternsResult, recordsResult, statsResult } from './analyses.ts';
-import { cacheEntryOf, type JobBook } from './job-book.ts';
 import { cacheKey, type CacheEntry } from './job-cache.ts';
-import type { JobQueue } from './job-queue.ts';
+import type { TaskQueue } from '../queue/task-queue.ts';
 import { chargeFor, holdAmount, maxLimitFor, SIGNALS_FLOOR, tierOf, type JobRequest } from './job-request.ts';
-import type { JobRecord } from './job-store.ts';
+import { cacheEntryOf, type JobRecord, type JobStore } from './job-store.ts';
 import type { RetrievalTask } from './retrieval-worker.ts';
 import type { Summariser } from './summariser.ts';
+
+/** Seconds a submit refused by a full queue is told to wait (Retry-After). */
+const QUEUE_FULL_RETRY_S = 5;
 
 /** A job that was running at this many crashes fails (refunded) instead of running again. */
 export const MAX_ATTEMPTS = 3;
 
 interface JobRunnerDeps {
-  ledger: CreditLedger;
+  ledger: LedgerStore;
   snapshots: SnapshotStore;
-  /** Where jobs are kept, and which runs next (job-book.ts, job-queue.ts). */
-  book: JobBook;
-  queue: JobQueue;
+  /** Where jobs are kept, and which runs next (job-store.ts, ../queue/task-queue.ts). */
+  store: JobStore;
+  queue: TaskQueue;
   log: Logger;
   threads: number;
   summariser: Summariser;
@@ -67,17 +69,17 @@ const chargeResponse = (chargedMicro: Micro) => ({ charged: chargedMicro });
 const chargedOf = (response: unknown): Micro => asMicro((response as { charged: number }).charged);
 
 export class JobRunner {
-  readonly book: JobBook;
+  readonly store: JobStore;
   private pool: TaskPool<RetrievalTask, RankedRow[]> | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly d: JobRunnerDeps) {
-    this.book = d.book;
+    this.store = d.store;
   }
 
-  /** Open the book, queue again what did not finish, start taking jobs. */
+  /** Open the store, queue again what did not finish, start taking jobs. */
   async start(): Promise<void> {
-    const again = await this.book.open();
+    const again = await this.store.open();
     await this.prune();
     this.pruneTimer = setInterval(
       () => void this.prune().catch((err: Error) => this.d.log.error({ err: err.message }, 'pruning old jobs failed')),
@@ -90,7 +92,7 @@ export class JobRunner {
 
   /** Finished jobs older than the retention go, with the results no kept job reads (a cache hit reads its source's). */
   prune(now = Date.now()): Promise<number> {
-    return this.book.prune(now, this.d.retentionMs);
+    return this.store.prune(now, this.d.retentionMs);
   }
 
   /** The billing headers of a submit: the charge of a cache hit (200), or the hold placed, the estimate (202). */
@@ -100,12 +102,12 @@ export class JobRunner {
   }
 
   async get(account: string, jobId: string): Promise<JobRecord | null> {
-    const j = await this.book.get(jobId);
+    const j = await this.store.get(jobId);
     return j && j.account === account && !j.submitting ? j : null;
   }
 
   resultOf(job: JobRecord): Promise<Buffer> {
-    return this.book.readResult(job.resultOf ?? job.jobId);
+    return this.store.readResult(job.resultOf ?? job.jobId);
   }
 
   /** Submit: an idempotent replay, a cache hit (200, charged now), or a queued job (202, hold placed). */
@@ -136,8 +138,8 @@ export class JobRunner {
         idempotency: idem,
         submitting: true,
       };
-      // The book claims the Idempotency-Key (across replicas with PostgreSQL): one job per key.
-      const seen = await this.book.add(job);
+      // The store claims the Idempotency-Key (across replicas with PostgreSQL): one job per key.
+      const seen = await this.store.add(job);
       if (seen) {
         if (seen.idempotency!.bodyHash !== idem!.bodyHash) throw keyRefusal('conflict');
         if (seen.submitting) throw keyRefusal('in_flight');
@@ -146,23 +148,30 @@ export class JobRunner {
           : { status: 202, job: seen };
       }
       try {
-        const hit = await this.book.cacheGet(cacheKey(r, gen.id), Date.now());
+        const hit = await this.store.cacheGet(cacheKey(r, gen.id), Date.now());
         // A hit whose result is gone (pruned under a retention shorter than the cache window) is a miss.
-        const cached = hit ? await this.book.readResult(hit.jobId).catch(() => null) : null;
+        const cached = hit ? await this.store.readResult(hit.jobId).catch(() => null) : null;
         if (hit && cached) return await this.fromCache(job, hit, requestId, cached);
+        // A full queue (one process's, JOB_QUEUE_MAX) takes no more: refused before anything is held.
+        if (!this.d.queue.hasRoom())
+          throw new HttpError(
+            503,
+            { error: 'the job queue is full (JOB_QUEUE_MAX jobs waiting): nothing was held; try again later', queue: 'jobs' },
+            { 'Retry-After': String(QUEUE_FULL_RETRY_S) },
+          );
         const call = this.billing(job);
         await this.place(call, job, holdAmount(r), requestId);
         delete job.submitting;
         try {
           // Kept and queued at once (one transaction with PostgreSQL): never kept but not queued.
-          await this.book.saveQueued(job, this.d.queue);
+          await this.store.saveQueued(job, this.d.queue);
         } catch (err) {
           job.submitting = true;
           await call.release('error').catch(() => undefined);
           throw err;
         }
       } catch (err) {
-        if (job.submitting) await this.book.remove(job.jobId).catch(() => undefined);
+        if (job.submitting) await this.store.remove(job.jobId).catch(() => undefined);
         throw err;
       }
       return { status: 202, job };
@@ -217,8 +226,8 @@ export class JobRunner {
       cached: true,
     } satisfies Partial<JobRecord>);
     delete job.submitting;
-    await this.book.cacheTouch(hit, Date.now());
-    await this.book.save(job);
+    await this.store.cacheTouch(hit, Date.now());
+    await this.store.save(job);
     return { status: 200, job, result };
   }
 
@@ -251,12 +260,12 @@ export class JobRunner {
       chargedMicro: ZERO_MICRO,
       error: { status, error },
     } satisfies Partial<JobRecord>);
-    await this.book.save(job);
+    await this.store.save(job);
   }
 
   /** One delivery of a job from the queue: a job already finished (delivered twice) is left as it is. */
   private async runById(jobId: string): Promise<void> {
-    const job = await this.book.get(jobId);
+    const job = await this.store.get(jobId);
     if (!job || job.submitting || job.status === 'succeeded' || job.status === 'failed') return;
     const t0 = performance.now();
     let outcome = 'error';
@@ -283,7 +292,7 @@ export class JobRunner {
     job.status = 'running';
     job.startedAt = new Date().toISOString();
     job.attempts++;
-    await this.book.save(job);
+    await this.store.save(job);
     await failpoint('job.running');
     const lease = this.d.snapshots.lease();
     try {
@@ -305,10 +314,10 @@ export class JobRunner {
             : r.kind === 'patterns'
               ? patternsResult(gen, r, ranked)
               : statsResult(gen, r, ranked);
-      await this.book.saveResult(job.jobId, json);
+      await this.store.saveResult(job.jobId, json);
       job.hasResult = true;
       job.delivered = ranked.length;
-      await this.book.save(job);
+      await this.store.save(job);
       await failpoint('job.after-result');
     } catch (err) {
       this.d.log.error({ jobId: job.jobId, err: (err as Error).stack ?? String(err) }, 'job failed');
@@ -370,8 +379,8 @@ export class JobRunner {
     // Cached before anyone can see it succeeded: a poll that sees it done and resubmits must hit the cache.
     job.chargedMicro = chargedMicro;
     Object.assign(job, { status: 'succeeded', finishedAt: new Date().toISOString(), holdId: null } satisfies Partial<JobRecord>);
-    await this.book.cachePut(cacheEntryOf(job), Date.now());
-    await this.book.save(job);
+    await this.store.cachePut(cacheEntryOf(job), Date.now());
+    await this.store.save(job);
   }
 
   /** What GET /intelligence/jobs/{id} shows (without the result). */
@@ -399,7 +408,7 @@ export class JobRunner {
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     await this.d.queue.close();
     await this.pool?.close();
-    await this.book.close();
+    await this.store.close();
   }
 }
 

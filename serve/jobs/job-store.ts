@@ -1,11 +1,11 @@
-// Jobs on disk under DATA_DIR/jobs/: one JSON record per job (<jobId>.json), rewritten atomically
-// at every change of state, and its result beside it (<jobId>.result.json), written before the
-// job is charged. A restart reads them back (job-runner.ts decides what runs again).
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
+// Where jobs are kept: their records, results and the job cache (docs/jobs.md). Two stores: the
+// files of DATA_DIR/jobs with an index in memory (one process, the default; file-job-store.ts), and
+// PostgreSQL (DATABASE_URL; pg-job-store.ts), which every replica reads and writes, so any replica
+// accepts a job, runs it and answers for it; open-job-store.ts picks.
+import { cacheKey, type CacheEntry } from './job-cache.ts';
 import type { JobRequest } from './job-request.ts';
-import type { Micro } from '../../ledger/money.ts';
+import type { TaskQueue } from '../queue/task-queue.ts';
+import { ZERO_MICRO, type Micro } from '../../ledger/money.ts';
 
 type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -42,46 +42,49 @@ export interface JobRecord {
   submitting?: boolean;
 }
 
-export class JobStore {
-  constructor(readonly dir: string) {}
+export interface JobStore {
+  /** Open the store; returns the jobs a restart must queue again (queued or running at a stop). */
+  open(): Promise<JobRecord[]>;
+  get(jobId: string): Promise<JobRecord | null>;
+  /**
+   * Add a new job. With an Idempotency-Key the account already used, nothing is added and the
+   * job that has the key comes back instead.
+   */
+  add(job: JobRecord): Promise<JobRecord | null>;
+  save(job: JobRecord): Promise<void>;
+  /** Save a job just accepted and queue it, so that a crash can never leave it kept but not queued. */
+  saveQueued(job: JobRecord, queue: TaskQueue): Promise<void>;
+  /** A job that never started (its hold refused): gone as if never submitted. */
+  remove(jobId: string): Promise<void>;
+  saveResult(jobId: string, json: string): Promise<void>;
+  readResult(jobId: string): Promise<Buffer>;
+  /** Finished jobs older than the retention go, with the results no kept job reads (a cache hit reads its source's). */
+  prune(now: number, retentionMs: number): Promise<number>;
+  cacheGet(key: string, now: number): Promise<CacheEntry | null>;
+  cachePut(e: Omit<CacheEntry, 'expiresAt'>, at: number): Promise<void>;
+  /** A hit: the rolling kinds' window starts again. */
+  cacheTouch(e: CacheEntry, now: number): Promise<void>;
+  close(): Promise<void>;
+}
 
-  /** Every job record, oldest first; files that do not parse (damaged outside the service: records are written atomically) are named, not read. */
-  async open(): Promise<{ jobs: JobRecord[]; unreadable: string[] }> {
-    await fs.mkdir(this.dir, { recursive: true });
-    const jobs: JobRecord[] = [];
-    const unreadable: string[] = [];
-    for (const f of await fs.readdir(this.dir)) {
-      if (!/^job_[A-Za-z0-9_-]+\.json$/.test(f)) continue;
-      try {
-        jobs.push(JSON.parse(await fs.readFile(path.join(this.dir, f), 'utf8')) as JobRecord);
-      } catch {
-        unreadable.push(f);
-      }
-    }
-    return { jobs: jobs.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)), unreadable };
-  }
+/** The cache entry of a succeeded job, made at `at`. */
+export function cacheEntryOf(job: JobRecord): Omit<CacheEntry, 'expiresAt'> {
+  return {
+    key: cacheKey(job.request, job.generation!),
+    kind: job.request.kind,
+    jobId: job.jobId,
+    payer: job.account,
+    chargedMicro: job.chargedMicro ?? ZERO_MICRO,
+    delivered: job.delivered ?? 0,
+  };
+}
 
-  save(job: JobRecord): Promise<void> {
-    return writeFileAtomic(path.join(this.dir, `${job.jobId}.json`), JSON.stringify(job));
-  }
-
-  resultFile(jobId: string): string {
-    return path.join(this.dir, `${jobId}.result.json`);
-  }
-
-  saveResult(jobId: string, json: string): Promise<void> {
-    return writeFileAtomic(this.resultFile(jobId), json);
-  }
-
-  async removeRecord(jobId: string): Promise<void> {
-    await fs.rm(path.join(this.dir, `${jobId}.json`), { force: true });
-  }
-
-  async removeResult(jobId: string): Promise<void> {
-    await fs.rm(this.resultFile(jobId), { force: true });
-  }
-
-  readResult(jobId: string): Promise<Buffer> {
-    return fs.readFile(this.resultFile(jobId));
-  }
+/** Which finished jobs are past the retention, and which result files only they read. */
+export function pruneSet(all: JobRecord[], now: number, retentionMs: number): { old: JobRecord[]; results: string[] } {
+  const isOld = (j: JobRecord) =>
+    (j.status === 'succeeded' || j.status === 'failed') && j.finishedAt !== null && Date.parse(j.finishedAt) < now - retentionMs;
+  const old = all.filter(isOld);
+  const readBy = (j: JobRecord) => j.resultOf ?? j.jobId;
+  const kept = new Set(all.filter((j) => !isOld(j)).map(readBy));
+  return { old, results: [...new Set(old.flatMap((j) => [j.jobId, readBy(j)]).filter((id) => !kept.has(id)))] };
 }

@@ -5,7 +5,8 @@
 // of /metrics is still answered.
 import { Gauge, type Registry } from 'prom-client';
 import { valueWithin } from '../../core/infra/wait-at-most.ts';
-import { WAITING_STATUSES, type AlertOutbox, type WatchStore } from '../alerts/alert-model.ts';
+import { WAITING_STATUSES, type AlertOutbox } from '../alerts/alert-model.ts';
+import type { WatchStore } from '../alerts/watch-store.ts';
 
 /** Longest a scrape waits for a count: well inside Prometheus' default 10 s scrape timeout. */
 const COUNT_WITHIN_MS = 2_000;

@@ -5,7 +5,7 @@
 // The open holds are the ledger's own figure, read at the scrape (with PostgreSQL, every
 // replica's holds together, the same on each replica).
 import { Counter, type Registry } from 'prom-client';
-import { LedgerError, type CreditLedger } from '../../ledger/credit-ledger.ts';
+import { LedgerError, type LedgerStore } from '../../ledger/ledger-store.ts';
 import { addMicro, subMicro, toCredits, ZERO_MICRO, type Micro } from '../../ledger/money.ts';
 import { mirroredCounter, scrapedGauge } from './scraped.ts';
 
@@ -48,7 +48,7 @@ export class CreditMetrics {
   }
 
   /** The ledger the server hands to everything else; the open holds gauge reads it at each scrape. */
-  wrap(inner: CreditLedger): CreditLedger {
+  wrap(inner: LedgerStore): LedgerStore {
     // A ledger closing under a scrape: no figure rather than a failed scrape.
     scrapedGauge(
       this.registry,
@@ -56,7 +56,7 @@ export class CreditMetrics {
       'Holds placed and not yet settled or released (the ledger, all replicas with PostgreSQL)',
       async () => (await inner.status().catch(() => null))?.openHolds ?? null,
     );
-    const hold: CreditLedger['hold'] = async (p) => {
+    const hold: LedgerStore['hold'] = async (p) => {
       const r = await inner.hold(p);
       this.holds.inc({ outcome: r.ok ? 'placed' : 'refused' });
       if (r.ok) {
@@ -65,23 +65,23 @@ export class CreditMetrics {
       }
       return r;
     };
-    const settle: CreditLedger['settle'] = async (holdId, chargeMicro, idem) => {
+    const settle: LedgerStore['settle'] = async (holdId, chargeMicro, idem) => {
       const heldMicro = await this.amountOf(inner, holdId);
       const r = await this.resolving(holdId, inner.settle(holdId, chargeMicro, idem));
       this.sums.chargedMicro = addMicro(this.sums.chargedMicro, r.chargedMicro);
       if (heldMicro !== null) this.sums.unusedMicro = addMicro(this.sums.unusedMicro, subMicro(heldMicro, r.chargedMicro));
       return r;
     };
-    const release: CreditLedger['release'] = async (holdId, reason) => {
+    const release: LedgerStore['release'] = async (holdId, reason) => {
       const heldMicro = await this.amountOf(inner, holdId);
       const r = await this.resolving(holdId, inner.release(holdId, reason));
       if (heldMicro !== null) this.sums.refundMicro = addMicro(this.sums.refundMicro, heldMicro);
       return r;
     };
-    const own: Partial<CreditLedger> = { hold, settle, release };
+    const own: Partial<LedgerStore> = { hold, settle, release };
     return new Proxy(inner, {
       get(target, prop) {
-        const mine = own[prop as keyof CreditLedger];
+        const mine = own[prop as keyof LedgerStore];
         if (mine) return mine;
         const v = Reflect.get(target, prop, target) as unknown;
         return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
@@ -90,7 +90,7 @@ export class CreditMetrics {
   }
 
   /** A hold this process placed, or (rare: placed before a restart, or by another replica) the ledger's open hold; null when gone. */
-  private async amountOf(inner: CreditLedger, holdId: string): Promise<Micro | null> {
+  private async amountOf(inner: LedgerStore, holdId: string): Promise<Micro | null> {
     const mine = this.open.get(holdId);
     if (mine !== undefined) return mine;
     return (await inner.openHolds()).find((h) => h.id === holdId)?.amountMicro ?? null;

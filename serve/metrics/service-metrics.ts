@@ -6,8 +6,9 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { bearerMatches, isLoopback } from '../../ledger/admin-api.ts';
-import type { AlertOutbox, WatchStore } from '../alerts/alert-model.ts';
+import { bearerMatches, isLoopback } from '../../ledger/admin/admin-api.ts';
+import type { AlertOutbox } from '../alerts/alert-model.ts';
+import type { WatchStore } from '../alerts/watch-store.ts';
 import { AlertMetrics } from './alert-metrics.ts';
 import { watchAlertBacklog } from './backlog-metrics.ts';
 import { buildInfo } from './build-info.ts';

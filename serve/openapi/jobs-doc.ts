@@ -110,7 +110,7 @@ export function jobPaths(): Record<string, Schema> {
         responses: {
           200: json(ref('Job'), 'A cache hit (docs/jobs.md, "Cache"): succeeded, with the result and charged'),
           202: json(ref('Job'), 'Queued (or already running); estimated_cost is the hold'),
-          ...errors(400, 402, 403, 409, 415, 422, 429),
+          ...errors(400, 402, 403, 409, 415, 422, 429, 503),
         },
       },
     },

@@ -34,6 +34,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: 'A body sent as anything but Content-Type: application/json (curl -d sends application/x-www-form-urlencoded)',
   422: 'This Idempotency-Key was used with a different body',
   429: 'Rate limit exceeded; see Retry-After',
+  503: 'A queue is full (the error names it); nothing was held or charged; see Retry-After',
 };
 
 /** The error answers of `codes`, each in the API's error shape (402: the insufficient-credits one). */

@@ -13,7 +13,7 @@ import type Koa from 'koa';
 import { analyseSearch, type AnalysedSearch } from '../../core/ranking/search.ts';
 import { failpoint } from '../../core/infra/failpoints.ts';
 import { valueWithin } from '../../core/infra/wait-at-most.ts';
-import type { CreditLedger } from '../../ledger/credit-ledger.ts';
+import type { LedgerStore } from '../../ledger/ledger-store.ts';
 import { timesMicro, toCredits } from '../../ledger/money.ts';
 import type { ApiState } from '../generation/api-state.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
@@ -30,7 +30,7 @@ import { SearchQueueFull } from '../search/search-engine.ts';
 import type { SearchParts } from '../search/search-parts.ts';
 
 interface SearchDeps {
-  ledger: CreditLedger;
+  ledger: LedgerStore;
   /** The engine, the answer cache, the emergent narratives, and the route's settings (SEARCH_PATTERNS, SEARCH_BUDGET_MS). */
   search: SearchParts;
   /** Where a search over its budget is handed. */

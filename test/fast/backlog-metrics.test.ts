@@ -4,7 +4,8 @@
 import { Counter, Registry } from 'prom-client';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { AlertOutbox, WaitingCounts, WatchStore } from '../../serve/alerts/alert-model.ts';
+import type { AlertOutbox, WaitingCounts } from '../../serve/alerts/alert-model.ts';
+import type { WatchStore } from '../../serve/alerts/watch-store.ts';
 import { watchAlertBacklog } from '../../serve/metrics/backlog-metrics.ts';
 
 /** The sample lines of one metric in a scrape (its HELP and TYPE lines left out). */

@@ -1,12 +1,12 @@
-// The file outbox's journal over a long run (serve/alerts/file-outbox.ts): once it holds four times
+// The file outbox's journal over a long run (serve/alerts/file-outbox-store.ts): once it holds four times
 // the lines of the state it keeps (each watch's newest 100 events and 200 attempts), it is
 // rewritten from memory; a reopen then reads back exactly the state before, and a pending event
 // still pending, to be queued again.
 import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MemoryJobQueue } from '../../serve/jobs/job-queue.ts';
-import { FileOutbox } from '../../serve/alerts/file-outbox.ts';
+import { MemoryTaskQueue } from '../../serve/queue/memory-task-queue.ts';
+import { FileOutboxStore } from '../../serve/alerts/file-outbox-store.ts';
 import { eventFor, watchFor } from '../helpers/alerts.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
@@ -17,18 +17,18 @@ const lines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter
 test('the journal is compacted as it grows, and a reopen reads back the same events, attempts and pending work', async () => {
   const dir = tmpDir();
   // A queue that is never started: entries are taken, nothing runs (the test plays the runs).
-  const queue = new MemoryJobQueue(1, () => undefined);
-  const book = new FileOutbox(dir, undefined, 50);
+  const queue = new MemoryTaskQueue(1, () => undefined);
+  const book = new FileOutboxStore(dir, undefined, 50);
   assert.equal(await book.open(), []);
   const w = watchFor('http://127.0.0.1:9/hook');
   let most = 0;
   for (let i = 0; i < 600; i++) {
     const e = eventFor(w, i);
     assert.equal(await book.add([e], new Date(), queue), [e]);
-    const claim = await book.claim(e.id, 1, new Date(), 1000);
+    const claim = await book.lease(e.id, 1, new Date(), 1000);
     assert.ok('entry' in claim, 'a new event is claimed by its first turn');
     const at = new Date().toISOString();
-    await book.settle(
+    await book.record(
       e.id,
       1,
       {
@@ -43,9 +43,9 @@ test('the journal is compacted as it grows, and a reopen reads back the same eve
   // One more, left pending with a retry due later.
   const last = eventFor(w, 600);
   await book.add([last], new Date(), queue);
-  await book.claim(last.id, 1, new Date(), 1000);
+  await book.lease(last.id, 1, new Date(), 1000);
   const retryAt = new Date(Date.now() + 60_000);
-  await book.settle(
+  await book.record(
     last.id,
     1,
     {
@@ -65,7 +65,7 @@ test('the journal is compacted as it grows, and a reopen reads back the same eve
     queue,
   );
   // A queue entry of a past turn finds nothing to do.
-  assert.equal(await book.claim(last.id, 1, new Date(), 1000), { skip: true });
+  assert.equal(await book.lease(last.id, 1, new Date(), 1000), { skip: true });
   const events = await book.events(w.id, 500);
   const attempts = await book.attempts(w.id, 500);
   assert.ok(events.length >= 100 && events.length <= 101, `${events.length} events kept`);
@@ -74,11 +74,11 @@ test('the journal is compacted as it grows, and a reopen reads back the same eve
   // 1,803 lines were written; compactions kept the file near the state's size.
   assert.ok(most < 1300, `the journal grew to ${most} lines`);
   assert.ok(lines(book.file) < 1000, `${lines(book.file)} lines at the end`);
-  const again = new FileOutbox(dir, undefined, 50);
+  const again = new FileOutboxStore(dir, undefined, 50);
   assert.equal(await again.open(), [{ entry: `${last.id}:2`, at: retryAt }]);
   assert.equal(await again.events(w.id, 500), events);
   assert.equal(await again.attempts(w.id, 500), attempts);
-  assert.ok('entry' in (await again.claim(last.id, 2, new Date(), 1000)));
+  assert.ok('entry' in (await again.lease(last.id, 2, new Date(), 1000)));
   await again.close();
   await queue.close();
 });

@@ -8,7 +8,7 @@ import { loadConfig } from '../../core/infra/config.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { toMicro } from '../../ledger/money.ts';
-import { FileJobBook } from '../../serve/jobs/job-book.ts';
+import { FileJobStore } from '../../serve/jobs/file-job-store.ts';
 import { startServer, type RunningServer } from '../../serve/server.ts';
 import { rejects } from '../helpers/assert.ts';
 import { callApi } from '../helpers/http.ts';
@@ -232,20 +232,20 @@ test('retention: finished jobs older than JOB_RETENTION_DAYS go, and a result a 
   const hit = await call(a.secret, 'POST', '/intelligence/jobs', { kind: 'records', query: 'sourdough', limit: 5, window: 'all' });
   assert.is(hit.json.cached, true);
   const source = (await s.jobs.get(a.id, submit.json.jobId))!;
-  await s.jobs.book.save({ ...source, finishedAt: new Date(Date.now() - 8 * 86_400_000).toISOString() });
+  await s.jobs.store.save({ ...source, finishedAt: new Date(Date.now() - 8 * 86_400_000).toISOString() });
   assert.ok((await s.jobs.prune()) >= 1);
   assert.is((await call(a.secret, 'GET', `/intelligence/jobs/${submit.json.jobId}`)).status, 404);
-  assert.is(await s.jobs.book.get(submit.json.jobId), null, 'the record is gone from the book');
+  assert.is(await s.jobs.store.get(submit.json.jobId), null, 'the record is gone from the book');
   const kept = await call(a.secret, 'GET', `/intelligence/jobs/${hit.json.jobId}`);
   assert.is(kept.status, 200);
   assert.equal(kept.json.result.content, hit.json.result.content);
   // Everything is old a week and a day from now.
   await s.jobs.prune(Date.now() + 8 * 86_400_000);
   assert.is((await call(a.secret, 'GET', `/intelligence/jobs/${hit.json.jobId}`)).status, 404);
-  for (const id of [submit.json.jobId, hit.json.jobId]) await rejects(() => s.jobs.book.readResult(id), /no result|ENOENT/);
-  if (s.jobs.book instanceof FileJobBook)
+  for (const id of [submit.json.jobId, hit.json.jobId]) await rejects(() => s.jobs.store.readResult(id), /no result|ENOENT/);
+  if (s.jobs.store instanceof FileJobStore)
     assert.equal(
-      fs.readdirSync(s.jobs.book.store.dir).filter((f) => f.startsWith('job_')),
+      fs.readdirSync(s.jobs.store.files.dir).filter((f) => f.startsWith('job_')),
       [],
     );
 });

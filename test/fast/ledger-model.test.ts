@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FileLedger } from '../../ledger/file-ledger.ts';
+import { FileLedgerStore } from '../../ledger/file-ledger-store.ts';
 import { asMicro } from '../../ledger/money.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
@@ -35,7 +35,7 @@ test('random operation sequences agree with a reference model, across restarts',
   await fc.assert(
     fc.asyncProperty(fc.array(cmd, { minLength: 5, maxLength: 60 }), async (cmds) => {
       const dir = tmpDir('ledger-model-');
-      let l = await FileLedger.open({ dir, checkpointEvery: 7, fileBytes: 2048 });
+      let l = await FileLedgerStore.open({ dir, checkpointEvery: 7, fileBytes: 2048 });
       const accs = [(await l.createAccount('a')).id, (await l.createAccount('b')).id];
       const m: Model = { balance: [0, 0], held: [0, 0], holds: new Map() };
       const holdIds: string[] = [];
@@ -76,7 +76,7 @@ test('random operation sequences agree with a reference model, across restarts',
             m.holds.delete(id);
           } else {
             await l.close({ checkpoint: !c.dropCheckpoint });
-            l = await FileLedger.open({ dir, checkpointEvery: 7, fileBytes: 2048 });
+            l = await FileLedgerStore.open({ dir, checkpointEvery: 7, fileBytes: 2048 });
             // Open holds died with the "process": recovery refunds every one of them.
             assert.is(l.recovery.releasedHolds, m.holds.size);
             for (const h of m.holds.values()) m.held[h.acc]! -= h.amount;

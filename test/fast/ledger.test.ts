@@ -5,10 +5,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FileLedger } from '../../ledger/file-ledger.ts';
+import { FileLedgerStore } from '../../ledger/file-ledger-store.ts';
 import { asMicro, toCredits, toMicro } from '../../ledger/money.ts';
-import { LedgerCorruption } from '../../ledger/record-log.ts';
-import { LedgerState } from '../../ledger/state.ts';
+import { LedgerCorruption } from '../../ledger/log/record-log.ts';
+import { LedgerState } from '../../ledger/log/state.ts';
 import { rejects } from '../helpers/assert.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
@@ -16,9 +16,9 @@ test.after.each(cleanupTmp);
 
 const C = (credits: number | string) => toMicro(credits);
 
-async function fresh(opts: Partial<Parameters<typeof FileLedger.open>[0]> = {}) {
+async function fresh(opts: Partial<Parameters<typeof FileLedgerStore.open>[0]> = {}) {
   const dir = tmpDir('ledger-');
-  const l = await FileLedger.open({ dir, ...opts });
+  const l = await FileLedgerStore.open({ dir, ...opts });
   const acc = await l.createAccount('acme');
   return { dir, l, acc };
 }
@@ -53,7 +53,7 @@ test('keys: the secret never reaches the files; revocation survives a restart', 
     .map((f) => fs.readFileSync(f, 'latin1'))
     .join('');
   assert.not.ok(onDisk.includes(secret), 'the secret never reaches disk');
-  const again = await FileLedger.open({ dir });
+  const again = await FileLedgerStore.open({ dir });
   assert.ok((await again.keyBySecret(secret))!.revokedAt, 'revocation survives a restart');
   await again.close();
 });
@@ -70,7 +70,7 @@ test('restart: the same state from a checkpoint, from a full replay, across rota
   await l.close({ checkpoint: false });
   assert.ok(logFiles(dir).length > 3, 'log files rotated');
 
-  const a = await FileLedger.open({ dir });
+  const a = await FileLedgerStore.open({ dir });
   assert.ok(a.recovery.fromCheckpoint);
   assert.ok(a.recovery.replayed < seq);
   assert.is(a.recovery.releasedHolds, 40, 'holds left open are refunded at recovery');
@@ -79,7 +79,7 @@ test('restart: the same state from a checkpoint, from a full replay, across rota
   await a.close({ checkpoint: false });
 
   fs.rmSync(path.join(dir, 'checkpoint.json'));
-  const b = await FileLedger.open({ dir });
+  const b = await FileLedgerStore.open({ dir });
   assert.not.ok(b.recovery.fromCheckpoint);
   assert.equal(
     [(await b.getAccount(acc.id))!.balanceMicro, (await b.getAccount(acc.id))!.heldMicro, b.recovery.releasedHolds],
@@ -99,7 +99,7 @@ test('a torn tail is cut and reported; everything acknowledged before it survive
   const torn = Buffer.alloc(60, 7);
   torn.writeUInt32LE(200, 0);
   fs.appendFileSync(seg, torn);
-  const r = await FileLedger.open({ dir });
+  const r = await FileLedgerStore.open({ dir });
   assert.equal(r.recovery.tornTail && { offset: r.recovery.tornTail.offset, bytesCut: r.recovery.tornTail.bytesCut }, {
     offset: good,
     bytesCut: 60,
@@ -119,7 +119,7 @@ test('a corrupted record in the middle stops the open, naming the file and offse
   buf[second + 20] = buf[second + 20]! ^ 0xff;
   fs.writeFileSync(seg, buf);
   try {
-    await FileLedger.open({ dir });
+    await FileLedgerStore.open({ dir });
     assert.unreachable('open must refuse a corrupted ledger');
   } catch (err) {
     assert.instance(err, LedgerCorruption);
@@ -145,7 +145,7 @@ test('idempotency: stored responses kept across restarts, forgotten after the TT
   await l.close();
 
   now = new Date('2026-11-20T23:00:00Z');
-  const r = await FileLedger.open({ dir, now: () => now });
+  const r = await FileLedgerStore.open({ dir, now: () => now });
   assert.equal(
     await r.idempotencyBegin(acc.id, 'idem-1', 'hashA'),
     { kind: 'replay', response: { status: 200, body: { rows: 20 } } },
@@ -153,7 +153,7 @@ test('idempotency: stored responses kept across restarts, forgotten after the TT
   );
   await r.close();
   now = new Date('2026-11-22T01:00:00Z');
-  const later = await FileLedger.open({ dir, now: () => now });
+  const later = await FileLedgerStore.open({ dir, now: () => now });
   assert.equal(await later.idempotencyBegin(acc.id, 'idem-1', 'hashA'), { kind: 'new' }, 'forgotten after the TTL (48 h by default)');
   await later.close();
 });
@@ -181,9 +181,9 @@ test('a record the state refuses leaves no trace: no sequence gap, no balance ch
 
 test('one writer per ledger directory', async () => {
   const { dir, l } = await fresh();
-  await rejects(() => FileLedger.open({ dir }), /holds the lock/);
+  await rejects(() => FileLedgerStore.open({ dir }), /holds the lock/);
   await l.close();
-  const again = await FileLedger.open({ dir });
+  const again = await FileLedgerStore.open({ dir });
   await again.close();
 });
 

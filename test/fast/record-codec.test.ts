@@ -1,11 +1,11 @@
-// The ledger's record codec (ledger/records.ts): in memory the amounts carry their unit
+// The ledger's record codec (ledger/log/records.ts): in memory the amounts carry their unit
 // (amountMicro, heldMicro, balanceAfterMicro), on disk they keep the log's names (amount, held,
 // balanceAfter), so a log written before the rename reads the same and a record is written byte for
 // byte as it always was.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { asMicro } from '../../ledger/money.ts';
-import { decodeRecord, encodeRecord, type LedgerRecord } from '../../ledger/records.ts';
+import { decodeRecord, encodeRecord, type LedgerRecord } from '../../ledger/log/records.ts';
 
 // Records as the log has always held them, one of each kind that carries money.
 const STORED = [

@@ -6,14 +6,15 @@ import fs from 'node:fs';
 import { loadConfig } from '../../core/infra/config.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import type { AlertEvent } from '../../serve/alerts/alert-model.ts';
-import { alertOutbox } from '../../serve/alerts/outbox-storage.ts';
-import { watchStorage } from '../../serve/alerts/watch-storage.ts';
+import { configuredSigningKey } from '../../serve/alerts/watch-secret.ts';
+import { openWebhookOutbox } from '../../serve/alerts/webhook-outbox.ts';
+import { openWatchStore } from '../../serve/alerts/open-watch-store.ts';
 
 const config = loadConfig();
 const log = createLogger('delivery-child', config.LOG_LEVEL);
-const watches = watchStorage(config, log);
+const watches = openWatchStore(config, log);
 await watches.open();
-const outbox = alertOutbox(config, log, watches);
+const outbox = openWebhookOutbox(config, log, watches, await configuredSigningKey(config));
 await outbox.open();
 if (process.env.EVENTS_FILE) {
   const events = JSON.parse(fs.readFileSync(process.env.EVENTS_FILE, 'utf8')) as AlertEvent[];

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
-import { ADMIN_ENDPOINT_FILE } from '../../ledger/admin-api.ts';
-import { FileLedger } from '../../ledger/file-ledger.ts';
+import { ADMIN_ENDPOINT_FILE } from '../../ledger/admin/admin-api.ts';
+import { FileLedgerStore } from '../../ledger/file-ledger-store.ts';
 import { runNpm, runTs, spawnNpm } from '../helpers/child.ts';
 import { pipedSampleDir } from '../helpers/pipeline.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
@@ -20,7 +20,7 @@ test.after.each(cleanupTmp);
 async function admin(dataDir: string, args: string[], env: Record<string, string> = {}, npm = false) {
   const r = await (npm
     ? runNpm('admin', [...args, '--data-dir', dataDir], env)
-    : runTs('ledger/admin-cli.ts', [...args, '--data-dir', dataDir], env));
+    : runTs('ledger/admin/admin-cli.ts', [...args, '--data-dir', dataDir], env));
   const json = r.out.trim().startsWith('{') ? JSON.parse(r.out.slice(0, r.out.lastIndexOf('}') + 1)) : null;
   return { code: r.code, out: r.out, json };
 }
@@ -78,7 +78,7 @@ test('every command with bad values: one JSON line {error} that says what is wro
     [['frobnicate', 'now'], 2, 'unknown command "frobnicate now"'],
   ];
   for (const [args, code, error] of cases) {
-    const r = await runTs('ledger/admin-cli.ts', [...args, '--data-dir', d]);
+    const r = await runTs('ledger/admin/admin-cli.ts', [...args, '--data-dir', d]);
     assert.is(r.code, code, `${args.join(' ')}: ${r.out}`);
     assert.equal(JSON.parse(r.out.split('\n')[0]!), { error }, args.join(' '));
   }
@@ -175,7 +175,7 @@ test('endpoint mode: every admin command works against a server started by npm r
 
 test('a process holding the ledger without an endpoint is reported, not raced', async () => {
   const d = tmpDir();
-  const ledger = await FileLedger.open({ dir: path.join(d, 'ledger') });
+  const ledger = await FileLedgerStore.open({ dir: path.join(d, 'ledger') });
   try {
     const r = await admin(d, ['accounts', 'create', '--name', 'x'], {}, true);
     assert.is(r.code, 1);

@@ -10,11 +10,11 @@ import { loadConfig } from '../../core/infra/config.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import type { AlertEvent, Watch } from '../../serve/alerts/alert-model.ts';
-import { alertOutbox } from '../../serve/alerts/outbox-storage.ts';
-import { PgOutbox } from '../../serve/alerts/pg-outbox.ts';
-import { BossJobQueue } from '../../serve/jobs/pg-job-queue.ts';
-import { signingKey, watchSecret } from '../../serve/alerts/watch-secret.ts';
-import { watchStorage } from '../../serve/alerts/watch-storage.ts';
+import { openWebhookOutbox } from '../../serve/alerts/webhook-outbox.ts';
+import { PgOutboxStore } from '../../serve/alerts/pg-outbox-store.ts';
+import { PgTaskQueue } from '../../serve/queue/pg-task-queue.ts';
+import { signingKey, watchSecret, configuredSigningKey } from '../../serve/alerts/watch-secret.ts';
+import { openWatchStore } from '../../serve/alerts/open-watch-store.ts';
 import type { WebhookOutbox } from '../../serve/alerts/webhook-outbox.ts';
 import { eventFor, startReceiver, verifyWebhook, watchFor, type Receiver } from '../helpers/alerts.ts';
 import { spawnTs, type Child } from '../helpers/child.ts';
@@ -39,7 +39,7 @@ const envOf = (url: string, extra: Record<string, string> = {}) => ({
 });
 
 async function addWatch(url: string, receiverUrl: string): Promise<Watch> {
-  const watches = watchStorage(loadConfig(envOf(url)), log);
+  const watches = openWatchStore(loadConfig(envOf(url)), log);
   await watches.open();
   const w = watchFor(receiverUrl);
   assert.ok(await watches.add(w, 100));
@@ -75,9 +75,9 @@ test('two outboxes adding the same events (two replicas evaluating one generatio
     const outboxes: WebhookOutbox[] = [];
     for (let i = 0; i < 2; i++) {
       const config = loadConfig(envOf(url));
-      const watches = watchStorage(config, log);
+      const watches = openWatchStore(config, log);
       await watches.open();
-      const outbox = alertOutbox(config, log, watches);
+      const outbox = openWebhookOutbox(config, log, watches, await configuredSigningKey(config));
       await outbox.open();
       opened.push(watches, outbox);
       outboxes.push(outbox);
@@ -104,9 +104,9 @@ test('two outboxes adding the same events (two replicas evaluating one generatio
 
 test('the PostgreSQL outbox keeps each watch its newest 100 events (pending ones always) and 200 attempts', async () => {
   const url = await database();
-  const book = new PgOutbox(url);
+  const book = new PgOutboxStore(url);
   // A real pg-boss queue whose runs do nothing: the test plays the deliveries on the book.
-  const queue = new BossJobQueue({
+  const queue = new PgTaskQueue({
     databaseUrl: url,
     queue: 'webhook-deliveries',
     concurrency: 1,
@@ -123,7 +123,7 @@ test('the PostgreSQL outbox keeps each watch its newest 100 events (pending ones
     assert.is((await book.add(events, new Date(), queue)).length, 0, 'kept once');
     assert.is((await book.events(w.id, 500)).length, 210, 'pending events are never trimmed');
     for (const e of events) {
-      const claim = await book.claim(e.id, 1, new Date(), 5000);
+      const claim = await book.lease(e.id, 1, new Date(), 5000);
       assert.ok('entry' in claim);
       const at = new Date().toISOString();
       const attempt = {
@@ -136,9 +136,9 @@ test('the PostgreSQL outbox keeps each watch its newest 100 events (pending ones
         latency_ms: 1,
         outcome: 'delivered' as const,
       };
-      await book.settle(e.id, 1, { attempt, status: 'delivered', next_attempt_at: null }, queue);
+      await book.record(e.id, 1, { attempt, status: 'delivered', next_attempt_at: null }, queue);
     }
-    assert.equal(await book.claim(events[0]!.id, 1, new Date(), 5000), { skip: true }, 'a delivered event is not claimed again');
+    assert.equal(await book.lease(events[0]!.id, 1, new Date(), 5000), { skip: true }, 'a delivered event is not claimed again');
     const one = eventFor(w, 999);
     await book.add([one], new Date(), queue);
     const kept = await book.events(w.id, 500);
@@ -200,7 +200,7 @@ test('the process delivering an event killed with SIGKILL: the other replica del
     assert.ok(tookMs >= 4_000 && tookMs < 20_000, `taken over after ${tookMs} ms`);
     console.log(`SIGKILL mid-delivery: the other replica delivered the event ${tookMs} ms after the kill`);
     // Read from the book itself: an outbox here would start a delivery queue of its own in this process.
-    const book = new PgOutbox(url);
+    const book = new PgOutboxStore(url);
     try {
       await book.open();
       await pollUntil('the event recorded as delivered', async () => (await book.events(w.id, 10))[0]?.status === 'delivered', 10_000);

@@ -11,11 +11,12 @@ import * as assert from 'uvu/assert';
 import { loadConfig } from '../../core/infra/config.ts';
 import { createLogger } from '../../core/infra/log.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
-import type { AlertEvent, DeliveryAttempt, DeliveryObserver, Watch, WatchStore } from '../../serve/alerts/alert-model.ts';
-import { alertOutbox } from '../../serve/alerts/outbox-storage.ts';
+import type { AlertEvent, DeliveryAttempt, DeliveryObserver, Watch } from '../../serve/alerts/alert-model.ts';
+import type { WatchStore } from '../../serve/alerts/watch-store.ts';
+import { openWebhookOutbox } from '../../serve/alerts/webhook-outbox.ts';
 import { MAX_WAIT_MS, nextAttemptAt, retryWait } from '../../serve/alerts/retry-schedule.ts';
-import { signatureHeader, signingKey, watchSecret } from '../../serve/alerts/watch-secret.ts';
-import { watchStorage } from '../../serve/alerts/watch-storage.ts';
+import { signatureHeader, signingKey, watchSecret, configuredSigningKey } from '../../serve/alerts/watch-secret.ts';
+import { openWatchStore } from '../../serve/alerts/open-watch-store.ts';
 import type { WebhookOutbox } from '../../serve/alerts/webhook-outbox.ts';
 import { closedPort, eventFor, pythonVerifies, startReceiver, verifyWebhook, watchFor, type Receiver } from '../helpers/alerts.ts';
 import { spawnTs } from '../helpers/child.ts';
@@ -54,10 +55,10 @@ async function rig(dir: string, env: Record<string, string> = {}): Promise<Rig> 
     ALERTS_CONCURRENCY: '4',
     ...env,
   });
-  const watches = watchStorage(config, log);
+  const watches = openWatchStore(config, log);
   await watches.open();
   const counts = new Counts();
-  const outbox = alertOutbox(config, log, watches, counts);
+  const outbox = openWebhookOutbox(config, log, watches, await configuredSigningKey(config), counts);
   await outbox.open();
   open.push(watches, outbox);
   return { dir, watches, outbox, counts };
@@ -240,7 +241,7 @@ test('the retry schedule: waits double from the base, jittered to [half, all], c
     MAX_WAIT_MS / 2,
   );
   const start = new Date('2026-01-01T00:00:00Z');
-  const s = { baseMs: 10_000, windowMs: 86_400_000 };
+  const s = { baseMs: 10_000, spanMs: 86_400_000 };
   // The default settings: attempts until 24 h after the event, about 30 of them.
   let now = start;
   let n = 0;
@@ -250,11 +251,11 @@ test('the retry schedule: waits double from the base, jittered to [half, all], c
     assert.ok(next.getTime() - now.getTime() <= MAX_WAIT_MS);
     now = next;
   }
-  assert.ok(now.getTime() - start.getTime() <= s.windowMs);
+  assert.ok(now.getTime() - start.getTime() <= s.spanMs);
   assert.ok(n >= 25 && n <= 35, `${n} attempts in 24 h`);
   // A receiver down 5 minutes is retried within them: the waits up to then add to less than 5 minutes + one wait.
   assert.is(
-    nextAttemptAt(new Date(start.getTime() + 5_000), start, 1, { baseMs: 10_000, windowMs: 10_000 }, () => 1),
+    nextAttemptAt(new Date(start.getTime() + 5_000), start, 1, { baseMs: 10_000, spanMs: 10_000 }, () => 1),
     null,
   );
 });
@@ -442,7 +443,7 @@ test('a delivering process killed with SIGKILL mid-delivery: the event is delive
   let hang = true;
   const rec = await startReceiver(() => (hang ? 'hang' : 200));
   open.push(rec);
-  const watches = watchStorage(loadConfig({ DATA_DIR: dir }), log);
+  const watches = openWatchStore(loadConfig({ DATA_DIR: dir }), log);
   await watches.open();
   const w = watchFor(rec.url);
   await watches.add(w, 100);

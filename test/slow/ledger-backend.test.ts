@@ -11,11 +11,11 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
-import { FileLedger } from '../../ledger/file-ledger.ts';
-import { exportLedger, readDump } from '../../ledger/ledger-dump.ts';
-import { importInto, openLedger } from '../../ledger/open-ledger.ts';
+import { FileLedgerStore } from '../../ledger/file-ledger-store.ts';
+import { exportLedger, readDump } from '../../ledger/admin/ledger-dump.ts';
+import { importInto, openLedgerStore } from '../../ledger/open-ledger-store.ts';
 import { toMicro } from '../../ledger/money.ts';
-import { PgLedger } from '../../ledger/postgres/pg-ledger.ts';
+import { PgLedgerStore } from '../../ledger/postgres/pg-ledger-store.ts';
 import { freePort, PGDATA_LOCATION_FILE } from '../../tools/postgres/embedded.ts';
 import { ensureDemoAccount } from '../../serve/billing/demo-account.ts';
 import { rejects } from '../helpers/assert.ts';
@@ -31,14 +31,14 @@ test.after(async () => {
   cleanupTmp();
 });
 
-async function history(l: FileLedger | PgLedger, account: string) {
+async function history(l: FileLedgerStore | PgLedgerStore, account: string) {
   const page = await l.usage(account, { limit: 500 });
   return page.entries.map(({ id: _, ...e }) => e);
 }
 
 test('export from the file ledger, import into PostgreSQL and back: balances, keys, usage history equal; open holds not carried', async () => {
   const dir = tmpDir();
-  const file = await FileLedger.open({ dir: path.join(dir, 'ledger') });
+  const file = await FileLedgerStore.open({ dir: path.join(dir, 'ledger') });
   const a = await file.createAccount('Acme');
   const b = await file.createAccount('Beta');
   const ka = await file.createKey(a.id, 'ci');
@@ -63,7 +63,7 @@ test('export from the file ledger, import into PostgreSQL and back: balances, ke
   const url = await database();
   const counts = await importInto({ dir: path.join(dir, 'ledger'), databaseUrl: url }, await readDump(out));
   assert.equal(counts, { accounts: 2, keys: 2, entries: 6 });
-  const pg = await PgLedger.open({ databaseUrl: url });
+  const pg = await PgLedgerStore.open({ databaseUrl: url });
   try {
     for (const id of [a.id, b.id]) {
       const before = await file.balance(id);
@@ -85,7 +85,7 @@ test('export from the file ledger, import into PostgreSQL and back: balances, ke
     await exportLedger(pg, back);
     const dir2 = tmpDir();
     await importInto({ dir: path.join(dir2, 'ledger') }, await readDump(back));
-    const again = await FileLedger.open({ dir: path.join(dir2, 'ledger') });
+    const again = await FileLedgerStore.open({ dir: path.join(dir2, 'ledger') });
     for (const id of [a.id, b.id]) assert.equal(await history(again, id), await history(file, id));
     await again.close();
   } finally {
@@ -103,10 +103,10 @@ test('export from the file ledger, import into PostgreSQL and back: balances, ke
 test('a data directory records its ledger: the other backend, or another PostgreSQL database, is refused with what to run', async () => {
   const dir = tmpDir();
   const ledgerDir = path.join(dir, 'ledger');
-  await (await openLedger({ dir: ledgerDir })).close();
+  await (await openLedgerStore({ dir: ledgerDir })).close();
   const url = await database();
   await rejects(
-    () => openLedger({ dir: ledgerDir, databaseUrl: url }),
+    () => openLedgerStore({ dir: ledgerDir, databaseUrl: url }),
     new RegExp(
       'uses the file ledger .*but DATABASE_URL \\(postgresql://postgres:\\*\\*\\*@.*\\) asks for a PostgreSQL ledger: ' +
         'keep it: .*npm start, without DATABASE_URL; ' +
@@ -114,15 +114,15 @@ test('a data directory records its ledger: the other backend, or another Postgre
     ),
   );
   const pgDir = path.join(tmpDir(), 'ledger');
-  await (await openLedger({ dir: pgDir, databaseUrl: url })).close();
-  await rejects(() => openLedger({ dir: pgDir }), /uses the PostgreSQL ledger lgr_\w+ .*but DATABASE_URL is not set/);
+  await (await openLedgerStore({ dir: pgDir, databaseUrl: url })).close();
+  await rejects(() => openLedgerStore({ dir: pgDir }), /uses the PostgreSQL ledger lgr_\w+ .*but DATABASE_URL is not set/);
   const other = await database();
   await rejects(
-    () => openLedger({ dir: pgDir, databaseUrl: other }),
+    () => openLedgerStore({ dir: pgDir, databaseUrl: other }),
     /uses the PostgreSQL ledger (lgr_\w+) .*asks for the PostgreSQL ledger lgr_\w+/,
   );
   // The same database again: fine.
-  await (await openLedger({ dir: pgDir, databaseUrl: url })).close();
+  await (await openLedgerStore({ dir: pgDir, databaseUrl: url })).close();
 });
 
 test('npm run cluster on a file-ledger DATA_DIR under a private folder: refused, moved with ledger export and --import; hints run as printed', async () => {
@@ -139,12 +139,12 @@ test('npm run cluster on a file-ledger DATA_DIR under a private folder: refused,
     PORT: String(await freePort()),
   };
   const admin = async (...args: string[]) => {
-    const r = await runTs('ledger/admin-cli.ts', args, { DATA_DIR: dir });
+    const r = await runTs('ledger/admin/admin-cli.ts', args, { DATA_DIR: dir });
     assert.is(r.code, 0, r.out);
     return JSON.parse(r.out);
   };
   // What `npm start` made on its first start: the demo account on the file ledger, its key in demo-key.json.
-  const first = await openLedger({ dir: path.join(dir, 'ledger') });
+  const first = await openLedgerStore({ dir: path.join(dir, 'ledger') });
   const demo = (await ensureDemoAccount(first, dir, 1)).demo;
   await first.close();
   const acme = await admin('accounts', 'create', '--name', 'Acme');
@@ -210,7 +210,7 @@ test('npm run cluster on a file-ledger DATA_DIR under a private folder: refused,
     if (pgdata) fs.rmSync(pgdata, { recursive: true, force: true });
   }
   // With the cluster stopped, the admin CLI says so in one line.
-  const down = await runTs('ledger/admin-cli.ts', ['accounts', 'show', '--account', acme.id], { DATA_DIR: dir });
+  const down = await runTs('ledger/admin/admin-cli.ts', ['accounts', 'show', '--account', acme.id], { DATA_DIR: dir });
   assert.is(down.code, 1);
   assert.match(down.out, /npm run cluster's PostgreSQL .* is not running: start .*npm run cluster first/);
 });

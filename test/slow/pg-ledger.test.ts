@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { createPool } from '../../core/infra/postgres/pool.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
 import { toMicro } from '../../ledger/money.ts';
-import { PgLedger } from '../../ledger/postgres/pg-ledger.ts';
+import { PgLedgerStore } from '../../ledger/postgres/pg-ledger-store.ts';
 import { pgCrashTrial } from '../../ledger/verify/pg-crash-trial.ts';
 import { rejects } from '../helpers/assert.ts';
 import { spawnTs } from '../helpers/child.ts';
@@ -32,7 +32,7 @@ test.after(stopPostgres);
 
 test('two replicas on one account never overdraw: 1,000 concurrent holds from both', async () => {
   const url = await database();
-  const [a, b] = await Promise.all([PgLedger.open({ databaseUrl: url }), PgLedger.open({ databaseUrl: url })]);
+  const [a, b] = await Promise.all([PgLedgerStore.open({ databaseUrl: url }), PgLedgerStore.open({ databaseUrl: url })]);
   const acc = await a.createAccount('shared');
   await b.topup(acc.id, C('2.5'));
   const results = await Promise.all(
@@ -60,8 +60,8 @@ test('kill -9 of replicas mid-load: every acknowledged operation present, their 
 
 test('Idempotency-Keys across replicas: in flight elsewhere, replayed elsewhere, taken over once the runner is dead', async () => {
   const url = await database();
-  const a = await PgLedger.open({ databaseUrl: url, leaseMs: 1000 });
-  const b = await PgLedger.open({ databaseUrl: url, leaseMs: 1000 });
+  const a = await PgLedgerStore.open({ databaseUrl: url, leaseMs: 1000 });
+  const b = await PgLedgerStore.open({ databaseUrl: url, leaseMs: 1000 });
   const acc = await a.createAccount('idem');
   await a.topup(acc.id, C(5));
   assert.equal(await a.idempotencyBegin(acc.id, 'k1', 'h'), { kind: 'new' });
@@ -115,7 +115,7 @@ test('Idempotency-Keys across replicas: in flight elsewhere, replayed elsewhere,
 
 test('the database refuses an overdraft and any edit of the usage ledger, whatever a client sends', async () => {
   const url = await database();
-  const l = await PgLedger.open({ databaseUrl: url });
+  const l = await PgLedgerStore.open({ databaseUrl: url });
   const acc = await l.createAccount('c');
   await l.topup(acc.id, C(1));
   const pool = createPool(url, { max: 1 });
@@ -141,7 +141,7 @@ test('the database refuses an overdraft and any edit of the usage ledger, whatev
 
 test('migrations: replicas starting at once apply each version exactly once', async () => {
   const url = await database();
-  const ledgers = await Promise.all(Array.from({ length: 4 }, () => PgLedger.open({ databaseUrl: url })));
+  const ledgers = await Promise.all(Array.from({ length: 4 }, () => PgLedgerStore.open({ databaseUrl: url })));
   const pool = createPool(url, { max: 1 });
   const { rows } = await pool.query<{ version: number }>('SELECT version FROM ledger.schema_migrations ORDER BY version');
   assert.equal(

@@ -81,7 +81,7 @@ test('what a search on one replica forms, the other reads: emergent narratives, 
     assert.is((await api(b.baseUrl, key, 'GET', '/health')).json.ledger.backend, 'postgres');
     // The admin CLI writes to the same PostgreSQL beside the running replicas; its key works on both.
     const admin = async (...args: string[]) => {
-      const c = spawnTs('ledger/admin-cli.ts', args, { DATABASE_URL: url, DATA_DIR: dir });
+      const c = spawnTs('ledger/admin/admin-cli.ts', args, { DATABASE_URL: url, DATA_DIR: dir });
       const { code } = await c.exited;
       assert.is(code, 0, c.out());
       return JSON.parse(c.out()) as any;

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { dataDirLayout } from '../../core/infra/data-dir.ts';
 import { readCurrent, readManifest } from '../../core/snapshots/generations.ts';
 import { pollUntil } from '../../core/infra/wait-at-most.ts';
-import { FileLedger } from '../../ledger/file-ledger.ts';
+import { FileLedgerStore } from '../../ledger/file-ledger-store.ts';
 import { spawnTs } from '../helpers/child.ts';
 import { cleanupTmp, tmpDir } from '../helpers/tmp.ts';
 
@@ -95,7 +95,7 @@ test('first start generates the corpus, publishes generation 1 and keeps running
   const ok = answered.filter((a) => a.status === 200).length;
   assert.ok(ok >= 1);
   assert.is((await again.child.exited).code, 0);
-  const ledger = await FileLedger.open({ dir: layout.ledger });
+  const ledger = await FileLedgerStore.open({ dir: layout.ledger });
   try {
     const entries = (await ledger.usage(JSON.parse(fs.readFileSync(path.join(d, 'demo-key.json'), 'utf8')).account, { limit: 100 }))
       .entries;

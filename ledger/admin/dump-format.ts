@@ -1,8 +1,8 @@
 // The records of a ledger export (ledger-dump.ts writes and reads them; docs/ledger.md, "Moving a
-// ledger"), apart from it so the ledger's interface (credit-ledger.ts) can name a dump without a
+// ledger"), apart from it so the ledger's interface (../ledger-store.ts) can name a dump without a
 // loop back to the code that writes one.
-import type { Micro } from './money.ts';
-import type { ApiKey } from './state.ts';
+import type { Micro } from '../money.ts';
+import type { ApiKey } from '../log/state.ts';
 
 export interface DumpAccount {
   t: 'account';
@@ -19,7 +19,7 @@ export interface DumpKey extends ApiKey {
 export interface DumpEntry {
   t: 'entry';
   account: string;
-  /** UsageEntry's type (credit-ledger.ts): the compiler holds the two together where entries are dumped. */
+  /** UsageEntry's type (ledger-store.ts): the compiler holds the two together where entries are dumped. */
   type: 'topup' | 'settlement' | 'refund';
   keyId: string | null;
   /** Added (top-up), charged (settlement), 0 (refund); micro-credits. */

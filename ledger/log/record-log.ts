@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { fsyncDir } from '../core/infra/durable-fs.ts';
+import { fsyncDir } from '../../core/infra/durable-fs.ts';
 import { encodeFrame, frameLength, isTornTail, markBatchEnd, scanFrame } from './frame.ts';
 
 const LOG_FILE_RE = /^seg-(\d{8})\.log$/;

@@ -1,13 +1,12 @@
-// The job book on PostgreSQL (DATABASE_URL): every replica reads and writes the same job
+// The job store on PostgreSQL (DATABASE_URL): every replica reads and writes the same job
 // records, results and cache (migrations/001_jobs.sql), so any replica accepts a job, runs it and
 // answers its status, and an Idempotency-Key is one job across replicas.
 import path from 'node:path';
 import { migrate } from '../../core/infra/postgres/migrate.ts';
 import { createPool, inTransaction, type PgPool } from '../../core/infra/postgres/pool.ts';
-import { pruneSet, type JobBook } from './job-book.ts';
 import { expiryOf, ROLLING_MS, type CacheEntry } from './job-cache.ts';
-import type { JobQueue } from './job-queue.ts';
-import type { JobRecord } from './job-store.ts';
+import type { TaskQueue } from '../queue/task-queue.ts';
+import { pruneSet, type JobRecord, type JobStore } from './job-store.ts';
 import type { Micro } from '../../ledger/money.ts';
 
 const JOBS_SCHEMA = 'jobs';
@@ -15,7 +14,7 @@ const MIGRATIONS = path.join(import.meta.dirname, 'migrations');
 /** A submit that has held a key this long without finishing died with its replica: the key is free again. */
 const SUBMIT_ABANDONED_MS = 60_000;
 
-export class PgJobBook implements JobBook {
+export class PgJobStore implements JobStore {
   private readonly pool: PgPool;
 
   constructor(databaseUrl: string) {
@@ -62,8 +61,8 @@ export class PgJobBook implements JobBook {
   }
 
   /** The record and pg-boss's job in one transaction: both or neither. */
-  async saveQueued(job: JobRecord, queue: JobQueue): Promise<void> {
-    if (!queue.enqueueIn) throw new Error('the PostgreSQL job book needs a queue kept in PostgreSQL');
+  async saveQueued(job: JobRecord, queue: TaskQueue): Promise<void> {
+    if (!queue.enqueueIn) throw new Error('the PostgreSQL job store needs a queue kept in PostgreSQL');
     const enqueueIn = queue.enqueueIn.bind(queue);
     await inTransaction(this.pool, async (client) => {
       await this.save(job, client);

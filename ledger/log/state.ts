@@ -2,7 +2,7 @@
 // balances, used both live (right after a record is queued) and on replay, so the two can never
 // disagree. It re-checks every invariant and throws on a record that breaks one: on replay that
 // means the log is not a history this code could have written.
-import { addMicro, subMicro, ZERO_MICRO, type Micro } from './money.ts';
+import { addMicro, subMicro, ZERO_MICRO, type Micro } from '../money.ts';
 import type { LedgerRecord } from './records.ts';
 import type { Location } from './record-log.ts';
 

@@ -6,18 +6,18 @@
 // watches, not by time. Leases live in memory only: the process is the one runner.
 import path from 'node:path';
 import { JsonJournal } from '../../core/infra/json-journal.ts';
-import type { JobQueue } from '../jobs/job-queue.ts';
+import type { TaskQueue } from '../queue/task-queue.ts';
 import type { AlertEvent, DeliveryAttempt, EventState, WaitingCounts } from './alert-model.ts';
 import {
   ATTEMPTS_KEPT,
   EVENTS_KEPT,
   publicState,
   queueEntry,
-  type Claim,
-  type OutboxBook,
+  type Lease,
+  type OutboxStore,
   type OutboxEntry,
-  type Settlement,
-} from './outbox-book.ts';
+  type AttemptResult,
+} from './outbox-store.ts';
 
 type StateFields = Omit<OutboxEntry, 'event'>;
 type Line =
@@ -37,7 +37,7 @@ interface WatchLog {
   attempts: DeliveryAttempt[];
 }
 
-export class FileOutbox implements OutboxBook {
+export class FileOutboxStore implements OutboxStore {
   private journal: JsonJournal | null = null;
   private readonly entries = new Map<string, OutboxEntry>();
   private readonly watches = new Map<string, WatchLog>();
@@ -64,7 +64,7 @@ export class FileOutbox implements OutboxBook {
       .map((e) => ({ entry: queueEntry(e.event.id, e.turn), at: new Date(e.next_attempt_at ?? e.window_start) }));
   }
 
-  async add(events: AlertEvent[], now: Date, queue: JobQueue): Promise<AlertEvent[]> {
+  async add(events: AlertEvent[], now: Date, queue: TaskQueue): Promise<AlertEvent[]> {
     const lines: Line[] = [];
     const added: AlertEvent[] = [];
     const seen = new Set<string>();
@@ -90,7 +90,7 @@ export class FileOutbox implements OutboxBook {
     return added;
   }
 
-  async claim(eventId: string, turn: number, now: Date, leaseMs: number): Promise<Claim> {
+  async lease(eventId: string, turn: number, now: Date, leaseMs: number): Promise<Lease> {
     const e = this.entries.get(eventId);
     if (!e || e.turn !== turn || e.status !== 'pending') return { skip: true };
     const held = this.leases.get(eventId) ?? 0;
@@ -99,7 +99,7 @@ export class FileOutbox implements OutboxBook {
     return { entry: structuredClone(e) };
   }
 
-  async settle(eventId: string, turn: number, s: Settlement, queue: JobQueue): Promise<void> {
+  async record(eventId: string, turn: number, s: AttemptResult, queue: TaskQueue): Promise<void> {
     this.leases.delete(eventId);
     const e = this.entries.get(eventId);
     const lines: Line[] = [{ t: 'attempt', a: s.attempt }];
@@ -121,14 +121,14 @@ export class FileOutbox implements OutboxBook {
     if (retry) await queue.enqueue(retry, s.next_attempt_at!);
   }
 
-  async hold(eventId: string, turn: number): Promise<void> {
+  async park(eventId: string, turn: number): Promise<void> {
     this.leases.delete(eventId);
     const e = this.entries.get(eventId);
     if (!e || e.turn !== turn || e.status !== 'pending') return;
     await this.write([{ t: 'set', id: eventId, s: { ...stateOf(e), status: 'paused', next_attempt_at: null } }]);
   }
 
-  async requeue(watchId: string, eventId: string | null, now: Date, queue: JobQueue): Promise<EventState[]> {
+  async requeue(watchId: string, eventId: string | null, now: Date, queue: TaskQueue): Promise<EventState[]> {
     const ids = eventId === null ? (this.watches.get(watchId)?.events ?? []) : [eventId];
     const chosen = ids
       .map((id) => this.entries.get(id))

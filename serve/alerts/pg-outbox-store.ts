@@ -8,18 +8,18 @@ import path from 'node:path';
 import type pg from 'pg';
 import { migrate } from '../../core/infra/postgres/migrate.ts';
 import { createPool, inTransaction, type PgPool } from '../../core/infra/postgres/pool.ts';
-import type { JobQueue, SqlExecutor } from '../jobs/job-queue.ts';
+import type { TaskQueue, SqlExecutor } from '../queue/task-queue.ts';
 import type { AlertEvent, DeliveryAttempt, DeliveryStatus, EventState, WaitingCounts } from './alert-model.ts';
 import {
   ATTEMPTS_KEPT,
   EVENTS_KEPT,
   publicState,
   queueEntry,
-  type Claim,
-  type OutboxBook,
+  type Lease,
+  type OutboxStore,
   type OutboxEntry,
-  type Settlement,
-} from './outbox-book.ts';
+  type AttemptResult,
+} from './outbox-store.ts';
 
 const OUTBOX_SCHEMA = 'alert_outbox';
 const MIGRATIONS = path.join(import.meta.dirname, 'outbox-migrations');
@@ -52,7 +52,7 @@ function entryOf(r: EventRow): OutboxEntry {
 
 const ENTRY_COLUMNS = 'event, status, attempts, next_attempt_at, delivered_at, turn, window_start, window_attempts';
 
-export class PgOutbox implements OutboxBook {
+export class PgOutboxStore implements OutboxStore {
   private readonly pool: PgPool;
 
   constructor(databaseUrl: string) {
@@ -65,7 +65,7 @@ export class PgOutbox implements OutboxBook {
     return [];
   }
 
-  async add(events: AlertEvent[], now: Date, queue: JobQueue): Promise<AlertEvent[]> {
+  async add(events: AlertEvent[], now: Date, queue: TaskQueue): Promise<AlertEvent[]> {
     if (events.length === 0) return [];
     const byId = new Map(events.map((e) => [e.id, e]));
     const enqueueIn = needsPgQueue(queue);
@@ -84,7 +84,7 @@ export class PgOutbox implements OutboxBook {
     return added;
   }
 
-  async claim(eventId: string, turn: number, _now: Date, leaseMs: number): Promise<Claim> {
+  async lease(eventId: string, turn: number, _now: Date, leaseMs: number): Promise<Lease> {
     const { rows } = await this.pool.query<EventRow>(
       `UPDATE alert_outbox.events SET lease_until = now() + make_interval(secs => $3 / 1000.0)
        WHERE event_id = $1 AND turn = $2 AND status = 'pending' AND (lease_until IS NULL OR lease_until <= now())
@@ -100,7 +100,7 @@ export class PgOutbox implements OutboxBook {
     return held.rows[0] ? { busyUntil: held.rows[0].lease_until } : { skip: true };
   }
 
-  async settle(eventId: string, turn: number, s: Settlement, queue: JobQueue): Promise<void> {
+  async record(eventId: string, turn: number, s: AttemptResult, queue: TaskQueue): Promise<void> {
     const a = s.attempt;
     const retry = s.next_attempt_at !== null;
     const enqueueIn = retry ? needsPgQueue(queue) : null;
@@ -129,7 +129,7 @@ export class PgOutbox implements OutboxBook {
     );
   }
 
-  async hold(eventId: string, turn: number): Promise<void> {
+  async park(eventId: string, turn: number): Promise<void> {
     await this.pool.query(
       `UPDATE alert_outbox.events SET status = 'paused', next_attempt_at = NULL, lease_until = NULL
        WHERE event_id = $1 AND turn = $2 AND status = 'pending'`,
@@ -137,7 +137,7 @@ export class PgOutbox implements OutboxBook {
     );
   }
 
-  async requeue(watchId: string, eventId: string | null, now: Date, queue: JobQueue): Promise<EventState[]> {
+  async requeue(watchId: string, eventId: string | null, now: Date, queue: TaskQueue): Promise<EventState[]> {
     const enqueueIn = needsPgQueue(queue);
     return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<EventRow & { event_id: string }>(
@@ -216,7 +216,7 @@ function executor(client: pg.PoolClient): SqlExecutor {
 }
 
 /** The PostgreSQL outbox queues inside its transactions: its queue must live in PostgreSQL too. */
-function needsPgQueue(queue: JobQueue): NonNullable<JobQueue['enqueueIn']> {
+function needsPgQueue(queue: TaskQueue): NonNullable<TaskQueue['enqueueIn']> {
   if (!queue.enqueueIn) throw new Error('the PostgreSQL outbox needs a queue kept in PostgreSQL (pg-boss)');
   return queue.enqueueIn.bind(queue);
 }

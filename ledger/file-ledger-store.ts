@@ -1,6 +1,6 @@
 // The credit ledger: the one place money lives. Two-phase transfers in the TigerBeetle manner
 // (hold = pending; settle = post some or all, the rest voided; release = void; a hold resolves
-// exactly once), over our own append-only, group-committed log (record-log.ts).
+// exactly once), over our own append-only, group-committed log (log/record-log.ts).
 //
 // Every operation validates, builds its record, applies it to the in-memory state and queues it,
 // all synchronously (so two concurrent holds can never both spend the same credits), then
@@ -8,15 +8,16 @@
 // takes DATA_DIR/ledger/LOCK.
 import path from 'node:path';
 import { acquireLock, type Lock } from '../core/infra/lock.ts';
+import { assertHoldInput, assertResolution } from './boundary.ts';
 import { DAY_MS } from '../core/snapshots/windows.ts';
-import { snapshot, writeCheckpoint } from './checkpoint.ts';
+import { snapshot, writeCheckpoint } from './log/checkpoint.ts';
 import { newId, newSecret } from './ids.ts';
-import { recoverLog, type RecoveryReport } from './recovery.ts';
+import { recoverLog, type RecoveryReport } from './log/recovery.ts';
 import { addMicro, assertMicro, subMicro, toCredits, ZERO_MICRO, type Micro } from './money.ts';
-import type { LedgerDump } from './dump-format.ts';
-import { decodeRecord, encodeRecord, type IdempotencyWrite, type LedgerRecord, type RecordInput, type Resolution } from './records.ts';
-import { RecordLog, type Location } from './record-log.ts';
-import { idemKey, LedgerState, type Account, type ApiKey, type Hold } from './state.ts';
+import type { LedgerDump } from './admin/dump-format.ts';
+import { decodeRecord, encodeRecord, type IdempotencyWrite, type LedgerRecord, type RecordInput, type Resolution } from './log/records.ts';
+import { RecordLog, type Location } from './log/record-log.ts';
+import { idemKey, LedgerState, type Account, type ApiKey, type Hold } from './log/state.ts';
 import {
   hashSecret,
   LedgerError,
@@ -24,7 +25,7 @@ import {
   usageLimit,
   type AccountView,
   type Balance,
-  type CreditLedger,
+  type LedgerStore,
   type HoldInput,
   type HoldResult,
   type IdempotencyCheck,
@@ -32,7 +33,7 @@ import {
   type UsageEntry,
   type UsagePage,
   type UsageQuery,
-} from './credit-ledger.ts';
+} from './ledger-store.ts';
 
 export type { Account, ApiKey, Hold, RecoveryReport };
 
@@ -47,7 +48,7 @@ interface LedgerOptions {
   now?: () => Date;
 }
 
-export class FileLedger implements CreditLedger {
+export class FileLedgerStore implements LedgerStore {
   private inFlight = new Set<string>();
   private clock = { ms: -1, iso: '' };
   private sinceCheckpoint = 0;
@@ -62,14 +63,14 @@ export class FileLedger implements CreditLedger {
     readonly recovery: RecoveryReport,
   ) {}
 
-  static async open(options: LedgerOptions): Promise<FileLedger> {
+  static async open(options: LedgerOptions): Promise<FileLedgerStore> {
     const t0 = performance.now();
     const opts = { checkpointEvery: 100_000, idempotencyTtlMs: 2 * DAY_MS, now: () => new Date(), ...options };
     if (opts.idempotencyTtlMs < DAY_MS) throw new LedgerError('invalid', 'idempotency records must be kept at least 24 h');
     const lock = await acquireLock(path.join(opts.dir, 'LOCK'));
     try {
       const { state, log, report } = await recoverLog(opts.dir, options);
-      const ledger = new FileLedger(opts as FileLedger['opts'], log, state, lock, report);
+      const ledger = new FileLedgerStore(opts as FileLedgerStore['opts'], log, state, lock, report);
       // The last step of recovery (docs/ledger.md, "Recovery"): holds left open by a crash belong
       // to requests that died with the process: refund them.
       const open = [...state.holds.values()];
@@ -147,6 +148,7 @@ export class FileLedger implements CreditLedger {
   async hold(p: HoldInput): Promise<HoldResult> {
     const a = this.mustAccount(p.account);
     assertMicro(p.amountMicro, 'hold');
+    assertHoldInput(p);
     const availableMicro = subMicro(a.balanceMicro, a.heldMicro);
     if (p.amountMicro > availableMicro) return { ok: false, code: 'insufficient_credits', requiredMicro: p.amountMicro, availableMicro };
     const id = newId('hld');
@@ -170,6 +172,7 @@ export class FileLedger implements CreditLedger {
     try {
       if (!h) this.mustOpenHold(holdId);
       assertMicro(chargeMicro, 'settlement');
+      assertResolution(holdId, chargeMicro, null);
       if (chargeMicro > h!.amountMicro)
         throw new LedgerError('invalid', `settlement of ${chargeMicro} exceeds the hold of ${h!.amountMicro}`);
       const a = this.state.accounts.get(h!.account)!;
@@ -190,6 +193,7 @@ export class FileLedger implements CreditLedger {
   /** Release a whole hold (a refund): failed calls, searches handed to a job, recovery. */
   async release(holdId: string, reason: string): Promise<Balance> {
     const h = this.mustOpenHold(holdId);
+    assertResolution(holdId, null, reason);
     const a = this.state.accounts.get(h.account)!;
     await this.write({ t: 'release', hold: holdId, reason, ...this.resolution(h, a.balanceMicro) }).durable;
     return this.balanceNow(a.id);

@@ -5,11 +5,11 @@
 import path from 'node:path';
 import { redactUrl } from '../core/infra/postgres/pool.ts';
 import { checkKind, LedgerChoiceError, mismatchMessage, writeBackend, type Asked, type BackendRecord } from './backend-record.ts';
-import type { CreditLedger } from './credit-ledger.ts';
-import { FileLedger } from './file-ledger.ts';
-import type { LedgerDump } from './dump-format.ts';
-import { importLedger } from './ledger-dump.ts';
-import { PgLedger } from './postgres/pg-ledger.ts';
+import type { LedgerStore } from './ledger-store.ts';
+import { FileLedgerStore } from './file-ledger-store.ts';
+import type { LedgerDump } from './admin/dump-format.ts';
+import { importLedger } from './admin/ledger-dump.ts';
+import { PgLedgerStore } from './postgres/pg-ledger-store.ts';
 
 export interface LedgerChoice {
   /** DATA_DIR/ledger: the file ledger's folder, the backend record's, and where the admin endpoint is announced. */
@@ -23,9 +23,9 @@ export interface LedgerChoice {
 const asked = (c: LedgerChoice): Asked => ({ kind: c.databaseUrl ? 'postgres' : 'file', databaseUrl: c.databaseUrl });
 
 /** Open the ledger `c` names, with what the data directory would record of it. */
-async function openNamed(c: LedgerChoice): Promise<{ ledger: CreditLedger; record: Omit<BackendRecord, 'recordedAt'> }> {
-  if (!c.databaseUrl) return { ledger: await FileLedger.open({ dir: c.dir }), record: { kind: 'file' } };
-  const ledger = await PgLedger.open({ databaseUrl: c.databaseUrl, leaseMs: c.leaseMs });
+async function openNamed(c: LedgerChoice): Promise<{ ledger: LedgerStore; record: Omit<BackendRecord, 'recordedAt'> }> {
+  if (!c.databaseUrl) return { ledger: await FileLedgerStore.open({ dir: c.dir }), record: { kind: 'file' } };
+  const ledger = await PgLedgerStore.open({ databaseUrl: c.databaseUrl, leaseMs: c.leaseMs });
   try {
     const ledgerId = await ledger.ledgerId();
     return {
@@ -39,7 +39,7 @@ async function openNamed(c: LedgerChoice): Promise<{ ledger: CreditLedger; recor
 }
 
 /** The data directory's ledger: refused (LedgerChoiceError) when it records another one; recorded at first use. */
-export async function openLedger(c: LedgerChoice): Promise<CreditLedger> {
+export async function openLedgerStore(c: LedgerChoice): Promise<LedgerStore> {
   const dataDir = path.dirname(c.dir);
   const recorded = await checkKind(dataDir, c.dir, asked(c));
   const { ledger, record } = await openNamed(c);

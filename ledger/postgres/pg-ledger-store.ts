@@ -12,6 +12,7 @@
 //   - time is the database's (now()), one clock for every replica.
 import os from 'node:os';
 import path from 'node:path';
+import { assertHoldInput, assertResolution } from '../boundary.ts';
 import { migrate } from '../../core/infra/postgres/migrate.ts';
 import { createPool, inTransaction, type PgPool } from '../../core/infra/postgres/pool.ts';
 import { DAY_MS } from '../../core/snapshots/windows.ts';
@@ -24,7 +25,7 @@ import {
   type AccountView,
   type ApiKey,
   type Balance,
-  type CreditLedger,
+  type LedgerStore,
   type Hold,
   type HoldInput,
   type HoldResult,
@@ -34,9 +35,9 @@ import {
   type UsageEntry,
   type UsagePage,
   type UsageQuery,
-} from '../credit-ledger.ts';
+} from '../ledger-store.ts';
 import { newId, newSecret } from '../ids.ts';
-import type { LedgerDump } from '../dump-format.ts';
+import type { LedgerDump } from '../admin/dump-format.ts';
 import { assertMicro, subMicro, toCredits, ZERO_MICRO, type Micro } from '../money.ts';
 import { Batcher } from './batcher.ts';
 
@@ -118,7 +119,7 @@ const balanceOf = (r: { balanceMicro: Micro; heldMicro: Micro }): Balance => ({
   availableMicro: subMicro(r.balanceMicro, r.heldMicro),
 });
 
-export class PgLedger implements CreditLedger {
+export class PgLedgerStore implements LedgerStore {
   private readonly batcher: Batcher<Op, OpResult>;
   private timer: NodeJS.Timeout | null = null;
   private reaping: Promise<void> | null = null;
@@ -140,7 +141,7 @@ export class PgLedger implements CreditLedger {
     );
   }
 
-  static async open(o: PgLedgerOptions): Promise<PgLedger> {
+  static async open(o: PgLedgerOptions): Promise<PgLedgerStore> {
     const t0 = performance.now();
     const ttl = o.idempotencyTtlMs ?? 2 * DAY_MS;
     if (ttl < DAY_MS) throw new LedgerError('invalid', 'idempotency records must be kept at least 24 h');
@@ -150,7 +151,7 @@ export class PgLedger implements CreditLedger {
       const id = newId('rep');
       await pool.query('INSERT INTO ledger.replicas (id, host, pid) VALUES ($1, $2, $3)', [id, os.hostname(), process.pid]);
       const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
-      const ledger = new PgLedger(pool, id, leaseMs, ttl, o);
+      const ledger = new PgLedgerStore(pool, id, leaseMs, ttl, o);
       await ledger.reap();
       ledger.timer = setInterval(() => void ledger.tick(), Math.max(10, Math.floor(leaseMs / 3)));
       ledger.timer.unref();
@@ -199,12 +200,13 @@ export class PgLedger implements CreditLedger {
     assertMicro(amountMicro, 'top-up');
     if (amountMicro === 0) throw new LedgerError('invalid', 'top-up must be positive');
     const r = await this.apply({ op: 'topup', id: newId('top'), account, amountMicro, note });
-    if (r.error) PgLedger.failure(r, account);
+    if (r.error) PgLedgerStore.failure(r, account);
     return balanceOf(r);
   }
 
   async hold(p: HoldInput): Promise<HoldResult> {
     assertMicro(p.amountMicro, 'hold');
+    assertHoldInput(p);
     const id = newId('hld');
     const key = p.key ?? null;
     const r = await this.apply({ op: 'hold', id, account: p.account, key, amountMicro: p.amountMicro, ref: p.ref, what: p.what });
@@ -215,26 +217,28 @@ export class PgLedger implements CreditLedger {
         requiredMicro: p.amountMicro,
         availableMicro: subMicro(r.balanceMicro, r.heldMicro),
       };
-    if (r.error) PgLedger.failure(r, p.account);
+    if (r.error) PgLedgerStore.failure(r, p.account);
     const hold: Hold = { id, account: p.account, key, amountMicro: p.amountMicro, ref: p.ref, what: p.what, at: iso(r.at) };
     return { ok: true, hold, availableMicro: subMicro(r.balanceMicro, r.heldMicro) };
   }
 
   async settle(holdId: string, chargeMicro: Micro, idem?: IdempotencyWrite): Promise<Balance & { chargedMicro: Micro }> {
     assertMicro(chargeMicro, 'settlement');
+    assertResolution(holdId, chargeMicro, null);
     const r = await this.apply({
       op: 'settle',
       hold: holdId,
       amountMicro: chargeMicro,
       ...(idem ? { idem: { key: idem.key, bodyHash: idem.bodyHash, response: JSON.stringify(idem.response) } } : {}),
     });
-    if (r.error) PgLedger.failure(r, holdId);
+    if (r.error) PgLedgerStore.failure(r, holdId);
     return { ...balanceOf(r), chargedMicro: chargeMicro };
   }
 
   async release(holdId: string, reason: string): Promise<Balance> {
+    assertResolution(holdId, null, reason);
     const r = await this.apply({ op: 'release', hold: holdId, amountMicro: ZERO_MICRO, reason });
-    if (r.error) PgLedger.failure(r, holdId);
+    if (r.error) PgLedgerStore.failure(r, holdId);
     return balanceOf(r);
   }
 

@@ -1,23 +1,23 @@
 // `npm run admin -- <command>`: accounts, keys and credits, JSON out; `ledger export | import`
 // moves a ledger between backends (ledger-dump.ts). The ledger is the one the data directory
-// records (backend-record.ts): DATABASE_URL's, or `npm run cluster`'s own PostgreSQL as recorded,
+// records (../backend-record.ts): DATABASE_URL's, or `npm run cluster`'s own PostgreSQL as recorded,
 // or the file ledger. For the file ledger, one writer, always: when a server holds the ledger and announces its loopback admin endpoint
 // (DATA_DIR/ledger/admin-endpoint.json), the CLI goes through it with ADMIN_TOKEN, or with the
 // token the server wrote into that owner-only file when none was set; otherwise it opens the
 // ledger itself under the ledger's exclusive lock.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseCliArgs, UsageError } from '../core/infra/cli-args.ts';
-import { loadConfig } from '../core/infra/config.ts';
-import { dataDirLayout } from '../core/infra/data-dir.ts';
-import { LockHeld, processAlive } from '../core/infra/lock.ts';
-import { redactUrl } from '../core/infra/postgres/pool.ts';
+import { parseCliArgs, UsageError } from '../../core/infra/cli-args.ts';
+import { loadConfig } from '../../core/infra/config.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
+import { LockHeld, processAlive } from '../../core/infra/lock.ts';
+import { redactUrl } from '../../core/infra/postgres/pool.ts';
 import { ADMIN_ENDPOINT_FILE, type AdminAnnouncement } from './admin-api.ts';
 import { AdminInputError, parseAdminInput, runAdminCommand, type AdminCommand } from './admin-ops.ts';
-import { dataDirPrefix, LedgerChoiceError, readBackend } from './backend-record.ts';
-import { LedgerError, type CreditLedger } from './credit-ledger.ts';
+import { dataDirPrefix, LedgerChoiceError, readBackend } from '../backend-record.ts';
+import { LedgerError, type LedgerStore } from '../ledger-store.ts';
 import { DumpError, exportLedger, readDump } from './ledger-dump.ts';
-import { importInto, openLedger, type LedgerChoice } from './open-ledger.ts';
+import { importInto, openLedgerStore, type LedgerChoice } from '../open-ledger-store.ts';
 
 const HELP = `usage: npm run admin -- <command> [options] [--data-dir DIR]
 
@@ -90,10 +90,10 @@ function failOn(err: unknown, c: LedgerChoice): never {
   throw err;
 }
 
-async function direct(c: LedgerChoice, run: (ledger: CreditLedger) => Promise<unknown>): Promise<void> {
-  let ledger: CreditLedger;
+async function direct(c: LedgerChoice, run: (ledger: LedgerStore) => Promise<unknown>): Promise<void> {
+  let ledger: LedgerStore;
   try {
-    ledger = await openLedger(c);
+    ledger = await openLedgerStore(c);
   } catch (err) {
     failOn(err, c);
   }
@@ -239,7 +239,7 @@ async function main(): Promise<void> {
 
   const config = loadConfig(values['data-dir'] ? { ...process.env, DATA_DIR: values['data-dir'] } : process.env);
   const dir = dataDirLayout(config.dataDir).ledger;
-  const run = (ledger: CreditLedger) => runAdminCommand(ledger, command, input);
+  const run = (ledger: LedgerStore) => runAdminCommand(ledger, command, input);
   // PostgreSQL takes any number of writers: the CLI is one more, beside the running replicas.
   const pg = await postgresChoice(dir, config.DATABASE_URL, config.LEDGER_LEASE_MS);
   if (pg) return direct(pg, run);

@@ -1,14 +1,14 @@
 // What the serving layer, the admin tools and the benches ask of the ledger, whichever engine
-// keeps it: the append-only file ledger (file-ledger.ts, the embedded default) or PostgreSQL
-// (postgres/pg-ledger.ts, chosen by DATABASE_URL; open-ledger.ts picks). Both keep the same
+// keeps it: the append-only file ledger (file-ledger-store.ts, the embedded default) or PostgreSQL
+// (postgres/pg-ledger-store.ts, chosen by DATABASE_URL; open-ledger-store.ts picks). Both keep the same
 // semantics (docs/ledger.md): integer micro-credits, a hold before work, settled or released
 // exactly once, available = balance - open holds, never negative; Idempotency-Key records kept at
 // least 24 h. Every call is asynchronous, as a database round trip is.
 import { createHash } from 'node:crypto';
-import type { LedgerDump } from './dump-format.ts';
+import type { LedgerDump } from './admin/dump-format.ts';
 import type { Credits, Micro } from './money.ts';
-import type { IdempotencyWrite } from './records.ts';
-import type { Account, ApiKey, Hold } from './state.ts';
+import type { IdempotencyWrite } from './log/records.ts';
+import type { Account, ApiKey, Hold } from './log/state.ts';
 
 export type { Account, ApiKey, Hold, IdempotencyWrite };
 
@@ -81,7 +81,7 @@ export interface HoldInput {
   what: string;
 }
 
-export interface CreditLedger {
+export interface LedgerStore {
   createAccount(name: string): Promise<Account>;
   /** Returns the secret once; only its SHA-256 is stored. */
   createKey(account: string, name?: string): Promise<{ key: ApiKey; secret: string }>;
@@ -105,7 +105,7 @@ export interface CreditLedger {
   /** Every account's id, sorted (ledger export). */
   accountIds(): Promise<string[]>;
   keyByHash(hash: string): Promise<ApiKey | null>;
-  /** Write a checked export (ledger-dump.ts) as it was: ids, key hashes, times, entries; nothing held. */
+  /** Write a checked export (admin/ledger-dump.ts) as it was: ids, key hashes, times, entries; nothing held. */
   importHistory(d: LedgerDump): Promise<void>;
   /** Top-ups, settlements and refunds, newest first, `limit` at a time from an opaque cursor. */
   usage(account: string, q?: UsageQuery): Promise<UsagePage>;

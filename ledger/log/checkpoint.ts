@@ -4,7 +4,7 @@
 // covers is durable; a checkpoint that fails to load is ignored (full replay), never trusted.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../core/infra/durable-fs.ts';
+import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
 import type { Location } from './record-log.ts';
 import { LedgerState, LocationList, type Account, type ApiKey, type Hold, type IdempotencyEntry } from './state.ts';
 

@@ -7,8 +7,8 @@
 // before, each account ends on its exported balance, and the last line counts what precedes it
 // (a cut file is refused).
 import fs from 'node:fs/promises';
-import { LedgerError, type CreditLedger, type UsageEntry } from './credit-ledger.ts';
-import { addMicro, subMicro, toMicro, ZERO_MICRO, type Micro } from './money.ts';
+import { LedgerError, type LedgerStore, type UsageEntry } from '../ledger-store.ts';
+import { addMicro, subMicro, toMicro, ZERO_MICRO, type Micro } from '../money.ts';
 import type { DumpAccount, DumpEntry, DumpKey, LedgerDump } from './dump-format.ts';
 
 const DUMP_VERSION = 1;
@@ -29,7 +29,7 @@ interface End {
 export class DumpError extends Error {}
 
 /** Write the ledger to `file` (mode 0600), account by account; returns what it wrote. */
-export async function exportLedger(ledger: CreditLedger, file: string): Promise<End> {
+export async function exportLedger(ledger: LedgerStore, file: string): Promise<End> {
   const out = await fs.open(file, 'w', 0o600);
   const end: End = { t: 'end', accounts: 0, keys: 0, entries: 0 };
   try {
@@ -166,7 +166,7 @@ function checkDump(d: LedgerDump): void {
 
 /** Import into `ledger`: refused when it holds accounts (unless `merge`, and then for any id it already has). */
 export async function importLedger(
-  ledger: CreditLedger,
+  ledger: LedgerStore,
   d: LedgerDump,
   merge = false,
 ): Promise<{ accounts: number; keys: number; entries: number }> {

@@ -12,10 +12,10 @@ import path from 'node:path';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type Koa from 'koa';
-import { writeFileAtomic } from '../core/infra/durable-fs.ts';
-import { nonJsonBodyRefusal } from '../core/infra/json-body.ts';
+import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
+import { nonJsonBodyRefusal } from '../../core/infra/json-body.ts';
 import { AdminInputError, ADMIN_COMMANDS, runAdminCommand, type AdminCommand } from './admin-ops.ts';
-import { LedgerError, type CreditLedger } from './credit-ledger.ts';
+import { LedgerError, type LedgerStore } from '../ledger-store.ts';
 
 export const ADMIN_ENDPOINT_FILE = 'admin-endpoint.json';
 
@@ -47,7 +47,7 @@ export function adminToken(configured: string | undefined): { token: string; gen
 }
 
 /** POST {prefix}/admin/<command> with the command's JSON input, e.g. /api/admin/credits.topup. */
-export function createAdminRouter(ledger: CreditLedger, token: string | undefined, prefix = ''): Router {
+export function createAdminRouter(ledger: LedgerStore, token: string | undefined, prefix = ''): Router {
   const router = new Router({ prefix: `${prefix}/admin` });
   router.use(async (ctx: Koa.Context, next: Koa.Next) => {
     if (!isLoopback(ctx.socket.remoteAddress ?? '')) {

@@ -5,7 +5,7 @@
 // every log ever written stays readable: encodeRecord and decodeRecord are the one place that
 // knows those names. `at` is an ISO timestamp; `seq` is the record's position in the global order
 // (assigned by the writer, strictly increasing).
-import type { Micro } from './money.ts';
+import type { Micro } from '../money.ts';
 
 export interface IdempotencyWrite {
   key: string;

@@ -2,8 +2,8 @@
 // CLI's direct mode, so both validate and answer identically. Input is untrusted JSON; output is
 // JSON with credits as decimals. A key's secret appears once, in the keys.create answer.
 import { z } from 'zod';
-import { LedgerError, type CreditLedger } from './credit-ledger.ts';
-import { MAX_MICRO, toCredits, toMicro, type Micro } from './money.ts';
+import { LedgerError, type LedgerStore } from '../ledger-store.ts';
+import { MAX_MICRO, toCredits, toMicro, type Micro } from '../money.ts';
 
 const text = (max: number) =>
   z
@@ -56,7 +56,7 @@ export const ADMIN_COMMANDS = Object.keys(adminSchemas) as AdminCommand[];
 
 export class AdminInputError extends Error {}
 
-async function accountView(ledger: CreditLedger, account: string) {
+async function accountView(ledger: LedgerStore, account: string) {
   const a = await ledger.getAccount(account);
   if (!a) throw new LedgerError('not_found', `no account ${account}`);
   return {
@@ -79,7 +79,7 @@ export function parseAdminInput<C extends AdminCommand>(command: C, input: unkno
   return parsed.data as z.infer<(typeof adminSchemas)[C]>;
 }
 
-export async function runAdminCommand(ledger: CreditLedger, command: AdminCommand, input: unknown): Promise<unknown> {
+export async function runAdminCommand(ledger: LedgerStore, command: AdminCommand, input: unknown): Promise<unknown> {
   switch (command) {
     case 'accounts.create': {
       const p = parseAdminInput(command, input);

@@ -1,16 +1,16 @@
-// Where a server keeps its webhook events and how it delivers them: with DATABASE_URL, the
+// Where a server keeps its webhook events and which queue delivers them: with DATABASE_URL, the
 // PostgreSQL outbox and pg-boss's queue 'webhook-deliveries' (every replica delivers; an event
 // whose replica died is taken by another); otherwise the journal of DATA_DIR/alerts/outbox and a
 // queue in memory (one process; pending events are queued again at the next start).
 import type { Config } from '../../core/infra/config.ts';
 import { dataDirLayout } from '../../core/infra/data-dir.ts';
 import type { Logger } from '../../core/infra/log.ts';
-import { MemoryJobQueue } from '../jobs/job-queue.ts';
-import { BossJobQueue } from '../jobs/pg-job-queue.ts';
-import type { DeliveryObserver, WatchStore } from './alert-model.ts';
-import { FileOutbox } from './file-outbox.ts';
-import { PgOutbox } from './pg-outbox.ts';
-import { WebhookOutbox } from './webhook-outbox.ts';
+import { MemoryTaskQueue } from '../queue/memory-task-queue.ts';
+import { PgTaskQueue } from '../queue/pg-task-queue.ts';
+import { FileOutboxStore } from './file-outbox-store.ts';
+import { PgOutboxStore } from './pg-outbox-store.ts';
+import type { OutboxStore } from './outbox-store.ts';
+import type { TaskQueue } from '../queue/task-queue.ts';
 
 const DELIVERY_QUEUE = 'webhook-deliveries';
 /** Runs of one queue entry at most in pg-boss: it re-runs an entry only when its replica died mid-run (or its bookkeeping failed). */
@@ -26,15 +26,15 @@ function deliveryExpiry(timeoutMs: number): { expireSeconds: number; leaseMs: nu
   return { expireSeconds, leaseMs: (expireSeconds - 1) * 1000 };
 }
 
-export function alertOutbox(config: Config, log: Logger, watches: WatchStore, observer?: DeliveryObserver): WebhookOutbox {
+export function openOutboxStore(config: Config, log: Logger): { store: OutboxStore; queue: TaskQueue; leaseMs: number } {
   const alertsDir = dataDirLayout(config.dataDir).alerts;
   const { expireSeconds, leaseMs } = deliveryExpiry(config.ALERTS_TIMEOUT_MS);
   const onError = (err: Error) => log.error({ err: err.message }, 'webhook delivery queue error');
-  const book = config.DATABASE_URL
-    ? new PgOutbox(config.DATABASE_URL)
-    : new FileOutbox(alertsDir, (file, lines) => log.error({ file, lines }, 'outbox journal lines unreadable; skipped'));
+  const store = config.DATABASE_URL
+    ? new PgOutboxStore(config.DATABASE_URL)
+    : new FileOutboxStore(alertsDir, (file, lines) => log.error({ file, lines }, 'outbox journal lines unreadable; skipped'));
   const queue = config.DATABASE_URL
-    ? new BossJobQueue({
+    ? new PgTaskQueue({
         databaseUrl: config.DATABASE_URL,
         queue: DELIVERY_QUEUE,
         concurrency: config.ALERTS_CONCURRENCY,
@@ -42,18 +42,6 @@ export function alertOutbox(config: Config, log: Logger, watches: WatchStore, ob
         expireSeconds,
         onError,
       })
-    : new MemoryJobQueue(config.ALERTS_CONCURRENCY, (_entry, err) => onError(err));
-  return new WebhookOutbox({
-    book,
-    queue,
-    watches,
-    alertsDir,
-    signingKey: config.ALERTS_SIGNING_KEY,
-    timeoutMs: config.ALERTS_TIMEOUT_MS,
-    retry: { baseMs: config.ALERTS_RETRY_BASE_MS, windowMs: config.ALERTS_RETRY_WINDOW_MS },
-    allowPrivate: config.ALERTS_ALLOW_PRIVATE === '1',
-    leaseMs,
-    log,
-    observer,
-  });
+    : new MemoryTaskQueue(config.ALERTS_CONCURRENCY, (_entry, err) => onError(err));
+  return { store, queue, leaseMs };
 }
