@@ -3,8 +3,12 @@
 // them, and delivered again (up to MAX_ATTEMPTS runs) when its run fails or outlives
 // JOB_EXPIRE_SECONDS, which is how a job whose replica died is taken over. The runner makes a
 // second delivery harmless: a finished job is left as it is, a charge is made once.
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { JobQueue, SqlExecutor } from './job-queue.ts';
+
+/** How long close() waits for runs in flight (pg-boss's own stop waits as long). */
+const STOP_TIMEOUT_MS = 30_000;
 
 interface BossQueueOptions {
   databaseUrl: string;
@@ -20,6 +24,15 @@ interface BossQueueOptions {
 
 export class BossJobQueue implements JobQueue {
   private boss: PgBoss | null = null;
+  /**
+   * pg-boss's connections are ours, not its own pool: its stop() ends its pool at once, while a
+   * worker may still be waiting for a connection (more workers than connections), and
+   * node-postgres never answers a wait that an end() overtook: that worker's loop never ends, and
+   * pg-boss's one-second check for it keeps the process alive. Ours ends once nothing uses it.
+   */
+  private pool: pg.Pool | null = null;
+  /** Runs of `run` in progress. */
+  private running = 0;
   /** The start in progress: a close that comes before it ends waits for it, then stops what it started. */
   private starting: Promise<void> | null = null;
 
@@ -31,11 +44,14 @@ export class BossJobQueue implements JobQueue {
   }
 
   private async startBoss(run: (jobId: string) => Promise<void>): Promise<void> {
+    const pool = new pg.Pool({ connectionString: this.o.databaseUrl, max: 4, application_name: 'content-intelligence queue' });
+    pool.on('error', (err: Error) => this.o.onError(err));
+    this.pool = pool;
+    // As pg-boss's own pool does once closed: a late call (a run outliving the stop) gets nothing.
+    const db = { executeSql: (text: string, values: unknown[]) => (pool.ending ? undefined : pool.query(text, values)) };
     const boss = new PgBoss({
-      connectionString: this.o.databaseUrl,
+      db: db as PgBoss.Db,
       schema: 'pgboss',
-      max: 4,
-      application_name: 'content-intelligence queue',
       // Expired runs are found by pg-boss's maintenance (one replica at a time does it): often
       // enough that a dead replica's job runs again within about a third more than its expiry.
       maintenanceIntervalSeconds: Math.max(1, Math.min(60, Math.ceil(this.o.expireSeconds / 3))),
@@ -47,9 +63,11 @@ export class BossJobQueue implements JobQueue {
     for (let i = 0; i < this.o.concurrency; i++) {
       let worker = '';
       worker = await boss.work<{ jobId: string }>(queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+        this.running++;
         try {
           await run(job!.data.jobId);
         } finally {
+          this.running--;
           // A worker that just ran a job looks for the next at once, not after its polling interval:
           // otherwise a backlog drains at one job per worker per half second (1,000 webhooks took 32 s).
           boss.notifyWorker(worker);
@@ -83,7 +101,18 @@ export class BossJobQueue implements JobQueue {
     // workers polling and its pool open (a process that does not exit, a replica taking jobs).
     await this.starting?.catch(() => undefined);
     this.starting = null;
-    await this.boss?.stop({ graceful: true, wait: true, timeout: 30_000 });
+    await this.boss?.stop({ graceful: true, wait: true, timeout: STOP_TIMEOUT_MS });
     this.boss = null;
+    const pool = this.pool;
+    if (!pool) return;
+    this.pool = null;
+    // The workers that were waiting for a connection get it, see they are stopped and leave (one
+    // may have fetched a job: its run ends first). Checked from a timer, so that every step a
+    // finished query or run leads to has been taken: quiet then is quiet for good.
+    const quiet = () => this.running === 0 && pool.waitingCount === 0 && pool.idleCount === pool.totalCount;
+    const end = Date.now() + STOP_TIMEOUT_MS;
+    do await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!quiet() && Date.now() < end);
+    await pool.end();
   }
 }
