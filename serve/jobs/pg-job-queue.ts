@@ -7,7 +7,7 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { JobQueue, SqlExecutor } from './job-queue.ts';
 
-/** How long close() waits for runs in flight (pg-boss's own stop waits as long). */
+/** How long close() waits for runs in flight, pg-boss's stop included. */
 const STOP_TIMEOUT_MS = 30_000;
 
 interface BossQueueOptions {
@@ -101,6 +101,7 @@ export class BossJobQueue implements JobQueue {
     // workers polling and its pool open (a process that does not exit, a replica taking jobs).
     await this.starting?.catch(() => undefined);
     this.starting = null;
+    const end = Date.now() + STOP_TIMEOUT_MS;
     await this.boss?.stop({ graceful: true, wait: true, timeout: STOP_TIMEOUT_MS });
     this.boss = null;
     const pool = this.pool;
@@ -110,7 +111,6 @@ export class BossJobQueue implements JobQueue {
     // may have fetched a job: its run ends first). Checked from a timer, so that every step a
     // finished query or run leads to has been taken: quiet then is quiet for good.
     const quiet = () => this.running === 0 && pool.waitingCount === 0 && pool.idleCount === pool.totalCount;
-    const end = Date.now() + STOP_TIMEOUT_MS;
     do await new Promise((resolve) => setTimeout(resolve, 20));
     while (!quiet() && Date.now() < end);
     await pool.end();
