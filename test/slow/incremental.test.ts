@@ -26,7 +26,17 @@ import { LABEL_WORDS_FILE, labelText, RowLabelWords } from '../../core/maps/row-
 import { clusterAnswer } from '../../serve/search/answer-clusters.ts';
 import { emergentNarratives } from '../../serve/search/answer-narratives.ts';
 import { ROOT, spawnTs } from '../helpers/child.ts';
-import { AS_OF, generationVectors, pipedSampleDir, readSnapshot, runPipeline, sampleDataDir, summaryOf } from '../helpers/pipeline.ts';
+import {
+  AS_OF,
+  generationVectors,
+  pipedSampleDir,
+  pipedSampleInto,
+  readSnapshot,
+  runPipeline,
+  sampleDataDir,
+  sharedDataDir,
+  summaryOf,
+} from '../helpers/pipeline.ts';
 import { cleanupTmp, tmpDir, writeLines } from '../helpers/tmp.ts';
 
 /** Generations loaded here answer on this thread, as a server with SEARCH_THREADS=0 does. */
@@ -87,25 +97,53 @@ async function current(d: string): Promise<{ dir: string; m: Manifest }> {
 
 const topUuids = (index: SearchIndex, query: string, limit = 100) => search(index, { query, limit, window: 'all' }).map((r) => r.uuid);
 
-/** A full run on the sample (a copy of the file's one: pipedSampleDir), then 40 new posts, 10 re-observations and 8 deletions (one of a post not seen yet). */
-async function incrementalSample() {
-  const d = await pipedSampleDir({ env: ENV });
-  const first = await current(d);
-  const published = new Set((await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid as string));
+/** The hour after the sample's full run (whose posts are `published`): 40 new posts, 10 re-observations and 8 deletions (one of a post not seen yet). */
+function hourOne(published: Set<string>) {
   const sample = samplePosts(published);
   const fresh = newPosts(40, 'inc', published);
   // Observed later than any observation the sample has of them.
   const reobserved = sample.slice(40, 50).map((p) => ({ ...p, like_count: 777_777, observed_at: '2026-12-01T00:00:00Z' }));
   const deleted = sample.slice(60, 67).map((p) => p.uuid);
-  // Beside the sample's file: its media paths are relative to it.
+  return { fresh, reobserved, deleted };
+}
+
+/** The posts of the sample's full run in `d` (its current generation), then hour one landed beside the sample's file (its media paths are relative to it). */
+async function landHourOne(d: string) {
+  const hour = hourOne(new Set((await readSnapshot(d, 'posts', 'uuid')).map((r) => r.uuid as string)));
   writeLines(path.join(d, 'landing', 'sample', 'hour-1.ndjson'), [
-    ...fresh,
-    ...reobserved,
-    ...deleted.map((uuid) => ({ uuid, deleted: true })),
+    ...hour.fresh,
+    ...hour.reobserved,
+    ...hour.deleted.map((uuid) => ({ uuid, deleted: true })),
     { uuid: 'arrives-later', deleted: true },
   ]);
+  return hour;
+}
+
+/** A full run on the sample (a copy of the file's one: pipedSampleDir), then hour one's incremental run, the test's own (its RunResult). */
+async function incrementalSample() {
+  const d = await pipedSampleDir({ env: ENV });
+  const first = await current(d);
+  const hour = await landHourOne(d);
   const run = await runPipeline(d, ['run'], LATER, ENV);
-  return { d, first, run, fresh, reobserved, deleted, second: await current(d) };
+  return { d, first, run, ...hour, second: await current(d) };
+}
+
+/**
+ * incrementalSample's data dir after its incremental run, for the tests that read it or run on
+ * from it: the run made once (sharedDataDir), each test given its own copy.
+ */
+async function incrementedSample() {
+  const d = await sharedDataDir('incremental.test.ts: the sample (SEGMENT_ROWS 150), then hour one at LATER', async (into) => {
+    await pipedSampleInto(into, { env: ENV });
+    await landHourOne(into);
+    await runPipeline(into, ['run'], LATER, ENV);
+  });
+  const hour = hourOne(new Set((await readSnapshot(await pipedSampleDir({ env: ENV }), 'posts', 'uuid')).map((r) => r.uuid as string)));
+  const second = await current(d);
+  const layout = dataDirLayout(d);
+  const before = second.m.previous_generation!;
+  const first = { dir: generationDir(layout, before), m: await readManifest(layout, before) };
+  return { d, first, ...hour, second };
 }
 
 test('an incremental run computes the new posts only, reuses sealed segments as hard links and appends to the head', async () => {
@@ -147,7 +185,7 @@ test('an incremental run computes the new posts only, reuses sealed segments as 
 });
 
 test('after an incremental run: new posts searchable, counts updated, deletions gone from every surface', async () => {
-  const { d, second, fresh, reobserved, deleted } = await incrementalSample();
+  const { d, second, fresh, reobserved, deleted } = await incrementedSample();
   const gen = await engine.load(second.dir, null);
   // New posts: each found by its own word, first.
   for (const p of fresh.slice(0, 10)) {
@@ -190,7 +228,7 @@ test('after an incremental run: new posts searchable, counts updated, deletions 
 });
 
 test('keys stay stable; an incremental generation ranks and clusters as a full rebuild of the same data does', async () => {
-  const { d, first, second } = await incrementalSample();
+  const { d, first, second } = await incrementedSample();
   const readKeys = async (dir: string) => {
     const db = await openDuckDB();
     try {
@@ -296,7 +334,7 @@ function emergentOf(gen: GenerationData, queries: string[]): string {
 // Label words (core/maps/row-label-words.ts): stored per segment by full and incremental runs as each row's text gives
 // them; answers equal with and without them; a segment rebuilt from one without them has none.
 test('label words: stored as the rows give them, answers equal with and without, none where a source had none', async () => {
-  const { d, first, second } = await incrementalSample();
+  const { d, first, second } = await incrementedSample();
   const queries = samplePosts()
     .filter((_, i) => i % 23 === 0)
     .map((p) => p.title!.split(' ').slice(0, 2).join(' '));

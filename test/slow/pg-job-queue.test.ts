@@ -62,4 +62,27 @@ test('a started queue closes its connections', async () => {
   await pollUntil('every queue connection to close', async () => (await queueConnections(url)) === 0, 10_000);
 });
 
+test('a queue with more workers than connections (16 on 4) leaves no worker behind once closed', async () => {
+  // Closed as it starts, its workers' first looks for a job still wait for a connection. pg-boss's
+  // stop used to end its pool over them: those waits never ended, and pg-boss's one-second check
+  // for those workers kept the process alive for good.
+  const url = await database();
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const before = timers();
+  for (let round = 0; round < 3; round++) {
+    const q = new PgTaskQueue({
+      databaseUrl: url,
+      queue: 'webhook-deliveries',
+      concurrency: 16,
+      attempts: 1,
+      expireSeconds: 7,
+      onError: () => undefined,
+    });
+    await q.start(async () => undefined);
+    await q.close();
+  }
+  await pollUntil('the closed queues to leave no timer running', () => timers() <= before, 5_000);
+  await pollUntil('every queue connection to close', async () => (await queueConnections(url)) === 0, 10_000);
+});
+
 test.run();
