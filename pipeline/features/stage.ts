@@ -91,7 +91,7 @@ async function foldNewWords(
 }
 
 /** The features stage's summary. */
-export type FeaturesSummary = {
+type FeaturesSummary = {
   mode: SegmentPlan['mode'];
   fullBecause: string | null;
   rows: number;

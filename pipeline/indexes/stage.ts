@@ -124,7 +124,7 @@ async function buildPostings(ctx: StageContext, built: PlannedSegment[]): Promis
 }
 
 /** The index stage's summary. */
-export type IndexSummary = {
+type IndexSummary = {
   rows: number;
   /** Each built segment as id[+base]:rows:textPoints/visualPoints. */
   built: string;

@@ -39,7 +39,7 @@ interface FileReport {
 }
 
 /** The ingest stage's summary (perFile is left out of the log line). */
-export interface IngestReport extends StageSummary {
+interface IngestReport extends StageSummary {
   files: number;
   skippedFiles: number;
   read: number;

@@ -86,7 +86,7 @@ function textReader(ctx: StageContext): (rows: number[]) => Promise<Map<number, 
 }
 
 /** The narratives stage's summary. */
-export type NarrativesSummary = {
+type NarrativesSummary = {
   narratives: number;
   themes: number;
   members: number;

@@ -116,7 +116,7 @@ interface ContentRow {
 }
 
 /** The patterns stage's summary. */
-export type PatternsSummary = {
+type PatternsSummary = {
   patterns: number;
   members: number;
   previousGeneration: string | null;

@@ -183,7 +183,7 @@ async function prune(ctx: StageContext, current: string): Promise<string[]> {
 }
 
 /** The publish stage's summary. */
-export type PublishSummary = {
+type PublishSummary = {
   generation: string;
   previous: string | null;
   /** ISO text (the summary's name). */

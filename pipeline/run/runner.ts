@@ -54,7 +54,7 @@ async function refuseRewind(layout: ReturnType<typeof dataDirLayout>, asOf: Date
 }
 
 /** A stage's name, time and summary: one of each stage's (StageResult<'publish'> is publish's). */
-export type StageResult<N extends StageName = StageName> = { [K in N]: { stage: K; ms: number; summary: StageSummaries[K] } }[N];
+type StageResult<N extends StageName = StageName> = { [K in N]: { stage: K; ms: number; summary: StageSummaries[K] } }[N];
 
 export interface RunResult {
   /** ISO text (the JSON's name). */
