@@ -8,14 +8,15 @@ import type { HoldInput } from './ledger-store.ts';
 import { MAX_MICRO, type Micro } from './money.ts';
 
 /**
- * A hold: an account id as text (an unknown one is the store's LedgerError, "no account"), a positive
- * integer amount up to MAX_MICRO, text where text is recorded.
+ * A hold: an account id as text (an unknown one is the store's LedgerError, "no account"), an integer
+ * amount in [0, MAX_MICRO] (a hold of nothing is allowed: the reference model places them), text where
+ * text is recorded.
  */
 export function assertHoldInput(p: HoldInput): void {
   assert(typeof p.account === 'string', () => `hold: ${JSON.stringify(p.account)} is not an account id`);
   assert(
-    Number.isSafeInteger(p.amountMicro) && p.amountMicro > 0 && p.amountMicro <= MAX_MICRO,
-    () => `hold: ${p.amountMicro} is not a positive integer of micro-credits up to ${MAX_MICRO}`,
+    Number.isSafeInteger(p.amountMicro) && p.amountMicro >= 0 && p.amountMicro <= MAX_MICRO,
+    () => `hold: ${p.amountMicro} is not an integer of micro-credits in [0, ${MAX_MICRO}]`,
   );
   assert(typeof p.ref === 'string' && typeof p.what === 'string', 'hold: ref and what are text');
   assert(p.key === undefined || p.key === null || typeof p.key === 'string', 'hold: key is a key id or none');
