@@ -56,8 +56,8 @@ export async function rebuildAlerts(dataDir: string, before: string, after: stri
   const rowsOf = (g: string, m: { segments?: Parameters<typeof readGenerationUuids>[1] }) =>
     uuidRows(readGenerationUuids(generationDir(layout, g), m.segments ?? []));
   const evaluate = createEvaluation({
-    after: { id: after, asOf: ma.as_of, computedAt: ma.computed_at, maps: mapsAfter, rows: rowsOf(after, ma), posts: () => [] },
-    before: { id: before, asOf: mb.as_of, maps: mapsBefore, rows: rowsOf(before, mb) },
+    after: { id: after, asOfIso: ma.as_of, computedAt: ma.computed_at, maps: mapsAfter, rows: rowsOf(after, ma), posts: () => [] },
+    before: { id: before, asOfIso: mb.as_of, maps: mapsBefore, rows: rowsOf(before, mb) },
     baseUrl: 'http://127.0.0.1/api',
     now: new Date().toISOString(),
   });

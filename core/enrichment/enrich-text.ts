@@ -5,14 +5,14 @@ import { analyze } from '../text/analyzer.ts';
 import { brandProducts, loadBrandDictionary, type BrandDictionary, type BrandEntry } from './brands.ts';
 import { emotionPosteriors, moodsFromPosteriors, type Emotion } from './emotion.ts';
 import { attributeConfidence } from './scores.ts';
-import { themes } from './post-keywords.ts';
+import { postKeywords } from './post-keywords.ts';
 import { toneFrom, type Tone } from './tone.ts';
 import { vaderScores } from './vader.ts';
 
 export { tone, toneFrom, TONE_LABELS, type Tone, type ToneResult } from './tone.ts';
 export { emotionMood, EMOTION_LABELS, type Emotion, type EmotionResult } from './emotion.ts';
 export { brandProducts, compileBrands, loadBrandDictionary, DEFAULT_BRANDS, type BrandDictionary, type BrandEntry } from './brands.ts';
-export { themes, idfFromDocumentFrequency } from './post-keywords.ts';
+export { postKeywords, idfFromDocumentFrequency } from './post-keywords.ts';
 export { attributeConfidence, noveltyScore, saturationScore } from './scores.ts';
 
 /** Moods of a post whose tone is neutral are reported only when the emotion model is at least this sure. */
@@ -71,7 +71,7 @@ export function enrichText(text: string | null | undefined, language?: string | 
   const e = moodsFromPosteriors(post, v.english);
   const moods = t.evidence && (t.tone !== 'neutral' || e.confidence >= NEUTRAL_MOOD_MIN_CONFIDENCE) ? e.moods : [];
   const brands = brandProducts(text, opts.brands ?? (defaultBrands ??= loadBrandDictionary()));
-  const th = themes(postTerms, opts.idf ?? (() => 1), opts.themeCount ?? 3);
+  const th = postKeywords(postTerms, opts.idf ?? (() => 1), opts.themeCount ?? 3);
   const parts = {
     emotion: moods.length ? e.confidence : null,
     brands: brands.length ? BRAND_MATCH_CONFIDENCE : null,

@@ -19,7 +19,7 @@ function eligible(t: string): boolean {
 }
 
 /** The k terms of `terms` with the highest tf x idf (see the header). */
-export function themes(terms: string[], idf: (term: string) => number, k = 3): string[] {
+export function postKeywords(terms: string[], idf: (term: string) => number, k = 3): string[] {
   const tf = new Map<string, { n: number; first: number }>();
   terms.forEach((t, i) => {
     if (!eligible(t)) return;

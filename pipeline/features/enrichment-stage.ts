@@ -5,7 +5,7 @@
 // document frequencies, known only once every row is analysed, and are added here, with the
 // aesthetic style from the visual features and the attribute confidence over text and style.
 // Novelty and saturation need the HNSW neighbours and are added by the index stage.
-import { attributeConfidence, idfFromDocumentFrequency, themes, VISUAL_STYLE_CONFIDENCE } from '../../core/enrichment/enrich-text.ts';
+import { attributeConfidence, idfFromDocumentFrequency, postKeywords, VISUAL_STYLE_CONFIDENCE } from '../../core/enrichment/enrich-text.ts';
 import { writeRowTable } from '../store/row-table.ts';
 import type { StageContext } from '../context/stage-context.ts';
 import { StageAborted } from '../context/stage-context.ts';
@@ -77,7 +77,7 @@ export async function writeComputedEnrichment(
       ci: r,
       ...e,
       // A post with no text has no themes (and no other text attribute): coverage_attributes says so.
-      themes: e.coverage_attributes ? themes(terms, idf, THEMES_PER_POST) : [],
+      themes: e.coverage_attributes ? postKeywords(terms, idf, THEMES_PER_POST) : [],
       aesthetic_style: style ?? [],
       attribute_confidence: attributeConfidence({
         emotion: emotion_confidence,

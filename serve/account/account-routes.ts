@@ -48,13 +48,13 @@ export function accountRouter(
   r.get('/health', async (ctx) => {
     const ledgerStatus = await ledger.status();
     const gen = snapshots.generation!;
-    const asOf = gen.manifest.as_of;
+    const asOfIso = gen.manifest.as_of;
     ctx.body = {
       status: snapshots.lastError ? 'degraded' : 'ok',
       generation: gen.id,
       computed_at: gen.manifest.computed_at,
-      as_of: asOf,
-      data_age_seconds: Math.round((Date.now() - Date.parse(asOf)) / 1000),
+      as_of: asOfIso,
+      data_age_seconds: Math.round((Date.now() - Date.parse(asOfIso)) / 1000),
       loaded_at: gen.loadedAt,
       rows: gen.posts,
       platforms: [...gen.content.platforms].sort(),

@@ -74,7 +74,7 @@ export class AlertEvaluator {
     snapshots.onSwap((gen, previous) => {
       // Only the maps and the posts' uuids and times of the replaced generation are kept: the rest of it is released.
       const held = previous
-        ? { id: previous.id, asOf: previous.manifest.as_of, maps: previous.maps, rows: indexRows(previous.index) }
+        ? { id: previous.id, asOfIso: previous.manifest.as_of, maps: previous.maps, rows: indexRows(previous.index) }
         : null;
       void this.enqueue(gen, held);
     });
@@ -137,7 +137,7 @@ export class AlertEvaluator {
     const manifest = await readManifest(this.deps.layout, id);
     // Its posts by their uuids: what its narratives are compared by.
     const uuids = readGenerationUuids(dir, manifest.segments ?? []);
-    return { id, asOf: manifest.as_of, maps: await loadMaps(dir, id), rows: uuidRows(uuids) };
+    return { id, asOfIso: manifest.as_of, maps: await loadMaps(dir, id), rows: uuidRows(uuids) };
   }
 
   private async run(gen: LoadedGeneration, held: GenerationSide | null): Promise<EvaluationReport | null> {
@@ -151,7 +151,7 @@ export class AlertEvaluator {
     const evaluate = createEvaluation({
       after: {
         id: gen.id,
-        asOf: gen.manifest.as_of,
+        asOfIso: gen.manifest.as_of,
         computedAt: gen.manifest.computed_at,
         maps: gen.maps,
         rows: indexRows(gen.index),

@@ -28,7 +28,7 @@ type EvaluatedMaps = Pick<Maps, 'narratives' | 'narrativeByKey' | 'themeByKey' |
 export interface GenerationSide extends LinkedSide {
   id: string;
   /** Its manifest's as_of: the end of every narrative's newest day. */
-  asOf: string;
+  asOfIso: string;
   maps: EvaluatedMaps;
 }
 
@@ -62,7 +62,7 @@ function figuresOf(side: GenerationSide, ln: LoadedNarrative): NarrativeFigures 
     momentum_score: n.momentum_score,
     emerging_score: n.emerging_score,
     lifecycle: n.lifecycle,
-    last_day: days.length ? new Date(Date.parse(side.asOf) - DAY_MS).toISOString() : null,
+    last_day: days.length ? new Date(Date.parse(side.asOfIso) - DAY_MS).toISOString() : null,
     last_day_posts: days.length ? days[days.length - 1]! : 0,
     spike: lastDaySpikes(days),
   };

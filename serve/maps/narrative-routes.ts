@@ -89,11 +89,11 @@ function dailySeries(gen: LoadedGeneration, members: Int32Array, days: number): 
 }
 
 function countDays(gen: LoadedGeneration, members: Int32Array, days: number): DailyPoint[] {
-  const asOf = gen.index.asOfMs;
+  const asOfMs = gen.index.asOfMs;
   const { enrichment } = gen.index;
   const counts = Array.from({ length: days }, () => ({ posts: 0, interactions: 0, feelings: new Float64Array(8) }));
   for (const r of members) {
-    const back = Math.floor((asOf - gen.index.publishedAt[r]!) / DAY_MS);
+    const back = Math.floor((asOfMs - gen.index.publishedAt[r]!) / DAY_MS);
     if (back < 0 || back >= days) continue;
     const d = counts[days - 1 - back]!;
     d.posts++;
@@ -104,7 +104,7 @@ function countDays(gen: LoadedGeneration, members: Int32Array, days: number): Da
   return counts.map((d, i) => {
     const feeling = sentimentOfCounts(d.feelings, d.posts);
     return {
-      start: new Date(asOf - (days - i) * DAY_MS).toISOString(),
+      start: new Date(asOfMs - (days - i) * DAY_MS).toISOString(),
       content_count: d.posts,
       engagement: d.interactions,
       spike: spikes[i]!,

@@ -40,7 +40,7 @@ function generationGauges(registry: Registry, snapshots: SnapshotStore): void {
       if (g) this.set({ generation: g.id }, 1);
     },
   });
-  const asOf = () => {
+  const asOfSeconds = () => {
     const g = gen();
     return g ? seconds(g.manifest.as_of) : null;
   };
@@ -48,14 +48,14 @@ function generationGauges(registry: Registry, snapshots: SnapshotStore): void {
     registry,
     'ci_generation_as_of_timestamp_seconds',
     "The served generation's as-of instant (the corpus as of then), Unix seconds",
-    asOf,
+    asOfSeconds,
   );
   scrapedGauge(
     registry,
     'ci_generation_age_seconds',
     "Seconds from the served generation's as-of instant to this scrape: how stale the served corpus is",
     () => {
-      const t = asOf();
+      const t = asOfSeconds();
       return t === null ? null : Date.now() / 1000 - t;
     },
   );

@@ -48,13 +48,13 @@ function publish(now = '2026-11-27T00:00:00.000Z'): Publish {
   return {
     after: {
       id: second.id,
-      asOf: second.manifest.as_of,
+      asOfIso: second.manifest.as_of,
       computedAt: second.manifest.computed_at,
       maps: second.maps,
       rows: indexRows(second.index),
       posts: (ln) => eventPosts(second, ln),
     },
-    before: { id: first.id, asOf: first.manifest.as_of, maps: first.maps, rows: indexRows(first.index) },
+    before: { id: first.id, asOfIso: first.manifest.as_of, maps: first.maps, rows: indexRows(first.index) },
     baseUrl: BASE,
     now,
   };

@@ -19,7 +19,7 @@ import {
   loadBrandDictionary,
   noveltyScore,
   saturationScore,
-  themes,
+  postKeywords,
   tone,
   TONE_LABELS,
 } from '../../core/enrichment/enrich-text.ts';
@@ -140,13 +140,13 @@ test('brands: a dictionary from a file, or a plain list; bad files are clear err
 test('themes: tf x idf, skipping numbers, single characters and emoji', () => {
   const idf = (t: string) => (({ battery: 3, recall: 4, owner: 1, ev: 2 }) as Record<string, number>)[t] ?? 0.5;
   const t = terms('EV battery recall: battery battery owners report 2024 x 😡 recall');
-  assert.equal(themes(t, idf, 2), ['battery', 'recall'], 'battery 3x3 = 9 > recall 2x4 = 8');
-  assert.equal(themes(t, idf), ['battery', 'recall', 'ev']);
-  assert.ok(!themes(t, () => 1, 10).some((x) => /^\d+$/.test(x) || [...x].length < 2 || x === '😡'));
-  assert.equal(themes([], idf), []);
-  assert.equal(themes(t, idf, 0), []);
+  assert.equal(postKeywords(t, idf, 2), ['battery', 'recall'], 'battery 3x3 = 9 > recall 2x4 = 8');
+  assert.equal(postKeywords(t, idf), ['battery', 'recall', 'ev']);
+  assert.ok(!postKeywords(t, () => 1, 10).some((x) => /^\d+$/.test(x) || [...x].length < 2 || x === '😡'));
+  assert.equal(postKeywords([], idf), []);
+  assert.equal(postKeywords(t, idf, 0), []);
   const fromDf = idfFromDocumentFrequency((x) => (x === 'common' ? 900 : 3), 1000);
-  assert.equal(themes(['common', 'common', 'rare'], fromDf, 1), ['rare']);
+  assert.equal(postKeywords(['common', 'common', 'rare'], fromDf, 1), ['rare']);
   assert.ok(fromDf('common') > 0 && fromDf('rare') > fromDf('common'));
 });
 
