@@ -1,4 +1,4 @@
--- The webhook outbox on PostgreSQL (serve/alerts/pg-outbox.ts): the events the watches fired and
+-- The webhook outbox on PostgreSQL (serve/alerts/pg-outbox-store.ts): the events the watches fired and
 -- every delivery attempt, shared by the replicas. Which event is attempted next is pg-boss's
 -- (queue 'webhook-deliveries'); the lease here keeps an event to one run at a time.
 

@@ -1,4 +1,4 @@
--- The events still to be delivered, indexed apart (serve/alerts/pg-outbox.ts, countWaiting): /metrics
+-- The events still to be delivered, indexed apart (serve/alerts/pg-outbox-store.ts, countWaiting): /metrics
 -- counts them at every scrape of every replica, and they are few beside the delivered ones each
 -- watch keeps, so the count reads the backlog rather than the whole table.
 

@@ -1,4 +1,4 @@
--- Jobs on PostgreSQL (serve/jobs/pg-job-book.ts): the records every replica reads and writes,
+-- Jobs on PostgreSQL (serve/jobs/pg-job-store.ts): the records every replica reads and writes,
 -- their results, and the job cache (docs/jobs.md, "Cache"). Which job runs next is pg-boss's
 -- (its own schema, pgboss). Records and results are json and text, not jsonb: they go back to
 -- clients as written, key order included.
