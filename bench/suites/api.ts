@@ -26,6 +26,10 @@ import { hasCurrentLayout } from '../lib/cached-generation.ts';
 import { searchLoad } from '../lib/search-load.ts';
 import { buildQueryMixes, MIX_NAMES, type BenchQuery, type MixName, type QueryMixes } from '../lib/query-mixes.ts';
 import { cpuBetween, threadCpuMs, type CpuSplit } from '../lib/thread-cpu.ts';
+import { search } from '../../core/ranking/search.ts';
+import { loadSearchIndex } from '../../core/ranking/search-index.ts';
+import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
+import { dataDirLayout } from '../../core/infra/data-dir.ts';
 
 interface ApiBenchOptions {
   posts: number;
@@ -457,6 +461,8 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
       rss,
     );
     const peak = rssMiB(pid).peak;
+    const overlap = await answerOverlap(server, dir, mixes);
+    searchOk += overlap.answers;
     const { settlements, charged, openHolds } = await killAndRecover(server, dir);
     const cached = await cachedRuns(dir, o, mixes.repeated, rss);
     results.push(...cached.results);
@@ -477,6 +483,7 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
       answerCache: cached.cacheStats,
       ceiling,
       reads: { ...summary(reads), endpoints: paths.length },
+      overlap: overlap.byMix,
       rssMiB: { idle: idleRss, maxSampled: rss.max, peak },
       machineSpeed: { before: speedBefore, after: speedAfter },
       durability: { searchOk, settlements, chargedCredits: charged, openHoldsAfterRecovery: openHolds },
@@ -489,6 +496,44 @@ export async function benchApi(o: ApiBenchOptions): Promise<void> {
   } finally {
     if (server.proc.exitCode === null) server.proc.kill('SIGKILL');
   }
+}
+
+/** Queries of each mix whose served answer is compared with the exact one. */
+const OVERLAP_QUERIES = 100;
+
+/**
+ * For the first queries of each mix: the share of the exact answer's rows (core/ranking/search.ts,
+ * search's reference) that the server's answer returns, mean per mix. The generation is loaded
+ * here without its graphs (the exact answer reads none).
+ */
+async function answerOverlap(
+  server: Server,
+  dir: string,
+  mixes: QueryMixes['mixes'],
+): Promise<{ byMix: Record<MixName, number>; answers: number }> {
+  const layout = dataDirLayout(dir);
+  const index = await loadSearchIndex(generationDir(layout, (await readCurrent(layout))!), { graphs: false, enrichment: false });
+  const byMix = {} as Record<MixName, number>;
+  let answers = 0;
+  for (const mix of MIX_NAMES) {
+    let sum = 0;
+    const queries = mixes[mix].slice(0, OVERLAP_QUERIES);
+    for (const q of queries) {
+      const body = { query: q.query, limit: 100, window: q.window };
+      const res = await fetch(`${server.baseUrl}/search`, {
+        method: 'POST',
+        headers: { 'x-api-key': server.key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== 200) throw new Error(`POST /search ${JSON.stringify(body)}: ${res.status} ${await res.text()}`);
+      answers++;
+      const served = new Set(((await res.json()) as { content: Array<{ uuid: string }> }).content.map((c) => c.uuid));
+      const exact = search(index, body, { reference: true });
+      sum += exact.length === 0 ? (served.size === 0 ? 1 : 0) : exact.filter((r) => served.has(r.uuid)).length / exact.length;
+    }
+    byMix[mix] = sum / queries.length;
+  }
+  return { byMix, answers };
 }
 
 const MIX_TEXT: Record<MixName, string> = {
@@ -531,6 +576,7 @@ ${rows.join('\n')}
 
 | | value | bar |
 |---|---|---|
+| top-100 overlap with the exact answer (the first ${OVERLAP_QUERIES} queries of each mix, served over HTTP; the exact answer computed in this process: every posting scored, an exact vector scan) | ${MIX_NAMES.map((m) => `${m} ${r.overlap[m].toFixed(4)}`).join(', ')} | at least 0.98 (${MIX_NAMES.every((m) => r.overlap[m] >= 0.98) ? 'met' : 'missed'}) |
 | map reads (${r.reads.endpoints} endpoints mixed, ${most} connections) p50 / p99 | ${ms(r.reads.p50)} / **${ms(r.reads.p99)}** | p99 under 20 ms (${r.reads.p99 < 20 ? 'met' : 'missed'}) |
 | map reads throughput | ${f(r.reads.reqPerSec)} req/s | |
 | server RSS: after warm-up / max sampled under load / peak (VmHWM) | ${f(r.rssMiB.idle)} / ${f(r.rssMiB.maxSampled)} / **${f(r.rssMiB.peak)} MiB** | under 3 GiB (${r.rssMiB.peak < 3072 ? 'met' : 'missed'}) |

@@ -181,7 +181,9 @@ async function benchFullPipeline(o: PipelineBenchOptions, c: { dir: string; reco
     maxRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
     summaries: runs[0]!.summaries,
   };
-  const section = o.media === 'vectors' ? 'pipeline-full-vectors' : 'pipeline-full';
+  // 1M posts keeps the section's plain name; other sizes get their own, so a curve over sizes (100k, 300k, 1M) stays side by side.
+  const base = o.media === 'vectors' ? 'pipeline-full-vectors' : 'pipeline-full';
+  const section = o.posts === 1_000_000 ? base : `${base}-${o.posts}`;
   writeResultsJson(section, result);
   const f = thousands;
   const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

@@ -172,21 +172,56 @@ export function graphCandidates(graphs: LoadedGraphs, plan: Pick<SearchPlan, 've
 }
 
 /**
+ * The vector candidates of a plan: the graphs' hits, completed by the lexical candidates' own
+ * similarity to the query (a dot product each on their int8 vectors) where the graphs missed them,
+ * at or above the vector floor, best first (ties by row), cut to the depth. HNSW can miss a tight
+ * burst of near-duplicate posts whole (its greedy descent never enters it); the lexical candidates
+ * often lie inside it, and an exact scan would have ranked them there (docs/fields.md, "What a
+ * search guarantees"). A few hundred dot products: a small share of an answer's time.
+ */
+export function vectorCandidates(
+  index: SearchIndex,
+  plan: Pick<SearchPlan, 'vector' | 'depth'>,
+  lexical: ReadonlyArray<{ row: number }>,
+  hits: readonly Neighbour[],
+): Neighbour[] {
+  const q = plan.vector;
+  if (!q || lexical.length === 0) return hits as Neighbour[];
+  const seen = new Set<number>();
+  for (const h of hits) seen.add(h.row);
+  const out = hits.slice();
+  for (const { row } of lexical) {
+    if (seen.has(row) || !index.vectors.hasVector(row)) continue;
+    const sim = cosine(index, q, row);
+    if (sim >= RANKING.vectorFloor) out.push({ row, sim });
+  }
+  if (out.length === hits.length) return out;
+  out.sort((a, b) => b.sim - a.sim || a.row - b.row);
+  return out.slice(0, plan.depth);
+}
+
+/**
  * `exact`: the vector candidates by a scan of the int8 vectors (exact-neighbours.ts) instead of the
  * HNSW graphs: the asynchronous jobs' deep retrievals, in a thread that holds no graphs.
+ * `reference`: exact on both sides, the lexical candidates by scoring every posting of the query's
+ * lists too (no pruning): the answer the served one is measured against (docs/fields.md, "What a
+ * search guarantees").
  */
-export function search(index: SearchIndex, p: SearchParams, opts: { exact?: boolean } = {}): RankedRow[] {
+export function search(index: SearchIndex, p: SearchParams, opts: { exact?: boolean; reference?: boolean } = {}): RankedRow[] {
   const plan = planSearch(index, p);
   if (!plan) return [];
   let vector: Neighbour[] = [];
-  if (plan.vector && opts.exact) {
+  if (plan.vector && (opts.exact || opts.reference)) {
     vector = exactNeighbours(index.vectors, plan.vector, plan.depth, plan.start).filter((v) => v.sim >= RANKING.vectorFloor);
   } else if (plan.vector) {
     if (!index.hnsw)
       throw new Error(`generation ${index.generation} was loaded without its graphs (the server's search workers hold them)`);
     vector = graphCandidates(index.hnsw, plan);
   }
-  return fuse(index, p, plan, lexicalCandidates(index, plan), vector);
+  const lexical = opts.reference
+    ? searchSegments(index.bm25, plan.terms, plan.depth, plan.start, index.deleted, true)
+    : lexicalCandidates(index, plan);
+  return fuse(index, p, plan, lexical, opts.exact || opts.reference ? vector : vectorCandidates(index, plan, lexical, vector));
 }
 
 /**

@@ -23,6 +23,7 @@
 import path from 'node:path';
 import hnswlib from 'hnswlib-node';
 import type { SegmentTail } from '../snapshots/segments.ts';
+import { shuffledOrder } from '../stats/seeded-random.ts';
 
 type HnswSpace = 'ip' | 'cosine';
 interface HnswParams {
@@ -97,6 +98,26 @@ export interface GraphSource {
   points: number;
   /** Window tails (text graphs only): first local row and points of each. */
   tails?: readonly SegmentTail[];
+}
+
+/**
+ * Add the rows of `vectors` (row-major, `dim` wide; all-zero rows have no vector and are left out)
+ * to a graph, labelled firstLabel + their position; returns the points added. They go in in a
+ * seeded random order, not in row (time) order: a story's posts arrive in a burst of near
+ * neighbours, and inserted one after another they linked mostly among themselves, so the graph
+ * reached the burst through few edges and a search from the entry point could miss it whole (at
+ * 100k posts, recall@200 of window-all queries against an exact scan: 0.88 with 8 of 98 queries
+ * under 0.5 in row order; 0.95 with 1 shuffled). The labels stay the rows, so no answer changes meaning.
+ */
+export function addPoints(index: HnswIndex, vectors: Float32Array, dim: number, firstLabel: number, seed: number): number {
+  let points = 0;
+  for (const i of shuffledOrder(vectors.length / dim, seed)) {
+    const v = vectors.subarray(i * dim, (i + 1) * dim);
+    if (!v.some((x) => x !== 0)) continue;
+    index.addPoint(Array.from(v), firstLabel + i);
+    points++;
+  }
+  return points;
 }
 
 /** A segment's graph file, read (a graph of no points is not read: nothing to search). */

@@ -29,3 +29,17 @@ export function drawByWeight(weights: Float64Array, total: number, random: () =>
   }
   return weights.length - 1;
 }
+
+/** 0..n-1 in a seeded random order (Fisher-Yates). */
+export function shuffledOrder(n: number, seed: number): Uint32Array {
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  const random = seededRandom(seed);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    const t = order[i]!;
+    order[i] = order[j]!;
+    order[j] = t;
+  }
+  return order;
+}

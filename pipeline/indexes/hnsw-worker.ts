@@ -4,7 +4,7 @@
 // so only file names cross the thread boundary.
 import fs from 'node:fs';
 import hnswlib from 'hnswlib-node';
-import { GRAPHS, loadGraphs, searchGraphs, type LoadedGraphs, type SegmentGraph } from '../../core/ranking/segment-graphs.ts';
+import { addPoints, GRAPHS, loadGraphs, searchGraphs, type LoadedGraphs, type SegmentGraph } from '../../core/ranking/segment-graphs.ts';
 import { answerTasks } from '../../core/infra/workers/task-worker.ts';
 import type { BuildResult, BuildTask, HnswResult, HnswTask, NeighbourLists, NeighbourQuery, NeighbourTask } from './hnsw-task.ts';
 
@@ -65,12 +65,7 @@ function build(t: BuildTask): BuildResult {
   } else index.initIndex(capacity, params.m, params.efConstruction, params.seed);
   let points = index.getCurrentCount();
   const vectors = readRows(t.vectorsFile, t.dim, from, t.rows);
-  for (let i = 0; i < t.rows - from; i++) {
-    const v = vectors.subarray(i * t.dim, (i + 1) * t.dim);
-    if (isZero(v)) continue;
-    index.addPoint(Array.from(v), from + i);
-    points++;
-  }
+  points += addPoints(index, vectors, t.dim, from, params.seed + from);
   const tmp = `${t.out}.${process.pid}.tmp`;
   index.writeIndexSync(tmp);
   fs.renameSync(tmp, t.out);

@@ -8,6 +8,7 @@ import {
   fuse,
   lexicalCandidates,
   planSearch,
+  vectorCandidates,
   type AnalysedSearch,
   type RankedRow,
   type SearchParams,
@@ -66,7 +67,7 @@ export async function rankHere(gen: GenerationData, p: SearchParams | AnalysedSe
     // The vector candidates are asked for first: the graph worker searches while this thread finds the lexical ones.
     const vector = plan.vector ? vectors(plan) : [];
     const lexical = lexicalCandidates(gen.index, plan);
-    ranked = fuse(gen.index, p, plan, lexical, await vector);
+    ranked = fuse(gen.index, p, plan, lexical, vectorCandidates(gen.index, plan, lexical, await vector));
   }
   return { ranked, clusters: clusterAnswer(gen.index.vectors, ranked) };
 }

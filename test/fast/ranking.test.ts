@@ -184,4 +184,48 @@ test('fusion returns exactly the rows, order and scores of its definition (every
   assert.ok(compared > 100 && cut > 50, `${compared} searches compared, ${cut} cut to their limit`);
 });
 
+test("the served answer against the exact one (search's reference): top-100 overlap of planted, frequent-word and long queries", () => {
+  // Queries as the api bench's mixes build them: the planted narratives' keywords, the most frequent
+  // words alone and in pairs, and 8-20 words of real posts; every window.
+  const df = new Map<string, number>();
+  const texts: string[] = [];
+  for (const line of fs.readFileSync(path.join(ROOT, 'fixtures', 'sample', 'posts', 'posts-00001.ndjson'), 'utf8').split('\n')) {
+    let r: { title?: unknown; description?: unknown };
+    try {
+      r = JSON.parse(line) as typeof r;
+    } catch {
+      continue;
+    }
+    const text = [r?.title, r?.description].filter((x): x is string => typeof x === 'string').join(' ');
+    texts.push(text);
+    for (const t of new Set(terms(text))) df.set(t, (df.get(t) ?? 0) + 1);
+  }
+  const frequent = [...df]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 12)
+    .map(([t]) => t);
+  const mixes: Record<string, string[]> = {
+    planted: narratives.map((n) => n.keywords.slice(0, 3).join(' ')),
+    frequent: [...frequent, ...frequent.slice(0, 11).map((t, i) => `${t} ${frequent[i + 1]}`)],
+    long: texts
+      .filter((t) => t.split(/\s+/).length >= 8)
+      .slice(0, 40)
+      .map((t) => t.split(/\s+/).slice(0, 20).join(' ')),
+  };
+  for (const [mix, queries] of Object.entries(mixes)) {
+    let overlap = 0;
+    let n = 0;
+    for (const query of queries)
+      for (const window of WINDOW_KEYS) {
+        const exact = search(index, { query, limit: 100, window }, { reference: true });
+        const served = new Set(search(index, { query, limit: 100, window }).map((r) => r.row));
+        if (exact.length === 0) continue;
+        overlap += exact.filter((r) => served.has(r.row)).length / exact.length;
+        n++;
+      }
+    assert.ok(n >= 40, `${mix}: ${n} answers compared`);
+    assert.ok(overlap / n >= 0.98, `${mix}: mean top-100 overlap ${(overlap / n).toFixed(4)} over ${n} answers`);
+  }
+});
+
 test.run();
