@@ -27,6 +27,7 @@ import { jobsRouter } from './jobs/job-routes.ts';
 import { narrativesRouter } from './maps/narrative-routes.ts';
 import { relatedNarrativesRouter } from './maps/related-narratives.ts';
 import { themesRouter } from './maps/theme-routes.ts';
+import { ReadCache } from './maps/read-cache.ts';
 import { patternsRouter } from './maps/pattern-routes.ts';
 import { searchHandler } from './search-route/search-route.ts';
 import { pricesRouter } from './billing/price-routes.ts';
@@ -58,6 +59,8 @@ export interface AppParts {
   media: MediaEntries;
   /** Alert watches and their events (the /alerts routes). */
   alerts: AlertRouteDeps;
+  /** The free map reads' kept answers (serve/maps/read-cache.ts). */
+  reads: ReadCache;
   /** Requests by route and status for /metrics (its `http` middleware is the outermost). */
   metrics: Pick<ServiceMetrics, 'http'>;
   /**
@@ -144,6 +147,7 @@ function apiRouter(parts: AppParts, settings: AppSettings): Router<ApiState> {
   api.use(requireKey(ledger));
   api.use(keyedRequest(snapshots, settings.rateLimit));
   api.use(jsonBodies());
+  api.use(parts.reads.middleware(settings.prefix));
   api.get('/billing/top-up', (ctx) => {
     ctx.body = {
       account: ctx.state.caller.account,

@@ -24,6 +24,7 @@ import { searchParts } from './search/search-parts.ts';
 import { osThreadId } from '../core/infra/workers/os-thread.ts';
 import type { AnswerCache } from './search/answer-cache.ts';
 import { SnapshotStore } from './generation/snapshot-store.ts';
+import { ReadCache } from './maps/read-cache.ts';
 import { MediaEntries } from './media/media-entries.ts';
 import { ServiceMetrics } from './metrics/service-metrics.ts';
 import { alertParts, type AlertParts } from './alerts/alert-parts.ts';
@@ -39,6 +40,8 @@ export interface RunningServer {
   searchPool: SearchPool | null;
   /** Answers of identical searches (SEARCH_CACHE_MB; disabled at 0). */
   answerCache: AnswerCache;
+  /** The free map reads' kept answers (READ_CACHE_MB; nothing kept at 0). */
+  readCache: ReadCache;
   jobs: JobRunner;
   /** Alert watches, their events' outbox, and the evaluation after each publish. */
   alerts: AlertParts;
@@ -59,6 +62,8 @@ interface Parts extends AppParts {
   layout: ReturnType<typeof dataDirLayout>;
   metrics: ServiceMetrics;
   alerts: AlertParts;
+  /** The free map reads' kept answers (READ_CACHE_MB). */
+  reads: ReadCache;
   /** Known once the server listens; read through closures by the parts that need them. */
   urls: { base: string; self: string; topUp: string };
 }
@@ -84,7 +89,8 @@ async function makeParts(config: Config, log: Logger): Promise<Parts> {
     deliveries: metrics.deliveries,
     onEvaluated: metrics.alerts.evaluated,
   });
-  return { layout, metrics, ledger, search, snapshots, jobs, media: new MediaEntries(), alerts, urls };
+  const reads = new ReadCache(config.READ_CACHE_MB * 1024 * 1024);
+  return { layout, metrics, ledger, search, snapshots, jobs, media: new MediaEntries(), alerts, reads, urls };
 }
 
 /** The application with the ledger's admin endpoint and /metrics mounted beside it. */
@@ -214,6 +220,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       searchEngine: search.engine,
       searchPool: search.pool,
       answerCache: search.cache,
+      readCache: p.reads,
       jobs,
       alerts,
       demo,

@@ -83,6 +83,12 @@ const schema = z.object({
    */
   SEARCH_CACHE_MB: z.coerce.number().int().min(0).max(65536).default(64),
   /**
+   * Memory for the free map reads' answers (trending, narratives, themes, patterns), in MiB of their
+   * JSON, keyed by the generation, path and query (serve/maps/read-cache.ts; least recently used out
+   * first); 0: every read is built afresh.
+   */
+  READ_CACHE_MB: z.coerce.number().int().min(0).max(65536).default(32),
+  /**
    * Searches the search workers hold at once, answering or waiting for one (serve/search/search-pool.ts);
    * one more is answered 503 with Retry-After, nothing held or charged. 256 is about SEARCH_BUDGET_MS's
    * worth at the 130-186 req/s of 1M posts on two cores (bench/RESULTS.md, api): a search queued past it
