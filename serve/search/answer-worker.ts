@@ -66,7 +66,15 @@ async function handle(m: AnswerWorkerMessage): Promise<{ result: unknown; transf
       useGraph(m.port);
       return { result: true };
     case 'load':
-      if (!views.has(m.parts.id)) views.set(m.parts.id, await generationView(m.parts));
+      // The postings of segments a held generation has are its parsed objects: only new segments are parsed.
+      if (!views.has(m.parts.id))
+        views.set(
+          m.parts.id,
+          await generationView(
+            m.parts,
+            [...views.values()].map((v) => v.index),
+          ),
+        );
       return { result: true };
     case 'drop':
       return { result: views.delete(m.gen) };
