@@ -268,6 +268,21 @@ export class SearchPool implements SearchEngine {
     return built;
   }
 
+  /** On every answer worker in turn (their per-row caches are their own); not counted against queueMax. */
+  async warm(gen: LoadedGeneration, request: AnswerRequest): Promise<BuiltAnswer> {
+    assertSearchable(request.params, gen, this.held.has(gen));
+    let built: BuiltAnswer | null = null;
+    for (const lane of this.answers) {
+      if (!lane.alive) continue;
+      await lane.ready;
+      await this.graph.ready;
+      built = await this.post<BuiltAnswer>(lane, { kind: 'answer', gen: gen.id, request });
+    }
+    if (!built) throw new Error('no search worker is running');
+    assertWithinLimit(built.count, request.params);
+    return built;
+  }
+
   async search(gen: LoadedGeneration, params: SearchParams): Promise<SearchOutcome> {
     assertSearchable(params, gen, this.held.has(gen));
     const outcome = await this.queued(() => this.dispatch<SearchOutcome>({ kind: 'search', gen: gen.id, params }));
