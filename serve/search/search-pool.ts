@@ -80,7 +80,7 @@ export class SearchPool implements SearchEngine {
   private readonly loaded = new Map<string, GenerationParts>();
   /** The generations this pool loaded and has not disposed of (what searches may name). */
   private readonly held = new Set<LoadedGeneration>();
-  /** Where generations are read (a thread of its own). */
+  /** Where generations are read (a thread of their own). */
   private readonly loader = new LoaderThread();
   private nextId = 1;
   private closed = false;
@@ -215,7 +215,8 @@ export class SearchPool implements SearchEngine {
    */
   async load(dir: string, previous: LoadedGeneration | null): Promise<LoadedGeneration> {
     const t0 = performance.now();
-    const { gen, elsewhere } = await this.loader.load(dir, previous);
+    const parts = previous ? this.loaded.get(previous.id) : undefined;
+    const { gen, elsewhere } = await this.loader.load(dir, previous && parts ? { gen: previous, parts } : null);
     try {
       await this.share(elsewhere.parts);
     } catch (err) {
@@ -245,7 +246,6 @@ export class SearchPool implements SearchEngine {
 
   private async drop(gen: string): Promise<void> {
     this.loaded.delete(gen);
-    await this.loader.drop(gen).catch(() => undefined);
     await Promise.all(
       [this.graph, ...this.answers].filter((l) => l.alive).map((l) => this.post(l, { kind: 'drop', gen }).catch(() => undefined)),
     );
