@@ -13,7 +13,7 @@ import type { RecentSearches } from './recent-searches.ts';
 import type { SearchEngine } from './search-engine.ts';
 
 /** The last warm-up (GET /health, search.warm_up). */
-export interface WarmUpReport {
+interface WarmUpReport {
   generation: string;
   /** Searches answered on the generation before it was served, of `of` in the warm-up set. */
   searches: number;

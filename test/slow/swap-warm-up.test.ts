@@ -41,7 +41,7 @@ const QUERIES = [
 ];
 const bodyOf = (q: string) => ({ query: q, limit: 20, window: 'all' as const });
 
-test('the switch waits for the warm-up of the recent searches; searches answer on the old generation meanwhile, unbilled warm-up, warm answers after', async () => {
+test('the switch waits for the warm-up of the recent searches; the old generation answers meanwhile; unbilled; warm answers after', async () => {
   const search = (key: string, q: string) => callApi(s.baseUrl, key, 'POST', '/search', { body: bodyOf(q) });
   for (const q of QUERIES) assert.is((await search(s.demo.secret, q)).status, 200, q);
   // Asked again (the same analysed terms): the most recent, still one search of the set.
