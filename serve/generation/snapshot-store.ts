@@ -1,9 +1,8 @@
 // Which generation the server answers from, and the hot swap to the next one. Requests lease the
 // current generation for their whole life; a new CURRENT is loaded in the background while the
 // old one keeps serving, warmed up (the server's recent searches answered on it), then swapped in
-// atomically (one assignment). The old generation is
-// dropped once its last lease ends (the loader disposes of it: its search workers drop it too), so
-// its memory is freed then and not before. The loader is the server's search engine
+// atomically (one assignment). The old generation is dropped once its last lease ends (the loader
+// disposes of it: its search workers drop it too), so its memory is freed then and not before. The loader is the server's search engine
 // (serve/search/search-engine.ts), which shares each generation with its workers.
 import { dataDirLayout } from '../../core/infra/data-dir.ts';
 import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
