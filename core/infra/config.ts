@@ -73,7 +73,7 @@ const schema = z.object({
    */
   SWAP_WARM_UP_SEARCHES: z.coerce.number().int().min(0).max(10_000).default(200),
   /** The longest a warm-up may delay a swap: the searches not replayed by then are left cold. */
-  SWAP_WARM_UP_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
+  SWAP_WARM_UP_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   /**
    * Answer workers: threads that build search answers (ranking, clusters, narratives, JSON) over
    * the generation's shared memory, beside one graph worker that holds the HNSW graphs
