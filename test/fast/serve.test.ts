@@ -41,7 +41,8 @@ const server = (env: Record<string, string>) =>
 test.before(async () => {
   dir = await pipedSampleDir();
   ledger = await ledgerEnv();
-  s = await server({ DEMO_CREDITS: '10', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' });
+  // A warm-up budget no run here reaches: the hot swap test counts every recent search replayed.
+  s = await server({ DEMO_CREDITS: '10', RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000', SWAP_WARM_UP_MS: '300000' });
 });
 
 test.after(async () => {

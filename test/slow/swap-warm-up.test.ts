@@ -20,7 +20,13 @@ let dir: string;
 test.before(async () => {
   dir = await pipedSampleDir();
   // No timer: the test swaps when it means to.
-  s = await testServer(dir, { SWAP_WARM_UP_SEARCHES: String(WARM_UP), SNAPSHOT_CHECK_MS: '3600000', DEMO_CREDITS: '1000' });
+  s = await testServer(dir, {
+    SWAP_WARM_UP_SEARCHES: String(WARM_UP),
+    // A budget no run here reaches: every search of the set is replayed.
+    SWAP_WARM_UP_MS: '300000',
+    SNAPSHOT_CHECK_MS: '3600000',
+    DEMO_CREDITS: '1000',
+  });
 });
 
 test.after(async () => {
