@@ -162,7 +162,7 @@ function apiRouter(parts: AppParts, settings: AppSettings): Router<ApiState> {
     patternsRouter(),
     pricesRouter(),
     mediaRouter(settings.dataDir, parts.media),
-    accountRouter(ledger, snapshots, settings.startedAt, { pool: search.pool, cache: search.cache }),
+    accountRouter(ledger, snapshots, settings.startedAt, { pool: search.pool, cache: search.cache, warmUp: search.warmUp }),
     jobsRouter(jobs),
     alertsRouter(parts.alerts),
     deliveryRouter(parts.alerts),

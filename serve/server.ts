@@ -77,9 +77,10 @@ async function makeParts(config: Config, log: Logger): Promise<Parts> {
     await openLedgerStore({ dir: layout.ledger, databaseUrl: config.DATABASE_URL, leaseMs: config.LEDGER_LEASE_MS }),
   );
   const search = searchParts(config, log);
-  // The engine loads each generation (with a pool, its workers take the big parts as it loads).
-  const snapshots = new SnapshotStore(config.dataDir, log, search.engine);
-  snapshots.onSwap((gen) => search.cache.swapTo(gen.id));
+  // The engine loads each generation (with a pool, its workers take the big parts as it loads),
+  // and the store warms each new one up before it is served: the answer cache starts with the warm-up's answers.
+  const snapshots = new SnapshotStore(config.dataDir, log, search.engine, (gen) => search.warmUp.warm(gen));
+  snapshots.onSwap((gen) => search.cache.swapTo(gen.id, search.warmUp.take(gen.id)));
   const urls = { base: '', self: '', topUp: config.TOP_UP_URL ?? '' };
   const jobs = jobParts(config, log, { ledger, snapshots, topUpUrl: () => urls.topUp, observeRun: metrics.jobs.observeRun });
   // Events link to narratives at PUBLIC_BASE_URL (the address clients use, behind a proxy), else where this server listens.

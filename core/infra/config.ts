@@ -66,6 +66,15 @@ const schema = z.object({
   /** How often the server checks CURRENT for a new generation. */
   SNAPSHOT_CHECK_MS: z.coerce.number().int().positive().default(5000),
   /**
+   * Before a new generation is swapped in, the most recent distinct searches the server answered
+   * (at most this many) are answered on it first, one at a time on every answer worker, unbilled
+   * (serve/search/swap-warm-up.ts): its rows' caches are filled and its answer cache starts with
+   * their answers. 0: no warm-up.
+   */
+  SWAP_WARM_UP_SEARCHES: z.coerce.number().int().min(0).max(10_000).default(200),
+  /** The longest a warm-up may delay a swap: the searches not replayed by then are left cold. */
+  SWAP_WARM_UP_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  /**
    * Answer workers: threads that build search answers (ranking, clusters, narratives, JSON) over
    * the generation's shared memory, beside one graph worker that holds the HNSW graphs
    * (serve/search/search-pool.ts); 0: no workers, searches run on the main thread. Default: the

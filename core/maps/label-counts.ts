@@ -29,6 +29,13 @@ export class LabelVocabulary {
     this.ids.clear();
     this.keys.length = 0;
   }
+
+  /** The same ids in a vocabulary of its own (the copy grows, or is cleared, without changing this one). */
+  copy(): LabelVocabulary {
+    const c = new LabelVocabulary(this.maxKeys);
+    for (const k of this.keys) c.ids.set(k, c.keys.push(k) - 1);
+    return c;
+  }
 }
 
 /** Key ids of rows: row r's are ids[offsets[r]] .. ids[offsets[r + 1] - 1]. */

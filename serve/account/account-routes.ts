@@ -11,11 +11,13 @@ import { usageQuery } from './account-queries.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import type { AnswerCache } from '../search/answer-cache.ts';
 import type { SearchPool } from '../search/search-pool.ts';
+import type { SwapWarmUp } from '../search/swap-warm-up.ts';
 
-/** What /health says of where searches run: the workers and the answer cache. */
+/** What /health says of where searches run: the workers, the answer cache and the last swap's warm-up. */
 interface SearchParts {
   pool: SearchPool | null;
   cache: AnswerCache | null;
+  warmUp?: SwapWarmUp | null;
 }
 
 export function accountRouter(
@@ -24,6 +26,8 @@ export function accountRouter(
   startedAt: Date,
   search: SearchParts = { pool: null, cache: null },
 ): Router {
+  const warmUpOf = (w: NonNullable<SwapWarmUp['last']> | null) =>
+    w && { generation: w.generation, searches: w.searches, of: w.of, failed: w.failed, ms: w.ms };
   const r = new Router<ApiState>();
   r.get('/usage', async (ctx) => {
     const caller = ctx.state.caller;
@@ -78,6 +82,7 @@ export function accountRouter(
           hits: search.cache?.hits ?? 0,
           misses: search.cache?.misses ?? 0,
         },
+        warm_up: warmUpOf(search.warmUp?.last ?? null),
       },
       uptime_seconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
     };

@@ -52,8 +52,8 @@ export interface LoadedGeneration extends GenerationData {
 }
 
 export interface LoadOptions {
-  /** The generation being served: the segments both hold are taken from it, not read again. */
-  previous?: LoadedGeneration | null;
+  /** The generation being served (its index is what is read of it): the segments both hold are taken from it, not read again. */
+  previous?: Pick<LoadedGeneration, 'index'> | null;
   /**
    * Hand the big parts to other threads: they are loaded into SharedArrayBuffers, without the
    * graphs (whoever takes the parts loads those), and given to `share` before the generation
@@ -92,9 +92,12 @@ function derived(index: SearchIndex, content: ContentColumns): Pick<GenerationDa
   };
 }
 
-/** An answer worker's view of a generation the main thread loaded: every big part read in place. */
-export async function generationView(p: GenerationParts): Promise<GenerationData> {
-  const index = await loadSearchIndex(p.dir, { graphs: false, enrichment: false, shared: p.index });
+/**
+ * A view of a generation another thread loaded: every big part read in place; the postings of
+ * segments a `held` index of this thread has are its parsed objects (not parsed again).
+ */
+export async function generationView(p: GenerationParts, held: readonly SearchIndex[] = []): Promise<GenerationData> {
+  const index = await loadSearchIndex(p.dir, { graphs: false, enrichment: false, shared: p.index, held });
   index.enrichment = new EnrichmentStore(p.enrichment.rows, p.enrichment);
   const content = contentColumnsFrom(p.content);
   return {
@@ -107,6 +110,20 @@ export async function generationView(p: GenerationParts): Promise<GenerationData
     labelWords: new RowLabelWords(p.labelWords),
     ...derived(index, content),
   };
+}
+
+/** What a loader thread sends beside a generation's parts: the whole maps and what the main thread shows of it. */
+export interface LoadedElsewhere {
+  parts: GenerationParts;
+  maps: Maps;
+  posts: number;
+  loadMs: number;
+}
+
+/** The main thread's LoadedGeneration over a generation a loader thread read (loader-worker.ts): views, no reads. */
+export async function generationFrom(l: LoadedElsewhere, held: readonly SearchIndex[]): Promise<LoadedGeneration> {
+  const view = await generationView(l.parts, held);
+  return { ...view, maps: l.maps, posts: l.posts, loadedAt: new Date().toISOString(), loadMs: l.loadMs };
 }
 
 /** Load a generation (see LoadOptions for sharing it with other threads and lending from the one served). */

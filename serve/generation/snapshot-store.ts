@@ -1,8 +1,8 @@
 // Which generation the server answers from, and the hot swap to the next one. Requests lease the
 // current generation for their whole life; a new CURRENT is loaded in the background while the
-// old one keeps serving, then swapped in atomically (one assignment). The old generation is
-// dropped once its last lease ends (the loader disposes of it: its search workers drop it too), so
-// its memory is freed then and not before. The loader is the server's search engine
+// old one keeps serving, warmed up (the server's recent searches answered on it), then swapped in
+// atomically (one assignment). The old generation is dropped once its last lease ends (the loader
+// disposes of it: its search workers drop it too), so its memory is freed then and not before. The loader is the server's search engine
 // (serve/search/search-engine.ts), which shares each generation with its workers.
 import { dataDirLayout } from '../../core/infra/data-dir.ts';
 import { generationDir, readCurrent } from '../../core/snapshots/generations.ts';
@@ -31,10 +31,15 @@ export class SnapshotStore {
   private swapListeners: Array<(gen: LoadedGeneration, previous: LoadedGeneration | null) => void> = [];
   lastError: string | null = null;
 
+  /**
+   * `warmUp` runs on each new generation once it is loaded and before it is served (the server's
+   * warm-up: serve/search/swap-warm-up.ts); the swap waits for it.
+   */
   constructor(
     private readonly dataDir: string,
     private readonly log: Logger,
     private readonly loader: GenerationLoader,
+    private readonly warmUp: (gen: LoadedGeneration) => Promise<void> = async () => undefined,
   ) {}
 
   /** Load the generation CURRENT names (an error when there is none). */
@@ -91,6 +96,9 @@ export class SnapshotStore {
         const id = await readCurrent(layout);
         if (!id || id === this.current?.id) return;
         const next = await this.loader.load(generationDir(layout, id), this.current);
+        await this.warmUp(next).catch((err: Error) =>
+          this.log.warn({ generation: next.id, err: err.message }, 'the warm-up failed; swapping cold'),
+        );
         const old = this.current;
         this.current = next;
         this.lastError = null;

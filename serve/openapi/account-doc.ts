@@ -92,6 +92,8 @@ export function accountSchemas(): Record<string, Schema> {
         answer_workers: int,
         worker_restarts: int,
         answer_cache: obj({ entries: int, bytes: int, hits: int, misses: int }),
+        // The last swap's warm-up (docs/operations.md, "Serving"): the served generation's, null before any.
+        warm_up: nullable(obj({ generation: str, searches: int, of: int, failed: int, ms: int })),
       }),
       uptime_seconds: num,
     }),

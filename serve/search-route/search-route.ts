@@ -84,6 +84,8 @@ async function answerWithin(deps: SearchDeps, gen: LoadedGeneration, search: Ana
   const { engine, cache, patterns, budgetMs } = deps.search;
   // The request as the ranking reads it: its analysed terms (so "EV recall" and "the ev recall" are one).
   const cacheKey = AnswerCache.key(search.terms, search.limit, search.window);
+  // The warm-up set of the next swap (answered there unbilled: serve/search/swap-warm-up.ts).
+  deps.search.recent.record(search);
   const cached = cache.get(gen.id, cacheKey);
   if (cached) return { built: cached, computed: false, cacheKey };
   const answering = (async () => {

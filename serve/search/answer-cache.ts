@@ -7,7 +7,7 @@
 // (search-route.ts), and `request_id`, `response_time_ms`, `query` (as the caller wrote it) and
 // `usage` are the call's own. Bounded by the bytes of the answers' JSON (SEARCH_CACHE_MB, least
 // recently used out first) and emptied when a new generation is swapped in (docs/api.md, "Answer
-// cache"). lru-cache (isaacs) does the bookkeeping.
+// cache"), then given the answers the swap's warm-up built on it (swap-warm-up.ts). lru-cache (isaacs) does the bookkeeping.
 import { LRUCache } from 'lru-cache';
 import type { WindowKey } from '../../core/snapshots/windows.ts';
 import type { BuiltAnswer } from './answer-build.ts';
@@ -46,10 +46,11 @@ export class AnswerCache {
     this.lru.set(key, answer, { size: Math.max(1, answer.json.byteLength) });
   }
 
-  /** A new generation is served: every answer of the old one is dropped. */
-  swapTo(generation: string): void {
+  /** A new generation is served: every answer of the old one is dropped; `warm` (its warm-up's answers) are its first. */
+  swapTo(generation: string, warm: ReadonlyArray<[string, BuiltAnswer]> = []): void {
     this.generation = generation;
     this.lru?.clear();
+    for (const [key, answer] of warm) this.set(generation, key, answer);
   }
 
   get bytes(): number {

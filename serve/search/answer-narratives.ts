@@ -103,6 +103,23 @@ function labelCache(gen: GenerationData): LabelCache {
 }
 
 /**
+ * Start `to`'s words cache (a generation this thread is about to answer on) from `from`'s (the one
+ * it replaces): the rows that are the same post at the same row in both (same uuid, not masked in
+ * `to`) keep their words. A post's words follow from its text alone, which a later generation does
+ * not change (a re-observation changes its counts), and rows keep their places in sealed segments
+ * and in a head that was appended to; so a swap leaves those rows warm. Returns the rows kept.
+ */
+export function inheritRowWords(from: GenerationData, to: GenerationData): number {
+  const old = labelCaches.get(from);
+  if (!old || labelCaches.has(to)) return 0;
+  const rows = new Map<number, RowWords>();
+  for (const [row, words] of old.rows)
+    if (row < to.index.rows && to.index.deleted[row] === 0 && from.index.uuid.get(row) === to.index.uuid.get(row)) rows.set(row, words);
+  labelCaches.set(to, { vocabulary: old.vocabulary.copy(), rows });
+  return rows.size;
+}
+
+/**
  * A row's words from the cache, or analysed now: its label keys; for a row a description will read
  * (`central`), its described words too, from the same single analysis of its text.
  */

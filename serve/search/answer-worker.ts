@@ -9,6 +9,7 @@ import type { SearchPlan } from '../../core/ranking/search.ts';
 import type { Neighbour } from '../../core/ranking/segment-graphs.ts';
 import { generationView, type GenerationData } from '../generation/loaded-generation.ts';
 import { answerHere, rankHere } from './answer-build.ts';
+import { inheritRowWords } from './answer-narratives.ts';
 import type { CandidatesReply, CandidatesRequest } from './graph-worker.ts';
 import type { AnswerWorkerMessage, WorkerReply } from './search-pool.ts';
 
@@ -66,7 +67,18 @@ async function handle(m: AnswerWorkerMessage): Promise<{ result: unknown; transf
       useGraph(m.port);
       return { result: true };
     case 'load':
-      if (!views.has(m.parts.id)) views.set(m.parts.id, await generationView(m.parts));
+      if (!views.has(m.parts.id)) {
+        const held = [...views.values()];
+        // The postings of segments a held generation has are its parsed objects: only new segments are parsed.
+        const view = await generationView(
+          m.parts,
+          held.map((v) => v.index),
+        );
+        // The rows' words this thread knows on the generation served stay known where the rows are the same posts.
+        const served = held[held.length - 1];
+        if (served) inheritRowWords(served, view);
+        views.set(m.parts.id, view);
+      }
       return { result: true };
     case 'drop':
       return { result: views.delete(m.gen) };

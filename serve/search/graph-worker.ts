@@ -6,6 +6,7 @@ import { parentPort, type MessagePort } from 'node:worker_threads';
 import { osThreadId } from '../../core/infra/workers/os-thread.ts';
 import { loadSearchIndex, type SearchIndex } from '../../core/ranking/search-index.ts';
 import { graphCandidates } from '../../core/ranking/search.ts';
+import { prefetchGraphs } from './graph-prefetch.ts';
 import type { GraphWorkerMessage, WorkerReply } from './search-pool.ts';
 
 const port = parentPort;
@@ -51,9 +52,14 @@ async function handle(m: GraphWorkerMessage): Promise<unknown> {
     return true;
   }
   if (m.kind === 'load') {
-    // The graphs of segments another held generation has are taken from it (the same files).
-    if (!indexes.has(m.gen))
-      indexes.set(m.gen, await loadSearchIndex(m.dir, { graphs: true, enrichment: false, shared: m.shared, held: [...indexes.values()] }));
+    // The graphs of segments another held generation has are taken from it (the same files); the
+    // new ones are read first without blocking this thread's searches (graph-prefetch.ts).
+    if (!indexes.has(m.gen)) {
+      const held = [...indexes.values()];
+      const fresh = await prefetchGraphs(m.dir, held);
+      const lent = fresh ? [fresh, ...held] : held;
+      indexes.set(m.gen, await loadSearchIndex(m.dir, { graphs: true, enrichment: false, shared: m.shared, held: lent }));
+    }
     return true;
   }
   return indexes.delete(m.gen);

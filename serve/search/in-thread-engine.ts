@@ -28,6 +28,11 @@ export class InThreadEngine implements SearchEngine {
     return built;
   }
 
+  /** One thread answers: its caches are filled by the one answer. */
+  warm(gen: LoadedGeneration, r: AnswerRequest): Promise<BuiltAnswer> {
+    return this.answer(gen, r);
+  }
+
   async search(gen: LoadedGeneration, p: SearchParams): Promise<SearchOutcome> {
     assertSearchable(p, gen, this.held.has(gen));
     const outcome = await rankHere(gen, p, (plan) => graphsOf(gen, plan));

@@ -16,6 +16,11 @@ import { SEARCH_LIMIT_MAX } from './search-body.ts';
 export interface SearchEngine extends GenerationLoader {
   /** A search answer on `gen` (its JSON fragment, rows and emergent narratives). */
   answer(gen: LoadedGeneration, r: AnswerRequest): Promise<BuiltAnswer>;
+  /**
+   * A swap's warm-up answer (swap-warm-up.ts): built on every thread that answers (each keeps its
+   * own per-row caches), one after another, outside the queue's bound.
+   */
+  warm(gen: LoadedGeneration, r: AnswerRequest): Promise<BuiltAnswer>;
   /** The ranked rows and their clusters alone (tests and tools). */
   search(gen: LoadedGeneration, p: SearchParams): Promise<SearchOutcome>;
   /** Stop (the pool: its searches in flight finish first). */

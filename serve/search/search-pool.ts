@@ -7,7 +7,9 @@
 //     patterns and the answer's JSON. They read the big parts (vectors, postings, row and content
 //     columns, enrichment) in the SharedArrayBuffers the main thread loaded, and ask the graph
 //     worker for vector candidates over a MessageChannel of their own;
-//   - the main thread authenticates, bills and writes the bytes.
+//   - the main thread authenticates, bills and writes the bytes;
+//   - a loader thread (serve/generation/loader-thread.ts) reads each new generation, so a swap's
+//     reads never block the main thread's event loop.
 // Hand-written because the pool must broadcast (load / drop a generation on every worker) as well
 // as dispatch (an answer goes to the answer worker with the fewest in flight), and wire the
 // channels again when a worker dies and is replaced. It is the worker-pool SearchEngine
@@ -18,7 +20,8 @@ import { spawnTsWorker } from '../../core/infra/workers/spawn.ts';
 import { waitAtMost } from '../../core/infra/wait-at-most.ts';
 import type { SearchParams } from '../../core/ranking/search.ts';
 import type { SharedIndexParts } from '../../core/ranking/search-index.ts';
-import { loadGeneration, type GenerationParts, type LoadedGeneration } from '../generation/loaded-generation.ts';
+import type { GenerationParts, LoadedGeneration } from '../generation/loaded-generation.ts';
+import { LoaderThread } from '../generation/loader-thread.ts';
 import type { AnswerRequest, BuiltAnswer, SearchOutcome } from './answer-build.ts';
 import { assertSearchable, assertWithinLimit, SearchQueueFull, type SearchEngine } from './search-engine.ts';
 
@@ -77,6 +80,8 @@ export class SearchPool implements SearchEngine {
   private readonly loaded = new Map<string, GenerationParts>();
   /** The generations this pool loaded and has not disposed of (what searches may name). */
   private readonly held = new Set<LoadedGeneration>();
+  /** Where generations are read (a thread of their own). */
+  private readonly loader = new LoaderThread();
   private nextId = 1;
   private closed = false;
   private drained: (() => void) | null = null;
@@ -204,21 +209,21 @@ export class SearchPool implements SearchEngine {
   }
 
   /**
-   * Load a generation for the snapshot store: its big parts into SharedArrayBuffers, handed to every
-   * worker before it counts as loaded (the graph worker loads its graphs; this thread keeps none).
+   * Load a generation for the snapshot store: read on the loader thread into SharedArrayBuffers
+   * (this thread only makes views of them: its event loop keeps answering meanwhile), then handed
+   * to every worker before it counts as loaded (the graph worker loads its graphs; this thread keeps none).
    */
   async load(dir: string, previous: LoadedGeneration | null): Promise<LoadedGeneration> {
-    const gen = await loadGeneration(dir, {
-      previous,
-      share: async (parts) => {
-        try {
-          await this.share(parts);
-        } catch (err) {
-          await this.drop(parts.id);
-          throw err;
-        }
-      },
-    });
+    const t0 = performance.now();
+    const parts = previous ? this.loaded.get(previous.id) : undefined;
+    const { gen, elsewhere } = await this.loader.load(dir, previous && parts ? { gen: previous, parts } : null);
+    try {
+      await this.share(elsewhere.parts);
+    } catch (err) {
+      await this.drop(gen.id);
+      throw err;
+    }
+    gen.loadMs = Math.round(performance.now() - t0);
     this.held.add(gen);
     return gen;
   }
@@ -263,6 +268,21 @@ export class SearchPool implements SearchEngine {
     return built;
   }
 
+  /** On every answer worker in turn (their per-row caches are their own); not counted against queueMax. */
+  async warm(gen: LoadedGeneration, request: AnswerRequest): Promise<BuiltAnswer> {
+    assertSearchable(request.params, gen, this.held.has(gen));
+    let built: BuiltAnswer | null = null;
+    for (const lane of this.answers) {
+      if (!lane.alive) continue;
+      await lane.ready;
+      await this.graph.ready;
+      built = await this.post<BuiltAnswer>(lane, { kind: 'answer', gen: gen.id, request });
+    }
+    if (!built) throw new Error('no search worker is running');
+    assertWithinLimit(built.count, request.params);
+    return built;
+  }
+
   async search(gen: LoadedGeneration, params: SearchParams): Promise<SearchOutcome> {
     assertSearchable(params, gen, this.held.has(gen));
     const outcome = await this.queued(() => this.dispatch<SearchOutcome>({ kind: 'search', gen: gen.id, params }));
@@ -300,5 +320,6 @@ export class SearchPool implements SearchEngine {
     // Answer workers first: a graph worker stopped under them would fail their requests.
     await Promise.all(this.answers.map((l) => l.worker.terminate()));
     await this.graph.worker.terminate();
+    await this.loader.close();
   }
 }
