@@ -1,6 +1,6 @@
 // `npm run wasm`: compile the product's WebAssembly text (*.wat) into the binaries it loads at run
 // time (*.wasm beside them, committed, so running the service needs no compiler). wabt (the
-// WebAssembly Binary Toolkit, a dev dependency) does the compiling; test/fast/int8-gram.test.ts holds
+// WebAssembly Binary Toolkit, a dev dependency) does the compiling; test/fast/wasm-kernels.test.ts holds
 // each committed binary equal to its text compiled afresh.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import wabt from 'wabt';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** The text modules, relative to the repository root. */
-const WAT_FILES = ['core/clustering/int8-gram.wat'];
+export const WAT_FILES = ['core/clustering/int8-gram.wat', 'core/vectors/f32-dots.wat'];
 
 export async function compileWat(file: string): Promise<Uint8Array> {
   const w = await wabt();

@@ -5,32 +5,20 @@
 // whole k-means that follows (0.55-0.8 ms of a search at 100 rows of 128 dimensions), where SIMD
 // does sixteen byte products an instruction. Exact integer sums also make G exact up to the two
 // final roundings, where summing decoded floats rounded at every step.
-import fs from 'node:fs';
+import { reserve, wasmInstance, type WasmMemory } from '../infra/wasm.ts';
 import type { QuantizedVectors } from '../vectors/quantized-vectors.ts';
 
-// Node's WebAssembly global, as far as this module uses it (@types/node 20 leaves it to lib.dom).
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: object };
-};
-
 interface Kernel {
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  memory: WasmMemory;
   gram(x: number, n: number, dim: number, out: number): void;
 }
 
 let kernel: Kernel | null = null;
 
-/** This thread's instance (each worker compiles its own: the module is a few hundred bytes). */
+/** This thread's instance (each worker makes its own). */
 function loadKernel(): Kernel {
-  if (!kernel) {
-    const bytes = fs.readFileSync(new URL('./int8-gram.wasm', import.meta.url));
-    kernel = new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports as Kernel;
-  }
-  return kernel;
+  return (kernel ??= wasmInstance<Kernel>(new URL('./int8-gram.wasm', import.meta.url)));
 }
-
-const PAGE = 65_536;
 
 /** G[a * n + b] = <row a, row b> as the codes decode (code x scale), for the `rows` of `vectors`. */
 export function int8Gram(vectors: QuantizedVectors, rows: readonly number[]): Float64Array {
@@ -43,7 +31,7 @@ export function int8Gram(vectors: QuantizedVectors, rows: readonly number[]): Fl
   const outAt = n * stride;
   const need = outAt + n * n * 4;
   const k = loadKernel();
-  if (k.memory.buffer.byteLength < need) k.memory.grow(Math.ceil((need - k.memory.buffer.byteLength) / PAGE));
+  reserve(k.memory, need);
   const x = new Int8Array(k.memory.buffer, 0, outAt);
   if (stride !== dim) x.fill(0);
   for (let i = 0; i < n; i++) {

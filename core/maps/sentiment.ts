@@ -47,6 +47,22 @@ export function feelingCode(p: PostFeeling): number {
   return (t < 0 ? NO_TONE : t) + (mixed ? MIXED : 0);
 }
 
+// Each mood dictionary's entries as kinds (1 positive, 2 negative), read once per dictionary and
+// grown with it: a narrative's daily series reads the feelings of 100k members, and building each
+// member's mood list cost more than the rest of the read.
+const moodKinds = new WeakMap<readonly string[], number[]>();
+
+/** feelingCode of a post whose moods are given as ids into `dict` (a StringLists row). */
+export function feelingCodeOfIds(tone: string | null, moodIds: ArrayLike<number>, dict: readonly string[]): number {
+  let kinds = moodKinds.get(dict);
+  if (!kinds) moodKinds.set(dict, (kinds = []));
+  for (let i = kinds.length; i < dict.length; i++) kinds.push(POSITIVE_MOODS.has(dict[i]!) ? 1 : NEGATIVE_MOODS.has(dict[i]!) ? 2 : 0);
+  let seen = 0;
+  for (let i = 0; i < moodIds.length; i++) seen |= kinds[moodIds[i]!]!;
+  const t = tone ? TONE_CODES.indexOf(tone as (typeof TONE_CODES)[number]) : -1;
+  return (t < 0 ? NO_TONE : t) + (seen === 3 ? MIXED : 0);
+}
+
 /** feelingCode in SQL, over a tone column and a moods (VARCHAR[]) column. */
 export function feelingCodeSql(tone: string, moods: string): string {
   const list = (set: Set<string>) => `[${[...set].map((m) => `'${m}'`).join(', ')}]`;

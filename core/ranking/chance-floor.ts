@@ -8,20 +8,21 @@
 // story may be a tenth of a small corpus, and must not raise the bar it is measured against.
 // Where rows spread, the floor stays 0.35 (docs/fields.md, "Ranking").
 import type { QuantizedVectors } from '../vectors/quantized-vectors.ts';
+import { F32Rows } from '../vectors/f32-dots.ts';
 
 /** Robust standard deviations above the median similarity: a one-sided normal tail of 0.13%. */
 const CHANCE_Z = 3;
 
-/** Rows the chance similarity is measured on (evenly spaced): a quarter of a millisecond of dot products a query. */
+/** Rows the chance similarity is measured on (evenly spaced): 256k multiply-adds a query, by SIMD (f32-dots.ts). */
 const SAMPLE_ROWS = 2_000;
 
 /** MAD x this estimates a normal's standard deviation. */
 const MAD_TO_SD = 1.4826;
 
-const samples = new WeakMap<QuantizedVectors, Float32Array>();
+const samples = new WeakMap<QuantizedVectors, F32Rows>();
 
 /** Up to SAMPLE_ROWS rows' vectors (rows without one skipped), decoded once per vectors object. */
-function sampleOf(vectors: QuantizedVectors): Float32Array {
+function sampleOf(vectors: QuantizedVectors): F32Rows {
   let s = samples.get(vectors);
   if (s) return s;
   const dim = vectors.dim;
@@ -32,12 +33,12 @@ function sampleOf(vectors: QuantizedVectors): Float32Array {
     if (vectors.hasVector(row)) rows.push(row);
   }
   const v = new Float64Array(dim);
-  s = new Float32Array(rows.length * dim);
+  const decoded = new Float32Array(rows.length * dim);
   rows.forEach((row, i) => {
     vectors.decodeInto(row, v, 0);
-    s!.set(v, i * dim);
+    decoded.set(v, i * dim);
   });
-  samples.set(vectors, s);
+  samples.set(vectors, (s = new F32Rows(decoded, dim)));
   return s;
 }
 
@@ -50,15 +51,10 @@ function median(xs: Float64Array): number {
 /** The similarity rows reach by chance for query vector `q` (unit length): median + CHANCE_Z robust sd; 0 when no row has a vector. */
 export function chanceSimilarity(vectors: QuantizedVectors, q: ArrayLike<number>): number {
   const sample = sampleOf(vectors);
-  const dim = vectors.dim;
-  const n = sample.length / dim;
+  const n = sample.n;
   if (n === 0) return 0;
   const sims = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    let dot = 0;
-    for (let c = 0, o = i * dim; c < dim; c++) dot += sample[o + c]! * q[c]!;
-    sims[i] = dot;
-  }
+  sample.dotsInto(q, sims);
   const m = median(sims);
   for (let i = 0; i < n; i++) sims[i] = Math.abs(sims[i]! - m);
   return m + CHANCE_Z * MAD_TO_SD * median(sims);

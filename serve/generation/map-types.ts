@@ -64,6 +64,31 @@ export interface LoadedNarrative {
   trajectory: TrajectoryPoint[];
   /** Unit text centroid (narrative-centroids.f32), null when absent: what related narratives are ranked by. */
   centroid: Float32Array | null;
+  /** What its detail and trajectory read off all its members, set when the generation loads (member-reads.ts). */
+  reads?: MemberReads;
+}
+
+/** The creator and platform split of a map entry's members: the top creators by posts, every platform. */
+export interface MemberSplit {
+  creators: Array<{ creatorId: number; creatorHandle: string | null; platform: string; posts: number }>;
+  platforms: Array<{ platform: string; posts: number; share: number }>;
+  platformCodes: Set<number>;
+}
+
+/** One day of a narrative's trajectory series. */
+export interface DailyPoint {
+  start: string;
+  content_count: number;
+  engagement: number;
+  spike: boolean;
+  sentiment_score: number | null;
+  stance: { critical: number; mixed: number; neutral: number; supportive: number } | null;
+}
+
+/** A tracked narrative's member reads, computed at load. */
+export interface MemberReads {
+  split: MemberSplit;
+  daily: DailyPoint[];
 }
 
 /** Where an id of an earlier generation led: its story's key, in which generation and window. */

@@ -3,22 +3,23 @@
 // posts, creators, platform split; emergent ids from searches too, while held), and a narrative's trajectory over generations.
 import Router from '@koa/router';
 import type { ApiState } from '../generation/api-state.ts';
-import { DAY_MS, type WindowKey } from '../../core/snapshots/windows.ts';
+import type { WindowKey } from '../../core/snapshots/windows.ts';
 import { storedFields } from '../generation/content-item.ts';
 import type { EmergentStore } from '../search/emergent-store.ts';
 import { emergentCentral } from '../search/answer-narratives.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { badRequest } from '../http/http-error.ts';
 import type { Narrative, TrajectoryPoint } from '../generation/load-maps.ts';
+import type { MemberSplit } from '../generation/map-types.ts';
 import { resolveNarrative, type Resolved } from './narrative-lookup.ts';
 import { searchNarratives } from './narrative-rank.ts';
 import { queryFrom } from '../http/query.ts';
 import { narrativeDetailQuery, narrativeSearchQuery, trendingQuery } from './map-queries.ts';
-import { memberSplit, platformCode } from './member-split.ts';
+import { platformCode } from './platform-code.ts';
+import { dailySeries, memberSplit, narrativeSplit } from '../generation/member-reads.ts';
 import { resolveTheme } from './theme-routes.ts';
 import { sortedPage } from '../generation/trending-order.ts';
-import { periodChange, spikeDays } from '../../core/maps/daily-signals.ts';
-import { feelingCode, sentimentOfCounts } from '../../core/maps/sentiment.ts';
+import { periodChange } from '../../core/maps/daily-signals.ts';
 
 // The benches read the trending order from here.
 export { trendingOrder } from '../generation/trending-order.ts';
@@ -26,13 +27,13 @@ export { trendingOrder } from '../generation/trending-order.ts';
 function detail(
   gen: LoadedGeneration,
   narrative: Narrative,
-  rows: { members: Int32Array; central: Int32Array },
+  rows: { members: Int32Array; central: Int32Array; split: MemberSplit },
   dailyCounts: number[],
   postLimit: number,
   postOffset: number,
 ) {
   const { members } = rows;
-  const { creators, platforms } = memberSplit(gen, members);
+  const { creators, platforms } = rows.split;
   const posts = Array.from(members.subarray(postOffset, postOffset + postLimit), (r) => storedFields(gen, r));
   const theme = narrative.theme_id ? gen.maps.themeById.get(narrative.theme_id)?.theme : undefined;
   return {
@@ -57,61 +58,6 @@ function detail(
 /** What an id resolved to, when it was not the narrative's own current id. */
 function resolution(id: string, found: Resolved): Record<string, string> {
   return found.source === 'tracked' && found.resolvedBy !== 'id' ? { requested_id: id, resolved_by: found.resolvedBy } : {};
-}
-
-interface DailyPoint {
-  start: string;
-  content_count: number;
-  engagement: number;
-  spike: boolean;
-  sentiment_score: number | null;
-  stance: { critical: number; mixed: number; neutral: number; supportive: number } | null;
-}
-
-// Like the member split: a narrative's members are fixed within a generation, and at 1M posts the
-// largest has over 100k of them, each day's feelings read from their moods: computed once, kept
-// with the member list (freed with it).
-const dailyByMembers = new WeakMap<Int32Array, DailyPoint[]>();
-
-/**
- * The members' daily series over the narrative's window: day i starts at `start` and lasts 24 h,
- * the last one ending at the generation's as-of instant (as daily_counts); engagement is
- * likes + comments + shares of the day's posts; spike, sentiment_score and stance are the day's
- * (core/maps/daily-signals.ts, core/maps/sentiment.ts: the narrative's own formulas over that
- * day's posts).
- */
-function dailySeries(gen: LoadedGeneration, members: Int32Array, days: number): DailyPoint[] {
-  const cached = dailyByMembers.get(members);
-  if (cached) return cached;
-  const series = countDays(gen, members, days);
-  dailyByMembers.set(members, series);
-  return series;
-}
-
-function countDays(gen: LoadedGeneration, members: Int32Array, days: number): DailyPoint[] {
-  const asOfMs = gen.index.asOfMs;
-  const { enrichment } = gen.index;
-  const counts = Array.from({ length: days }, () => ({ posts: 0, interactions: 0, feelings: new Float64Array(8) }));
-  for (const r of members) {
-    const back = Math.floor((asOfMs - gen.index.publishedAt[r]!) / DAY_MS);
-    if (back < 0 || back >= days) continue;
-    const d = counts[days - 1 - back]!;
-    d.posts++;
-    d.interactions += gen.members.interactions[r]!;
-    d.feelings[feelingCode({ tone: enrichment.toneOf(r), moods: enrichment.moods.get(r) })]!++;
-  }
-  const spikes = spikeDays(counts.map((d) => d.posts));
-  return counts.map((d, i) => {
-    const feeling = sentimentOfCounts(d.feelings, d.posts);
-    return {
-      start: new Date(asOfMs - (days - i) * DAY_MS).toISOString(),
-      content_count: d.posts,
-      engagement: d.interactions,
-      spike: spikes[i]!,
-      sentiment_score: feeling.score,
-      stance: feeling.breakdown.stance,
-    };
-  });
 }
 
 function pointOf(gen: LoadedGeneration, n: Narrative): TrajectoryPoint {
@@ -148,7 +94,7 @@ export function narrativesRouter(emergent: EmergentStore): Router {
       (n) =>
         n.narrative.window_key === window &&
         (theme === null || n.narrative.theme_id === theme.id) &&
-        (code === null || memberSplit(gen, n.members).platformCodes.has(code)),
+        (code === null || narrativeSplit(gen, n).platformCodes.has(code)),
     );
     const themeOf = spread && theme === null ? (n: (typeof list)[number]) => n.narrative.theme_id ?? null : undefined;
     const { page, ...paging } = sortedPage(list, (n) => n.narrative, { sort, offset, limit, themeOf });
@@ -177,10 +123,11 @@ export function narrativesRouter(emergent: EmergentStore): Router {
     const found = await resolveNarrative(gen, emergent, id);
     const { narrative, members, dailyCounts } = found.source === 'tracked' ? found.ln : found.e;
     const central = found.source === 'tracked' ? found.ln.central : emergentCentral(gen, members);
+    const split = found.source === 'tracked' ? narrativeSplit(gen, found.ln) : memberSplit(gen, members);
     ctx.body = {
       generation: gen.id,
       ...resolution(id, found),
-      ...detail(gen, narrative, { members, central }, dailyCounts, limit, offset),
+      ...detail(gen, narrative, { members, central, split }, dailyCounts, limit, offset),
     };
   });
   r.get('/narratives/:id/trajectory', async (ctx) => {
@@ -213,7 +160,7 @@ export function narrativesRouter(emergent: EmergentStore): Router {
       generation: gen.id,
       ...resolution(id, found),
       ended: false,
-      daily: dailySeries(gen, n.members, n.dailyCounts.length),
+      daily: (found.source === 'tracked' ? found.ln.reads?.daily : undefined) ?? dailySeries(gen, n.members, n.dailyCounts.length),
       daily_counts: n.dailyCounts,
       // An emergent narrative exists in this generation only: its one point is the narrative's figures now.
       points: found.source === 'tracked' ? found.ln.trajectory : [pointOf(gen, found.e.narrative)],

@@ -9,7 +9,8 @@ import { notFound } from '../http/http-error.ts';
 import { queryFrom } from '../http/query.ts';
 import type { LoadedTheme } from '../generation/load-themes.ts';
 import { themesQuery } from './map-queries.ts';
-import { memberSplit, platformCode } from './member-split.ts';
+import { platformCode } from './platform-code.ts';
+import { narrativeSplit } from '../generation/member-reads.ts';
 import { sortedPage } from '../generation/trending-order.ts';
 import { storedFields } from '../generation/content-item.ts';
 
@@ -48,8 +49,7 @@ export function themesRouter(): Router {
     const { window, platform, limit, offset, sort, daily } = queryFrom(themesQuery, ctx.query);
     const code = platformCode(gen, platform);
     const list = gen.maps.themes.filter(
-      (t) =>
-        t.theme.window_key === window && (code === null || t.narratives.some((n) => memberSplit(gen, n.members).platformCodes.has(code))),
+      (t) => t.theme.window_key === window && (code === null || t.narratives.some((n) => narrativeSplit(gen, n).platformCodes.has(code))),
     );
     const { page, ...paging } = sortedPage(list, (t) => t.theme, { sort, offset, limit });
     ctx.body = {

@@ -1,22 +1,12 @@
 // The Gram matrix of int8 rows (core/clustering/int8-gram.ts, a WebAssembly SIMD kernel): every
 // entry the exact integer product of the two rows' codes times their scales, for row widths that
 // are and are not a multiple of the kernel's 16-byte step, answers of 0 to 300 rows (the search
-// limit's maximum) in any order and with repeats, codes at both extremes; and the committed
-// binary is its text module compiled afresh (npm run wasm).
-import fs from 'node:fs';
-import path from 'node:path';
+// limit's maximum) in any order and with repeats, codes at both extremes (the committed
+// binary is its text compiled: wasm-kernels.test.ts).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { int8Gram } from '../../core/clustering/int8-gram.ts';
 import { QuantizedVectors } from '../../core/vectors/quantized-vectors.ts';
-import { compileWat } from '../../tools/build-wasm.ts';
-import { ROOT } from '../helpers/child.ts';
-
-test('the committed int8-gram.wasm is int8-gram.wat compiled', async () => {
-  const wat = path.join(ROOT, 'core/clustering/int8-gram.wat');
-  const built = await compileWat(wat);
-  assert.equal(Buffer.from(fs.readFileSync(wat.replace(/\.wat$/, '.wasm'))).equals(Buffer.from(built)), true, 'run npm run wasm');
-});
 
 let seed = 5;
 const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
