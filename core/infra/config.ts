@@ -75,6 +75,11 @@ const schema = z.object({
   /** The longest a warm-up may delay a swap: the searches not replayed by then are left cold. */
   SWAP_WARM_UP_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   /**
+   * The nice value (0-19, Linux) of the thread that reads a new generation (and of DuckDB's threads
+   * it starts), above the serving threads' 0: on busy cores a load yields to the searches.
+   */
+  LOADER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /**
    * Answer workers: threads that build search answers (ranking, clusters, narratives, JSON) over
    * the generation's shared memory, beside one graph worker that holds the HNSW graphs
    * (serve/search/search-pool.ts); 0: no workers, searches run on the main thread. Default: the

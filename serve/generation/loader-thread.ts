@@ -12,6 +12,9 @@ export class LoaderThread {
   /** Loads under way (close ends them). */
   private readonly running = new Set<Worker>();
 
+  /** `nice`: the loader thread's nice value (loader-worker.ts), 0 as the serving threads. */
+  constructor(private readonly nice = 0) {}
+
   /**
    * The generation in `dir`, read on a thread of its own; `previous` (the one served, with its
    * parts as the workers hold them) lends the segments both hold.
@@ -19,14 +22,14 @@ export class LoaderThread {
   async load(
     dir: string,
     previous: { gen: LoadedGeneration; parts: GenerationParts } | null,
-  ): Promise<{ gen: LoadedGeneration; elsewhere: LoadedElsewhere }> {
-    const task: LoaderTask = { dir, previous: previous?.parts ?? null };
+  ): Promise<{ gen: LoadedGeneration; elsewhere: LoadedElsewhere; nice: number | null }> {
+    const task: LoaderTask = { dir, previous: previous?.parts ?? null, nice: this.nice };
     const w = spawnTsWorker(LOADER_WORKER, task);
     this.running.add(w);
-    let elsewhere: LoadedElsewhere;
+    let reply: { result: LoadedElsewhere; nice: number | null };
     try {
-      elsewhere = await new Promise<LoadedElsewhere>((resolve, reject) => {
-        w.once('message', (m: LoaderReply) => ('error' in m ? reject(new Error(m.error)) : resolve(m.result)));
+      reply = await new Promise((resolve, reject) => {
+        w.once('message', (m: LoaderReply) => ('error' in m ? reject(new Error(m.error)) : resolve(m)));
         w.once('error', reject);
         w.once('exit', (code) => reject(new Error(`the generation loader exited with code ${code}`)));
       });
@@ -34,7 +37,8 @@ export class LoaderThread {
       this.running.delete(w);
       await w.terminate();
     }
-    return { gen: await generationFrom(elsewhere, previous ? [previous.gen.index] : []), elsewhere };
+    const elsewhere = reply.result;
+    return { gen: await generationFrom(elsewhere, previous ? [previous.gen.index] : []), elsewhere, nice: reply.nice };
   }
 
   async close(): Promise<void> {

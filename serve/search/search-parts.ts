@@ -38,6 +38,7 @@ export function searchParts(config: Config, log: Logger): SearchParts {
       ? new SearchPool({
           threads: config.SEARCH_THREADS,
           queueMax: config.SEARCH_QUEUE_MAX,
+          loaderNice: config.LOADER_NICE,
           onError: (err) => log.error({ err: err.message }, 'search worker failed; a new one replaces it'),
         })
       : null;

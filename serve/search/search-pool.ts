@@ -67,6 +67,8 @@ export interface PoolOptions {
   queueMax: number;
   /** A worker failed (it is replaced). */
   onError?: (err: Error) => void;
+  /** The loader thread's nice value (LOADER_NICE; default 0: as the serving threads). */
+  loaderNice?: number;
 }
 
 export class SearchPool implements SearchEngine {
@@ -81,7 +83,7 @@ export class SearchPool implements SearchEngine {
   /** The generations this pool loaded and has not disposed of (what searches may name). */
   private readonly held = new Set<LoadedGeneration>();
   /** Where generations are read (a thread of their own). */
-  private readonly loader = new LoaderThread();
+  private readonly loader: LoaderThread;
   private nextId = 1;
   private closed = false;
   private drained: (() => void) | null = null;
@@ -90,12 +92,13 @@ export class SearchPool implements SearchEngine {
   /** Workers that died and were replaced (for /health and the logs). */
   restarts = 0;
 
-  constructor({ threads, queueMax, onError = () => undefined }: PoolOptions) {
+  constructor({ threads, queueMax, onError = () => undefined, loaderNice = 0 }: PoolOptions) {
     if (!(threads >= 1)) throw new Error(`a search pool needs at least one answer worker (${threads})`);
     if (!(Number.isInteger(queueMax) && queueMax >= 1)) throw new Error(`a search pool's queue holds at least one search (${queueMax})`);
     this.threads = threads;
     this.queueMax = queueMax;
     this.onError = onError;
+    this.loader = new LoaderThread(loaderNice);
     this.graph = this.spawn('graph');
     for (let i = 0; i < threads; i++) this.answers.push(this.spawn('answer'));
     for (const a of this.answers) this.connect(a);
