@@ -162,7 +162,12 @@ function apiRouter(parts: AppParts, settings: AppSettings): Router<ApiState> {
     patternsRouter(),
     pricesRouter(),
     mediaRouter(settings.dataDir, parts.media),
-    accountRouter(ledger, snapshots, settings.startedAt, { pool: search.pool, cache: search.cache, warmUp: search.warmUp }),
+    accountRouter(ledger, snapshots, settings.startedAt, {
+      pool: search.pool,
+      cache: search.cache,
+      warmUp: search.warmUp,
+      reads: parts.reads,
+    }),
     jobsRouter(jobs),
     alertsRouter(parts.alerts),
     deliveryRouter(parts.alerts),

@@ -12,12 +12,14 @@ import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import type { AnswerCache } from '../search/answer-cache.ts';
 import type { SearchPool } from '../search/search-pool.ts';
 import type { SwapWarmUp } from '../search/swap-warm-up.ts';
+import type { ReadCache } from '../maps/read-cache.ts';
 
-/** What /health says of where searches run: the workers, the answer cache and the last swap's warm-up. */
+/** What /health says of where searches run (the workers, the answer cache, the last swap's warm-up) and of the free reads' cache. */
 interface SearchParts {
   pool: SearchPool | null;
   cache: AnswerCache | null;
   warmUp?: SwapWarmUp | null;
+  reads?: ReadCache | null;
 }
 
 export function accountRouter(
@@ -83,6 +85,12 @@ export function accountRouter(
           misses: search.cache?.misses ?? 0,
         },
         warm_up: warmUpOf(search.warmUp?.last ?? null),
+      },
+      read_cache: {
+        entries: search.reads?.entries ?? 0,
+        bytes: search.reads?.bytes ?? 0,
+        hits: search.reads?.hits ?? 0,
+        misses: search.reads?.misses ?? 0,
       },
       uptime_seconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
     };

@@ -95,6 +95,8 @@ export function accountSchemas(): Record<string, Schema> {
         // The last swap's warm-up (docs/operations.md, "Serving"): the served generation's, null before any.
         warm_up: nullable(obj({ generation: str, searches: int, of: int, failed: int, ms: int })),
       }),
+      // The free map reads' kept answers (READ_CACHE_MB: serve/maps/read-cache.ts).
+      read_cache: obj({ entries: int, bytes: int, hits: int, misses: int }),
       uptime_seconds: num,
     }),
   };

@@ -50,6 +50,15 @@ test('a kept read is the same bytes as one built afresh, and the second read com
     if (want.status === 200) assert.is(cached.readCache.hits, hits + 1, `${p}: the second read answered from the cache`);
   }
   assert.is(fresh.readCache.hits + fresh.readCache.entries, 0, 'READ_CACHE_MB=0 keeps nothing');
+  // /health says what the cache holds and has answered.
+  const health = JSON.parse((await read(cached, '/health')).text) as { read_cache: Record<string, number> };
+  assert.equal(health.read_cache, {
+    entries: cached.readCache.entries,
+    bytes: cached.readCache.bytes,
+    hits: cached.readCache.hits,
+    misses: cached.readCache.misses,
+  });
+  assert.ok(health.read_cache.hits! > 0 && health.read_cache.entries! > 0);
 });
 
 test('an error is never kept; neither is an emergent narrative, nor a read that is not a map read', async () => {
