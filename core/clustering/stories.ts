@@ -29,6 +29,7 @@
 //      daily baseline seeds it among the posts steps 1-4 left out.
 // docs/fields.md ("Which posts form a narrative") states the rule for readers.
 import { dot } from '../vectors/dot.ts';
+import { F32Nearest } from '../vectors/f32-dots.ts';
 import { KEY_TERMS, StoryLexicon, type StoryWords } from './story-lexicon.ts';
 import { cohesionOf, sumOf, unit, type Space } from './story-space.ts';
 import { MATCH_COSINE } from './tracking.ts';
@@ -106,16 +107,10 @@ function microClusters(
   const res = runKMeans(samplePoints, dim, all, seedCentres(samplePoints, dim, all, k, opts.seed, warm), opts.maxIterations);
   const micro = normaliseRows(res.centroids, dim);
   const byMicro: number[][] = Array.from({ length: k }, () => []);
-  for (let i = 0; i < n; i++) {
-    const o = rows[i]! * dim;
-    let bc = 0;
-    let bs = -Infinity;
-    for (let c = 0; c < k; c++) {
-      const s = dot(vectors, o, micro, c * dim, dim);
-      if (s > bs) ((bs = s), (bc = c));
-    }
-    byMicro[bc]!.push(rows[i]!);
-  }
+  // n x k inner products: most of the stage's time, so by SIMD (core/vectors/f32-dots.ts).
+  const nearest = new Int32Array(n);
+  new F32Nearest(micro, dim).nearestInto(vectors, rows, nearest);
+  for (let i = 0; i < n; i++) byMicro[nearest[i]!]!.push(rows[i]!);
   return { k, warm, byMicro };
 }
 
