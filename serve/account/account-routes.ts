@@ -12,14 +12,14 @@ import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import type { AnswerCache } from '../search/answer-cache.ts';
 import type { SearchPool } from '../search/search-pool.ts';
 import type { SwapWarmUp } from '../search/swap-warm-up.ts';
-import type { ReadCache } from '../maps/read-cache.ts';
 
 /** What /health says of where searches run (the workers, the answer cache, the last swap's warm-up) and of the free reads' cache. */
 interface SearchParts {
   pool: SearchPool | null;
   cache: AnswerCache | null;
   warmUp?: SwapWarmUp | null;
-  reads?: ReadCache | null;
+  /** The free map reads' cache (serve/maps/read-cache.ts), as its figures. */
+  reads?: { entries: number; bytes: number; hits: number; misses: number } | null;
 }
 
 export function accountRouter(

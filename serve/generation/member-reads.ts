@@ -7,18 +7,27 @@
 import { DAY_MS } from '../../core/snapshots/windows.ts';
 import { spikeDays } from '../../core/maps/daily-signals.ts';
 import { feelingCodeOfIds, sentimentOfCounts } from '../../core/maps/sentiment.ts';
-import type { GenerationData } from './loaded-generation.ts';
+import type { SearchIndex } from '../../core/ranking/search-index.ts';
+import type { MemberColumns } from '../../core/maps/members.ts';
+import type { ContentColumns } from './content-columns.ts';
 import type { DailyPoint, LoadedNarrative, MemberSplit } from './map-types.ts';
 import { inRowOrder } from './row-order.ts';
 
+/** What the member reads read of a generation (a GenerationData: loaded-generation.ts). */
+interface Source {
+  content: ContentColumns;
+  index: Pick<SearchIndex, 'asOfMs' | 'publishedAt' | 'enrichment'>;
+  members: MemberColumns;
+}
+
 /** Every tracked narrative's member reads, set on it (they travel with the maps to the main thread). */
-export function primeMemberReads(gen: GenerationData, narratives: readonly LoadedNarrative[]): void {
+export function primeMemberReads(gen: Source, narratives: readonly LoadedNarrative[]): void {
   for (const ln of narratives)
     ln.reads = { split: memberSplit(gen, ln.members), daily: dailySeries(gen, ln.members, ln.dailyCounts.length) };
 }
 
 /** A tracked narrative's split: primed at load, else computed now. */
-export function narrativeSplit(gen: GenerationData, ln: LoadedNarrative): MemberSplit {
+export function narrativeSplit(gen: Source, ln: LoadedNarrative): MemberSplit {
   return ln.reads?.split ?? memberSplit(gen, ln.members);
 }
 
@@ -30,7 +39,7 @@ const splits = new WeakMap<Int32Array, MemberSplit>();
 const TOP_CREATORS = 50;
 
 /** The creator and platform split of `members` (kept with the member list). */
-export function memberSplit(gen: Pick<GenerationData, 'content'>, members: Int32Array): MemberSplit {
+export function memberSplit(gen: Pick<Source, 'content'>, members: Int32Array): MemberSplit {
   const cached = splits.get(members);
   if (cached) return cached;
   const { platform, platforms: names, creatorId, creatorHandle } = gen.content;
@@ -116,7 +125,7 @@ const dailyByMembers = new WeakMap<Int32Array, DailyPoint[]>();
  * (core/maps/daily-signals.ts, core/maps/sentiment.ts: the narrative's own formulas over that
  * day's posts).
  */
-export function dailySeries(gen: GenerationData, members: Int32Array, days: number): DailyPoint[] {
+export function dailySeries(gen: Source, members: Int32Array, days: number): DailyPoint[] {
   const cached = dailyByMembers.get(members);
   if (cached) return cached;
   const series = countDays(gen, members, days);
@@ -124,7 +133,7 @@ export function dailySeries(gen: GenerationData, members: Int32Array, days: numb
   return series;
 }
 
-function countDays(gen: GenerationData, members: Int32Array, days: number): DailyPoint[] {
+function countDays(gen: Source, members: Int32Array, days: number): DailyPoint[] {
   const asOfMs = gen.index.asOfMs;
   const { enrichment } = gen.index;
   const counts = Array.from({ length: days }, () => ({ posts: 0, interactions: 0, feelings: new Float64Array(8) }));
