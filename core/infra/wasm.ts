@@ -14,7 +14,7 @@ export interface WasmMemory {
   grow(pages: number): number;
 }
 
-export const WASM_PAGE = 65_536;
+const WASM_PAGE = 65_536;
 
 const modules = new Map<string, object>();
 

@@ -185,7 +185,7 @@ export function graphCandidates(graphs: LoadedGraphs, plan: Pick<SearchPlan, 've
  * again from 1.5x 0.999 / 0.949 / 0.998, from 3x 0.999 / 0.956 / 0.999; a 3x ef alone 0.975 /
  * 0.915 / 0.957.
  */
-export function graphDepth(depth: number): number {
+function graphDepth(depth: number): number {
   return Math.ceil(depth * 1.5);
 }
 

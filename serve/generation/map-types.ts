@@ -86,7 +86,7 @@ export interface DailyPoint {
 }
 
 /** A tracked narrative's member reads, computed at load. */
-export interface MemberReads {
+interface MemberReads {
   split: MemberSplit;
   daily: DailyPoint[];
 }
