@@ -8,6 +8,7 @@ import { benchJobs } from './suites/jobs.ts';
 import { benchLedger } from './suites/ledger.ts';
 import { benchLedgerPostgres } from './suites/ledger-postgres.ts';
 import { benchReplicas } from './suites/replicas.ts';
+import { benchOutage } from './suites/outage.ts';
 import { benchPipeline } from './suites/pipeline.ts';
 import { benchPipelineIncremental } from './suites/pipeline-incremental.ts';
 import { benchQualityNarratives } from './suites/quality-narratives.ts';
@@ -68,6 +69,9 @@ suites:
              two API replicas over one PostgreSQL: T trials killing one with SIGKILL under billed
              searches and jobs (lost, charged twice, holds left open must be 0), and search
              throughput with one replica (file ledger, PostgreSQL) and two (PostgreSQL)
+  outage     --trials T (default 3) --seconds S (default 20): T trials each of a PostgreSQL outage of S s
+             (SIGKILL of the postmaster, and a fast shutdown) under billed searches and jobs on two
+             replicas: replicas alive, keys answered and holds open 30 s after recovery, free reads
   alerts     [--part delivery,faults,replica] [--watches W (default 1000)] [--seconds S (default 20)]: on a
              100k-post generation, W watches, an hour of data with three new stories published; every
              event's arrival at a real receiver from the publish (bar 60 s), search p99 beside it
@@ -248,6 +252,8 @@ if (suite === 'pipeline' && values.incremental) {
     runs: int(values.runs, 3, 'runs'),
     command,
   });
+} else if (suite === 'outage') {
+  await benchOutage({ trials: int(values.trials, 3, 'trials'), seconds: int(values.seconds, 20, 'seconds'), command });
 } else if (suite === 'visual') {
   await benchVisual({
     items: int(values.items, 5000, 'items'),

@@ -304,6 +304,7 @@ export class FileLedgerStore implements LedgerStore {
       openHolds: this.state.holds.size,
       recoveredMs: this.recovery.ms,
       tornTailCut: this.recovery.tornTail !== null,
+      pendingWrites: 0,
     };
   }
 

@@ -71,6 +71,8 @@ export interface LedgerStatus {
   recoveredMs: number;
   /** The file ledger cut a torn tail at open. */
   tornTailCut: boolean;
+  /** Releases and key aborts an outage kept from being written, waiting for the database (0 on the file ledger). */
+  pendingWrites: number;
 }
 
 export interface HoldInput {

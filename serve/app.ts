@@ -10,6 +10,7 @@ import { requireJsonBody } from './http/require-json-body.ts';
 import type { Logger } from '../core/infra/log.ts';
 import type { LedgerStore } from '../ledger/ledger-store.ts';
 import { requireKey } from './http/auth.ts';
+import { KeyVerdicts } from './http/key-verdicts.ts';
 import { HttpError } from './http/http-error.ts';
 import type { RequestState } from './http/app-state.ts';
 import type { ApiState } from './generation/api-state.ts';
@@ -77,6 +78,8 @@ interface AppSettings {
   startedAt: Date;
   /** Requests per second and burst per key. */
   rateLimit: { perSecond: number; burst: number };
+  /** How long a key's "valid" verdict carries free reads through a ledger outage (http/key-verdicts.ts). */
+  keyVerdictMs: number;
   /** One JSON line per request at info level; 5xx are logged as errors either way. */
   accessLog: boolean;
   /** DATA_DIR: the media routes read posts' media files under its landing/ folder. */
@@ -144,7 +147,7 @@ function apiRouter(parts: AppParts, settings: AppSettings): Router<ApiState> {
   // An orchestrator's liveness and readiness probes hold none either.
   api.use(probesRouter({ ledger, snapshots }).routes());
   // Everything else: a key, the rate limit, the API version, a leased generation.
-  api.use(requireKey(ledger));
+  api.use(requireKey(ledger, new KeyVerdicts(settings.keyVerdictMs)));
   api.use(keyedRequest(snapshots, settings.rateLimit));
   api.use(jsonBodies());
   api.use(parts.reads.middleware(settings.prefix));

@@ -101,6 +101,7 @@ function appFor(p: Parts, config: Config, log: Logger, startedAt: Date) {
     prefix: config.SERVICE_PREFIX,
     startedAt,
     rateLimit: { perSecond: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST },
+    keyVerdictMs: config.KEY_VERDICT_SECONDS * 1000,
     accessLog: config.ACCESS_LOG === 'on' || (config.ACCESS_LOG === 'auto' && !process.stdout.isTTY),
     dataDir: config.dataDir,
   });

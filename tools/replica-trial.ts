@@ -65,7 +65,7 @@ interface Call {
   headers: Headers;
 }
 
-async function call(
+export async function call(
   baseUrl: string,
   key: string,
   method: string,
@@ -122,8 +122,8 @@ interface ReplicaTrialOptions {
 const QUERIES = ['coffee', 'school supplies', 'music', 'sourdough starter', 'back to school', 'protein', 'travel', 'skincare routine'];
 const WINDOWS = ['7d', '30d', '90d', 'all'];
 
-type Side = 'a' | 'b';
-interface Acked {
+export type Side = 'a' | 'b';
+export interface Acked {
   on: Side;
   idem: string;
   body: unknown;
@@ -131,7 +131,7 @@ interface Acked {
   requestId: string;
   credits: number;
 }
-interface SentJob {
+export interface SentJob {
   on: Side;
   jobId: string;
   requestId: string;
@@ -148,7 +148,7 @@ interface LedgerEntry {
  * The trial's DATA_DIR: the template's generation, linked not copied (servers only read it; with
  * DATABASE_URL the ledger and jobs live in PostgreSQL): a trial costs no copy of a large generation.
  */
-function linkTemplate(template: string, workDir: string): string {
+export function linkTemplate(template: string, workDir: string): string {
   const dataDir = path.join(workDir, `trial-${process.pid}-${Date.now()}`);
   fs.mkdirSync(dataDir, { recursive: true });
   for (const entry of fs.readdirSync(template))
@@ -214,7 +214,7 @@ async function loadAndKill(
 }
 
 /** Every job's final status on the survivor (one the dead replica was running is delivered again once its run expires). */
-async function finishedJobs(b: Replica, key: string, jobs: readonly SentJob[]): Promise<Map<string, any>> {
+export async function finishedJobs(b: Replica, key: string, jobs: readonly SentJob[]): Promise<Map<string, any>> {
   const finished = new Map<string, any>();
   await pollUntil(
     'every job to finish',
@@ -264,7 +264,7 @@ function lostCharges(
 }
 
 /** The ledger read from PostgreSQL against what the clients saw. */
-async function auditLedger(
+export async function auditLedger(
   db: ReturnType<typeof createPool>,
   acked: readonly Acked[],
   jobs: readonly SentJob[],

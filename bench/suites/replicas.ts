@@ -31,7 +31,7 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const CONNECTIONS = 16;
 
 /** The committed sample through the whole pipeline, kept under bench/.cache. */
-function sampleGeneration(): string {
+export function sampleGeneration(): string {
   const dir = path.join(ROOT, 'bench', '.cache', 'replicas-sample');
   if (!hasCurrentLayout(dir)) runStagesFresh(path.join(ROOT, 'fixtures', 'sample', 'posts'), ['run'], dir);
   return dir;

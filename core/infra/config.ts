@@ -137,6 +137,8 @@ const schema = z.object({
     .optional(),
   // A replica silent for this long is taken for dead: its holds are released (docs/scaling.md).
   LEDGER_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
+  // With the ledger out of reach, a key found valid at most this long ago still reads the snapshot (docs/api.md); 0: never.
+  KEY_VERDICT_SECONDS: z.coerce.number().int().min(0).max(86_400).default(900),
   /** {base_url} as clients reach it (a proxy's address), for links the server sends out (alert events); unset: where it listens. */
   PUBLIC_BASE_URL: z
     .string()

@@ -9,7 +9,11 @@
 //   - a hold and a running Idempotency-Key belong to the replica that made them; a replica
 //     heartbeats every lease/3, and whichever replica sees another's heartbeat older than the
 //     lease releases its holds (reason 'lease_expired') and forgets its running keys;
-//   - time is the database's (now()), one clock for every replica.
+//   - time is the database's (now()), one clock for every replica;
+//   - what a request that ended could not write because the database was out of reach (its
+//     hold's release, its Idempotency-Key's abort) is kept and written again every
+//     OWED_RETRY_MS until it lands: the key is retryable and the hold refunded within about that
+//     long once the database answers, on this live replica, with no lease to wait for.
 import os from 'node:os';
 import path from 'node:path';
 import { assertHoldInput, assertResolution } from '../boundary.ts';
@@ -40,11 +44,14 @@ import { newId, newSecret } from '../ids.ts';
 import type { LedgerDump } from '../admin/dump-format.ts';
 import { assertMicro, subMicro, toCredits, ZERO_MICRO, type Micro } from '../money.ts';
 import { Batcher } from './batcher.ts';
+import { isConnectionLoss } from '../../core/infra/postgres/connection-loss.ts';
 
 const LEDGER_SCHEMA = 'ledger';
 const LEDGER_MIGRATIONS = path.join(import.meta.dirname, 'migrations');
 /** A replica silent for this long has died: its holds are released (LEDGER_LEASE_MS). */
 export const DEFAULT_LEASE_MS = 30_000;
+/** How often writes an outage kept from the database are tried again (docs/ledger.md, "A database outage"). */
+const OWED_RETRY_MS = 500;
 
 interface PgLedgerOptions {
   databaseUrl: string;
@@ -125,6 +132,10 @@ export class PgLedgerStore implements LedgerStore {
   private reaping: Promise<void> | null = null;
   private closed = false;
   private openedMs = 0;
+  /** Writes owed to the database, by what they are for ("release <hold>", "abort <account> <key>"). */
+  private readonly owed = new Map<string, () => Promise<unknown>>();
+  private owedTimer: NodeJS.Timeout | null = null;
+  private paying: Promise<void> | null = null;
 
   private constructor(
     private readonly pool: PgPool,
@@ -177,8 +188,7 @@ export class PgLedgerStore implements LedgerStore {
       // The batch may or may not have committed (a connection lost after COMMIT was sent): a hold
       // the caller will never use would stay open under this live replica, so release each now
       // (a no-op for one that was never written).
-      for (const op of ops)
-        if (op.op === 'hold') void this.apply({ op: 'release', hold: op.id, amountMicro: ZERO_MICRO, reason: 'uncertain' }).catch(() => {});
+      for (const op of ops) if (op.op === 'hold') this.owe(`release ${op.id}`, () => this.releaseOnce(op.id, 'uncertain'));
       throw err;
     }
   }
@@ -237,9 +247,50 @@ export class PgLedgerStore implements LedgerStore {
 
   async release(holdId: string, reason: string): Promise<Balance> {
     assertResolution(holdId, null, reason);
-    const r = await this.apply({ op: 'release', hold: holdId, amountMicro: ZERO_MICRO, reason });
+    let r: OpResult;
+    try {
+      r = await this.apply({ op: 'release', hold: holdId, amountMicro: ZERO_MICRO, reason });
+    } catch (err) {
+      // The request ends either way: its hold is released once the database answers.
+      if (isConnectionLoss(err)) this.owe(`release ${holdId}`, () => this.releaseOnce(holdId, reason));
+      throw err;
+    }
     if (r.error) PgLedgerStore.failure(r, holdId);
     return balanceOf(r);
+  }
+
+  /** A release written later: one already settled or released (found not open) is as good as done. */
+  private async releaseOnce(holdId: string, reason: string): Promise<void> {
+    await this.apply({ op: 'release', hold: holdId, amountMicro: ZERO_MICRO, reason });
+  }
+
+  // ---- writes an outage kept from the database -----------------------------------------------
+
+  private owe(what: string, write: () => Promise<unknown>): void {
+    if (this.closed) return;
+    this.owed.set(what, write);
+    this.owedTimer ??= setInterval(() => void this.payOwed(), OWED_RETRY_MS);
+    this.owedTimer.unref();
+  }
+
+  /** Write what is owed, in order; stops at the first that finds the database still away. */
+  private payOwed(): Promise<void> {
+    this.paying ??= (async () => {
+      for (const [what, write] of [...this.owed]) {
+        try {
+          await write();
+        } catch (err) {
+          if (isConnectionLoss(err)) return;
+          // Refused for good (not a connection problem): nothing later would make it land.
+        }
+        this.owed.delete(what);
+      }
+      if (this.owed.size === 0 && this.owedTimer) {
+        clearInterval(this.owedTimer);
+        this.owedTimer = null;
+      }
+    })().finally(() => (this.paying = null));
+    return this.paying;
   }
 
   // ---- accounts and keys ---------------------------------------------------------------------
@@ -283,7 +334,9 @@ export class PgLedgerStore implements LedgerStore {
 
   async idempotencyBegin(account: string, key: string, bodyHash: string): Promise<IdempotencyCheck> {
     // Claim the key: new, or taking over a stored response past its TTL, or a running one whose
-    // replica is gone. One statement, so two replicas can never both claim it.
+    // replica is gone. One statement, so two replicas can never both claim it. A key this replica
+    // still owes the abort of (its request ended in an outage) is freed first: the retry runs.
+    if (this.owed.has(abortOf(account, key))) await this.payOwed();
     for (let attempt = 0; attempt < 3; attempt++) {
       const claimed = await this.pool.query(
         `INSERT INTO ledger.idempotency AS i (account_id, key, body_hash, replica_id) VALUES ($1, $2, $3, $4)
@@ -309,11 +362,19 @@ export class PgLedgerStore implements LedgerStore {
   }
 
   async idempotencyAbort(account: string, key: string): Promise<void> {
-    await this.pool.query('DELETE FROM ledger.idempotency WHERE account_id = $1 AND key = $2 AND response IS NULL AND replica_id = $3', [
-      account,
-      key,
-      this.replicaId,
-    ]);
+    const abort = () =>
+      this.pool.query('DELETE FROM ledger.idempotency WHERE account_id = $1 AND key = $2 AND response IS NULL AND replica_id = $3', [
+        account,
+        key,
+        this.replicaId,
+      ]);
+    try {
+      await abort();
+    } catch (err) {
+      // The request ended: its key is freed once the database answers (a retry meanwhile is told it runs).
+      if (isConnectionLoss(err)) this.owe(abortOf(account, key), abort);
+      throw err;
+    }
   }
 
   // ---- reads ---------------------------------------------------------------------------------
@@ -453,6 +514,7 @@ export class PgLedgerStore implements LedgerStore {
       openHolds: rows[0]!.open_holds,
       recoveredMs: this.openedMs,
       tornTailCut: false,
+      pendingWrites: this.owed.size,
     };
   }
 
@@ -508,6 +570,8 @@ export class PgLedgerStore implements LedgerStore {
     if (this.closed) return;
     if (this.timer) clearInterval(this.timer);
     await this.reaping;
+    await this.payOwed();
+    if (this.owedTimer) clearInterval(this.owedTimer);
     try {
       const { rows } = await this.pool.query<{ id: string }>('SELECT id FROM ledger.holds WHERE replica_id = $1', [this.replicaId]);
       await Promise.all(
@@ -524,6 +588,8 @@ export class PgLedgerStore implements LedgerStore {
     }
   }
 }
+
+const abortOf = (account: string, key: string) => `abort ${account} ${key}`;
 
 interface KeyRow {
   id: string;

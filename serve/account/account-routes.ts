@@ -7,6 +7,7 @@ import { LedgerError, type LedgerStore } from '../../ledger/ledger-store.ts';
 import { toCredits } from '../../ledger/money.ts';
 import { badRequest, HttpError } from '../http/http-error.ts';
 import { queryFrom } from '../http/query.ts';
+import { isConnectionLoss } from '../../core/infra/postgres/connection-loss.ts';
 import { usageQuery } from './account-queries.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
 import type { AnswerCache } from '../search/answer-cache.ts';
@@ -52,11 +53,15 @@ export function accountRouter(
     }
   });
   r.get('/health', async (ctx) => {
-    const ledgerStatus = await ledger.status();
+    // The database out of reach is a degraded service, not a failed read: the snapshot still serves.
+    const ledgerStatus = await ledger.status().catch((err: unknown) => {
+      if (isConnectionLoss(err)) return null;
+      throw err;
+    });
     const gen = snapshots.generation!;
     const asOfIso = gen.manifest.as_of;
     ctx.body = {
-      status: snapshots.lastError ? 'degraded' : 'ok',
+      status: snapshots.lastError || !ledgerStatus ? 'degraded' : 'ok',
       generation: gen.id,
       computed_at: gen.manifest.computed_at,
       as_of: asOfIso,
@@ -68,13 +73,17 @@ export function accountRouter(
       patterns: gen.maps.patterns.length,
       draining_generations: snapshots.draining,
       last_load_error: snapshots.lastError,
-      ledger: {
-        backend: ledgerStatus.backend,
-        last_seq: ledgerStatus.lastSeq,
-        open_holds: ledgerStatus.openHolds,
-        recovered_ms: Math.round(ledgerStatus.recoveredMs),
-        torn_tail_cut: ledgerStatus.tornTailCut,
-      },
+      ledger: ledgerStatus
+        ? {
+            backend: ledgerStatus.backend,
+            available: true,
+            last_seq: ledgerStatus.lastSeq,
+            open_holds: ledgerStatus.openHolds,
+            pending_writes: ledgerStatus.pendingWrites,
+            recovered_ms: Math.round(ledgerStatus.recoveredMs),
+            torn_tail_cut: ledgerStatus.tornTailCut,
+          }
+        : { backend: 'postgres', available: false, last_seq: null, open_holds: null, pending_writes: null, recovered_ms: null, torn_tail_cut: null },
       search: {
         answer_workers: search.pool?.threads ?? 0,
         worker_restarts: search.pool?.restarts ?? 0,

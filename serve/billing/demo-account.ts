@@ -6,10 +6,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/infra/durable-fs.ts';
+import { acquireLock, LockHeld, type Lock } from '../../core/infra/lock.ts';
 import type { LedgerStore } from '../../ledger/ledger-store.ts';
 import { toMicro } from '../../ledger/money.ts';
 
 const DEMO_KEY_FILE = 'demo-key.json';
+const DEMO_LOCK_FILE = 'demo-key.lock';
+const LOCK_WAIT_MS = 30_000;
 export const DEMO_KEY_FILES = { file: DEMO_KEY_FILE, postgres: 'demo-key.postgres.json' } as const;
 
 async function readDemoKey(file: string): Promise<DemoKey | null> {
@@ -36,6 +39,34 @@ export async function ensureDemoAccount(
 ): Promise<{ demo: DemoKey; created: boolean; file: string }> {
   const backend = (await ledger.status()).backend;
   const file = path.join(dataDir, DEMO_KEY_FILES[backend]);
+  // Replicas started together over one data directory make one demo account, not one each.
+  const lock = await lockWhenFree(path.join(dataDir, DEMO_LOCK_FILE));
+  try {
+    return await findOrCreate(ledger, dataDir, file, credits);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The lock, waited for (polled) while another starting process holds it, at most LOCK_WAIT_MS. */
+async function lockWhenFree(file: string): Promise<Lock> {
+  const end = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      return await acquireLock(file);
+    } catch (err) {
+      if (!(err instanceof LockHeld) || Date.now() > end) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+async function findOrCreate(
+  ledger: LedgerStore,
+  dataDir: string,
+  file: string,
+  credits: number,
+): Promise<{ demo: DemoKey; created: boolean; file: string }> {
   // This ledger's own file first, then the other's (its account is here after an import).
   for (const f of [file, ...Object.values(DEMO_KEY_FILES).map((n) => path.join(dataDir, n))]) {
     const demo = await readDemoKey(f);

@@ -21,6 +21,7 @@ import type { LedgerStore } from '../../ledger/ledger-store.ts';
 import { asMicro, toCredits, ZERO_MICRO, type Micro } from '../../ledger/money.ts';
 import { BilledCall, isHoldGone, keyRefusal } from '../billing/billed-call.ts';
 import { creditHeaders } from '../billing/holds.ts';
+import { isConnectionLoss } from '../../core/infra/postgres/connection-loss.ts';
 import type { LoadedGeneration } from '../generation/loaded-generation.ts';
 import { HttpError } from '../http/http-error.ts';
 import type { SnapshotStore } from '../generation/snapshot-store.ts';
@@ -320,6 +321,8 @@ export class JobRunner {
       await this.store.save(job);
       await failpoint('job.after-result');
     } catch (err) {
+      // The database out of reach fails no job: the queue delivers it again once it answers.
+      if (isConnectionLoss(err)) throw err;
       this.d.log.error({ jobId: job.jobId, err: (err as Error).stack ?? String(err) }, 'job failed');
       return this.fail(job, 500, 'the job failed; its hold was released in full');
     } finally {

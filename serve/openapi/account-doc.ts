@@ -81,12 +81,15 @@ export function accountSchemas(): Record<string, Schema> {
       patterns: int,
       draining_generations: int,
       last_load_error: nullable('string'),
+      // available false: PostgreSQL is out of reach (the figures it would give are null; docs/api.md, "During a database outage").
       ledger: obj({
         backend: { type: 'string', enum: ['file', 'postgres'] },
-        last_seq: int,
-        open_holds: int,
-        recovered_ms: num,
-        torn_tail_cut: bool,
+        available: bool,
+        last_seq: nullable('integer'),
+        open_holds: nullable('integer'),
+        pending_writes: nullable('integer'),
+        recovered_ms: nullable('number'),
+        torn_tail_cut: nullable('boolean'),
       }),
       search: obj({
         answer_workers: int,

@@ -18,11 +18,52 @@ export interface LocalPostgres {
   /** postgresql:// URL of a database on this server. */
   url(database?: string): string;
   createDatabase(name: string): Promise<string>;
+  /**
+   * Take the server away as an outage does, its data kept: SIGKILL of the postmaster (`kill`, a
+   * crash: recovery replays the WAL at the next start) or a fast shutdown (`fast`: the signal
+   * `pg_ctl stop -m fast` sends, SIGINT). Resolves once it and its backends are gone.
+   */
+  interrupt(how: 'kill' | 'fast'): Promise<void>;
+  /** Start it again on the same data folder and port (after `interrupt`). */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
+
+const gone = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+};
+
+/** Every pid in `pids` exited, polled for at most `ms`. */
+async function exited(pids: number[], ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pids.every(gone)) {
+    if (Date.now() > end) throw new Error(`PostgreSQL processes ${pids.filter((p) => !gone(p)).join(', ')} still run after ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The postmaster's pid (postmaster.pid's first line) and its children's. */
+function serverPids(pgdata: string): number[] {
+  const postmaster = Number(fs.readFileSync(path.join(pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let children: number[] = [];
+  try {
+    children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => Number(l.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    // ps exits 1 when there are none.
+  }
+  return [postmaster, ...children];
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -166,6 +207,23 @@ export async function startPostgres(o: {
     async createDatabase(name: string) {
       await pg.createDatabase(name);
       return url(name);
+    },
+    async interrupt(how) {
+      const pids = serverPids(databaseDir);
+      process.kill(pids[0]!, how === 'kill' ? 'SIGKILL' : 'SIGINT');
+      await exited(pids, 30_000);
+    },
+    async resume() {
+      // Just after a SIGKILL the old shared memory may still be let go of: a start refused then is tried again.
+      const end = Date.now() + 30_000;
+      for (;;) {
+        try {
+          return await pg.start();
+        } catch (err) {
+          if (Date.now() > end) throw err ?? new Error('PostgreSQL did not start again');
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
     },
     stop: () => pg.stop(),
   };

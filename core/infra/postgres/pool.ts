@@ -18,6 +18,13 @@ const types = {
 
 export type PgPool = pg.Pool;
 
+/**
+ * How long a new connection may take before the query that asked for it fails: without a bound
+ * (node-postgres' default), a database behind a dead network holds every request until TCP gives
+ * up, minutes later; with it, the request meets a connection loss (connection-loss.ts) in seconds.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
 interface PoolOptions {
   /** Connections at most (node-postgres' `max`). */
   max?: number;
@@ -30,6 +37,8 @@ export function createPool(databaseUrl: string, o: PoolOptions = {}): PgPool {
     connectionString: databaseUrl,
     max: o.max ?? 10,
     application_name: o.applicationName ?? 'content-intelligence',
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
     types,
   });
   // An idle connection that dies (server restart, network) must not crash the process; the next
@@ -49,9 +58,26 @@ export function redactUrl(databaseUrl: string): string {
   }
 }
 
+/**
+ * A connection taken from the pool for several statements. While it is out, the pool listens for
+ * none of its errors: a server that goes away between two statements would emit an 'error' nobody
+ * hears, and the process would exit. The next statement fails instead (and the work with it).
+ */
+export async function checkOut(pool: PgPool): Promise<pg.PoolClient> {
+  const client = await pool.connect();
+  const ignore = () => {};
+  client.on('error', ignore);
+  const release = client.release.bind(client);
+  client.release = (err?: Error | boolean) => {
+    client.removeListener('error', ignore);
+    release(err);
+  };
+  return client;
+}
+
 /** `work` on one connection inside BEGIN ... COMMIT, rolled back if it throws: both or neither of its writes. */
 export async function inTransaction<T>(pool: PgPool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const client = await checkOut(pool);
   try {
     await client.query('BEGIN');
     const out = await work(client);
