@@ -161,7 +161,9 @@ async function startReplicas(config: Config, db: Database, count: number, log: L
     listening: null,
     proc: null,
   }));
-  await Promise.all(all.map((r) => superviseReplica(r, env, log, stopping, (line) => process.stdout.write(`[replica ${r.index}] ${line}\n`))));
+  await Promise.all(
+    all.map((r) => superviseReplica(r, env, log, stopping, (line) => process.stdout.write(`[replica ${r.index}] ${line}\n`))),
+  );
   return all;
 }
 

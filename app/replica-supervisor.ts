@@ -6,6 +6,7 @@
 // is tried again until it can, without a busy loop, and the other replicas serve meanwhile.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { backoffDelay } from '../core/infra/backoff.ts';
 import type { Logger } from '../core/infra/log.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -22,10 +23,10 @@ export interface Replica {
   proc: ChildProcess | null;
 }
 
-/** How long to wait before the next start after `failures` failures in a row (1 = the first). */
-export const restartDelay = (failures: number) => Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.max(0, failures - 1));
-
-/** One start: resolves once it listens (with its exit, wrapped: a promise resolved with a promise would wait for it); rejects when it exits before it listens. */
+/**
+ * One start: resolves once it listens, with its exit (wrapped: a promise resolved with a promise
+ * would wait for it); rejects when it exits before it listens.
+ */
 function startOnce(r: Replica, env: NodeJS.ProcessEnv, onLine: (line: string) => void): Promise<{ exited: Promise<string> }> {
   // Its own process group: a Ctrl-C reaches the cluster, which stops the replicas in order.
   const proc = spawn(process.execPath, ['--max-semi-space-size=32', '--import', 'tsx', path.join(ROOT, 'serve', 'main.ts')], {
@@ -80,7 +81,7 @@ export function superviseReplica(
         why = `did not start: ${(err as Error).message}`;
       }
       if (stopping()) return;
-      const wait = restartDelay(++failures);
+      const wait = backoffDelay(++failures, FIRST_DELAY_MS, MAX_DELAY_MS);
       log.error({ replica: r.index, failures, retryInMs: wait }, `replica ${why}; starting it again in ${wait / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, wait));
     }

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { createPool } from '../core/infra/postgres/pool.ts';
 import { pollUntil } from '../core/infra/wait-at-most.ts';
 import { DEMO_KEY_FILES } from '../serve/billing/demo-account.ts';
-import { startPostgres } from './postgres/embedded.ts';
+import { startPostgres, type LocalPostgres } from './postgres/embedded.ts';
 import {
   auditLedger,
   call,
@@ -27,7 +27,7 @@ import {
   type Side,
 } from './replica-trial.ts';
 
-export interface OutageTrialOptions {
+interface OutageTrialOptions {
   /** A DATA_DIR with a published generation (linked, not copied). */
   template: string;
   /** Where the trial's PostgreSQL and data directory go (removed at the end). */
@@ -154,7 +154,12 @@ async function billedClient(
 async function freeReader(r: Replica, apiKey: string, clock: Clock, out: { sent: number; failed: number; ready: Record<string, number> }) {
   const trending = await call(r.baseUrl, apiKey, 'GET', '/narratives/trending?window=all&limit=5');
   const id = trending.json?.items?.[0]?.id as string | undefined;
-  const paths = ['/narratives/trending?window=all&limit=5', ...(id ? [`/narratives/${id}`] : []), '/health', '/narratives/trending?window=30d'];
+  const paths = [
+    '/narratives/trending?window=all&limit=5',
+    ...(id ? [`/narratives/${id}`] : []),
+    '/health',
+    '/narratives/trending?window=30d',
+  ];
   let i = 0;
   while (!clock.stopAll) {
     const p = paths[i++ % paths.length]!;
@@ -164,12 +169,45 @@ async function freeReader(r: Replica, apiKey: string, clock: Clock, out: { sent:
       out.sent++;
       if (res?.status !== 200) out.failed++;
       const asked = Date.now();
-      const ready = await fetch(`${r.baseUrl}/readyz`).then((x) => x.status, () => 0);
+      const ready = await fetch(`${r.baseUrl}/readyz`).then(
+        (x) => x.status,
+        () => 0,
+      );
       const surelyDown = (x: number) => clock.goneAt > 0 && x >= clock.goneAt && (clock.resumingAt === 0 || x < clock.resumingAt);
       if (surelyDown(asked) && surelyDown(Date.now())) tally(out.ready, ready);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * Once 40 searches were answered: the database taken away for `outageMs` and started again, the
+ * load going on 2 s past it, then only the keys not yet answered retried (until `boundMs`).
+ */
+async function outage(
+  server: LocalPostgres,
+  o: OutageTrialOptions,
+  clock: Clock,
+  keys: readonly Key[],
+  acked: readonly Acked[],
+  details: string[],
+  boundMs: number,
+): Promise<void> {
+  const deadline = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  await pollUntil('searches answered before the outage', () => acked.length >= 40, 120_000, 20);
+  clock.downAt = Date.now();
+  await server.interrupt(o.how);
+  clock.goneAt = Date.now();
+  await deadline(Math.max(0, clock.downAt + o.outageMs - Date.now()));
+  clock.resumingAt = Date.now();
+  await server.resume();
+  clock.upAt = Date.now();
+  await deadline(2_000);
+  clock.stopNew = true;
+  await pollUntil('every key answered', () => keys.every((k) => k.answeredAt !== null), boundMs, 50).catch((err: Error) =>
+    details.push(err.message),
+  );
+  clock.stopAll = true;
 }
 
 export async function outageTrial(o: OutageTrialOptions): Promise<OutageTrialResult> {
@@ -205,25 +243,17 @@ export async function outageTrial(o: OutageTrialOptions): Promise<OutageTrialRes
       ...Array.from({ length: clients }, () => billedClient(r, i === 0 ? 'a' : 'b', apiKey, clock, keys, acked, jobs, billed, seq)),
       freeReader(r, apiKey, clock, reads),
     ]);
-    const deadline = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    await pollUntil('searches answered before the outage', () => acked.length >= 40, 120_000, 20);
-    clock.downAt = Date.now();
-    await server.interrupt(o.how);
-    clock.goneAt = Date.now();
-    await deadline(Math.max(0, clock.downAt + o.outageMs - Date.now()));
-    clock.resumingAt = Date.now();
-    await server.resume();
-    clock.upAt = Date.now();
-    // The load goes on a little past recovery, then only the keys not yet answered are retried.
-    await deadline(2_000);
-    clock.stopNew = true;
-    await pollUntil('every key answered', () => keys.every((k) => k.answeredAt !== null), boundMs, 50).catch((err: Error) =>
-      details.push(err.message),
-    );
-    clock.stopAll = true;
+    await outage(server, o, clock, keys, acked, details, boundMs);
     await Promise.all(loops);
     const readyAfter = (
-      await Promise.all(replicas.map((r) => fetch(`${r.baseUrl}/readyz`).then((x) => x.status === 200, () => false)))
+      await Promise.all(
+        replicas.map((r) =>
+          fetch(`${r.baseUrl}/readyz`).then(
+            (x) => x.status === 200,
+            () => false,
+          ),
+        ),
+      )
     ).every(Boolean);
     const finished = await finishedJobs(replicas[1]!, apiKey, jobs);
     db = createPool(url, { max: 1 });

@@ -83,7 +83,15 @@ export function accountRouter(
             recovered_ms: Math.round(ledgerStatus.recoveredMs),
             torn_tail_cut: ledgerStatus.tornTailCut,
           }
-        : { backend: 'postgres', available: false, last_seq: null, open_holds: null, pending_writes: null, recovered_ms: null, torn_tail_cut: null },
+        : {
+            backend: 'postgres',
+            available: false,
+            last_seq: null,
+            open_holds: null,
+            pending_writes: null,
+            recovered_ms: null,
+            torn_tail_cut: null,
+          },
       search: {
         answer_workers: search.pool?.threads ?? 0,
         worker_restarts: search.pool?.restarts ?? 0,

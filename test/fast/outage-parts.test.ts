@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import net from 'node:net';
 import pg from 'pg';
-import { restartDelay } from '../../app/replica-supervisor.ts';
+import { backoffDelay } from '../../core/infra/backoff.ts';
 import { isConnectionLoss } from '../../core/infra/postgres/connection-loss.ts';
 import type { ApiKey } from '../../ledger/ledger-store.ts';
 import { KeyVerdicts } from '../../serve/http/key-verdicts.ts';
@@ -58,8 +58,11 @@ test('key verdicts: recalled within their age, forgotten on a refusal, the least
   assert.is(off.recall('a', 0), null, 'KEY_VERDICT_SECONDS=0 keeps none');
 });
 
-test('the cluster waits longer after each failed start in a row, at most 30 s', () => {
-  assert.equal([1, 2, 3, 4, 5, 6, 7, 20].map(restartDelay), [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
+test("the cluster's backoff: longer after each failure in a row, at most its cap", () => {
+  assert.equal(
+    [1, 2, 3, 4, 5, 6, 7, 20].map((n) => backoffDelay(n, 1_000, 30_000)),
+    [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000],
+  );
 });
 
 test.run();

@@ -11,7 +11,7 @@ import { closeIfBodyUnread } from '../unread-body.ts';
 import { isConnectionLoss } from '../../../core/infra/postgres/connection-loss.ts';
 
 /** Seconds a client is asked to wait before it retries a call the database's outage refused. */
-export const OUTAGE_RETRY_AFTER_S = 2;
+const OUTAGE_RETRY_AFTER_S = 2;
 /** An outage answers many requests alike: one log line per this long, with the count. */
 const OUTAGE_LOG_EVERY_MS = 5_000;
 
@@ -35,7 +35,9 @@ function answerError(ctx: Koa.ParameterizedContext<RequestState>, err: unknown, 
     ctx.status = 503;
     ctx.set('Retry-After', String(OUTAGE_RETRY_AFTER_S));
     ctx.body = {
-      error: `the database is out of reach; retry in ${OUTAGE_RETRY_AFTER_S} s (with the same Idempotency-Key: a charge made is answered again, never made twice)`,
+      error:
+        `the database is out of reach; retry in ${OUTAGE_RETRY_AFTER_S} s ` +
+        '(with the same Idempotency-Key: a charge made is answered again, never made twice)',
       request_id: requestId,
     };
     outage();
