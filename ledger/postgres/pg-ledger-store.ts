@@ -131,10 +131,14 @@ export class PgLedgerStore implements LedgerStore {
   private timer: NodeJS.Timeout | null = null;
   private reaping: Promise<void> | null = null;
   private closed = false;
+  /** close() began: no more heartbeats. */
+  private stopping = false;
   private openedMs = 0;
   /** Writes owed to the database, by what they are for ("release <hold>", "abort <account> <key>"). */
   private readonly owed = new Map<string, () => Promise<unknown>>();
   private owedTimer: NodeJS.Timeout | null = null;
+  /** Since when the heartbeats have kept succeeding (null: the last one failed). */
+  private connectedSince: number | null = Date.now();
   private paying: Promise<void> | null = null;
 
   private constructor(
@@ -164,8 +168,7 @@ export class PgLedgerStore implements LedgerStore {
       const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
       const ledger = new PgLedgerStore(pool, id, leaseMs, ttl, o);
       await ledger.reap();
-      ledger.timer = setInterval(() => void ledger.tick(), Math.max(10, Math.floor(leaseMs / 3)));
-      ledger.timer.unref();
+      ledger.schedule(ledger.beatMs);
       ledger.openedMs = performance.now() - t0;
       return ledger;
     } catch (err) {
@@ -334,7 +337,8 @@ export class PgLedgerStore implements LedgerStore {
 
   async idempotencyBegin(account: string, key: string, bodyHash: string): Promise<IdempotencyCheck> {
     // Claim the key: new, or taking over a stored response past its TTL, or a running one whose
-    // replica is gone. One statement, so two replicas can never both claim it. A key this replica
+    // replica is gone (claimed over a lease ago: after an outage every heartbeat is old for a moment,
+    // and a key claimed since belongs to a replica that is running it). One statement, so two replicas can never both claim it. A key this replica
     // still owes the abort of (its request ended in an outage) is freed first: the retry runs.
     if (this.owed.has(abortOf(account, key))) await this.payOwed();
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -342,7 +346,7 @@ export class PgLedgerStore implements LedgerStore {
         `INSERT INTO ledger.idempotency AS i (account_id, key, body_hash, replica_id) VALUES ($1, $2, $3, $4)
          ON CONFLICT (account_id, key) DO UPDATE SET body_hash = EXCLUDED.body_hash, replica_id = EXCLUDED.replica_id, response = NULL, at = now()
          WHERE (i.response IS NOT NULL AND i.at < now() - make_interval(secs => $5 / 1000.0))
-            OR (i.response IS NULL AND NOT EXISTS (
+            OR (i.response IS NULL AND i.at < now() - make_interval(secs => $6 / 1000.0) AND NOT EXISTS (
                   SELECT 1 FROM ledger.replicas r WHERE r.id = i.replica_id AND r.heartbeat_at >= now() - make_interval(secs => $6 / 1000.0)))
          RETURNING 1`,
         [account, key, bodyHash, this.replicaId, this.ttlMs, this.leaseMs],
@@ -520,19 +524,41 @@ export class PgLedgerStore implements LedgerStore {
 
   // ---- leases --------------------------------------------------------------------------------
 
+  private get beatMs(): number {
+    return Math.max(10, Math.floor(this.leaseMs / 3));
+  }
+
+  private schedule(ms: number): void {
+    if (this.closed || this.stopping) return;
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref();
+  }
+
+  /**
+   * The heartbeat, then the sweep of dead replicas. A heartbeat that fails (the database away) is
+   * tried again every OWED_RETRY_MS, so that once it answers this replica is seen alive within
+   * about that long, not a beat later. And a replica sweeps only once it has itself been connected
+   * for a whole lease: after an outage every heartbeat is old, and the first replica back must not
+   * take the others, alive and about to beat, for dead (their running keys would be claimed twice).
+   */
   private async tick(): Promise<void> {
-    if (this.closed || this.reaping) return;
+    if (this.closed || this.stopping || this.reaping) return;
+    let beat = false;
     this.reaping = (async () => {
       // Re-registers if another replica took this one for dead (its holds are then already released).
       await this.pool.query(
         `INSERT INTO ledger.replicas (id, host, pid) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
         [this.replicaId, os.hostname(), process.pid],
       );
-      await this.reap();
+      beat = true;
+      this.connectedSince ??= Date.now();
+      if (Date.now() - this.connectedSince >= this.leaseMs) await this.reap();
     })()
       .catch(() => undefined)
       .finally(() => (this.reaping = null));
     await this.reaping;
+    if (!beat) this.connectedSince = null;
+    this.schedule(beat ? this.beatMs : OWED_RETRY_MS);
   }
 
   /**
@@ -549,7 +575,10 @@ export class PgLedgerStore implements LedgerStore {
       const r = await this.apply({ op: 'release', hold: h.id, amountMicro: ZERO_MICRO, reason: 'lease_expired' });
       if (!r.error) released++;
     }
-    await this.pool.query(`DELETE FROM ledger.idempotency WHERE response IS NULL AND replica_id NOT IN (${alive})`, lease);
+    await this.pool.query(
+      `DELETE FROM ledger.idempotency WHERE response IS NULL AND at < now() - make_interval(secs => $1 / 1000.0) AND replica_id NOT IN (${alive})`,
+      lease,
+    );
     await this.pool.query(`DELETE FROM ledger.idempotency WHERE response IS NOT NULL AND at < now() - make_interval(secs => $1 / 1000.0)`, [
       this.ttlMs,
     ]);
@@ -567,8 +596,9 @@ export class PgLedgerStore implements LedgerStore {
    * running keys forgotten, the replica unregistered; with the database away, left to the reaper.
    */
   async close(): Promise<void> {
-    if (this.closed) return;
-    if (this.timer) clearInterval(this.timer);
+    if (this.closed || this.stopping) return;
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
     await this.reaping;
     await this.payOwed();
     if (this.owedTimer) clearInterval(this.owedTimer);
