@@ -34,7 +34,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: 'A body sent as anything but Content-Type: application/json (curl -d sends application/x-www-form-urlencoded)',
   422: 'This Idempotency-Key was used with a different body',
   429: 'Rate limit exceeded; see Retry-After',
-  503: 'A queue is full (the error names it); nothing was held or charged; see Retry-After',
+  503: 'A queue is full (the error names it), or PostgreSQL is out of reach (DATABASE_URL); nothing was held or charged; see Retry-After',
 };
 
 /** The error answers of `codes`, each in the API's error shape (402: the insufficient-credits one). */
@@ -47,5 +47,5 @@ export const errors = (...codes: number[]) =>
   );
 export const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
 export const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: str, description });
-/** The errors of a free read. */
-export const readErrors = errors(400, 403, 404, 429);
+/** The errors of a free read (503: a key that cannot be verified while PostgreSQL is out of reach). */
+export const readErrors = errors(400, 403, 404, 429, 503);

@@ -44,7 +44,8 @@ export function searchPaths(): Record<string, Schema> {
           503: {
             ...json(
               ref('Error'),
-              'The search queue is full (SEARCH_QUEUE_MAX searches in the search workers): the hold released, nothing charged',
+              'The search queue is full (SEARCH_QUEUE_MAX searches in the search workers), or PostgreSQL is out of reach ' +
+                '(DATABASE_URL; retry with the same Idempotency-Key): the hold released, nothing charged',
             ),
             headers: { 'Retry-After': { schema: str, description: 'seconds to wait before trying again' } },
           },
