@@ -6,8 +6,12 @@
 import type Koa from 'koa';
 import { isConnectionLoss } from '../../core/infra/postgres/connection-loss.ts';
 import { hashSecret, type ApiKey, type LedgerStore } from '../../ledger/ledger-store.ts';
+import { valueWithin } from '../../core/infra/wait-at-most.ts';
 import { HttpError } from './http-error.ts';
 import type { KeyVerdicts } from './key-verdicts.ts';
+
+/** How long a key check waits for the ledger before it is taken for out of reach (as /readyz waits). */
+const KEY_CHECK_WAIT_MS = 2_000;
 
 export interface Caller {
   key: ApiKey;
@@ -22,7 +26,13 @@ export async function authenticate(ledger: LedgerStore, header: string | undefin
   const hash = hashSecret(secret);
   let key: ApiKey | null;
   try {
-    key = await ledger.keyBySecret(secret);
+    const answer = await valueWithin(
+      ledger.keyBySecret(secret).then((k) => ({ k })),
+      KEY_CHECK_WAIT_MS,
+    );
+    // A database that hangs (stopped, a network that drops packets) is out of reach as much as one that refuses.
+    if (!answer) throw Object.assign(new Error(`the key check got no answer within ${KEY_CHECK_WAIT_MS} ms`), { code: 'ETIMEDOUT' });
+    key = answer.k;
   } catch (err) {
     const kept = isConnectionLoss(err) ? verdicts?.recall(hash) : null;
     if (!kept) throw err;

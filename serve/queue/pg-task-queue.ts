@@ -9,7 +9,7 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { isConnectionLoss } from '../../core/infra/postgres/connection-loss.ts';
 import { withSetupLock } from '../../core/infra/postgres/setup-lock.ts';
-import { CONNECT_TIMEOUT_MS } from '../../core/infra/postgres/pool.ts';
+import { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS } from '../../core/infra/postgres/pool.ts';
 import type { SqlExecutor, TaskQueue } from './task-queue.ts';
 
 /** pg-boss's SQL text (its package has no `exports` map: the file is reachable), to know its statements by. */
@@ -67,6 +67,7 @@ export class PgTaskQueue implements TaskQueue {
       max: 4,
       application_name: 'content-intelligence queue',
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
       keepAlive: true,
     });
     pool.on('error', (err: Error) => this.reportError(err));

@@ -30,6 +30,7 @@ test('connection loss: refused, reset, cut, shutting down; a query PostgreSQL re
   for (const code of ['ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08006']) assert.ok(isConnectionLoss(withCode(code)), code);
   assert.ok(isConnectionLoss(new Error('Connection terminated unexpectedly')));
   assert.ok(isConnectionLoss(new Error('timeout exceeded when trying to connect')));
+  assert.ok(isConnectionLoss(new Error('Query read timeout')), 'a server that hangs (query_timeout)');
   assert.ok(isConnectionLoss(Object.assign(new Error('wrapped'), { cause: withCode('ECONNREFUSED') })));
   // What PostgreSQL answers to a bad query, or a constraint, is the query's fault: a 500, never retried.
   for (const code of ['23505', '42P01', '40P01', '22003']) assert.not.ok(isConnectionLoss(withCode(code)), code);

@@ -10,8 +10,8 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'
  * 57P01-57P03 (admin shutdown, crash shutdown, cannot connect now: starting or stopping).
  */
 const SQLSTATES = /^(08...|57P0[123])$/;
-/** node-postgres' own words for a connection it lost or could not open in time. */
-const PG_MESSAGES = /connection terminated|timeout exceeded when trying to connect|not queryable|connection error/i;
+/** node-postgres' own words for a connection it lost, could not open in time, or that gave no answer in time (query_timeout). */
+const PG_MESSAGES = /connection terminated|timeout exceeded when trying to connect|not queryable|connection error|query read timeout/i;
 
 export function isConnectionLoss(err: unknown, depth = 0): boolean {
   if (!err || typeof err !== 'object' || depth > 4) return false;

@@ -24,6 +24,12 @@ export type PgPool = pg.Pool;
  * up, minutes later; with it, the request meets a connection loss (connection-loss.ts) in seconds.
  */
 export const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * How long a statement's answer may take before it fails ("Query read timeout"): a server that
+ * hangs (stopped, a network dropping packets) would otherwise hold the request, and its pooled
+ * connection, forever. Far above any statement of ours (milliseconds; a migration on a fresh database, well under a second).
+ */
+export const QUERY_TIMEOUT_MS = 10_000;
 
 interface PoolOptions {
   /** Connections at most (node-postgres' `max`). */
@@ -38,6 +44,7 @@ export function createPool(databaseUrl: string, o: PoolOptions = {}): PgPool {
     max: o.max ?? 10,
     application_name: o.applicationName ?? 'content-intelligence',
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
     keepAlive: true,
     types,
   });
