@@ -27,7 +27,7 @@ export async function authenticate(ledger: LedgerStore, header: string | undefin
   let key: ApiKey | null;
   try {
     const answer = await valueWithin(
-      ledger.keyBySecret(secret).then((k) => ({ k })),
+      ledger.keyByHash(hash).then((k) => ({ k })),
       KEY_CHECK_WAIT_MS,
     );
     // A database that hangs (stopped, a network that drops packets) is out of reach as much as one that refuses.
